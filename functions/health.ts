@@ -1,0 +1,4 @@
+import { api, ok } from '#shared/http/api';
+import * as serviceOps from '#shared/operations/service';
+
+export const handler = api(serviceOps.health, async () => ok({ status: 'ok' }));

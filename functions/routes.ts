@@ -1,0 +1,60 @@
+/**
+ * The route table: the whole API surface in one list. The CDK stack makes one Lambda per entry
+ * (with exactly the table actions listed) and an API Gateway route for it; the local runtime
+ * dispatches HTTP requests through the same list to the same handler modules; the OpenAPI
+ * document is generated from it. A request no entry matches goes to `fallbackRoute` (the
+ * `$default` route on AWS): 405 when the path exists with other methods, 404 otherwise.
+ */
+import type { Operation } from '../shared/http/operation';
+import * as apiKeyOps from '../shared/operations/api-keys';
+import * as segmentOps from '../shared/operations/segments';
+import * as serviceOps from '../shared/operations/service';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** DynamoDB actions a function may be granted. TransactWriteItems needs the per-item actions. */
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+
+export interface Route {
+  method: HttpMethod;
+  /** API Gateway route syntax */
+  path: string;
+  /** module under functions/, without extension, exporting `handler` */
+  handler: string;
+  operation: Operation;
+  /** table actions the handler performs, besides the API-key GetItem every authenticated route gets */
+  table: readonly TableAction[];
+}
+
+export const routes = [
+  { method: 'GET', path: '/health', handler: 'health', operation: serviceOps.health, table: [] },
+  { method: 'GET', path: '/openapi.json', handler: 'openapi', operation: serviceOps.openapi, table: [] },
+
+  { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, table: ['PutItem'] },
+  { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, table: ['Query'] },
+  { method: 'DELETE', path: '/api-keys/{api_key_id}', handler: 'api-keys/delete', operation: apiKeyOps.remove, table: ['GetItem', 'DeleteItem', 'PutItem'] },
+
+  { method: 'POST', path: '/segments', handler: 'segments/create', operation: segmentOps.create, table: ['PutItem'] },
+  { method: 'GET', path: '/segments', handler: 'segments/list', operation: segmentOps.list, table: ['Query'] },
+  { method: 'GET', path: '/segments/{segment_id}', handler: 'segments/get', operation: segmentOps.get, table: ['GetItem'] },
+  { method: 'DELETE', path: '/segments/{segment_id}', handler: 'segments/delete', operation: segmentOps.remove, table: ['DeleteItem'] },
+] as const satisfies readonly Route[];
+
+export const fallbackRoute = { handler: 'fallback', operation: serviceOps.fallback, table: [] } as const;
+
+/** What a function may do to the table: its own actions plus the key lookup of authentication. */
+export function tableActions(route: Pick<Route, 'operation' | 'table'>): TableAction[] {
+  const actions = new Set<TableAction>(route.table);
+  if (route.operation.auth === 'api_key') actions.add('GetItem');
+  return [...actions].sort();
+}
+
+/** A stable, readable name for a route's function: `POST /segments/{segment_id}` -> `PostSegmentsSegmentId`. */
+export function functionName(route: { method?: string; path?: string; handler: string }): string {
+  const words = route.method && route.path ? `${route.method} ${route.path}` : route.handler;
+  return words
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1).toLowerCase())
+    .join('');
+}

@@ -1,0 +1,9 @@
+import { api, ok } from '#shared/http/api';
+import * as segmentOps from '#shared/operations/segments';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { listSegments } from '#shared/segments';
+
+export const handler = api(segmentOps.list, async ({ query, caller }) => {
+  const { records, hasMore } = await listSegments(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: records, has_more: hasMore });
+});

@@ -1,0 +1,216 @@
+/**
+ * The local runtime behind `npm start`: every AWS service the stack uses, stood in for on this
+ * machine, in one process tree.
+ *
+ * | AWS                      | here                                                            |
+ * |--------------------------|-----------------------------------------------------------------|
+ * | DynamoDB (+ streams)     | DynamoDB Local (java child process), table from lib/table-definition.ts |
+ * | SQS                      | local-aws-sqs, in process; queues from functions/workers.ts     |
+ * | SES v2                   | aws-ses-v2-local, in process, with its mail viewer              |
+ * | API Gateway + Lambda     | lib/local/http-gateway.ts -> the same handler modules           |
+ * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
+ *
+ * Handlers reach the stand-ins only through AWS_ENDPOINT_URL_* and TABLE_NAME, set here before
+ * any handler module is loaded; no handler knows it runs locally.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { LOCAL_TABLE_NAME } from '../table-definition';
+import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { loadHandler } from './handlers';
+import { lambdaContext } from './lambda-context';
+import { freePort } from './ports';
+import { QueuePoller } from './queue-poller';
+import type { LocalSettings } from './settings';
+import { StreamPoller } from './stream-poller';
+import type { FilterPattern } from './event-filter';
+
+export interface LocalRuntime {
+  apiUrl: string;
+  mailViewerUrl: string;
+  dynamoDbEndpoint: string;
+  sqsEndpoint: string;
+  tableName: string;
+  streamArn: string;
+  projectId: string;
+  /** the plain key when this start created or provisioned one */
+  apiKey?: string;
+  stop(): Promise<void>;
+}
+
+/** Written to DATA_DIR so the API-key CLI (and scripts) can find a running local runtime. */
+export const RUNTIME_FILE = 'runtime.json';
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+
+export async function startLocalRuntime(settings: LocalSettings, log: (line: string) => void = console.log): Promise<LocalRuntime> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    mkdirSync(settings.dataDir, { recursive: true });
+    const region = 'ap-southeast-2';
+    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+    const dynamo: DynamoDbLocal = await startDynamoDbLocal({
+      port: settings.dynamoDbPort || (await freePort()),
+      dataDir: settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb'),
+    });
+    cleanups.push(() => dynamo.stop());
+    const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
+    const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE_NAME);
+
+    const { createSqsServer } = await import('local-aws-sqs');
+    const sqsPort = settings.sqsPort || (await freePort());
+    const sqsServer = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+    cleanups.push(() => closeServer(sqsServer));
+    const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
+
+    const { default: startSes } = await import('aws-ses-v2-local');
+    const sesServer = await startSes({ host: '127.0.0.1', port: settings.sesPort });
+    cleanups.push(() => closeServer(sesServer));
+    const sesEndpoint = `http://127.0.0.1:${settings.sesPort}`;
+
+    // The handlers' whole view of "AWS": set before any handler module loads.
+    Object.assign(process.env, {
+      TABLE_NAME: LOCAL_TABLE_NAME,
+      AWS_REGION: region,
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID || credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || credentials.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+      AWS_ENDPOINT_URL_SESV2: sesEndpoint,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
+
+    const { provisionDefaultProject } = await import('./bootstrap');
+    const provisioned = await provisionDefaultProject(settings.localApiKey);
+
+    const pollers = await startWorkers({ sqsEndpoint, dynamoEndpoint: dynamo.endpoint, region, credentials, streamArn, log });
+    cleanups.push(async () => {
+      await Promise.all(pollers.map((p) => p.stop()));
+    });
+
+    const { startHttpGateway } = await import('./http-gateway');
+    const http = await startHttpGateway(settings.host, settings.port);
+    cleanups.push(() => closeServer(http));
+    const { port } = http.address() as { port: number };
+    const apiUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+
+    const runtimeFile = join(settings.dataDir, RUNTIME_FILE);
+    writeFileSync(
+      runtimeFile,
+      JSON.stringify({ pid: process.pid, apiUrl, dynamoDbEndpoint: dynamo.endpoint, sqsEndpoint, sesEndpoint, tableName: LOCAL_TABLE_NAME, projectId: provisioned.projectId }, null, 2),
+    );
+    cleanups.unshift(async () => rmSync(runtimeFile, { force: true })); // runs last
+
+    return {
+      apiUrl,
+      mailViewerUrl: sesEndpoint,
+      dynamoDbEndpoint: dynamo.endpoint,
+      sqsEndpoint,
+      tableName: LOCAL_TABLE_NAME,
+      streamArn,
+      projectId: provisioned.projectId,
+      apiKey: provisioned.newKey ?? provisioned.localKey,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+interface WorkerEnvironment {
+  sqsEndpoint: string;
+  dynamoEndpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  streamArn: string;
+  log: (line: string) => void;
+}
+
+/** Creates every queue (with its DLQ) and starts a poller for every worker of functions/workers.ts. */
+async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<void> }[]> {
+  const { queues, workers } = await import('../../functions/workers');
+  const sqs = new SQSClient({ endpoint: env.sqsEndpoint, region: env.region, credentials: env.credentials });
+  const queueUrls = new Map<string, { url: string; arn: string }>();
+  for (const queue of queues) {
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
+    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn;
+    const created = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: queue.name,
+        Attributes: {
+          VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
+        },
+      }),
+    );
+    const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: created.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    queueUrls.set(queue.name, { url: created.QueueUrl!, arn });
+    process.env[`QUEUE_URL_${queue.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = created.QueueUrl!;
+  }
+  const streams = new DynamoDBStreamsClient({ endpoint: env.dynamoEndpoint, region: env.region, credentials: env.credentials });
+  const onError = (name: string) => (error: unknown) => env.log(JSON.stringify({ level: 'ERROR', message: 'worker error', worker: name, error: String(error) }));
+  const pollers: { start(): void; stop(): Promise<void> }[] = [];
+  for (const worker of workers) {
+    const handler = await loadHandler(worker.handler);
+    const { trigger } = worker;
+    if (trigger.kind === 'queue') {
+      const queue = queueUrls.get(trigger.queue);
+      if (!queue) throw new Error(`worker ${worker.name} reads unknown queue ${trigger.queue}`);
+      pollers.push(new QueuePoller({ name: worker.name, sqs, queueUrl: queue.url, queueArn: queue.arn, batchSize: trigger.batchSize, handler, onError: onError(worker.name) }));
+    } else if (trigger.kind === 'stream') {
+      pollers.push(
+        new StreamPoller({
+          name: worker.name,
+          streams,
+          streamArn: env.streamArn,
+          batchSize: trigger.batchSize,
+          maxRetryAttempts: trigger.maxRetryAttempts,
+          filter: trigger.filter as FilterPattern | undefined,
+          handler,
+          onError: onError(worker.name),
+        }),
+      );
+    } else {
+      pollers.push(new ScheduleTimer(worker.name, trigger.everySeconds, handler, onError(worker.name)));
+    }
+  }
+  for (const poller of pollers) poller.start();
+  return pollers;
+}
+
+/** EventBridge schedule stand-in: invokes the same scheduled handler every N seconds. */
+class ScheduleTimer {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  constructor(
+    private readonly name: string,
+    private readonly everySeconds: number,
+    private readonly handler: (event: unknown, context: unknown) => Promise<unknown>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+  start(): void {
+    this.timer = setInterval(() => {
+      if (this.running) return; // never overlap, like a schedule with a concurrency of one
+      this.running = this.handler({ source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() }, lambdaContext(this.name, 60_000))
+        .then(() => undefined, this.onError)
+        .finally(() => (this.running = undefined));
+    }, this.everySeconds * 1000);
+  }
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The local runtime's settings, all from the environment (README lists them). Scripts and tests
+ * rely on these names.
+ */
+import { resolve } from 'node:path';
+import { API_KEY_PATTERN } from '../../shared/api-key-token';
+
+export interface LocalSettings {
+  host: string;
+  /** 0 picks a free port (tests) */
+  port: number;
+  dataDir: string;
+  /** keep DynamoDB in memory instead of under DATA_DIR (tests) */
+  inMemory: boolean;
+  localApiKey?: string;
+  sesPort: number;
+  sqsPort: number;
+  dynamoDbPort: number;
+}
+
+function port(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got "${value}"`);
+  return n;
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): LocalSettings {
+  const localApiKey = env.LOCAL_API_KEY || undefined;
+  if (localApiKey && !API_KEY_PATTERN.test(localApiKey)) {
+    throw new Error('LOCAL_API_KEY must be es_test_ or es_live_ followed by 32 letters and digits (base62)');
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: port('PORT', env.PORT, 3000),
+    dataDir: resolve(env.DATA_DIR || '.data'),
+    inMemory: env.DYNAMODB_IN_MEMORY === 'true',
+    localApiKey,
+    sesPort: port('LOCAL_SES_PORT', env.LOCAL_SES_PORT, 8005),
+    sqsPort: port('LOCAL_SQS_PORT', env.LOCAL_SQS_PORT, 0),
+    dynamoDbPort: port('LOCAL_DYNAMODB_PORT', env.LOCAL_DYNAMODB_PORT, 0),
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The single table, defined once as data: the CDK stack builds `dynamodb.Table` from it and the
+ * local runtime builds DynamoDB Local's CreateTable input from it, so the two cannot disagree.
+ * Access patterns and key formats: shared/db/keys.ts.
+ */
+export const tableDefinition = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  /** general-purpose index; add GSI2 only when an access pattern needs it */
+  globalIndexes: [{ name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
+  /** epoch seconds; DynamoDB deletes expired items (events after 30 days, idempotency records after 24 h) */
+  ttlAttribute: 'expires_at',
+  stream: 'NEW_AND_OLD_IMAGES',
+} as const;
+
+/** The table's name in the local runtime (on AWS CloudFormation names it). */
+export const LOCAL_TABLE_NAME = 'email-service';
+
+/** CreateTable input for DynamoDB Local (on-demand, string keys, all attributes projected). */
+export function createTableInput(tableName: string) {
+  const { partitionKey, sortKey, globalIndexes } = tableDefinition;
+  const attributes = [partitionKey, sortKey, ...globalIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: attributes.map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const })),
+    KeySchema: [
+      { AttributeName: partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: sortKey, KeyType: 'RANGE' as const },
+    ],
+    GlobalSecondaryIndexes: globalIndexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'ALL' as const },
+    })),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream },
+  };
+}

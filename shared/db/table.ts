@@ -1,0 +1,121 @@
+/**
+ * One small helper per DynamoDB operation the service uses: GetItem, Query (one page, or all),
+ * PutItem and TransactWriteItems. There is deliberately no Scan helper: every read is a key
+ * lookup or a Query on a key (DESIGN.md).
+ *
+ * Writes that may fail a condition carry the domain error to throw when they do, so a
+ * cancelled transaction turns into the right 404/409 without the caller parsing reasons.
+ */
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from './client';
+import type { Collection, Key } from './keys';
+
+export type Item = Record<string, NativeAttributeValue>;
+type ConditionFailure = () => Error;
+
+export interface WriteAction {
+  kind: 'Put' | 'Delete' | 'Update' | 'ConditionCheck';
+  params: Record<string, unknown>;
+  onConditionFailed?: ConditionFailure;
+}
+
+/** Named condition pieces, so a reader sees the intent rather than the expression. */
+const keyDoesNotExist = 'attribute_not_exists(PK)';
+const keyExists = 'attribute_exists(PK)';
+
+export function put(item: Item, options: { ifAbsent?: ConditionFailure } = {}): WriteAction {
+  return {
+    kind: 'Put',
+    params: { Item: item, ...(options.ifAbsent ? { ConditionExpression: keyDoesNotExist } : {}) },
+    onConditionFailed: options.ifAbsent,
+  };
+}
+
+export function del(key: Key, options: { ifExists?: ConditionFailure } = {}): WriteAction {
+  return {
+    kind: 'Delete',
+    params: { Key: key, ...(options.ifExists ? { ConditionExpression: keyExists } : {}) },
+    onConditionFailed: options.ifExists,
+  };
+}
+
+export function checkExists(key: Key, onMissing: ConditionFailure): WriteAction {
+  return { kind: 'ConditionCheck', params: { Key: key, ConditionExpression: keyExists }, onConditionFailed: onMissing };
+}
+
+export async function getItem<T extends Item = Item>(key: Key, consistent = true): Promise<T | undefined> {
+  const out = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }));
+  return out.Item as T | undefined;
+}
+
+/** A single conditional PutItem (one write, one round trip). */
+export async function putItem(action: WriteAction): Promise<void> {
+  try {
+    await documentClient.send(new PutCommand({ TableName: tableName(), ...(action.params as { Item: Item }) }));
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException' && action.onConditionFailed) throw action.onConditionFailed();
+    throw error;
+  }
+}
+
+/** At most 100 actions (DynamoDB's limit); callers that could exceed it must split and say why that is safe. */
+export const MAX_TRANSACTION_ACTIONS = 100;
+
+export async function transact(actions: WriteAction[]): Promise<void> {
+  if (actions.length === 0) return;
+  if (actions.length > MAX_TRANSACTION_ACTIONS) throw new Error(`transaction of ${actions.length} actions exceeds ${MAX_TRANSACTION_ACTIONS}`);
+  const TableName = tableName();
+  try {
+    await documentClient.send(
+      new TransactWriteCommand({
+        TransactItems: actions.map((a) => ({ [a.kind]: { TableName, ...a.params } })) as never,
+      }),
+    );
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if ((error as Error).name === 'TransactionCanceledException' && reasons) {
+      const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      const onFailed = failed >= 0 ? actions[failed].onConditionFailed : undefined;
+      if (onFailed) throw onFailed();
+    }
+    throw error;
+  }
+}
+
+export interface PageRequest {
+  limit: number;
+  /** id of the last item of the previous page: return the items that come after it in list order */
+  after?: string;
+  /** id of the first item of the next page: return the items that come before it in list order */
+  before?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+}
+
+/**
+ * One page of a collection, newest first (ids are UUIDv7). The cursor is an id, turned into an
+ * ExclusiveStartKey inside the collection's prefix, so it works even if that item was deleted.
+ * Reads limit+1 items to know whether there are more.
+ */
+export async function queryPage<T extends Item = Item>(collection: Collection, page: PageRequest): Promise<Page<T>> {
+  const cursor = page.before ?? page.after;
+  const newestFirst = page.before === undefined;
+  const out = await documentClient.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
+      ScanIndexForward: !newestFirst,
+      Limit: page.limit + 1,
+      ...(cursor ? { ExclusiveStartKey: { PK: collection.PK, SK: collection.prefix + cursor } } : {}),
+    }),
+  );
+  const items = (out.Items ?? []) as T[];
+  const hasMore = items.length > page.limit;
+  const pageItems = items.slice(0, page.limit);
+  return { items: newestFirst ? pageItems : pageItems.reverse(), hasMore };
+}

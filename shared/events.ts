@@ -1,0 +1,64 @@
+/**
+ * Platform events as outbox items. A change that has an event type puts `eventWrite(...)` into
+ * the SAME transaction as the change, so an event exists exactly when its change committed.
+ * The table's stream (filtered to `type = "event"` inserts) drives webhook fan-out later; the
+ * item format is fixed here.
+ *
+ * Item: `{PK, SK, type: "event", project_id, event_type, event: <Event envelope>, expires_at}`.
+ * The envelope is stored whole under `event` because the item's own `type` names the entity.
+ */
+import type { Caller } from './caller';
+import { put, type WriteAction } from './db/table';
+import * as keys from './db/keys';
+import { newId, nowIso } from './ids';
+
+export const API_VERSION = '2026-08-14';
+/** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
+export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+
+export const EVENT_TYPES = [
+  'email.queued', 'email.scheduled', 'email.sending', 'email.sent', 'email.delivered', 'email.delivery_delayed',
+  'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'email.failed', 'email.canceled',
+  'email.received', 'email.stored',
+  'domain.created', 'domain.verified', 'domain.verification_failed', 'domain.updated', 'domain.deleted',
+  'api_key.created', 'api_key.revoked',
+  'webhook.endpoint.created', 'webhook.endpoint.updated', 'webhook.endpoint.disabled', 'webhook.endpoint.deleted',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface PlatformEvent {
+  object: 'event';
+  id: string;
+  type: EventType;
+  api_version: string;
+  created_at: string;
+  livemode: boolean;
+  project_id: string;
+  data: { object: object };
+}
+
+export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type: EventType, object: object): PlatformEvent {
+  return {
+    object: 'event',
+    id: newId(),
+    type,
+    api_version: API_VERSION,
+    created_at: nowIso(),
+    livemode: caller.livemode,
+    project_id: caller.projectId,
+    data: { object },
+  };
+}
+
+/** The outbox write for one event: add it to the transaction of the change that causes it. */
+export function eventWrite(caller: Pick<Caller, 'projectId' | 'livemode'>, type: EventType, object: object): WriteAction {
+  const event = buildEvent(caller, type, object);
+  return put({
+    ...keys.event(caller.projectId, event.id),
+    type: 'event',
+    project_id: caller.projectId,
+    event_type: type,
+    event,
+    expires_at: Math.floor(Date.parse(event.created_at) / 1000) + EVENT_RETENTION_SECONDS,
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table and each operation's zod schemas
+ * (the same objects that validate requests), served at GET /openapi.json.
+ */
+import * as z from 'zod/mini';
+import { API_VERSION } from '../events';
+import type { Operation } from './operation';
+
+interface DocumentedRoute {
+  method: string;
+  path: string;
+  operation: Operation;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  delete json.$schema; // OpenAPI 3.1 schemas are JSON Schema 2020-12 already
+  return json;
+}
+
+function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query') {
+  if (!schema) return [];
+  const json = schemaOf(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === 'path' || required.has(name),
+    schema: property,
+  }));
+}
+
+export function openApiDocument(routes: readonly DocumentedRoute[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { method, path, operation } of routes) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(operation.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(response.schema ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } } : {}),
+      };
+    }
+    paths[path] ??= {};
+    paths[path][method.toLowerCase()] = {
+      operationId: operation.operationId,
+      summary: operation.summary,
+      ...(operation.description ? { description: operation.description } : {}),
+      tags: operation.tags,
+      security: operation.auth === 'api_key' ? [{ bearerAuth: [] }] : [],
+      parameters: [
+        ...parameters(operation.params, 'path'),
+        ...parameters(operation.query, 'query'),
+        { name: 'Api-Version', in: 'header', required: false, schema: { type: 'string', enum: [API_VERSION] } },
+      ],
+      ...(operation.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(operation.body, 'input') } } } }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Email service API',
+      version: API_VERSION,
+      description:
+        'Self-hostable, Resend-compatible email sending and audience service. Errors use the envelope ' +
+        '`{name, message, statusCode, errors[]}`; lists use `{object: "list", data, has_more}` with `limit` (1-100, ' +
+        'default 20) and `after`/`before` cursors (ids, exclusive), newest first. Request bodies are at most 5 MB ' +
+        'and objects reject unknown keys (422).',
+    },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`es_live_` or `es_test_` + 32 base62 characters' } },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * An operation's contract: what it reads (path, query, body schemas), who may call it, and what
+ * it answers. The same object validates requests in the handler (shared/http/api.ts) and
+ * documents them in the OpenAPI document (shared/http/openapi.ts), so the two cannot drift.
+ * Operations import nothing heavier than zod/mini, so the route table can hold them.
+ */
+import type * as z from 'zod/mini';
+
+type Schema = z.ZodMiniType;
+
+export interface ResponseSpec {
+  description: string;
+  /** omitted for responses without a JSON body */
+  schema?: Schema;
+}
+
+export interface Operation<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+> {
+  operationId: string;
+  summary: string;
+  /** decisions the contract leaves open go here: they become the OpenAPI description */
+  description?: string;
+  tags: string[];
+  /** 'none' only for /health, the OpenAPI document, the OAuth token exchange and unsubscribe links */
+  auth: 'api_key' | 'none';
+  /** OAuth `sending_access` tokens and API keys with that permission may call only these */
+  allowSendingAccess?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** success and error responses; the error envelope schemas come from shared/schemas/common.ts */
+  responses: Record<number, ResponseSpec>;
+}
+
+/** Keeps the literal types of an operation (its schemas, its `auth`) so handlers get exact input types. */
+export const defineOperation = <const O extends Operation>(operation: O): O => operation;
