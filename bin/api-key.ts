@@ -1,0 +1,103 @@
+/**
+ * `npm run api-key -- <command>`: API keys straight in the table, for the first key of a project
+ * (after `cdk deploy` nobody has a key yet to call POST /api-keys with).
+ *
+ *   create [--project ID] [--name NAME] [--mode live|test] [--permission full_access|sending_access]
+ *          without --project a new project is created; prints the key once
+ *   list   --project ID
+ *   revoke --project ID --key KEY_ID
+ *
+ * Where: `--local` (default when DATA_DIR/runtime.json exists, i.e. `npm start` is running) uses
+ * the local runtime's DynamoDB Local; `--table NAME` (or TABLE_NAME) uses a deployed table with
+ * the AWS credentials and region of the environment (the stack's TableName output).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+const USAGE = `usage: npm run api-key -- create [--project ID] [--name NAME] [--mode live|test] [--permission full_access|sending_access]
+       npm run api-key -- list --project ID
+       npm run api-key -- revoke --project ID --key KEY_ID
+options: --local (the running \`npm start\`, the default when DATA_DIR/runtime.json exists) | --table NAME (a deployed table; AWS credentials from the environment)`;
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function target(values: { local?: boolean; table?: string }): void {
+  const runtimeFile = join(resolve(process.env.DATA_DIR || '.data'), 'runtime.json');
+  const table = values.table ?? (values.local ? undefined : process.env.TABLE_NAME);
+  if (table) {
+    process.env.TABLE_NAME = table;
+    process.env.AWS_REGION ??= 'ap-southeast-2';
+    return;
+  }
+  if (!existsSync(runtimeFile)) fail(`no deployed table given (--table or TABLE_NAME) and no local runtime running (${runtimeFile} not found: run npm start first)`);
+  const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
+  Object.assign(process.env, {
+    TABLE_NAME: runtime.tableName,
+    AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamoDbEndpoint,
+    AWS_REGION: 'ap-southeast-2',
+    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID || 'local',
+    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || 'local',
+  });
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      project: { type: 'string' },
+      name: { type: 'string' },
+      mode: { type: 'string' },
+      permission: { type: 'string' },
+      key: { type: 'string' },
+      table: { type: 'string' },
+      local: { type: 'boolean' },
+    },
+  });
+  const command = positionals[0];
+  if (!command || !['create', 'list', 'revoke'].includes(command)) fail(`unknown command "${command ?? ''}"`);
+  target(values);
+  // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
+  const { createApiKey, listApiKeys, revokeApiKey } = await import('../shared/api-keys');
+  const { createProject, getProject } = await import('../shared/projects');
+
+  const mode = (values.mode ?? 'live') as 'live' | 'test';
+  if (!['live', 'test'].includes(mode)) fail('--mode must be live or test');
+  const permission = (values.permission ?? 'full_access') as 'full_access' | 'sending_access';
+  if (!['full_access', 'sending_access'].includes(permission)) fail('--permission must be full_access or sending_access');
+
+  let projectId = values.project;
+  if (command !== 'create' && !projectId) fail(`${command} needs --project`);
+  if (projectId && !(await getProject(projectId))) fail(`no project ${projectId} in table ${process.env.TABLE_NAME}`);
+  const caller = (id: string) => ({ projectId: id, livemode: mode === 'live', permission: 'full_access' as const });
+
+  if (command === 'create') {
+    if (!projectId) {
+      const project = await createProject(values.name ?? 'default');
+      projectId = project.id;
+      console.log(`project ${projectId} (new)`);
+    }
+    const { token, record } = await createApiKey(caller(projectId), { name: values.name ?? 'cli', mode, permission });
+    console.log(`key id  ${record.id}`);
+    console.log(`project ${projectId}`);
+    console.log(`API key ${token}   <- shown once; only its SHA-256 is stored`);
+  } else if (command === 'list') {
+    const { records } = await listApiKeys(caller(projectId!), { limit: 100 });
+    for (const r of records) console.log(`${r.id}  ${r.mode}  ${r.permission}  ${r.created_at}  ${r.name}`);
+    if (records.length === 0) console.log('(no keys)');
+  } else {
+    if (!values.key) fail('revoke needs --key KEY_ID');
+    const record = await revokeApiKey(caller(projectId!), values.key);
+    console.log(`revoked ${record.id} (${record.name})`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error && 'toBody' in error ? (error as Error).message : error);
+  process.exit(1);
+});

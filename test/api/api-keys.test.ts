@@ -1,0 +1,87 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/db/client';
+import { api } from '../support/http';
+import { createOtherProject, useRuntimeTable } from '../support/table';
+
+const runtime = useRuntimeTable();
+
+async function eventsOf(projectId: string) {
+  const out = await documentClient.send(
+    new QueryCommand({
+      TableName: runtime.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': `PROJECT#${projectId}`, ':prefix': 'EVENT#' },
+    }),
+  );
+  return (out.Items ?? []).map((item) => item.event);
+}
+
+describe('API keys', () => {
+  it('creates a key that works at once, and after DELETE it gets 401', async () => {
+    const created = await api.post('/api-keys', { name: 'ci' });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ id: expect.any(String), token: expect.stringMatching(/^es_live_[0-9A-Za-z]{32}$/) });
+    const key = created.body.token;
+    expect((await api.get('/segments', { key })).status).toBe(200);
+
+    const revoked = await api.delete(`/api-keys/${created.body.id}`);
+    expect(revoked).toMatchObject({ status: 200, body: { object: 'api_key', id: created.body.id, deleted: true } });
+    const after = await api.get('/segments', { key });
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ name: 'validation_error', message: 'API key is invalid', statusCode: 401 });
+    expect((await api.delete(`/api-keys/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('lists keys without their tokens or hashes', async () => {
+    const { body } = await api.post('/api-keys', { name: 'listed' });
+    const list = await api.get('/api-keys?limit=100');
+    expect(list.status).toBe(200);
+    expect(list.body.object).toBe('list');
+    const entry = list.body.data.find((k: { id: string }) => k.id === body.id);
+    expect(entry).toEqual({ object: 'api_key', id: body.id, name: 'listed', permission: 'full_access', mode: 'live', created_at: expect.any(String) });
+    expect(list.text).not.toContain(body.token);
+    expect(list.text).not.toMatch(/token|hash/);
+  });
+
+  it('gives a sending_access key 403 insufficient_scope outside sending', async () => {
+    const { body } = await api.post('/api-keys', { name: 'sender', permission: 'sending_access' });
+    const res = await api.post('/segments', { name: 'nope' }, { key: body.token });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ name: 'application_error', errors: [{ code: 'insufficient_scope' }] });
+  });
+
+  it('refuses an unknown permission with 422', async () => {
+    const res = await api.post('/api-keys', { name: 'x', permission: 'root' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0].path).toBe('permission');
+  });
+
+  it('writes api_key.created and api_key.revoked events in the same change, without the token', async () => {
+    const other = await createOtherProject();
+    const { body } = await api.post('/api-keys', { name: 'evented' }, { key: other.key });
+    await api.delete(`/api-keys/${body.id}`, { key: other.key });
+    const events = await eventsOf(other.projectId);
+    const mine = events.filter((e) => e.data.object.id === body.id);
+    expect(mine.map((e) => e.type).sort()).toEqual(['api_key.created', 'api_key.revoked']);
+    for (const event of mine) {
+      expect(event).toEqual({
+        object: 'event',
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        type: expect.any(String),
+        api_version: '2026-08-14',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        livemode: true,
+        project_id: other.projectId,
+        data: { object: { object: 'api_key', id: body.id, name: 'evented', permission: 'full_access', mode: 'live', created_at: expect.any(String) } },
+      });
+    }
+    expect(JSON.stringify(mine)).not.toContain(body.token);
+  });
+
+  it('cannot revoke another project\'s key (404) and that key keeps working', async () => {
+    const other = await createOtherProject();
+    const { body } = await api.post('/api-keys', { name: 'theirs' }, { key: other.key });
+    expect((await api.delete(`/api-keys/${body.id}`)).status).toBe(404);
+    expect((await api.get('/segments', { key: body.token })).status).toBe(200);
+  });
+});

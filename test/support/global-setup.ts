@@ -1,0 +1,50 @@
+/**
+ * Starts the local runtime once for the whole run, the way a user does (`tsx bin/local.ts`),
+ * with DynamoDB in memory, free ports and a known key, and hands its address to the suites
+ * through the environment (jest workers inherit it).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../lib/local/ports';
+import { TEST_API_KEY } from './constants';
+
+export default async function globalSetup(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'email-service-test-'));
+  const child = spawn(join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx'), [join(__dirname, '..', '..', 'bin', 'local.ts')], {
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DYNAMODB_IN_MEMORY: 'true',
+      LOCAL_API_KEY: TEST_API_KEY,
+      LOCAL_SES_PORT: String(await freePort()),
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const apiUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`local runtime not ready after 60 s:\n${output}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const match = /^API (http:\/\/\S+)$/m.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`local runtime exited (${code}):\n${output}`));
+    });
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  process.env.TEST_API_URL = apiUrl;
+  process.env.TEST_DATA_DIR = dataDir;
+  (globalThis as { __localRuntime?: typeof child }).__localRuntime = child;
+}

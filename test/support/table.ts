@@ -1,0 +1,39 @@
+/**
+ * Direct access to the test runtime's table, for tests that check what a request wrote (the
+ * outbox event of a change) or that need a second project. Points the shared data modules at
+ * the runtime's DynamoDB Local through the same variables the handlers use.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface RuntimeInfo {
+  apiUrl: string;
+  dynamoDbEndpoint: string;
+  sqsEndpoint: string;
+  tableName: string;
+  projectId: string;
+}
+
+export function useRuntimeTable(): RuntimeInfo {
+  const dataDir = process.env.TEST_DATA_DIR;
+  if (!dataDir) throw new Error('TEST_DATA_DIR is not set: run the suites through jest');
+  const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
+  Object.assign(process.env, {
+    TABLE_NAME: runtime.tableName,
+    AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamoDbEndpoint,
+    AWS_REGION: 'ap-southeast-2',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+  return runtime;
+}
+
+/** A second project with its own live key, to prove that one project never sees another's resources. */
+export async function createOtherProject(): Promise<{ projectId: string; key: string }> {
+  const { createProject } = await import('../../shared/projects');
+  const { createApiKey } = await import('../../shared/api-keys');
+  const project = await createProject('other');
+  const { token } = await createApiKey({ projectId: project.id, livemode: true, permission: 'full_access' }, { name: 'other', mode: 'live' });
+  return { projectId: project.id, key: token };
+}
