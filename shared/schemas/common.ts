@@ -4,7 +4,7 @@
  * with esbuild, see bench/), which alone would break the 450 KB budget.
  */
 import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
+import { en } from 'zod/v4/locales';
 import { UUID_PATTERN } from '../ids';
 
 z.config(en()); // readable messages in `errors[].message`; zod/mini ships none by default

@@ -1,0 +1,225 @@
+/**
+ * The deployed shape, checked against the same route table and table definition the stack reads:
+ * adding a route without its function, route key or exact grant fails here, not in production.
+ * Template tests skip esbuild; one test bundles for real so the `#shared/*` imports and the
+ * bundling settings are proven on every run.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Token, type App, type CfnElement } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { fallbackRoute, functionName, routes, tableActions } from '../../functions/routes';
+import { BUNDLE_BANNER } from '../../lib/bundling';
+import { buildApp, type EmailServiceStack } from '../../lib/email-service-stack';
+import { tableDefinition } from '../../lib/table-definition';
+
+/** cdk.json's feature flags: only the CDK CLI reads that file, so tests pass them like it does. */
+const cdkJsonContext = JSON.parse(fs.readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8')).context;
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+const allFunctions = [
+  ...routes.map((route) => ({ id: functionName(route), routeKey: `${route.method} ${route.path}`, route })),
+  { id: functionName(fallbackRoute), routeKey: '$default', route: fallbackRoute },
+];
+
+function synth(options: { bundle: boolean }): { app: App; stack: EmailServiceStack; template: Template; resources: Record<string, Resource> } {
+  const { app, stack } = buildApp({ ...options, context: cdkJsonContext });
+  const template = Template.fromStack(stack);
+  return { app, stack, template, resources: template.toJSON().Resources };
+}
+
+describe('EmailService stack (bundling skipped)', () => {
+  const { stack, template, resources } = synth({ bundle: false });
+  const logicalId = (fnId: string) => stack.getLogicalId(stack.functions.get(fnId)!.node.defaultChild as CfnElement);
+  const tableId = stack.getLogicalId(stack.table.node.defaultChild as CfnElement);
+  const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+  it('is pinned to ap-southeast-2', () => {
+    expect(stack.region).toBe('ap-southeast-2');
+    // the synthesizer bakes the region into the asset bucket the functions' code is deployed from
+    template.allResourcesProperties('AWS::Lambda::Function', {
+      Code: { S3Bucket: { 'Fn::Sub': Match.stringLikeRegexp('-ap-southeast-2$') } },
+    });
+  });
+
+  it('has the single table of tableDefinition, retained on delete', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: Match.arrayWith(
+          ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+        ),
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: 'GSI1',
+            KeySchema: [
+              { AttributeName: 'GSI1PK', KeyType: 'HASH' },
+              { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+        TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        BillingMode: 'PAY_PER_REQUEST',
+      },
+    });
+    // the local runtime builds its table from the same definition; the literals above pin it
+    expect(tableDefinition.globalIndexes).toHaveLength(1);
+  });
+
+  it('has one function per route plus the fallback, all Node.js 22 on arm64 with the table name', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions).toHaveLength(routes.length + 1);
+    for (const { id } of allFunctions) {
+      expect(resources[logicalId(id)]).toMatchObject({
+        Type: 'AWS::Lambda::Function',
+        Properties: {
+          Runtime: 'nodejs22.x',
+          Architectures: ['arm64'],
+          MemorySize: 256,
+          Timeout: 10,
+          Handler: 'index.handler',
+          Environment: { Variables: { TABLE_NAME: { Ref: tableId } } },
+        },
+      });
+    }
+  });
+
+  it('routes every route key, and $default, to its own function', () => {
+    const apiRoutes = ofType('AWS::ApiGatewayV2::Route');
+    expect(apiRoutes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(allFunctions.map((f) => f.routeKey).sort());
+    for (const { id, routeKey } of allFunctions) {
+      const [, route] = apiRoutes.find(([, r]) => r.Properties.RouteKey === routeKey)!;
+      const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref;
+      expect(resources[integrationId].Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': [logicalId(id), 'Arn'] },
+      });
+    }
+  });
+
+  describe('grants each function exactly the table actions of its route', () => {
+    /** Every statement that applies to the function's role: its inline policies and attached AWS::IAM::Policy. */
+    function statementsOf(fnId: string): Array<{ Action: string | string[]; Resource: unknown; Effect: string }> {
+      const roleId = resources[logicalId(fnId)].Properties.Role['Fn::GetAtt'][0];
+      const inline = (resources[roleId].Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
+      const attached = ofType('AWS::IAM::Policy')
+        .filter(([, p]) => p.Properties.Roles.some((r: any) => r.Ref === roleId))
+        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+      return [...inline, ...attached];
+    }
+    const dynamoActions = (fnId: string) =>
+      statementsOf(fnId)
+        .flatMap((s) => [s.Action].flat())
+        .filter((a) => a.startsWith('dynamodb:'))
+        .sort();
+
+    it.each(allFunctions.map((f) => [f.routeKey, f] as const))('%s', (_key, { id, route }) => {
+      const expected = tableActions(route).map((a) => `dynamodb:${a}`).sort();
+      expect(dynamoActions(id)).toEqual(expected);
+      for (const statement of statementsOf(id).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')))) {
+        expect(statement.Effect).toBe('Allow');
+        expect(statement.Resource).toEqual([
+          { 'Fn::GetAtt': [tableId, 'Arn'] },
+          { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']] },
+        ]);
+      }
+    });
+
+    it('matches the examples the route table promises', () => {
+      expect(dynamoActions('GetSegments')).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+      expect(dynamoActions('GetHealth')).toEqual([]);
+      expect(dynamoActions('Fallback')).toEqual([]);
+    });
+
+    it('attaches no managed policy beyond basic logging', () => {
+      for (const { id } of allFunctions) {
+        const roleId = resources[logicalId(id)].Properties.Role['Fn::GetAtt'][0];
+        expect(JSON.stringify(resources[roleId].Properties.ManagedPolicyArns)).toBe(
+          JSON.stringify([{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }]),
+        );
+      }
+    });
+  });
+
+  it('logs each function to its own log group with a retention, deleted with the stack', () => {
+    for (const { id } of allFunctions) {
+      const logGroupId = resources[logicalId(id)].Properties.LoggingConfig.LogGroup.Ref;
+      expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', DeletionPolicy: 'Delete', Properties: { RetentionInDays: 30 } });
+    }
+    // no logRetention custom resource (its Lambda would be one more function to patch)
+    template.resourceCountIs('Custom::LogRetention', 0);
+  });
+
+  it('writes a JSON access log line per request on the $default stage', () => {
+    const stages = ofType('AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(1);
+    const [, stage] = stages[0];
+    expect(stage.Properties).toMatchObject({ StageName: '$default', AutoDeploy: true });
+    const logGroupId = stage.Properties.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
+    expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      responseLength: '$context.responseLength',
+      integrationLatency: '$context.integrationLatency',
+    });
+  });
+
+  it('outputs the API URL and the table name for the API-key CLI', () => {
+    template.hasOutput('TableName', { Value: { Ref: tableId } });
+    // the endpoint, not the stage URL: no trailing slash for clients to double
+    template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [stack.getLogicalId(stack.api.node.defaultChild as CfnElement), 'ApiEndpoint'] } });
+  });
+});
+
+describe('EmailService app environment', () => {
+  const saved = process.env.CDK_DEFAULT_ACCOUNT;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.CDK_DEFAULT_ACCOUNT;
+    else process.env.CDK_DEFAULT_ACCOUNT = saved;
+  });
+
+  it("takes the account from the CLI's credentials when there are any", () => {
+    process.env.CDK_DEFAULT_ACCOUNT = '123456789012';
+    expect(buildApp({ bundle: false }).stack.account).toBe('123456789012');
+  });
+
+  it('stays account-agnostic without credentials, so synth works offline', () => {
+    delete process.env.CDK_DEFAULT_ACCOUNT;
+    const { stack } = buildApp({ bundle: false });
+    expect(Token.isUnresolved(stack.account)).toBe(true); // resolves to AWS::AccountId at deploy time
+    expect(stack.region).toBe('ap-southeast-2');
+  });
+});
+
+describe('EmailService stack (bundled with esbuild)', () => {
+  it('builds an ESM bundle per function with the shared imports and the AWS SDK inlined', () => {
+    const { app, template, resources } = synth({ bundle: true });
+    const assemblyDir = app.synth().directory;
+    const functions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(routes.length + 1);
+    for (const fn of functions) {
+      const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
+      const bundle = fs.readFileSync(path.join(assemblyDir, `asset.${hash}`, 'index.mjs'), 'utf8');
+      expect(bundle.startsWith(BUNDLE_BANNER)).toBe(true);
+      expect(bundle).not.toMatch(/["']#shared\//); // alias resolved, not left for Node to find
+      expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//); // SDK bundled, not imported from the runtime
+      expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b/);
+    }
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + 1);
+  }, 180_000);
+});

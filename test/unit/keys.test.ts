@@ -1,0 +1,22 @@
+/** Exact key strings: a change here is a data migration, so it must be deliberate. */
+import * as keys from '../../shared/db/keys';
+
+describe('table keys', () => {
+  it('puts every project resource under the project partition', () => {
+    expect(keys.segment('p1', 's1')).toEqual({ PK: 'PROJECT#p1', SK: 'SEGMENT#s1' });
+    expect(keys.segments('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'SEGMENT#' });
+    expect(keys.apiKey('p1', 'k1')).toEqual({ PK: 'PROJECT#p1', SK: 'API_KEY#k1' });
+    expect(keys.event('p1', 'e1')).toEqual({ PK: 'PROJECT#p1', SK: 'EVENT#e1' });
+    expect(keys.project('p1')).toEqual({ PK: 'PROJECT#p1', SK: 'PROJECT' });
+  });
+
+  it('keeps global lookups on keys of their own', () => {
+    expect(keys.apiKeyHash('abc')).toEqual({ PK: 'API_KEY_HASH#abc', SK: 'API_KEY_HASH' });
+    expect(keys.defaultProject()).toEqual({ PK: 'DEPLOYMENT', SK: 'DEFAULT_PROJECT' });
+  });
+
+  it('never lets one collection prefix swallow another', () => {
+    const prefixes = [keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix];
+    for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(b.startsWith(a)).toBe(false);
+  });
+});
