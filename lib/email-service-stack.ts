@@ -48,7 +48,7 @@ export class EmailServiceStack extends Stack {
       });
     }
 
-    const stage = this.api.addStage('DefaultStage', {
+    this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       accessLogSettings: {
@@ -61,7 +61,8 @@ export class EmailServiceStack extends Stack {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
-    this.apiUrl = stage.url;
+    // The endpoint without the stage's trailing slash: clients append paths that start with '/'.
+    this.apiUrl = this.api.apiEndpoint;
 
     // Later issues add the workers here (send queue + sender, SES events via SNS -> SQS, the
     // stream fan-out, webhook dispatcher, schedules): each one an `addFunction(...)` with its
