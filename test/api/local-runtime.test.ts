@@ -63,7 +63,7 @@ it('keeps data across a restart and leaves no process behind', async () => {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Persistent' }),
-    }).then((r) => r.json());
+    }).then((r) => r.json() as Promise<{ id: string }>);
 
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
@@ -81,14 +81,22 @@ it('keeps data across a restart and leaves no process behind', async () => {
   }
 }, 120_000);
 
+const scratch: string[] = [];
+const scratchDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'email-service-start-'));
+  scratch.push(dir);
+  return dir;
+};
+afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 it('refuses a malformed LOCAL_API_KEY with a clear message', async () => {
-  const started = start({ DATA_DIR: mkdtempSync(join(tmpdir(), 'email-service-badkey-')), LOCAL_API_KEY: 'es_live_short' });
+  const started = start({ DATA_DIR: scratchDir(), LOCAL_API_KEY: 'es_live_short' });
   expect(await started.exited).toBe(1);
   expect(started.output()).toContain('LOCAL_API_KEY must be es_test_ or es_live_ followed by 32');
 });
 
 it('names the fix when Java is missing', async () => {
-  const started = start({ DATA_DIR: mkdtempSync(join(tmpdir(), 'email-service-nojava-')), PATH: '/nonexistent', DYNAMODB_IN_MEMORY: 'true' });
+  const started = start({ DATA_DIR: scratchDir(), PATH: '/nonexistent', DYNAMODB_IN_MEMORY: 'true' });
   expect(await started.exited).toBe(1);
   expect(started.output()).toContain('DynamoDB Local needs a Java runtime (17 or newer)');
   expect(started.output()).toContain('apt-get install -y openjdk-17-jre-headless');
