@@ -6,7 +6,7 @@
  * |--------------------------|-----------------------------------------------------------------|
  * | DynamoDB (+ streams)     | DynamoDB Local (java child process), table from lib/table-definition.ts |
  * | SQS                      | local-aws-sqs, in process; queues from functions/workers.ts     |
- * | SES v2                   | aws-ses-v2-local, in process, with its mail viewer              |
+ * | SES v2                   | lib/local/ses-front.ts (identities, configuration sets, account, send rate) in front of aws-ses-v2-local (stores mail, mail viewer) |
  * | API Gateway + Lambda     | lib/local/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
  *
@@ -25,6 +25,7 @@ import { loadHandler } from './handlers';
 import { lambdaContext } from './lambda-context';
 import { freePort } from './ports';
 import { QueuePoller } from './queue-poller';
+import { SesFront } from './ses-front';
 import type { LocalSettings } from './settings';
 import { StreamPoller } from './stream-poller';
 import type { FilterPattern } from './event-filter';
@@ -78,7 +79,18 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const { default: startSes } = await import('aws-ses-v2-local');
     const sesServer = await startSes({ host: '127.0.0.1', port: settings.sesPort });
     cleanups.push(() => closeServer(sesServer));
-    const sesEndpoint = `http://127.0.0.1:${settings.sesPort}`;
+    const mailViewerUrl = `http://127.0.0.1:${settings.sesPort}`;
+    const sesFront = new SesFront({
+      host: '127.0.0.1',
+      port: await freePort(),
+      upstream: mailViewerUrl,
+      stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
+      verifyDelayMs: settings.sesVerifyDelayMs,
+      maxSendRate: settings.sesMaxSendRate,
+    });
+    const sesFrontServer = await sesFront.start();
+    cleanups.push(() => closeServer(sesFrontServer));
+    const sesEndpoint = `http://127.0.0.1:${sesFront.port}`;
 
     // The handlers' whole view of "AWS": set before any handler module loads.
     Object.assign(process.env, {
@@ -115,7 +127,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
 
     return {
       apiUrl,
-      mailViewerUrl: sesEndpoint,
+      mailViewerUrl,
       dynamoDbEndpoint: dynamo.endpoint,
       sqsEndpoint,
       tableName: LOCAL_TABLE_NAME,

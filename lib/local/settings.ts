@@ -14,6 +14,10 @@ export interface LocalSettings {
   inMemory: boolean;
   localApiKey?: string;
   sesPort: number;
+  /** how long a new SES identity stays PENDING before it verifies */
+  sesVerifyDelayMs: number;
+  /** the SES account's maximum send rate that GetAccount reports and sends are throttled to */
+  sesMaxSendRate: number;
   sqsPort: number;
   dynamoDbPort: number;
 }
@@ -22,6 +26,13 @@ function port(name: string, value: string | undefined, fallback: number): number
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got "${value}"`);
+  return n;
+}
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${value}"`);
   return n;
 }
 
@@ -37,6 +48,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): LocalSetting
     inMemory: env.DYNAMODB_IN_MEMORY === 'true',
     localApiKey,
     sesPort: port('LOCAL_SES_PORT', env.LOCAL_SES_PORT, 8005),
+    sesVerifyDelayMs: positive('LOCAL_SES_VERIFY_DELAY_MS', env.LOCAL_SES_VERIFY_DELAY_MS, 1000),
+    sesMaxSendRate: positive('LOCAL_SES_MAX_SEND_RATE', env.LOCAL_SES_MAX_SEND_RATE, 14),
     sqsPort: port('LOCAL_SQS_PORT', env.LOCAL_SQS_PORT, 0),
     dynamoDbPort: port('LOCAL_DYNAMODB_PORT', env.LOCAL_DYNAMODB_PORT, 0),
   };

@@ -1,0 +1,294 @@
+/**
+ * The SES v2 endpoint of the local runtime (AWS_ENDPOINT_URL_SESV2). aws-ses-v2-local stores
+ * and shows sent mail but knows nothing of identities, configuration sets or sending limits,
+ * so this small front answers those itself, in SES v2's REST-JSON shapes, and passes sends
+ * (and everything else) through to aws-ses-v2-local, whose mail viewer stays where it is.
+ *
+ * Local behaviour worth knowing:
+ * - a domain identity is PENDING when created and SUCCESS (verified) `verifyDelayMs` later;
+ *   a domain under the reserved `.invalid` TLD turns FAILED instead (to exercise failures);
+ * - GetAccount reports `maxSendRate` (LOCAL_SES_MAX_SEND_RATE, default 14/s, SES's usual
+ *   production rate), and sends beyond it in any one second get 429 TooManyRequestsException,
+ *   as SES throttles; a From whose domain is not a verified identity gets 400 MessageRejected.
+ * - identities and configuration sets are kept in DATA_DIR/ses-identities.json across restarts.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+export interface SesFrontOptions {
+  host: string;
+  port: number;
+  /** where aws-ses-v2-local listens */
+  upstream: string;
+  stateFile?: string;
+  verifyDelayMs: number;
+  maxSendRate: number;
+  /** called with each accepted send (request body and SES message id): the hook SES events hang on */
+  onSent?: (send: { request: Record<string, unknown>; messageId: string }) => void;
+}
+
+interface Identity {
+  name: string;
+  createdAt: number;
+  dkimTokens: string[];
+  mailFromDomain?: string;
+  configurationSetName?: string;
+  tags: { Key: string; Value: string }[];
+}
+
+interface ConfigurationSet {
+  name: string;
+  trackingOptions?: { CustomRedirectDomain?: string };
+  deliveryOptions?: { TlsPolicy?: string };
+  eventDestinations: Record<string, unknown>[];
+}
+
+interface State {
+  identities: Record<string, Identity>;
+  configurationSets: Record<string, ConfigurationSet>;
+}
+
+class SesError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function readJson(request: IncomingMessage): Promise<Record<string, any>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : {};
+}
+
+function send(response: ServerResponse, status: number, body?: unknown): void {
+  response.statusCode = status;
+  response.setHeader('content-type', 'application/json');
+  response.end(body === undefined ? '{}' : JSON.stringify(body));
+}
+
+function domainOf(address: string): string {
+  const match = /<([^>]+)>\s*$/.exec(address);
+  const bare = (match ? match[1] : address).trim();
+  return bare.slice(bare.lastIndexOf('@') + 1).toLowerCase();
+}
+
+export class SesFront {
+  private state: State = { identities: {}, configurationSets: {} };
+  private server?: Server;
+  private window = { second: 0, count: 0 };
+
+  constructor(private readonly options: SesFrontOptions) {
+    if (options.stateFile && existsSync(options.stateFile)) this.state = JSON.parse(readFileSync(options.stateFile, 'utf8'));
+  }
+
+  async start(): Promise<Server> {
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch((error) => {
+        if (error instanceof SesError) {
+          response.setHeader('x-amzn-errortype', error.type);
+          send(response, error.status, { __type: error.type, message: error.message });
+        } else send(response, 500, { __type: 'InternalFailure', message: String(error) });
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.options.port, this.options.host, () => resolve());
+    });
+    return this.server;
+  }
+
+  get port(): number {
+    return (this.server!.address() as { port: number }).port;
+  }
+
+  private save(): void {
+    if (this.options.stateFile) writeFileSync(this.options.stateFile, JSON.stringify(this.state, null, 2));
+  }
+
+  /** SES's verification status of a domain identity, as time passes. */
+  private status(identity: Identity): 'PENDING' | 'SUCCESS' | 'FAILED' {
+    if (Date.now() - identity.createdAt < this.options.verifyDelayMs) return 'PENDING';
+    return identity.name.endsWith('.invalid') ? 'FAILED' : 'SUCCESS';
+  }
+
+  private describe(identity: Identity) {
+    const status = this.status(identity);
+    return {
+      IdentityType: identity.name.includes('@') ? 'EMAIL_ADDRESS' : 'DOMAIN',
+      FeedbackForwardingStatus: true,
+      VerifiedForSendingStatus: status === 'SUCCESS',
+      VerificationStatus: status,
+      DkimAttributes: { SigningEnabled: true, Status: status, Tokens: identity.dkimTokens, SigningAttributesOrigin: 'AWS_SES' },
+      MailFromAttributes: identity.mailFromDomain
+        ? { MailFromDomain: identity.mailFromDomain, MailFromDomainStatus: status, BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' }
+        : undefined,
+      ConfigurationSetName: identity.configurationSetName,
+      Tags: identity.tags,
+      Policies: {},
+    };
+  }
+
+  private identity(name: string): Identity {
+    const identity = this.state.identities[decodeURIComponent(name).toLowerCase()];
+    if (!identity) throw new SesError(404, 'NotFoundException', `Email identity ${decodeURIComponent(name)} does not exist.`);
+    return identity;
+  }
+
+  private configurationSet(name: string): ConfigurationSet {
+    const set = this.state.configurationSets[decodeURIComponent(name)];
+    if (!set) throw new SesError(404, 'NotFoundException', `Configuration set ${decodeURIComponent(name)} does not exist.`);
+    return set;
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://local');
+    const method = request.method ?? 'GET';
+    const parts = url.pathname.split('/').filter(Boolean); // ['v2', 'email', ...]
+    const [v2, email, resource, name, sub] = parts;
+    if (v2 !== 'v2' || email !== 'email') return this.proxy(request, response, undefined);
+
+    if (resource === 'account' && method === 'GET' && !name) {
+      return send(response, 200, {
+        DedicatedIpAutoWarmupEnabled: false,
+        EnforcementStatus: 'HEALTHY',
+        ProductionAccessEnabled: true,
+        SendingEnabled: true,
+        SendQuota: { Max24HourSend: 50_000, MaxSendRate: this.options.maxSendRate, SentLast24Hours: 0 },
+      });
+    }
+
+    if (resource === 'identities') {
+      if (!name && method === 'POST') {
+        const body = await readJson(request);
+        const key = String(body.EmailIdentity ?? '').toLowerCase();
+        if (!key) throw new SesError(400, 'BadRequestException', 'EmailIdentity is required');
+        if (this.state.identities[key]) throw new SesError(400, 'AlreadyExistsException', `Email identity ${key} already exists.`);
+        const identity: Identity = {
+          name: key,
+          createdAt: Date.now(),
+          dkimTokens: [0, 1, 2].map(() => randomBytes(16).toString('hex')),
+          configurationSetName: body.ConfigurationSetName,
+          tags: body.Tags ?? [],
+        };
+        this.state.identities[key] = identity;
+        this.save();
+        const described = this.describe(identity);
+        return send(response, 200, { IdentityType: described.IdentityType, VerifiedForSendingStatus: false, DkimAttributes: described.DkimAttributes });
+      }
+      if (name && !sub && method === 'GET') return send(response, 200, this.describe(this.identity(name)));
+      if (name && !sub && method === 'DELETE') {
+        this.identity(name);
+        delete this.state.identities[decodeURIComponent(name).toLowerCase()];
+        this.save();
+        return send(response, 200, {});
+      }
+      if (name && sub === 'mail-from' && method === 'PUT') {
+        const body = await readJson(request);
+        this.identity(name).mailFromDomain = body.MailFromDomain;
+        this.save();
+        return send(response, 200, {});
+      }
+      if (name && sub === 'configuration-set' && method === 'PUT') {
+        const body = await readJson(request);
+        this.identity(name).configurationSetName = body.ConfigurationSetName;
+        this.save();
+        return send(response, 200, {});
+      }
+    }
+
+    if (resource === 'configuration-sets') {
+      if (!name && method === 'POST') {
+        const body = await readJson(request);
+        const setName = String(body.ConfigurationSetName ?? '');
+        if (this.state.configurationSets[setName]) throw new SesError(400, 'AlreadyExistsException', `Configuration set ${setName} already exists.`);
+        this.state.configurationSets[setName] = {
+          name: setName,
+          trackingOptions: body.TrackingOptions,
+          deliveryOptions: body.DeliveryOptions,
+          eventDestinations: [],
+        };
+        this.save();
+        return send(response, 200, {});
+      }
+      if (name && !sub && method === 'GET') {
+        const set = this.configurationSet(name);
+        return send(response, 200, { ConfigurationSetName: set.name, TrackingOptions: set.trackingOptions, DeliveryOptions: set.deliveryOptions });
+      }
+      if (name && !sub && method === 'DELETE') {
+        this.configurationSet(name);
+        delete this.state.configurationSets[decodeURIComponent(name)];
+        this.save();
+        return send(response, 200, {});
+      }
+      if (name && sub === 'tracking-options' && method === 'PUT') {
+        this.configurationSet(name).trackingOptions = await readJson(request);
+        this.save();
+        return send(response, 200, {});
+      }
+      if (name && sub === 'delivery-options' && method === 'PUT') {
+        this.configurationSet(name).deliveryOptions = await readJson(request);
+        this.save();
+        return send(response, 200, {});
+      }
+      if (name && sub === 'event-destinations') {
+        const set = this.configurationSet(name);
+        if (method === 'POST') set.eventDestinations.push(await readJson(request));
+        this.save();
+        return send(response, 200, method === 'GET' ? { EventDestinations: set.eventDestinations } : {});
+      }
+    }
+
+    if (resource === 'outbound-emails' && method === 'POST') {
+      const body = await readJson(request);
+      const from = String(body.FromEmailAddress ?? '');
+      const identity = this.state.identities[domainOf(from)] ?? this.state.identities[from.toLowerCase()];
+      if (!identity || this.status(identity) !== 'SUCCESS') {
+        throw new SesError(400, 'MessageRejected', `Email address is not verified. The following identities failed the check in region AP-SOUTHEAST-2: ${from}`);
+      }
+      const second = Math.floor(Date.now() / 1000);
+      if (this.window.second !== second) this.window = { second, count: 0 };
+      if (this.window.count >= this.options.maxSendRate) throw new SesError(429, 'TooManyRequestsException', 'Maximum sending rate exceeded.');
+      this.window.count += 1;
+      return this.proxy(request, response, body);
+    }
+
+    return this.proxy(request, response, undefined);
+  }
+
+  /** Passes a request on to aws-ses-v2-local unchanged (the body re-sent when it was already read). */
+  private proxy(request: IncomingMessage, response: ServerResponse, body: Record<string, unknown> | undefined): Promise<void> {
+    const upstream = new URL(request.url ?? '/', this.options.upstream);
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const headers = { ...request.headers, host: upstream.host };
+      if (payload) headers['content-length'] = String(payload.length);
+      const forward = httpRequest(upstream, { method: request.method, headers }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c) => chunks.push(c));
+        answer.on('end', () => {
+          const text = Buffer.concat(chunks);
+          if (body && answer.statusCode === 200 && this.options.onSent) {
+            try {
+              this.options.onSent({ request: body, messageId: JSON.parse(text.toString('utf8')).MessageId });
+            } catch {
+              // a send hook must never break the send itself
+            }
+          }
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          response.end(text);
+          resolve();
+        });
+        answer.on('error', reject);
+      });
+      forward.on('error', reject);
+      if (payload) forward.end(payload);
+      else request.pipe(forward);
+    });
+  }
+}

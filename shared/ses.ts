@@ -1,0 +1,27 @@
+/**
+ * The one SES v2 client of a process (endpoint from AWS_ENDPOINT_URL_SESV2 locally) and the
+ * naming of what the service creates in SES.
+ *
+ * Each domain gets a configuration set of its own, `es-<domain id>`: open/click tracking, the
+ * custom redirect (tracking) domain and the TLS policy are configuration-set settings in SES,
+ * and the contract makes them per-domain settings. Sends from a domain use its set, whose event
+ * destination publishes to the SES events topic (SES_EVENTS_TOPIC_ARN on AWS).
+ */
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+
+export const sesClient = new SESv2Client({});
+
+/** The region every SES resource lives in (DESIGN.md: the domain's `region`). */
+export const SES_REGION = 'ap-southeast-2';
+
+export const configurationSetName = (domainId: string): string => `es-${domainId}`;
+
+/** SES error names that mean "this will never succeed as sent", as opposed to throttling or a fault. */
+export const PERMANENT_SEND_ERRORS = new Set([
+  'MessageRejected',
+  'MailFromDomainNotVerifiedException',
+  'AccountSuspendedException',
+  'SendingPausedException',
+  'BadRequestException',
+  'NotFoundException',
+]);
