@@ -11,7 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { TableAction } from '../functions/routes';
+import type { SesAction, TableAction } from '../functions/routes';
 import { BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
 
 /** Repository root: esbuild resolves the `#shared/*` imports from its package.json. */
@@ -76,6 +76,17 @@ export class ApiFunction extends NodejsFunction {
         }),
       );
     }
+    return this;
+  }
+
+  /**
+   * Allows exactly `actions` (SES v2 IAM actions, `ses:CreateEmailIdentity`) and nothing else of
+   * SES. On `*`: the identities and configuration sets a function works on are named after
+   * customers' domains and ids created at run time, so their ARNs are not known when the stack is
+   * built. No actions: no statement at all.
+   */
+  bindSes(actions: readonly SesAction[]): this {
+    if (actions.length > 0) this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions].sort(), resources: ['*'] }));
     return this;
   }
 }

@@ -9,7 +9,9 @@
  */
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 
-export const sesClient = new SESv2Client({});
+// Pure: a bundle that imports this module without using the client (a handler that only reads
+// domains, or looks one up for sending) leaves the SES client out, some 60 KB.
+export const sesClient = /* @__PURE__ */ new SESv2Client({});
 
 /** The region every SES resource lives in (DESIGN.md: the domain's `region`). */
 export const SES_REGION = 'ap-southeast-2';

@@ -10,6 +10,7 @@
  * - GetAccount reports `maxSendRate` (LOCAL_SES_MAX_SEND_RATE, default 14/s, SES's usual
  *   production rate), and sends beyond it in any one second get 429 TooManyRequestsException,
  *   as SES throttles; a From whose domain is not a verified identity gets 400 MessageRejected.
+ * - GET /_local/send-stats answers how many sends were accepted in each second (benchmarks);
  * - identities and configuration sets are kept in DATA_DIR/ses-identities.json across restarts.
  */
 import { randomBytes } from 'node:crypto';
@@ -41,6 +42,7 @@ interface ConfigurationSet {
   name: string;
   trackingOptions?: { CustomRedirectDomain?: string };
   deliveryOptions?: { TlsPolicy?: string };
+  sendingOptions?: { SendingEnabled?: boolean };
   eventDestinations: Record<string, unknown>[];
 }
 
@@ -82,6 +84,8 @@ export class SesFront {
   private state: State = { identities: {}, configurationSets: {} };
   private server?: Server;
   private window = { second: 0, count: 0 };
+  /** sends accepted per epoch second (the last 15 minutes), for GET /_local/send-stats */
+  private readonly acceptedPerSecond = new Map<number, number>();
 
   constructor(private readonly options: SesFrontOptions) {
     if (options.stateFile && existsSync(options.stateFile)) this.state = JSON.parse(readFileSync(options.stateFile, 'utf8'));
@@ -151,6 +155,10 @@ export class SesFront {
     const method = request.method ?? 'GET';
     const parts = url.pathname.split('/').filter(Boolean); // ['v2', 'email', ...]
     const [v2, email, resource, name, sub] = parts;
+    if (url.pathname === '/_local/send-stats' && method === 'GET') {
+      // Local only: how many sends SES accepted in each second, as SES's own clock saw them.
+      return send(response, 200, { perSecond: Object.fromEntries(this.acceptedPerSecond) });
+    }
     if (v2 !== 'v2' || email !== 'email') return this.proxy(request, response, undefined);
 
     if (resource === 'account' && method === 'GET' && !name) {
@@ -211,6 +219,7 @@ export class SesFront {
           name: setName,
           trackingOptions: body.TrackingOptions,
           deliveryOptions: body.DeliveryOptions,
+          sendingOptions: body.SendingOptions,
           eventDestinations: [],
         };
         this.save();
@@ -218,7 +227,12 @@ export class SesFront {
       }
       if (name && !sub && method === 'GET') {
         const set = this.configurationSet(name);
-        return send(response, 200, { ConfigurationSetName: set.name, TrackingOptions: set.trackingOptions, DeliveryOptions: set.deliveryOptions });
+        return send(response, 200, {
+          ConfigurationSetName: set.name,
+          TrackingOptions: set.trackingOptions,
+          DeliveryOptions: set.deliveryOptions,
+          SendingOptions: set.sendingOptions,
+        });
       }
       if (name && !sub && method === 'DELETE') {
         this.configurationSet(name);
@@ -233,6 +247,11 @@ export class SesFront {
       }
       if (name && sub === 'delivery-options' && method === 'PUT') {
         this.configurationSet(name).deliveryOptions = await readJson(request);
+        this.save();
+        return send(response, 200, {});
+      }
+      if (name && sub === 'sending' && method === 'PUT') {
+        this.configurationSet(name).sendingOptions = await readJson(request);
         this.save();
         return send(response, 200, {});
       }
@@ -255,6 +274,8 @@ export class SesFront {
       if (this.window.second !== second) this.window = { second, count: 0 };
       if (this.window.count >= this.options.maxSendRate) throw new SesError(429, 'TooManyRequestsException', 'Maximum sending rate exceeded.');
       this.window.count += 1;
+      this.acceptedPerSecond.set(second, this.window.count);
+      for (const old of this.acceptedPerSecond.keys()) if (old < second - 900) this.acceptedPerSecond.delete(old);
       return this.proxy(request, response, body);
     }
 

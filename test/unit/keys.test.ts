@@ -15,8 +15,15 @@ describe('table keys', () => {
     expect(keys.defaultProject()).toEqual({ PK: 'DEPLOYMENT', SK: 'DEFAULT_PROJECT' });
   });
 
+  it('keys domains by project, their names deployment-wide (lower-cased), and unsettled ones on GSI1', () => {
+    expect(keys.domain('p1', 'd1')).toEqual({ PK: 'PROJECT#p1', SK: 'DOMAIN#d1' });
+    expect(keys.domains('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'DOMAIN#' });
+    expect(keys.domainName('Example.COM')).toEqual({ PK: 'DOMAIN_NAME#example.com', SK: 'DOMAIN_NAME' });
+    expect(keys.domainUnsettled('d1')).toEqual({ GSI1PK: 'DOMAIN_UNSETTLED', GSI1SK: 'd1' });
+  });
+
   it('never lets one collection prefix swallow another', () => {
-    const prefixes = [keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix];
+    const prefixes = [keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix];
     for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(b.startsWith(a)).toBe(false);
   });
 });

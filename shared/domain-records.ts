@@ -1,0 +1,110 @@
+/**
+ * The DNS records a domain's owner must publish, and the domain statuses, derived from what SES
+ * reports. Pure: no I/O, so the shape of `records` is unit-tested on its own.
+ *
+ * Decisions (DESIGN.md, Resources -> Domain; the contract says "not shown"):
+ * - `status` is the SES identity's DKIM status: NOT_STARTED, PENDING, SUCCESS, FAILED,
+ *   TEMPORARY_FAILURE -> `not_started | pending | verified | failed | temporary_failure`.
+ * - records, in this order: three DKIM CNAMEs (Easy DKIM), the custom MAIL FROM MX and SPF TXT
+ *   on `send.<domain>`, the receiving MX when receiving is enabled, the tracking CNAME when a
+ *   tracking subdomain is set. DKIM records carry the DKIM status, MX and SPF the MAIL FROM
+ *   status. SES checks neither the receiving MX nor the tracking CNAME and the service does not
+ *   query DNS itself, so those two always say `not_started`.
+ * - names are fully qualified; `ttl` is `Auto` (any TTL works).
+ *
+ * Imports nothing, so the operation schemas (and with them the route table) can use it.
+ */
+export const DOMAIN_STATUSES = ['not_started', 'pending', 'verified', 'failed', 'temporary_failure'] as const;
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+
+/** Statuses SES keeps working on: the scheduled check re-reads domains in these. */
+export const UNSETTLED_STATUSES: readonly DomainStatus[] = ['not_started', 'pending', 'temporary_failure'];
+export const isSettled = (status: DomainStatus): boolean => !UNSETTLED_STATUSES.includes(status);
+
+const FROM_SES: Record<string, DomainStatus> = {
+  NOT_STARTED: 'not_started',
+  PENDING: 'pending',
+  SUCCESS: 'verified',
+  FAILED: 'failed',
+  TEMPORARY_FAILURE: 'temporary_failure',
+};
+
+/** An SES verification status (DKIM or MAIL FROM) as the API speaks it; none at all is `not_started`. */
+export const statusFromSes = (sesStatus: string | undefined): DomainStatus => (sesStatus && FROM_SES[sesStatus]) || 'not_started';
+
+/** The custom MAIL FROM domain the service sets up for every domain. */
+export const mailFromDomain = (domain: string): string => `send.${domain}`;
+
+export interface DomainRecord {
+  record: 'DKIM' | 'SPF' | 'MX' | 'Receiving' | 'Tracking';
+  name: string;
+  type: 'CNAME' | 'MX' | 'TXT';
+  ttl: 'Auto';
+  status: DomainStatus;
+  value: string;
+  priority?: number;
+}
+
+export interface RecordInput {
+  name: string;
+  /** the SES region (shared/ses.ts SES_REGION), part of the MAIL FROM, inbound and tracking hosts */
+  region: string;
+  dkimTokens: readonly string[];
+  dkimStatus: DomainStatus;
+  mailFromStatus: DomainStatus;
+  receiving: 'enabled' | 'disabled';
+  trackingSubdomain: string | null;
+}
+
+export function buildRecords(input: RecordInput): DomainRecord[] {
+  const { name, region } = input;
+  const records: DomainRecord[] = input.dkimTokens.map((token) => ({
+    record: 'DKIM',
+    name: `${token}._domainkey.${name}`,
+    type: 'CNAME',
+    ttl: 'Auto',
+    status: input.dkimStatus,
+    value: `${token}.dkim.amazonses.com`,
+  }));
+  records.push(
+    {
+      record: 'MX',
+      name: mailFromDomain(name),
+      type: 'MX',
+      ttl: 'Auto',
+      status: input.mailFromStatus,
+      value: `feedback-smtp.${region}.amazonses.com`,
+      priority: 10,
+    },
+    {
+      record: 'SPF',
+      name: mailFromDomain(name),
+      type: 'TXT',
+      ttl: 'Auto',
+      status: input.mailFromStatus,
+      value: '"v=spf1 include:amazonses.com ~all"',
+    },
+  );
+  if (input.receiving === 'enabled') {
+    records.push({
+      record: 'Receiving',
+      name,
+      type: 'MX',
+      ttl: 'Auto',
+      status: 'not_started',
+      value: `inbound-smtp.${region}.amazonaws.com`,
+      priority: 10,
+    });
+  }
+  if (input.trackingSubdomain) {
+    records.push({
+      record: 'Tracking',
+      name: `${input.trackingSubdomain}.${name}`,
+      type: 'CNAME',
+      ttl: 'Auto',
+      status: 'not_started',
+      value: `r.${region}.awstrack.me`,
+    });
+  }
+  return records;
+}

@@ -1,0 +1,343 @@
+/**
+ * Domains over real HTTP against the local runtime, whose SES front verifies an identity
+ * LOCAL_SES_VERIFY_DELAY_MS (1 s) after creation, or fails it when the name ends in `.invalid`.
+ * The runtime also runs the scheduled domain check every second (LOCAL_SCHEDULE_INTERVAL_SECONDS),
+ * so a test that waits past the delay may find the domain settled by it: the events are the same.
+ */
+import { CreateConfigurationSetCommand, CreateEmailIdentityCommand, GetConfigurationSetCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/db/client';
+import { api } from '../support/http';
+import { createOtherProject, useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+
+const runtime = useRuntimeTable();
+const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+afterAll(() => ses.destroy());
+
+let counter = 0;
+const unique = (label: string, tld = 'example.com') => `${label}-${Date.now().toString(36)}-${counter++}.${tld}`;
+const VERIFY_DELAY_MS = 1_200;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function eventsOf(projectId: string, domainId: string): Promise<{ type: string; livemode: boolean; data: { object: Record<string, any> } }[]> {
+  const out = await documentClient.send(
+    new QueryCommand({
+      TableName: runtime.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': `PROJECT#${projectId}`, ':prefix': 'EVENT#' },
+    }),
+  );
+  return (out.Items ?? []).map((item) => item.event).filter((e) => e.data.object.id === domainId);
+}
+const typesOf = async (projectId: string, domainId: string) => (await eventsOf(projectId, domainId)).map((e) => e.type);
+
+async function unsettledIds(): Promise<string[]> {
+  const out = await documentClient.send(
+    new QueryCommand({ TableName: runtime.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': 'DOMAIN_UNSETTLED' } }),
+  );
+  return (out.Items ?? []).map((item) => item.id);
+}
+
+const configurationSet = (domainId: string) => ses.send(new GetConfigurationSetCommand({ ConfigurationSetName: `es-${domainId}` }));
+
+describe('POST /domains', () => {
+  it('creates the domain in SES and answers 201 with its records', async () => {
+    const name = unique('create');
+    const res = await api.post('/domains', { name });
+    expect(res.status).toBe(201);
+    const { id } = res.body;
+    expect(res.body).toEqual({
+      object: 'domain',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name,
+      status: 'pending',
+      region: 'ap-southeast-2',
+      records: expect.any(Array),
+      tls: 'opportunistic',
+      capabilities: { sending: 'enabled', receiving: 'disabled' },
+      open_tracking: false,
+      click_tracking: false,
+      tracking_subdomain: null,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    const identity = await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }));
+    const tokens = identity.DkimAttributes!.Tokens!;
+    expect(tokens).toHaveLength(3);
+    expect(res.body.records).toEqual([
+      ...tokens.map((t) => ({ record: 'DKIM', name: `${t}._domainkey.${name}`, type: 'CNAME', ttl: 'Auto', status: 'pending', value: `${t}.dkim.amazonses.com` })),
+      { record: 'MX', name: `send.${name}`, type: 'MX', ttl: 'Auto', status: 'pending', value: 'feedback-smtp.ap-southeast-2.amazonses.com', priority: 10 },
+      { record: 'SPF', name: `send.${name}`, type: 'TXT', ttl: 'Auto', status: 'pending', value: '"v=spf1 include:amazonses.com ~all"' },
+    ]);
+    // SES: MAIL FROM on send.<name>, the domain's own configuration set with opportunistic TLS
+    expect(identity.MailFromAttributes).toMatchObject({ MailFromDomain: `send.${name}`, BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' });
+    expect(identity.ConfigurationSetName).toBe(`es-${id}`);
+    expect((await configurationSet(id)).DeliveryOptions).toMatchObject({ TlsPolicy: 'OPTIONAL' });
+
+    expect(await api.get(`/domains/${id}`)).toMatchObject({ status: 200, body: res.body });
+    const events = await eventsOf(runtime.projectId, id);
+    expect(events).toEqual([expect.objectContaining({ type: 'domain.created', livemode: true, data: { object: res.body } })]);
+  });
+
+  it('lower-cases the name and honours tls and capabilities', async () => {
+    const name = unique('options');
+    const res = await api.post('/domains', { name: name.toUpperCase(), tls: 'enforced', capabilities: { receiving: 'enabled' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name, tls: 'enforced', capabilities: { sending: 'enabled', receiving: 'enabled' } });
+    expect(res.body.records.map((r: { record: string }) => r.record)).toEqual(['DKIM', 'DKIM', 'DKIM', 'MX', 'SPF', 'Receiving']);
+    expect(res.body.records[5]).toEqual({ record: 'Receiving', name, type: 'MX', ttl: 'Auto', status: 'not_started', value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 });
+    expect((await configurationSet(res.body.id)).DeliveryOptions).toMatchObject({ TlsPolicy: 'REQUIRE' });
+  });
+
+  it.each([
+    [{ name: 'localhost' }, 'name'],
+    [{ name: 'exa mple.com' }, 'name'],
+    [{ name: '-bad.example.com' }, 'name'],
+    [{ name: '10.0.0.1' }, 'name'],
+    [{ name: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}.com` }, 'name'],
+    [{}, 'name'],
+    [{ name: 'ok.example.com', tls: 'always' }, 'tls'],
+    [{ name: 'ok.example.com', capabilities: { sending: 'on' } }, 'capabilities.sending'],
+    [{ name: 'ok.example.com', capabilities: { inbound: 'enabled' } }, 'capabilities.inbound'],
+    [{ name: 'ok.example.com', open_tracking: true }, 'open_tracking'],
+  ])('refuses %j with 422 naming %s', async (body, path) => {
+    const res = await api.post('/domains', body);
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ name: 'validation_error' });
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+
+  it('refuses a name that exists, in this project or any other (409 domain_exists), and leaves the first intact', async () => {
+    const name = unique('dup');
+    const first = await api.post('/domains', { name });
+    expect(first.status).toBe(201);
+    const again = await api.post('/domains', { name: name.toUpperCase() });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ name: 'application_error', errors: [{ code: 'domain_exists', path: 'name' }] });
+    const other = await createOtherProject();
+    const elsewhere = await api.post('/domains', { name }, { key: other.key });
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.errors[0].code).toBe('domain_exists');
+    expect((await api.get('/domains', { key: other.key })).body.data).toEqual([]);
+    expect((await api.get(`/domains/${first.body.id}`)).status).toBe(200);
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${first.body.id}`);
+  });
+
+  it('refuses a name SES already has as an identity (409), without claiming the name', async () => {
+    const name = unique('in-ses');
+    await ses.send(new CreateEmailIdentityCommand({ EmailIdentity: name }));
+    const res = await api.post('/domains', { name });
+    expect(res.status).toBe(409);
+    expect(res.body.errors[0].code).toBe('domain_exists');
+    const other = await createOtherProject();
+    expect((await api.post('/domains', { name }, { key: other.key })).status).toBe(409); // SES again, not a leftover claim
+  });
+
+  it('takes over the name claim of a create that died over 5 minutes ago, removing what it left in SES', async () => {
+    const name = unique('crashed');
+    const deadId = '01900000-0000-7000-8000-000000000001';
+    await ses.send(new CreateConfigurationSetCommand({ ConfigurationSetName: `es-${deadId}` }));
+    await ses.send(new CreateEmailIdentityCommand({ EmailIdentity: name, ConfigurationSetName: `es-${deadId}` }));
+    const claim = (claimedAt: Date, domainId: string) =>
+      documentClient.send(
+        new PutCommand({
+          TableName: runtime.tableName,
+          Item: { PK: `DOMAIN_NAME#${name}`, SK: 'DOMAIN_NAME', type: 'domain_name', project_id: 'gone', domain_id: domainId, name, state: 'creating', claimed_at: claimedAt.toISOString(), configuration_set: `es-${domainId}` },
+        }),
+      );
+
+    await claim(new Date(Date.now() - 60_000), deadId); // a minute old: may still be running
+    expect((await api.post('/domains', { name })).status).toBe(409);
+
+    await claim(new Date(Date.now() - 6 * 60_000), deadId);
+    const res = await api.post('/domains', { name });
+    expect(res.status).toBe(201);
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${res.body.id}`);
+    await expect(configurationSet(deadId)).rejects.toMatchObject({ name: 'NotFoundException' });
+  });
+});
+
+describe('GET /domains', () => {
+  it('lists newest first and pages with limit, after and before, only the project\'s own', async () => {
+    const other = await createOtherProject();
+    const ids: string[] = [];
+    for (const label of ['a', 'b', 'c']) ids.push((await api.post('/domains', { name: unique(label) }, { key: other.key })).body.id);
+    const newestFirst = [...ids].reverse();
+    const first = await api.get('/domains?limit=2', { key: other.key });
+    expect(first.body).toMatchObject({ object: 'list', has_more: true });
+    expect(first.body.data.map((d: { id: string }) => d.id)).toEqual(newestFirst.slice(0, 2));
+    expect(first.body.data[0]).toMatchObject({ object: 'domain', status: 'pending', records: expect.any(Array) });
+    const rest = await api.get(`/domains?limit=2&after=${newestFirst[1]}`, { key: other.key });
+    expect(rest.body).toMatchObject({ has_more: false });
+    expect(rest.body.data.map((d: { id: string }) => d.id)).toEqual(newestFirst.slice(2));
+    const back = await api.get(`/domains?limit=2&before=${newestFirst[2]}`, { key: other.key });
+    expect(back.body.data.map((d: { id: string }) => d.id)).toEqual(newestFirst.slice(0, 2));
+    const mine = await api.get('/domains?limit=100');
+    expect(mine.body.data.map((d: { id: string }) => d.id)).not.toEqual(expect.arrayContaining([ids[0]]));
+  });
+
+  it('answers 404 for an unknown id and 422 for a malformed one', async () => {
+    const unknown = await api.get('/domains/01900000-0000-7000-8000-00000000abcd');
+    expect(unknown).toMatchObject({ status: 404, body: { name: 'not_found', errors: [{ code: 'not_found', path: 'domain_id' }] } });
+    const bad = await api.get('/domains/example.com');
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors[0].path).toBe('domain_id');
+  });
+});
+
+describe('PATCH /domains/{domain_id}', () => {
+  it('sets a tracking subdomain: a Tracking record and the SES redirect domain', async () => {
+    const name = unique('track');
+    const { body: domain } = await api.post('/domains', { name });
+    const res = await api.patch(`/domains/${domain.id}`, { tracking_subdomain: 'Links', open_tracking: true, click_tracking: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: domain.id, tracking_subdomain: 'links', open_tracking: true, click_tracking: true });
+    expect(res.body.records.at(-1)).toEqual({ record: 'Tracking', name: `links.${name}`, type: 'CNAME', ttl: 'Auto', status: 'not_started', value: 'r.ap-southeast-2.awstrack.me' });
+    expect((await configurationSet(domain.id)).TrackingOptions).toMatchObject({ CustomRedirectDomain: `links.${name}` });
+    expect((await api.get(`/domains/${domain.id}`)).body).toEqual(res.body);
+
+    const cleared = await api.patch(`/domains/${domain.id}`, { tracking_subdomain: null });
+    expect(cleared.body.tracking_subdomain).toBeNull();
+    expect(cleared.body.records.some((r: { record: string }) => r.record === 'Tracking')).toBe(false);
+    expect((await configurationSet(domain.id)).TrackingOptions?.CustomRedirectDomain).toBeUndefined();
+    expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.updated', 'domain.updated']);
+  });
+
+  it('changes tls and capabilities in SES and in the records', async () => {
+    const { body: domain } = await api.post('/domains', { name: unique('caps') });
+    const res = await api.patch(`/domains/${domain.id}`, { tls: 'enforced', capabilities: { receiving: 'enabled', sending: 'disabled' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ tls: 'enforced', capabilities: { sending: 'disabled', receiving: 'enabled' }, open_tracking: false });
+    expect(res.body.records.map((r: { record: string }) => r.record)).toContain('Receiving');
+    const set = await configurationSet(domain.id);
+    expect(set.DeliveryOptions).toMatchObject({ TlsPolicy: 'REQUIRE' });
+    expect(set.SendingOptions).toMatchObject({ SendingEnabled: false });
+
+    const back = await api.patch(`/domains/${domain.id}`, { capabilities: { receiving: 'disabled' } });
+    expect(back.body.capabilities).toEqual({ sending: 'disabled', receiving: 'disabled' });
+    expect(back.body.records.map((r: { record: string }) => r.record)).not.toContain('Receiving');
+  });
+
+  it('answers 404 for an unknown domain and 422 for invalid or missing fields', async () => {
+    expect((await api.patch('/domains/01900000-0000-7000-8000-00000000abcd', { open_tracking: true })).status).toBe(404);
+    const { body: domain } = await api.post('/domains', { name: unique('patch422') });
+    for (const [body, path] of [
+      [{}, ''],
+      [{ open_tracking: 'yes' }, 'open_tracking'],
+      [{ tls: 'strict' }, 'tls'],
+      [{ tracking_subdomain: 'not a label' }, 'tracking_subdomain'],
+      [{ capabilities: { receiving: 'maybe' } }, 'capabilities.receiving'],
+      [{ name: 'renamed.example.com' }, 'name'],
+    ] as const) {
+      const res = await api.patch(`/domains/${domain.id}`, body);
+      expect({ body, status: res.status, paths: res.body.errors?.map((e: { path: string }) => e.path) }).toEqual({ body, status: 422, paths: expect.arrayContaining([path]) });
+    }
+    expect((await api.get(`/domains/${domain.id}`)).body).toEqual(domain);
+  });
+});
+
+describe('verification', () => {
+  it('goes from pending to verified, emitting domain.verified once', async () => {
+    const { body: domain } = await api.post('/domains', { name: unique('verify') });
+    expect(domain.status).toBe('pending');
+    expect((await api.post(`/domains/${domain.id}/verify`)).body.status).toBe('pending'); // SES is still checking
+    await sleep(VERIFY_DELAY_MS);
+    const verified = await api.post(`/domains/${domain.id}/verify`);
+    expect(verified.status).toBe(200);
+    expect(verified.body.status).toBe('verified');
+    expect(verified.body.records.map((r: { status: string }) => r.status)).toEqual(['verified', 'verified', 'verified', 'verified', 'verified']);
+    expect((await api.get(`/domains/${domain.id}`)).body.status).toBe('verified');
+    expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verified']);
+
+    expect((await api.post(`/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verified']);
+    const [, event] = await eventsOf(runtime.projectId, domain.id);
+    expect(event.data.object).toMatchObject({ id: domain.id, status: 'verified' });
+  });
+
+  it('emits domain.verified once when verifies race', async () => {
+    const { body: domain } = await api.post('/domains', { name: unique('race') });
+    await sleep(VERIFY_DELAY_MS);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => api.post(`/domains/${domain.id}/verify`)));
+    expect(answers.map((a) => a.body.status)).toEqual(['verified', 'verified', 'verified', 'verified']);
+    expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verified']);
+  });
+
+  it('marks a domain SES cannot verify failed, emitting domain.verification_failed', async () => {
+    const { body: domain } = await api.post('/domains', { name: unique('broken', 'example.invalid') });
+    expect(domain.status).toBe('pending');
+    await sleep(VERIFY_DELAY_MS);
+    const res = await api.post(`/domains/${domain.id}/verify`);
+    expect(res.body.status).toBe('failed');
+    expect(res.body.records.filter((r: { record: string }) => r.record === 'DKIM').map((r: { status: string }) => r.status)).toEqual(['failed', 'failed', 'failed']);
+    expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verification_failed']);
+  });
+
+  it('is also done by the scheduled worker, which finds pending domains by key and stops checking settled ones', async () => {
+    const { body: domain } = await api.post('/domains', { name: unique('scheduled') });
+    expect(await unsettledIds()).toContain(domain.id);
+    await sleep(VERIFY_DELAY_MS);
+    process.env.AWS_ENDPOINT_URL_SESV2 = runtime.sesEndpoint;
+    const { handler } = await import('../../functions/workers/domain-verification');
+    const result = await handler({}, { getRemainingTimeInMillis: () => 20_000 });
+    expect(result).toEqual({ checked: expect.any(Number), changed: expect.any(Number) });
+    // the runtime's own timer runs the same worker every second, so either run may have settled it
+    expect((await api.get(`/domains/${domain.id}`)).body.status).toBe('verified');
+    expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verified']);
+    expect(await unsettledIds()).not.toContain(domain.id);
+  });
+
+  it('settles a domain without any verify call (the runtime runs the scheduled check)', async () => {
+    const { body: domain } = await api.post('/domains', { name: unique('unattended', 'example.invalid') });
+    const settled = await waitFor(() => api.get(`/domains/${domain.id}`), (r) => r.body.status !== 'pending', 10_000);
+    expect(settled.body.status).toBe('failed');
+    expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verification_failed']);
+  });
+});
+
+describe('DELETE /domains/{domain_id}', () => {
+  it('removes the domain and its SES identity, answers 404 the second time, and frees the name', async () => {
+    const name = unique('delete');
+    const { body: domain } = await api.post('/domains', { name });
+    const first = await api.delete(`/domains/${domain.id}`);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ object: 'domain', id: domain.id, deleted: true });
+    expect((await api.delete(`/domains/${domain.id}`)).status).toBe(404);
+    expect((await api.get(`/domains/${domain.id}`)).status).toBe(404);
+    await expect(ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).rejects.toMatchObject({ name: 'NotFoundException' });
+    await expect(configurationSet(domain.id)).rejects.toMatchObject({ name: 'NotFoundException' });
+    expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.deleted']);
+
+    const other = await createOtherProject();
+    const again = await api.post('/domains', { name }, { key: other.key });
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(domain.id);
+  });
+});
+
+describe('another project', () => {
+  it('gets 404 for a domain that is not its own, on every route, and changes nothing', async () => {
+    const other = await createOtherProject();
+    const { body: mine } = await api.post('/domains', { name: unique('mine') });
+    const key = other.key;
+    expect((await api.get(`/domains/${mine.id}`, { key })).status).toBe(404);
+    expect((await api.patch(`/domains/${mine.id}`, { open_tracking: true }, { key })).status).toBe(404);
+    expect((await api.post(`/domains/${mine.id}/verify`, undefined, { key })).status).toBe(404);
+    expect((await api.delete(`/domains/${mine.id}`, { key })).status).toBe(404);
+    expect((await api.get(`/domains/${mine.id}`)).body).toEqual(mine);
+  });
+});
+
+describe('findSendingDomain (the sender\'s lookup)', () => {
+  it('finds a domain by name only for the project that owns it, with its status and configuration set', async () => {
+    const { findSendingDomain } = await import('../../shared/domains');
+    const name = unique('lookup');
+    const { body: domain } = await api.post('/domains', { name });
+    expect(await findSendingDomain(runtime.projectId, name.toUpperCase())).toEqual({ id: domain.id, name, status: 'pending', configuration_set: `es-${domain.id}`, sending: 'enabled' });
+    expect(await findSendingDomain('another-project', name)).toBeUndefined();
+    expect(await findSendingDomain(runtime.projectId, unique('nobody'))).toBeUndefined();
+    await sleep(VERIFY_DELAY_MS);
+    await api.post(`/domains/${domain.id}/verify`);
+    expect((await findSendingDomain(runtime.projectId, name))?.status).toBe('verified');
+  });
+});

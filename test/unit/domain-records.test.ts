@@ -1,0 +1,70 @@
+/** The DNS records a customer copies into their zone: a wrong name or value here means mail that never verifies. */
+import { buildRecords, isSettled, statusFromSes, type RecordInput } from '../../shared/domain-records';
+import { matchingEventTypes } from '../../shared/domain-identity';
+
+const base: RecordInput = {
+  name: 'example.com',
+  region: 'ap-southeast-2',
+  dkimTokens: ['tok1', 'tok2', 'tok3'],
+  dkimStatus: 'pending',
+  mailFromStatus: 'verified',
+  receiving: 'disabled',
+  trackingSubdomain: null,
+};
+
+describe('domain records', () => {
+  it('lists three DKIM CNAMEs, then the MAIL FROM MX and SPF, with their own statuses', () => {
+    expect(buildRecords(base)).toEqual([
+      { record: 'DKIM', name: 'tok1._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok1.dkim.amazonses.com' },
+      { record: 'DKIM', name: 'tok2._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok2.dkim.amazonses.com' },
+      { record: 'DKIM', name: 'tok3._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok3.dkim.amazonses.com' },
+      { record: 'MX', name: 'send.example.com', type: 'MX', ttl: 'Auto', status: 'verified', value: 'feedback-smtp.ap-southeast-2.amazonses.com', priority: 10 },
+      { record: 'SPF', name: 'send.example.com', type: 'TXT', ttl: 'Auto', status: 'verified', value: '"v=spf1 include:amazonses.com ~all"' },
+    ]);
+  });
+
+  it('adds the receiving MX only when receiving is enabled', () => {
+    const records = buildRecords({ ...base, receiving: 'enabled' });
+    expect(records.filter((r) => r.record === 'Receiving')).toEqual([
+      { record: 'Receiving', name: 'example.com', type: 'MX', ttl: 'Auto', status: 'not_started', value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 },
+    ]);
+    expect(buildRecords(base).some((r) => r.record === 'Receiving')).toBe(false);
+  });
+
+  it('adds the tracking CNAME, last, only when a tracking subdomain is set', () => {
+    const records = buildRecords({ ...base, receiving: 'enabled', trackingSubdomain: 'links' });
+    expect(records[records.length - 1]).toEqual({ record: 'Tracking', name: 'links.example.com', type: 'CNAME', ttl: 'Auto', status: 'not_started', value: 'r.ap-southeast-2.awstrack.me' });
+    expect(buildRecords(base).some((r) => r.record === 'Tracking')).toBe(false);
+  });
+
+  it('uses the region it is given in every regional host', () => {
+    const values = buildRecords({ ...base, region: 'eu-west-1', receiving: 'enabled', trackingSubdomain: 't' }).map((r) => r.value);
+    expect(values).toEqual(expect.arrayContaining(['feedback-smtp.eu-west-1.amazonses.com', 'inbound-smtp.eu-west-1.amazonaws.com', 'r.eu-west-1.awstrack.me']));
+  });
+});
+
+describe('domain statuses', () => {
+  it.each([
+    ['NOT_STARTED', 'not_started'],
+    ['PENDING', 'pending'],
+    ['SUCCESS', 'verified'],
+    ['FAILED', 'failed'],
+    ['TEMPORARY_FAILURE', 'temporary_failure'],
+    [undefined, 'not_started'],
+  ])('SES %s is %s', (ses, ours) => {
+    expect(statusFromSes(ses)).toBe(ours);
+  });
+
+  it('counts only verified and failed as settled (the scheduled check stops re-reading them)', () => {
+    expect(['not_started', 'pending', 'verified', 'failed', 'temporary_failure'].filter((s) => isSettled(s as never))).toEqual(['verified', 'failed']);
+  });
+});
+
+describe('event destination of a domain', () => {
+  it('matches OPEN and CLICK only when the domain tracks them', () => {
+    expect(matchingEventTypes({ open_tracking: false, click_tracking: false })).not.toEqual(expect.arrayContaining(['OPEN']));
+    expect(matchingEventTypes({ open_tracking: false, click_tracking: false })).not.toEqual(expect.arrayContaining(['CLICK']));
+    expect(matchingEventTypes({ open_tracking: true, click_tracking: false })).toEqual(expect.arrayContaining(['OPEN', 'BOUNCE', 'COMPLAINT', 'DELIVERY']));
+    expect(matchingEventTypes({ open_tracking: false, click_tracking: true })).toContain('CLICK');
+  });
+});
