@@ -7,6 +7,8 @@
  */
 import type { Operation } from '../shared/http/operation';
 import * as apiKeyOps from '../shared/operations/api-keys';
+import * as domainOps from '../shared/operations/domains';
+import * as emailOps from '../shared/operations/emails';
 import * as segmentOps from '../shared/operations/segments';
 import * as serviceOps from '../shared/operations/service';
 
@@ -14,6 +16,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** DynamoDB actions a function may be granted. TransactWriteItems needs the per-item actions. */
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+
+/** An SES v2 IAM action (`ses:CreateEmailIdentity`); granted on `*` (lib/api-function.ts `bindSes` says why). */
+export type SesAction = `ses:${string}`;
 
 export interface Route {
   method: HttpMethod;
@@ -24,6 +29,10 @@ export interface Route {
   operation: Operation;
   /** table actions the handler performs, besides the API-key GetItem every authenticated route gets */
   table: readonly TableAction[];
+  /** queues of functions/workers.ts the handler sends messages to (sqs:SendMessage, QUEUE_URL_<NAME>) */
+  queues?: readonly string[];
+  /** SES actions the handler calls; none means no SES permission at all */
+  ses?: readonly SesAction[];
 }
 
 export const routes = [
@@ -38,6 +47,32 @@ export const routes = [
   { method: 'GET', path: '/segments', handler: 'segments/list', operation: segmentOps.list, table: ['Query'] },
   { method: 'GET', path: '/segments/{segment_id}', handler: 'segments/get', operation: segmentOps.get, table: ['GetItem'] },
   { method: 'DELETE', path: '/segments/{segment_id}', handler: 'segments/delete', operation: segmentOps.remove, table: ['DeleteItem'] },
+
+  // Domains
+  {
+    method: 'POST', path: '/domains', handler: 'domains/create', operation: domainOps.create, table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'],
+    ses: ['ses:CreateConfigurationSet', 'ses:CreateConfigurationSetEventDestination', 'ses:CreateEmailIdentity', 'ses:PutEmailIdentityMailFromAttributes', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'],
+  },
+  { method: 'GET', path: '/domains', handler: 'domains/list', operation: domainOps.list, table: ['Query'] },
+  { method: 'GET', path: '/domains/{domain_id}', handler: 'domains/get', operation: domainOps.get, table: ['GetItem'] },
+  {
+    method: 'PATCH', path: '/domains/{domain_id}', handler: 'domains/update', operation: domainOps.update, table: ['GetItem', 'UpdateItem', 'PutItem'],
+    ses: ['ses:PutConfigurationSetDeliveryOptions', 'ses:PutConfigurationSetSendingOptions', 'ses:PutConfigurationSetTrackingOptions', 'ses:UpdateConfigurationSetEventDestination'],
+  },
+  {
+    method: 'DELETE', path: '/domains/{domain_id}', handler: 'domains/delete', operation: domainOps.remove, table: ['GetItem', 'DeleteItem', 'PutItem'],
+    ses: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'],
+  },
+  { method: 'POST', path: '/domains/{domain_id}/verify', handler: 'domains/verify', operation: domainOps.verify, table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
+
+  // Emails
+  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, table: ['GetItem', 'PutItem'], queues: ['send'] },
+  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, table: ['GetItem', 'PutItem'], queues: ['send'] },
+  { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, table: ['Query'] },
+  { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, table: ['GetItem'] },
+  { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, table: ['GetItem', 'UpdateItem'] },
+  { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, table: ['GetItem', 'UpdateItem', 'PutItem'] },
+  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] },
 ] as const satisfies readonly Route[];
 
 export const fallbackRoute = { handler: 'fallback', operation: serviceOps.fallback, table: [] } as const;

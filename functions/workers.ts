@@ -6,7 +6,7 @@
  * Every queue consumer is idempotent, reports partial batch failures (`batchItemFailures`) and
  * has a DLQ. Workers arrive with the issues that need them (sending, SES feedback, webhooks).
  */
-import type { TableAction } from './routes';
+import type { SesAction, TableAction } from './routes';
 
 export interface QueueDefinition {
   /** logical name, also the local queue name */
@@ -18,17 +18,51 @@ export interface QueueDefinition {
 }
 
 export type Trigger =
-  | { kind: 'queue'; queue: string; batchSize: number }
+  /** `maxConcurrency`: at most this many concurrent invocations (Lambda's SQS maximum concurrency, at least 2) */
+  | { kind: 'queue'; queue: string; batchSize: number; maxConcurrency?: number }
   /** `filter` is a Lambda event-filtering pattern over the stream record, applied the same way locally */
   | { kind: 'stream'; batchSize: number; filter?: Record<string, unknown>; maxRetryAttempts: number }
   | { kind: 'schedule'; everySeconds: number };
+
+/** The environment variable that holds a queue's URL, on AWS and locally. */
+export const queueUrlVariable = (name: string) => `QUEUE_URL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
 export interface Worker {
   name: string;
   handler: string;
   trigger: Trigger;
   table: readonly TableAction[];
+  /** queues it sends messages to (as `Route.queues`) */
+  queues?: readonly string[];
+  /** SES actions it calls (as `Route.ses`) */
+  ses?: readonly SesAction[];
 }
 
-export const queues: readonly QueueDefinition[] = [];
-export const workers: readonly Worker[] = [];
+export const queues: readonly QueueDefinition[] = [
+  // One message per email to send. 30 s covers a batch of 10 sends waiting for rate slots.
+  { name: 'send', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+];
+export const workers: readonly Worker[] = [
+  {
+    name: 'sender',
+    handler: 'workers/sender',
+    trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5 },
+    table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'],
+    ses: ['ses:SendEmail', 'ses:GetAccount'],
+  },
+  {
+    name: 'dispatch-due-emails',
+    handler: 'workers/dispatch-due-emails',
+    trigger: { kind: 'schedule', everySeconds: 60 },
+    table: ['Query', 'UpdateItem'],
+    queues: ['send'],
+  },
+  {
+    // re-reads domains SES is still verifying; emits domain.verified / domain.verification_failed
+    name: 'domain-verification',
+    handler: 'workers/domain-verification',
+    trigger: { kind: 'schedule', everySeconds: 60 },
+    table: ['Query', 'GetItem', 'UpdateItem', 'PutItem'],
+    ses: ['ses:GetEmailIdentity'],
+  },
+];

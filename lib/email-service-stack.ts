@@ -4,14 +4,20 @@
  * Region is fixed to ap-southeast-2 (Sydney): SES identities and the domain `region` field
  * (DESIGN.md) assume it.
  */
-import { App, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { App, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackRoute, functionName, routes, tableActions } from '../functions/routes';
+import { queues as queueDefinitions, queueUrlVariable, workers, type QueueDefinition } from '../functions/workers';
 import { ApiFunction } from './api-function';
 import { tableDefinition } from './table-definition';
 
@@ -24,11 +30,14 @@ export class EmailServiceStack extends Stack {
   readonly apiUrl: string;
   /** every function of the stack by construct id, so later constructs (alarms, cdk-nag) reach them */
   readonly functions = new Map<string, ApiFunction>();
+  /** the queues of functions/workers.ts by name, each with its DLQ */
+  readonly queues = new Map<string, { queue: sqs.Queue; dlq: sqs.Queue }>();
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
 
     this.table = createTable(this);
+    for (const definition of queueDefinitions) this.queues.set(definition.name, this.createQueue(definition));
 
     // `$default` catches what no route matches, so unknown routes get our 404/405 envelope
     // instead of API Gateway's own `{"message":"Not Found"}`.
@@ -41,6 +50,8 @@ export class EmailServiceStack extends Stack {
     for (const route of routes) {
       const fnId = functionName(route);
       const fn = this.addFunction(fnId, route.handler, tableActions(route));
+      this.allowSending(fn, 'queues' in route ? route.queues : undefined);
+      fn.bindSes('ses' in route ? route.ses : []);
       this.api.addRoutes({
         path: route.path,
         methods: [apigw.HttpMethod[route.method]],
@@ -64,21 +75,87 @@ export class EmailServiceStack extends Stack {
     // The endpoint without the stage's trailing slash: clients append paths that start with '/'.
     this.apiUrl = this.api.apiEndpoint;
 
-    // Later issues add the workers here (send queue + sender, SES events via SNS -> SQS, the
-    // stream fan-out, webhook dispatcher, schedules): each one an `addFunction(...)` with its
-    // own table actions, plus the queue or event source that triggers it.
+    // Queue, schedule (and, later, stream) consumers from functions/workers.ts.
+    for (const worker of workers) {
+      const fn = this.addFunction(workerFunctionId(worker.name), worker.handler, [...worker.table], Duration.seconds(WORKER_TIMEOUT_SECONDS));
+      this.allowSending(fn, worker.queues);
+      fn.bindSes(worker.ses ?? []);
+      const { trigger } = worker;
+      if (trigger.kind === 'queue') {
+        const { queue } = this.queue(trigger.queue);
+        fn.addEventSource(
+          new SqsEventSource(queue, {
+            batchSize: trigger.batchSize,
+            reportBatchItemFailures: true,
+            ...(trigger.maxConcurrency ? { maxConcurrency: Math.max(2, trigger.maxConcurrency) } : {}),
+          }),
+        );
+      } else if (trigger.kind === 'schedule') {
+        new events.Rule(this, `${workerFunctionId(worker.name)}Schedule`, {
+          schedule: events.Schedule.rate(Duration.seconds(Math.max(60, trigger.everySeconds))), // EventBridge's finest rate is 1 minute
+          targets: [new eventTargets.LambdaFunction(fn)],
+        });
+      } else {
+        throw new Error(`worker ${worker.name}: stream triggers are not wired in the stack yet`);
+      }
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: this.apiUrl, description: 'Base URL for API clients (Resend SDK `baseUrl`)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'Pass to `npm run api-key` to create the first API key' });
   }
 
   /** A function for `functions/<handler>.ts` that may perform only `actions` on the table. */
-  addFunction(id: string, handler: string, actions: Parameters<ApiFunction['bindTable']>[1]): ApiFunction {
-    const fn = new ApiFunction(this, id, { handler }).bindTable(this.table, actions);
+  addFunction(id: string, handler: string, actions: Parameters<ApiFunction['bindTable']>[1], timeout?: Duration): ApiFunction {
+    const fn = new ApiFunction(this, id, { handler, timeout }).bindTable(this.table, actions);
     this.functions.set(id, fn);
     return fn;
   }
+
+  private queue(name: string) {
+    const entry = this.queues.get(name);
+    if (!entry) throw new Error(`unknown queue ${name} (functions/workers.ts)`);
+    return entry;
+  }
+
+  /** Lets `fn` send to the named queues, and tells it their URLs (QUEUE_URL_<NAME>, as locally). */
+  private allowSending(fn: ApiFunction, names: readonly string[] | undefined): void {
+    for (const name of names ?? []) {
+      const { queue } = this.queue(name);
+      queue.grantSendMessages(fn);
+      fn.addEnvironment(queueUrlVariable(name), queue.queueUrl);
+    }
+  }
+
+  /** A queue with its DLQ (14 days to inspect and redrive) and an alarm as soon as anything lands there. */
+  private createQueue(definition: QueueDefinition) {
+    const id = functionName({ handler: definition.name });
+    const dlq = new sqs.Queue(this, `${id}DeadLetterQueue`, {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const queue = new sqs.Queue(this, `${id}Queue`, {
+      visibilityTimeout: Duration.seconds(Math.max(definition.visibilityTimeoutSeconds, WORKER_TIMEOUT_SECONDS)),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: dlq, maxReceiveCount: definition.maxReceiveCount },
+    });
+    new cloudwatch.Alarm(this, `${id}DeadLetterAlarm`, {
+      alarmDescription: `Messages of the ${definition.name} queue failed ${definition.maxReceiveCount} times and wait in its DLQ`,
+      metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return { queue, dlq };
+  }
 }
+
+/** Queue and schedule consumers may take longer than a request; SQS visibility must cover it. */
+const WORKER_TIMEOUT_SECONDS = 30;
+
+export const workerFunctionId = (name: string) => `${functionName({ handler: name })}Worker`;
 
 /**
  * One JSON object per request, so CloudWatch Logs Insights can filter on fields; `requestId`

@@ -16,6 +16,8 @@ export interface QueuePollerOptions {
   queueArn: string;
   batchSize: number;
   handler: AnyHandler;
+  /** parallel receive loops, like concurrent Lambda invocations (default 1) */
+  concurrency?: number;
   /** pause between empty receives */
   idleMs?: number;
   onError?: (error: unknown) => void;
@@ -49,19 +51,19 @@ function toRecord(message: Message, queueArn: string): SQSRecord {
 
 export class QueuePoller {
   private running = false;
-  private loop?: Promise<void>;
+  private loops: Promise<void>[] = [];
 
   constructor(private readonly options: QueuePollerOptions) {}
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    this.loops = Array.from({ length: Math.max(1, this.options.concurrency ?? 1) }, () => this.run());
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    await this.loop;
+    await Promise.all(this.loops);
   }
 
   /** One receive-invoke-delete cycle; returns how many messages it handled. Exposed for tests. */

@@ -35,6 +35,7 @@ export interface LocalRuntime {
   mailViewerUrl: string;
   dynamoDbEndpoint: string;
   sqsEndpoint: string;
+  sesEndpoint: string;
   tableName: string;
   streamArn: string;
   projectId: string;
@@ -107,7 +108,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const { provisionDefaultProject } = await import('./bootstrap');
     const provisioned = await provisionDefaultProject(settings.localApiKey);
 
-    const pollers = await startWorkers({ sqsEndpoint, dynamoEndpoint: dynamo.endpoint, region, credentials, streamArn, log });
+    const pollers = await startWorkers({ sqsEndpoint, dynamoEndpoint: dynamo.endpoint, region, credentials, streamArn, scheduleIntervalSeconds: settings.scheduleIntervalSeconds, log });
     cleanups.push(async () => {
       await Promise.all(pollers.map((p) => p.stop()));
     });
@@ -121,7 +122,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const runtimeFile = join(settings.dataDir, RUNTIME_FILE);
     writeFileSync(
       runtimeFile,
-      JSON.stringify({ pid: process.pid, apiUrl, dynamoDbEndpoint: dynamo.endpoint, sqsEndpoint, sesEndpoint, tableName: LOCAL_TABLE_NAME, projectId: provisioned.projectId }, null, 2),
+      JSON.stringify({ pid: process.pid, apiUrl, dynamoDbEndpoint: dynamo.endpoint, sqsEndpoint, sesEndpoint, mailViewerUrl, tableName: LOCAL_TABLE_NAME, projectId: provisioned.projectId }, null, 2),
     );
     cleanups.unshift(async () => rmSync(runtimeFile, { force: true })); // runs last
 
@@ -130,6 +131,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       mailViewerUrl,
       dynamoDbEndpoint: dynamo.endpoint,
       sqsEndpoint,
+      sesEndpoint,
       tableName: LOCAL_TABLE_NAME,
       streamArn,
       projectId: provisioned.projectId,
@@ -148,12 +150,14 @@ interface WorkerEnvironment {
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
   streamArn: string;
+  /** LOCAL_SCHEDULE_INTERVAL_SECONDS: run every schedule this often instead (tests) */
+  scheduleIntervalSeconds?: number;
   log: (line: string) => void;
 }
 
 /** Creates every queue (with its DLQ) and starts a poller for every worker of functions/workers.ts. */
 async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<void> }[]> {
-  const { queues, workers } = await import('../../functions/workers');
+  const { queues, queueUrlVariable, workers } = await import('../../functions/workers');
   const sqs = new SQSClient({ endpoint: env.sqsEndpoint, region: env.region, credentials: env.credentials });
   const queueUrls = new Map<string, { url: string; arn: string }>();
   for (const queue of queues) {
@@ -170,7 +174,7 @@ async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<v
     );
     const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: created.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
     queueUrls.set(queue.name, { url: created.QueueUrl!, arn });
-    process.env[`QUEUE_URL_${queue.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = created.QueueUrl!;
+    process.env[queueUrlVariable(queue.name)] = created.QueueUrl!;
   }
   const streams = new DynamoDBStreamsClient({ endpoint: env.dynamoEndpoint, region: env.region, credentials: env.credentials });
   const onError = (name: string) => (error: unknown) => env.log(JSON.stringify({ level: 'ERROR', message: 'worker error', worker: name, error: String(error) }));
@@ -181,7 +185,18 @@ async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<v
     if (trigger.kind === 'queue') {
       const queue = queueUrls.get(trigger.queue);
       if (!queue) throw new Error(`worker ${worker.name} reads unknown queue ${trigger.queue}`);
-      pollers.push(new QueuePoller({ name: worker.name, sqs, queueUrl: queue.url, queueArn: queue.arn, batchSize: trigger.batchSize, handler, onError: onError(worker.name) }));
+      pollers.push(
+        new QueuePoller({
+          name: worker.name,
+          sqs,
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          batchSize: trigger.batchSize,
+          concurrency: trigger.maxConcurrency,
+          handler,
+          onError: onError(worker.name),
+        }),
+      );
     } else if (trigger.kind === 'stream') {
       pollers.push(
         new StreamPoller({
@@ -196,7 +211,7 @@ async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<v
         }),
       );
     } else {
-      pollers.push(new ScheduleTimer(worker.name, trigger.everySeconds, handler, onError(worker.name)));
+      pollers.push(new ScheduleTimer(worker.name, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name)));
     }
   }
   for (const poller of pollers) poller.start();

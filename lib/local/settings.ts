@@ -20,6 +20,8 @@ export interface LocalSettings {
   sesMaxSendRate: number;
   sqsPort: number;
   dynamoDbPort: number;
+  /** run every scheduled worker this often instead of its own interval (tests) */
+  scheduleIntervalSeconds?: number;
 }
 
 function port(name: string, value: string | undefined, fallback: number): number {
@@ -52,5 +54,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): LocalSetting
     sesMaxSendRate: positive('LOCAL_SES_MAX_SEND_RATE', env.LOCAL_SES_MAX_SEND_RATE, 14),
     sqsPort: port('LOCAL_SQS_PORT', env.LOCAL_SQS_PORT, 0),
     dynamoDbPort: port('LOCAL_DYNAMODB_PORT', env.LOCAL_DYNAMODB_PORT, 0),
+    scheduleIntervalSeconds: env.LOCAL_SCHEDULE_INTERVAL_SECONDS ? positive('LOCAL_SCHEDULE_INTERVAL_SECONDS', env.LOCAL_SCHEDULE_INTERVAL_SECONDS, 60) : undefined,
   };
 }

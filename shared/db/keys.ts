@@ -13,6 +13,13 @@
  * | api key hash    | API_KEY_HASH#<sha256>   | API_KEY_HASH         | -      | -      | every authenticated request (GetItem)                |
  * | segment         | PROJECT#<pid>           | SEGMENT#<sid>        | -      | -      | POST/GET/DELETE /segments (Query on prefix to list)  |
  * | event           | PROJECT#<pid>           | EVENT#<eid>          | -      | -      | outbox: written in the change's transaction; GET /events (Query, newest first); TTL 30 days |
+ * | email           | PROJECT#<pid>           | EMAIL#<eid>          | EMAIL_DUE#<0-7> (while waiting for the sender) | <due ISO time>#<pid>#<eid> | POST/GET /emails, retry, cancel; the due-email dispatcher (Query GSI1 <= now) |
+ * | idempotency     | PROJECT#<pid>           | IDEMPOTENCY#<sha256(key)> | -  | -      | POST /emails(/batch) with Idempotency-Key; TTL 24 h |
+ * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem)                    |
+ * | send rate       | SEND_RATE#<epoch second> | SEND_RATE           | -      | -      | the sender's account-wide per-second send counter; TTL |
+ * | suppression     | PROJECT#<pid>           | SUPPRESSION#<lower-cased address> | - | - | the sender drops suppressed recipients (BatchGet)   |
+ * | domain          | PROJECT#<pid>           | DOMAIN#<did>         | DOMAIN_UNSETTLED (while not_started, pending or temporary_failure) | <did> | POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest first) |
+ * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it, the sender's findSendingDomain (GetItem) |
  */
 export interface Key {
   PK: string;
@@ -39,3 +46,25 @@ export interface Collection {
   PK: string;
   prefix: string;
 }
+
+export const email = (projectId: string, emailId: string): Key => ({ PK: projectPk(projectId), SK: `EMAIL#${emailId}` });
+export const emails = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'EMAIL#' });
+/** Due emails are spread over a few GSI1 partitions so one busy minute is not one hot partition. */
+export const EMAIL_DUE_SHARDS = 8;
+export const emailDueShard = (shard: number) => `EMAIL_DUE#${shard}`;
+export function emailDue(projectId: string, emailId: string, dueAt: string) {
+  const shard = parseInt(emailId.replace(/-/g, '').slice(-2), 16) % EMAIL_DUE_SHARDS;
+  return { GSI1PK: emailDueShard(shard), GSI1SK: `${dueAt}#${projectId}#${emailId}` };
+}
+export const idempotency = (projectId: string, keyHash: string): Key => ({ PK: projectPk(projectId), SK: `IDEMPOTENCY#${keyHash}` });
+export const sesMessage = (messageId: string): Key => ({ PK: `SES_MESSAGE#${messageId}`, SK: 'SES_MESSAGE' });
+export const sendRate = (epochSecond: number): Key => ({ PK: `SEND_RATE#${epochSecond}`, SK: 'SEND_RATE' });
+export const suppression = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION#${address.toLowerCase()}` });
+
+export const domain = (projectId: string, domainId: string): Key => ({ PK: projectPk(projectId), SK: `DOMAIN#${domainId}` });
+export const domains = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'DOMAIN#' });
+/** Global: one per domain name in the whole deployment, read only on its exact key. */
+export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLowerCase()}`, SK: 'DOMAIN_NAME' });
+/** Domains SES is still verifying sit in this GSI1 partition, so the scheduled check finds them without a Scan. */
+export const DOMAINS_UNSETTLED = 'DOMAIN_UNSETTLED';
+export const domainUnsettled = (domainId: string) => ({ GSI1PK: DOMAINS_UNSETTLED, GSI1SK: domainId });

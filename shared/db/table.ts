@@ -1,12 +1,12 @@
 /**
- * One small helper per DynamoDB operation the service uses: GetItem, Query (one page, or all),
- * PutItem and TransactWriteItems. There is deliberately no Scan helper: every read is a key
+ * One small helper per DynamoDB operation the service uses: GetItem, BatchGetItem, Query,
+ * PutItem, UpdateItem and TransactWriteItems. There is deliberately no Scan helper: every read is a key
  * lookup or a Query on a key (DESIGN.md).
  *
  * Writes that may fail a condition carry the domain error to throw when they do, so a
  * cancelled transaction turns into the right 404/409 without the caller parsing reasons.
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from './client';
 import type { Collection, Key } from './keys';
@@ -40,6 +40,63 @@ export function del(key: Key, options: { ifExists?: ConditionFailure } = {}): Wr
   };
 }
 
+export interface UpdateSpec {
+  /** attributes to set */
+  set?: Item;
+  /** attributes to remove */
+  remove?: string[];
+  /** numbers to add to (created at 0) */
+  add?: Record<string, number>;
+  /** a condition on the current item, written with `#name` placeholders for the attributes it names and `:name` values */
+  condition?: { expression: string; names?: Record<string, string>; values?: Item };
+}
+
+/** An UpdateItem, for a transaction (`transact`) or alone (`updateItem`). */
+export function update(key: Key, spec: UpdateSpec, onConditionFailed?: ConditionFailure): WriteAction {
+  const names: Record<string, string> = { ...spec.condition?.names };
+  const values: Item = { ...spec.condition?.values };
+  const clauses: string[] = [];
+  const sets = Object.entries(spec.set ?? {}).map(([name, value], i) => {
+    names[`#s${i}`] = name;
+    values[`:s${i}`] = value;
+    return `#s${i} = :s${i}`;
+  });
+  if (sets.length) clauses.push(`SET ${sets.join(', ')}`);
+  const removes = (spec.remove ?? []).map((name, i) => {
+    names[`#r${i}`] = name;
+    return `#r${i}`;
+  });
+  if (removes.length) clauses.push(`REMOVE ${removes.join(', ')}`);
+  const adds = Object.entries(spec.add ?? {}).map(([name, value], i) => {
+    names[`#a${i}`] = name;
+    values[`:a${i}`] = value;
+    return `#a${i} :a${i}`;
+  });
+  if (adds.length) clauses.push(`ADD ${adds.join(', ')}`);
+  return {
+    kind: 'Update',
+    params: {
+      Key: key,
+      UpdateExpression: clauses.join(' '),
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      ...(spec.condition ? { ConditionExpression: spec.condition.expression } : {}),
+    },
+    onConditionFailed,
+  };
+}
+
+/** A single UpdateItem; returns the item as it is afterwards. */
+export async function updateItem<T extends Item = Item>(action: WriteAction): Promise<T> {
+  try {
+    const out = await documentClient.send(new UpdateCommand({ TableName: tableName(), ...(action.params as { Key: Key; UpdateExpression: string }), ReturnValues: 'ALL_NEW' }));
+    return out.Attributes as T;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException' && action.onConditionFailed) throw action.onConditionFailed();
+    throw error;
+  }
+}
+
 export function checkExists(key: Key, onMissing: ConditionFailure): WriteAction {
   return { kind: 'ConditionCheck', params: { Key: key, ConditionExpression: keyExists }, onConditionFailed: onMissing };
 }
@@ -47,6 +104,22 @@ export function checkExists(key: Key, onMissing: ConditionFailure): WriteAction 
 export async function getItem<T extends Item = Item>(key: Key, consistent = true): Promise<T | undefined> {
   const out = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }));
   return out.Item as T | undefined;
+}
+
+/** The items that exist among `keyList` (any order), 100 keys per request, retrying unprocessed keys. */
+export async function batchGet<T extends Item = Item>(keyList: Key[]): Promise<T[]> {
+  const found: T[] = [];
+  const TableName = tableName();
+  for (let i = 0; i < keyList.length; i += 100) {
+    let pending: Key[] = keyList.slice(i, i + 100);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+      const out = await documentClient.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
+      found.push(...((out.Responses?.[TableName] ?? []) as T[]));
+      pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Key[];
+    }
+  }
+  return found;
 }
 
 /** A single conditional PutItem (one write, one round trip). */

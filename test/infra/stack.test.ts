@@ -9,8 +9,9 @@ import * as path from 'node:path';
 import { Token, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { fallbackRoute, functionName, routes, tableActions } from '../../functions/routes';
+import { queues, queueUrlVariable, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
-import { buildApp, type EmailServiceStack } from '../../lib/email-service-stack';
+import { buildApp, workerFunctionId, type EmailServiceStack } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
 
 /** cdk.json's feature flags: only the CDK CLI reads that file, so tests pass them like it does. */
@@ -78,7 +79,7 @@ describe('EmailService stack (bundling skipped)', () => {
 
   it('has one function per route plus the fallback, all Node.js 22 on arm64 with the table name', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(routes.length + 1);
+    expect(functions).toHaveLength(routes.length + 1 + workers.length);
     for (const { id } of allFunctions) {
       expect(resources[logicalId(id)]).toMatchObject({
         Type: 'AWS::Lambda::Function',
@@ -206,12 +207,120 @@ describe('EmailService app environment', () => {
   });
 });
 
+describe('EmailService queues and workers', () => {
+  const { stack, template, resources } = synth({ bundle: false });
+  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const policiesOf = (fnLogicalId: string) => {
+    const roleId = resources[fnLogicalId].Properties.Role['Fn::GetAtt'][0];
+    return Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+  };
+
+  it.each(queues.map((q) => [q.name, q] as const))('queue %s: encrypted, TLS only, a DLQ after maxReceiveCount, and an alarm on the DLQ', (_name, definition) => {
+    const { queue, dlq } = stack.queues.get(definition.name)!;
+    const queueResource = resources[idOf(queue)];
+    expect(queueResource.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [idOf(dlq), 'Arn'] }, maxReceiveCount: definition.maxReceiveCount },
+    });
+    expect(queueResource.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(definition.visibilityTimeoutSeconds);
+    for (const q of [queue, dlq]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: idOf(q) }],
+        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      });
+    }
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(dlq), 'QueueName'] } }],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it('feeds every queue worker from its queue with partial batch failures', () => {
+    for (const worker of workers.filter((w) => w.trigger.kind === 'queue')) {
+      const trigger = worker.trigger as { queue: string; batchSize: number };
+      const fnId = idOf(stack.functions.get(workerFunctionId(worker.name))!);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: fnId },
+        EventSourceArn: { 'Fn::GetAtt': [idOf(stack.queues.get(trigger.queue)!.queue), 'Arn'] },
+        BatchSize: trigger.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    }
+  });
+
+  it('runs every schedule worker from an EventBridge rule', () => {
+    for (const worker of workers.filter((w) => w.trigger.kind === 'schedule')) {
+      const fnId = idOf(stack.functions.get(workerFunctionId(worker.name))!);
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: Match.stringLikeRegexp('^rate\\('),
+        Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })]),
+      });
+    }
+  });
+
+  it('lets exactly the functions that name a queue send to it, and tells them its URL', () => {
+    const senders = [
+      ...routes.filter((r) => 'queues' in r).map((r) => ({ id: functionName(r), names: (r as { queues: readonly string[] }).queues })),
+      ...workers.filter((w) => w.queues).map((w) => ({ id: workerFunctionId(w.name), names: w.queues! })),
+    ];
+    expect(senders.length).toBeGreaterThan(0);
+    for (const [id, fn] of stack.functions) {
+      const logical = idOf(fn);
+      const named = senders.find((s) => s.id === id)?.names ?? [];
+      const sendStatements = policiesOf(logical).filter((st) => [st.Action].flat().includes('sqs:SendMessage'));
+      expect(sendStatements).toHaveLength(named.length);
+      const variables = resources[logical].Properties.Environment.Variables;
+      for (const name of named) expect(variables[queueUrlVariable(name)]).toEqual({ Ref: idOf(stack.queues.get(name)!.queue) });
+    }
+  });
+});
+
+describe('EmailService SES permissions', () => {
+  const { stack, template, resources } = synth({ bundle: false });
+  const idOf = (fnId: string) => stack.getLogicalId(stack.functions.get(fnId)!.node.defaultChild as CfnElement);
+  const sesStatements = (fnId: string) => {
+    const roleId = resources[idOf(fnId)].Properties.Role['Fn::GetAtt'][0];
+    return Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Effect: string }[])
+      .filter((st) => [st.Action].flat().some((a) => a.startsWith('ses:')));
+  };
+  const declared = [
+    ...routes.map((r) => ({ fnId: functionName(r), ses: ('ses' in r ? r.ses : []) as readonly string[] })),
+    { fnId: functionName(fallbackRoute), ses: [] as readonly string[] },
+    ...workers.map((w) => ({ fnId: workerFunctionId(w.name), ses: w.ses ?? [] })),
+  ];
+
+  it.each(declared.map((d) => [d.fnId, d] as const))('%s: exactly the SES actions it declares, on *', (_id, { fnId, ses }) => {
+    const statements = sesStatements(fnId);
+    expect(statements.flatMap((st) => [st.Action].flat()).sort()).toEqual([...ses].sort());
+    for (const statement of statements) expect(statement).toMatchObject({ Effect: 'Allow', Resource: '*' });
+  });
+
+  it('gives the domain routes the SES calls they make, and nothing SES to the rest', () => {
+    expect(sesStatements('PostDomains').flatMap((st) => [st.Action].flat())).toEqual(expect.arrayContaining(['ses:CreateEmailIdentity', 'ses:CreateConfigurationSet', 'ses:PutEmailIdentityMailFromAttributes']));
+    expect(sesStatements('PostDomainsDomainIdVerify').flatMap((st) => [st.Action].flat())).toEqual(['ses:GetEmailIdentity']);
+    expect(sesStatements('GetDomains')).toEqual([]);
+    expect(sesStatements('PostSegments')).toEqual([]);
+  });
+
+  it('checks pending domains every minute from an EventBridge rule', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [idOf(workerFunctionId('domain-verification')), 'Arn'] } })]),
+    });
+  });
+});
+
 describe('EmailService stack (bundled with esbuild)', () => {
   it('builds an ESM bundle per function with the shared imports and the AWS SDK inlined', () => {
     const { app, template, resources } = synth({ bundle: true });
     const assemblyDir = app.synth().directory;
     const functions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(routes.length + 1);
+    expect(functions).toHaveLength(routes.length + 1 + workers.length);
     for (const fn of functions) {
       const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
       const bundle = fs.readFileSync(path.join(assemblyDir, `asset.${hash}`, 'index.mjs'), 'utf8');
@@ -220,6 +329,6 @@ describe('EmailService stack (bundled with esbuild)', () => {
       expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//); // SDK bundled, not imported from the runtime
       expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b/);
     }
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + 1);
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + 1 + workers.length);
   }, 180_000);
 });

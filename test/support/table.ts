@@ -10,6 +10,8 @@ export interface RuntimeInfo {
   apiUrl: string;
   dynamoDbEndpoint: string;
   sqsEndpoint: string;
+  sesEndpoint: string;
+  mailViewerUrl: string;
   tableName: string;
   projectId: string;
 }

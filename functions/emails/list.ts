@@ -1,0 +1,9 @@
+import { listEmails } from '#shared/emails';
+import { api, ok } from '#shared/http/api';
+import * as emailOps from '#shared/operations/emails';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+
+export const handler = api(emailOps.list, async ({ query, caller }) => {
+  const { records, hasMore } = await listEmails(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: records, has_more: hasMore });
+});

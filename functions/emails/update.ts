@@ -1,0 +1,8 @@
+import { rescheduleEmail } from '#shared/emails';
+import { api, ok } from '#shared/http/api';
+import * as emailOps from '#shared/operations/emails';
+
+export const handler = api(emailOps.update, async ({ params, body, caller }) => {
+  await rescheduleEmail(caller, params.email_id, body.scheduled_at);
+  return ok({ object: 'email', id: params.email_id });
+});

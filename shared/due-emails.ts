@@ -1,0 +1,55 @@
+/**
+ * The due-email dispatcher: enqueues every email whose scheduled time (or send lease, see
+ * shared/emails.ts) has passed. Runs on a schedule, so scheduled emails go out within one
+ * interval of their time and an email whose queue message was lost is sent anyway.
+ * Each due email gets a new lease before its message is sent, so the next run skips it.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from './db/client';
+import * as keys from './db/keys';
+import { update, updateItem } from './db/table';
+import { SEND_LEASE_MS } from './emails';
+import { enqueueSends, type SendMessage } from './send-queue';
+
+class LeaseTaken extends Error {}
+
+/** Returns how many emails it enqueued. */
+export async function dispatchDueEmails(now = new Date()): Promise<number> {
+  const bound = `${now.toISOString()}~`; // every GSI1SK `<due>#...` with due <= now
+  const due: SendMessage[] = [];
+  for (let shard = 0; shard < keys.EMAIL_DUE_SHARDS; shard++) {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const out = await documentClient.send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :bound',
+          ExpressionAttributeValues: { ':pk': keys.emailDueShard(shard), ':bound': bound },
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const lease = new Date(now.getTime() + SEND_LEASE_MS).toISOString();
+        try {
+          await updateItem(
+            update(
+              keys.email(item.project_id, item.id),
+              {
+                set: keys.emailDue(item.project_id, item.id, lease),
+                condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } },
+              },
+              () => new LeaseTaken(),
+            ),
+          );
+          due.push({ project_id: item.project_id, email_id: item.id });
+        } catch (error) {
+          if (!(error instanceof LeaseTaken)) throw error; // another run or the sender got there first
+        }
+      }
+      ExclusiveStartKey = out.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
+  await enqueueSends(due);
+  return due.length;
+}

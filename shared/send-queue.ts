@@ -1,0 +1,30 @@
+/**
+ * The send queue: one message per email to send, `{project_id, email_id}`. The email item is the
+ * truth; a message only says "look at this email". Losing one is safe (the due-email dispatcher
+ * re-enqueues emails that wait too long) and so is a duplicate (the sender claims each email
+ * with a condition before sending).
+ */
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+
+const sqs = new SQSClient({});
+
+export interface SendMessage {
+  project_id: string;
+  email_id: string;
+}
+
+function queueUrl(): string {
+  const url = process.env.QUEUE_URL_SEND;
+  if (!url) throw new Error('QUEUE_URL_SEND is not set');
+  return url;
+}
+
+export async function enqueueSends(messages: SendMessage[]): Promise<void> {
+  for (let i = 0; i < messages.length; i += 10) {
+    const chunk = messages.slice(i, i + 10);
+    const out = await sqs.send(
+      new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: chunk.map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })) }),
+    );
+    if (out.Failed?.length) throw new Error(`send queue refused ${out.Failed.length} messages: ${out.Failed[0].Message}`);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The account-wide send rate. SES allows `MaxSendRate` emails per second for the whole account
+ * (GetAccount), whatever number of sender Lambdas run, so the limit is kept in the table: one
+ * counter item per second, incremented with a condition that it stays at or under the limit.
+ * A sender that finds the current second full waits for the next one. Within a second, slot n
+ * waits until n/rate of its first 850 ms has passed, so sends are spread evenly rather than bunched at the
+ * start of each second (SES, on its own clock, would see a bunch straddle two seconds as a
+ * burst over the rate). A sender that wakes up too late in its slot's second (under 100 ms
+ * left) takes a slot of a later second instead, so a send goes out in the second that counted it.
+ * `SEND_RATE_PER_SECOND`
+ * overrides the rate SES reports (e.g. to stay below it, or for the benchmark).
+ */
+import { GetAccountCommand } from '@aws-sdk/client-sesv2';
+import * as keys from './db/keys';
+import { update, updateItem } from './db/table';
+import { sesClient } from './ses';
+
+const ACCOUNT_CACHE_MS = 5 * 60 * 1000;
+let cached: { rate: number; at: number } | undefined;
+
+export async function maxSendRate(): Promise<number> {
+  const override = Number(process.env.SEND_RATE_PER_SECOND);
+  if (override > 0) return override;
+  if (cached && Date.now() - cached.at < ACCOUNT_CACHE_MS) return cached.rate;
+  const account = await sesClient.send(new GetAccountCommand({}));
+  const rate = Math.max(1, Math.floor(account.SendQuota?.MaxSendRate ?? 1));
+  cached = { rate, at: Date.now() };
+  return rate;
+}
+
+class SecondFull extends Error {}
+
+/** Slots are spread over the first PACED_MS of each second, leaving GUARD_MS for the request to reach SES. */
+const PACED_MS = 850;
+const GUARD_MS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until a send slot is free in some second and takes it. Gives up (throws) after `maxWaitMs`. */
+export async function acquireSendSlot(maxWaitMs = 5_000): Promise<void> {
+  const rate = await maxSendRate();
+  const deadline = Date.now() + maxWaitMs;
+  for (;;) {
+    const second = Math.floor(Date.now() / 1000);
+    try {
+      const counter = await updateItem(
+        update(
+          keys.sendRate(second),
+          {
+            add: { sent: 1 },
+            set: { type: 'send_rate', expires_at: second + 120 },
+            condition: { expression: 'attribute_not_exists(#sent) OR #sent < :rate', names: { '#sent': 'sent' }, values: { ':rate': rate } },
+          },
+          () => new SecondFull(),
+        ),
+      );
+      const slotStart = second * 1000 + ((Number(counter.sent) - 1) * PACED_MS) / rate;
+      if (slotStart > Date.now()) await sleep(slotStart - Date.now());
+      // Woken (or delayed) too close to, or into, the next second: this second's counter may not
+      // be the one SES sees the send in, so take a slot of a later second instead. A send only
+      // goes out with GUARD_MS of its counted second left to reach SES.
+      if (Date.now() < second * 1000 + 1000 - GUARD_MS) return;
+    } catch (error) {
+      if (!(error instanceof SecondFull)) throw error;
+      if (Date.now() > deadline) throw new Error('no send slot free: the account send rate is taken');
+      await sleep((second + 1) * 1000 - Date.now() + Math.random() * 20); // the next second, jittered
+    }
+  }
+}

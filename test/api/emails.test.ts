@@ -1,0 +1,222 @@
+/**
+ * Sending over HTTP through the whole local pipeline: POST /emails -> table + send queue ->
+ * sender worker -> local SES (rate-limited, identity-checked) -> the mail viewer's store.
+ */
+import { CreateEmailIdentityCommand, DeleteEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/db/client';
+import { api } from '../support/http';
+import { createOtherProject, useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+
+const runtime = useRuntimeTable();
+const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+afterAll(() => ses.destroy());
+
+let counter = 0;
+const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}.example.com`;
+
+/** A domain of the test project, verified (the local SES verifies identities after a moment). */
+async function verifiedDomain(key?: string): Promise<string> {
+  const name = unique('mail');
+  const created = await api.post('/domains', { name }, { key });
+  expect(created.status).toBe(201);
+  await waitFor(() => api.post(`/domains/${created.body.id}/verify`, undefined, { key }), (r) => r.body.status === 'verified');
+  return name;
+}
+
+const emailOf = (id: string, key?: string) => api.get(`/emails/${id}`, { key }).then((r) => r.body);
+const settled = (id: string, key?: string) => waitFor(() => emailOf(id, key), (e) => !['queued', 'sending', 'scheduled'].includes(e.last_event));
+
+async function mailViewerStore(): Promise<{ subject: string; messageId: string }[]> {
+  const store = await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json() as Promise<{ emails: { subject: string; messageId: string }[] }>);
+  return store.emails;
+}
+
+let domain: string;
+beforeAll(async () => {
+  domain = await verifiedDomain();
+});
+
+describe('POST /emails', () => {
+  it('sends to the SES mailbox simulator: sent, with a message id, and visible in the mail viewer', async () => {
+    const subject = `Hello ${Date.now()}`;
+    const res = await api.post('/emails', {
+      from: `Acme <news@${domain}>`,
+      to: 'success@simulator.amazonses.com',
+      subject,
+      html: '<p>Hi</p>',
+      text: 'Hi',
+      headers: { 'X-Campaign': 'welcome' },
+      tags: [{ name: 'category', value: 'welcome' }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const email = await settled(res.body.id);
+    expect(email).toMatchObject({
+      object: 'email',
+      id: res.body.id,
+      from: `Acme <news@${domain}>`,
+      to: ['success@simulator.amazonses.com'],
+      cc: [],
+      subject,
+      html: '<p>Hi</p>',
+      text: 'Hi',
+      headers: { 'X-Campaign': 'welcome' },
+      tags: [{ name: 'category', value: 'welcome' }],
+      last_event: 'sent',
+      scheduled_at: null,
+    });
+    expect(email.message_id).toEqual(expect.any(String));
+    expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(true);
+  });
+
+  it('refuses a domain that is not the project\'s, or not verified, with 422 on from', async () => {
+    const foreign = await api.post('/emails', { from: 'a@not-mine.example.org', to: 'b@example.com', subject: 's', text: 't' });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.errors[0]).toMatchObject({ code: 'domain_not_found', path: 'from' });
+
+    const pending = unique('pending');
+    expect((await api.post('/domains', { name: pending })).status).toBe(201);
+    const unverified = await api.post('/emails', { from: `a@${pending}`, to: 'b@example.com', subject: 's', text: 't' });
+    expect(unverified.status).toBe(422);
+    expect(unverified.body.errors[0]).toMatchObject({ code: 'domain_not_verified', path: 'from' });
+  });
+
+  it('validates the body: addresses, html or text, recipients limit, tags', async () => {
+    const bad = await api.post('/emails', { from: `a@${domain}`, to: ['ok@example.com', 'not an address'], subject: 's' });
+    expect(bad.status).toBe(422);
+    const paths = bad.body.errors.map((e: { path: string }) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(['html']));
+    expect(paths.some((p: string) => p.startsWith('to'))).toBe(true);
+
+    const many = Array.from({ length: 51 }, (_, i) => `r${i}@example.com`);
+    const tooMany = await api.post('/emails', { from: `a@${domain}`, to: many, subject: 's', text: 't' });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.errors[0].path).toBe('to');
+
+    const badTag = await api.post('/emails', { from: `a@${domain}`, to: 'x@example.com', subject: 's', text: 't', tags: [{ name: 'a b', value: 'v' }] });
+    expect(badTag.status).toBe(422);
+    expect(badTag.body.errors[0].path).toBe('tags.0.name');
+  });
+
+  it('lets a test key send from an unverified domain of its project without reaching SES', async () => {
+    const other = await createOtherProject();
+    // POST /api-keys gives keys of the caller's mode, so the test key comes straight from the table
+    const { createApiKey } = await import('../../shared/api-keys');
+    const { token } = await createApiKey({ projectId: other.projectId, livemode: false, permission: 'full_access' }, { name: 'test', mode: 'test' });
+    const name = unique('testmode');
+    expect((await api.post('/domains', { name }, { key: token })).status).toBe(201);
+    const subject = `Test mode ${Date.now()}`;
+    const res = await api.post('/emails', { from: `t@${name}`, to: 'someone@example.com', subject, text: 'x' }, { key: token });
+    expect(res.status).toBe(200);
+    const email = await settled(res.body.id, token);
+    expect(email.last_event).toBe('sent');
+    expect(email.message_id).toMatch(/^test-/);
+    expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(false);
+    const events = await documentClient.send(
+      new QueryCommand({
+        TableName: runtime.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)',
+        ExpressionAttributeValues: { ':pk': `PROJECT#${other.projectId}`, ':e': 'EVENT#' },
+      }),
+    );
+    const mine = (events.Items ?? []).map((i) => i.event).filter((e) => e.data.object.id === res.body.id);
+    expect(mine.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent']);
+    expect(mine.every((e) => e.livemode === false)).toBe(true);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the same id for the same key and body and sends once; another body is 409', async () => {
+    const subject = `Idempotent ${Date.now()}`;
+    const body = { from: `a@${domain}`, to: 'success@simulator.amazonses.com', subject, text: 'once' };
+    const headers = { 'Idempotency-Key': `order-${Date.now()}` };
+    const first = await api.post('/emails', body, { headers });
+    const second = await api.post('/emails', body, { headers });
+    expect(first.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    await settled(first.body.id);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await mailViewerStore()).filter((m) => m.subject === subject)).toHaveLength(1);
+
+    const other = await api.post('/emails', { ...body, text: 'changed' }, { headers });
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ name: 'application_error', errors: [{ code: 'invalid_idempotent_request' }] });
+  });
+});
+
+describe('POST /emails/batch', () => {
+  it('sends every email of a valid batch', async () => {
+    const res = await api.post('/emails/batch', [1, 2, 3].map((n) => ({ from: `a@${domain}`, to: `r${n}@example.com`, subject: `Batch ${n}`, text: 'x' })));
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(3);
+    for (const { id } of res.body.data) expect((await settled(id)).last_event).toBe('sent');
+  });
+
+  it('refuses the whole batch when one email is invalid, naming its index, and writes nothing', async () => {
+    const before = (await api.get('/emails?limit=100')).body.data.length;
+    const res = await api.post('/emails/batch', [
+      { from: `a@${domain}`, to: 'r@example.com', subject: 'fine', text: 'x' },
+      { from: `a@${domain}`, to: 'r@example.com', subject: '', text: 'x' },
+    ]);
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0].path).toBe('1.subject');
+    expect((await api.get('/emails?limit=100')).body.data.length).toBe(before);
+  });
+});
+
+describe('scheduled emails', () => {
+  it('sends a scheduled email after its time', async () => {
+    const at = new Date(Date.now() + 2000).toISOString();
+    const res = await api.post('/emails', { from: `a@${domain}`, to: 'later@example.com', subject: 'Later', text: 'x', scheduled_at: at });
+    expect((await emailOf(res.body.id)).last_event).toBe('scheduled');
+    const email = await settled(res.body.id);
+    expect(email).toMatchObject({ last_event: 'sent', scheduled_at: at });
+  });
+
+  it('reschedules and cancels a scheduled email; cancelling twice is 409', async () => {
+    const at = new Date(Date.now() + 60 * 60 * 1000).toISOString();
+    const res = await api.post('/emails', { from: `a@${domain}`, to: 'later@example.com', subject: 'Much later', text: 'x', scheduled_at: at });
+    const later = new Date(Date.now() + 2 * 60 * 60 * 1000).toISOString();
+    expect((await api.patch(`/emails/${res.body.id}`, { scheduled_at: later })).status).toBe(200);
+    expect((await emailOf(res.body.id)).scheduled_at).toBe(later);
+    expect(await api.post(`/emails/${res.body.id}/cancel`)).toMatchObject({ status: 200, body: { object: 'email', id: res.body.id } });
+    expect((await emailOf(res.body.id)).last_event).toBe('canceled');
+    const again = await api.post(`/emails/${res.body.id}/cancel`);
+    expect(again.status).toBe(409);
+    expect(again.body.errors[0].code).toBe('email_not_scheduled');
+  });
+});
+
+describe('POST /emails/{email_id}/retry', () => {
+  it('answers 404 with errors as an object for an unknown email', async () => {
+    const res = await api.post('/emails/01a20280-902e-70b0-b281-d9d957510688/retry');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ name: 'not_found', message: expect.any(String), errors: { code: 'not_found' } });
+    expect(Array.isArray(res.body.errors)).toBe(false);
+  });
+
+  it('answers 409 with errors as an object for an email that did not fail', async () => {
+    const { body } = await api.post('/emails', { from: `a@${domain}`, to: 'r@example.com', subject: 'ok', text: 'x' });
+    await settled(body.id);
+    const res = await api.post(`/emails/${body.id}/retry`);
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ name: 'application_error', errors: { code: 'email_not_retryable', last_event: 'sent' } });
+  });
+
+  it('re-queues a failed email, which is then sent', async () => {
+    const name = await verifiedDomain();
+    await ses.send(new DeleteEmailIdentityCommand({ EmailIdentity: name })); // SES now rejects the sender
+    const { body } = await api.post('/emails', { from: `a@${name}`, to: 'success@simulator.amazonses.com', subject: 'Retry me', text: 'x' });
+    const failed = await settled(body.id);
+    expect(failed.last_event).toBe('failed');
+
+    await ses.send(new CreateEmailIdentityCommand({ EmailIdentity: name }));
+    await new Promise((r) => setTimeout(r, 1200)); // the local SES verifies it after a moment
+    const retried = await api.post(`/emails/${body.id}/retry`);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ object: 'email', id: body.id, last_event: 'queued' });
+    expect((await settled(body.id)).last_event).toBe('sent');
+  });
+});
