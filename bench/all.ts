@@ -1,0 +1,31 @@
+/**
+ * `npm run bench`: every benchmark in turn, each printing a markdown table. Benchmarks print
+ * figures; they never fail the build (a budget that is not met says OVER / NOT MET).
+ * BENCH_ONLY=bundles|send runs one of them.
+ */
+import { cpus } from 'node:os';
+import { benchBundles, formatBundles } from './bundles';
+import { benchSendPipeline, formatSendPipeline } from './send-pipeline';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+async function main(): Promise<void> {
+  const only = process.env.BENCH_ONLY;
+  console.log(`# Benchmarks\n\nNode ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${new Date().toISOString()}\n`);
+  if (!only || only === 'bundles') {
+    console.log(`## Bundle size and module initialisation per function (median of ${process.env.BENCH_RUNS ?? 7} fresh processes)\n`);
+    console.log(formatBundles(await benchBundles()), '\n');
+  }
+  if (!only || only === 'send') {
+    console.log('## Send pipeline: 2,000 emails at a configured 50/s (counted where SES receives them)\n');
+    console.log(formatSendPipeline(await benchSendPipeline()), '\n');
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,83 @@
+/**
+ * Bundle size and module initialisation time of every function, built exactly as the stack
+ * deploys it (lib/bundling.ts), against DESIGN.md's budgets (450 KB, 70 ms). Init time is the
+ * median over BENCH_RUNS fresh `node` processes importing the bundle (cold start's module part).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { fallbackRoute, functionName, routes } from '../functions/routes';
+import { workers } from '../functions/workers';
+import { BUNDLE_BANNER, BUNDLE_BUDGET_BYTES, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET, INIT_BUDGET_MS } from '../lib/bundling';
+
+const root = join(__dirname, '..');
+
+export interface BundleRow {
+  name: string;
+  handler: string;
+  bytes: number;
+  initMs: { min: number; median: number; max: number };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** One fresh process: import the bundle, print how long it took. */
+const LOADER = `const t=process.hrtime.bigint();import(process.argv[1]).then(()=>{process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))})`;
+
+export async function benchBundles(runs = Number(process.env.BENCH_RUNS ?? 7)): Promise<BundleRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
+  const functions = [
+    ...routes.map((r) => ({ name: functionName(r), handler: r.handler })),
+    { name: functionName(fallbackRoute), handler: fallbackRoute.handler },
+    ...workers.map((w) => ({ name: `${functionName({ handler: w.name })}Worker`, handler: w.handler })),
+  ];
+  const rows: BundleRow[] = [];
+  try {
+    for (const fn of functions) {
+      const outfile = join(dir, `${fn.name}.mjs`);
+      await build({
+        entryPoints: [join(root, 'functions', `${fn.handler}.ts`)],
+        absWorkingDir: root,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        minify: true,
+        target: BUNDLE_TARGET,
+        mainFields: BUNDLE_MAIN_FIELDS,
+        banner: { js: BUNDLE_BANNER },
+        outfile,
+        logLevel: 'error',
+      });
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const out = spawnSync(process.execPath, ['--input-type=module', '-e', LOADER, outfile], {
+          env: { ...process.env, AWS_REGION: 'ap-southeast-2', TABLE_NAME: 'bench', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+          encoding: 'utf8',
+        });
+        if (out.status !== 0) throw new Error(`${fn.handler} failed to load: ${out.stderr}`);
+        times.push(Number(out.stdout));
+      }
+      rows.push({ ...fn, bytes: statSync(outfile).size, initMs: { min: Math.min(...times), median: median(times), max: Math.max(...times) } });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export function formatBundles(rows: BundleRow[]): string {
+  const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+  const lines = [
+    `| function | handler | bundle KB (budget ${kb(BUNDLE_BUDGET_BYTES)}) | init ms median (min-max; budget ${INIT_BUDGET_MS}) | budget |`,
+    '|---|---|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    const met = r.bytes <= BUNDLE_BUDGET_BYTES && r.initMs.median <= INIT_BUDGET_MS;
+    lines.push(
+      `| ${r.name} | ${r.handler} | ${kb(r.bytes)} | ${r.initMs.median.toFixed(1)} (${r.initMs.min.toFixed(1)}-${r.initMs.max.toFixed(1)}) | ${met ? 'MET' : 'OVER'} |`,
+    );
+  }
+  return lines.join('\n');
+}
