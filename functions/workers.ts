@@ -41,6 +41,20 @@ export interface Worker {
 export const queues: readonly QueueDefinition[] = [
   // One message per email to send. 30 s covers a batch of 10 sends waiting for rate slots.
   { name: 'send', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+  // SES events (SNS envelopes from the SES events topic): bounces and complaints only ...
+  { name: 'ses-suppression', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+  // ... and every event, for the emails' status.
+  { name: 'ses-events', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+];
+
+/**
+ * The SES events topic's subscriptions: each queue gets the SES event JSON of every send in an
+ * SNS envelope, filtered on the message body. The stack subscribes the queues with these
+ * filters; the local SES front publishes through the same list and the same filter matcher.
+ */
+export const sesEventSubscriptions: readonly { queue: string; bodyFilter?: { eventType: readonly string[] } }[] = [
+  { queue: 'ses-suppression', bodyFilter: { eventType: ['Bounce', 'Complaint'] } },
+  { queue: 'ses-events' },
 ];
 export const workers: readonly Worker[] = [
   {
@@ -49,6 +63,12 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5 },
     table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'],
     ses: ['ses:SendEmail', 'ses:GetAccount'],
+  },
+  {
+    name: 'email-status',
+    handler: 'workers/email-status',
+    trigger: { kind: 'queue', queue: 'ses-events', batchSize: 10 },
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
   },
   {
     name: 'dispatch-due-emails',

@@ -13,11 +13,15 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackRoute, functionName, routes, tableActions } from '../functions/routes';
-import { queues as queueDefinitions, queueUrlVariable, workers, type QueueDefinition } from '../functions/workers';
+import { queues as queueDefinitions, queueUrlVariable, sesEventSubscriptions, workers, type QueueDefinition } from '../functions/workers';
 import { ApiFunction } from './api-function';
 import { tableDefinition } from './table-definition';
 
@@ -32,12 +36,15 @@ export class EmailServiceStack extends Stack {
   readonly functions = new Map<string, ApiFunction>();
   /** the queues of functions/workers.ts by name, each with its DLQ */
   readonly queues = new Map<string, { queue: sqs.Queue; dlq: sqs.Queue }>();
+  /** where every domain's configuration set publishes its SES events */
+  readonly sesEventsTopic: sns.Topic;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
 
     this.table = createTable(this);
     for (const definition of queueDefinitions) this.queues.set(definition.name, this.createQueue(definition));
+    this.sesEventsTopic = this.createSesEventsTopic();
 
     // `$default` catches what no route matches, so unknown routes get our 404/405 envelope
     // instead of API Gateway's own `{"message":"Not Found"}`.
@@ -52,6 +59,7 @@ export class EmailServiceStack extends Stack {
       const fn = this.addFunction(fnId, route.handler, tableActions(route));
       this.allowSending(fn, 'queues' in route ? route.queues : undefined);
       fn.bindSes('ses' in route ? route.ses : []);
+      this.tellEventsTopic(fn, 'ses' in route ? route.ses : []);
       this.api.addRoutes({
         path: route.path,
         methods: [apigw.HttpMethod[route.method]],
@@ -109,6 +117,41 @@ export class EmailServiceStack extends Stack {
     const fn = new ApiFunction(this, id, { handler, timeout }).bindTable(this.table, actions);
     this.functions.set(id, fn);
     return fn;
+  }
+
+  /**
+   * The SES events topic: SES publishes each send's events to it (the configuration sets' event
+   * destinations), and the feedback queues subscribe with the body filters of
+   * `sesEventSubscriptions`. Encrypted with a key SES may use; SNS delivers to the SSE-SQS queues.
+   */
+  private createSesEventsTopic(): sns.Topic {
+    const key = new kms.Key(this, 'SesEventsKey', { enableKeyRotation: true, description: 'SES events topic' });
+    key.grant(new iam.ServicePrincipal('ses.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
+    const topic = new sns.Topic(this, 'SesEventsTopic', { masterKey: key, enforceSSL: true });
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    );
+    for (const subscription of sesEventSubscriptions) {
+      const filter = subscription.bodyFilter;
+      topic.addSubscription(
+        new SqsSubscription(this.queue(subscription.queue).queue, {
+          ...(filter
+            ? { filterPolicyWithMessageBody: { eventType: sns.FilterOrPolicy.filter(sns.SubscriptionFilter.stringFilter({ allowlist: [...filter.eventType] })) } }
+            : {}),
+        }),
+      );
+    }
+    return topic;
+  }
+
+  /** Functions that create or change configuration-set event destinations need the topic they point at. */
+  private tellEventsTopic(fn: ApiFunction, sesActions: readonly string[]): void {
+    if (sesActions.some((a) => a.endsWith('ConfigurationSetEventDestination'))) fn.addEnvironment('SES_EVENTS_TOPIC_ARN', this.sesEventsTopic.topicArn);
   }
 
   private queue(name: string) {

@@ -7,6 +7,7 @@
  * | DynamoDB (+ streams)     | DynamoDB Local (java child process), table from lib/table-definition.ts |
  * | SQS                      | local-aws-sqs, in process; queues from functions/workers.ts     |
  * | SES v2                   | lib/local/ses-front.ts (identities, configuration sets, account, send rate) in front of aws-ses-v2-local (stores mail, mail viewer) |
+ * | SES events -> SNS -> SQS | lib/local/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
  * | API Gateway + Lambda     | lib/local/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
  *
@@ -25,6 +26,7 @@ import { loadHandler } from './handlers';
 import { lambdaContext } from './lambda-context';
 import { freePort } from './ports';
 import { QueuePoller } from './queue-poller';
+import { publishSesEvents, simulatedEvents } from './ses-events';
 import { SesFront } from './ses-front';
 import type { LocalSettings } from './settings';
 import { StreamPoller } from './stream-poller';
@@ -77,6 +79,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     cleanups.push(() => closeServer(sqsServer));
     const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
 
+    const sesEventsSqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
     const { default: startSes } = await import('aws-ses-v2-local');
     const sesServer = await startSes({ host: '127.0.0.1', port: settings.sesPort });
     cleanups.push(() => closeServer(sesServer));
@@ -88,6 +91,16 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
       verifyDelayMs: settings.sesVerifyDelayMs,
       maxSendRate: settings.sesMaxSendRate,
+      // As if every configuration set had the SNS event destination: SES events to the feedback queues.
+      onSent: ({ request, messageId }) => {
+        if (!request.ConfigurationSetName) return;
+        const events = simulatedEvents(request, messageId);
+        const [first, ...rest] = events;
+        publishSesEvents(sesEventsSqs, [first])
+          .then(() => new Promise((resolve) => setTimeout(resolve, 200))) // delivery and feedback come a moment later
+          .then(() => publishSesEvents(sesEventsSqs, rest))
+          .catch((error) => log(JSON.stringify({ level: 'ERROR', message: 'publishing SES events failed', error: String(error) })));
+      },
     });
     const sesFrontServer = await sesFront.start();
     cleanups.push(() => closeServer(sesFrontServer));

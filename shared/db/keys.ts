@@ -16,6 +16,7 @@
  * | email           | PROJECT#<pid>           | EMAIL#<eid>          | EMAIL_DUE#<0-7> (while waiting for the sender) | <due ISO time>#<pid>#<eid> | POST/GET /emails, retry, cancel; the due-email dispatcher (Query GSI1 <= now) |
  * | idempotency     | PROJECT#<pid>           | IDEMPOTENCY#<sha256(key)> | -  | -      | POST /emails(/batch) with Idempotency-Key; TTL 24 h |
  * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem)                    |
+ * | SES event seen  | SES_EVENT#<message id>  | <sha256 of the event> | -  | -      | email-status worker: each SES event applied once; TTL 7 days |
  * | send rate       | SEND_RATE#<epoch second> | SEND_RATE           | -      | -      | the sender's account-wide per-second send counter; TTL |
  * | suppression     | PROJECT#<pid>           | SUPPRESSION#<lower-cased address> | - | - | the sender drops suppressed recipients (BatchGet)   |
  * | domain          | PROJECT#<pid>           | DOMAIN#<did>         | DOMAIN_UNSETTLED (while not_started, pending or temporary_failure) | <did> | POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest first) |
@@ -68,3 +69,4 @@ export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLo
 /** Domains SES is still verifying sit in this GSI1 partition, so the scheduled check finds them without a Scan. */
 export const DOMAINS_UNSETTLED = 'DOMAIN_UNSETTLED';
 export const domainUnsettled = (domainId: string) => ({ GSI1PK: DOMAINS_UNSETTLED, GSI1SK: domainId });
+export const sesEvent = (messageId: string, eventHash: string): Key => ({ PK: `SES_EVENT#${messageId}`, SK: eventHash });

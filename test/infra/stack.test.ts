@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Token, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { fallbackRoute, functionName, routes, tableActions } from '../../functions/routes';
-import { queues, queueUrlVariable, workers } from '../../functions/workers';
+import { queues, queueUrlVariable, sesEventSubscriptions, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
 import { buildApp, workerFunctionId, type EmailServiceStack } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
@@ -312,6 +312,43 @@ describe('EmailService SES permissions', () => {
       ScheduleExpression: 'rate(1 minute)',
       Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [idOf(workerFunctionId('domain-verification')), 'Arn'] } })]),
     });
+  });
+});
+
+describe('EmailService SES events topic', () => {
+  const { stack, template, resources } = synth({ bundle: false });
+  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const topicId = idOf(stack.sesEventsTopic);
+
+  it('is encrypted with a key SES may use, TLS only, and only SES of this account may publish', () => {
+    expect(resources[topicId].Properties.KmsMasterKeyId).toBeDefined();
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'ses.amazonaws.com' }, Action: 'sns:Publish', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+        ]),
+      },
+    });
+  });
+
+  it.each(sesEventSubscriptions.map((s) => [s.queue, s] as const))('feeds the %s queue with the same body filter as the local runtime', (_name, subscription) => {
+    const props: Record<string, unknown> = {
+      Protocol: 'sqs',
+      TopicArn: { Ref: topicId },
+      Endpoint: { 'Fn::GetAtt': [idOf(stack.queues.get(subscription.queue)!.queue), 'Arn'] },
+    };
+    if (subscription.bodyFilter) Object.assign(props, { FilterPolicyScope: 'MessageBody', FilterPolicy: { eventType: [...subscription.bodyFilter.eventType] } });
+    template.hasResourceProperties('AWS::SNS::Subscription', props);
+  });
+
+  it('tells the functions that make event destinations where the topic is', () => {
+    for (const [id, fn] of stack.functions) {
+      const variables = resources[idOf(fn)].Properties.Environment.Variables;
+      const route = routes.find((r) => functionName(r) === id);
+      const makesDestinations = !!route && 'ses' in route && (route.ses as readonly string[]).some((a) => a.endsWith('ConfigurationSetEventDestination'));
+      expect(variables.SES_EVENTS_TOPIC_ARN === undefined).toBe(!makesDestinations);
+    }
   });
 });
 

@@ -1,0 +1,120 @@
+/**
+ * What SES publishes for a send when its configuration set has an SNS event destination,
+ * simulated for the local runtime: the SES event JSON (event publishing format), wrapped in an
+ * SNS notification envelope, put on every queue subscribed to the events topic whose body
+ * filter matches (functions/workers.ts `sesEventSubscriptions`), as SNS -> SQS would.
+ *
+ * Recipients behave like the SES mailbox simulator (all @simulator.amazonses.com):
+ * `success@` delivered; `bounce@` a Permanent/General bounce; `ooto@` delivered (SES then sends
+ * an auto-reply, which suppresses nothing); `complaint@` delivered, then an `abuse` complaint;
+ * `suppressionlist@` a Permanent/OnAccountSuppressionList bounce. Any other address: delivered.
+ * Every send gets a `Send` event first.
+ */
+import { randomUUID } from 'node:crypto';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { queueUrlVariable, sesEventSubscriptions } from '../../functions/workers';
+import { matchesFilter, type FilterPattern } from './event-filter';
+
+export const LOCAL_SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:ap-southeast-2:000000000000:ses-events';
+
+type SesEvent = Record<string, unknown> & { eventType: string };
+
+function bareAddress(address: string): string {
+  const match = /<([^>]+)>\s*$/.exec(address);
+  return (match ? match[1] : address).trim().toLowerCase();
+}
+
+/** The SES events of one accepted send, in the order SES would publish them. */
+export function simulatedEvents(request: Record<string, any>, messageId: string, now = new Date()): SesEvent[] {
+  const destination = request.Destination ?? {};
+  const recipients: string[] = [...(destination.ToAddresses ?? []), ...(destination.CcAddresses ?? []), ...(destination.BccAddresses ?? [])];
+  const tags: Record<string, string[]> = {};
+  for (const tag of request.EmailTags ?? []) tags[tag.Name] = [tag.Value];
+  if (request.ConfigurationSetName) tags['ses:configuration-set'] = [request.ConfigurationSetName];
+  const source = String(request.FromEmailAddress ?? '');
+  tags['ses:from-domain'] = [bareAddress(source).split('@')[1] ?? ''];
+  const timestamp = now.toISOString();
+  const mail = {
+    timestamp,
+    source,
+    sendingAccountId: '000000000000',
+    messageId,
+    destination: recipients,
+    headersTruncated: false,
+    commonHeaders: { from: [source], to: destination.ToAddresses ?? [], subject: request.Content?.Simple?.Subject?.Data ?? '' },
+    tags,
+  };
+  const later = new Date(now.getTime() + 500).toISOString();
+  const delivered: string[] = [];
+  const events: SesEvent[] = [{ eventType: 'Send', mail, send: {} }];
+  const bounce = (subType: string, address: string, diagnosticCode: string) =>
+    events.push({
+      eventType: 'Bounce',
+      mail,
+      bounce: {
+        bounceType: 'Permanent',
+        bounceSubType: subType,
+        bouncedRecipients: [{ emailAddress: address, action: 'failed', status: '5.1.1', diagnosticCode }],
+        timestamp: later,
+        feedbackId: `${messageId}-bounce-${randomUUID()}`,
+        reportingMTA: 'dns; amazonses.com',
+      },
+    });
+  for (const recipient of recipients) {
+    const address = bareAddress(recipient);
+    if (address === 'bounce@simulator.amazonses.com') bounce('General', recipient, 'smtp; 550 5.1.1 user unknown');
+    else if (address === 'suppressionlist@simulator.amazonses.com') {
+      bounce('OnAccountSuppressionList', recipient, 'Amazon SES did not send the message to this address because it is on the suppression list for your account.');
+    } else delivered.push(recipient);
+  }
+  if (delivered.length) {
+    events.push({
+      eventType: 'Delivery',
+      mail,
+      delivery: { timestamp: later, processingTimeMillis: 500, recipients: delivered, smtpResponse: '250 2.6.0 Message received', reportingMTA: 'a8-1.smtp-out.amazonses.com' },
+    });
+  }
+  const complainers = delivered.filter((r) => bareAddress(r) === 'complaint@simulator.amazonses.com');
+  if (complainers.length) {
+    events.push({
+      eventType: 'Complaint',
+      mail,
+      complaint: {
+        complainedRecipients: complainers.map((emailAddress) => ({ emailAddress })),
+        timestamp: later,
+        feedbackId: `${messageId}-complaint`,
+        userAgent: 'Amazon SES Mailbox Simulator',
+        complaintFeedbackType: 'abuse',
+        arrivalDate: later,
+      },
+    });
+  }
+  return events;
+}
+
+/** SNS's envelope around a message, as an SQS subscription without raw delivery receives it. */
+export function snsEnvelope(message: unknown, topicArn = LOCAL_SES_EVENTS_TOPIC_ARN) {
+  return {
+    Type: 'Notification',
+    MessageId: randomUUID(),
+    TopicArn: topicArn,
+    Message: JSON.stringify(message),
+    Timestamp: new Date().toISOString(),
+    SignatureVersion: '1',
+    Signature: 'local',
+    SigningCertURL: 'https://sns.ap-southeast-2.amazonaws.com/local.pem',
+    UnsubscribeURL: 'https://sns.ap-southeast-2.amazonaws.com/?Action=Unsubscribe',
+  };
+}
+
+/** Publishes to the subscribed queues (their URLs from QUEUE_URL_<NAME>, set by the runtime), honouring each body filter. */
+export async function publishSesEvents(sqs: SQSClient, events: SesEvent[]): Promise<void> {
+  for (const event of events) {
+    for (const subscription of sesEventSubscriptions) {
+      if (subscription.bodyFilter && !matchesFilter(event, subscription.bodyFilter as unknown as FilterPattern)) continue;
+      const url = process.env[queueUrlVariable(subscription.queue)];
+      if (!url) continue; // queues not created yet: nothing subscribed
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(snsEnvelope(event)) }));
+    }
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * SES feedback on the email's status: sends through the local SES (mailbox simulator addresses)
+ * come back as SES events through SNS-shaped messages on the email-events queue, and the
+ * email-status worker moves `last_event` forward and writes `email.*` events. Out-of-order and
+ * repeated notifications are put on the real local queue by hand.
+ */
+import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { snsEnvelope } from '../../lib/local/ses-events';
+import { documentClient } from '../../shared/db/client';
+import { api } from '../support/http';
+import { useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+
+const runtime = useRuntimeTable();
+const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+afterAll(() => sqs.destroy());
+
+let domain: string;
+beforeAll(async () => {
+  domain = `status-${Date.now().toString(36)}.example.com`;
+  const created = await api.post('/domains', { name: domain });
+  await waitFor(() => api.post(`/domains/${created.body.id}/verify`), (r) => r.body.status === 'verified');
+});
+
+const send = async (to: string) => {
+  const res = await api.post('/emails', { from: `n@${domain}`, to, subject: `to ${to}`, text: 'x' });
+  expect(res.status).toBe(200);
+  return res.body.id as string;
+};
+const lastEvent = (id: string, expected: string) => waitFor(() => api.get(`/emails/${id}`).then((r) => r.body), (e) => e.last_event === expected);
+
+async function eventsOf(emailId: string) {
+  const out = await documentClient.send(
+    new QueryCommand({
+      TableName: runtime.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)',
+      ExpressionAttributeValues: { ':pk': `PROJECT#${runtime.projectId}`, ':e': 'EVENT#' },
+    }),
+  );
+  return (out.Items ?? []).map((i) => i.event).filter((e) => e.data.object.id === emailId);
+}
+
+it('marks a send to success@ delivered, with an email.delivered event', async () => {
+  const id = await send('success@simulator.amazonses.com');
+  await lastEvent(id, 'delivered');
+  const delivered = (await eventsOf(id)).filter((e) => e.type === 'email.delivered');
+  expect(delivered).toHaveLength(1);
+  expect(delivered[0].data.object).toMatchObject({ id, last_event: 'delivered', delivery: { recipients: ['success@simulator.amazonses.com'] } });
+});
+
+it('marks a send to bounce@ bounced, with the bounce detail', async () => {
+  const id = await send('bounce@simulator.amazonses.com');
+  await lastEvent(id, 'bounced');
+  const [bounced] = (await eventsOf(id)).filter((e) => e.type === 'email.bounced');
+  expect(bounced.data.object.bounce).toMatchObject({ type: 'Permanent', subtype: 'General' });
+});
+
+it('marks a send to complaint@ complained (after delivered) and ooto@ delivered', async () => {
+  const complaint = await send('complaint@simulator.amazonses.com');
+  const ooto = await send('ooto@simulator.amazonses.com');
+  await lastEvent(complaint, 'complained');
+  await lastEvent(ooto, 'delivered');
+  const types = (await eventsOf(complaint)).map((e) => e.type);
+  expect(types).toEqual(expect.arrayContaining(['email.delivered', 'email.complained']));
+  expect((await eventsOf(complaint)).find((e) => e.type === 'email.complained').data.object.complaint).toMatchObject({ feedback_type: 'abuse' });
+});
+
+it('never moves backwards, and applies a repeated notification once', async () => {
+  const id = await send('reader@example.com');
+  const email = await lastEvent(id, 'delivered');
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ses-events' }));
+  const mail = { messageId: email.message_id, tags: { email_id: [id], project_id: [runtime.projectId] }, destination: ['reader@example.com'] };
+  const open = { eventType: 'Open', mail, open: { timestamp: new Date().toISOString(), userAgent: 'test', ipAddress: '127.0.0.1' } };
+  const lateDelay = { eventType: 'DeliveryDelay', mail, deliveryDelay: { timestamp: new Date().toISOString(), delayType: 'MailboxFull', delayedRecipients: [] } };
+  for (const body of [open, open, lateDelay]) await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(body)) }));
+
+  await lastEvent(id, 'opened');
+  await waitFor(() => eventsOf(id), (events) => events.some((e) => e.type === 'email.delivery_delayed'));
+  const events = await eventsOf(id);
+  expect(events.filter((e) => e.type === 'email.opened')).toHaveLength(1); // the repeat changed nothing
+  expect((await api.get(`/emails/${id}`)).body.last_event).toBe('opened'); // the late delay did not move it back
+});
