@@ -23,11 +23,9 @@
  * `failed` or `temporary_failure`, `domain.verification_failed`. The status write is conditional
  * on the status that was read, so two checks racing emit the event once.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Caller } from './caller';
-import { documentClient, tableName } from './db/client';
 import * as keys from './db/keys';
-import { del, getItem, queryPage, put, transact, update, updateItem, type PageRequest, type WriteAction } from './db/table';
+import { del, getItem, put, queryGsi1Pages, queryPage, transact, update, updateItem, type PageRequest, type WriteAction } from './db/table';
 import { createIdentity, readIdentity, removeIdentity, updateSettings, type Capability, type IdentityState, type Tls } from './domain-identity';
 import { buildRecords, isSettled, type DomainRecord, type DomainStatus } from './domain-records';
 import { conflict, notFound, unprocessable } from './errors';
@@ -322,19 +320,8 @@ async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; change
 export async function checkUnsettledDomains(deadline: number): Promise<{ checked: number; changed: number }> {
   let checked = 0;
   let changed = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.DOMAINS_UNSETTLED },
-        Limit: 50,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of (out.Items ?? []) as DomainItem[]) {
+  for await (const page of queryGsi1Pages<DomainItem>(keys.DOMAINS_UNSETTLED, { pageSize: 50 })) {
+    for (const item of page) {
       if (Date.now() >= deadline) return { checked, changed };
       try {
         checked += 1;
@@ -343,8 +330,7 @@ export async function checkUnsettledDomains(deadline: number): Promise<{ checked
         logger.error('domain check failed', { domain_id: item.id, error });
       }
     }
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return { checked, changed };
 }
 

@@ -4,10 +4,8 @@
  * interval of their time and an email whose queue message was lost is sent anyway.
  * Each due email gets a new lease before its message is sent, so the next run skips it.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from './db/client';
 import * as keys from './db/keys';
-import { update, updateItem } from './db/table';
+import { queryGsi1Pages, update, updateItem } from './db/table';
 import { SEND_LEASE_MS } from './emails';
 import { enqueueSends, type SendMessage } from './send-queue';
 
@@ -18,18 +16,8 @@ export async function dispatchDueEmails(now = new Date()): Promise<number> {
   const bound = `${now.toISOString()}~`; // every GSI1SK `<due>#...` with due <= now
   const due: SendMessage[] = [];
   for (let shard = 0; shard < keys.EMAIL_DUE_SHARDS; shard++) {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const out = await documentClient.send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :bound',
-          ExpressionAttributeValues: { ':pk': keys.emailDueShard(shard), ':bound': bound },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of out.Items ?? []) {
+    for await (const page of queryGsi1Pages(keys.emailDueShard(shard), { below: bound })) {
+      for (const item of page) {
         const lease = new Date(now.getTime() + SEND_LEASE_MS).toISOString();
         try {
           await updateItem(
@@ -47,8 +35,7 @@ export async function dispatchDueEmails(now = new Date()): Promise<number> {
           if (!(error instanceof LeaseTaken)) throw error; // another run or the sender got there first
         }
       }
-      ExclusiveStartKey = out.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    }
   }
   await enqueueSends(due);
   return due.length;

@@ -192,3 +192,25 @@ export async function queryPage<T extends Item = Item>(collection: Collection, p
   const pageItems = items.slice(0, page.limit);
   return { items: newestFirst ? pageItems : pageItems.reverse(), hasMore };
 }
+
+/**
+ * The items of one GSI1 partition, a page at a time, in GSI1SK order; with `below`, only those
+ * whose GSI1SK sorts before it. For worker sweeps (due emails, domains SES is still verifying).
+ */
+export async function* queryGsi1Pages<T extends Item = Item>(partition: string, options: { below?: string; pageSize?: number } = {}): AsyncGenerator<T[]> {
+  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined;
+  do {
+    const out = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: options.below === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK < :below',
+        ExpressionAttributeValues: { ':pk': partition, ...(options.below === undefined ? {} : { ':below': options.below }) },
+        Limit: options.pageSize,
+        ExclusiveStartKey,
+      }),
+    );
+    yield (out.Items ?? []) as T[];
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
