@@ -1,11 +1,11 @@
 import { methodNotAllowed, notFound } from '#shared/errors';
-import { api } from '#shared/http/api';
+import { publicApi } from '#shared/http/public-api';
 import { matchPath } from '#shared/http/paths';
 import * as serviceOps from '#shared/operations/service';
 import { routes } from './routes';
 
 /** The `$default` route: a request no entry of the route table matches. */
-export const handler = api(serviceOps.fallback, async ({ method, path }) => {
+export const handler = publicApi(serviceOps.fallback, async ({ method, path }) => {
   const allowed = routes.filter((r) => matchPath(r.path, path)).map((r) => r.method);
   if (allowed.length > 0) throw methodNotAllowed(method, path, [...new Set(allowed)]);
   throw notFound(`Route ${method} ${path}`);

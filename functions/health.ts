@@ -1,4 +1,4 @@
-import { api, ok } from '#shared/http/api';
+import { ok, publicApi } from '#shared/http/public-api';
 import * as serviceOps from '#shared/operations/service';
 
-export const handler = api(serviceOps.health, async () => ok({ status: 'ok' }));
+export const handler = publicApi(serviceOps.health, async () => ok({ status: 'ok' }));

@@ -10,9 +10,10 @@
 import type { Caller } from './caller';
 import { put, type WriteAction } from './db/table';
 import * as keys from './db/keys';
+import { API_VERSION } from './api-version';
 import { newId, nowIso } from './ids';
 
-export const API_VERSION = '2026-08-14';
+export { API_VERSION } from './api-version';
 /** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 

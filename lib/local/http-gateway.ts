@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { fallbackRoute, functionName, routes, type Route } from '../../functions/routes';
-import { MAX_BODY_BYTES } from '../../shared/http/api';
+import { MAX_BODY_BYTES } from '../../shared/http/pipeline';
 import { matchPath } from '../../shared/http/paths';
 import { loadHandler } from './handlers';
 import { lambdaContext } from './lambda-context';

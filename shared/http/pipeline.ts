@@ -1,0 +1,234 @@
+/**
+ * The request pipeline every API handler is built from (through `api()` in ./api.ts, or
+ * `publicApi()` in ./public-api.ts for the few routes without a key, whose bundles then carry no
+ * DynamoDB client).
+ *
+ * middy runs, in order: the HTTP envelope (request id, Api-Version, body size limit, access log,
+ * and on any error the error envelope), authentication (bearer key -> Caller), validation
+ * (path, query and JSON body against the operation's zod schemas), then the handler, which only
+ * parses nothing, calls domain logic and returns `{statusCode, body}`. No handler builds an
+ * error body by hand: it throws an ApiError (shared/errors.ts) and the envelope does the rest.
+ */
+import middy from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as z from 'zod/mini';
+import type { Caller } from '../caller';
+import { ApiError, badRequest, forbidden, internalError, invalidApiKey, payloadTooLarge, unprocessable, type ErrorDetail } from '../errors';
+import { API_VERSION } from '../api-version';
+import { logger as rootLogger, type Logger } from '../log';
+import type { Operation } from './operation';
+
+/** Request bodies above this are refused with 413 (DESIGN.md limits). */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+type Parsed<O, K extends string> = O extends { [P in K]: infer S extends z.ZodMiniType } ? z.output<S> : undefined;
+
+export interface ApiRequest<O extends Operation> {
+  params: Parsed<O, 'params'>;
+  query: Parsed<O, 'query'>;
+  body: Parsed<O, 'body'>;
+  /** undefined only on operations with `auth: 'none'` */
+  caller: O extends { auth: 'api_key' } ? Caller : Caller | undefined;
+  requestId: string;
+  method: string;
+  /** the raw request path, as the client sent it */
+  path: string;
+  headers: Record<string, string | undefined>;
+  logger: Logger;
+}
+
+export interface Reply {
+  statusCode: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
+export const created = (body: unknown): Reply => ({ statusCode: 201, body });
+export const accepted = (body: unknown): Reply => ({ statusCode: 202, body });
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** Per-request state the middlewares share; lives on the middy request. */
+interface State {
+  requestId: string;
+  startedAt: number;
+  logger: Logger;
+  caller?: Caller;
+  params?: unknown;
+  query?: unknown;
+  body?: unknown;
+}
+type HttpRequest = Request<Event, Result, Error, Context>;
+
+/** Keyed by the event object, so the handler (which middy gives only event and context) can reach it. */
+const states = new WeakMap<Event, State>();
+const stateOf = (event: Event): State => {
+  const state = states.get(event);
+  if (!state) throw new Error('request state missing: httpEnvelope must run first');
+  return state;
+};
+
+function header(event: Event, name: string): string | undefined {
+  return event.headers?.[name] ?? Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
+function rawBody(event: Event): Buffer | undefined {
+  if (event.body === undefined || event.body === null) return undefined;
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
+function toResult(reply: Reply, state: State): Result {
+  return {
+    statusCode: reply.statusCode,
+    headers: {
+      ...(reply.body === undefined ? {} : { 'content-type': 'application/json' }),
+      'api-version': API_VERSION,
+      'x-request-id': state.requestId,
+      ...reply.headers,
+    },
+    body: reply.body === undefined ? '' : JSON.stringify(reply.body),
+  };
+}
+
+/** Request id, version negotiation, size limit, the access log line and the error envelope. */
+function httpEnvelope(): MiddlewareObj<Event, Result, Error, Context> {
+  return {
+    before: (request) => {
+      const event = request.event;
+      const requestId = event.requestContext?.requestId ?? request.context.awsRequestId;
+      states.set(event, { requestId, startedAt: Date.now(), logger: rootLogger.child({ request_id: requestId }) });
+      const version = header(event, 'api-version');
+      if (version !== undefined && version !== API_VERSION) {
+        throw badRequest('unsupported_api_version', `Unsupported Api-Version "${version}"; the only version is ${API_VERSION}`, 'Api-Version');
+      }
+      const size = event.body ? Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : 0;
+      if (size > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
+    },
+    after: (request) => {
+      const reply = request.response as unknown as Reply;
+      request.response = toResult(reply, stateOf(request.event));
+      accessLog(request, reply.statusCode);
+    },
+    onError: (request) => {
+      let state = states.get(request.event);
+      if (!state) {
+        state = { requestId: request.context.awsRequestId, startedAt: Date.now(), logger: rootLogger };
+        states.set(request.event, state);
+      }
+      let error = request.error;
+      if (!(error instanceof ApiError)) {
+        state.logger.error('unhandled error', { error });
+        error = internalError(state.requestId);
+      }
+      const apiError = error as ApiError;
+      request.response = toResult({ statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers }, state);
+      accessLog(request, apiError.statusCode);
+    },
+  };
+}
+
+function accessLog(request: HttpRequest, status: number): void {
+  const { event } = request;
+  const state = stateOf(event);
+  state.logger.info('request', {
+    method: event.requestContext?.http?.method,
+    path: event.rawPath,
+    route: event.routeKey,
+    status,
+    duration_ms: Date.now() - state.startedAt,
+    project_id: state.caller?.projectId,
+  });
+}
+
+/** Resolves a bearer token to its caller; undefined for a malformed, unknown or revoked token. */
+export type Authenticator = (token: string) => Promise<Caller | undefined>;
+
+/** Bearer key -> Caller. A missing, malformed, unknown or revoked key gets the historical 401. */
+function authentication(operation: Operation, authenticate: Authenticator | undefined): MiddlewareObj<Event, Result, Error, Context> {
+  return {
+    before: async (request) => {
+      if (operation.auth === 'none') return;
+      if (!authenticate) throw new Error(`${operation.operationId} needs a key: build it with api(), not publicApi()`);
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header(request.event, 'authorization') ?? '');
+      const caller = match ? await authenticate(match[1]) : undefined;
+      if (!caller) throw invalidApiKey();
+      if (caller.permission === 'sending_access' && !operation.allowSendingAccess) {
+        throw forbidden('insufficient_scope', 'This key has sending_access and may only send emails');
+      }
+      const state = stateOf(request.event);
+      state.caller = caller;
+      state.logger = state.logger.child({ project_id: caller.projectId });
+    },
+  };
+}
+
+function issues(error: z.core.$ZodError, prefix: string[] = []): ErrorDetail[] {
+  return error.issues.flatMap((issue): ErrorDetail[] => {
+    const path = [...prefix, ...issue.path.map(String)];
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ code: issue.code, message: `Unrecognized key "${key}"`, path: [...path, key].join('.') }));
+    }
+    return [{ code: issue.code, message: issue.message, path: path.join('.') }];
+  });
+}
+
+function parseJsonBody(event: Event): unknown {
+  const raw = rawBody(event);
+  if (!raw || raw.length === 0) return {}; // an absent body validates as {}, so missing fields are named
+  const contentType = header(event, 'content-type') ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
+    throw badRequest('unsupported_content_type', `Content-Type must be application/json, got "${contentType || 'none'}"`, 'Content-Type');
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw badRequest('invalid_json', `Body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Path, query and body against the operation's schemas; every failing value is named in `errors[].path`. */
+function validation(operation: Operation): MiddlewareObj<Event, Result, Error, Context> {
+  return {
+    before: (request) => {
+      const state = stateOf(request.event);
+      const found: ErrorDetail[] = [];
+      const parts = [
+        ['params', operation.params, request.event.pathParameters ?? {}],
+        ['query', operation.query, request.event.queryStringParameters ?? {}],
+        ['body', operation.body, operation.body ? parseJsonBody(request.event) : undefined],
+      ] as const;
+      for (const [part, schema, input] of parts) {
+        if (!schema) continue;
+        const result = schema.safeParse(input);
+        if (result.success) state[part] = result.data;
+        else found.push(...issues(result.error));
+      }
+      if (found.length > 0) throw unprocessable(found);
+    },
+  };
+}
+
+export function buildHandler<O extends Operation>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>, authenticate?: Authenticator) {
+  return middy<Event, Result, Error, Context>()
+    .use(httpEnvelope())
+    .use(authentication(operation, authenticate))
+    .use(validation(operation))
+    .handler(async (event) => {
+      const state = stateOf(event);
+      const reply = await handle({
+        params: state.params,
+        query: state.query,
+        body: state.body,
+        caller: state.caller,
+        requestId: state.requestId,
+        method: event.requestContext.http.method,
+        path: event.rawPath,
+        headers: event.headers ?? {},
+        logger: state.logger,
+      } as ApiRequest<O>);
+      return reply as unknown as Result; // httpEnvelope's `after` turns the Reply into the HTTP result
+    });
+}
