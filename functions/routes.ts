@@ -9,6 +9,7 @@ import type { Operation } from '../shared/http/operation';
 import * as apiKeyOps from '../shared/operations/api-keys';
 import * as domainOps from '../shared/operations/domains';
 import * as emailOps from '../shared/operations/emails';
+import * as eventOps from '../shared/operations/events';
 import * as segmentOps from '../shared/operations/segments';
 import * as serviceOps from '../shared/operations/service';
 
@@ -73,6 +74,9 @@ export const routes = [
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, table: ['GetItem', 'UpdateItem'] },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, table: ['GetItem', 'UpdateItem', 'PutItem'] },
   { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] },
+
+  // Events
+  { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, table: ['Query'] },
 ] as const satisfies readonly Route[];
 
 export const fallbackRoute = { handler: 'fallback', operation: serviceOps.fallback, table: [] } as const;

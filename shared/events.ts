@@ -8,7 +8,7 @@
  * The envelope is stored whole under `event` because the item's own `type` names the entity.
  */
 import type { Caller } from './caller';
-import { put, type WriteAction } from './db/table';
+import { put, queryPage, type WriteAction } from './db/table';
 import * as keys from './db/keys';
 import { API_VERSION } from './api-version';
 import { newId, nowIso } from './ids';
@@ -62,4 +62,14 @@ export function eventWrite(caller: Pick<Caller, 'projectId' | 'livemode'>, type:
     event,
     expires_at: Math.floor(Date.parse(event.created_at) / 1000) + EVENT_RETENTION_SECONDS,
   });
+}
+
+/**
+ * GET /events: the newest `max` retained events, newest first, one Query. TTL deletion can lag
+ * up to a few days, so events past their 30 days are dropped here too.
+ */
+export async function listEvents(caller: Pick<Caller, 'projectId'>, max: number): Promise<PlatformEvent[]> {
+  const { items } = await queryPage(keys.events(caller.projectId), { limit: max });
+  const now = Math.floor(Date.now() / 1000);
+  return items.filter((item) => item.expires_at > now).map((item) => item.event as PlatformEvent);
 }

@@ -177,17 +177,23 @@ export interface Page<T> {
 export async function queryPage<T extends Item = Item>(collection: Collection, page: PageRequest): Promise<Page<T>> {
   const cursor = page.before ?? page.after;
   const newestFirst = page.before === undefined;
-  const out = await documentClient.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
-      ScanIndexForward: !newestFirst,
-      Limit: page.limit + 1,
-      ...(cursor ? { ExclusiveStartKey: { PK: collection.PK, SK: collection.prefix + cursor } } : {}),
-    }),
-  );
-  const items = (out.Items ?? []) as T[];
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined = cursor ? { PK: collection.PK, SK: collection.prefix + cursor } : undefined;
+  do {
+    // A Query page stops at 1 MB; keep reading until limit+1 items or the end of the collection.
+    const out = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
+        ScanIndexForward: !newestFirst,
+        Limit: page.limit + 1 - items.length,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...((out.Items ?? []) as T[]));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length < page.limit + 1);
   const hasMore = items.length > page.limit;
   const pageItems = items.slice(0, page.limit);
   return { items: newestFirst ? pageItems : pageItems.reverse(), hasMore };
