@@ -12,7 +12,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -104,7 +105,18 @@ export class EmailServiceStack extends Stack {
           targets: [new eventTargets.LambdaFunction(fn)],
         });
       } else {
-        throw new Error(`worker ${worker.name}: stream triggers are not wired in the stack yet`);
+        // The table's stream, filtered like the local stream poller filters (lib/local/event-filter.ts).
+        fn.addEventSource(
+          new DynamoEventSource(this.table, {
+            startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+            batchSize: trigger.batchSize,
+            retryAttempts: trigger.maxRetryAttempts,
+            reportBatchItemFailures: true,
+            bisectBatchOnError: true,
+            filters: trigger.filter ? [lambda.FilterCriteria.filter(trigger.filter)] : undefined,
+          }),
+        );
+        this.table.grantStreamRead(fn);
       }
     }
 
