@@ -11,21 +11,14 @@ import type { Caller } from './caller';
 import { put, queryPage, type WriteAction } from './db/table';
 import * as keys from './db/keys';
 import { API_VERSION } from './api-version';
+import type { EventType } from './event-types';
 import { newId, nowIso } from './ids';
 
 export { API_VERSION } from './api-version';
 /** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 
-export const EVENT_TYPES = [
-  'email.queued', 'email.scheduled', 'email.sending', 'email.sent', 'email.delivered', 'email.delivery_delayed',
-  'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'email.failed', 'email.canceled',
-  'email.received', 'email.stored',
-  'domain.created', 'domain.verified', 'domain.verification_failed', 'domain.updated', 'domain.deleted',
-  'api_key.created', 'api_key.revoked',
-  'webhook.endpoint.created', 'webhook.endpoint.updated', 'webhook.endpoint.disabled', 'webhook.endpoint.deleted',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from './event-types';
 
 export interface PlatformEvent {
   object: 'event';

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { API_VERSION } from '../api-version';
 import { defineOperation } from '../http/operation';
 import { commonErrors, id, timestamp } from '../schemas/common';
-import { EVENT_TYPES } from '../events';
+import { EVENT_TYPES } from '../event-types';
 
 export const event = z.object({
   object: z.literal('event'),
