@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: every benchmark in turn, each printing a markdown table. Benchmarks print
  * figures; they never fail the build (a budget that is not met says OVER / NOT MET).
- * BENCH_ONLY=bundles|send runs one of them.
+ * BENCH_ONLY=bundles|send|suppression runs one of them.
  */
 import { cpus } from 'node:os';
 import { benchBundles, formatBundles } from './bundles';
 import { benchSendPipeline, formatSendPipeline } from './send-pipeline';
+import { benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -19,6 +20,10 @@ async function main(): Promise<void> {
   if (!only || only === 'send') {
     console.log('## Send pipeline: 2,000 emails at a configured 50/s (counted where SES receives them)\n');
     console.log(formatSendPipeline(await benchSendPipeline()), '\n');
+  }
+  if (!only || only === 'suppression') {
+    console.log('## Suppression writer: 10,000 bounce notifications beside the raw DynamoDB Local write rate\n');
+    console.log(formatSuppressionWriter(await benchSuppressionWriter()), '\n');
   }
 }
 

@@ -12,6 +12,7 @@ import * as emailOps from '../shared/operations/emails';
 import * as eventOps from '../shared/operations/events';
 import * as segmentOps from '../shared/operations/segments';
 import * as serviceOps from '../shared/operations/service';
+import * as suppressionOps from '../shared/operations/suppressions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -65,6 +66,12 @@ export const routes = [
     ses: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'],
   },
   { method: 'POST', path: '/domains/{domain_id}/verify', handler: 'domains/verify', operation: domainOps.verify, table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
+
+  // Suppressions (the path takes an id or an address; the suppression writer adds bounce and complaint entries)
+  { method: 'POST', path: '/suppressions', handler: 'suppressions/create', operation: suppressionOps.create, table: ['PutItem', 'GetItem'] },
+  { method: 'GET', path: '/suppressions', handler: 'suppressions/list', operation: suppressionOps.list, table: ['Query'] },
+  { method: 'GET', path: '/suppressions/{id_or_email}', handler: 'suppressions/get', operation: suppressionOps.get, table: ['GetItem'] },
+  { method: 'DELETE', path: '/suppressions/{id_or_email}', handler: 'suppressions/delete', operation: suppressionOps.remove, table: ['GetItem', 'DeleteItem'] },
 
   // Emails
   { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, table: ['GetItem', 'PutItem'], queues: ['send'] },

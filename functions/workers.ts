@@ -65,6 +65,13 @@ export const workers: readonly Worker[] = [
     ses: ['ses:SendEmail', 'ses:GetAccount'],
   },
   {
+    // SES Bounce and Complaint events -> suppression entries (idempotent: an address keeps its first entry)
+    name: 'suppression-writer',
+    handler: 'workers/suppression-writer',
+    trigger: { kind: 'queue', queue: 'ses-suppression', batchSize: 10 },
+    table: ['GetItem', 'PutItem', 'DeleteItem'],
+  },
+  {
     name: 'email-status',
     handler: 'workers/email-status',
     trigger: { kind: 'queue', queue: 'ses-events', batchSize: 10 },

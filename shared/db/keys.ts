@@ -18,9 +18,12 @@
  * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem)                    |
  * | SES event seen  | SES_EVENT#<message id>  | <sha256 of the event> | -  | -      | email-status worker: each SES event applied once; TTL 7 days |
  * | send rate       | SEND_RATE#<epoch second> | SEND_RATE           | -      | -      | the sender's account-wide per-second send counter; TTL |
- * | suppression     | PROJECT#<pid>           | SUPPRESSION#<lower-cased address> | - | - | the sender drops suppressed recipients (BatchGet)   |
+ * | suppression     | PROJECT#<pid>           | SUPPRESSION#<lower-cased address> | - | - | the canonical entry, one per address (attribute_not_exists claims it): the sender drops suppressed recipients (BatchGet); POST /suppressions; GET/DELETE /suppressions/{email}; the suppression writer |
+ * | suppression id  | PROJECT#<pid>           | SUPPRESSION_ID#<sid> | -      | -      | the same record by id, written and deleted in the canonical entry's transaction: GET/DELETE /suppressions/{id}; GET /suppressions (Query on prefix, newest first; `source` as a FilterExpression) |
  * | domain          | PROJECT#<pid>           | DOMAIN#<did>         | DOMAIN_UNSETTLED (while not_started, pending or temporary_failure) | <did> | POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest first) |
  * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it, the sender's findSendingDomain (GetItem) |
+ * | webhook         | PROJECT#<pid>           | WEBHOOK#<wid>        | -      | -      | POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix) |
+ * | webhook delivery | PROJECT#<pid>          | WEBHOOK_DELIVERY#<wid>#<did> | WEBHOOK_EVENTS#<pid> | <did> | the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery (GetItem); GET /webhooks/{id}/deliveries (Query on prefix, newest first); GET /webhook-events (Query GSI1, newest first); TTL with its event |
  */
 export interface Key {
   PK: string;
@@ -61,6 +64,9 @@ export const idempotency = (projectId: string, keyHash: string): Key => ({ PK: p
 export const sesMessage = (messageId: string): Key => ({ PK: `SES_MESSAGE#${messageId}`, SK: 'SES_MESSAGE' });
 export const sendRate = (epochSecond: number): Key => ({ PK: `SEND_RATE#${epochSecond}`, SK: 'SEND_RATE' });
 export const suppression = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION#${address.toLowerCase()}` });
+/** The suppression's record again, under its id: lookups by id and the newest-first list (its prefix is not a prefix of `SUPPRESSION#`). */
+export const suppressionById = (projectId: string, suppressionId: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION_ID#${suppressionId}` });
+export const suppressions = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'SUPPRESSION_ID#' });
 
 export const domain = (projectId: string, domainId: string): Key => ({ PK: projectPk(projectId), SK: `DOMAIN#${domainId}` });
 export const domains = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'DOMAIN#' });
@@ -70,3 +76,12 @@ export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLo
 export const DOMAINS_UNSETTLED = 'DOMAIN_UNSETTLED';
 export const domainUnsettled = (domainId: string) => ({ GSI1PK: DOMAINS_UNSETTLED, GSI1SK: domainId });
 export const sesEvent = (messageId: string, eventHash: string): Key => ({ PK: `SES_EVENT#${messageId}`, SK: eventHash });
+
+export const webhook = (projectId: string, webhookId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK#${webhookId}` });
+export const webhooks = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'WEBHOOK#' });
+/** A webhook's deliveries sort under it by delivery id, which carries its event's time (shared/webhook-deliveries.ts). */
+export const webhookDelivery = (projectId: string, webhookId: string, deliveryId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK_DELIVERY#${webhookId}#${deliveryId}` });
+export const webhookDeliveries = (projectId: string, webhookId: string) => ({ PK: projectPk(projectId), prefix: `WEBHOOK_DELIVERY#${webhookId}#` });
+/** Every delivery of a project again on GSI1, newest first: GET /webhook-events. */
+export const webhookEventsPartition = (projectId: string) => `WEBHOOK_EVENTS#${projectId}`;
+export const webhookEventsIndex = (projectId: string, deliveryId: string) => ({ GSI1PK: webhookEventsPartition(projectId), GSI1SK: deliveryId });

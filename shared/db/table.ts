@@ -169,12 +169,23 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
+/** A FilterExpression on a collection's items, with `#name` placeholders and `:name` values (not `:pk` or `:prefix`). */
+export interface QueryFilter {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Item;
+}
+
+/** Items a filtered Query reads per round trip (it is billed for what it reads, not for what passes). */
+const FILTERED_READ = 100;
+
 /**
  * One page of a collection, newest first (ids are UUIDv7). The cursor is an id, turned into an
  * ExclusiveStartKey inside the collection's prefix, so it works even if that item was deleted.
- * Reads limit+1 items to know whether there are more.
+ * Reads limit+1 items to know whether there are more. With a `filter`, DynamoDB drops the items
+ * that fail it after reading them, so each round trip reads at least FILTERED_READ items.
  */
-export async function queryPage<T extends Item = Item>(collection: Collection, page: PageRequest): Promise<Page<T>> {
+export async function queryPage<T extends Item = Item>(collection: Collection, page: PageRequest, filter?: QueryFilter): Promise<Page<T>> {
   const cursor = page.before ?? page.after;
   const newestFirst = page.before === undefined;
   const items: T[] = [];
@@ -185,9 +196,10 @@ export async function queryPage<T extends Item = Item>(collection: Collection, p
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
+        ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix, ...filter?.values },
+        ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
         ScanIndexForward: !newestFirst,
-        Limit: page.limit + 1 - items.length,
+        Limit: filter ? Math.max(FILTERED_READ, page.limit + 1) : page.limit + 1 - items.length,
         ExclusiveStartKey,
       }),
     );
@@ -195,7 +207,7 @@ export async function queryPage<T extends Item = Item>(collection: Collection, p
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey && items.length < page.limit + 1);
   const hasMore = items.length > page.limit;
-  const pageItems = items.slice(0, page.limit);
+  const pageItems = items.slice(0, page.limit); // a filtered read may bring more than limit+1
   return { items: newestFirst ? pageItems : pageItems.reverse(), hasMore };
 }
 
@@ -219,4 +231,31 @@ export async function* queryGsi1Pages<T extends Item = Item>(partition: string, 
     yield (out.Items ?? []) as T[];
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+}
+
+/**
+ * One page of a GSI1 partition, newest first (GSI1SK descending, for time-ordered ids); with
+ * `after`, only the items whose GSI1SK sorts before it (a key condition, so the cursor needs no
+ * table key). Reads limit+1 items to know whether there are more. Eventually consistent, as
+ * every read of an index is.
+ */
+export async function queryGsi1Page<T extends Item = Item>(partition: string, page: { limit: number; after?: string }): Promise<Page<T>> {
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined;
+  do {
+    const out = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: page.after === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK < :after',
+        ExpressionAttributeValues: { ':pk': partition, ...(page.after === undefined ? {} : { ':after': page.after }) },
+        ScanIndexForward: false,
+        Limit: page.limit + 1 - items.length,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...((out.Items ?? []) as T[]));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length < page.limit + 1);
+  return { items: items.slice(0, page.limit), hasMore: items.length > page.limit };
 }

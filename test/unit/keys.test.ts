@@ -22,8 +22,15 @@ describe('table keys', () => {
     expect(keys.domainUnsettled('d1')).toEqual({ GSI1PK: 'DOMAIN_UNSETTLED', GSI1SK: 'd1' });
   });
 
+  it('keys a suppression by its lower-cased address (the canonical entry) and again by its id', () => {
+    expect(keys.suppression('p1', 'Someone@Example.COM')).toEqual({ PK: 'PROJECT#p1', SK: 'SUPPRESSION#someone@example.com' });
+    expect(keys.suppressionById('p1', 's1')).toEqual({ PK: 'PROJECT#p1', SK: 'SUPPRESSION_ID#s1' });
+    expect(keys.suppressions('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'SUPPRESSION_ID#' });
+    expect(keys.suppression('p1', 'a@b.c').SK.startsWith(keys.suppressions('p1').prefix)).toBe(false);
+  });
+
   it('never lets one collection prefix swallow another', () => {
-    const prefixes = [keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix];
+    const prefixes = [keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix, keys.suppressions('p').prefix];
     for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(b.startsWith(a)).toBe(false);
   });
 });

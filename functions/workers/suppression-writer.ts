@@ -1,0 +1,26 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { logger } from '#shared/log';
+import { applySuppressionFeedback, MalformedNotification } from '#shared/suppression-feedback';
+
+/**
+ * The suppression queue's consumer: SES Bounce and Complaint events (SNS envelopes) become
+ * suppression entries (shared/suppression-feedback.ts has the rules). Messages are handled
+ * concurrently; one that cannot be read or applied is a batch item failure, retried and then
+ * kept in the DLQ, while the rest of its batch goes through.
+ */
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const results = await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const outcome = await applySuppressionFeedback(record.body);
+        if (outcome.suppressed || outcome.withdrawn) logger.info('suppression list updated', { message_id: record.messageId, ...outcome });
+        return undefined;
+      } catch (error) {
+        const malformed = error instanceof MalformedNotification;
+        logger[malformed ? 'warn' : 'error'](malformed ? 'SES notification not readable' : 'SES notification not applied', { message_id: record.messageId, error });
+        return record.messageId;
+      }
+    }),
+  );
+  return { batchItemFailures: results.filter((id): id is string => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })) };
+};
