@@ -10,6 +10,7 @@ import * as apiKeyOps from '../shared/operations/api-keys';
 import * as domainOps from '../shared/operations/domains';
 import * as emailOps from '../shared/operations/emails';
 import * as eventOps from '../shared/operations/events';
+import * as oauthOps from '../shared/operations/oauth';
 import * as segmentOps from '../shared/operations/segments';
 import * as serviceOps from '../shared/operations/service';
 import * as suppressionOps from '../shared/operations/suppressions';
@@ -81,6 +82,17 @@ export const routes = [
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, table: ['GetItem', 'UpdateItem'] },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, table: ['GetItem', 'UpdateItem', 'PutItem'] },
   { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] },
+
+  // OAuth (public clients with PKCE; the token, revocation and metadata routes take no key and answer RFC 6749 errors)
+  { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', operation: oauthOps.metadata, table: [] },
+  { method: 'POST', path: '/oauth/clients', handler: 'oauth/create-client', operation: oauthOps.createClient, table: ['PutItem'] },
+  { method: 'GET', path: '/oauth/clients', handler: 'oauth/list-clients', operation: oauthOps.listClients, table: ['Query'] },
+  { method: 'DELETE', path: '/oauth/clients/{oauth_client_id}', handler: 'oauth/delete-client', operation: oauthOps.deleteClient, table: ['GetItem', 'DeleteItem', 'Query'] },
+  { method: 'GET', path: '/oauth/authorize', handler: 'oauth/authorize', operation: oauthOps.authorize, table: ['GetItem', 'PutItem'] },
+  { method: 'POST', path: '/oauth/token', handler: 'oauth/token', operation: oauthOps.token, table: ['BatchGetItem', 'DeleteItem', 'ConditionCheckItem', 'PutItem', 'UpdateItem'] },
+  { method: 'POST', path: '/oauth/revoke', handler: 'oauth/revoke', operation: oauthOps.revoke, table: ['GetItem', 'DeleteItem'] },
+  { method: 'GET', path: '/oauth/grants', handler: 'oauth/list-grants', operation: oauthOps.listGrants, table: ['Query'] },
+  { method: 'DELETE', path: '/oauth/grants/{grant_id}', handler: 'oauth/delete-grant', operation: oauthOps.deleteGrant, table: ['GetItem', 'DeleteItem'] },
 
   // Events
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, table: ['Query'] },

@@ -10,10 +10,13 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export type KeyMode = 'live' | 'test';
 
-export function generateToken(mode: KeyMode): string {
+/** `length` random base62 characters (also the random part of OAuth client ids, codes and tokens). */
+export function randomBase62(length: number): string {
   let random = '';
-  for (let i = 0; i < 32; i++) random += BASE62[randomInt(62)]; // randomInt is uniform: no modulo bias
-  return `es_${mode}_${random}`;
+  for (let i = 0; i < length; i++) random += BASE62[randomInt(62)]; // randomInt is uniform: no modulo bias
+  return random;
 }
+
+export const generateToken = (mode: KeyMode): string => `es_${mode}_${randomBase62(32)}`;
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');

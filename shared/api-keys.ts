@@ -2,7 +2,8 @@
  * API keys (format and hashing: ./api-key-token.ts). Only the SHA-256 of a key is stored; the
  * plain key is returned once, at creation. A lookup item keyed by the hash points to
  * the project, so authenticating a request is one GetItem on an exact key. Revoking deletes both
- * items in one transaction, so the key stops working at once (no cache).
+ * items in one transaction, so the key stops working at once (no cache). OAuth access tokens
+ * (shared/oauth.ts) are bearer keys too: `authenticate` tells them apart by their prefix.
  *
  * Decision (the contract is silent): a key created through the API has the caller's mode, so a
  * test key can never mint a live one. The CLI (bin/api-key.ts) chooses the mode explicitly.
@@ -14,6 +15,7 @@ import { del, getItem, put, queryPage, transact, type PageRequest } from './db/t
 import { conflict, notFound } from './errors';
 import { eventWrite } from './events';
 import { newId, nowIso } from './ids';
+import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
 
 
 export interface ApiKeyRecord {
@@ -36,8 +38,26 @@ interface ApiKeyHashItem {
   livemode: boolean;
 }
 
-/** The caller a bearer token stands for, or undefined for a malformed, unknown or revoked token. */
+/** What an OAuth access token's item holds for authentication (shared/oauth.ts writes it). */
+interface AccessTokenItem {
+  project_id: string;
+  permission: Permission;
+  livemode: boolean;
+  /** epoch seconds; DynamoDB's TTL deletes the item up to days later, so the lookup checks it */
+  expires_at: number;
+}
+
+/**
+ * The caller a bearer token stands for, or undefined for a malformed, unknown, expired or
+ * revoked token. An API key or an OAuth access token (`es_oat_`, its grant's scope as the
+ * permission): either way one GetItem on the token's hash.
+ */
 export async function authenticate(token: string): Promise<Caller | undefined> {
+  if (ACCESS_TOKEN_PATTERN.test(token)) {
+    const item = await getItem<AccessTokenItem & Record<string, unknown>>(keys.oauthAccessToken(hashToken(token)));
+    if (!item || item.expires_at <= epochSeconds()) return undefined;
+    return { projectId: item.project_id, permission: item.permission, livemode: item.livemode };
+  }
   if (!API_KEY_PATTERN.test(token)) return undefined;
   const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hashToken(token)));
   if (!item) return undefined;

@@ -72,3 +72,15 @@ export const internalError = (requestId: string) =>
     `An unexpected error occurred (request id ${requestId})`,
     detail('internal_error', `An unexpected error occurred (request id ${requestId})`),
   );
+
+/**
+ * The error codes of RFC 6749 §5.2 that the OAuth token and revocation endpoints answer with.
+ * Those endpoints render errors as `{error, error_description}` (operation `errorFormat:
+ * 'oauth'`, shared/http/pipeline.ts) because OAuth client libraries parse that form, not ours.
+ */
+export const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+/** An RFC 6749 error: 401 for `invalid_client`, 400 for the rest (the code travels in `errors[0].code`). */
+export const oauthError = (code: OAuthErrorCode, description: string) =>
+  new ApiError(code === 'invalid_client' ? 401 : 400, 'validation_error', description, detail(code, description));

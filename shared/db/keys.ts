@@ -24,6 +24,12 @@
  * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it, the sender's findSendingDomain (GetItem) |
  * | webhook         | PROJECT#<pid>           | WEBHOOK#<wid>        | -      | -      | POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix) |
  * | webhook delivery | PROJECT#<pid>          | WEBHOOK_DELIVERY#<wid>#<did> | WEBHOOK_EVENTS#<pid> | <did> | the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery (GetItem); GET /webhooks/{id}/deliveries (Query on prefix, newest first); GET /webhook-events (Query GSI1, newest first); TTL with its event |
+ * | oauth client    | PROJECT#<pid>           | OAUTH_CLIENT#<id>    | -      | -      | POST/GET/DELETE /oauth/clients (Query on prefix to list) |
+ * | oauth client id | OAUTH_CLIENT_ID#<client_id> | OAUTH_CLIENT_ID  | -      | -      | global lookup of a public client id -> project, redirect URIs: GET /oauth/authorize, POST /oauth/token (BatchGet with the code or refresh token; ConditionCheck in the grant's transaction) |
+ * | oauth code      | OAUTH_CODE#<sha256>     | OAUTH_CODE           | -      | -      | an authorization code (hashed), PKCE challenge, client, redirect URI, scope; put by authorize, deleted (conditionally: single use) by the token exchange; TTL 10 min |
+ * | oauth grant     | PROJECT#<pid>           | OAUTH_GRANT#<gid>    | -      | -      | GET/DELETE /oauth/grants (Query on prefix, newest first; client deletion filters on client_id); holds the hashes of its live access and refresh token; TTL with its refresh token |
+ * | oauth access token | OAUTH_ACCESS_TOKEN#<sha256> | OAUTH_ACCESS_TOKEN | - | -   | every request with an `es_oat_` bearer token (GetItem, like the api key hash); POST /oauth/revoke; TTL 1 h |
+ * | oauth refresh token | OAUTH_REFRESH_TOKEN#<sha256> | OAUTH_REFRESH_TOKEN | - | - | POST /oauth/token refresh (deleted on use: rotation), POST /oauth/revoke; TTL 30 days |
  */
 export interface Key {
   PK: string;
@@ -76,6 +82,16 @@ export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLo
 export const DOMAINS_UNSETTLED = 'DOMAIN_UNSETTLED';
 export const domainUnsettled = (domainId: string) => ({ GSI1PK: DOMAINS_UNSETTLED, GSI1SK: domainId });
 export const sesEvent = (messageId: string, eventHash: string): Key => ({ PK: `SES_EVENT#${messageId}`, SK: eventHash });
+
+export const oauthClient = (projectId: string, id: string): Key => ({ PK: projectPk(projectId), SK: `OAUTH_CLIENT#${id}` });
+export const oauthClients = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'OAUTH_CLIENT#' });
+/** Global: the public `client_id` -> its project, read only on its exact key (the token endpoint has no project). */
+export const oauthClientId = (clientId: string): Key => ({ PK: `OAUTH_CLIENT_ID#${clientId}`, SK: 'OAUTH_CLIENT_ID' });
+export const oauthCode = (sha256Hex: string): Key => ({ PK: `OAUTH_CODE#${sha256Hex}`, SK: 'OAUTH_CODE' });
+export const oauthGrant = (projectId: string, grantId: string): Key => ({ PK: projectPk(projectId), SK: `OAUTH_GRANT#${grantId}` });
+export const oauthGrants = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'OAUTH_GRANT#' });
+export const oauthAccessToken = (sha256Hex: string): Key => ({ PK: `OAUTH_ACCESS_TOKEN#${sha256Hex}`, SK: 'OAUTH_ACCESS_TOKEN' });
+export const oauthRefreshToken = (sha256Hex: string): Key => ({ PK: `OAUTH_REFRESH_TOKEN#${sha256Hex}`, SK: 'OAUTH_REFRESH_TOKEN' });
 
 export const webhook = (projectId: string, webhookId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK#${webhookId}` });
 export const webhooks = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'WEBHOOK#' });

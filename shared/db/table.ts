@@ -32,7 +32,25 @@ export function put(item: Item, options: { ifAbsent?: ConditionFailure } = {}): 
   };
 }
 
-export function del(key: Key, options: { ifExists?: ConditionFailure } = {}): WriteAction {
+/**
+ * A DeleteItem. `ifExists`: fails when the item is missing. `ifUnchanged`: fails when it is
+ * missing or any of the given attributes no longer has the given value (someone changed it
+ * since it was read).
+ */
+export function del(key: Key, options: { ifExists?: ConditionFailure; ifUnchanged?: { expected: Item; onChanged: ConditionFailure } } = {}): WriteAction {
+  if (options.ifUnchanged) {
+    const entries = Object.entries(options.ifUnchanged.expected);
+    return {
+      kind: 'Delete',
+      params: {
+        Key: key,
+        ConditionExpression: [keyExists, ...entries.map((_, i) => `#u${i} = :u${i}`)].join(' AND '),
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#u${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:u${i}`, value])),
+      },
+      onConditionFailed: options.ifUnchanged.onChanged,
+    };
+  }
   return {
     kind: 'Delete',
     params: { Key: key, ...(options.ifExists ? { ConditionExpression: keyExists } : {}) },

@@ -33,6 +33,15 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
   }));
 }
 
+/** The body's media types: JSON, and the same fields form-encoded where the operation reads forms (OAuth). */
+function requestContent(operation: Operation): Record<string, { schema: JsonSchema }> {
+  const schema = schemaOf(operation.body!, 'input');
+  const formats = operation.bodyFormats ?? ['json'];
+  return Object.fromEntries(
+    formats.map((format) => [format === 'form' ? 'application/x-www-form-urlencoded' : 'application/json', { schema }]),
+  );
+}
+
 export function openApiDocument(routes: readonly DocumentedRoute[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { method, path, operation } of routes) {
@@ -55,9 +64,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[]) {
         ...parameters(operation.query, 'query'),
         { name: 'Api-Version', in: 'header', required: false, schema: { type: 'string', enum: [API_VERSION] } },
       ],
-      ...(operation.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(operation.body, 'input') } } } }
-        : {}),
+      ...(operation.body ? { requestBody: { required: true, content: requestContent(operation) } } : {}),
       responses,
     };
   }

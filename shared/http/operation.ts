@@ -8,6 +8,8 @@ import type * as z from 'zod/mini';
 
 type Schema = z.ZodMiniType;
 
+export type BodyFormat = 'json' | 'form';
+
 export interface ResponseSpec {
   description: string;
   /** omitted for responses without a JSON body */
@@ -24,13 +26,24 @@ export interface Operation<
   /** decisions the contract leaves open go here: they become the OpenAPI description */
   description?: string;
   tags: string[];
-  /** 'none' only for /health, the OpenAPI document, the OAuth token exchange and unsubscribe links */
+  /** 'none' only for /health, the OpenAPI document, the public OAuth routes (token, revoke, metadata) and unsubscribe links */
   auth: 'api_key' | 'none';
   /** OAuth `sending_access` tokens and API keys with that permission may call only these */
   allowSendingAccess?: boolean;
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * How the body may be encoded; default `['json']`. `form` (application/x-www-form-urlencoded)
+   * is for the OAuth endpoints, whose clients send forms (RFC 6749 §4.1.3, RFC 7009 §2.1).
+   */
+  bodyFormats?: readonly BodyFormat[];
+  /**
+   * `oauth`: every error is answered in the RFC 6749 §5.2 form `{error, error_description}`
+   * (400, or 401 for `invalid_client`) instead of our envelope, because OAuth client libraries
+   * parse that form. Default `envelope`.
+   */
+  errorFormat?: 'envelope' | 'oauth';
   /** success and error responses; the error envelope schemas come from shared/schemas/common.ts */
   responses: Record<number, ResponseSpec>;
 }

@@ -8,16 +8,18 @@
  * (path, query and JSON body against the operation's zod schemas), then the handler, which only
  * parses nothing, calls domain logic and returns `{statusCode, body}`. No handler builds an
  * error body by hand: it throws an ApiError (shared/errors.ts) and the envelope does the rest.
+ * Two operation options exist for the OAuth endpoints: `bodyFormats` also reads form bodies,
+ * and `errorFormat: 'oauth'` renders errors as RFC 6749 asks instead of the envelope.
  */
 import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { Caller } from '../caller';
-import { ApiError, badRequest, forbidden, internalError, invalidApiKey, payloadTooLarge, unprocessable, type ErrorDetail } from '../errors';
+import { ApiError, badRequest, forbidden, internalError, invalidApiKey, OAUTH_ERROR_CODES, payloadTooLarge, unprocessable, type ErrorDetail } from '../errors';
 import { API_VERSION } from '../api-version';
 import { logger as rootLogger, type Logger } from '../log';
-import type { Operation } from './operation';
+import type { BodyFormat, Operation } from './operation';
 
 /** Request bodies above this are refused with 413 (DESIGN.md limits). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -93,8 +95,24 @@ function toResult(reply: Reply, state: State): Result {
   };
 }
 
+/**
+ * An error in the form of RFC 6749 §5.2, for operations with `errorFormat: 'oauth'`: the code the
+ * domain chose (`oauthError`), else `unsupported_grant_type` for a grant_type outside the schema's
+ * enum, else `invalid_request` for anything the request got wrong (JSON, content type, schema,
+ * size); `server_error` for the rest. Never cached (RFC 6749 §5.1).
+ */
+function oauthErrorReply(error: ApiError): Reply {
+  const headers = { ...error.headers, 'cache-control': 'no-store', pragma: 'no-cache' };
+  if (error.statusCode >= 500) return { statusCode: error.statusCode, body: { error: 'server_error', error_description: error.message }, headers };
+  const details: ErrorDetail[] = Array.isArray(error.errors) ? error.errors : [];
+  const chosen = details.find((d) => (OAUTH_ERROR_CODES as readonly string[]).includes(d.code))?.code;
+  const grantType = details.some((d) => d.path === 'grant_type' && d.code === 'invalid_value') ? 'unsupported_grant_type' : undefined;
+  const code = chosen ?? grantType ?? 'invalid_request';
+  return { statusCode: code === 'invalid_client' ? 401 : 400, body: { error: code, error_description: error.message }, headers };
+}
+
 /** Request id, version negotiation, size limit, the access log line and the error envelope. */
-function httpEnvelope(): MiddlewareObj<Event, Result, Error, Context> {
+function httpEnvelope(operation: Operation): MiddlewareObj<Event, Result, Error, Context> {
   return {
     before: (request) => {
       const event = request.event;
@@ -124,8 +142,12 @@ function httpEnvelope(): MiddlewareObj<Event, Result, Error, Context> {
         error = internalError(state.requestId);
       }
       const apiError = error as ApiError;
-      request.response = toResult({ statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers }, state);
-      accessLog(request, apiError.statusCode);
+      const reply: Reply =
+        operation.errorFormat === 'oauth'
+          ? oauthErrorReply(apiError)
+          : { statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers };
+      request.response = toResult(reply, state);
+      accessLog(request, reply.statusCode);
     },
   };
 }
@@ -175,12 +197,27 @@ function issues(error: z.core.$ZodError, prefix: string[] = []): ErrorDetail[] {
   });
 }
 
-function parseJsonBody(event: Event): unknown {
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
+
+/** A form body as an object; a name given twice becomes an array, which no string schema accepts. */
+function parseForm(raw: Buffer): Record<string, string | string[]> {
+  const fields = new Map<string, string | string[]>();
+  for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
+    const seen = fields.get(name);
+    fields.set(name, seen === undefined ? value : [seen, value].flat());
+  }
+  return Object.fromEntries(fields); // own data properties only: a field named __proto__ stays a field
+}
+
+function parseBody(event: Event, formats: readonly BodyFormat[]): unknown {
   const raw = rawBody(event);
   if (!raw || raw.length === 0) return {}; // an absent body validates as {}, so missing fields are named
   const contentType = header(event, 'content-type') ?? '';
-  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
-    throw badRequest('unsupported_content_type', `Content-Type must be application/json, got "${contentType || 'none'}"`, 'Content-Type');
+  if (formats.includes('form') && FORM_TYPE.test(contentType)) return parseForm(raw);
+  if (!JSON_TYPE.test(contentType)) {
+    const expected = formats.includes('form') ? 'application/json or application/x-www-form-urlencoded' : 'application/json';
+    throw badRequest('unsupported_content_type', `Content-Type must be ${expected}, got "${contentType || 'none'}"`, 'Content-Type');
   }
   try {
     return JSON.parse(raw.toString('utf8'));
@@ -198,7 +235,7 @@ function validation(operation: Operation): MiddlewareObj<Event, Result, Error, C
       const parts = [
         ['params', operation.params, request.event.pathParameters ?? {}],
         ['query', operation.query, request.event.queryStringParameters ?? {}],
-        ['body', operation.body, operation.body ? parseJsonBody(request.event) : undefined],
+        ['body', operation.body, operation.body ? parseBody(request.event, operation.bodyFormats ?? ['json']) : undefined],
       ] as const;
       for (const [part, schema, input] of parts) {
         if (!schema) continue;
@@ -213,7 +250,7 @@ function validation(operation: Operation): MiddlewareObj<Event, Result, Error, C
 
 export function buildHandler<O extends Operation>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>, authenticate?: Authenticator) {
   return middy<Event, Result, Error, Context>()
-    .use(httpEnvelope())
+    .use(httpEnvelope(operation))
     .use(authentication(operation, authenticate))
     .use(validation(operation))
     .handler(async (event) => {

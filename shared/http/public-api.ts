@@ -1,7 +1,7 @@
 /**
  * `publicApi(operation, handle)`: a handler for a route without a key (`auth: 'none'`: health,
- * the OpenAPI document, the fallback). It leaves the key lookup, and so the DynamoDB client,
- * out of the bundle.
+ * the OpenAPI document, the fallback, the public OAuth routes). It leaves the key lookup, and so
+ * the DynamoDB client, out of the bundle (unless the handler's own domain logic needs it).
  */
 import type { Operation } from './operation';
 import { buildHandler, type ApiRequest, type Reply } from './pipeline';

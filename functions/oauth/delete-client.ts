@@ -1,0 +1,8 @@
+import { api, ok } from '#shared/http/api';
+import { deleteClient } from '#shared/oauth-clients';
+import * as oauthOps from '#shared/operations/oauth';
+
+export const handler = api(oauthOps.deleteClient, async ({ params, caller }) => {
+  await deleteClient(caller, params.oauth_client_id);
+  return ok({ object: 'oauth_client', id: params.oauth_client_id, deleted: true });
+});

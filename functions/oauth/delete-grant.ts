@@ -1,0 +1,8 @@
+import { api, ok } from '#shared/http/api';
+import { revokeGrant } from '#shared/oauth-grants';
+import * as oauthOps from '#shared/operations/oauth';
+
+export const handler = api(oauthOps.deleteGrant, async ({ params, caller }) => {
+  await revokeGrant(caller, params.grant_id);
+  return ok({ object: 'oauth_grant', id: params.grant_id, deleted: true });
+});

@@ -1,0 +1,9 @@
+import { ok, publicApi } from '#shared/http/public-api';
+import { revokeToken } from '#shared/oauth-grants';
+import * as oauthOps from '#shared/operations/oauth';
+
+/** RFC 7009: 200 whether or not the token was live (nothing is revealed about it). */
+export const handler = publicApi(oauthOps.revoke, async ({ body }) => {
+  await revokeToken(body.token, body.client_id);
+  return ok({});
+});
