@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: every benchmark in turn, each printing a markdown table. Benchmarks print
  * figures; they never fail the build (a budget that is not met says OVER / NOT MET).
- * BENCH_ONLY=bundles|send|suppression runs one of them.
+ * BENCH_ONLY=bundles|send|suppression|webhooks runs one of them.
  */
 import { cpus } from 'node:os';
 import { benchBundles, formatBundles } from './bundles';
 import { benchSendPipeline, formatSendPipeline } from './send-pipeline';
 import { benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
+import { benchWebhooks, formatWebhooks } from './webhooks';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -24,6 +25,10 @@ async function main(): Promise<void> {
   if (!only || only === 'suppression') {
     console.log('## Suppression writer: 10,000 bounce notifications beside the raw DynamoDB Local write rate\n');
     console.log(formatSuppressionWriter(await benchSuppressionWriter()), '\n');
+  }
+  if (!only || only === 'webhooks') {
+    console.log('## Webhook delivery: 5,000 events, then 500 at 25/s, to a local receiver (stream, fan-out, queue, dispatcher)\n');
+    console.log(formatWebhooks(await benchWebhooks()), '\n');
   }
 }
 

@@ -14,6 +14,7 @@ import * as oauthOps from '../shared/operations/oauth';
 import * as segmentOps from '../shared/operations/segments';
 import * as serviceOps from '../shared/operations/service';
 import * as suppressionOps from '../shared/operations/suppressions';
+import * as webhookOps from '../shared/operations/webhooks';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -96,6 +97,21 @@ export const routes = [
 
   // Events
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, table: ['Query'] },
+
+  // Webhooks (deliveries are made by the webhook-fanout and webhook-dispatcher workers of functions/workers.ts)
+  { method: 'POST', path: '/webhooks', handler: 'webhooks/create', operation: webhookOps.create, table: ['PutItem'] },
+  { method: 'GET', path: '/webhooks', handler: 'webhooks/list', operation: webhookOps.list, table: ['Query'] },
+  { method: 'GET', path: '/webhooks/{webhookId}', handler: 'webhooks/get', operation: webhookOps.get, table: ['GetItem'] },
+  { method: 'PATCH', path: '/webhooks/{webhookId}', handler: 'webhooks/update', operation: webhookOps.update, table: ['GetItem', 'UpdateItem', 'PutItem'] },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', handler: 'webhooks/delete', operation: webhookOps.remove, table: ['GetItem', 'DeleteItem', 'PutItem'] },
+  { method: 'POST', path: '/webhooks/{webhookId}/signing-secret/rotate', handler: 'webhooks/rotate-secret', operation: webhookOps.rotateSecret, table: ['GetItem', 'UpdateItem', 'PutItem'] },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', handler: 'webhooks/list-deliveries', operation: webhookOps.listDeliveries, table: ['GetItem', 'Query'] },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries/{deliveryId}', handler: 'webhooks/get-delivery', operation: webhookOps.getDelivery, table: ['BatchGetItem'] },
+  {
+    method: 'POST', path: '/webhooks/{webhookId}/deliveries/{deliveryId}/retry', handler: 'webhooks/retry-delivery', operation: webhookOps.retryDelivery,
+    table: ['BatchGetItem', 'UpdateItem'], queues: ['webhook-delivery'],
+  },
+  { method: 'GET', path: '/webhook-events', handler: 'webhook-events/list', operation: webhookOps.listEvents, table: ['Query', 'BatchGetItem'] },
 ] as const satisfies readonly Route[];
 
 export const fallbackRoute = { handler: 'fallback', operation: serviceOps.fallback, table: [] } as const;

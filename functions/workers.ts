@@ -45,6 +45,10 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'ses-suppression', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
   // ... and every event, for the emails' status.
   { name: 'ses-events', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+  // One message per webhook delivery to attempt. Retries are the same message made invisible until
+  // the attempt is due, and attempts are counted in the delivery record, so maxReceiveCount only
+  // has to exceed the 8 scheduled attempts plus faults. 60 s: a batch of 10 POSTs of at most 15 s.
+  { name: 'webhook-delivery', visibilityTimeoutSeconds: 60, maxReceiveCount: 20 },
 ];
 
 /**
@@ -56,6 +60,9 @@ export const sesEventSubscriptions: readonly { queue: string; bodyFilter?: { eve
   { queue: 'ses-suppression', bodyFilter: { eventType: ['Bounce', 'Complaint'] } },
   { queue: 'ses-events' },
 ];
+/** The webhook fan-out's stream filter: inserted items whose entity `type` is `event` (shared/events.ts). */
+export const WEBHOOK_FANOUT_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } };
+
 export const workers: readonly Worker[] = [
   {
     name: 'sender',
@@ -91,5 +98,22 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'schedule', everySeconds: 60 },
     table: ['Query', 'GetItem', 'UpdateItem', 'PutItem'],
     ses: ['ses:GetEmailIdentity'],
+  },
+  {
+    // the outbox: every inserted event item -> a delivery per subscribed webhook + a message (shared/webhook-fanout.ts)
+    name: 'webhook-fanout',
+    handler: 'workers/webhook-fanout',
+    trigger: { kind: 'stream', batchSize: 100, filter: WEBHOOK_FANOUT_FILTER, maxRetryAttempts: 50 },
+    table: ['Query', 'PutItem', 'GetItem'],
+    queues: ['webhook-delivery'],
+  },
+  {
+    // one signed POST per message; retries by the message's visibility (shared/webhook-dispatch.ts).
+    // It names its queue for the URL that ChangeMessageVisibility needs (the SQS trigger grants that call).
+    name: 'webhook-dispatcher',
+    handler: 'workers/webhook-dispatcher',
+    trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 20 },
+    table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'],
+    queues: ['webhook-delivery'],
   },
 ];

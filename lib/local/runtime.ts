@@ -116,6 +116,9 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       AWS_ENDPOINT_URL_SQS: sqsEndpoint,
       AWS_ENDPOINT_URL_SESV2: sesEndpoint,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Webhooks may POST over plain http to loopback receivers, and the dispatcher skips its
+      // SSRF address checks (shared/webhook-endpoint.ts). Never set on AWS.
+      ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true',
     });
 
     const { provisionDefaultProject } = await import('./bootstrap');

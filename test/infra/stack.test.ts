@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Token, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { fallbackRoute, functionName, routes, tableActions } from '../../functions/routes';
-import { queues, queueUrlVariable, sesEventSubscriptions, workers } from '../../functions/workers';
+import { queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
 import { buildApp, workerFunctionId, type EmailServiceStack } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
@@ -259,6 +259,37 @@ describe('EmailService queues and workers', () => {
         Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })]),
       });
     }
+  });
+
+  it('feeds the webhook fan-out from the table\'s stream, filtered to inserted event items, with partial batch failures', () => {
+    const tableId = stack.getLogicalId(stack.table.node.defaultChild as CfnElement);
+    const fanOut = workers.find((w) => w.name === 'webhook-fanout')!;
+    expect(fanOut.trigger).toMatchObject({ kind: 'stream', filter: WEBHOOK_FANOUT_FILTER });
+    const fnId = idOf(stack.functions.get(workerFunctionId('webhook-fanout'))!);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId },
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      MaximumRetryAttempts: 50,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } }) }] },
+    });
+    // it may read the stream, and send to the delivery queue
+    const statements = policiesOf(fnId);
+    expect(statements.some((st) => [st.Action].flat().includes('dynamodb:GetRecords'))).toBe(true);
+    expect(statements.some((st) => [st.Action].flat().includes('sqs:SendMessage'))).toBe(true);
+  });
+
+  it('gives the webhook delivery queue room for 8 attempts plus faults, and lets the dispatcher reschedule its messages', () => {
+    const { queue } = stack.queues.get('webhook-delivery')!;
+    expect(resources[idOf(queue)].Properties.RedrivePolicy.maxReceiveCount).toBeGreaterThanOrEqual(16);
+    const fnId = idOf(stack.functions.get(workerFunctionId('webhook-dispatcher'))!);
+    const consume = policiesOf(fnId).find((st) => [st.Action].flat().includes('sqs:ChangeMessageVisibility'));
+    expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [idOf(queue), 'Arn'] });
+    // never local mode on AWS: no plain-http loopback endpoints, and resolved addresses are checked
+    expect(resources[fnId].Properties.Environment.Variables.ALLOW_HTTP_LOOPBACK_WEBHOOKS).toBeUndefined();
   });
 
   it('lets exactly the functions that name a queue send to it, and tells them its URL', () => {

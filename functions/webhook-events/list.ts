@@ -1,0 +1,9 @@
+import { api, ok } from '#shared/http/api';
+import * as webhookOps from '#shared/operations/webhooks';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { listWebhookEvents } from '#shared/webhooks';
+
+export const handler = api(webhookOps.listEvents, async ({ query, caller }) => {
+  const { records, hasMore } = await listWebhookEvents(caller, { after: query.after, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: records, has_more: hasMore });
+});

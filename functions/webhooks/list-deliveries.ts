@@ -1,0 +1,9 @@
+import { api, ok } from '#shared/http/api';
+import * as webhookOps from '#shared/operations/webhooks';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { listDeliveries } from '#shared/webhooks';
+
+export const handler = api(webhookOps.listDeliveries, async ({ params, query, caller }) => {
+  const { records, hasMore } = await listDeliveries(caller, params.webhookId, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: records, has_more: hasMore });
+});

@@ -1,0 +1,9 @@
+import { api, ok } from '#shared/http/api';
+import * as webhookOps from '#shared/operations/webhooks';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { listWebhooks } from '#shared/webhooks';
+
+export const handler = api(webhookOps.list, async ({ query, caller }) => {
+  const { records, hasMore } = await listWebhooks(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: records, has_more: hasMore });
+});

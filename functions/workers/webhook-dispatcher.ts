@@ -1,0 +1,37 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { logger } from '#shared/log';
+import { dispatchDelivery } from '#shared/webhook-dispatch';
+import { delayMessage, type DeliveryMessage } from '#shared/webhook-queue';
+
+/**
+ * The delivery queue's consumer: one attempt per message (shared/webhook-dispatch.ts), messages
+ * handled concurrently. A delivery with attempts left keeps its message: it is made invisible
+ * until the next attempt is due (ChangeMessageVisibility) and reported as a batch item failure,
+ * so SQS hands it back then. A message that cannot be read, or whose handling throws, is
+ * reported too and ends in the DLQ after the queue's maxReceiveCount.
+ */
+function parse(body: string): DeliveryMessage {
+  const message = JSON.parse(body) as Partial<DeliveryMessage>;
+  if (typeof message.project_id !== 'string' || typeof message.webhook_id !== 'string' || typeof message.delivery_id !== 'string') {
+    throw new Error('not a webhook delivery message');
+  }
+  return message as DeliveryMessage;
+}
+
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const results = await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const comeBackIn = await dispatchDelivery(parse(record.body));
+        if (comeBackIn === undefined) return undefined;
+        // Without the delay it comes back after the queue's visibility timeout, early, and is put off again then.
+        await delayMessage(record.receiptHandle, comeBackIn).catch((error) => logger.warn('could not delay a webhook message', { message_id: record.messageId, error }));
+        return record.messageId;
+      } catch (error) {
+        logger.error('webhook delivery failed', { message_id: record.messageId, error });
+        return record.messageId;
+      }
+    }),
+  );
+  return { batchItemFailures: results.filter((id): id is string => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })) };
+};

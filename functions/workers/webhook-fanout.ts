@@ -1,0 +1,37 @@
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { logger } from '#shared/log';
+import type { OutboxEvent } from '#shared/webhook-deliveries';
+import { fanOut } from '#shared/webhook-fanout';
+
+/**
+ * The table's stream, filtered (functions/workers.ts) to inserted event items: each becomes a
+ * delivery per subscribed webhook and a message on the delivery queue (shared/webhook-fanout.ts).
+ * A failure reports the first record that did not go out; Lambda retries from there.
+ */
+function outboxEvent(record: DynamoDBRecord): OutboxEvent {
+  const image = record.dynamodb?.NewImage;
+  const sk = image?.SK?.S ?? '';
+  const event = {
+    projectId: image?.project_id?.S ?? '',
+    id: sk.slice('EVENT#'.length),
+    type: image?.event_type?.S ?? '',
+    createdAt: image?.event?.M?.created_at?.S ?? '',
+    expiresAt: Number(image?.expires_at?.N),
+  };
+  if (!event.projectId || !sk.startsWith('EVENT#') || !event.type || !event.createdAt || !Number.isFinite(event.expiresAt)) throw new Error('not an event item');
+  return event;
+}
+
+export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const events = stream.Records.flatMap((record) => {
+    try {
+      return [{ record, event: outboxEvent(record) }];
+    } catch (error) {
+      // let through by the filter but not an event item: nothing to deliver, and a retry cannot change that
+      logger.error('skipping a stream record that is not an event item', { sequence_number: record.dynamodb?.SequenceNumber, error });
+      return [];
+    }
+  });
+  const failedAt = await fanOut(events.map((e) => e.event));
+  return { batchItemFailures: failedAt === -1 ? [] : [{ itemIdentifier: events[failedAt].record.dynamodb!.SequenceNumber! }] };
+};

@@ -1,0 +1,201 @@
+/**
+ * Webhook pieces without I/O: which addresses the dispatcher may connect to, which endpoints may
+ * be saved, signatures (checked against the standardwebhooks package), delivery ids, the retry
+ * schedule and the keys. Nothing here touches the network: the only host name resolved is
+ * `localhost` (the hosts file).
+ */
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import * as keys from '../../shared/db/keys';
+import { newId, UUID_PATTERN } from '../../shared/ids';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, retryDelaySeconds, retrySchedule } from '../../shared/webhook-deliveries';
+import { classifyAddress, endpointProblem } from '../../shared/webhook-endpoint';
+import { lookup as dnsLookup } from 'node:dns';
+import { checkedAddress, pinnedLookup, postWebhook } from '../../shared/webhook-http';
+import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhook-signing';
+
+const withEnv = async <T>(value: string | undefined, run: () => T | Promise<T>): Promise<T> => {
+  const saved = process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS;
+  if (value === undefined) delete process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS;
+  else process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS = value;
+  try {
+    return await run();
+  } finally {
+    if (saved === undefined) delete process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS;
+    else process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS = saved;
+  }
+};
+
+describe('classifyAddress', () => {
+  it.each([
+    ['8.8.8.8', 'public'],
+    ['52.95.110.1', 'public'],
+    ['172.15.255.255', 'public'],
+    ['172.32.0.1', 'public'],
+    ['100.63.255.255', 'public'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['100.64.0.1', 'private'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['169.254.169.254', 'link-local'],
+    ['169.254.0.1', 'link-local'],
+    ['0.0.0.0', 'unspecified'],
+    ['0.1.2.3', 'unspecified'],
+    ['224.0.0.1', 'multicast'],
+    ['239.255.255.250', 'multicast'],
+    ['255.255.255.255', 'reserved'],
+    ['240.0.0.1', 'reserved'],
+    ['192.0.2.10', 'reserved'],
+    ['2606:4700:4700::1111', 'public'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fc00::1', 'private'],
+    ['fd00:ec2::254', 'private'],
+    ['fe80::1', 'link-local'],
+    ['fe80::1%eth0', 'link-local'],
+    ['febf:ffff::1', 'link-local'],
+    ['ff02::1', 'multicast'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:169.254.169.254', 'link-local'],
+    ['::ffff:a9fe:a9fe', 'link-local'],
+    ['::ffff:8.8.8.8', 'public'],
+    ['::10.0.0.1', 'private'],
+    ['64:ff9b::10.0.0.1', 'private'],
+    ['64:ff9b::808:808', 'public'],
+    ['2002:a00:1::', 'private'],
+    ['2001:db8::1', 'reserved'],
+    ['[::1]', 'loopback'],
+  ])('%s is %s', (ip, kind) => {
+    expect(classifyAddress(ip)).toBe(kind);
+  });
+
+  it('refuses to classify something that is not an address', () => {
+    expect(() => classifyAddress('example.com')).toThrow(/not an IP address/);
+  });
+});
+
+describe('endpointProblem', () => {
+  it('on AWS: https only, never to a non-public literal address or localhost, no credentials', () =>
+    withEnv(undefined, () => {
+      expect(endpointProblem('https://hooks.example.com/in?x=1')).toBeUndefined();
+      expect(endpointProblem('https://8.8.8.8/in')).toBeUndefined();
+      expect(endpointProblem('http://hooks.example.com/in')).toMatch(/https/);
+      expect(endpointProblem('http://127.0.0.1:8080/in')).toMatch(/https/);
+      expect(endpointProblem('https://127.0.0.1/in')).toMatch(/loopback/);
+      expect(endpointProblem('https://localhost/in')).toMatch(/loopback/);
+      expect(endpointProblem('https://169.254.169.254/latest/meta-data')).toMatch(/link-local/);
+      expect(endpointProblem('https://[fd00:ec2::254]/')).toMatch(/private/);
+      expect(endpointProblem('https://10.0.0.5/')).toMatch(/private/);
+      expect(endpointProblem('https://user:pw@hooks.example.com/')).toMatch(/user name or password/);
+      expect(endpointProblem('ftp://hooks.example.com/')).toMatch(/https/);
+      expect(endpointProblem('hooks.example.com/in')).toMatch(/absolute URL/);
+    }));
+
+  it('locally (ALLOW_HTTP_LOOPBACK_WEBHOOKS=true): plain http to loopback too, but not elsewhere', () =>
+    withEnv('true', () => {
+      expect(endpointProblem('http://127.0.0.1:8080/in')).toBeUndefined();
+      expect(endpointProblem('http://localhost:8080/in')).toBeUndefined();
+      expect(endpointProblem('http://[::1]:8080/in')).toBeUndefined();
+      expect(endpointProblem('https://127.0.0.1/in')).toBeUndefined();
+      expect(endpointProblem('http://hooks.example.com/in')).toMatch(/loopback/);
+      expect(endpointProblem('http://10.0.0.5/in')).toMatch(/loopback/);
+    }));
+});
+
+describe('the dispatcher on AWS (no ALLOW_HTTP_LOOPBACK_WEBHOOKS)', () => {
+  it('refuses addresses that are not public before connecting', () =>
+    withEnv(undefined, async () => {
+      expect(await checkedAddress('10.0.0.1')).toEqual({ refused: expect.stringMatching(/private/) });
+      expect(await checkedAddress('[::1]')).toEqual({ refused: expect.stringMatching(/loopback/) });
+      expect(await checkedAddress('localhost')).toEqual({ refused: expect.stringMatching(/loopback/) }); // resolved, then refused
+      expect(await checkedAddress('8.8.8.8')).toEqual({ address: '8.8.8.8', family: 4 });
+      expect(await postWebhook('https://169.254.169.254/latest/meta-data', '{}', {})).toEqual({ ok: false, status: null, error: expect.stringMatching(/^endpoint refused: .*link-local/) });
+      expect(await postWebhook('http://127.0.0.1:9/', '{}', {})).toEqual({ ok: false, status: null, error: expect.stringMatching(/^endpoint refused: must use https/) });
+    }));
+});
+
+describe('pinnedLookup', () => {
+  it('answers the checked address whatever name it is asked, in both of Node\'s callback forms', async () => {
+    const lookup = pinnedLookup('93.184.216.34', 4);
+    const one = await new Promise((resolve) => lookup('rebinding.example', {}, (error, address, family) => resolve({ error, address, family })));
+    expect(one).toEqual({ error: null, address: '93.184.216.34', family: 4 });
+    const all = await new Promise((resolve) => (lookup as typeof dnsLookup)('rebinding.example', { all: true }, (error, addresses) => resolve({ error, addresses })));
+    expect(all).toEqual({ error: null, addresses: [{ address: '93.184.216.34', family: 4 }] });
+  });
+});
+
+describe('signing', () => {
+  it('makes whsec_ secrets of 32 random bytes with a 10-character prefix', () => {
+    const secret = newSigningSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    expect(secretPrefix(secret)).toBe(secret.slice(0, 10));
+    expect(newSigningSecret()).not.toBe(secret);
+  });
+
+  it('signs exactly as the standardwebhooks package does, and verifies with either secret during a rotation', () => {
+    const [current, previous] = [newSigningSecret(), newSigningSecret()];
+    const body = JSON.stringify({ type: 'email.sent', data: { object: { id: 'x', subject: 'héllo' } } });
+    const now = Date.now();
+    expect(sign(current, 'evt_1', Math.floor(now / 1000), body)).toBe(new StandardWebhook(current).sign('evt_1', new Date(now), body));
+    const headers = signatureHeaders([current, previous], 'evt_1', body, now);
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(headers).toMatchObject({ 'svix-id': 'evt_1', 'svix-timestamp': headers['webhook-timestamp'], 'svix-signature': headers['webhook-signature'] });
+    for (const secret of [current, previous]) expect(new StandardWebhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new StandardWebhook(newSigningSecret()).verify(body, headers)).toThrow();
+  });
+});
+
+describe('deliveryId', () => {
+  it('is the same UUID for the same webhook and event, another for another, and sorts by the event\'s time', () => {
+    const [webhook, other] = [newId(), newId()];
+    // UUIDv7-shaped event ids at given times (newId() never goes back in time within a process)
+    const eventAt = (ms: number, tail: string) => {
+      const hex = ms.toString(16).padStart(12, '0');
+      return `${hex.slice(0, 8)}-${hex.slice(8)}-7${tail.slice(0, 3)}-8${tail.slice(3, 6)}-${tail.slice(6, 18)}`;
+    };
+    const early = eventAt(Date.UTC(2026, 0, 1), 'fffffffffffffffff0');
+    const late = eventAt(Date.UTC(2026, 0, 1, 0, 0, 1), '000000000000000000');
+    const id = deliveryId(webhook, late);
+    expect(id).toMatch(UUID_PATTERN);
+    expect(id[14]).toBe('8'); // version 8
+    expect(['8', '9', 'a', 'b']).toContain(id[19]); // RFC 9562 variant
+    expect(deliveryId(webhook, late)).toBe(id);
+    expect(deliveryId(other, late)).not.toBe(id);
+    expect(id.slice(0, 13)).toBe(late.slice(0, 13)); // the event's 48-bit time
+    expect(deliveryId(other, early) < id).toBe(true);
+  });
+});
+
+describe('retry schedule', () => {
+  it('is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h unless WEBHOOK_RETRY_SCHEDULE_SECONDS says otherwise', () => {
+    expect(retrySchedule({})).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
+    expect(retrySchedule({ WEBHOOK_RETRY_SCHEDULE_SECONDS: '1, 2,3' })).toEqual([1, 2, 3]);
+    expect(retrySchedule({ WEBHOOK_RETRY_SCHEDULE_SECONDS: '' })).toEqual([]);
+    expect(retrySchedule({ WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,soon' })).toBe(DEFAULT_RETRY_SCHEDULE_SECONDS);
+  });
+
+  it('waits the n-th delay after the n-th failed attempt, and the last one after manual extra attempts', () => {
+    const schedule = DEFAULT_RETRY_SCHEDULE_SECONDS;
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => retryDelaySeconds(n, schedule))).toEqual(schedule);
+    expect(retryDelaySeconds(9, schedule)).toBe(36000);
+  });
+});
+
+describe('webhook keys', () => {
+  it('keeps webhooks and their deliveries under the project, every delivery again on GSI1', () => {
+    expect(keys.webhook('p1', 'w1')).toEqual({ PK: 'PROJECT#p1', SK: 'WEBHOOK#w1' });
+    expect(keys.webhooks('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'WEBHOOK#' });
+    expect(keys.webhookDelivery('p1', 'w1', 'd1')).toEqual({ PK: 'PROJECT#p1', SK: 'WEBHOOK_DELIVERY#w1#d1' });
+    expect(keys.webhookDeliveries('p1', 'w1')).toEqual({ PK: 'PROJECT#p1', prefix: 'WEBHOOK_DELIVERY#w1#' });
+    expect(keys.webhookEventsIndex('p1', 'd1')).toEqual({ GSI1PK: 'WEBHOOK_EVENTS#p1', GSI1SK: 'd1' });
+  });
+
+  it('never lets a webhook prefix swallow another collection, or the reverse', () => {
+    const mine = [keys.webhooks('p').prefix, keys.webhookDeliveries('p', 'w').prefix];
+    const all = [...mine, keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix, keys.emails('p').prefix];
+    for (const a of mine) for (const b of all) if (a !== b) expect([b.startsWith(a), a.startsWith(b)]).toEqual([false, false]);
+  });
+});
