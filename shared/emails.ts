@@ -143,7 +143,7 @@ async function prepare(caller: Caller, input: SendEmailInput, path: string[], lo
   return item;
 }
 
-function emailWrites(caller: Caller, item: EmailItem): WriteAction[] {
+export function emailWrites(caller: Caller, item: EmailItem): WriteAction[] {
   const due = item.scheduled_at ?? new Date(Date.now() + SEND_LEASE_MS).toISOString();
   return [
     put({ ...keys.email(caller.projectId, item.id), ...keys.emailDue(caller.projectId, item.id, due), type: 'email', ...item }),

@@ -24,6 +24,15 @@
  * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it, the sender's findSendingDomain (GetItem) |
  * | webhook         | PROJECT#<pid>           | WEBHOOK#<wid>        | -      | -      | POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix) |
  * | webhook delivery | PROJECT#<pid>          | WEBHOOK_DELIVERY#<wid>#<did> | WEBHOOK_EVENTS#<pid> | <did> | the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery (GetItem); GET /webhooks/{id}/deliveries (Query on prefix, newest first); GET /webhook-events (Query GSI1, newest first); TTL with its event |
+ * | contact         | PROJECT#<pid>           | CONTACT#<cid>        | -      | -      | POST/GET/PATCH/DELETE /contacts (Query on prefix to list); holds `segment_ids` (list) and `topics` (map topic id -> opt_in/opt_out); the broadcast fan-out (BatchGet) |
+ * | contact email   | PROJECT#<pid>           | CONTACT_EMAIL#<lower-cased address> | - | - | one contact per address per project (attribute_not_exists in the create's transaction) -> `contact_id`: GET/PATCH/DELETE /contacts/{email} |
+ * | segment member  | PROJECT#<pid>#SEGMENT#<sid> | CONTACT#<cid>    | -      | -      | a contact in a segment, written in the same transaction as the contact's `segment_ids`: GET /contacts?segment_id= and the broadcast fan-out (Query the partition, pages in contact order); segment deletion removes them |
+ * | topic           | PROJECT#<pid>           | TOPIC#<tid>          | -      | -      | POST/GET/PATCH/DELETE /topics (Query on prefix to list); a contact's effective subscription falls back to its `default_subscription` |
+ * | template        | PROJECT#<pid>           | TEMPLATE#<tid>       | -      | -      | POST/GET/PATCH/DELETE /templates, publish, duplicate (Query on prefix to list); holds the draft and the `published` version; POST /emails with `template` (GetItem) |
+ * | template alias  | PROJECT#<pid>           | TEMPLATE_ALIAS#<alias> | -    | -      | alias uniqueness (attribute_not_exists in the template's transaction) -> `template_id`: GET/PATCH/DELETE /templates/{alias} |
+ * | broadcast       | PROJECT#<pid>           | BROADCAST#<bid>      | BROADCAST_DUE (while scheduled) | <scheduled ISO time>#<pid>#<bid> | POST/GET/PATCH/DELETE /broadcasts, send, cancel (Query on prefix to list); counters; the scheduled-broadcast dispatcher (Query GSI1 <= now) |
+ * | broadcast recipient | PROJECT#<pid>#BROADCAST#<bid> | CONTACT#<cid> | -   | -      | the fan-out's per-recipient record (outcome, email id), put with attribute_not_exists in the same transaction as the recipient's email and the counter update, so a redelivered batch sends nobody twice |
+ * | unsubscribe secret | DEPLOYMENT           | UNSUBSCRIBE_SECRET   | -      | -      | the HMAC key of the unsubscribe tokens (created on first use with attribute_not_exists) |
  * | oauth client    | PROJECT#<pid>           | OAUTH_CLIENT#<id>    | -      | -      | POST/GET/DELETE /oauth/clients (Query on prefix to list) |
  * | oauth client id | OAUTH_CLIENT_ID#<client_id> | OAUTH_CLIENT_ID  | -      | -      | global lookup of a public client id -> project, redirect URIs: GET /oauth/authorize, POST /oauth/token (BatchGet with the code or refresh token; ConditionCheck in the grant's transaction) |
  * | oauth code      | OAUTH_CODE#<sha256>     | OAUTH_CODE           | -      | -      | an authorization code (hashed), PKCE challenge, client, redirect URI, scope; put by authorize, deleted (conditionally: single use) by the token exchange; TTL 10 min |
@@ -101,3 +110,27 @@ export const webhookDeliveries = (projectId: string, webhookId: string) => ({ PK
 /** Every delivery of a project again on GSI1, newest first: GET /webhook-events. */
 export const webhookEventsPartition = (projectId: string) => `WEBHOOK_EVENTS#${projectId}`;
 export const webhookEventsIndex = (projectId: string, deliveryId: string) => ({ GSI1PK: webhookEventsPartition(projectId), GSI1SK: deliveryId });
+
+/** Contacts: one per lower-cased address per project (the contact email item claims the address). */
+export const contact = (projectId: string, contactId: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT#${contactId}` });
+export const contacts = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'CONTACT#' });
+export const contactEmail = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT_EMAIL#${address.toLowerCase()}` });
+/** A segment's members have a partition of their own: the fan-out reads 100,000 of them without touching the project's other items. */
+export const segmentMember = (projectId: string, segmentId: string, contactId: string): Key => ({ PK: `${projectPk(projectId)}#SEGMENT#${segmentId}`, SK: `CONTACT#${contactId}` });
+export const segmentMembers = (projectId: string, segmentId: string) => ({ PK: `${projectPk(projectId)}#SEGMENT#${segmentId}`, prefix: 'CONTACT#' });
+
+export const topic = (projectId: string, topicId: string): Key => ({ PK: projectPk(projectId), SK: `TOPIC#${topicId}` });
+export const topics = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'TOPIC#' });
+
+export const template = (projectId: string, templateId: string): Key => ({ PK: projectPk(projectId), SK: `TEMPLATE#${templateId}` });
+export const templates = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'TEMPLATE#' });
+export const templateAlias = (projectId: string, alias: string): Key => ({ PK: projectPk(projectId), SK: `TEMPLATE_ALIAS#${alias}` });
+
+export const broadcast = (projectId: string, broadcastId: string): Key => ({ PK: projectPk(projectId), SK: `BROADCAST#${broadcastId}` });
+export const broadcasts = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'BROADCAST#' });
+/** Scheduled broadcasts wait in one GSI1 partition (few per minute), read by the scheduled-broadcast dispatcher. */
+export const BROADCASTS_DUE = 'BROADCAST_DUE';
+export const broadcastDue = (projectId: string, broadcastId: string, dueAt: string) => ({ GSI1PK: BROADCASTS_DUE, GSI1SK: `${dueAt}#${projectId}#${broadcastId}` });
+export const broadcastRecipient = (projectId: string, broadcastId: string, contactId: string): Key => ({ PK: `${projectPk(projectId)}#BROADCAST#${broadcastId}`, SK: `CONTACT#${contactId}` });
+export const broadcastRecipients = (projectId: string, broadcastId: string) => ({ PK: `${projectPk(projectId)}#BROADCAST#${broadcastId}`, prefix: 'CONTACT#' });
+export const unsubscribeSecret = (): Key => ({ PK: 'DEPLOYMENT', SK: 'UNSUBSCRIBE_SECRET' });

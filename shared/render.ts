@@ -1,0 +1,44 @@
+/**
+ * Variable substitution for templates and broadcasts: `{{{KEY}}}` inserts the value as it is,
+ * `{{KEY}}` inserts it HTML-escaped (& < > " '). Keys are letters, digits and `_`, with optional
+ * spaces inside the braces (`{{ FIRST_NAME }}`); anything else between braces is left alone.
+ * Values are looked up exactly; a key without a value is reported, and left in place, so the
+ * caller decides whether that is an error (templates: 422) or fine (broadcasts: empty string,
+ * via `missing: 'empty'`).
+ */
+const VARIABLE = /\{\{\{\s*([A-Za-z0-9_]+)\s*\}\}\}|\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+export type Values = Record<string, string | number | boolean | null | undefined>;
+
+export interface Rendered {
+  text: string;
+  /** keys that appear in the text and have no value (each once, in order of appearance) */
+  missing: string[];
+}
+
+export function render(text: string, values: Values, options: { missing?: 'keep' | 'empty' } = {}): Rendered {
+  const missing: string[] = [];
+  const out = text.replace(VARIABLE, (whole, raw: string | undefined, escaped: string | undefined) => {
+    const key = (raw ?? escaped)!;
+    const value = Object.prototype.hasOwnProperty.call(values, key) ? values[key] : undefined;
+    if (value === undefined || value === null) {
+      if (!missing.includes(key)) missing.push(key);
+      return options.missing === 'empty' ? '' : whole;
+    }
+    return raw !== undefined ? String(value) : escapeHtml(String(value));
+  });
+  return { text: out, missing };
+}
+
+/** The variable keys a text uses, each once, in order of appearance. */
+export function variablesIn(text: string): string[] {
+  const keys: string[] = [];
+  for (const match of text.matchAll(VARIABLE)) {
+    const key = match[1] ?? match[2];
+    if (!keys.includes(key)) keys.push(key);
+  }
+  return keys;
+}
