@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: every benchmark in turn, each printing a markdown table. Benchmarks print
  * figures; they never fail the build (a budget that is not met says OVER / NOT MET).
- * BENCH_ONLY=bundles|send|suppression|webhooks runs one of them.
+ * BENCH_ONLY=bundles|send|suppression|webhooks|broadcast runs one of them.
  */
 import { cpus } from 'node:os';
+import { benchBroadcastFanOut, formatBroadcastFanOut } from './broadcast-fanout';
 import { benchBundles, formatBundles } from './bundles';
 import { benchSendPipeline, formatSendPipeline } from './send-pipeline';
 import { benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
@@ -25,6 +26,10 @@ async function main(): Promise<void> {
   if (!only || only === 'suppression') {
     console.log('## Suppression writer: 10,000 bounce notifications beside the raw DynamoDB Local write rate\n');
     console.log(formatSuppressionWriter(await benchSuppressionWriter()), '\n');
+  }
+  if (!only || only === 'broadcast') {
+    console.log('## Broadcast fan-out: 100,000 contacts beside the raw DynamoDB Local write rate\n');
+    console.log(formatBroadcastFanOut(await benchBroadcastFanOut()), '\n');
   }
   if (!only || only === 'webhooks') {
     console.log('## Webhook delivery: 5,000 events, then 500 at 25/s, to a local receiver (stream, fan-out, queue, dispatcher)\n');

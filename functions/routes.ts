@@ -7,6 +7,7 @@
  */
 import type { Operation } from '../shared/http/operation';
 import * as apiKeyOps from '../shared/operations/api-keys';
+import * as broadcastOps from '../shared/operations/broadcasts';
 import * as domainOps from '../shared/operations/domains';
 import * as emailOps from '../shared/operations/emails';
 import * as eventOps from '../shared/operations/events';
@@ -94,6 +95,19 @@ export const routes = [
   { method: 'POST', path: '/oauth/revoke', handler: 'oauth/revoke', operation: oauthOps.revoke, table: ['GetItem', 'DeleteItem'] },
   { method: 'GET', path: '/oauth/grants', handler: 'oauth/list-grants', operation: oauthOps.listGrants, table: ['Query'] },
   { method: 'DELETE', path: '/oauth/grants/{grant_id}', handler: 'oauth/delete-grant', operation: oauthOps.deleteGrant, table: ['GetItem', 'DeleteItem'] },
+
+  // Broadcasts (sending is the broadcast-fanout worker's, one page of the segment per message; functions/workers.ts)
+  { method: 'POST', path: '/broadcasts', handler: 'broadcasts/create', operation: broadcastOps.create, table: ['BatchGetItem', 'GetItem', 'PutItem'], queues: ['broadcast-fanout'] },
+  { method: 'GET', path: '/broadcasts', handler: 'broadcasts/list', operation: broadcastOps.list, table: ['Query'] },
+  { method: 'GET', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/get', operation: broadcastOps.get, table: ['GetItem'] },
+  { method: 'PATCH', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/update', operation: broadcastOps.update, table: ['GetItem', 'BatchGetItem', 'UpdateItem'] },
+  { method: 'DELETE', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/delete', operation: broadcastOps.remove, table: ['GetItem', 'DeleteItem'] },
+  { method: 'POST', path: '/broadcasts/{broadcast_id}/send', handler: 'broadcasts/send', operation: broadcastOps.send, table: ['GetItem', 'UpdateItem'], queues: ['broadcast-fanout'] },
+  { method: 'POST', path: '/broadcasts/{broadcast_id}/cancel', handler: 'broadcasts/cancel', operation: broadcastOps.cancel, table: ['GetItem', 'UpdateItem'] },
+  { method: 'POST', path: '/broadcasts/{broadcast_id}/duplicate', handler: 'broadcasts/duplicate', operation: broadcastOps.duplicate, table: ['GetItem', 'PutItem'] },
+  // Unsubscribe links of broadcast emails (no key: the signed token is the credential)
+  { method: 'GET', path: '/unsubscribe/{token}', handler: 'unsubscribe/page', operation: broadcastOps.unsubscribePage, table: ['GetItem', 'PutItem'] },
+  { method: 'POST', path: '/unsubscribe/{token}', handler: 'unsubscribe/confirm', operation: broadcastOps.unsubscribe, table: ['GetItem', 'PutItem', 'UpdateItem'] },
 
   // Events
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, table: ['Query'] },

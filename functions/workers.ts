@@ -36,6 +36,8 @@ export interface Worker {
   queues?: readonly string[];
   /** SES actions it calls (as `Route.ses`) */
   ses?: readonly SesAction[];
+  /** gets PUBLIC_API_URL, the API's base URL, for links it writes into emails */
+  publicApiUrl?: boolean;
 }
 
 export const queues: readonly QueueDefinition[] = [
@@ -49,6 +51,9 @@ export const queues: readonly QueueDefinition[] = [
   // the attempt is due, and attempts are counted in the delivery record, so maxReceiveCount only
   // has to exceed the 8 scheduled attempts plus faults. 60 s: a batch of 10 POSTs of at most 15 s.
   { name: 'webhook-delivery', visibilityTimeoutSeconds: 60, maxReceiveCount: 20 },
+  // One message per page of a broadcast's segment still to do (shared/broadcast-queue.ts). 120 s:
+  // a page is a few transactions and BatchGets; a failed page is redone after that.
+  { name: 'broadcast-fanout', visibilityTimeoutSeconds: 120, maxReceiveCount: 10 },
 ];
 
 /**
@@ -115,5 +120,22 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 20 },
     table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'],
     queues: ['webhook-delivery'],
+  },
+  {
+    // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcast-fanout.ts)
+    name: 'broadcast-fanout',
+    handler: 'workers/broadcast-fanout',
+    trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
+    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
+    queues: ['send', 'broadcast-fanout'],
+    publicApiUrl: true,
+  },
+  {
+    // starts scheduled broadcasts and resumes fan-outs whose next-page message was lost
+    name: 'dispatch-due-broadcasts',
+    handler: 'workers/dispatch-due-broadcasts',
+    trigger: { kind: 'schedule', everySeconds: 60 },
+    table: ['Query', 'UpdateItem'],
+    queues: ['broadcast-fanout'],
   },
 ];

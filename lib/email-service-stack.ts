@@ -89,6 +89,7 @@ export class EmailServiceStack extends Stack {
       const fn = this.addFunction(workerFunctionId(worker.name), worker.handler, [...worker.table], Duration.seconds(WORKER_TIMEOUT_SECONDS));
       this.allowSending(fn, worker.queues);
       fn.bindSes(worker.ses ?? []);
+      if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.apiUrl);
       const { trigger } = worker;
       if (trigger.kind === 'queue') {
         const { queue } = this.queue(trigger.queue);

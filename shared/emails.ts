@@ -51,6 +51,8 @@ export interface EmailRecord {
   last_event: LastEvent;
   scheduled_at: string | null;
   created_at: string;
+  /** only on the emails of a broadcast (shared/broadcast-fanout.ts) */
+  broadcast_id?: string;
 }
 
 export interface EmailItem extends EmailRecord {
@@ -88,6 +90,7 @@ export function toRecord(item: Item): EmailRecord {
     last_event: e.last_event,
     scheduled_at: e.scheduled_at ?? null,
     created_at: e.created_at,
+    ...(e.broadcast_id ? { broadcast_id: e.broadcast_id } : {}),
   };
 }
 

@@ -19,7 +19,8 @@ export interface Rendered {
   missing: string[];
 }
 
-export function render(text: string, values: Values, options: { missing?: 'keep' | 'empty' } = {}): Rendered {
+/** `escape: false` for plain text and subjects, where `{{KEY}}` inserts the value as it is too. */
+export function render(text: string, values: Values, options: { missing?: 'keep' | 'empty'; escape?: boolean } = {}): Rendered {
   const missing: string[] = [];
   const out = text.replace(VARIABLE, (whole, raw: string | undefined, escaped: string | undefined) => {
     const key = (raw ?? escaped)!;
@@ -28,7 +29,7 @@ export function render(text: string, values: Values, options: { missing?: 'keep'
       if (!missing.includes(key)) missing.push(key);
       return options.missing === 'empty' ? '' : whole;
     }
-    return raw !== undefined ? String(value) : escapeHtml(String(value));
+    return raw !== undefined || options.escape === false ? String(value) : escapeHtml(String(value));
   });
   return { text: out, missing };
 }

@@ -19,12 +19,15 @@ function queueUrl(): string {
   return url;
 }
 
+/** 10 messages per request (SQS's limit), the requests in parallel (a broadcast page enqueues 100). */
 export async function enqueueSends(messages: SendMessage[]): Promise<void> {
-  for (let i = 0; i < messages.length; i += 10) {
-    const chunk = messages.slice(i, i + 10);
-    const out = await sqs.send(
-      new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: chunk.map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })) }),
-    );
-    if (out.Failed?.length) throw new Error(`send queue refused ${out.Failed.length} messages: ${out.Failed[0].Message}`);
-  }
+  const QueueUrl = queueUrl();
+  const chunks: SendMessage[][] = [];
+  for (let i = 0; i < messages.length; i += 10) chunks.push(messages.slice(i, i + 10));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: chunk.map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })) }));
+      if (out.Failed?.length) throw new Error(`send queue refused ${out.Failed.length} messages: ${out.Failed[0].Message}`);
+    }),
+  );
 }

@@ -134,6 +134,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     cleanups.push(() => closeServer(http));
     const { port } = http.address() as { port: number };
     const apiUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+    process.env.PUBLIC_API_URL = apiUrl; // links in emails (unsubscribe); workers read it when they run
 
     const runtimeFile = join(settings.dataDir, RUNTIME_FILE);
     writeFileSync(

@@ -44,11 +44,15 @@ export interface Reply {
   statusCode: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** the body is sent as it is (a string), not as JSON; `headers` give its content-type */
+  raw?: boolean;
 }
 
 export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
 export const created = (body: unknown): Reply => ({ statusCode: 201, body });
 export const accepted = (body: unknown): Reply => ({ statusCode: 202, body });
+/** An HTML page (the unsubscribe routes, which people open in a browser). */
+export const html = (markup: string): Reply => ({ statusCode: 200, body: markup, raw: true, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -91,7 +95,7 @@ function toResult(reply: Reply, state: State): Result {
       'x-request-id': state.requestId,
       ...reply.headers,
     },
-    body: reply.body === undefined ? '' : JSON.stringify(reply.body),
+    body: reply.body === undefined ? '' : reply.raw ? String(reply.body) : JSON.stringify(reply.body),
   };
 }
 

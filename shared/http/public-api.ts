@@ -6,7 +6,7 @@
 import type { Operation } from './operation';
 import { buildHandler, type ApiRequest, type Reply } from './pipeline';
 
-export { ok, type Reply } from './pipeline';
+export { html, ok, type Reply } from './pipeline';
 
 export const publicApi = <O extends Operation & { auth: 'none' }>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>) =>
   buildHandler(operation, handle);

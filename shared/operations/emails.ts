@@ -4,7 +4,7 @@ import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, n
 
 /** `addr@domain` or `Display Name <addr@domain>`; at most 254 characters for the address itself. */
 export const ADDRESS = /^(?:[^<>]{0,256}<)?([^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)>?$/;
-const address = z.string().check(
+export const address = z.string().check(
   z.trim(),
   z.maxLength(320),
   z.refine((value) => {
@@ -12,7 +12,7 @@ const address = z.string().check(
     return !!match && match[1].length <= 254 && (value.includes('<') === value.endsWith('>'));
   }, 'must be an email address, optionally as "Name <address>"'),
 );
-const addresses = z.union([address, z.array(address).check(z.minLength(1), z.maxLength(50))]);
+export const addresses = z.union([address, z.array(address).check(z.minLength(1), z.maxLength(50))]);
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
 const tag = z.strictObject({
   name: z.string().check(z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters')),
@@ -68,6 +68,7 @@ export const email = z.object({
   last_event: z.string(),
   scheduled_at: z.nullable(timestamp),
   created_at: timestamp,
+  broadcast_id: z.optional(id),
 });
 
 const emailParams = z.strictObject({ email_id: id });

@@ -1,0 +1,9 @@
+import { listBroadcasts } from '#shared/broadcasts';
+import { api, ok } from '#shared/http/api';
+import * as broadcastOps from '#shared/operations/broadcasts';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+
+export const handler = api(broadcastOps.list, async ({ query, caller }) => {
+  const { records, hasMore } = await listBroadcasts(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: records, has_more: hasMore });
+});

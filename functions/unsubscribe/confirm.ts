@@ -1,0 +1,6 @@
+import { html, publicApi } from '#shared/http/public-api';
+import * as broadcastOps from '#shared/operations/broadcasts';
+import { unsubscribeByToken } from '#shared/unsubscribe';
+
+/** RFC 8058 one-click: mail clients POST `List-Unsubscribe=One-Click`; the operation has no body schema, so any body is ignored. */
+export const handler = publicApi(broadcastOps.unsubscribe, async ({ params }) => html(await unsubscribeByToken(params.token)));

@@ -1,0 +1,30 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { fanOutPage } from '#shared/broadcast-fanout';
+import type { FanOutMessage } from '#shared/broadcast-queue';
+import { logger } from '#shared/log';
+
+function parse(body: string): FanOutMessage {
+  const message = JSON.parse(body) as Partial<FanOutMessage>;
+  if (typeof message.project_id !== 'string' || typeof message.broadcast_id !== 'string' || typeof message.after !== 'string') {
+    throw new Error('not a broadcast fan-out message');
+  }
+  return message as FanOutMessage;
+}
+
+/**
+ * The broadcast-fanout queue's consumer: one page of a broadcast per message (shared/broadcast-fanout.ts).
+ * A page that fails is reported as a batch item failure and done again on redelivery, which
+ * sends nobody twice; an unreadable message ends in the DLQ after the queue's maxReceiveCount.
+ */
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const failures: { itemIdentifier: string }[] = [];
+  for (const record of event.Records) {
+    try {
+      await fanOutPage(parse(record.body));
+    } catch (error) {
+      logger.error('broadcast fan-out page failed', { message_id: record.messageId, error });
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+};

@@ -1,0 +1,9 @@
+import { dispatchDueBroadcasts } from '#shared/broadcast-fanout';
+import { logger } from '#shared/log';
+
+/** Scheduled: starts scheduled broadcasts whose time has come and resumes fan-outs whose message was lost. */
+export const handler = async (): Promise<{ enqueued: number }> => {
+  const enqueued = await dispatchDueBroadcasts();
+  if (enqueued > 0) logger.info('broadcast fan-outs enqueued', { enqueued });
+  return { enqueued };
+};

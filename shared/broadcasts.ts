@@ -1,0 +1,276 @@
+/**
+ * Broadcasts: one message to every contact of a segment (optionally only those subscribed to a
+ * topic), sent through the same pipeline as single emails.
+ *
+ * Lifecycle (`status`): draft -> scheduled (send with a future time) -> queued -> sending -> sent;
+ * scheduled|queued|sending -> canceled; -> failed when the fan-out cannot go on (the segment or
+ * the topic was deleted, the sending domain is gone). Only drafts can be edited or deleted.
+ *
+ * Sending is the fan-out of shared/broadcast-fanout.ts, driven by the broadcast-fanout queue one
+ * page of the segment at a time. A broadcast waiting for the fan-out carries a "due" entry on GSI1
+ * (keys.broadcastDue): the scheduled time, or a lease while queued/sending that every page renews.
+ * The due-broadcast dispatcher starts scheduled broadcasts and restarts a fan-out whose message was
+ * lost (its lease ran out), from the broadcast's `cursor`.
+ */
+import type { Caller } from './caller';
+import * as keys from './db/keys';
+import { batchGet, del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest } from './db/table';
+import { findSendingDomain } from './domains';
+import { bareAddress, MAX_SCHEDULE_AHEAD_MS } from './emails';
+import { conflict, notFound, unprocessable, type ErrorDetail } from './errors';
+import { newId, nowIso } from './ids';
+import { logger } from './log';
+import { enqueueFanOut } from './broadcast-queue';
+import type { BROADCAST_STATUSES, CreateBroadcastInput, UpdateBroadcastInput } from './operations/broadcasts';
+
+export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
+
+/** How long a queued or sending broadcast may go without progress before the dispatcher restarts its fan-out. */
+export const FANOUT_LEASE_MS = 5 * 60 * 1000;
+
+export interface BroadcastItem extends Item {
+  type: 'broadcast';
+  project_id: string;
+  id: string;
+  name: string | null;
+  segment_id: string;
+  topic_id: string | null;
+  from: string;
+  subject: string;
+  reply_to: string[] | null;
+  preview_text: string | null;
+  html: string | null;
+  text: string | null;
+  status: BroadcastStatus;
+  created_at: string;
+  updated_at: string;
+  scheduled_at: string | null;
+  sent_at: string | null;
+  /** the counters, flat so each can be ADDed in the fan-out's transactions */
+  count_recipients: number;
+  count_sent: number;
+  count_skipped: number;
+  count_failed: number;
+  /** set when sent: the mode of the key that sent it, and the sending domain's configuration set */
+  livemode?: boolean;
+  configuration_set?: string;
+  /** the fan-out's position: the last contact id of the last page done ('' before the first) */
+  cursor?: string;
+  failure_reason?: string;
+}
+
+export function toBroadcast(item: Item) {
+  const b = item as BroadcastItem;
+  return {
+    object: 'broadcast' as const,
+    id: b.id,
+    name: b.name ?? null,
+    segment_id: b.segment_id,
+    topic_id: b.topic_id ?? null,
+    from: b.from,
+    subject: b.subject,
+    reply_to: b.reply_to ?? null,
+    preview_text: b.preview_text ?? null,
+    html: b.html ?? null,
+    text: b.text ?? null,
+    status: b.status,
+    counters: { recipients: b.count_recipients ?? 0, sent: b.count_sent ?? 0, skipped: b.count_skipped ?? 0, failed: b.count_failed ?? 0 },
+    created_at: b.created_at,
+    scheduled_at: b.scheduled_at ?? null,
+    sent_at: b.sent_at ?? null,
+  };
+}
+export type BroadcastRecord = ReturnType<typeof toBroadcast>;
+
+const missing = () => notFound('Broadcast', 'broadcast_id');
+const notDraft = (status: string) => conflict('broadcast_not_draft', `Only a draft broadcast can be changed; this one is ${status}`);
+const toList = (value: string | string[] | undefined): string[] | null => (value === undefined ? null : Array.isArray(value) ? value : [value]);
+
+/** 422 for a segment or topic id that is not one of the project's. One BatchGet. */
+async function checkAudience(caller: Caller, segmentId: string | undefined, topicId: string | null | undefined): Promise<void> {
+  const wanted = [
+    ...(segmentId ? [{ key: keys.segment(caller.projectId, segmentId), path: 'segment_id', what: 'segment' }] : []),
+    ...(topicId ? [{ key: keys.topic(caller.projectId, topicId), path: 'topic_id', what: 'topic' }] : []),
+  ];
+  if (!wanted.length) return;
+  const found = new Set((await batchGet(wanted.map((w) => w.key))).map((item) => item.SK as string));
+  const problems = wanted
+    .filter((w) => !found.has(w.key.SK))
+    .map((w): ErrorDetail => ({ code: `${w.what}_not_found`, message: `No ${w.what} with this id in this project`, path: w.path }));
+  if (problems.length) throw unprocessable(problems);
+}
+
+/**
+ * What a draft becomes when it is sent: checked like a single email's `from` (a sending domain of
+ * the project, verified for live keys) and its time window. Throws 422.
+ */
+async function sendingFields(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, path: string): Promise<Partial<BroadcastItem> & Item> {
+  const problems: ErrorDetail[] = [];
+  const domainName = bareAddress(draft.from).split('@')[1];
+  const domain = await findSendingDomain(caller.projectId, domainName);
+  if (!domain) problems.push({ code: 'domain_not_found', message: `The domain ${domainName} is not a domain of this project`, path: 'from' });
+  else if (domain.sending === 'disabled') problems.push({ code: 'sending_disabled', message: `Sending is disabled for the domain ${domainName}`, path: 'from' });
+  else if (caller.livemode && domain.status !== 'verified') {
+    problems.push({ code: 'domain_not_verified', message: `The domain ${domainName} is not verified (status ${domain.status})`, path: 'from' });
+  }
+  const now = Date.now();
+  let at: string | null = null;
+  if (scheduledAt) {
+    const time = Date.parse(scheduledAt);
+    if (time - now > MAX_SCHEDULE_AHEAD_MS) problems.push({ code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path });
+    if (time > now) at = new Date(time).toISOString(); // a time already past sends now
+  }
+  if (problems.length) throw unprocessable(problems);
+  const due = at ?? new Date(now + FANOUT_LEASE_MS).toISOString();
+  return {
+    status: at ? 'scheduled' : 'queued',
+    scheduled_at: at,
+    livemode: caller.livemode,
+    configuration_set: domain!.configuration_set,
+    cursor: '',
+    ...keys.broadcastDue(caller.projectId, draft.id, due),
+  };
+}
+
+/** After the commit: if the message is lost, the dispatcher starts the fan-out when the lease runs out. */
+async function startFanOut(projectId: string, broadcastId: string): Promise<void> {
+  await enqueueFanOut([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]).catch((error) =>
+    logger.warn('fan-out enqueue failed; the due-broadcast dispatcher will start it', { error }),
+  );
+}
+
+export async function createBroadcast(caller: Caller, input: CreateBroadcastInput): Promise<BroadcastRecord> {
+  await checkAudience(caller, input.segment_id, input.topic_id);
+  const at = nowIso();
+  const id = newId();
+  let item: BroadcastItem = {
+    ...keys.broadcast(caller.projectId, id),
+    type: 'broadcast',
+    project_id: caller.projectId,
+    id,
+    name: input.name ?? null,
+    segment_id: input.segment_id,
+    topic_id: input.topic_id ?? null,
+    from: input.from,
+    subject: input.subject,
+    reply_to: toList(input.reply_to),
+    preview_text: input.preview_text ?? null,
+    html: input.html ?? null,
+    text: input.text ?? null,
+    status: 'draft',
+    created_at: at,
+    updated_at: at,
+    scheduled_at: null,
+    sent_at: null,
+    count_recipients: 0,
+    count_sent: 0,
+    count_skipped: 0,
+    count_failed: 0,
+  };
+  const sendNow = input.send === true || input.scheduled_at !== undefined;
+  if (sendNow) item = { ...item, ...(await sendingFields(caller, item, input.scheduled_at, 'scheduled_at')) };
+  await putItem(put(item));
+  if (item.status === 'queued') await startFanOut(caller.projectId, id);
+  return toBroadcast(item);
+}
+
+async function load(caller: Caller, broadcastId: string): Promise<BroadcastItem> {
+  const item = await getItem<BroadcastItem>(keys.broadcast(caller.projectId, broadcastId));
+  if (!item) throw missing();
+  return item;
+}
+
+export async function getBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
+  return toBroadcast(await load(caller, broadcastId));
+}
+
+export async function listBroadcasts(caller: Caller, page: PageRequest) {
+  const { items, hasMore } = await queryPage(keys.broadcasts(caller.projectId), page);
+  return { records: items.map(toBroadcast), hasMore };
+}
+
+const IS_DRAFT = { expression: '#status = :draft', names: { '#status': 'status' }, values: { ':draft': 'draft' } };
+
+/** A draft only: the condition makes a draft sent meanwhile a 409, not a lost edit. */
+export async function updateBroadcast(caller: Caller, broadcastId: string, input: UpdateBroadcastInput): Promise<BroadcastRecord> {
+  const current = await load(caller, broadcastId);
+  if (current.status !== 'draft') throw notDraft(current.status);
+  await checkAudience(caller, input.segment_id, input.topic_id);
+  const changes: Item = { updated_at: nowIso() };
+  for (const [field, value] of Object.entries(input)) {
+    if (value !== undefined) changes[field] = field === 'reply_to' ? toList(value as string | string[]) : value;
+  }
+  const next = { ...current, ...changes } as BroadcastItem;
+  if (next.html === null && next.text === null) throw unprocessable([{ code: 'invalid_value', message: 'html or text is required', path: 'html' }]);
+  const updated = await updateItem<BroadcastItem>(update(keys.broadcast(caller.projectId, broadcastId), { set: changes, condition: IS_DRAFT }, () => notDraft('no longer a draft')));
+  return toBroadcast(updated);
+}
+
+export async function deleteBroadcast(caller: Caller, broadcastId: string): Promise<void> {
+  const current = await load(caller, broadcastId);
+  if (current.status !== 'draft') throw notDraft(current.status);
+  await transact([del(keys.broadcast(caller.projectId, broadcastId), { ifUnchanged: { expected: { status: 'draft' }, onChanged: () => notDraft('no longer a draft') } })]);
+}
+
+export async function sendBroadcast(caller: Caller, broadcastId: string, scheduledAt: string | undefined): Promise<BroadcastRecord> {
+  const current = await load(caller, broadcastId);
+  if (current.status !== 'draft') throw notDraft(current.status);
+  const fields = await sendingFields(caller, current, scheduledAt, 'scheduled_at');
+  const updated = await updateItem<BroadcastItem>(
+    update(keys.broadcast(caller.projectId, broadcastId), { set: { ...fields, updated_at: nowIso() }, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
+  );
+  if (updated.status === 'queued') await startFanOut(caller.projectId, broadcastId);
+  return toBroadcast(updated);
+}
+
+const CANCELABLE: readonly BroadcastStatus[] = ['scheduled', 'queued', 'sending'];
+
+export async function cancelBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
+  const current = await load(caller, broadcastId);
+  const refuse = (status: string) => conflict('broadcast_not_cancelable', `Only a scheduled, queued or sending broadcast can be canceled; this one is ${status}`);
+  if (!CANCELABLE.includes(current.status)) throw refuse(current.status);
+  const updated = await updateItem<BroadcastItem>(
+    update(
+      keys.broadcast(caller.projectId, broadcastId),
+      {
+        set: { status: 'canceled', updated_at: nowIso() },
+        remove: ['GSI1PK', 'GSI1SK'],
+        condition: { expression: '#status IN (:a, :b, :c)', names: { '#status': 'status' }, values: { ':a': 'scheduled', ':b': 'queued', ':c': 'sending' } },
+      },
+      () => refuse('finished meanwhile'),
+    ),
+  );
+  return toBroadcast(updated);
+}
+
+export async function duplicateBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
+  const source = await load(caller, broadcastId);
+  const at = nowIso();
+  const id = newId();
+  const copy: BroadcastItem = {
+    ...keys.broadcast(caller.projectId, id),
+    type: 'broadcast',
+    project_id: caller.projectId,
+    id,
+    name: source.name,
+    segment_id: source.segment_id,
+    topic_id: source.topic_id,
+    from: source.from,
+    subject: source.subject,
+    reply_to: source.reply_to,
+    preview_text: source.preview_text,
+    html: source.html,
+    text: source.text,
+    status: 'draft',
+    created_at: at,
+    updated_at: at,
+    scheduled_at: null,
+    sent_at: null,
+    count_recipients: 0,
+    count_sent: 0,
+    count_skipped: 0,
+    count_failed: 0,
+  };
+  await putItem(put(copy));
+  return toBroadcast(copy);
+}

@@ -1,0 +1,226 @@
+/**
+ * The broadcast fan-out killed in the middle of a page, and losing its next-page message, still
+ * gives every recipient exactly one email and counts each recipient once.
+ *
+ * The real fan-out handler runs here, fed by a queue poller of our own (Lambda's batch
+ * semantics, lib/local/queue-poller.ts) from a fan-out queue and a table of this test's own in
+ * the runtime's DynamoDB Local and SQS, so the runtime's workers never see these items. The send
+ * queue is ours too: nothing consumes it, the test reads what was enqueued.
+ *   page 1: done, but its next-page message cannot be sent (the queue URL points nowhere): the
+ *           chain stops until the due-broadcast dispatcher finds the lease run out;
+ * Pages of 40 (a page of sends is two transactions of at most 100 actions).
+ *   page 2: the first transaction of the page commits, then the Lambda "dies" (the second
+ *           transaction throws): the message comes back and the page is done again;
+ *   page 3: as it should.
+ */
+import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as fanOut } from '../../functions/workers/broadcast-fanout';
+import { QueuePoller } from '../../lib/local/queue-poller';
+import { createTableInput } from '../../lib/table-definition';
+import { dispatchDueBroadcasts } from '../../shared/broadcast-fanout';
+import { enqueueFanOut } from '../../shared/broadcast-queue';
+import { FANOUT_LEASE_MS } from '../../shared/broadcasts';
+import { documentClient } from '../../shared/db/client';
+import * as keys from '../../shared/db/keys';
+import * as table from '../../shared/db/table';
+import { newId } from '../../shared/ids';
+import { readUnsubscribeToken } from '../../shared/unsubscribe';
+import { useRuntimeTable } from '../support/table';
+
+const runtime = useRuntimeTable();
+const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const suffix = newId().slice(-12);
+const tableName = `broadcast-fanout-${suffix}`;
+const saved = { ...process.env };
+const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_BROADCAST_FANOUT', 'QUEUE_URL_SEND', 'BROADCAST_PAGE_SIZE', 'PUBLIC_API_URL'];
+
+let dynamo: DynamoDBClient;
+let sqs: SQSClient;
+let fanOutQueueUrl: string;
+let sendQueueUrl: string;
+
+beforeAll(async () => {
+  dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
+  sqs = new SQSClient({ ...config, endpoint: runtime.sqsEndpoint });
+  await dynamo.send(new CreateTableCommand(createTableInput(tableName)));
+  fanOutQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `broadcast-fanout-${suffix}`, Attributes: { VisibilityTimeout: '1' } }))).QueueUrl!;
+  sendQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `send-${suffix}` }))).QueueUrl!;
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    AWS_ENDPOINT_URL_SQS: runtime.sqsEndpoint,
+    QUEUE_URL_BROADCAST_FANOUT: fanOutQueueUrl,
+    QUEUE_URL_SEND: sendQueueUrl,
+    BROADCAST_PAGE_SIZE: '40',
+    PUBLIC_API_URL: 'https://email.example.test',
+  });
+});
+
+afterAll(async () => {
+  await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  for (const url of [fanOutQueueUrl, sendQueueUrl]) await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
+  for (const name of VARIABLES) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+  dynamo.destroy();
+  sqs.destroy();
+});
+
+async function queryAll(pk: string, prefix: string) {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documentClient.send(
+      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': prefix }, ExclusiveStartKey }),
+    );
+    items.push(...(out.Items ?? []));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+async function drain(queueUrl: string): Promise<string[]> {
+  const bodies: string[] = [];
+  for (let empty = 0; empty < 2; ) {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 }));
+    if (!out.Messages?.length) empty++;
+    bodies.push(...(out.Messages ?? []).map((m) => m.Body!));
+  }
+  return bodies;
+}
+
+it('sends every recipient exactly one email when a page dies halfway and a next-page message is lost', async () => {
+  const projectId = newId();
+  const segmentId = newId();
+  const topicId = newId();
+  const broadcastId = newId();
+  const at = new Date().toISOString();
+  const base = { project_id: projectId, created_at: at, updated_at: at };
+  const contacts = Array.from({ length: 100 }, (_, i) => ({
+    ...keys.contact(projectId, newId()),
+    ...base,
+    type: 'contact',
+    email: `reader${i}@example.com`,
+    first_name: `Reader${i}`,
+    last_name: null,
+    unsubscribed: i === 0,
+    properties: { plan: i % 2 ? 'pro' : 'free' },
+    segment_ids: [segmentId],
+    topics: i === 2 ? { [topicId]: 'opt_out' } : {},
+  })).map((c) => ({ ...c, id: c.SK.slice('CONTACT#'.length) }));
+  const items = [
+    { ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'All' },
+    { ...keys.topic(projectId, topicId), ...base, type: 'topic', id: topicId, name: 'News', description: null, default_subscription: 'opt_in', visibility: 'public' },
+    { ...keys.suppression(projectId, contacts[1].email), ...base, type: 'suppression', email: contacts[1].email },
+    ...contacts,
+    ...contacts.map((c) => ({ ...keys.segmentMember(projectId, segmentId, c.id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: c.id })),
+    {
+      ...keys.broadcast(projectId, broadcastId),
+      ...keys.broadcastDue(projectId, broadcastId, new Date(Date.now() + FANOUT_LEASE_MS).toISOString()),
+      ...base,
+      type: 'broadcast',
+      id: broadcastId,
+      name: 'November',
+      segment_id: segmentId,
+      topic_id: topicId,
+      from: 'News <news@example.com>',
+      subject: 'Hello {{{FIRST_NAME}}}',
+      reply_to: null,
+      preview_text: null,
+      html: '<p>Hi {{FIRST_NAME}} ({{{plan}}})</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">unsubscribe</a>',
+      text: 'Hi {{FIRST_NAME}}',
+      status: 'queued',
+      scheduled_at: null,
+      sent_at: null,
+      count_recipients: 0,
+      count_sent: 0,
+      count_skipped: 0,
+      count_failed: 0,
+      livemode: true,
+      cursor: '',
+    },
+  ];
+  for (let i = 0; i < items.length; i += 25) await table.transact(items.slice(i, i + 25).map((item) => table.put(item)));
+
+  // page 1's next-page message goes nowhere; page 2 dies after its first transaction
+  let pages = 0;
+  let pageTwoTransactions = 0;
+  const realTransact = table.transact;
+  jest.spyOn(table, 'transact').mockImplementation(async (actions) => {
+    await realTransact(actions);
+    if (pages === 2 && ++pageTwoTransactions === 2) throw new Error('the Lambda died here');
+  });
+  const poller = new QueuePoller({
+    name: 'broadcast-fanout-test',
+    sqs,
+    queueUrl: fanOutQueueUrl,
+    queueArn: (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fanOutQueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!,
+    batchSize: 1,
+    handler: (async (event: never) => {
+      pages++;
+      if (pages === 1) process.env.QUEUE_URL_BROADCAST_FANOUT = `${runtime.sqsEndpoint}/000000000000/no-such-queue-${suffix}`;
+      try {
+        return await fanOut(event);
+      } finally {
+        process.env.QUEUE_URL_BROADCAST_FANOUT = fanOutQueueUrl;
+      }
+    }) as never,
+    idleMs: 50,
+  });
+  const broadcast = () => table.getItem(keys.broadcast(projectId, broadcastId));
+  const pollUntil = async (done: () => Promise<boolean>) => {
+    for (const deadline = Date.now() + 20_000; !(await done()) && Date.now() < deadline; ) {
+      await poller.pollOnce();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  await enqueueFanOut([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]);
+  await pollUntil(async () => pages >= 1);
+  await new Promise((r) => setTimeout(r, 1500));
+  await poller.pollOnce(); // nothing: the next-page message was lost
+  expect(pages).toBe(1);
+  expect(await broadcast()).toMatchObject({ status: 'sending', count_recipients: 40 });
+
+  // the dispatcher, once the lease has run out, resumes from the cursor
+  expect(await dispatchDueBroadcasts(new Date(Date.now() + FANOUT_LEASE_MS + 1000))).toBe(1);
+  await pollUntil(async () => (await broadcast())?.status === 'sent');
+  jest.restoreAllMocks();
+
+  expect(pages).toBe(4); // 1, 2 (died), 2 again, 3
+  expect(await broadcast()).toMatchObject({ status: 'sent', count_recipients: 100, count_sent: 97, count_skipped: 3, count_failed: 0 });
+
+  const emails = await queryAll(`PROJECT#${projectId}`, 'EMAIL#');
+  expect(emails).toHaveLength(97);
+  const recipients = emails.map((e) => (e.to as string[])[0]);
+  expect(new Set(recipients).size).toBe(97);
+  expect(recipients).not.toEqual(expect.arrayContaining([contacts[0].email, contacts[1].email, contacts[2].email]));
+  const sample = emails.find((e) => (e.to as string[])[0] === 'reader7@example.com')!;
+  expect(sample).toMatchObject({ broadcast_id: broadcastId, subject: 'Hello Reader7', text: 'Hi Reader7', last_event: 'queued', from: 'News <news@example.com>' });
+  expect(sample.html).toMatch(/^<p>Hi Reader7 \(pro\)<\/p><a href="https:\/\/email\.example\.test\/unsubscribe\/[A-Za-z0-9_-]+">/);
+  const headers = sample.headers as Record<string, string>;
+  expect(headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
+  const token = /^<https:\/\/email\.example\.test\/unsubscribe\/([A-Za-z0-9_-]+)>$/.exec(headers['List-Unsubscribe'])![1];
+  expect(await readUnsubscribeToken(token)).toEqual({ projectId, contactId: contacts[7].id, topicId });
+
+  const outcomes = await queryAll(`PROJECT#${projectId}#BROADCAST#${broadcastId}`, 'CONTACT#');
+  expect(outcomes).toHaveLength(100);
+  expect(Object.fromEntries(outcomes.filter((o) => o.outcome === 'skipped').map((o) => [o.email, o.reason]))).toEqual({
+    [contacts[0].email]: 'unsubscribed',
+    [contacts[1].email]: 'suppressed',
+    [contacts[2].email]: 'topic_opt_out',
+  });
+
+  // every email went on the send queue (some pages' emails twice would be harmless: the sender claims them)
+  const enqueued = new Set((await drain(sendQueueUrl)).map((body) => JSON.parse(body).email_id as string));
+  expect(enqueued).toEqual(new Set(emails.map((e) => e.id as string)));
+}, 60_000);
+
+it('drops a message that is not the broadcast\'s cursor, and reports an unreadable one as a batch item failure', async () => {
+  const record = (messageId: string, body: string) => ({ messageId, receiptHandle: 'r', body, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'ap-southeast-2' });
+  const stale = JSON.stringify({ project_id: newId(), broadcast_id: newId(), after: '' }); // readable, no such broadcast: done with
+  const result = await fanOut({ Records: [record('bad-json', '{'), record('bad-shape', '{"project_id":1}'), record('stale', stale)] } as never);
+  expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);
+});
