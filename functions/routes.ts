@@ -15,6 +15,7 @@ import * as oauthOps from '../shared/operations/oauth';
 import * as segmentOps from '../shared/operations/segments';
 import * as serviceOps from '../shared/operations/service';
 import * as suppressionOps from '../shared/operations/suppressions';
+import * as templateOps from '../shared/operations/templates';
 import * as webhookOps from '../shared/operations/webhooks';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -84,6 +85,15 @@ export const routes = [
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, table: ['GetItem', 'UpdateItem'] },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, table: ['GetItem', 'UpdateItem', 'PutItem'] },
   { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] },
+
+  // Templates (the path takes an id or an alias: an alias costs one more GetItem)
+  { method: 'POST', path: '/templates', handler: 'templates/create', operation: templateOps.create, table: ['PutItem'] },
+  { method: 'GET', path: '/templates', handler: 'templates/list', operation: templateOps.list, table: ['Query'] },
+  { method: 'GET', path: '/templates/{id_or_alias}', handler: 'templates/get', operation: templateOps.get, table: ['GetItem'] },
+  { method: 'PATCH', path: '/templates/{id_or_alias}', handler: 'templates/update', operation: templateOps.update, table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] },
+  { method: 'DELETE', path: '/templates/{id_or_alias}', handler: 'templates/delete', operation: templateOps.remove, table: ['GetItem', 'DeleteItem'] },
+  { method: 'POST', path: '/templates/{id_or_alias}/publish', handler: 'templates/publish', operation: templateOps.publish, table: ['GetItem', 'UpdateItem'] },
+  { method: 'POST', path: '/templates/{id_or_alias}/duplicate', handler: 'templates/duplicate', operation: templateOps.duplicate, table: ['GetItem', 'PutItem'] },
 
   // OAuth (public clients with PKCE; the token, revocation and metadata routes take no key and answer RFC 6749 errors)
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', operation: oauthOps.metadata, table: [] },

@@ -22,6 +22,7 @@ import { newId } from './ids';
 import { logger } from './log';
 import { idempotencyWrite, IdempotencyRace, previousResponse, type IdempotencyRequest } from './idempotency';
 import { enqueueSends } from './send-queue';
+import { findTemplate, renderPublished, type TemplateItem } from './templates';
 
 /** How long an enqueued email may wait before the dispatcher enqueues it again. */
 export const SEND_LEASE_MS = 2 * 60 * 1000;
@@ -94,10 +95,43 @@ export function toRecord(item: Item): EmailRecord {
   };
 }
 
-/** Checks what the schema cannot (the sending domain, time window, size) and builds the item. */
+/** Checks what the schema cannot (the template, the sending domain, time window, size) and builds the item. */
 type DomainLookup = (name: string) => ReturnType<typeof findSendingDomain>;
+type TemplateLookup = (idOrAlias: string) => Promise<TemplateItem | undefined>;
 
-async function prepare(caller: Caller, input: SendEmailInput, path: string[], lookupDomain: DomainLookup): Promise<EmailItem> {
+/**
+ * With `template`, the content is the template's published version rendered with the request's
+ * variables; from, subject and reply_to fall back to the template's (the schema lets the
+ * request leave out from and subject only then).
+ */
+async function resolveContent(input: SendEmailInput, path: string[], lookupTemplate: TemplateLookup): Promise<SendEmailInput & { from: string; subject: string }> {
+  let resolved = input;
+  if (input.template) {
+    const result = renderPublished(await lookupTemplate(input.template.id), input.template.variables ?? {}, [...path, 'template']);
+    if ('problems' in result) throw unprocessable(result.problems);
+    const { rendered } = result;
+    resolved = {
+      ...input,
+      from: input.from ?? rendered.from ?? undefined,
+      subject: input.subject ?? rendered.subject ?? undefined,
+      reply_to: input.reply_to ?? rendered.reply_to ?? undefined,
+      html: rendered.html,
+      text: rendered.text ?? undefined,
+    };
+  }
+  const { from, subject } = resolved;
+  if (subject !== undefined && (subject.length < 1 || subject.length > 998)) {
+    throw unprocessable([{ code: 'invalid_subject', message: 'the rendered subject must be 1-998 characters', path: [...path, 'subject'].join('.') }]);
+  }
+  if (from === undefined || subject === undefined) {
+    const missing = (['from', 'subject'] as const).filter((field) => resolved[field] === undefined);
+    throw unprocessable(missing.map((field) => ({ code: 'invalid_type', message: `${field} is required: neither the request nor the template has one`, path: [...path, field].join('.') })));
+  }
+  return { ...resolved, from, subject };
+}
+
+async function prepare(caller: Caller, request: SendEmailInput, path: string[], lookupDomain: DomainLookup, lookupTemplate: TemplateLookup): Promise<EmailItem> {
+  const input = await resolveContent(request, path, lookupTemplate);
   const problems: ErrorDetail[] = [];
   const at = (field: string) => [...path, field].join('.');
   const fromDomain = bareAddress(input.from).split('@')[1];
@@ -177,9 +211,14 @@ export async function acceptEmails(
     if (!domains.has(name)) domains.set(name, findSendingDomain(caller.projectId, name));
     return domains.get(name)!;
   };
+  const templates = new Map<string, Promise<TemplateItem | undefined>>(); // and each template once
+  const lookupTemplate: TemplateLookup = (idOrAlias) => {
+    if (!templates.has(idOrAlias)) templates.set(idOrAlias, findTemplate(caller.projectId, idOrAlias));
+    return templates.get(idOrAlias)!;
+  };
   for (const [index, input] of inputs.entries()) {
     try {
-      items.push(await prepare(caller, input, options.batch ? [String(index)] : [], lookupDomain));
+      items.push(await prepare(caller, input, options.batch ? [String(index)] : [], lookupDomain, lookupTemplate));
     } catch (error) {
       if (error instanceof ApiError && error.statusCode === 422 && Array.isArray(error.errors)) problems.push(...error.errors);
       else throw error;

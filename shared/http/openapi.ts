@@ -49,7 +49,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[]) {
     for (const [status, response] of Object.entries(operation.responses)) {
       responses[status] = {
         description: response.description,
-        ...(response.schema ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } } : {}),
+        ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: schemaOf(response.schema, 'output') } } } : {}),
       };
     }
     paths[path] ??= {};

@@ -12,8 +12,10 @@ export type BodyFormat = 'json' | 'form';
 
 export interface ResponseSpec {
   description: string;
-  /** omitted for responses without a JSON body */
+  /** omitted for responses without a body */
   schema?: Schema;
+  /** default `application/json`; `text/html` for the pages of the unsubscribe routes */
+  contentType?: string;
 }
 
 export interface Operation<

@@ -170,7 +170,7 @@ export const unsubscribePage = defineOperation({
   tags: ['Unsubscribe'],
   auth: 'none',
   params: tokenParams,
-  responses: { 200: { description: 'An HTML page' }, 404: notFoundResponse },
+  responses: { 200: { description: 'An HTML page', contentType: 'text/html', schema: z.string() }, 404: notFoundResponse },
 });
 
 export const unsubscribe = defineOperation({
@@ -182,5 +182,5 @@ export const unsubscribe = defineOperation({
   tags: ['Unsubscribe'],
   auth: 'none',
   params: tokenParams,
-  responses: { 200: { description: 'An HTML confirmation' }, 404: notFoundResponse },
+  responses: { 200: { description: 'An HTML confirmation', contentType: 'text/html', schema: z.string() }, 404: notFoundResponse },
 });

@@ -27,23 +27,40 @@ const attachment = z.strictObject({
 export const MAX_RECIPIENTS = 50;
 export const MAX_BATCH = 100;
 
+/** `template.variables`: values by key, a string or a number as the variable is declared. */
+const templateRef = z.strictObject({
+  id: z.string().check(z.minLength(1), z.maxLength(64)),
+  variables: z.optional(z.record(z.string().check(z.maxLength(64)), z.union([z.string(), z.number().check(z.refine(Number.isFinite, 'must be a finite number'))]))),
+});
+const FROM_TEMPLATE = 'comes from the template: leave it out when sending with template';
+
 export const sendEmailBody = z
   .strictObject({
-    from: address,
+    from: z.optional(address),
     to: addresses,
     cc: z.optional(addresses),
     bcc: z.optional(addresses),
     reply_to: z.optional(addresses),
-    subject: z.string().check(z.minLength(1), z.maxLength(998)),
+    subject: z.optional(z.string().check(z.minLength(1), z.maxLength(998))),
     html: z.optional(z.string()),
     text: z.optional(z.string()),
     headers: z.optional(z.record(z.string().check(z.regex(/^[!-9;-~]{1,256}$/, 'must be a header name')), z.string().check(z.maxLength(2048)))),
     tags: z.optional(z.array(tag).check(z.maxLength(50))),
     scheduled_at: z.optional(z.iso.datetime({ offset: true })),
     attachments: z.optional(z.array(attachment).check(z.maxLength(20))),
+    template: z.optional(templateRef),
   })
   .check(
-    z.refine((e) => e.html !== undefined || e.text !== undefined, { message: 'html or text is required', path: ['html'] }),
+    // from and subject are required, unless a template is given (it may have them; shared/templates.ts)
+    z.superRefine((e, ctx) => {
+      if (e.template !== undefined) return;
+      for (const field of ['from', 'subject'] as const) {
+        if (e[field] === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'string', input: undefined, path: [field] });
+      }
+    }),
+    z.refine((e) => e.template !== undefined || e.html !== undefined || e.text !== undefined, { message: 'html or text is required', path: ['html'] }),
+    z.refine((e) => e.template === undefined || e.html === undefined, { message: `html ${FROM_TEMPLATE}`, path: ['html'] }),
+    z.refine((e) => e.template === undefined || e.text === undefined, { message: `text ${FROM_TEMPLATE}`, path: ['text'] }),
     z.refine((e) => [e.to, e.cc ?? [], e.bcc ?? []].flat().length <= MAX_RECIPIENTS, {
       message: `to, cc and bcc together take at most ${MAX_RECIPIENTS} addresses`,
       path: ['to'],
@@ -72,6 +89,13 @@ export const email = z.object({
 });
 
 const emailParams = z.strictObject({ email_id: id });
+const templateNote =
+  'With `template: {id, variables?}` (`id` the template\'s id or alias) the email is the template\'s published version ' +
+  'rendered with `variables`: `{{{KEY}}}` inserts a value as it is, `{{KEY}}` HTML-escaped (in html; as it is in text and ' +
+  'subject); a declared variable without a value takes its fallback. `html` and `text` must then be left out; `from`, ' +
+  '`subject` and `reply_to` default to the template\'s. 422 (path under `template`): `template_not_found`, ' +
+  '`template_not_published` (never published), `unknown_template_variable` (not declared), `invalid_template_variable` ' +
+  '(not of the declared type), `missing_template_variable` (used, no value, no fallback); a rendered subject must be 1-998 characters (`invalid_subject`).';
 const idempotencyNote =
   'With an `Idempotency-Key` header (1-256 characters), the same key and body within 24 h replays the first response ' +
   'and sends nothing new; the same key with another body is 409 `invalid_idempotent_request`.';
@@ -82,7 +106,7 @@ export const send = defineOperation({
   description:
     'Stores the email as `queued` (or `scheduled` when `scheduled_at` is in the future) and sends it through SES from the ' +
     "sender's verified domain. Live keys need a verified domain; test keys (`es_test_`) may use any domain of the " +
-    'project and never reach SES. ' + idempotencyNote,
+    'project and never reach SES. ' + templateNote + ' ' + idempotencyNote,
   tags: ['Emails'],
   auth: 'api_key',
   allowSendingAccess: true,
@@ -93,7 +117,9 @@ export const send = defineOperation({
 export const sendBatch = defineOperation({
   operationId: 'sendBatchEmails',
   summary: 'Send up to 100 emails at once',
-  description: 'Strict: every email is validated first; one invalid email refuses the whole batch (422, paths start with its index). ' + idempotencyNote,
+  description:
+    'Strict: every email is validated first; one invalid email refuses the whole batch (422, paths start with its index). ' +
+    'Each email may use a `template` as in POST /emails; each distinct template is read once. ' + idempotencyNote,
   tags: ['Emails'],
   auth: 'api_key',
   allowSendingAccess: true,

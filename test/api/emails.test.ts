@@ -220,3 +220,137 @@ describe('POST /emails/{email_id}/retry', () => {
     expect((await settled(body.id)).last_event).toBe('sent');
   });
 });
+
+describe('POST /emails with a template', () => {
+  let counter2 = 0;
+  const alias = (label: string) => `${label}-${Date.now().toString(36)}-${counter2++}`;
+
+  /** A published template of the test project, sending from the verified domain. */
+  async function publishedTemplate(overrides: Record<string, unknown> = {}) {
+    const created = await api.post('/templates', {
+      name: 'Receipt',
+      alias: alias('receipt'),
+      from: `Shop <shop@${domain}>`,
+      subject: 'Your order of {{PRODUCT}}',
+      reply_to: ['help@example.com'],
+      html: '<p>{{PRODUCT}} for {{{PRICE}}}</p><p>{{{NOTE}}}</p>',
+      text: '{{PRODUCT}} for {{PRICE}}',
+      variables: [
+        { key: 'PRODUCT', type: 'string' },
+        { key: 'PRICE', type: 'number', fallback_value: 25 },
+        { key: 'NOTE', type: 'string', fallback_value: 'Thanks!' },
+      ],
+      ...overrides,
+    });
+    expect(created.status).toBe(201);
+    expect((await api.post(`/templates/${created.body.id}/publish`)).status).toBe(200);
+    return created.body;
+  }
+
+  it('renders the published version: {{KEY}} escaped in html, {{{KEY}}} as is, fallbacks, from/subject/reply_to from the template', async () => {
+    const template = await publishedTemplate();
+    const res = await api.post('/emails', { to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { PRODUCT: 'Tea & <Cake>' } } });
+    expect(res.status).toBe(200);
+    const email = await settled(res.body.id);
+    expect(email).toMatchObject({
+      from: `Shop <shop@${domain}>`,
+      subject: 'Your order of Tea & <Cake>',
+      reply_to: ['help@example.com'],
+      html: '<p>Tea &amp; &lt;Cake&gt; for 25</p><p>Thanks!</p>',
+      text: 'Tea & <Cake> for 25',
+      last_event: 'sent',
+    });
+    expect((await mailViewerStore()).some((m) => m.subject === 'Your order of Tea & <Cake>')).toBe(true);
+  });
+
+  it('takes the template by alias; the request\'s from, subject and reply_to win over the template\'s', async () => {
+    const template = await publishedTemplate();
+    const res = await api.post('/emails', {
+      from: `Other <other@${domain}>`,
+      subject: 'Overridden',
+      reply_to: 'me@example.com',
+      to: 'success@simulator.amazonses.com',
+      template: { id: template.alias, variables: { PRODUCT: 'Pen', PRICE: 3.5, NOTE: '<b>bold</b>' } },
+    });
+    expect(res.status).toBe(200);
+    expect(await emailOf(res.body.id)).toMatchObject({
+      from: `Other <other@${domain}>`,
+      subject: 'Overridden',
+      reply_to: ['me@example.com'],
+      html: '<p>Pen for 3.5</p><p><b>bold</b></p>',
+      text: 'Pen for 3.5',
+    });
+  });
+
+  it('sends the published version, not later draft edits, and refuses a template never published', async () => {
+    const template = await publishedTemplate();
+    expect((await api.patch(`/templates/${template.id}`, { html: '<p>draft {{PRODUCT}}</p>' })).status).toBe(200);
+    const res = await api.post('/emails', { to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { PRODUCT: 'Cup' } } });
+    expect(res.status).toBe(200);
+    expect((await emailOf(res.body.id)).html).toBe('<p>Cup for 25</p><p>Thanks!</p>');
+
+    const draft = await api.post('/templates', { name: 'Draft', html: '<p>x</p>', from: `a@${domain}`, subject: 's' });
+    const refused = await api.post('/emails', { to: 'r@example.com', template: { id: draft.body.id } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ code: 'template_not_published', path: 'template.id' })]);
+  });
+
+  it('answers 422 naming template.variables.KEY for missing, mistyped and undeclared variables', async () => {
+    const template = await publishedTemplate();
+    const missing = await api.post('/emails', { to: 'r@example.com', template: { id: template.id } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual([expect.objectContaining({ code: 'missing_template_variable', path: 'template.variables.PRODUCT' })]);
+
+    const wrong = await api.post('/emails', { to: 'r@example.com', template: { id: template.id, variables: { PRODUCT: 'x', PRICE: 'ten', EXTRA: 1 } } });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.errors.map((e: { code: string; path: string }) => `${e.code} ${e.path}`).sort()).toEqual([
+      'invalid_template_variable template.variables.PRICE',
+      'unknown_template_variable template.variables.EXTRA',
+    ]);
+  });
+
+  it('refuses an unknown template, html or text beside a template, and a send with no from anywhere', async () => {
+    const unknown = await api.post('/emails', { to: 'r@example.com', template: { id: '0198c2a4-0000-7000-8000-000000000000' } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors[0]).toMatchObject({ code: 'template_not_found', path: 'template.id' });
+    expect((await api.post('/emails', { to: 'r@example.com', template: { id: alias('nope') } })).body.errors[0].code).toBe('template_not_found');
+
+    const template = await publishedTemplate();
+    const both = await api.post('/emails', { to: 'r@example.com', html: '<p>x</p>', text: 'x', template: { id: template.id, variables: { PRODUCT: 'x' } } });
+    expect(both.status).toBe(422);
+    expect(both.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['html', 'text']);
+
+    const bare = await publishedTemplate({ from: null, subject: null, variables: [{ key: 'PRODUCT', type: 'string' }, { key: 'PRICE', type: 'number' }, { key: 'NOTE', type: 'string' }] });
+    const noFrom = await api.post('/emails', { to: 'r@example.com', template: { id: bare.id, variables: { PRODUCT: 'x', PRICE: 1, NOTE: 'n' } } });
+    expect(noFrom.status).toBe(422);
+    expect(noFrom.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['from', 'subject']);
+
+    const emptySubject = await publishedTemplate({ subject: '{{{PRODUCT}}}' });
+    const empty = await api.post('/emails', { to: 'r@example.com', template: { id: emptySubject.id, variables: { PRODUCT: '' } } });
+    expect(empty.status).toBe(422);
+    expect(empty.body.errors[0]).toMatchObject({ code: 'invalid_subject', path: 'subject' });
+
+    const noTemplate = await api.post('/emails', { to: 'r@example.com', text: 'x' });
+    expect(noTemplate.status).toBe(422);
+    expect(noTemplate.body.errors.map((e: { code: string; path: string }) => `${e.code} ${e.path}`).sort()).toEqual(['invalid_type from', 'invalid_type subject']);
+  });
+
+  it('renders templates in a batch, naming the index of an email whose variables fail', async () => {
+    const template = await publishedTemplate();
+    const ok = await api.post('/emails/batch', [
+      { to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { PRODUCT: 'One' } } },
+      { to: 'success@simulator.amazonses.com', template: { id: template.alias, variables: { PRODUCT: 'Two' } } },
+      { from: `a@${domain}`, to: 'success@simulator.amazonses.com', subject: 'Plain', text: 'no template' },
+    ]);
+    expect(ok.status).toBe(200);
+    const [one, two, plain] = await Promise.all(ok.body.data.map((d: { id: string }) => emailOf(d.id)));
+    expect([one.text, two.text, plain.text]).toEqual(['One for 25', 'Two for 25', 'no template']);
+
+    const bad = await api.post('/emails/batch', [
+      { to: 'r@example.com', template: { id: template.id, variables: { PRODUCT: 'One' } } },
+      { to: 'r@example.com', template: { id: template.id } },
+    ]);
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ code: 'missing_template_variable', path: '1.template.variables.PRODUCT' })]);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * DynamoDB calls per API operation, counted by a middleware on the handlers' own DynamoDB client
+ * while real requests go through the local runtime (in this process). Each row is one request:
+ * the calls it made in order, with the entity each touched (the sort key's prefix, the access
+ * pattern of shared/db/keys.ts), and DESIGN.md's budget: "at most one read round trip before the
+ * write, and the write is one TransactWriteItems or PutItem". The API-key lookup (one GetItem
+ * on the key's hash) comes before every authenticated request and is counted apart. Workers run
+ * in the same process; their calls are not counted (only those made while a request is handled).
+ *
+ * Run alone: `npx tsx bench/dynamodb-calls.ts`.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../lib/local/ports';
+import { startLocalRuntime } from '../lib/local/runtime';
+import { readSettings } from '../lib/local/settings';
+
+export interface CallRow {
+  operation: string;
+  status: number;
+  calls: string[];
+  reads: number;
+  writes: number;
+  met: boolean;
+}
+
+const KEY = `es_live_${'C'.repeat(32)}`;
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand', 'PutCommand', 'UpdateCommand', 'DeleteCommand', 'TransactWriteCommand', 'BatchWriteCommand']);
+
+/** `SEGMENT` for `SEGMENT#<id>`, `PROJECT#..#SEGMENT` partitions by their last entity. */
+function entityOf(key: Record<string, unknown> | undefined): string {
+  if (!key) return '?';
+  const sk = String(key.SK ?? '');
+  const pk = String(key.PK ?? '');
+  const fromSk = sk.split('#')[0];
+  if (pk.startsWith('PROJECT#') && pk.split('#').length > 2) return `${pk.split('#')[2]}_${fromSk}`;
+  return fromSk === 'PROJECT' && !pk.startsWith('PROJECT#') ? pk.split('#')[0] : fromSk || pk.split('#')[0];
+}
+
+function describe(command: string, input: Record<string, any>): string {
+  const name = command.replace(/Command$/, '');
+  if (input.TransactItems) {
+    const parts = (input.TransactItems as Record<string, any>[]).map((t) => {
+      const [kind, body] = Object.entries(t)[0];
+      return `${kind} ${entityOf(body.Key ?? body.Item)}`;
+    });
+    return `${name}(${parts.join(', ')})`;
+  }
+  if (input.RequestItems) {
+    const table = Object.values(input.RequestItems)[0] as Record<string, any>;
+    const keys: Record<string, unknown>[] = table.Keys ?? (table as unknown as Record<string, any>[]).map?.((r) => r.PutRequest?.Item ?? r.DeleteRequest?.Key) ?? [];
+    return `${name}(${[...new Set(keys.map(entityOf))].join(', ')} x${keys.length})`;
+  }
+  if (input.KeyConditionExpression) {
+    const values = input.ExpressionAttributeValues ?? {};
+    const prefix = String(values[':prefix'] ?? values[':p'] ?? '').split('#')[0];
+    return `${name}(${input.IndexName ? `${input.IndexName} ` : ''}${prefix || String(values[':pk'] ?? '').split('#')[0]})`;
+  }
+  return `${name}(${entityOf(input.Key ?? input.Item)})`;
+}
+
+/**
+ * The workers run in this process too (the fan-outs, the sender): only calls made while an HTTP
+ * request of the runtime is being handled are counted, marked through the servers' `request` event.
+ */
+const inRequest = new AsyncLocalStorage<true>();
+const emit = Server.prototype.emit;
+Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
+  const forward = () => (emit as (event: string | symbol, ...args: unknown[]) => boolean).call(this, event, ...args);
+  return event === 'request' ? inRequest.run(true, forward) : forward();
+} as typeof Server.prototype.emit;
+
+export async function benchDynamoDbCalls(): Promise<CallRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-calls-'));
+  process.env.LOG_LEVEL = 'ERROR';
+  const runtime = await startLocalRuntime(
+    readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()), LOCAL_SES_VERIFY_DELAY_MS: '0' }),
+    () => undefined,
+  );
+  const { documentClient } = await import('../shared/db/client');
+  let recording: { command: string; input: Record<string, any> }[] | undefined;
+  documentClient.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (inRequest.getStore()) recording?.push({ command: String(context.commandName), input: args.input as Record<string, any> });
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCallCounter' },
+  );
+  const rows: CallRow[] = [];
+  const call = async (operation: string, method: string, path: string, body?: unknown): Promise<any> => {
+    recording = [];
+    const res = await fetch(runtime.apiUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    await new Promise((r) => setTimeout(r, 20)); // calls after the response (none expected) would land here
+    const made = recording.filter((c) => !(c.command.startsWith('Get') && String(c.input.Key?.PK ?? '').startsWith('API_KEY_HASH#')));
+    recording = undefined;
+    const firstWrite = made.findIndex((c) => WRITES.has(c.command));
+    const reads = (firstWrite < 0 ? made : made.slice(0, firstWrite)).length;
+    const writes = made.filter((c) => WRITES.has(c.command)).length;
+    // budget: <= 1 read round trip before the write, and at most one write call (a read-only operation: <= 1 read... lists may page)
+    const met = firstWrite < 0 ? reads <= 1 : reads <= 1 && writes === 1;
+    rows.push({ operation: `${operation} (${method} ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')})`, status: res.status, calls: made.map((c) => describe(c.command, c.input)), reads, writes, met });
+    return text ? JSON.parse(text) : undefined;
+  };
+  try {
+    const key = await call('createApiKey', 'POST', '/api-keys', { name: 'bench' });
+    await call('listApiKeys', 'GET', '/api-keys');
+    await call('deleteApiKey', 'DELETE', `/api-keys/${key.id}`);
+    const domain = await call('createDomain', 'POST', '/domains', { name: 'calls.example.com' });
+    await call('getDomain', 'GET', `/domains/${domain.id}`);
+    await call('verifyDomain', 'POST', `/domains/${domain.id}/verify`);
+    await call('listDomains', 'GET', '/domains');
+    const segment = await call('createSegment', 'POST', '/segments', { name: 'bench' });
+    await call('getSegment', 'GET', `/segments/${segment.id}`);
+    const email = await call('sendEmail', 'POST', '/emails', { from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', subject: 'calls', text: 'hi' });
+    await call('sendBatch', 'POST', '/emails/batch', [1, 2].map((i) => ({ from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', subject: `calls ${i}`, text: 'hi' })));
+    await call('getEmail', 'GET', `/emails/${email.id}`);
+    await call('listEmails', 'GET', '/emails');
+    const scheduled = await call('sendEmail (scheduled)', 'POST', '/emails', { from: 'bench@calls.example.com', to: 'x@example.com', subject: 's', text: 'hi', scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    await call('updateEmail', 'PATCH', `/emails/${scheduled.id}`, { scheduled_at: new Date(Date.now() + 7_200_000).toISOString() });
+    await call('cancelEmail', 'POST', `/emails/${scheduled.id}/cancel`);
+    await call('createSuppression', 'POST', '/suppressions', { email: 'gone@example.com' });
+    await call('createSuppression (again)', 'POST', '/suppressions', { email: 'gone@example.com' });
+    await call('getSuppression', 'GET', '/suppressions/gone@example.com');
+    await call('listSuppressions', 'GET', '/suppressions');
+    await call('deleteSuppression', 'DELETE', '/suppressions/gone@example.com');
+    const webhook = await call('createWebhook', 'POST', '/webhooks', { endpoint: 'https://hooks.example.com/x', events: ['email.sent'] });
+    await call('getWebhook', 'GET', `/webhooks/${webhook.id}`);
+    await call('updateWebhook', 'PATCH', `/webhooks/${webhook.id}`, { description: 'bench' });
+    await call('listWebhooks', 'GET', '/webhooks');
+    await call('listWebhookEvents', 'GET', '/webhook-events');
+    await call('deleteWebhook', 'DELETE', `/webhooks/${webhook.id}`);
+    const broadcast = await call('createBroadcast', 'POST', '/broadcasts', { segment_id: segment.id, from: 'bench@calls.example.com', subject: 'b', text: 'hi' });
+    await call('updateBroadcast', 'PATCH', `/broadcasts/${broadcast.id}`, { subject: 'c' });
+    await call('getBroadcast', 'GET', `/broadcasts/${broadcast.id}`);
+    await call('sendBroadcast', 'POST', `/broadcasts/${broadcast.id}/send`, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    await call('cancelBroadcast', 'POST', `/broadcasts/${broadcast.id}/cancel`);
+    await call('listBroadcasts', 'GET', '/broadcasts');
+    await call('listEvents', 'GET', '/events');
+    await call('deleteSegment', 'DELETE', `/segments/${segment.id}`);
+    await call('deleteDomain', 'DELETE', `/domains/${domain.id}`);
+    return rows;
+  } finally {
+    await runtime.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function formatDynamoDbCalls(rows: CallRow[]): string {
+  return [
+    'Calls after the API-key lookup (one GetItem on every authenticated request). Budget (DESIGN.md): at most one read round trip before the write, the write one call (TransactWriteItems or PutItem/UpdateItem/DeleteItem); read-only operations one read.\n',
+    '| operation | status | DynamoDB calls in order (entity) | reads before the write | writes | budget |',
+    '|---|---:|---|---:|---:|---|',
+    ...rows.map((r) => `| ${r.operation} | ${r.status} | ${r.calls.join(' → ') || '-'} | ${r.reads} | ${r.writes} | ${r.met ? 'met' : 'OVER'} |`),
+    '',
+    `${rows.filter((r) => r.met).length} of ${rows.length} operations within the budget.`,
+  ].join('\n');
+}
+
+if (require.main === module) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  benchDynamoDbCalls().then(
+    (rows) => {
+      console.log('## DynamoDB calls per API operation\n');
+      console.log(formatDynamoDbCalls(rows));
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,61 @@
+import { escapeHtml, render, variablesIn } from '../../shared/render';
+
+describe('render', () => {
+  it('inserts {{{KEY}}} as it is and {{KEY}} HTML-escaped', () => {
+    const values = { NAME: '<b>Ann & "Bo"</b>', QUOTE: "it's" };
+    expect(render('{{{NAME}}} / {{NAME}} / {{QUOTE}}', values).text).toBe(`<b>Ann & "Bo"</b> / &lt;b&gt;Ann &amp; &quot;Bo&quot;&lt;/b&gt; / it&#39;s`);
+  });
+
+  it('does not escape {{KEY}} with escape: false (plain text, subjects)', () => {
+    expect(render('Hi {{NAME}}', { NAME: 'A & B <x>' }, { escape: false }).text).toBe('Hi A & B <x>');
+  });
+
+  it('allows spaces inside the braces and renders numbers, booleans and zero', () => {
+    expect(render('{{ PRICE }} {{{ COUNT }}} {{OK}}', { PRICE: 499.5, COUNT: 0, OK: false }).text).toBe('499.5 0 false');
+  });
+
+  it('reports missing keys once each, in order, and keeps them in place by default', () => {
+    const out = render('{{A}} {{{B}}} {{A}} {{C}}', { C: 'c' });
+    expect(out.missing).toEqual(['A', 'B']);
+    expect(out.text).toBe('{{A}} {{{B}}} {{A}} c');
+  });
+
+  it('treats null and undefined values as missing; missing: empty removes them', () => {
+    const out = render('[{{A}}][{{{B}}}]', { A: null, B: undefined }, { missing: 'empty' });
+    expect(out).toEqual({ text: '[][]', missing: ['A', 'B'] });
+  });
+
+  it('looks keys up exactly: case matters and nothing comes from the prototype', () => {
+    const out = render('{{name}} {{constructor}} {{toString}}', { NAME: 'x' });
+    expect(out.missing).toEqual(['name', 'constructor', 'toString']);
+  });
+
+  it('leaves anything that is not a variable alone', () => {
+    const text = '{{first name}} {{}} {{a-b}} { {X} } {{{{ }}}} {{X.Y}}';
+    expect(render(text, { X: 'x' })).toEqual({ text, missing: [] });
+  });
+
+  it('does not render again what a value inserts, and takes "$" in values literally', () => {
+    expect(render('{{{A}}}', { A: '{{{B}}} $& $1', B: 'no' }).text).toBe('{{{B}}} $& $1');
+  });
+
+  it('renders every occurrence, also next to each other', () => {
+    expect(render('{{A}}{{A}}{{{A}}}', { A: '1' }).text).toBe('111');
+  });
+});
+
+describe('variablesIn', () => {
+  it('lists the keys a text uses, each once, in order, from both forms', () => {
+    expect(variablesIn('{{{B}}} {{A}} {{ B }} {{not a key}} {{C_1}}')).toEqual(['B', 'A', 'C_1']);
+  });
+
+  it('is empty for a text without variables', () => {
+    expect(variablesIn('<p>Hello</p> {x}')).toEqual([]);
+  });
+});
+
+describe('escapeHtml', () => {
+  it('escapes the five HTML special characters and nothing else', () => {
+    expect(escapeHtml(`<a href="x">Tom & Jerry's</a> é`)).toBe('&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; é');
+  });
+});
