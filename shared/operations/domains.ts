@@ -53,6 +53,8 @@ export const create = defineOperation({
   auth: 'api_key',
   body: z.strictObject({
     name: hostname,
+    // Resend clients may name the region; a deployment sends from its own one only
+    region: z.optional(z.literal('ap-southeast-2', 'this deployment sends from ap-southeast-2 only')),
     tls: z.optional(tls),
     capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
   }),
