@@ -8,6 +8,7 @@
 import type { Operation } from '../shared/http/operation';
 import * as apiKeyOps from '../shared/operations/api-keys';
 import * as broadcastOps from '../shared/operations/broadcasts';
+import * as contactOps from '../shared/operations/contacts';
 import * as domainOps from '../shared/operations/domains';
 import * as emailOps from '../shared/operations/emails';
 import * as eventOps from '../shared/operations/events';
@@ -16,6 +17,7 @@ import * as segmentOps from '../shared/operations/segments';
 import * as serviceOps from '../shared/operations/service';
 import * as suppressionOps from '../shared/operations/suppressions';
 import * as templateOps from '../shared/operations/templates';
+import * as topicOps from '../shared/operations/topics';
 import * as webhookOps from '../shared/operations/webhooks';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -52,7 +54,29 @@ export const routes = [
   { method: 'POST', path: '/segments', handler: 'segments/create', operation: segmentOps.create, table: ['PutItem'] },
   { method: 'GET', path: '/segments', handler: 'segments/list', operation: segmentOps.list, table: ['Query'] },
   { method: 'GET', path: '/segments/{segment_id}', handler: 'segments/get', operation: segmentOps.get, table: ['GetItem'] },
-  { method: 'DELETE', path: '/segments/{segment_id}', handler: 'segments/delete', operation: segmentOps.remove, table: ['DeleteItem'] },
+  { method: 'PATCH', path: '/segments/{segment_id}', handler: 'segments/update', operation: segmentOps.update, table: ['UpdateItem'] },
+  // deleting a segment also removes its memberships (Query the members, BatchGet their contacts, update them)
+  { method: 'DELETE', path: '/segments/{segment_id}', handler: 'segments/delete', operation: segmentOps.remove, table: ['DeleteItem', 'Query', 'BatchGetItem', 'UpdateItem'] },
+
+  // Contacts (`{contact_id}` takes the contact's id or its email address)
+  { method: 'POST', path: '/contacts', handler: 'contacts/create', operation: contactOps.create, table: ['PutItem', 'ConditionCheckItem'] },
+  { method: 'GET', path: '/contacts', handler: 'contacts/list', operation: contactOps.list, table: ['Query', 'GetItem', 'BatchGetItem'] },
+  { method: 'GET', path: '/contacts/{contact_id}', handler: 'contacts/get', operation: contactOps.get, table: ['GetItem'] },
+  { method: 'PATCH', path: '/contacts/{contact_id}', handler: 'contacts/update', operation: contactOps.update, table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] },
+  { method: 'DELETE', path: '/contacts/{contact_id}', handler: 'contacts/delete', operation: contactOps.remove, table: ['GetItem', 'DeleteItem'] },
+  { method: 'GET', path: '/contacts/{contact_id}/segments', handler: 'contacts/list-segments', operation: contactOps.listSegments, table: ['GetItem', 'BatchGetItem'] },
+  { method: 'POST', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/add-segment', operation: contactOps.addSegment, table: ['GetItem', 'UpdateItem', 'PutItem', 'ConditionCheckItem'] },
+  { method: 'DELETE', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/remove-segment', operation: contactOps.removeSegment, table: ['GetItem', 'UpdateItem', 'DeleteItem'] },
+  { method: 'GET', path: '/contacts/{contact_id}/topics', handler: 'contacts/list-topics', operation: contactOps.listTopics, table: ['GetItem', 'Query'] },
+  { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, table: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] },
+  { method: 'GET', path: '/segments/{segment_id}/contacts', handler: 'contacts/list-by-segment', operation: contactOps.listBySegment, table: ['GetItem', 'Query', 'BatchGetItem'] },
+
+  // Topics
+  { method: 'POST', path: '/topics', handler: 'topics/create', operation: topicOps.create, table: ['PutItem'] },
+  { method: 'GET', path: '/topics', handler: 'topics/list', operation: topicOps.list, table: ['Query'] },
+  { method: 'GET', path: '/topics/{topic_id}', handler: 'topics/get', operation: topicOps.get, table: ['GetItem'] },
+  { method: 'PATCH', path: '/topics/{topic_id}', handler: 'topics/update', operation: topicOps.update, table: ['UpdateItem'] },
+  { method: 'DELETE', path: '/topics/{topic_id}', handler: 'topics/delete', operation: topicOps.remove, table: ['DeleteItem'] },
 
   // Domains
   {

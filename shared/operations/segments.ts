@@ -32,6 +32,16 @@ export const get = defineOperation({
   responses: { 200: { description: 'The segment', schema: segment }, ...commonErrors, 404: notFoundResponse },
 });
 
+export const update = defineOperation({
+  operationId: 'updateSegment',
+  summary: 'Rename a segment',
+  tags: ['Segments'],
+  auth: 'api_key',
+  params: segmentParams,
+  body: z.strictObject({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)) }),
+  responses: { 200: { description: 'The segment', schema: segment }, ...commonErrors, 404: notFoundResponse },
+});
+
 export const remove = defineOperation({
   operationId: 'deleteSegment',
   summary: 'Delete a segment',

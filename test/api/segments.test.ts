@@ -1,3 +1,5 @@
+import * as keys from '../../shared/db/keys';
+import { getItem } from '../../shared/db/table';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 
@@ -67,5 +69,38 @@ describe('segments', () => {
     expect((await api.delete(`/segments/${mine.id}`, { key: other.key })).status).toBe(404);
     expect((await api.get(`/segments/${mine.id}`)).status).toBe(200);
     expect((await api.get('/segments', { key: other.key })).body.data).toEqual([]);
+  });
+
+  it('renames a segment with PATCH (the Resend SDK\'s segments.update)', async () => {
+    const { body: segment } = await api.post('/segments', { name: 'Old' });
+    expect(await api.patch(`/segments/${segment.id}`, { name: 'New' })).toMatchObject({ status: 200, body: { ...segment, name: 'New' } });
+    expect((await api.get(`/segments/${segment.id}`)).body.name).toBe('New');
+    expect((await api.patch(`/segments/${segment.id}`, { name: '' })).status).toBe(422);
+    expect((await api.patch('/segments/01a20280-902e-70b0-b281-d9d957510688', { name: 'x' })).status).toBe(404);
+  });
+
+  it('deleting a segment removes its memberships, in several transactions, but not its contacts', async () => {
+    const other = await createOtherProject();
+    const { body: doomed } = await api.post('/segments', { name: 'Doomed' }, { key: other.key });
+    const { body: kept } = await api.post('/segments', { name: 'Kept' }, { key: other.key });
+    const contacts: string[] = [];
+    for (let i = 0; i < 60; i++) { // more members than one transaction takes (50)
+      const body = { email: `member${i}@example.com`, segments: i % 2 ? [doomed.id, kept.id] : [doomed.id] };
+      contacts.push((await api.post('/contacts', body, { key: other.key })).body.id);
+    }
+    expect((await api.get(`/contacts?segment_id=${doomed.id}&limit=100`, { key: other.key })).body.data).toHaveLength(60);
+
+    expect((await api.delete(`/segments/${doomed.id}`, { key: other.key })).status).toBe(200);
+
+    const all = await api.get('/contacts?limit=100', { key: other.key });
+    expect(all.body.data).toHaveLength(60); // every contact is still there
+    for (const contact of all.body.data) {
+      const odd = contacts.indexOf(contact.id) % 2 === 1;
+      expect(contact.segment_ids).toEqual(odd ? [kept.id] : []);
+    }
+    for (const id of contacts) expect(await getItem(keys.segmentMember(other.projectId, doomed.id, id))).toBeUndefined();
+    expect((await api.get(`/contacts?segment_id=${doomed.id}`, { key: other.key })).status).toBe(404);
+    expect((await api.get(`/contacts?segment_id=${kept.id}&limit=100`, { key: other.key })).body.data).toHaveLength(30);
+    expect((await api.post(`/contacts/${contacts[0]}/segments/${doomed.id}`, undefined, { key: other.key })).status).toBe(404);
   });
 });

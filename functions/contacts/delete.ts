@@ -1,0 +1,8 @@
+import { deleteContact } from '#shared/contacts';
+import { api, ok } from '#shared/http/api';
+import * as contactOps from '#shared/operations/contacts';
+
+export const handler = api(contactOps.remove, async ({ params, caller }) => {
+  const { id } = await deleteContact(caller, params.contact_id);
+  return ok({ object: 'contact', id, contact: id, deleted: true });
+});

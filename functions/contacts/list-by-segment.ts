@@ -1,0 +1,9 @@
+import { listSegmentContacts } from '#shared/contacts';
+import { api, ok } from '#shared/http/api';
+import * as contactOps from '#shared/operations/contacts';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+
+export const handler = api(contactOps.listBySegment, async ({ params, query, caller }) => {
+  const { items, hasMore } = await listSegmentContacts(caller, params.segment_id, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: items, has_more: hasMore });
+});

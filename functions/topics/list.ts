@@ -1,0 +1,9 @@
+import { api, ok } from '#shared/http/api';
+import * as topicOps from '#shared/operations/topics';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { listTopics } from '#shared/topics';
+
+export const handler = api(topicOps.list, async ({ query, caller }) => {
+  const { records, hasMore } = await listTopics(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: records, has_more: hasMore });
+});
