@@ -4,7 +4,7 @@
  * Region is fixed to ap-southeast-2 (Sydney): SES identities and the domain `region` field
  * (DESIGN.md) assume it.
  */
-import { App, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { App, CfnOutput, Duration, NestedStack, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -55,17 +55,23 @@ export class EmailServiceStack extends Stack {
       // The default stage is made below: HttpApi cannot give its own one access logging.
       createDefaultStage: false,
     });
-    for (const route of routes) {
-      const fnId = functionName(route);
-      const fn = this.addFunction(fnId, route.handler, tableActions(route));
-      this.allowSending(fn, 'queues' in route ? route.queues : undefined);
-      fn.bindSes('ses' in route ? route.ses : []);
-      this.tellEventsTopic(fn, 'ses' in route ? route.ses : []);
-      this.api.addRoutes({
-        path: route.path,
-        methods: [apigw.HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${fnId}Integration`, fn),
-      });
+    // The route functions live in nested stacks, one per resource (the handler's folder): each
+    // route costs about 7 resources (function, role, policy, log group, integration, route,
+    // permission) and CloudFormation allows 500 per stack, so one stack would stop at ~60 routes.
+    for (const [group, groupRoutes] of routeGroups()) {
+      const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, { description: `The ${group} routes of the HTTP API` });
+      for (const route of groupRoutes) {
+        const fnId = functionName(route);
+        const fn = this.addFunction(fnId, route.handler, tableActions(route), undefined, nested);
+        this.allowSending(fn, 'queues' in route ? route.queues : undefined);
+        fn.bindSes('ses' in route ? route.ses : []);
+        this.tellEventsTopic(fn, 'ses' in route ? route.ses : []);
+        new apigw.HttpRoute(nested, `${fnId}Route`, {
+          httpApi: this.api,
+          routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
+          integration: new HttpLambdaIntegration(`${fnId}Integration`, fn),
+        });
+      }
     }
 
     this.api.addStage('DefaultStage', {
@@ -125,9 +131,9 @@ export class EmailServiceStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'Pass to `npm run api-key` to create the first API key' });
   }
 
-  /** A function for `functions/<handler>.ts` that may perform only `actions` on the table. */
-  addFunction(id: string, handler: string, actions: Parameters<ApiFunction['bindTable']>[1], timeout?: Duration): ApiFunction {
-    const fn = new ApiFunction(this, id, { handler, timeout }).bindTable(this.table, actions);
+  /** A function for `functions/<handler>.ts` that may perform only `actions` on the table (in `scope`: this stack or a nested one). */
+  addFunction(id: string, handler: string, actions: Parameters<ApiFunction['bindTable']>[1], timeout?: Duration, scope: Construct = this): ApiFunction {
+    const fn = new ApiFunction(scope, id, { handler, timeout }).bindTable(this.table, actions);
     this.functions.set(id, fn);
     return fn;
   }
@@ -206,6 +212,16 @@ export class EmailServiceStack extends Stack {
     });
     return { queue, dlq };
   }
+}
+
+/** The routes by resource (the folder of their handler, e.g. `contacts`), in route-table order. */
+function routeGroups(): Map<string, (typeof routes)[number][]> {
+  const groups = new Map<string, (typeof routes)[number][]>();
+  for (const route of routes) {
+    const group = route.handler.split('/')[0];
+    groups.set(group, [...(groups.get(group) ?? []), route]);
+  }
+  return groups;
 }
 
 /** Queue and schedule consumers may take longer than a request; SQS visibility must cover it. */
