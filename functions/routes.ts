@@ -13,6 +13,7 @@ import * as domainOps from '../shared/operations/domains';
 import * as emailOps from '../shared/operations/emails';
 import * as eventOps from '../shared/operations/events';
 import * as oauthOps from '../shared/operations/oauth';
+import * as receivingOps from '../shared/operations/received-emails';
 import * as segmentOps from '../shared/operations/segments';
 import * as serviceOps from '../shared/operations/service';
 import * as suppressionOps from '../shared/operations/suppressions';
@@ -41,6 +42,8 @@ export interface Route {
   queues?: readonly string[];
   /** SES actions the handler calls; none means no SES permission at all */
   ses?: readonly SesAction[];
+  /** the inbound mail bucket (lib/inbound.ts): `read` (GetObject, also what its presigned URLs need) or `read-write`; INBOUND_BUCKET */
+  inboundBucket?: 'read' | 'read-write';
 }
 
 export const routes = [
@@ -109,6 +112,13 @@ export const routes = [
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, table: ['GetItem', 'UpdateItem'] },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, table: ['GetItem', 'UpdateItem', 'PutItem'] },
   { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] },
+
+  // Receiving (mail to receiving-enabled domains, stored by the inbound worker of functions/workers.ts; literal
+  // `/emails/receiving` wins over `/emails/{email_id}` on API Gateway and in the local gateway)
+  { method: 'GET', path: '/emails/receiving', handler: 'emails/receiving/list', operation: receivingOps.list, table: ['Query'] },
+  { method: 'GET', path: '/emails/receiving/{email_id}', handler: 'emails/receiving/get', operation: receivingOps.get, table: ['GetItem'], inboundBucket: 'read' },
+  { method: 'GET', path: '/emails/receiving/{email_id}/attachments', handler: 'emails/receiving/list-attachments', operation: receivingOps.listAttachments, table: ['GetItem'], inboundBucket: 'read' },
+  { method: 'GET', path: '/emails/receiving/{email_id}/attachments/{attachment_id}', handler: 'emails/receiving/get-attachment', operation: receivingOps.getAttachment, table: ['GetItem'], inboundBucket: 'read' },
 
   // Templates (the path takes an id or an alias: an alias costs one more GetItem)
   { method: 'POST', path: '/templates', handler: 'templates/create', operation: templateOps.create, table: ['PutItem'] },

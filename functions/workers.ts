@@ -36,9 +36,16 @@ export interface Worker {
   queues?: readonly string[];
   /** SES actions it calls (as `Route.ses`) */
   ses?: readonly SesAction[];
+  /** the inbound mail bucket (as `Route.inboundBucket`) */
+  inboundBucket?: 'read' | 'read-write';
   /** gets PUBLIC_API_URL, the API's base URL, for links it writes into emails */
   publicApiUrl?: boolean;
 }
+
+/** The queue the inbound topic feeds (lib/inbound.ts on AWS, lib/local/smtp-inbound.ts locally). */
+export const INBOUND_QUEUE = 'inbound';
+/** Where SES (and locally the SMTP server) puts raw received messages in the inbound bucket: `raw/<SES message id>`. */
+export const INBOUND_RAW_PREFIX = 'raw/';
 
 export const queues: readonly QueueDefinition[] = [
   // One message per email to send. 30 s covers a batch of 10 sends waiting for rate slots.
@@ -54,6 +61,9 @@ export const queues: readonly QueueDefinition[] = [
   // One message per page of a broadcast's segment still to do (shared/broadcast-queue.ts). 120 s:
   // a page is a few transactions and BatchGets; a failed page is redone after that.
   { name: 'broadcast-fanout', visibilityTimeoutSeconds: 120, maxReceiveCount: 10 },
+  // SES receipt notifications (SNS envelopes from the inbound topic, lib/inbound.ts): one per
+  // received message. 120 s: parsing a message of up to 25 MB and storing its attachments.
+  { name: INBOUND_QUEUE, visibilityTimeoutSeconds: 120, maxReceiveCount: 5 },
 ];
 
 /**
@@ -137,5 +147,13 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'schedule', everySeconds: 60 },
     table: ['Query', 'UpdateItem'],
     queues: ['broadcast-fanout'],
+  },
+  {
+    // SES receipt notifications -> received emails, `email.received` then `email.stored` (shared/inbound.ts)
+    name: 'inbound',
+    handler: 'workers/inbound',
+    trigger: { kind: 'queue', queue: INBOUND_QUEUE, batchSize: 5 },
+    table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'],
+    inboundBucket: 'read-write',
   },
 ];

@@ -22,8 +22,9 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackRoute, functionName, routes, tableActions } from '../functions/routes';
-import { queues as queueDefinitions, queueUrlVariable, sesEventSubscriptions, workers, type QueueDefinition } from '../functions/workers';
+import { INBOUND_QUEUE, queues as queueDefinitions, queueUrlVariable, sesEventSubscriptions, workers, type QueueDefinition } from '../functions/workers';
 import { ApiFunction } from './api-function';
+import { InboundMail, inboundRetentionDays } from './inbound';
 import { tableDefinition } from './table-definition';
 
 export const STACK_NAME = 'EmailService';
@@ -39,6 +40,8 @@ export class EmailServiceStack extends Stack {
   readonly queues = new Map<string, { queue: sqs.Queue; dlq: sqs.Queue }>();
   /** where every domain's configuration set publishes its SES events */
   readonly sesEventsTopic: sns.Topic;
+  /** inbound mail: bucket, SES receipt rule set, notification topic (lib/inbound.ts) */
+  readonly inbound: InboundMail;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -46,6 +49,7 @@ export class EmailServiceStack extends Stack {
     this.table = createTable(this);
     for (const definition of queueDefinitions) this.queues.set(definition.name, this.createQueue(definition));
     this.sesEventsTopic = this.createSesEventsTopic();
+    this.inbound = new InboundMail(this, 'InboundMail', { queue: this.queue(INBOUND_QUEUE).queue, retentionDays: inboundRetentionDays(this) });
 
     // `$default` catches what no route matches, so unknown routes get our 404/405 envelope
     // instead of API Gateway's own `{"message":"Not Found"}`.
@@ -66,6 +70,7 @@ export class EmailServiceStack extends Stack {
         this.allowSending(fn, 'queues' in route ? route.queues : undefined);
         fn.bindSes('ses' in route ? route.ses : []);
         this.tellEventsTopic(fn, 'ses' in route ? route.ses : []);
+        if ('inboundBucket' in route && route.inboundBucket) this.inbound.grant(fn, route.inboundBucket);
         new apigw.HttpRoute(nested, `${fnId}Route`, {
           httpApi: this.api,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
@@ -95,6 +100,7 @@ export class EmailServiceStack extends Stack {
       const fn = this.addFunction(workerFunctionId(worker.name), worker.handler, [...worker.table], Duration.seconds(WORKER_TIMEOUT_SECONDS));
       this.allowSending(fn, worker.queues);
       fn.bindSes(worker.ses ?? []);
+      if (worker.inboundBucket) this.inbound.grant(fn, worker.inboundBucket);
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.apiUrl);
       const { trigger } = worker;
       if (trigger.kind === 'queue') {
@@ -129,6 +135,11 @@ export class EmailServiceStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: this.apiUrl, description: 'Base URL for API clients (Resend SDK `baseUrl`)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'Pass to `npm run api-key` to create the first API key' });
+    new CfnOutput(this, 'ReceiptRuleSetName', {
+      value: this.inbound.ruleSet.receiptRuleSetName,
+      description: 'Activate once for inbound mail: aws ses set-active-receipt-rule-set --rule-set-name <this> --region ap-southeast-2',
+    });
+    new CfnOutput(this, 'InboundBucketName', { value: this.inbound.bucket.bucketName, description: 'Raw received messages and their attachments' });
   }
 
   /** A function for `functions/<handler>.ts` that may perform only `actions` on the table (in `scope`: this stack or a nested one). */

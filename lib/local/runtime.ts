@@ -8,6 +8,7 @@
  * | SQS                      | local-aws-sqs, in process; queues from functions/workers.ts     |
  * | SES v2                   | lib/local/ses-front.ts (identities, configuration sets, account, send rate) in front of aws-ses-v2-local (stores mail, mail viewer) |
  * | SES events -> SNS -> SQS | lib/local/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
+ * | SES receiving + S3       | lib/local/smtp-inbound.ts (SMTP on loopback) writes into the folder lib/local/s3-local.ts serves as the inbound bucket, and queues SES's notification |
  * | API Gateway + Lambda     | lib/local/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
  *
@@ -28,6 +29,8 @@ import { freePort } from './ports';
 import { QueuePoller } from './queue-poller';
 import { publishSesEvents, simulatedEvents } from './ses-events';
 import { SesFront } from './ses-front';
+import { startLocalS3 } from './s3-local';
+import { startSmtpInbound } from './smtp-inbound';
 import type { LocalSettings } from './settings';
 import { StreamPoller } from './stream-poller';
 import type { FilterPattern } from './event-filter';
@@ -38,6 +41,10 @@ export interface LocalRuntime {
   dynamoDbEndpoint: string;
   sqsEndpoint: string;
   sesEndpoint: string;
+  /** the inbound bucket's stand-in (AWS_ENDPOINT_URL_S3) */
+  s3Endpoint: string;
+  /** inbound mail: SMTP on 127.0.0.1 */
+  smtpPort: number;
   tableName: string;
   streamArn: string;
   projectId: string;
@@ -48,6 +55,8 @@ export interface LocalRuntime {
 
 /** Written to DATA_DIR so the API-key CLI (and scripts) can find a running local runtime. */
 export const RUNTIME_FILE = 'runtime.json';
+/** The inbound bucket's name locally (a folder under DATA_DIR/s3). */
+export const LOCAL_INBOUND_BUCKET = 'email-service-inbound';
 
 const closeServer = (server: Server) =>
   new Promise<void>((resolve) => {
@@ -106,6 +115,10 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     cleanups.push(() => closeServer(sesFrontServer));
     const sesEndpoint = `http://127.0.0.1:${sesFront.port}`;
 
+    // The inbound mail bucket: a folder under DATA_DIR, served over S3's HTTP API.
+    const s3 = await startLocalS3(join(settings.dataDir, 's3'));
+    cleanups.push(() => closeServer(s3.server));
+
     // The handlers' whole view of "AWS": set before any handler module loads.
     Object.assign(process.env, {
       TABLE_NAME: LOCAL_TABLE_NAME,
@@ -115,6 +128,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SQS: sqsEndpoint,
       AWS_ENDPOINT_URL_SESV2: sesEndpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Webhooks may POST over plain http to loopback receivers, and the dispatcher skips its
       // SSRF address checks (shared/webhook-endpoint.ts). Never set on AWS.
@@ -129,6 +144,17 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       await Promise.all(pollers.map((p) => p.stop()));
     });
 
+    // After the queues exist: inbound mail over SMTP, on loopback only whatever HOST says.
+    const smtpOptions = { host: '127.0.0.1', port: settings.smtpPort, s3Root: s3.root, bucket: LOCAL_INBOUND_BUCKET, sqs: sesEventsSqs, log };
+    const smtp = await startSmtpInbound(smtpOptions).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE' || settings.smtpPortRequired) throw error;
+      // the default port is taken (another runtime, a local MTA): any free one, said out loud
+      const fallback = await startSmtpInbound({ ...smtpOptions, port: 0 });
+      log(`Inbound SMTP: port ${settings.smtpPort} is in use, listening on 127.0.0.1:${fallback.port} instead (set LOCAL_SMTP_PORT to choose)`);
+      return fallback;
+    });
+    cleanups.push(() => smtp.close());
+
     const { startHttpGateway } = await import('./http-gateway');
     const http = await startHttpGateway(settings.host, settings.port);
     cleanups.push(() => closeServer(http));
@@ -139,7 +165,11 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const runtimeFile = join(settings.dataDir, RUNTIME_FILE);
     writeFileSync(
       runtimeFile,
-      JSON.stringify({ pid: process.pid, apiUrl, dynamoDbEndpoint: dynamo.endpoint, sqsEndpoint, sesEndpoint, mailViewerUrl, tableName: LOCAL_TABLE_NAME, projectId: provisioned.projectId }, null, 2),
+      JSON.stringify(
+        { pid: process.pid, apiUrl, dynamoDbEndpoint: dynamo.endpoint, sqsEndpoint, sesEndpoint, s3Endpoint: s3.endpoint, inboundBucket: LOCAL_INBOUND_BUCKET, smtpPort: smtp.port, mailViewerUrl, tableName: LOCAL_TABLE_NAME, projectId: provisioned.projectId },
+        null,
+        2,
+      ),
     );
     cleanups.unshift(async () => rmSync(runtimeFile, { force: true })); // runs last
 
@@ -149,6 +179,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       dynamoDbEndpoint: dynamo.endpoint,
       sqsEndpoint,
       sesEndpoint,
+      s3Endpoint: s3.endpoint,
+      smtpPort: smtp.port,
       tableName: LOCAL_TABLE_NAME,
       streamArn,
       projectId: provisioned.projectId,

@@ -14,6 +14,10 @@ export interface LocalSettings {
   inMemory: boolean;
   localApiKey?: string;
   sesPort: number;
+  /** the inbound SMTP server (stands in for SES email receiving), on loopback only */
+  smtpPort: number;
+  /** LOCAL_SMTP_PORT was given: a port in use is an error (the default 2525 falls back to a free port instead) */
+  smtpPortRequired: boolean;
   /** how long a new SES identity stays PENDING before it verifies */
   sesVerifyDelayMs: number;
   /** the SES account's maximum send rate that GetAccount reports and sends are throttled to */
@@ -50,6 +54,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): LocalSetting
     inMemory: env.DYNAMODB_IN_MEMORY === 'true',
     localApiKey,
     sesPort: port('LOCAL_SES_PORT', env.LOCAL_SES_PORT, 8005),
+    smtpPort: port('LOCAL_SMTP_PORT', env.LOCAL_SMTP_PORT, 2525),
+    smtpPortRequired: Boolean(env.LOCAL_SMTP_PORT),
     sesVerifyDelayMs: positive('LOCAL_SES_VERIFY_DELAY_MS', env.LOCAL_SES_VERIFY_DELAY_MS, 1000),
     sesMaxSendRate: positive('LOCAL_SES_MAX_SEND_RATE', env.LOCAL_SES_MAX_SEND_RATE, 14),
     sqsPort: port('LOCAL_SQS_PORT', env.LOCAL_SQS_PORT, 0),

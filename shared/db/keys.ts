@@ -39,6 +39,8 @@
  * | oauth grant     | PROJECT#<pid>           | OAUTH_GRANT#<gid>    | -      | -      | GET/DELETE /oauth/grants (Query on prefix, newest first; client deletion filters on client_id); holds the hashes of its live access and refresh token; TTL with its refresh token |
  * | oauth access token | OAUTH_ACCESS_TOKEN#<sha256> | OAUTH_ACCESS_TOKEN | - | -   | every request with an `es_oat_` bearer token (GetItem, like the api key hash); POST /oauth/revoke; TTL 1 h |
  * | oauth refresh token | OAUTH_REFRESH_TOKEN#<sha256> | OAUTH_REFRESH_TOKEN | - | - | POST /oauth/token refresh (deleted on use: rotation), POST /oauth/revoke; TTL 30 days |
+ * | received email  | PROJECT#<pid>           | RECEIVED_EMAIL#<rid> | -      | -      | the inbound worker's put (with `email.received`, then `stored_at` with `email.stored`); GET /emails/receiving (Query on prefix, newest first), GET /emails/receiving/{id} and its attachments (GetItem); TTL with the raw message (INBOUND_RETENTION_DAYS) |
+ * | inbound message | INBOUND_MESSAGE#<SES message id> | PROJECT#<pid> | - | -  | idempotency of the inbound worker: one per (SES message, project), put with attribute_not_exists in the received email's transaction -> `received_email_id`, so a redelivered notification stores nothing twice; TTL with the raw message |
  */
 export interface Key {
   PK: string;
@@ -134,3 +136,9 @@ export const broadcastDue = (projectId: string, broadcastId: string, dueAt: stri
 export const broadcastRecipient = (projectId: string, broadcastId: string, contactId: string): Key => ({ PK: `${projectPk(projectId)}#BROADCAST#${broadcastId}`, SK: `CONTACT#${contactId}` });
 export const broadcastRecipients = (projectId: string, broadcastId: string) => ({ PK: `${projectPk(projectId)}#BROADCAST#${broadcastId}`, prefix: 'CONTACT#' });
 export const unsubscribeSecret = (): Key => ({ PK: 'DEPLOYMENT', SK: 'UNSUBSCRIBE_SECRET' });
+
+/** Inbound mail: a received email per (SES message, project); ids are UUIDv7, so the list is newest first. */
+export const receivedEmail = (projectId: string, receivedEmailId: string): Key => ({ PK: projectPk(projectId), SK: `RECEIVED_EMAIL#${receivedEmailId}` });
+export const receivedEmails = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'RECEIVED_EMAIL#' });
+/** Global: what the inbound worker made of one SES message for one project (a message can reach several projects). */
+export const inboundMessage = (sesMessageId: string, projectId: string): Key => ({ PK: `INBOUND_MESSAGE#${sesMessageId}`, SK: projectPk(projectId) });

@@ -8,8 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NestedStack, Stack, Token, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { Construct } from 'constructs';
 import { fallbackRoute, functionName, routes, tableActions } from '../../functions/routes';
-import { queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
+import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
 import { buildApp, workerFunctionId, type EmailServiceStack } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
@@ -418,6 +419,119 @@ describe('EmailService SES events topic', () => {
       const route = routes.find((r) => functionName(r) === id);
       const makesDestinations = !!route && 'ses' in route && (route.ses as readonly string[]).some((a) => a.endsWith('ConfigurationSetEventDestination'));
       expect(variables.SES_EVENTS_TOPIC_ARN === undefined).toBe(!makesDestinations);
+    }
+  });
+});
+
+describe('EmailService inbound mail', () => {
+  const { stack, template, resources } = synth({ bundle: false });
+  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const bucketId = idOf(stack.inbound.bucket);
+  const topicId = idOf(stack.inbound.topic);
+  const { queue, dlq } = stack.queues.get(INBOUND_QUEUE)!;
+  // Route functions may live in nested stacks: read each function in its own stack's template.
+  const templates = new Map<Stack, Record<string, Resource>>();
+  const resourcesOf = (construct: Construct) => {
+    const owner = Stack.of(construct);
+    if (!templates.has(owner)) templates.set(owner, owner === stack ? resources : Template.fromStack(owner).toJSON().Resources);
+    return templates.get(owner)!;
+  };
+  const functionResource = (fnId: string) => {
+    const fn = stack.functions.get(fnId)!;
+    return resourcesOf(fn)[Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement)];
+  };
+  const s3Actions = (fnId: string) => {
+    const own = resourcesOf(stack.functions.get(fnId)!);
+    const roleId = functionResource(fnId).Properties.Role['Fn::GetAtt'][0];
+    return Object.values(own)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
+      .flatMap((st) => [st.Action].flat())
+      .filter((a) => a.startsWith('s3:'))
+      .sort();
+  };
+
+  it('keeps raw messages in an encrypted, private, TLS-only bucket that expires them after 30 days, retained with the stack', () => {
+    expect(resources[bucketId]).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: {
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        LifecycleConfiguration: { Rules: [expect.objectContaining({ Status: 'Enabled', ExpirationInDays: 30 })] },
+      },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'ses.amazonaws.com' }, Action: 's3:PutObject', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+        ]),
+      },
+    });
+  });
+
+  it('takes the retention from the inboundRetentionDays context', () => {
+    const custom = Template.fromStack(buildApp({ bundle: false, context: { ...cdkJsonContext, inboundRetentionDays: 90 } }).stack);
+    custom.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90 })] } });
+    expect(() => buildApp({ bundle: false, context: { inboundRetentionDays: 'soon' } })).toThrow(/inboundRetentionDays/);
+  });
+
+  it('receives with an SES receipt rule that scans for spam and viruses, stores the raw message and notifies the inbound topic', () => {
+    template.resourceCountIs('AWS::SES::ReceiptRuleSet', 1);
+    template.hasResourceProperties('AWS::SES::ReceiptRule', {
+      RuleSetName: { Ref: idOf(stack.inbound.ruleSet) },
+      Rule: {
+        Enabled: true,
+        ScanEnabled: true,
+        Actions: [{ S3Action: { BucketName: { Ref: bucketId }, ObjectKeyPrefix: INBOUND_RAW_PREFIX, TopicArn: { Ref: topicId } } }],
+      },
+    });
+    const [, rule] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::SES::ReceiptRule')!;
+    expect(rule.Properties.Rule.Recipients).toBeUndefined(); // every verified domain; the worker decides per project
+    template.hasOutput('ReceiptRuleSetName', { Value: { Ref: idOf(stack.inbound.ruleSet) } });
+  });
+
+  it('notifies through an encrypted, TLS-only topic that only SES of this account may publish to, subscribed by the inbound queue', () => {
+    expect(resources[topicId].Properties.KmsMasterKeyId).toBeDefined();
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'ses.amazonaws.com' }, Action: 'sns:Publish', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', TopicArn: { Ref: topicId }, Endpoint: { 'Fn::GetAtt': [idOf(queue), 'Arn'] } });
+  });
+
+  it('feeds the inbound worker from its queue, with a DLQ and an alarm on it', () => {
+    const fnId = idOf(stack.functions.get(workerFunctionId('inbound'))!);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId },
+      EventSourceArn: { 'Fn::GetAtt': [idOf(queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(resources[idOf(queue)].Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [idOf(dlq), 'Arn'] }, maxReceiveCount: 5 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(dlq), 'QueueName'] } }], Threshold: 0 });
+  });
+
+  it('lets the worker read and write the bucket, the receiving routes only read it, and nobody else touch it', () => {
+    const readers = routes.filter((r) => 'inboundBucket' in r).map((r) => functionName(r));
+    expect(readers).toHaveLength(3);
+    const worker = workerFunctionId('inbound');
+    expect(s3Actions(worker)).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(functionResource(worker).Properties.Environment.Variables).toMatchObject({ INBOUND_BUCKET: { Ref: bucketId }, INBOUND_RETENTION_DAYS: '30' });
+    for (const id of stack.functions.keys()) {
+      const variables = functionResource(id).Properties.Environment.Variables;
+      if (readers.includes(id)) {
+        expect(s3Actions(id)).toEqual(['s3:GetObject']);
+        expect(variables.INBOUND_BUCKET).toBeDefined();
+      } else if (id !== worker) {
+        expect(s3Actions(id)).toEqual([]);
+        expect(variables.INBOUND_BUCKET).toBeUndefined();
+      }
     }
   });
 });

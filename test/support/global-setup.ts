@@ -21,6 +21,7 @@ export default async function globalSetup(): Promise<void> {
       DYNAMODB_IN_MEMORY: 'true',
       LOCAL_API_KEY: TEST_API_KEY,
       LOCAL_SES_PORT: String(await freePort()),
+      LOCAL_SMTP_PORT: String(await freePort()), // inbound mail (test/api/receiving.test.ts)
       LOCAL_SCHEDULE_INTERVAL_SECONDS: '1', // scheduled workers (due emails, domain checks) every second
       WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', // webhook deliveries: 4 attempts, a second apart
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',

@@ -1,0 +1,9 @@
+import { api, ok } from '#shared/http/api';
+import * as receivingOps from '#shared/operations/received-emails';
+import { listReceivedEmails } from '#shared/received-emails';
+import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+
+export const handler = api(receivingOps.list, async ({ query, caller }) => {
+  const { records, hasMore } = await listReceivedEmails(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  return ok({ object: 'list', data: records, has_more: hasMore });
+});

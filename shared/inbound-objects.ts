@@ -1,0 +1,185 @@
+/**
+ * The inbound mail bucket (lib/inbound.ts): raw messages as SES stored them, attachments and
+ * large bodies as the inbound worker stores them, and time-limited download URLs.
+ *
+ * Why not `@aws-sdk/client-s3`: that client and its presigner add about 130 KB to a bundle that
+ * already carries the DynamoDB client (measured with the project's esbuild settings: DynamoDB +
+ * S3 + presigner = 475 KB before any of our code), over the 450 KB budget of DESIGN.md. These are
+ * the five S3 REST calls the service makes, signed with the SDK's own SigV4 signer
+ * (`@smithy/signature-v4`, which the DynamoDB client bundles anyway) and the DynamoDB client's
+ * credential chain; test/unit/inbound-objects.test.ts checks every request and URL against what
+ * the real `@aws-sdk/client-s3` and `@aws-sdk/s3-request-presigner` produce.
+ *
+ * The bucket is `INBOUND_BUCKET`; the endpoint is the SDK's own `AWS_ENDPOINT_URL_S3` when set
+ * (path-style, as S3-compatible endpoints expect: the local runtime's stand-in), else the
+ * regional virtual-hosted endpoint. No code here knows where it runs.
+ */
+import { createHash, createHmac, type BinaryLike } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, HttpRequest } from '@smithy/types';
+import { documentClient } from './db/client';
+
+/** How long a download URL works. */
+export const DOWNLOAD_URL_TTL_SECONDS = 60 * 60;
+
+export class ObjectStoreError extends Error {
+  override name = 'ObjectStoreError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** node:crypto behind the checksum interface the signer takes (a key makes it an HMAC). */
+const binary = (data: string | ArrayBuffer | ArrayBufferView): BinaryLike =>
+  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+
+class Sha256 {
+  private readonly hash;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', binary(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(binary(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {
+    throw new Error('not resettable');
+  }
+}
+
+const credentials = (): Promise<AwsCredentialIdentity> => (documentClient.config.credentials as () => Promise<AwsCredentialIdentity>)();
+
+let signer: SignatureV4 | undefined;
+function s3Signer(): SignatureV4 {
+  // As the S3 client configures it: the path is signed as sent (no double encoding).
+  signer ??= new SignatureV4({ service: 's3', region: region(), credentials, sha256: Sha256, uriEscapePath: false, applyChecksum: true });
+  return signer;
+}
+
+function region(): string {
+  const value = process.env.AWS_REGION;
+  if (!value) throw new Error('AWS_REGION is not set');
+  return value;
+}
+
+export function bucketName(): string {
+  const name = process.env.INBOUND_BUCKET;
+  if (!name) throw new Error('INBOUND_BUCKET is not set');
+  return name;
+}
+
+/** S3's key encoding: every segment URI-encoded, `/` kept, and the characters encodeURIComponent leaves (`!'()*`) too. */
+const encodeKey = (key: string) =>
+  key
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+
+function request(method: string, key: string, query: Record<string, string> = {}, headers: Record<string, string> = {}, body?: Uint8Array): HttpRequest {
+  const custom = process.env.AWS_ENDPOINT_URL_S3;
+  const bucket = bucketName();
+  const base = custom ? new URL(custom) : new URL(`https://${bucket}.s3.${region()}.amazonaws.com`);
+  const basePath = base.pathname.replace(/\/$/, '');
+  const port = base.port ? Number(base.port) : undefined;
+  return {
+    method,
+    protocol: base.protocol,
+    hostname: base.hostname,
+    port,
+    path: custom ? `${basePath}/${bucket}/${encodeKey(key)}` : `/${encodeKey(key)}`,
+    query,
+    headers: { host: base.host, ...headers },
+    body,
+  };
+}
+
+function urlOf(req: HttpRequest): string {
+  const query = Object.entries(req.query ?? {})
+    .flatMap(([name, value]) => [value].flat().map((v) => `${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`))
+    .join('&');
+  return `${req.protocol}//${req.hostname}${req.port ? `:${req.port}` : ''}${req.path}${query ? `?${query}` : ''}`;
+}
+
+async function send(req: HttpRequest): Promise<Response> {
+  const signed = await s3Signer().sign(req);
+  const headers = { ...signed.headers };
+  delete headers.host; // fetch sets it from the URL
+  return fetch(urlOf(signed), { method: signed.method, headers, body: signed.body as Uint8Array | undefined, signal: AbortSignal.timeout(60_000) });
+}
+
+async function failure(response: Response, what: string): Promise<ObjectStoreError> {
+  const text = await response.text().catch(() => '');
+  const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? `HTTP${response.status}`;
+  return new ObjectStoreError(response.status, code, `${what}: ${response.status} ${code}`);
+}
+
+/** The object's bytes, or undefined when there is no such object. */
+export async function getObject(key: string): Promise<Buffer | undefined> {
+  const response = await send(request('GET', key, { 'x-id': 'GetObject' }));
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  if (!response.ok) throw await failure(response, `GetObject ${key}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** The object's size, or undefined when there is no such object. */
+export async function headObject(key: string): Promise<{ size: number } | undefined> {
+  const response = await send(request('HEAD', key));
+  if (response.status === 404) return undefined;
+  if (!response.ok) throw new ObjectStoreError(response.status, `HTTP${response.status}`, `HeadObject ${key}: ${response.status}`);
+  return { size: Number(response.headers.get('content-length') ?? 0) };
+}
+
+export async function putObject(key: string, body: Uint8Array, contentType: string): Promise<void> {
+  const response = await send(request('PUT', key, { 'x-id': 'PutObject' }, { 'content-type': contentType, 'content-length': String(body.byteLength) }, body));
+  if (!response.ok) throw await failure(response, `PutObject ${key}`);
+  await response.body?.cancel();
+}
+
+/** Deletes the object; deleting one that is not there succeeds, as in S3. */
+export async function deleteObject(key: string): Promise<void> {
+  const response = await send(request('DELETE', key, { 'x-id': 'DeleteObject' }));
+  if (!response.ok && response.status !== 404) throw await failure(response, `DeleteObject ${key}`);
+  await response.body?.cancel();
+}
+
+export interface DownloadUrl {
+  download_url: string;
+  expires_at: string;
+}
+
+/**
+ * A presigned GET (SigV4 query signing, unsigned payload, as `getSignedUrl` makes it). The
+ * response headers S3 sends can be set through the URL (`response-content-type`,
+ * `response-content-disposition`), so a browser saves an attachment under its own name.
+ */
+export async function presignGet(
+  key: string,
+  options: { expiresInSeconds?: number; contentType?: string; contentDisposition?: string; now?: Date } = {},
+): Promise<DownloadUrl> {
+  const expiresIn = options.expiresInSeconds ?? DOWNLOAD_URL_TTL_SECONDS;
+  const now = options.now ?? new Date();
+  const query: Record<string, string> = {};
+  if (options.contentDisposition) query['response-content-disposition'] = options.contentDisposition;
+  if (options.contentType) query['response-content-type'] = options.contentType;
+  query['x-id'] = 'GetObject';
+  const req = request('GET', key, query, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });
+  const presigned = await s3Signer().presign(req, { expiresIn, signingDate: now, unsignableHeaders: new Set(['content-type']) });
+  return { download_url: urlOf(presigned), expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString() };
+}
+
+/** `attachment; filename="..."` with an RFC 6266 `filename*` for names that are not plain ASCII. */
+export function contentDisposition(kind: 'attachment' | 'inline', filename: string | null): string {
+  if (!filename) return kind;
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return ascii === filename ? `${kind}; filename="${ascii}"` : `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}

@@ -1,0 +1,94 @@
+import * as z from 'zod/mini';
+import { defineOperation } from '../http/operation';
+import { commonErrors, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+
+const verdict = z.nullable(z.enum(['pass', 'fail', 'gray', 'processing_failed', 'disabled']));
+const attachmentMeta = {
+  id,
+  filename: z.nullable(z.string()),
+  size: z.number(),
+  content_type: z.string(),
+  content_disposition: z.enum(['attachment', 'inline']),
+  content_id: z.nullable(z.string()),
+};
+const downloadUrl = { download_url: z.string(), expires_at: timestamp };
+
+export const receivedEmailSummary = z.object({
+  object: z.literal('email'),
+  id,
+  to: z.array(z.string()),
+  from: z.string(),
+  created_at: timestamp,
+  subject: z.string(),
+  bcc: z.array(z.string()),
+  cc: z.array(z.string()),
+  reply_to: z.array(z.string()),
+  received_for: z.array(z.string()),
+  message_id: z.nullable(z.string()),
+  attachments: z.array(z.object(attachmentMeta)),
+  spam_verdict: verdict,
+  virus_verdict: verdict,
+});
+export const receivedEmail = z.extend(receivedEmailSummary, {
+  html: z.nullable(z.string()),
+  text: z.nullable(z.string()),
+  headers: z.record(z.string(), z.string()),
+  raw: z.nullable(z.object(downloadUrl)),
+});
+export const attachment = z.object({ object: z.literal('attachment'), ...attachmentMeta, ...downloadUrl });
+
+const emailParams = z.strictObject({ email_id: id });
+/** Resend's `html_format`: only `cid`, which is what `html` always holds here (no data: URIs). */
+const getQuery = z.strictObject({ html_format: z.optional(z.enum(['cid'])) });
+const attachmentParams = z.strictObject({ email_id: id, attachment_id: id });
+
+const RECEIVING =
+  'Mail sent to any address of a domain with `capabilities.receiving: "enabled"` (its `Receiving` MX record points at SES). ' +
+  'Addresses are `Name <address>` or the bare address; `received_for` lists the envelope recipients of this project\'s domains; ' +
+  '`spam_verdict` and `virus_verdict` are SES\'s (`disabled` where nothing scanned, as in the local runtime). ' +
+  'Kept for the retention of the inbound bucket (30 days unless configured otherwise).';
+
+export const list = defineOperation({
+  operationId: 'listReceivedEmails',
+  summary: 'List received emails, newest first',
+  description: `${RECEIVING} List items leave out \`html\`, \`text\`, \`headers\` and \`raw\`.`,
+  tags: ['Receiving'],
+  auth: 'api_key',
+  query: listQuery,
+  responses: { 200: { description: 'A page of received emails', schema: listOf(receivedEmailSummary) }, ...commonErrors },
+});
+
+export const get = defineOperation({
+  operationId: 'getReceivedEmail',
+  summary: 'Retrieve a received email',
+  description:
+    `${RECEIVING} \`raw.download_url\` downloads the message exactly as it arrived (\`message/rfc822\`) until \`raw.expires_at\` (1 hour). ` +
+    '`headers` holds every header by its lower-cased name (repeated headers joined by a newline); `html` keeps `cid:` references to inline attachments ' +
+    '(Resend\'s `html_format=cid`; `data_uri` is not offered).',
+  tags: ['Receiving'],
+  auth: 'api_key',
+  params: emailParams,
+  query: getQuery,
+  responses: { 200: { description: 'The received email', schema: receivedEmail }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const listAttachments = defineOperation({
+  operationId: 'listReceivedEmailAttachments',
+  summary: "List a received email's attachments",
+  description: 'In message order (`after`/`before` take an attachment id of this email); each with a `download_url` valid until `expires_at` (1 hour).',
+  tags: ['Receiving'],
+  auth: 'api_key',
+  params: emailParams,
+  query: listQuery,
+  responses: { 200: { description: 'A page of attachments', schema: listOf(attachment) }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const getAttachment = defineOperation({
+  operationId: 'getReceivedEmailAttachment',
+  summary: 'Retrieve an attachment of a received email',
+  description: 'With a `download_url` valid until `expires_at` (1 hour) that serves the attachment under its own file name and content type.',
+  tags: ['Receiving'],
+  auth: 'api_key',
+  params: attachmentParams,
+  responses: { 200: { description: 'The attachment', schema: attachment }, ...commonErrors, 404: notFoundResponse },
+});
