@@ -131,6 +131,9 @@ async function resolveContent(input: SendEmailInput, path: string[], lookupTempl
 }
 
 async function prepare(caller: Caller, request: SendEmailInput, path: string[], lookupDomain: DomainLookup, lookupTemplate: TemplateLookup): Promise<EmailItem> {
+  // The request's own `from` names the domain: read it while the template is read (one round trip, not two).
+  // Its promise is kept by lookupDomain, so the read below reuses it; unawaited it must not reject unhandled.
+  if (request.template && request.from) lookupDomain(bareAddress(request.from).split('@')[1]).catch(() => undefined);
   const input = await resolveContent(request, path, lookupTemplate);
   const problems: ErrorDetail[] = [];
   const at = (field: string) => [...path, field].join('.');
