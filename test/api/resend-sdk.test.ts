@@ -61,7 +61,7 @@ it('emails: send, batch, get, list, update, cancel', async () => {
   expect(dataOf(await resend.emails.cancel(later.id))).toMatchObject({ id: later.id });
 });
 
-it('segments and broadcasts: create, get, list, update, send, cancel, remove', async () => {
+it('segments and broadcasts: create, get, list, update, send, cancel, duplicate, remove', async () => {
   const segment = dataOf(await resend.segments.create({ name: unique('sdk segment') }));
   expect(dataOf(await resend.segments.get(segment.id))).toMatchObject({ id: segment.id });
   expect(dataOf(await resend.segments.list()).data.map((s) => s.id)).toContain(segment.id);
@@ -74,6 +74,8 @@ it('segments and broadcasts: create, get, list, update, send, cancel, remove', a
   expect(dataOf(await resend.broadcasts.send(broadcast.id, { scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }))).toMatchObject({ id: broadcast.id });
   expect(dataOf(await resend.broadcasts.cancel(broadcast.id))).toMatchObject({ id: broadcast.id });
 
+  const copy = dataOf(await resend.broadcasts.duplicate(broadcast.id));
+  expect(dataOf(await resend.broadcasts.get(copy.id))).toMatchObject({ status: 'draft', subject: 'SDK, again' });
   const draft = dataOf(await resend.broadcasts.create({ segmentId: segment.id, from, subject: 'SDK draft', text: 'Hi' }));
   expect(dataOf(await resend.broadcasts.remove(draft.id))).toMatchObject({ id: draft.id, deleted: true });
   const now = dataOf(await resend.broadcasts.create({ segmentId: segment.id, from, subject: 'SDK now', text: 'Hi' }));
@@ -82,11 +84,12 @@ it('segments and broadcasts: create, get, list, update, send, cancel, remove', a
   expect(dataOf(await resend.segments.remove(segment.id))).toMatchObject({ id: segment.id, deleted: true });
 });
 
-it('webhooks: create, get, list, update, remove', async () => {
+it('webhooks: create, get, list, rotate the secret, update, remove', async () => {
   const webhook = dataOf(await resend.webhooks.create({ endpoint: 'https://hooks.example.com/sdk', events: ['email.sent', 'email.delivered'] }));
   expect(webhook).toMatchObject({ id: expect.any(String), signing_secret: expect.stringMatching(/^whsec_/) });
   expect(dataOf(await resend.webhooks.get(webhook.id))).toMatchObject({ id: webhook.id, endpoint: 'https://hooks.example.com/sdk' });
   expect(dataOf(await resend.webhooks.list()).data.map((w) => w.id)).toContain(webhook.id);
+  expect(dataOf(await resend.webhooks.rotateSigningSecret(webhook.id))).toMatchObject({ id: webhook.id, signing_secret: expect.stringMatching(/^whsec_/) });
   expect(dataOf(await resend.webhooks.update(webhook.id, { events: ['email.bounced'], status: 'disabled' }))).toMatchObject({ id: webhook.id });
   expect(dataOf(await resend.webhooks.remove(webhook.id))).toMatchObject({ id: webhook.id });
 });
