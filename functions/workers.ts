@@ -138,6 +138,7 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
     table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
     queues: ['send', 'broadcast-fanout'],
+    ses: ['ses:GetAccount'], // the send rate, to give each email a lease that lasts until its turn
     publicApiUrl: true,
   },
   {

@@ -25,10 +25,11 @@ import * as keys from './db/keys';
 import { batchGet, getItem, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from './db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem, type BroadcastStatus } from './broadcasts';
 import { enqueueFanOut, type FanOutMessage } from './broadcast-queue';
-import { emailWrites, MAX_EMAIL_ITEM_BYTES, type EmailItem } from './emails';
+import { emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from './emails';
 import { newId, nowIso } from './ids';
 import { logger } from './log';
 import { render, type Values } from './render';
+import { maxSendRate } from './send-rate';
 import { enqueueSends } from './send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
 
@@ -44,7 +45,7 @@ export type SkipReason = 'contact_deleted' | 'unsubscribed' | 'topic_opt_out' | 
 type Plan =
   | { contactId: string; outcome: 'skipped'; reason: SkipReason; email?: string }
   | { contactId: string; outcome: 'failed'; reason: string; email: string }
-  | { contactId: string; outcome: 'sent'; email: string; item: EmailItem };
+  | { contactId: string; outcome: 'sent'; email: string; item: EmailItem; dueAt: string };
 
 class RecipientDone extends Error {}
 class CursorMoved extends Error {}
@@ -108,7 +109,7 @@ async function planPage(b: BroadcastItem, contactIds: string[], topic: Item | un
       if (suppressed.has(email.toLowerCase())) return { contactId, outcome: 'skipped', reason: 'suppressed', email };
       const item = await personalise(b, contact);
       if (Buffer.byteLength(JSON.stringify(item)) > MAX_EMAIL_ITEM_BYTES) return { contactId, outcome: 'failed', reason: 'email_too_large', email };
-      return { contactId, outcome: 'sent', email, item };
+      return { contactId, outcome: 'sent', email, item, dueAt: '' };
     }),
   );
 }
@@ -131,7 +132,7 @@ function planWrites(b: BroadcastItem, plan: Plan): WriteAction[] {
     },
     { ifAbsent: () => new RecipientDone() },
   );
-  return plan.outcome === 'sent' ? [record, ...emailWrites(caller, plan.item)] : [record];
+  return plan.outcome === 'sent' ? [record, ...emailWrites(caller, plan.item, plan.dueAt)] : [record];
 }
 
 function counting(b: BroadcastItem, plans: Plan[]): WriteAction {
@@ -203,6 +204,25 @@ async function finish(b: BroadcastItem, set: Item, after: string): Promise<void>
   );
 }
 
+/**
+ * A broadcast's emails wait in the send queue at the account's send rate: 100,000 at 14/s is two
+ * hours. Each gets a send lease that lasts until about when its turn comes (its place in the
+ * broadcast over the rate, plus the usual lease), so the due-email dispatcher does not enqueue the
+ * whole backlog again every two minutes; an email that is still waiting after that is enqueued
+ * again as any email is.
+ */
+async function spreadLeases(b: BroadcastItem, plans: Plan[]): Promise<void> {
+  const rate = await maxSendRate().catch(() => DEFAULT_SEND_RATE);
+  const now = Date.now();
+  let place = b.count_sent ?? 0;
+  for (const plan of plans) {
+    if (plan.outcome !== 'sent') continue;
+    plan.dueAt = new Date(now + SEND_LEASE_MS + Math.ceil((place++ / rate) * 1000)).toISOString();
+  }
+}
+/** SES's default for a new production account, when GetAccount cannot be read. */
+const DEFAULT_SEND_RATE = 14;
+
 export type PageResult = 'next' | 'done' | 'stale' | 'failed';
 
 /** One page of the fan-out (see the module comment). Throws on faults: the message is retried. */
@@ -223,6 +243,7 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     const page = await queryPage(keys.segmentMembers(b.project_id, b.segment_id), { limit: pageSize(), after: message.after || undefined });
     const contactIds = page.items.map((member) => member.contact_id as string);
     const plans = await planPage(b, contactIds, topic);
+    await spreadLeases(b, plans);
     const emailIds = await writePage(b, plans);
     if (emailIds.length) {
       await enqueueSends(emailIds.map((id) => ({ project_id: b.project_id, email_id: id }))).catch((error) =>

@@ -183,8 +183,9 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
   return item;
 }
 
-export function emailWrites(caller: Caller, item: EmailItem): WriteAction[] {
-  const due = item.scheduled_at ?? new Date(Date.now() + SEND_LEASE_MS).toISOString();
+/** `dueAt`: when the dispatcher should enqueue it again if it is still waiting (default: a send lease from now). */
+export function emailWrites(caller: Caller, item: EmailItem, dueAt?: string): WriteAction[] {
+  const due = item.scheduled_at ?? dueAt ?? new Date(Date.now() + SEND_LEASE_MS).toISOString();
   return [
     put({ ...keys.email(caller.projectId, item.id), ...keys.emailDue(caller.projectId, item.id, due), type: 'email', ...item }),
     eventWrite(caller, item.scheduled_at ? 'email.scheduled' : 'email.queued', toRecord(item)),

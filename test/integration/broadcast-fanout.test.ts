@@ -34,7 +34,7 @@ const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', 
 const suffix = newId().slice(-12);
 const tableName = `broadcast-fanout-${suffix}`;
 const saved = { ...process.env };
-const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_BROADCAST_FANOUT', 'QUEUE_URL_SEND', 'BROADCAST_PAGE_SIZE', 'PUBLIC_API_URL'];
+const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'SEND_RATE_PER_SECOND', 'QUEUE_URL_BROADCAST_FANOUT', 'QUEUE_URL_SEND', 'BROADCAST_PAGE_SIZE', 'PUBLIC_API_URL'];
 
 let dynamo: DynamoDBClient;
 let sqs: SQSClient;
@@ -53,6 +53,7 @@ beforeAll(async () => {
     QUEUE_URL_BROADCAST_FANOUT: fanOutQueueUrl,
     QUEUE_URL_SEND: sendQueueUrl,
     BROADCAST_PAGE_SIZE: '40',
+    SEND_RATE_PER_SECOND: '10',
     PUBLIC_API_URL: 'https://email.example.test',
   });
 });
@@ -212,6 +213,10 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
     [contacts[1].email]: 'suppressed',
     [contacts[2].email]: 'topic_opt_out',
   });
+
+  // each email's send lease lasts until about its turn at 10/s, so the dispatcher does not re-enqueue the backlog
+  const dues = emails.map((e) => Date.parse(String(e.GSI1SK).split('#')[0])).sort((a, b) => a - b);
+  expect(dues[dues.length - 1] - dues[0]).toBeGreaterThan(8_000); // 97 emails at 10/s: ~9.6 s apart first to last
 
   // every email went on the send queue (some pages' emails twice would be harmless: the sender claims them)
   const enqueued = new Set((await drain(sendQueueUrl)).map((body) => JSON.parse(body).email_id as string));
