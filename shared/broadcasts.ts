@@ -16,8 +16,8 @@ import type { Caller } from './caller';
 import * as keys from './db/keys';
 import { batchGet, del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest } from './db/table';
 import { findSendingDomain } from './domains';
-import { bareAddress, MAX_SCHEDULE_AHEAD_MS } from './emails';
-import { conflict, notFound, unprocessable, type ErrorDetail } from './errors';
+import { bareAddress, MAX_EMAIL_ITEM_BYTES, MAX_SCHEDULE_AHEAD_MS } from './emails';
+import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
 import { newId, nowIso } from './ids';
 import { logger } from './log';
 import { enqueueFanOut } from './broadcast-queue';
@@ -85,6 +85,14 @@ export type BroadcastRecord = ReturnType<typeof toBroadcast>;
 const missing = () => notFound('Broadcast', 'broadcast_id');
 const notDraft = (status: string) => conflict('broadcast_not_draft', `Only a draft broadcast can be changed; this one is ${status}`);
 const toList = (value: string | string[] | undefined): string[] | null => (value === undefined ? null : Array.isArray(value) ? value : [value]);
+
+/** A broadcast must fit one item (DynamoDB takes 400 KB), and each of its emails the limit of an email. */
+function checkSize(item: BroadcastItem): void {
+  if (Buffer.byteLength(JSON.stringify(item)) > MAX_EMAIL_ITEM_BYTES) {
+    const message = `A broadcast's content may be at most ${MAX_EMAIL_ITEM_BYTES / 1024} KB`;
+    throw new ApiError(413, 'validation_error', message, [{ code: 'broadcast_too_large', message, path: 'html' }]);
+  }
+}
 
 /** 422 for a segment or topic id that is not one of the project's. One BatchGet. */
 async function checkAudience(caller: Caller, segmentId: string | undefined, topicId: string | null | undefined): Promise<void> {
@@ -168,6 +176,7 @@ export async function createBroadcast(caller: Caller, input: CreateBroadcastInpu
     count_failed: 0,
   };
   const sendNow = input.send === true || input.scheduled_at !== undefined;
+  checkSize(item);
   if (sendNow) item = { ...item, ...(await sendingFields(caller, item, input.scheduled_at, 'scheduled_at')) };
   await putItem(put(item));
   if (item.status === 'queued') await startFanOut(caller.projectId, id);
@@ -202,6 +211,7 @@ export async function updateBroadcast(caller: Caller, broadcastId: string, input
   }
   const next = { ...current, ...changes } as BroadcastItem;
   if (next.html === null && next.text === null) throw unprocessable([{ code: 'invalid_value', message: 'html or text is required', path: 'html' }]);
+  checkSize(next);
   const updated = await updateItem<BroadcastItem>(update(keys.broadcast(caller.projectId, broadcastId), { set: changes, condition: IS_DRAFT }, () => notDraft('no longer a draft')));
   return toBroadcast(updated);
 }

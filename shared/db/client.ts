@@ -7,7 +7,10 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * the local runtime points handlers at DynamoDB Local without them knowing.
  */
 export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-  marshallOptions: { removeUndefinedValues: true },
+  // convertClassInstanceToMap: the SDK takes an object for a map only if its `constructor` is
+  // Object, so a client's map with a key named "constructor" (contact properties, email headers)
+  // was refused with a 500; with it, every object is a map of its own enumerable properties.
+  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
 });
 
 export function tableName(): string {

@@ -75,6 +75,7 @@ export type UpdateBroadcastInput = z.output<typeof updateBody>;
 const params = z.strictObject({ broadcast_id: id });
 const tags = ['Broadcasts'];
 const notDraft = { description: 'The broadcast is not a draft (`broadcast_not_draft`) or cannot be canceled in its state', schema: conflictResponse.schema };
+const tooLarge = { description: 'The broadcast is over 350 KB, the size limit of one email (`broadcast_too_large`)', schema: conflictResponse.schema };
 
 export const create = defineOperation({
   operationId: 'createBroadcast',
@@ -86,7 +87,7 @@ export const create = defineOperation({
   tags,
   auth: 'api_key',
   body: createBody,
-  responses: { 201: { description: 'The new broadcast', schema: broadcast }, ...commonErrors },
+  responses: { 201: { description: 'The new broadcast', schema: broadcast }, ...commonErrors, 413: tooLarge },
 });
 
 export const list = defineOperation({
@@ -117,7 +118,7 @@ export const update = defineOperation({
   auth: 'api_key',
   params,
   body: updateBody,
-  responses: { 200: { description: 'The broadcast', schema: broadcast }, ...commonErrors, 404: notFoundResponse, 409: notDraft },
+  responses: { 200: { description: 'The broadcast', schema: broadcast }, ...commonErrors, 404: notFoundResponse, 409: notDraft, 413: tooLarge },
 });
 
 export const remove = defineOperation({
