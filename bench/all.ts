@@ -5,22 +5,40 @@
  * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks runs one of them (RESULTS.md is
  * then not rewritten, so it always holds a whole run).
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLE_BUDGET_BYTES, INIT_BUDGET_MS } from '../lib/bundling';
-import { benchApiThroughput, formatApiThroughput } from './api-throughput';
-import { benchBroadcastFanOut, formatBroadcastFanOut } from './broadcast-fanout';
-import { benchBundles, formatBundles } from './bundles';
-import { benchDynamoDbCalls, formatDynamoDbCalls } from './dynamodb-calls';
-import { benchSendPipeline, formatSendPipeline } from './send-pipeline';
-import { benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
-import { benchWebhooks, formatWebhooks } from './webhooks';
+import { type benchApiThroughput, formatApiThroughput } from './api-throughput';
+import { type benchBroadcastFanOut, formatBroadcastFanOut } from './broadcast-fanout';
+import { type benchBundles, formatBundles } from './bundles';
+import { type benchDynamoDbCalls, formatDynamoDbCalls } from './dynamodb-calls';
+import { type benchSendPipeline, formatSendPipeline } from './send-pipeline';
+import { type benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
+import { RESULT_MARK } from './run-one';
+import { type benchWebhooks, formatWebhooks } from './webhooks';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 /** SES's default sending quota of a new production account (emails per second): what "faster than sending" is measured against. */
 const SES_DEFAULT_RATE = 14;
+
+/**
+ * One benchmark in a child process (bench/run-one.ts): each starts its own DynamoDB Local or
+ * runtime, and module-level clients would keep pointing at the first one. Its output goes through.
+ */
+function isolated<T>(name: string): T {
+  const child = spawnSync(process.execPath, [join(__dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(__dirname, 'run-one.ts'), name], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 256 * 1024 * 1024,
+    env: process.env,
+  });
+  const out = child.stdout.toString('utf8');
+  const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
+  if (child.status !== 0 || !line) throw new Error(`benchmark ${name} failed (exit ${child.status}):\n${out.slice(-2000)}`);
+  return JSON.parse(line.slice(RESULT_MARK.length)) as T;
+}
 
 interface SummaryRow {
   benchmark: string;
@@ -41,7 +59,7 @@ async function main(): Promise<void> {
   console.log(`# Benchmarks\n\n${header}\n`);
 
   if (!only || only === 'bundles') {
-    const rows = await benchBundles();
+    const rows = isolated<Awaited<ReturnType<typeof benchBundles>>>('bundles');
     section(`Bundle size and module initialisation per function (median of ${process.env.BENCH_RUNS ?? 7} fresh processes)`, formatBundles(rows));
     const biggest = rows.reduce((a, b) => (b.bytes > a.bytes ? b : a));
     const slowest = rows.reduce((a, b) => (b.initMs.median > a.initMs.median ? b : a));
@@ -51,7 +69,7 @@ async function main(): Promise<void> {
     );
   }
   if (!only || only === 'calls') {
-    const rows = await benchDynamoDbCalls();
+    const rows = isolated<Awaited<ReturnType<typeof benchDynamoDbCalls>>>('calls');
     section('DynamoDB calls per API operation (counted by an SDK middleware)', formatDynamoDbCalls(rows));
     const writing = rows.filter((r) => r.met !== null);
     const over = writing.filter((r) => !r.met);
@@ -63,7 +81,7 @@ async function main(): Promise<void> {
     });
   }
   if (!only || only === 'api') {
-    const r = await benchApiThroughput();
+    const r = isolated<Awaited<ReturnType<typeof benchApiThroughput>>>('api');
     section('API throughput: POST /contacts through the local runtime beside raw DynamoDB Local writes', formatApiThroughput(r));
     summary.push({
       benchmark: 'API throughput, POST /contacts (local runtime)',
@@ -73,7 +91,7 @@ async function main(): Promise<void> {
     });
   }
   if (!only || only === 'send') {
-    const r = await benchSendPipeline();
+    const r = isolated<Awaited<ReturnType<typeof benchSendPipeline>>>('send');
     section(`Send pipeline: ${r.emails.toLocaleString('en')} emails at a configured ${r.rateLimit}/s (counted where SES receives them)`, formatSendPipeline(r));
     summary.push({
       benchmark: 'send pipeline at the account rate',
@@ -83,7 +101,7 @@ async function main(): Promise<void> {
     });
   }
   if (!only || only === 'suppression') {
-    const r = await benchSuppressionWriter();
+    const r = isolated<Awaited<ReturnType<typeof benchSuppressionWriter>>>('suppression');
     section(`Suppression writer: ${r.notifications.toLocaleString('en')} bounce notifications beside the raw DynamoDB Local write rate`, formatSuppressionWriter(r));
     summary.push({
       benchmark: 'suppression writer',
@@ -93,7 +111,7 @@ async function main(): Promise<void> {
     });
   }
   if (!only || only === 'broadcast') {
-    const r = await benchBroadcastFanOut();
+    const r = isolated<Awaited<ReturnType<typeof benchBroadcastFanOut>>>('broadcast');
     section(`Broadcast fan-out: ${r.contacts.toLocaleString('en')} contacts beside the raw DynamoDB Local write rate`, formatBroadcastFanOut(r));
     summary.push({
       benchmark: `broadcast fan-out, ${r.contacts.toLocaleString('en')} contacts`,
@@ -103,7 +121,7 @@ async function main(): Promise<void> {
     });
   }
   if (!only || only === 'webhooks') {
-    const r = await benchWebhooks();
+    const r = isolated<Awaited<ReturnType<typeof benchWebhooks>>>('webhooks');
     section('Webhook delivery: a burst of events, then events at a steady rate, to a local receiver (stream, fan-out, queue, dispatcher)', formatWebhooks(r));
     for (const run of r.runs) {
       summary.push({

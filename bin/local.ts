@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   else console.log('API key: the one printed on the first start (or `npm run api-key -- create --local`)');
   console.log(`Mail viewer ${runtime.mailViewerUrl}`);
   console.log(`DynamoDB Local ${runtime.dynamoDbEndpoint} (table ${runtime.tableName}, data ${settings.inMemory ? 'in memory' : settings.dataDir})`);
+  console.log(`Inbound SMTP 127.0.0.1:${runtime.smtpPort} (mail to receiving-enabled domains)`);
   console.log(`API ${runtime.apiUrl}`);
 }
 

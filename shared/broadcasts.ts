@@ -147,24 +147,18 @@ async function startFanOut(projectId: string, broadcastId: string): Promise<void
   );
 }
 
-export async function createBroadcast(caller: Caller, input: CreateBroadcastInput): Promise<BroadcastRecord> {
-  await checkAudience(caller, input.segment_id, input.topic_id);
+type Content = Pick<BroadcastItem, 'name' | 'segment_id' | 'topic_id' | 'from' | 'subject' | 'reply_to' | 'preview_text' | 'html' | 'text'>;
+
+/** A new draft with this content: the one shape of a broadcast item that create and duplicate both write. */
+function draftItem(caller: Caller, content: Content): BroadcastItem {
   const at = nowIso();
   const id = newId();
-  let item: BroadcastItem = {
+  return {
     ...keys.broadcast(caller.projectId, id),
     type: 'broadcast',
     project_id: caller.projectId,
     id,
-    name: input.name ?? null,
-    segment_id: input.segment_id,
-    topic_id: input.topic_id ?? null,
-    from: input.from,
-    subject: input.subject,
-    reply_to: toList(input.reply_to),
-    preview_text: input.preview_text ?? null,
-    html: input.html ?? null,
-    text: input.text ?? null,
+    ...content,
     status: 'draft',
     created_at: at,
     updated_at: at,
@@ -175,11 +169,26 @@ export async function createBroadcast(caller: Caller, input: CreateBroadcastInpu
     count_skipped: 0,
     count_failed: 0,
   };
+}
+
+export async function createBroadcast(caller: Caller, input: CreateBroadcastInput): Promise<BroadcastRecord> {
+  await checkAudience(caller, input.segment_id, input.topic_id);
+  let item = draftItem(caller, {
+    name: input.name ?? null,
+    segment_id: input.segment_id,
+    topic_id: input.topic_id ?? null,
+    from: input.from,
+    subject: input.subject,
+    reply_to: toList(input.reply_to),
+    preview_text: input.preview_text ?? null,
+    html: input.html ?? null,
+    text: input.text ?? null,
+  });
   const sendNow = input.send === true || input.scheduled_at !== undefined;
   checkSize(item);
   if (sendNow) item = { ...item, ...(await sendingFields(caller, item, input.scheduled_at, 'scheduled_at')) };
   await putItem(put(item));
-  if (item.status === 'queued') await startFanOut(caller.projectId, id);
+  if (item.status === 'queued') await startFanOut(caller.projectId, item.id);
   return toBroadcast(item);
 }
 
@@ -254,33 +263,8 @@ export async function cancelBroadcast(caller: Caller, broadcastId: string): Prom
 }
 
 export async function duplicateBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
-  const source = await load(caller, broadcastId);
-  const at = nowIso();
-  const id = newId();
-  const copy: BroadcastItem = {
-    ...keys.broadcast(caller.projectId, id),
-    type: 'broadcast',
-    project_id: caller.projectId,
-    id,
-    name: source.name,
-    segment_id: source.segment_id,
-    topic_id: source.topic_id,
-    from: source.from,
-    subject: source.subject,
-    reply_to: source.reply_to,
-    preview_text: source.preview_text,
-    html: source.html,
-    text: source.text,
-    status: 'draft',
-    created_at: at,
-    updated_at: at,
-    scheduled_at: null,
-    sent_at: null,
-    count_recipients: 0,
-    count_sent: 0,
-    count_skipped: 0,
-    count_failed: 0,
-  };
+  const { name, segment_id, topic_id, from, subject, reply_to, preview_text, html, text } = await load(caller, broadcastId);
+  const copy = draftItem(caller, { name, segment_id, topic_id, from, subject, reply_to, preview_text, html, text });
   await putItem(put(copy));
   return toBroadcast(copy);
 }

@@ -28,7 +28,7 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { batchGet, checkExists, del, getItem, put, queryPage, transact, type Item, type Page, type PageRequest, type WriteAction } from './db/table';
+import { batchGet, checkExists, del, getItem, isTransactionConflict, put, queryPage, transact, type Item, type Page, type PageRequest, type WriteAction } from './db/table';
 import { conflict, notFound, unprocessable } from './errors';
 import { newId, nowIso, UUID_PATTERN } from './ids';
 import {
@@ -104,11 +104,6 @@ const unknownReference = (what: 'segment' | 'topic', path: string) =>
   unprocessable([{ code: `unknown_${what}`, message: `no ${what} with this id in this project`, path }]);
 /** The contact was deleted, or its segments or address changed, between our read and our write. */
 class Changed extends Error {}
-
-/** Another transaction was writing one of our items at the same moment (DynamoDB cancels ours). */
-const isTransactionConflict = (error: unknown) =>
-  (error as Error).name === 'TransactionCanceledException' &&
-  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
 
 /** Runs a read-then-write step again when the contact changed in between, or a concurrent transaction got in the way (five tries). */
 async function retrying<T>(step: () => Promise<T>): Promise<T> {

@@ -6,7 +6,7 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { batchGet, del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
+import { batchGet, del, getItem, isTransactionConflict, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
 import { notFound } from './errors';
 import { newId, nowIso } from './ids';
 
@@ -103,8 +103,7 @@ async function removeMembers(projectId: string, segmentId: string, contactIds: s
       await transact(actions);
       return;
     } catch (error) {
-      const conflicted = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.some((r) => r.Code === 'TransactionConflict');
-      if (!(error instanceof ContactChanged || conflicted) || attempt >= 4) throw error; // a contact changed meanwhile: read again
+      if (!(error instanceof ContactChanged || isTransactionConflict(error)) || attempt >= 4) throw error; // a contact changed meanwhile: read again
     }
   }
 }

@@ -11,7 +11,7 @@
  * | default project | DEPLOYMENT              | DEFAULT_PROJECT      | -      | -      | local runtime: which project `npm start` provisions  |
  * | api key         | PROJECT#<pid>           | API_KEY#<kid>        | -      | -      | POST/GET/DELETE /api-keys (Query on prefix to list)  |
  * | api key hash    | API_KEY_HASH#<sha256>   | API_KEY_HASH         | -      | -      | every authenticated request (GetItem)                |
- * | segment         | PROJECT#<pid>           | SEGMENT#<sid>        | -      | -      | POST/GET/DELETE /segments (Query on prefix to list)  |
+ * | segment         | PROJECT#<pid>           | SEGMENT#<sid>        | -      | -      | POST/GET/PATCH/DELETE /segments (Query on prefix to list); deleting one also removes its members (below) |
  * | event           | PROJECT#<pid>           | EVENT#<eid>          | -      | -      | outbox: written in the change's transaction; GET /events (Query, newest first); TTL 30 days |
  * | email           | PROJECT#<pid>           | EMAIL#<eid>          | EMAIL_DUE#<0-7> (while waiting for the sender) | <due ISO time>#<pid>#<eid> | POST/GET /emails, retry, cancel; the due-email dispatcher (Query GSI1 <= now) |
  * | idempotency     | PROJECT#<pid>           | IDEMPOTENCY#<sha256(key)> | -  | -      | POST /emails(/batch) with Idempotency-Key; TTL 24 h |

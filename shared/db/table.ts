@@ -174,6 +174,11 @@ export async function transact(actions: WriteAction[]): Promise<void> {
   }
 }
 
+/** Another transaction was writing one of the items at the same moment, so DynamoDB cancelled this one: worth trying again. */
+export const isTransactionConflict = (error: unknown): boolean =>
+  (error as Error).name === 'TransactionCanceledException' &&
+  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+
 export interface PageRequest {
   limit: number;
   /** id of the last item of the previous page: return the items that come after it in list order */

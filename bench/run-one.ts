@@ -1,0 +1,37 @@
+/**
+ * Runs one benchmark in a process of its own and prints its result as JSON on the last line
+ * (bench/all.ts reads it). Each benchmark starts its own DynamoDB Local or runtime, and the
+ * handlers' module-level clients keep the first endpoint they see, so two benchmarks must never
+ * share a process.
+ */
+export const RESULT_MARK = 'BENCH_RESULT ';
+
+const benchmarks: Record<string, () => Promise<unknown>> = {
+  bundles: () => import('./bundles').then((m) => m.benchBundles()),
+  calls: () => import('./dynamodb-calls').then((m) => m.benchDynamoDbCalls()),
+  api: () => import('./api-throughput').then((m) => m.benchApiThroughput()),
+  send: () => import('./send-pipeline').then((m) => m.benchSendPipeline()),
+  suppression: () => import('./suppression-writer').then((m) => m.benchSuppressionWriter()),
+  broadcast: () => import('./broadcast-fanout').then((m) => m.benchBroadcastFanOut()),
+  webhooks: () => import('./webhooks').then((m) => m.benchWebhooks()),
+};
+export const BENCHMARK_NAMES = Object.keys(benchmarks);
+
+if (require.main === module) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const run = benchmarks[process.argv[2]];
+  if (!run) {
+    console.error(`unknown benchmark ${process.argv[2]}; one of ${BENCHMARK_NAMES.join(', ')}`);
+    process.exit(2);
+  }
+  run().then(
+    (result) => {
+      process.stdout.write(`\n${RESULT_MARK}${JSON.stringify(result)}\n`);
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
