@@ -14,7 +14,7 @@ import { type benchApiThroughput, formatApiThroughput } from './api-throughput';
 import { type benchBroadcastFanOut, formatBroadcastFanOut } from './broadcast-fanout';
 import { type benchBundles, formatBundles } from './bundles';
 import { type benchDynamoDbCalls, formatDynamoDbCalls } from './dynamodb-calls';
-import { type benchSendPipeline, formatSendPipeline } from './send-pipeline';
+import { type benchSendPipeline, formatSendPipeline, sendPipelineMet } from './send-pipeline';
 import { type benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
 import { RESULT_MARK } from './run-one';
 import { type benchWebhooks, formatWebhooks } from './webhooks';
@@ -95,9 +95,9 @@ async function main(): Promise<void> {
     section(`Send pipeline: ${r.emails.toLocaleString('en')} emails at a configured ${r.rateLimit}/s (counted where SES receives them)`, formatSendPipeline(r));
     summary.push({
       benchmark: 'send pipeline at the account rate',
-      figure: `${r.achievedRate.toFixed(1)}/s of ${r.rateLimit}/s; busiest second ${r.busiestSecond}; ${r.lost} lost, ${r.duplicated} twice`,
-      budget: 'never above the SES rate; nothing lost or duplicated',
-      met: r.busiestSecond <= r.rateLimit && r.lost === 0 && r.duplicated === 0,
+      figure: `${r.achievedRate.toFixed(1)}/s of ${r.rateLimit}/s; busiest second ${r.busiestSecond}; ${r.throttled} throttled and retried; ${r.lost} lost, ${r.duplicated} twice`,
+      budget: 'never above the SES rate; throttling backed off from; nothing lost or duplicated',
+      met: sendPipelineMet(r),
     });
   }
   if (!only || only === 'suppression') {

@@ -2,13 +2,13 @@
  * The account-wide send rate. SES allows `MaxSendRate` emails per second for the whole account
  * (GetAccount), whatever number of sender Lambdas run, so the limit is kept in the table: one
  * counter item per second, incremented with a condition that it stays at or under the limit.
- * A sender that finds the current second full waits for the next one. Within a second, slot n
- * waits until n/rate of its first 850 ms has passed, so sends are spread evenly rather than bunched at the
- * start of each second (SES, on its own clock, would see a bunch straddle two seconds as a
- * burst over the rate). A sender that wakes up too late in its slot's second (under 100 ms
- * left) takes a slot of a later second instead, so a send goes out in the second that counted it.
- * `SEND_RATE_PER_SECOND`
- * overrides the rate SES reports (e.g. to stay below it, or for the benchmark).
+ * A sender that finds a second full takes a slot of the next one at once and sleeps until it.
+ * Within a second, slot n waits until n/rate of its first 850 ms has passed, so sends are spread
+ * evenly rather than bunched at the start of each second (SES, on its own clock, would see a
+ * bunch straddle two seconds as a burst over the rate). A sender that wakes up too late in its
+ * slot's second (under 100 ms left) takes a slot of a later second instead, so a send goes out in
+ * the second that counted it. `SEND_RATE_PER_SECOND` overrides the rate SES reports (e.g. to stay
+ * below it, or for the benchmark).
  */
 import { GetAccountCommand } from '@aws-sdk/client-sesv2';
 import * as keys from './db/keys';
@@ -40,8 +40,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function acquireSendSlot(maxWaitMs = 5_000): Promise<void> {
   const rate = await maxSendRate();
   const deadline = Date.now() + maxWaitMs;
+  let second = Math.floor(Date.now() / 1000);
   for (;;) {
-    const second = Math.floor(Date.now() / 1000);
     try {
       const counter = await updateItem(
         update(
@@ -60,10 +60,14 @@ export async function acquireSendSlot(maxWaitMs = 5_000): Promise<void> {
       // be the one SES sees the send in, so take a slot of a later second instead. A send only
       // goes out with GUARD_MS of its counted second left to reach SES.
       if (Date.now() < second * 1000 + 1000 - GUARD_MS) return;
+      second = Math.floor(Date.now() / 1000);
     } catch (error) {
       if (!(error instanceof SecondFull)) throw error;
-      if (Date.now() > deadline) throw new Error('no send slot free: the account send rate is taken');
-      await sleep((second + 1) * 1000 - Date.now() + Math.random() * 20); // the next second, jittered
+      // Full: reserve a slot of the next second right away rather than waiting for it to begin,
+      // so senders hold their slots before the second starts instead of all racing for its
+      // counter at the boundary (where the race's latency used up the second's early slots).
+      second = Math.max(second + 1, Math.floor(Date.now() / 1000));
     }
+    if (second * 1000 > deadline) throw new Error('no send slot free: the account send rate is taken');
   }
 }

@@ -16,7 +16,7 @@ import { bareAddress, SEND_LEASE_MS, toRecord, type EmailItem } from './emails';
 import { eventWrite } from './events';
 import { newId } from './ids';
 import { acquireSendSlot } from './send-rate';
-import { PERMANENT_SEND_ERRORS, sesClient } from './ses';
+import { PERMANENT_SEND_ERRORS, sesSendClient } from './ses';
 
 export type SendOutcome = 'sent' | 'skipped' | 'suppressed' | 'failed' | 'retry';
 
@@ -92,7 +92,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
   } else {
     try {
       await acquireSendSlot();
-      const out = await sesClient.send(sesRequest(email, keep));
+      const out = await sesSendClient.send(sesRequest(email, keep));
       messageId = out.MessageId!;
     } catch (error) {
       const name = (error as Error).name;

@@ -13,6 +13,13 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 // domains, or looks one up for sending) leaves the SES client out, some 60 KB.
 export const sesClient = /* @__PURE__ */ new SESv2Client({});
 
+/**
+ * The client sends go through: one attempt only. The SDK would retry a throttled send on its own,
+ * outside the account's send-rate limiter (shared/send-rate.ts), and its retries would land in the
+ * seconds other senders hold; a throttled send goes back to the queue and takes a new slot instead.
+ */
+export const sesSendClient = /* @__PURE__ */ new SESv2Client({ maxAttempts: 1 });
+
 /** The region every SES resource lives in (DESIGN.md: the domain's `region`). */
 export const SES_REGION = 'ap-southeast-2';
 

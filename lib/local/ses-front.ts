@@ -10,7 +10,8 @@
  * - GetAccount reports `maxSendRate` (LOCAL_SES_MAX_SEND_RATE, default 14/s, SES's usual
  *   production rate), and sends beyond it in any one second get 429 TooManyRequestsException,
  *   as SES throttles; a From whose domain is not a verified identity gets 400 MessageRejected.
- * - GET /_local/send-stats answers how many sends were accepted in each second (benchmarks);
+ * - GET /_local/send-stats answers how many sends were accepted, and how many throttled, in each
+ *   second (benchmarks);
  * - identities and configuration sets are kept in DATA_DIR/ses-identities.json across restarts.
  */
 import { randomBytes } from 'node:crypto';
@@ -83,9 +84,10 @@ function domainOf(address: string): string {
 export class SesFront {
   private state: State = { identities: {}, configurationSets: {} };
   private server?: Server;
-  private window = { second: 0, count: 0 };
   /** sends accepted per epoch second (the last 15 minutes), for GET /_local/send-stats */
   private readonly acceptedPerSecond = new Map<number, number>();
+  /** sends refused with 429 per epoch second, likewise */
+  private readonly throttledPerSecond = new Map<number, number>();
 
   constructor(private readonly options: SesFrontOptions) {
     if (options.stateFile && existsSync(options.stateFile)) this.state = JSON.parse(readFileSync(options.stateFile, 'utf8'));
@@ -151,13 +153,15 @@ export class SesFront {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // SES counts a send against the second the request reaches it, not when its body is read.
+    const arrivedSecond = Math.floor(Date.now() / 1000);
     const url = new URL(request.url ?? '/', 'http://local');
     const method = request.method ?? 'GET';
     const parts = url.pathname.split('/').filter(Boolean); // ['v2', 'email', ...]
     const [v2, email, resource, name, sub] = parts;
     if (url.pathname === '/_local/send-stats' && method === 'GET') {
       // Local only: how many sends SES accepted in each second, as SES's own clock saw them.
-      return send(response, 200, { perSecond: Object.fromEntries(this.acceptedPerSecond) });
+      return send(response, 200, { perSecond: Object.fromEntries(this.acceptedPerSecond), throttledPerSecond: Object.fromEntries(this.throttledPerSecond) });
     }
     if (v2 !== 'v2' || email !== 'email') return this.proxy(request, response, undefined);
 
@@ -270,12 +274,14 @@ export class SesFront {
       if (!identity || this.status(identity) !== 'SUCCESS') {
         throw new SesError(400, 'MessageRejected', `Email address is not verified. The following identities failed the check in region AP-SOUTHEAST-2: ${from}`);
       }
-      const second = Math.floor(Date.now() / 1000);
-      if (this.window.second !== second) this.window = { second, count: 0 };
-      if (this.window.count >= this.options.maxSendRate) throw new SesError(429, 'TooManyRequestsException', 'Maximum sending rate exceeded.');
-      this.window.count += 1;
-      this.acceptedPerSecond.set(second, this.window.count);
-      for (const old of this.acceptedPerSecond.keys()) if (old < second - 900) this.acceptedPerSecond.delete(old);
+      const second = arrivedSecond;
+      const accepted = this.acceptedPerSecond.get(second) ?? 0;
+      if (accepted >= this.options.maxSendRate) {
+        this.throttledPerSecond.set(second, (this.throttledPerSecond.get(second) ?? 0) + 1);
+        throw new SesError(429, 'TooManyRequestsException', 'Maximum sending rate exceeded.');
+      }
+      this.acceptedPerSecond.set(second, accepted + 1);
+      for (const counts of [this.acceptedPerSecond, this.throttledPerSecond]) for (const old of counts.keys()) if (old < second - 900) counts.delete(old);
       return this.proxy(request, response, body);
     }
 

@@ -1,0 +1,116 @@
+/**
+ * SES throttles a send: the sender makes exactly one call (the SDK does not retry it behind the
+ * send-rate limiter's back), puts the email back to `queued` and reports the message as a batch
+ * item failure; the redelivered message sends it, once; a duplicate message sends nothing.
+ *
+ * The real sender handler runs here against a table of this test's own in the runtime's
+ * DynamoDB Local, and an SES v2 endpoint of the test's own that throttles the first send, so the
+ * runtime's workers never see these emails.
+ */
+import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTableInput } from '../../lib/table-definition';
+import type { Caller } from '../../shared/caller';
+import * as keys from '../../shared/db/keys';
+import { getItem, transact } from '../../shared/db/table';
+import { emailWrites, type EmailItem } from '../../shared/emails';
+import { newId } from '../../shared/ids';
+import { useRuntimeTable } from '../support/table';
+
+const runtime = useRuntimeTable();
+const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const tableName = `sender-throttling-${newId().slice(-12)}`;
+const saved = { ...process.env };
+const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SESV2', 'SEND_RATE_PER_SECOND'];
+
+let dynamo: DynamoDBClient;
+let ses: Server;
+/** what the fake SES answers next: a throttling error or an accepted send */
+let throttleNext = true;
+const sesCalls: string[] = [];
+let sender: (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+beforeAll(async () => {
+  dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
+  await dynamo.send(new CreateTableCommand(createTableInput(tableName)));
+  ses = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      sesCalls.push(`${request.method} ${request.url}`);
+      if (throttleNext) {
+        response.writeHead(429, { 'content-type': 'application/json', 'x-amzn-errortype': 'TooManyRequestsException' });
+        response.end(JSON.stringify({ message: 'Maximum sending rate exceeded.' }));
+      } else {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ MessageId: `ses-${sesCalls.length}` }));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => ses.listen(0, '127.0.0.1', resolve));
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${(ses.address() as AddressInfo).port}`,
+    SEND_RATE_PER_SECOND: '100',
+  });
+  // Imported after the environment points at this test's SES (the client reads it when made).
+  sender = (await import('../../functions/workers/sender')).handler;
+});
+
+afterAll(async () => {
+  await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  await new Promise((resolve) => ses.close(resolve));
+  for (const name of VARIABLES) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+  dynamo.destroy();
+});
+
+const sqsEvent = (messageId: string, body: unknown): SQSEvent =>
+  ({ Records: [{ messageId, receiptHandle: messageId, body: JSON.stringify(body), attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-southeast-2:000000000000:send', awsRegion: 'ap-southeast-2' }] }) as SQSEvent;
+
+it('puts a throttled email back in the queue after one SES call, then sends it exactly once', async () => {
+  const caller: Caller = { projectId: newId(), livemode: true, permission: 'full_access' };
+  const email: EmailItem = {
+    object: 'email',
+    id: newId(),
+    project_id: caller.projectId,
+    livemode: true,
+    message_id: null,
+    from: 'news@throttled.example.com',
+    to: ['reader@example.com'],
+    cc: [],
+    bcc: [],
+    reply_to: [],
+    subject: 'throttled once',
+    html: null,
+    text: 'hello',
+    headers: {},
+    tags: [],
+    last_event: 'queued',
+    scheduled_at: null,
+    created_at: new Date().toISOString(),
+  };
+  await transact(emailWrites(caller, email));
+  const message = { project_id: caller.projectId, email_id: email.id };
+
+  const first = await sender(sqsEvent('m-1', message));
+  expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+  expect(sesCalls).toHaveLength(1); // one attempt: no SDK retry outside the rate limiter
+  const afterThrottle = await getItem(keys.email(caller.projectId, email.id));
+  expect(afterThrottle).toMatchObject({ last_event: 'queued', message_id: null });
+  expect(Date.parse(String(afterThrottle!.GSI1SK).split('#')[0])).toBeGreaterThan(Date.now()); // due again later
+
+  throttleNext = false;
+  const redelivered = await sender(sqsEvent('m-1', message));
+  expect(redelivered.batchItemFailures).toEqual([]);
+  expect(sesCalls).toHaveLength(2);
+  expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'sent', message_id: 'ses-2' });
+
+  const duplicate = await sender(sqsEvent('m-2', message));
+  expect(duplicate.batchItemFailures).toEqual([]);
+  expect(sesCalls).toHaveLength(2); // already sent: SES is not called again
+  expect(sesCalls.every((call) => call === 'POST /v2/email/outbound-emails')).toBe(true);
+});
