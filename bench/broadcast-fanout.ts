@@ -106,6 +106,15 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
         RequestItems: {
           [LOCAL_TABLE_NAME]: [
             {
+              // the sending domain's name claim, as createDomain leaves it (the fan-out reads it for the configuration set)
+              PutRequest: {
+                Item: {
+                  ...keys.domainName('bench.example.com'), type: 'domain_name', project_id: projectId, domain_id: 'bench', name: 'bench.example.com',
+                  state: 'active', claimed_at: new Date().toISOString(), configuration_set: 'es-bench', status: 'verified', sending: 'enabled',
+                },
+              },
+            },
+            {
               PutRequest: {
                 Item: {
                   ...keys.broadcast(projectId, broadcastId), ...base, type: 'broadcast', id: broadcastId, name: 'bench', segment_id: segmentId, topic_id: null,

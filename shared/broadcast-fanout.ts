@@ -3,7 +3,9 @@
  * segment in one Lambda.
  *
  * For a page (100 contacts of the segment's member partition, after the broadcast's `cursor`):
- * the contacts and their suppression entries (two BatchGets), then an outcome per contact:
+ * the segment, topic and sending domain (its configuration set; a broadcast whose segment, topic
+ * or domain was deleted ends `failed`), the contacts and their suppression entries (two
+ * BatchGets), then an outcome per contact:
  * skipped (deleted since, unsubscribed, opted out of the broadcast's topic explicitly or by the
  * topic's opt_out default, suppressed), failed (the personalised email is over the size limit), or
  * an email (with `broadcast_id`, personalised, with RFC 8058 one-click unsubscribe headers)
@@ -25,7 +27,8 @@ import * as keys from './db/keys';
 import { batchGet, getItem, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from './db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem, type BroadcastStatus } from './broadcasts';
 import { enqueueFanOut, type FanOutMessage } from './broadcast-queue';
-import { emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from './emails';
+import { findSendingDomain } from './domains';
+import { bareAddress, emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from './emails';
 import { newId, nowIso } from './ids';
 import { logger } from './log';
 import { render, type Values } from './render';
@@ -60,7 +63,7 @@ export function subscribedTo(contact: Item, topic: Item): boolean {
 const preheader = (text: string) =>
   `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;
 
-async function personalise(b: BroadcastItem, contact: Item): Promise<EmailItem> {
+async function personalise(b: BroadcastItem, contact: Item, configurationSet: string): Promise<EmailItem> {
   const url = unsubscribeUrl(await unsubscribeToken({ projectId: b.project_id, contactId: contact.id as string, topicId: b.topic_id }));
   const properties = (contact.properties ?? {}) as Values;
   const values: Values = {
@@ -90,12 +93,12 @@ async function personalise(b: BroadcastItem, contact: Item): Promise<EmailItem> 
     last_event: 'queued',
     scheduled_at: null,
     created_at: nowIso(),
-    configuration_set: b.configuration_set,
+    configuration_set: configurationSet,
     broadcast_id: b.id,
   };
 }
 
-async function planPage(b: BroadcastItem, contactIds: string[], topic: Item | undefined): Promise<Plan[]> {
+async function planPage(b: BroadcastItem, contactIds: string[], topic: Item | undefined, configurationSet: string): Promise<Plan[]> {
   const contacts = new Map((await batchGet(contactIds.map((id) => keys.contact(b.project_id, id)))).map((c) => [c.id as string, c]));
   const addresses = [...contacts.values()].map((c) => String(c.email).toLowerCase());
   const suppressed = new Set((await batchGet(addresses.map((a) => keys.suppression(b.project_id, a)))).map((s) => String(s.SK).slice('SUPPRESSION#'.length)));
@@ -107,7 +110,7 @@ async function planPage(b: BroadcastItem, contactIds: string[], topic: Item | un
       if (contact.unsubscribed === true) return { contactId, outcome: 'skipped', reason: 'unsubscribed', email };
       if (topic && !subscribedTo(contact, topic)) return { contactId, outcome: 'skipped', reason: 'topic_opt_out', email };
       if (suppressed.has(email.toLowerCase())) return { contactId, outcome: 'skipped', reason: 'suppressed', email };
-      const item = await personalise(b, contact);
+      const item = await personalise(b, contact, configurationSet);
       if (Buffer.byteLength(JSON.stringify(item)) > MAX_EMAIL_ITEM_BYTES) return { contactId, outcome: 'failed', reason: 'email_too_large', email };
       return { contactId, outcome: 'sent', email, item, dueAt: '' };
     }),
@@ -229,20 +232,21 @@ export type PageResult = 'next' | 'done' | 'stale' | 'failed';
 export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
   const b = await getItem<BroadcastItem>(keys.broadcast(message.project_id, message.broadcast_id));
   if (!b || !ACTIVE.includes(b.status) || (b.cursor ?? '') !== message.after) return 'stale';
-  const [segment, topic] = await Promise.all([
+  const [segment, topic, domain] = await Promise.all([
     getItem(keys.segment(b.project_id, b.segment_id)),
     b.topic_id ? getItem(keys.topic(b.project_id, b.topic_id)) : Promise.resolve(undefined),
+    findSendingDomain(b.project_id, bareAddress(b.from).split('@')[1]),
   ]);
   try {
-    if (!segment || (b.topic_id && !topic)) {
-      const reason = !segment ? 'the segment was deleted' : 'the topic was deleted';
+    if (!segment || (b.topic_id && !topic) || !domain) {
+      const reason = !segment ? 'the segment was deleted' : !domain ? 'the sending domain was deleted' : 'the topic was deleted';
       await finish(b, { status: 'failed', failure_reason: reason }, message.after);
       logger.warn('broadcast failed', { broadcast_id: b.id, reason });
       return 'failed';
     }
     const page = await queryPage(keys.segmentMembers(b.project_id, b.segment_id), { limit: pageSize(), after: message.after || undefined });
     const contactIds = page.items.map((member) => member.contact_id as string);
-    const plans = await planPage(b, contactIds, topic);
+    const plans = await planPage(b, contactIds, topic, domain.configuration_set);
     await spreadLeases(b, plans);
     const emailIds = await writePage(b, plans);
     if (emailIds.length) {

@@ -14,8 +14,8 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { batchGet, del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest } from './db/table';
-import { findSendingDomain } from './domains';
+import { batchGet, del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
+import { findSendingDomain, sendingDomainCheck, sendingDomainProblems } from './domains';
 import { bareAddress, MAX_EMAIL_ITEM_BYTES, MAX_SCHEDULE_AHEAD_MS } from './emails';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
 import { newId, nowIso } from './ids';
@@ -51,9 +51,8 @@ export interface BroadcastItem extends Item {
   count_sent: number;
   count_skipped: number;
   count_failed: number;
-  /** set when sent: the mode of the key that sent it, and the sending domain's configuration set */
+  /** set when sent: the mode of the key that sent it */
   livemode?: boolean;
-  configuration_set?: string;
   /** the fan-out's position: the last contact id of the last page done ('' before the first) */
   cursor?: string;
   failure_reason?: string;
@@ -108,36 +107,43 @@ async function checkAudience(caller: Caller, segmentId: string | undefined, topi
   if (problems.length) throw unprocessable(problems);
 }
 
+/** The sending domain of a broadcast: the domain part of its `from`. */
+const fromDomain = (from: string) => bareAddress(from).split('@')[1];
+
+/** A marker: the sending domain's ConditionCheck failed (see startSending). */
+class DomainNotSendable extends Error {}
+
 /**
- * What a draft becomes when it is sent: checked like a single email's `from` (a sending domain of
- * the project, verified for live keys) and its time window. Throws 422.
+ * Starts sending a draft (now, or at `scheduledAt`): `write` is the broadcast's write with the
+ * sending fields, and it goes in one transaction with a ConditionCheck that the sending domain is
+ * the project's, enabled and (live keys) verified, so sending reads nothing before the write.
+ * When the check fails, the domain is read to say why (422), or, if it became sendable meanwhile,
+ * the transaction is tried once more. The fan-out reads the domain again for its configuration set.
  */
-async function sendingFields(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, path: string): Promise<Partial<BroadcastItem> & Item> {
-  const problems: ErrorDetail[] = [];
-  const domainName = bareAddress(draft.from).split('@')[1];
-  const domain = await findSendingDomain(caller.projectId, domainName);
-  if (!domain) problems.push({ code: 'domain_not_found', message: `The domain ${domainName} is not a domain of this project`, path: 'from' });
-  else if (domain.sending === 'disabled') problems.push({ code: 'sending_disabled', message: `Sending is disabled for the domain ${domainName}`, path: 'from' });
-  else if (caller.livemode && domain.status !== 'verified') {
-    problems.push({ code: 'domain_not_verified', message: `The domain ${domainName} is not verified (status ${domain.status})`, path: 'from' });
-  }
+async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction): Promise<Item> {
+  const domainName = fromDomain(draft.from);
+  const domainProblems = async () => sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
   const now = Date.now();
   let at: string | null = null;
   if (scheduledAt) {
     const time = Date.parse(scheduledAt);
-    if (time - now > MAX_SCHEDULE_AHEAD_MS) problems.push({ code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path });
+    if (time - now > MAX_SCHEDULE_AHEAD_MS) {
+      throw unprocessable([...(await domainProblems()), { code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' }]);
+    }
     if (time > now) at = new Date(time).toISOString(); // a time already past sends now
   }
-  if (problems.length) throw unprocessable(problems);
   const due = at ?? new Date(now + FANOUT_LEASE_MS).toISOString();
-  return {
-    status: at ? 'scheduled' : 'queued',
-    scheduled_at: at,
-    livemode: caller.livemode,
-    configuration_set: domain!.configuration_set,
-    cursor: '',
-    ...keys.broadcastDue(caller.projectId, draft.id, due),
-  };
+  const fields = { status: at ? 'scheduled' : 'queued', scheduled_at: at, livemode: caller.livemode, cursor: '', ...keys.broadcastDue(caller.projectId, draft.id, due) };
+  const attempt = () => transact([sendingDomainCheck(caller, domainName, () => new DomainNotSendable()), write(fields)]);
+  try {
+    await attempt();
+  } catch (error) {
+    if (!(error instanceof DomainNotSendable)) throw error;
+    const problems = await domainProblems();
+    if (problems.length) throw unprocessable(problems);
+    await attempt(); // the domain became sendable between the check and the read
+  }
+  return fields;
 }
 
 /** After the commit: if the message is lost, the dispatcher starts the fan-out when the lease runs out. */
@@ -186,8 +192,12 @@ export async function createBroadcast(caller: Caller, input: CreateBroadcastInpu
   });
   const sendNow = input.send === true || input.scheduled_at !== undefined;
   checkSize(item);
-  if (sendNow) item = { ...item, ...(await sendingFields(caller, item, input.scheduled_at, 'scheduled_at')) };
-  await putItem(put(item));
+  if (sendNow) {
+    const draft = item;
+    item = { ...item, ...(await startSending(caller, item, input.scheduled_at, (fields) => put({ ...draft, ...fields }))) };
+  } else {
+    await putItem(put(item));
+  }
   if (item.status === 'queued') await startFanOut(caller.projectId, item.id);
   return toBroadcast(item);
 }
@@ -234,10 +244,11 @@ export async function deleteBroadcast(caller: Caller, broadcastId: string): Prom
 export async function sendBroadcast(caller: Caller, broadcastId: string, scheduledAt: string | undefined): Promise<BroadcastRecord> {
   const current = await load(caller, broadcastId);
   if (current.status !== 'draft') throw notDraft(current.status);
-  const fields = await sendingFields(caller, current, scheduledAt, 'scheduled_at');
-  const updated = await updateItem<BroadcastItem>(
-    update(keys.broadcast(caller.projectId, broadcastId), { set: { ...fields, updated_at: nowIso() }, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
+  const updatedAt = nowIso();
+  const fields = await startSending(caller, current, scheduledAt, (fields) =>
+    update(keys.broadcast(caller.projectId, broadcastId), { set: { ...fields, updated_at: updatedAt }, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
   );
+  const updated = { ...current, ...fields, updated_at: updatedAt } as BroadcastItem;
   if (updated.status === 'queued') await startFanOut(caller.projectId, broadcastId);
   return toBroadcast(updated);
 }

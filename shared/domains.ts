@@ -28,7 +28,7 @@ import * as keys from './db/keys';
 import { del, getItem, put, queryGsi1Pages, queryPage, transact, update, updateItem, type PageRequest, type WriteAction } from './db/table';
 import { createIdentity, readIdentity, removeIdentity, updateSettings, type Capability, type IdentityState, type Tls } from './domain-identity';
 import { buildRecords, isSettled, type DomainRecord, type DomainStatus } from './domain-records';
-import { conflict, notFound, unprocessable } from './errors';
+import { conflict, notFound, unprocessable, type ErrorDetail } from './errors';
 import { eventWrite, type EventType } from './events';
 import { newId, nowIso } from './ids';
 import { logger } from './log';
@@ -108,6 +108,8 @@ const toDomain = (item: DomainItem): Domain => ({
 });
 
 const missing = () => notFound('Domain', 'domain_id');
+/** The name's claim exists: taken, unless it is an abandoned create (see createDomain). */
+class NameClaimed extends Error {}
 const taken = (name: string) => () => conflict('domain_exists', `The domain ${name} already exists`, 'name');
 const claimedBy = (domainId: string) => ({ expression: '#claim_domain = :claim_domain', names: { '#claim_domain': 'domain_id' }, values: { ':claim_domain': domainId } });
 /** GSI1 entry while SES is still verifying, so the scheduled check finds the domain by key. */
@@ -130,22 +132,31 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   const now = nowIso();
   const claimKey = keys.domainName(name);
 
-  // (a) claim the name; a claim of a create that died long ago is taken over
-  const previous = await getItem<DomainNameItem>(claimKey);
-  const abandoned = previous?.state === 'creating' && Date.parse(previous.claimed_at) < Date.now() - CLAIM_TAKEOVER_MS;
-  if (previous && !abandoned) throw taken(name)();
-  await updateItem(
-    update(
-      claimKey,
-      {
-        set: { type: 'domain_name', project_id: caller.projectId, domain_id: id, name, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
-        condition: previous
-          ? { expression: '#claim_domain = :previous AND #claim_state = :creating', names: { '#claim_domain': 'domain_id', '#claim_state': 'state' }, values: { ':previous': previous.domain_id, ':creating': 'creating' } }
-          : { expression: 'attribute_not_exists(PK)' },
-      },
-      taken(name),
-    ),
-  );
+  // (a) claim the name: first as new (no read on the usual path), and only when it is taken, read
+  // the claim to see whether it is a create that died long ago, which is taken over
+  const claim = (previous?: DomainNameItem) =>
+    updateItem(
+      update(
+        claimKey,
+        {
+          set: { type: 'domain_name', project_id: caller.projectId, domain_id: id, name, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
+          condition: previous
+            ? { expression: '#claim_domain = :previous AND #claim_state = :creating', names: { '#claim_domain': 'domain_id', '#claim_state': 'state' }, values: { ':previous': previous.domain_id, ':creating': 'creating' } }
+            : { expression: 'attribute_not_exists(PK)' },
+        },
+        previous ? taken(name) : () => new NameClaimed(),
+      ),
+    );
+  let previous: DomainNameItem | undefined;
+  try {
+    await claim();
+  } catch (error) {
+    if (!(error instanceof NameClaimed)) throw error;
+    previous = await getItem<DomainNameItem>(claimKey);
+    const abandoned = previous?.state === 'creating' && Date.parse(previous.claimed_at) < Date.now() - CLAIM_TAKEOVER_MS;
+    if (!previous || !abandoned) throw taken(name)();
+    await claim(previous);
+  }
 
   // (b) SES; on failure the claim is released so the name stays free
   const item: DomainItem = {
@@ -342,4 +353,35 @@ export async function findSendingDomain(
   const claim = await getItem<DomainNameItem>(keys.domainName(domainName));
   if (!claim || claim.state !== 'active' || claim.project_id !== projectId) return undefined;
   return { id: claim.domain_id, name: claim.name, status: claim.status ?? 'not_started', configuration_set: claim.configuration_set, sending: claim.sending ?? 'enabled' };
+}
+
+export type SendingDomain = Awaited<ReturnType<typeof findSendingDomain>>;
+
+/** Why `domainName` cannot send for the caller (none when it can): not the project's, sending disabled, or (live keys) not verified. */
+export function sendingDomainProblems(caller: Caller, domainName: string, domain: SendingDomain, path: string): ErrorDetail[] {
+  if (!domain) return [{ code: 'domain_not_found', message: `The domain ${domainName} is not a domain of this project`, path }];
+  if (domain.sending === 'disabled') return [{ code: 'sending_disabled', message: `Sending is disabled for the domain ${domainName}`, path }];
+  if (caller.livemode && domain.status !== 'verified') {
+    return [{ code: 'domain_not_verified', message: `The domain ${domainName} is not verified (status ${domain.status})`, path }];
+  }
+  return [];
+}
+
+/**
+ * The same conditions as `sendingDomainProblems`, as a ConditionCheck on the name's claim for the
+ * transaction that starts a send: no read before the write, and a domain deleted or disabled
+ * meanwhile fails the transaction. After `onFailed`, read the domain to say why.
+ */
+export function sendingDomainCheck(caller: Caller, domainName: string, onFailed: () => Error): WriteAction {
+  const verified = caller.livemode ? ' AND #status = :verified' : '';
+  return {
+    kind: 'ConditionCheck',
+    params: {
+      Key: keys.domainName(domainName),
+      ConditionExpression: `#state = :active AND #project = :project AND (attribute_not_exists(#sending) OR #sending <> :disabled)${verified}`,
+      ExpressionAttributeNames: { '#state': 'state', '#project': 'project_id', '#sending': 'sending', ...(caller.livemode ? { '#status': 'status' } : {}) },
+      ExpressionAttributeValues: { ':active': 'active', ':project': caller.projectId, ':disabled': 'disabled', ...(caller.livemode ? { ':verified': 'verified' } : {}) },
+    },
+    onConditionFailed: onFailed,
+  };
 }

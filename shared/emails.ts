@@ -15,7 +15,7 @@ import type { SendEmailInput } from './operations/emails';
 import type { Caller } from './caller';
 import * as keys from './db/keys';
 import { getItem, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from './db/table';
-import { findSendingDomain } from './domains';
+import { findSendingDomain, sendingDomainProblems } from './domains';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
 import { eventWrite } from './events';
 import { newId } from './ids';
@@ -139,12 +139,7 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
   const at = (field: string) => [...path, field].join('.');
   const fromDomain = bareAddress(input.from).split('@')[1];
   const domain = await lookupDomain(fromDomain);
-  if (!domain) problems.push({ code: 'domain_not_found', message: `The domain ${fromDomain} is not a domain of this project`, path: at('from') });
-  else if (domain.sending === 'disabled') {
-    problems.push({ code: 'sending_disabled', message: `Sending is disabled for the domain ${fromDomain}`, path: at('from') });
-  } else if (caller.livemode && domain.status !== 'verified') {
-    problems.push({ code: 'domain_not_verified', message: `The domain ${fromDomain} is not verified (status ${domain.status})`, path: at('from') });
-  }
+  problems.push(...sendingDomainProblems(caller, fromDomain, domain, at('from')));
   const now = Date.now();
   let scheduledAt: string | null = null;
   if (input.scheduled_at) {

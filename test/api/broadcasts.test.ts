@@ -193,3 +193,52 @@ describe('broadcast drafts', () => {
     expect((await api.get(`/broadcasts/${created.id}`)).body.status).toBe('draft');
   });
 });
+
+describe('the sending domain', () => {
+  const newDomain = async (label: string, tld = 'example.com') => {
+    const created = await api.post('/domains', { name: `${unique(label)}.${tld}` });
+    expect(created.status).toBe(201);
+    return created.body as { id: string; name: string };
+  };
+
+  it('must be verified and sending for a live key: each refusal names the reason, and the draft stays a draft', async () => {
+    const failed = await newDomain('fails', 'invalid'); // the local SES fails names under .invalid
+    await waitFor(() => api.post(`/domains/${failed.id}/verify`), (r) => r.body.status === 'failed');
+    const unverified = (await api.post('/broadcasts', draft({ from: `news@${failed.name}` }))).body;
+    const refused = await api.post(`/broadcasts/${unverified.id}/send`, {});
+    expect(refused).toMatchObject({ status: 422, body: { errors: [{ code: 'domain_not_verified', path: 'from', message: expect.stringContaining('status failed') }] } });
+    expect((await api.get(`/broadcasts/${unverified.id}`)).body.status).toBe('draft');
+
+    const paused = await newDomain('paused');
+    await waitFor(() => api.post(`/domains/${paused.id}/verify`), (r) => r.body.status === 'verified');
+    expect((await api.patch(`/domains/${paused.id}`, { capabilities: { sending: 'disabled' } })).status).toBe(200);
+    const fromPaused = (await api.post('/broadcasts', draft({ from: `news@${paused.name}` }))).body;
+    expect(await api.post(`/broadcasts/${fromPaused.id}/send`, {})).toMatchObject({ status: 422, body: { errors: [{ code: 'sending_disabled', path: 'from' }] } });
+    expect((await api.patch(`/domains/${paused.id}`, { capabilities: { sending: 'enabled' } })).status).toBe(200);
+    expect(await api.post(`/broadcasts/${fromPaused.id}/send`, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() })).toMatchObject({ status: 200, body: { status: 'scheduled' } });
+  });
+
+  it('reports the domain and the schedule together, and a create that sends writes nothing when refused', async () => {
+    const name = unique('refused-create');
+    const farAhead = new Date(Date.now() + 40 * 24 * 3_600_000).toISOString();
+    const res = await api.post('/broadcasts', draft({ name, from: 'news@not-ours.example.org', scheduled_at: farAhead }));
+    expect(res.status).toBe(422);
+    expect(res.body.errors.map((e: { code: string }) => e.code)).toEqual(['domain_not_found', 'too_far_ahead']);
+    const all = await api.get('/broadcasts?limit=100');
+    expect(all.body.data.map((b: { name: string | null }) => b.name)).not.toContain(name);
+  });
+
+  it('fails a scheduled broadcast whose domain was deleted before its time, sending nothing', async () => {
+    const gone = await newDomain('gone');
+    await waitFor(() => api.post(`/domains/${gone.id}/verify`), (r) => r.body.status === 'verified');
+    const contact = await api.post('/contacts', { email: `reader-${unique('gone')}@example.net`, segments: [{ id: segmentId }] });
+    expect(contact.status).toBe(201);
+    const subject = `Never sent ${unique('s')}`;
+    const created = await api.post('/broadcasts', draft({ from: `news@${gone.name}`, subject, scheduled_at: new Date(Date.now() + 2_000).toISOString() }));
+    expect(created).toMatchObject({ status: 201, body: { status: 'scheduled' } });
+    expect((await api.delete(`/domains/${gone.id}`)).status).toBe(200);
+    const ended = await waitFor(() => api.get(`/broadcasts/${created.body.id}`), (r) => !['scheduled', 'queued', 'sending'].includes(r.body.status), 20_000);
+    expect(ended.body).toMatchObject({ status: 'failed', counters: { recipients: 0, sent: 0 } });
+    expect((await mailViewer()).filter((e) => e.subject === subject)).toEqual([]);
+  });
+});

@@ -115,6 +115,8 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
     { ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'All' },
     { ...keys.topic(projectId, topicId), ...base, type: 'topic', id: topicId, name: 'News', description: null, default_subscription: 'opt_in', visibility: 'public' },
     { ...keys.suppression(projectId, contacts[1].email), ...base, type: 'suppression', email: contacts[1].email },
+    // the sending domain's name claim, as createDomain leaves it: the fan-out takes its configuration set
+    { ...keys.domainName('example.com'), type: 'domain_name', project_id: projectId, domain_id: 'd-1', name: 'example.com', state: 'active', claimed_at: at, configuration_set: 'es-d-1', status: 'verified', sending: 'enabled' },
     ...contacts,
     ...contacts.map((c) => ({ ...keys.segmentMember(projectId, segmentId, c.id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: c.id })),
     {
@@ -199,7 +201,7 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   expect(new Set(recipients).size).toBe(97);
   expect(recipients).not.toEqual(expect.arrayContaining([contacts[0].email, contacts[1].email, contacts[2].email]));
   const sample = emails.find((e) => (e.to as string[])[0] === 'reader7@example.com')!;
-  expect(sample).toMatchObject({ broadcast_id: broadcastId, subject: 'Hello Reader7', text: 'Hi Reader7', last_event: 'queued', from: 'News <news@example.com>' });
+  expect(sample).toMatchObject({ broadcast_id: broadcastId, subject: 'Hello Reader7', text: 'Hi Reader7', last_event: 'queued', from: 'News <news@example.com>', configuration_set: 'es-d-1' });
   expect(sample.html).toMatch(/^<p>Hi Reader7 \(pro\)<\/p><a href="https:\/\/email\.example\.test\/unsubscribe\/[A-Za-z0-9_-]+">/);
   const headers = sample.headers as Record<string, string>;
   expect(headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
