@@ -28,7 +28,7 @@ import { batchGet, getItem, put, queryGsi1Pages, queryPage, transact, update, up
 import { FANOUT_LEASE_MS, type BroadcastItem, type BroadcastStatus } from './broadcasts';
 import { enqueueFanOut, type FanOutMessage } from './broadcast-queue';
 import { findSendingDomain } from './domains';
-import { bareAddress, emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from './emails';
+import { addressDomain, emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from './emails';
 import { newId, nowIso } from './ids';
 import { logger } from './log';
 import { render, type Values } from './render';
@@ -235,7 +235,7 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
   const [segment, topic, domain] = await Promise.all([
     getItem(keys.segment(b.project_id, b.segment_id)),
     b.topic_id ? getItem(keys.topic(b.project_id, b.topic_id)) : Promise.resolve(undefined),
-    findSendingDomain(b.project_id, bareAddress(b.from).split('@')[1]),
+    findSendingDomain(b.project_id, addressDomain(b.from)),
   ]);
   try {
     if (!segment || (b.topic_id && !topic) || !domain) {

@@ -16,7 +16,7 @@ import type { Caller } from './caller';
 import * as keys from './db/keys';
 import { batchGet, del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
 import { findSendingDomain, sendingDomainCheck, sendingDomainProblems } from './domains';
-import { bareAddress, MAX_EMAIL_ITEM_BYTES, MAX_SCHEDULE_AHEAD_MS } from './emails';
+import { addressDomain, MAX_EMAIL_ITEM_BYTES, MAX_SCHEDULE_AHEAD_MS } from './emails';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
 import { newId, nowIso } from './ids';
 import { logger } from './log';
@@ -108,7 +108,6 @@ async function checkAudience(caller: Caller, segmentId: string | undefined, topi
 }
 
 /** The sending domain of a broadcast: the domain part of its `from`. */
-const fromDomain = (from: string) => bareAddress(from).split('@')[1];
 
 /** A marker: the sending domain's ConditionCheck failed (see startSending). */
 class DomainNotSendable extends Error {}
@@ -121,7 +120,7 @@ class DomainNotSendable extends Error {}
  * the transaction is tried once more. The fan-out reads the domain again for its configuration set.
  */
 async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction): Promise<Item> {
-  const domainName = fromDomain(draft.from);
+  const domainName = addressDomain(draft.from);
   const domainProblems = async () => sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
   const now = Date.now();
   let at: string | null = null;

@@ -72,6 +72,11 @@ export function bareAddress(address: string): string {
   return (match ? match[1] : address).trim().toLowerCase();
 }
 
+/** The domain part of a From address (`Name <a@b.example>` -> `b.example`): the sending domain it must belong to. */
+export function addressDomain(address: string): string {
+  return bareAddress(address).split('@')[1];
+}
+
 export function toRecord(item: Item): EmailRecord {
   const e = item as EmailItem;
   return {
@@ -133,11 +138,11 @@ async function resolveContent(input: SendEmailInput, path: string[], lookupTempl
 async function prepare(caller: Caller, request: SendEmailInput, path: string[], lookupDomain: DomainLookup, lookupTemplate: TemplateLookup): Promise<EmailItem> {
   // The request's own `from` names the domain: read it while the template is read (one round trip, not two).
   // Its promise is kept by lookupDomain, so the read below reuses it; unawaited it must not reject unhandled.
-  if (request.template && request.from) lookupDomain(bareAddress(request.from).split('@')[1]).catch(() => undefined);
+  if (request.template && request.from) lookupDomain(addressDomain(request.from)).catch(() => undefined);
   const input = await resolveContent(request, path, lookupTemplate);
   const problems: ErrorDetail[] = [];
   const at = (field: string) => [...path, field].join('.');
-  const fromDomain = bareAddress(input.from).split('@')[1];
+  const fromDomain = addressDomain(input.from);
   const domain = await lookupDomain(fromDomain);
   problems.push(...sendingDomainProblems(caller, fromDomain, domain, at('from')));
   const now = Date.now();
