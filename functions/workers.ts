@@ -40,6 +40,8 @@ export interface Worker {
   inboundBucket?: 'read' | 'read-write';
   /** gets PUBLIC_API_URL, the API's base URL, for links it writes into emails */
   publicApiUrl?: boolean;
+  /** the function's timeout when the stack's default (30 s) is too short */
+  timeoutSeconds?: number;
 }
 
 /** The queue the inbound topic feeds (lib/inbound.ts on AWS, lib/local/smtp-inbound.ts locally). */
@@ -77,6 +79,9 @@ export const sesEventSubscriptions: readonly { queue: string; bodyFilter?: { eve
 ];
 /** The webhook fan-out's stream filter: inserted items whose entity `type` is `event` (shared/events.ts). */
 export const WEBHOOK_FANOUT_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } };
+
+/** The segment-cleanup filter: removed items whose entity `type` is `segment` (shared/segments.ts). */
+export const SEGMENT_CLEANUP_FILTER = { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['segment'] } } } };
 
 export const workers: readonly Worker[] = [
   {
@@ -148,6 +153,15 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'schedule', everySeconds: 60 },
     table: ['Query', 'UpdateItem'],
     queues: ['broadcast-fanout'],
+  },
+  {
+    // removed segment items -> the memberships DELETE /segments/{id} left (shared/segments.ts).
+    // 5 minutes per call; a segment not done by then is retried from its record and goes on.
+    name: 'segment-cleanup',
+    handler: 'workers/segment-cleanup',
+    trigger: { kind: 'stream', batchSize: 10, filter: SEGMENT_CLEANUP_FILTER, maxRetryAttempts: 100 },
+    table: ['Query', 'BatchGetItem', 'DeleteItem', 'UpdateItem'],
+    timeoutSeconds: 300,
   },
   {
     // SES receipt notifications -> received emails, `email.received` then `email.stored` (shared/inbound.ts)

@@ -96,9 +96,9 @@ export class EmailServiceStack extends Stack {
     // The endpoint without the stage's trailing slash: clients append paths that start with '/'.
     this.apiUrl = this.api.apiEndpoint;
 
-    // Queue, schedule (and, later, stream) consumers from functions/workers.ts.
+    // Queue, schedule and stream consumers from functions/workers.ts.
     for (const worker of workers) {
-      const fn = this.addFunction(workerFunctionId(worker.name), worker.handler, [...worker.table], Duration.seconds(WORKER_TIMEOUT_SECONDS));
+      const fn = this.addFunction(workerFunctionId(worker.name), worker.handler, [...worker.table], Duration.seconds(worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS));
       this.allowSending(fn, worker.queues);
       fn.bindSes(worker.ses ?? []);
       if (worker.ses) acknowledgeSesResources(fn);

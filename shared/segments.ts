@@ -8,6 +8,7 @@ import type { Caller } from './caller';
 import * as keys from './db/keys';
 import { batchGet, del, getItem, isTransactionConflict, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
 import { notFound } from './errors';
+import { logger } from './log';
 import { newId, nowIso } from './ids';
 
 export interface SegmentRecord {
@@ -55,30 +56,54 @@ export async function updateSegment(caller: Caller, segmentId: string, input: { 
  *
  * The segment item goes first, in a transaction of its own: from then on no contact can be added
  * to it (additions carry a ConditionCheck on the segment) and no broadcast can be created for it.
- * Then the members partition is read page by page and each member is removed from it and from its
- * contact's `segment_ids`, MEMBERS_PER_TRANSACTION at a time (two actions each; a large segment
- * needs many transactions, never one). A crash between two of them leaves memberships of a
- * segment that no longer exists: harmless, because a broadcast to a deleted segment is
- * impossible and readers drop the ids of segments that do not exist (GET
+ * Then the members are removed, a page at a time: each member item and the segment's id in its
+ * contact's `segment_ids`, MEMBERS_PER_TRANSACTION contacts per transaction (a large segment
+ * needs many transactions, never one).
+ *
+ * The request removes at most MEMBERS_REMOVED_IN_REQUEST members, so a segment of any size is
+ * deleted well within API Gateway's 29 s. The segment item's removal is also a stream record
+ * that the segment-cleanup worker (functions/workers.ts) takes: it removes whatever the request
+ * left (the rest of a large segment, or all of it when the request died after its first write),
+ * retried until done. Both go over the same items and every step is idempotent, so they can
+ * overlap. Until the worker is done, readers drop the ids of segments that do not exist (GET
  * /contacts/{id}/segments), and the next change of such a contact's segments drops the id.
  */
 export async function deleteSegment(caller: Caller, segmentId: string): Promise<void> {
   await transact([del(keys.segment(caller.projectId, segmentId), { ifExists: missing })]);
-  await removeMemberships(caller.projectId, segmentId);
+  try {
+    await removeMemberships(caller.projectId, segmentId, { maxMembers: MEMBERS_REMOVED_IN_REQUEST });
+  } catch (error) {
+    // the segment is gone, which is what the caller asked for; the worker finishes its memberships
+    logger.warn('segment memberships left to the segment-cleanup worker', { project_id: caller.projectId, segment_id: segmentId, error });
+  }
+}
+
+/**
+ * The segment-cleanup worker's part: removes the memberships of a deleted segment until none is
+ * left (true) or `deadline` (epoch ms) has passed (false: call again, nothing done is lost).
+ */
+export async function removeDeletedSegmentMemberships(projectId: string, segmentId: string, deadline: number): Promise<boolean> {
+  return removeMemberships(projectId, segmentId, { deadline });
 }
 
 const MEMBERS_PER_TRANSACTION = 50;
 const MEMBERS_PER_PAGE = 4 * MEMBERS_PER_TRANSACTION;
+/** Five pages: a few seconds at worst; most segments are done before the response. */
+export const MEMBERS_REMOVED_IN_REQUEST = 5 * MEMBERS_PER_PAGE;
 
-async function removeMemberships(projectId: string, segmentId: string): Promise<void> {
+/** Removes members page by page; true when the segment has none left, false when a limit stopped it first. */
+async function removeMemberships(projectId: string, segmentId: string, limits: { maxMembers?: number; deadline?: number }): Promise<boolean> {
+  let removed = 0;
   let after: string | undefined;
   for (;;) {
+    if ((limits.maxMembers !== undefined && removed >= limits.maxMembers) || (limits.deadline !== undefined && Date.now() >= limits.deadline)) return false;
     const { items, hasMore } = await queryPage(keys.segmentMembers(projectId, segmentId), { limit: MEMBERS_PER_PAGE, after });
     const contactIds = items.map((m) => m.contact_id as string);
     const chunks: string[][] = [];
     for (let i = 0; i < contactIds.length; i += MEMBERS_PER_TRANSACTION) chunks.push(contactIds.slice(i, i + MEMBERS_PER_TRANSACTION));
     await Promise.all(chunks.map((chunk) => removeMembers(projectId, segmentId, chunk))); // disjoint contacts: no conflicts
-    if (!hasMore || contactIds.length === 0) return;
+    removed += contactIds.length;
+    if (!hasMore || contactIds.length === 0) return true;
     after = contactIds[contactIds.length - 1];
   }
 }

@@ -255,6 +255,7 @@ async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<v
           batchSize: trigger.batchSize,
           maxRetryAttempts: trigger.maxRetryAttempts,
           filter: trigger.filter as FilterPattern | undefined,
+          timeoutMs: worker.timeoutSeconds ? worker.timeoutSeconds * 1000 : undefined,
           handler,
           onError: onError(worker.name),
         }),

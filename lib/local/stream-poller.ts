@@ -26,6 +26,8 @@ export interface StreamPollerOptions {
   filter?: FilterPattern;
   handler: AnyHandler;
   idleMs?: number;
+  /** the function's timeout: the deadline its context reports (default 30 s) */
+  timeoutMs?: number;
   onError?: (error: unknown) => void;
   /** where to start on shards that exist when polling starts (new child shards always start at their beginning) */
   startingPosition?: 'LATEST' | 'TRIM_HORIZON';
@@ -132,7 +134,7 @@ export class StreamPoller {
   private async invoke(batch: DynamoDBRecord[]): Promise<number> {
     const event: DynamoDBStreamEvent = { Records: batch };
     try {
-      const result = (await this.options.handler(event, lambdaContext(this.options.name, 30_000))) as DynamoDBBatchResponse | undefined;
+      const result = (await this.options.handler(event, lambdaContext(this.options.name, this.options.timeoutMs ?? 30_000))) as DynamoDBBatchResponse | undefined;
       const failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       if (failed.size === 0) return -1;
       const index = batch.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));

@@ -318,6 +318,22 @@ describe('EmailService queues and workers', () => {
     expect(statements.some((st) => [st.Action].flat().includes('sqs:SendMessage'))).toBe(true);
   });
 
+  it('feeds the segment cleanup from the table\'s stream, filtered to removed segment items, with 5 minutes per call', () => {
+    const tableId = stack.getLogicalId(stack.table.node.defaultChild as CfnElement);
+    const fnId = idOf(stack.functions.get(workerFunctionId('segment-cleanup'))!);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId },
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['segment'] } } } }) }] },
+    });
+    expect(resources[fnId].Properties.Timeout).toBe(300);
+    // it removes memberships in transactions: the delete and update actions, and nothing it does not need
+    const actions = policiesOf(fnId).flatMap((st) => [st.Action].flat());
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']));
+    expect(actions).not.toContain('dynamodb:PutItem');
+  });
+
   it('gives the webhook delivery queue room for 8 attempts plus faults, and lets the dispatcher reschedule its messages', () => {
     const { queue } = stack.queues.get('webhook-delivery')!;
     expect(resources[idOf(queue)].Properties.RedrivePolicy.maxReceiveCount).toBeGreaterThanOrEqual(16);
