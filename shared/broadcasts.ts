@@ -107,8 +107,6 @@ async function checkAudience(caller: Caller, segmentId: string | undefined, topi
   if (problems.length) throw unprocessable(problems);
 }
 
-/** The sending domain of a broadcast: the domain part of its `from`. */
-
 /** A marker: the sending domain's ConditionCheck failed (see startSending). */
 class DomainNotSendable extends Error {}
 

@@ -154,7 +154,7 @@ export class SesFront {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // SES counts a send against the second the request reaches it, not when its body is read.
-    const arrivedSecond = Math.floor(Date.now() / 1000);
+    const second = Math.floor(Date.now() / 1000);
     const url = new URL(request.url ?? '/', 'http://local');
     const method = request.method ?? 'GET';
     const parts = url.pathname.split('/').filter(Boolean); // ['v2', 'email', ...]
@@ -274,7 +274,6 @@ export class SesFront {
       if (!identity || this.status(identity) !== 'SUCCESS') {
         throw new SesError(400, 'MessageRejected', `Email address is not verified. The following identities failed the check in region AP-SOUTHEAST-2: ${from}`);
       }
-      const second = arrivedSecond;
       const accepted = this.acceptedPerSecond.get(second) ?? 0;
       if (accepted >= this.options.maxSendRate) {
         this.throttledPerSecond.set(second, (this.throttledPerSecond.get(second) ?? 0) + 1);
