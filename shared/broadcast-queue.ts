@@ -6,8 +6,9 @@
  * message never makes a second chain of pages.
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { guarded } from './platform/aws/call-guard';
 
-const sqs = new SQSClient({});
+const sqs = guarded('sqs', new SQSClient({}));
 
 export interface FanOutMessage {
   project_id: string;

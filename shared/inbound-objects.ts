@@ -18,6 +18,7 @@ import { createHash, createHmac, type BinaryLike } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, HttpRequest } from '@smithy/types';
 import { documentClient } from './db/client';
+import { checkAwsCall } from './platform/aws/call-guard';
 
 /** How long a download URL works. */
 export const DOWNLOAD_URL_TTL_SECONDS = 60 * 60;
@@ -106,7 +107,9 @@ function urlOf(req: HttpRequest): string {
   return `${req.protocol}//${req.hostname}${req.port ? `:${req.port}` : ''}${req.path}${query ? `?${query}` : ''}`;
 }
 
-async function send(req: HttpRequest): Promise<Response> {
+/** `operation`: the S3 API call, for the local runtime's check of the function's needs (platform/aws/call-guard.ts). */
+async function send(operation: string, req: HttpRequest): Promise<Response> {
+  checkAwsCall({ service: 's3', operation, input: { Bucket: bucketName(), Key: req.path } });
   const signed = await s3Signer().sign(req);
   const headers = { ...signed.headers };
   delete headers.host; // fetch sets it from the URL
@@ -121,7 +124,7 @@ async function failure(response: Response, what: string): Promise<ObjectStoreErr
 
 /** The object's bytes, or undefined when there is no such object. */
 export async function getObject(key: string): Promise<Buffer | undefined> {
-  const response = await send(request('GET', key, { 'x-id': 'GetObject' }));
+  const response = await send('GetObject', request('GET', key, { 'x-id': 'GetObject' }));
   if (response.status === 404) {
     await response.body?.cancel();
     return undefined;
@@ -132,21 +135,21 @@ export async function getObject(key: string): Promise<Buffer | undefined> {
 
 /** The object's size, or undefined when there is no such object. */
 export async function headObject(key: string): Promise<{ size: number } | undefined> {
-  const response = await send(request('HEAD', key));
+  const response = await send('HeadObject', request('HEAD', key));
   if (response.status === 404) return undefined;
   if (!response.ok) throw new ObjectStoreError(response.status, `HTTP${response.status}`, `HeadObject ${key}: ${response.status}`);
   return { size: Number(response.headers.get('content-length') ?? 0) };
 }
 
 export async function putObject(key: string, body: Uint8Array, contentType: string): Promise<void> {
-  const response = await send(request('PUT', key, { 'x-id': 'PutObject' }, { 'content-type': contentType, 'content-length': String(body.byteLength) }, body));
+  const response = await send('PutObject', request('PUT', key, { 'x-id': 'PutObject' }, { 'content-type': contentType, 'content-length': String(body.byteLength) }, body));
   if (!response.ok) throw await failure(response, `PutObject ${key}`);
   await response.body?.cancel();
 }
 
 /** Deletes the object; deleting one that is not there succeeds, as in S3. */
 export async function deleteObject(key: string): Promise<void> {
-  const response = await send(request('DELETE', key, { 'x-id': 'DeleteObject' }));
+  const response = await send('DeleteObject', request('DELETE', key, { 'x-id': 'DeleteObject' }));
   if (!response.ok && response.status !== 404) throw await failure(response, `DeleteObject ${key}`);
   await response.body?.cancel();
 }
@@ -171,6 +174,8 @@ export async function presignGet(
   if (options.contentDisposition) query['response-content-disposition'] = options.contentDisposition;
   if (options.contentType) query['response-content-type'] = options.contentType;
   query['x-id'] = 'GetObject';
+  // A presigned URL works only if its signer may GetObject: checked when it is made.
+  checkAwsCall({ service: 's3', operation: 'GetObject', input: { Bucket: bucketName(), Key: key } });
   const req = request('GET', key, query, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });
   const presigned = await s3Signer().presign(req, { expiresIn, signingDate: now, unsignableHeaders: new Set(['content-type']) });
   return { download_url: urlOf(presigned), expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString() };

@@ -5,8 +5,9 @@
  * with a condition before sending).
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { guarded } from './platform/aws/call-guard';
 
-const sqs = new SQSClient({});
+const sqs = guarded('sqs', new SQSClient({}));
 
 export interface SendMessage {
   project_id: string;

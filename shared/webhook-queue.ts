@@ -5,8 +5,9 @@
  * a retry is the same message made invisible until the attempt is due.
  */
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { guarded } from './platform/aws/call-guard';
 
-const sqs = new SQSClient({});
+const sqs = guarded('sqs', new SQSClient({}));
 
 export interface DeliveryMessage {
   project_id: string;
