@@ -1,9 +1,10 @@
 /**
  * `npm start`: the whole service on this machine (see lib/local/runtime.ts for what stands in
  * for what). SIGINT, SIGTERM or SIGHUP, to this process or to npm, or the end of the process
- * that started it, stops every child, DynamoDB Local's JVM included (lib/local/process-tree.ts
- * has the whole tree and how each part ends).
+ * that started it, stops every child, DynamoDB Local's JVM included, and frees DATA_DIR
+ * (lib/local/process-tree.ts has the whole tree and how each part ends).
  */
+import { DataDirInUseError } from '../lib/local/data-dir-lock';
 import { JavaMissingError } from '../lib/local/dynamodb-local';
 import { followParent } from '../lib/local/process-tree';
 import { startLocalRuntime, type LocalRuntime } from '../lib/local/runtime';
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  if (error instanceof JavaMissingError) console.error(error.message);
+  if (error instanceof JavaMissingError || error instanceof DataDirInUseError) console.error(error.message);
   else console.error('The local runtime failed to start:', error);
   process.exit(1);
 });

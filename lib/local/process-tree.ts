@@ -10,8 +10,11 @@
  * 4. node dies without cleanup (SIGKILL, a crash): java is started through a watchdog
  *    ({@link spawnTied}) that stops it once node's end of a pipe closes, which the kernel does
  *    for any death.
+ * 5. Anything left after a hard kill of the whole tree is found by the next start through the
+ *    DATA_DIR lock (lib/local/data-dir-lock.ts), which records each process's identity.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 
 /** How often a runtime checks that the process that started it still does (step 3). */
 const PARENT_CHECK_MS = 1000;
@@ -60,4 +63,74 @@ export function spawnTied(command: string, args: string[]): ChildProcess {
   child.stdin.on('error', () => undefined); // the watchdog gone first: nothing to tell it
   child.once('exit', () => child.stdin.end('stopped\n'));
   return child;
+}
+
+/**
+ * What tells one process from a later one that reuses its pid: its start time (Linux: the
+ * `starttime` field of /proc/<pid>/stat; elsewhere `ps -o lstart=`). Undefined when no such
+ * process runs.
+ */
+export function processIdentity(pid: number): string | undefined {
+  if (!alive(pid)) return undefined;
+  if (existsSync('/proc/self/stat')) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return `proc:${fields[19]}`; // field 22 of stat; the first two (pid, comm) are cut off above
+    } catch {
+      return undefined; // it ended meanwhile
+    }
+  }
+  const ps = spawnSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' });
+  const started = ps.status === 0 ? ps.stdout.trim() : '';
+  return started ? `ps:${started}` : undefined;
+}
+
+/** The command line of a running process, as far as this system tells it ('' when it does not). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    const ps = spawnSync('ps', ['-ww', '-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+    return ps.status === 0 ? ps.stdout.trim() : '';
+  }
+}
+
+/** Every other process whose command line passes `test` (pid and command line). */
+export function processesMatching(test: (args: string) => boolean): { pid: number; args: string }[] {
+  const ps = spawnSync('ps', ['-ww', '-A', '-o', 'pid=,args='], { encoding: 'utf8' });
+  if (ps.status !== 0) return [];
+  return ps.stdout
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && Number(m[1]) !== process.pid && test(m[2]))
+    .map((m) => ({ pid: Number(m[1]), args: m[2] }));
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export async function terminate(pid: number, graceMs = 5000): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (alive(pid)) {
+    if (Date.now() > deadline) {
+      signal('SIGKILL');
+      if (Date.now() > deadline + 2000) return; // a zombie of another parent: it holds nothing
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

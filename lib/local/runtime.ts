@@ -23,6 +23,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_TABLE_NAME } from '../table-definition';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { lockDataDir, type DataDirLock } from './data-dir-lock';
 import { loadHandler } from './handlers';
 import { lambdaContext } from './lambda-context';
 import { freePort } from './ports';
@@ -66,19 +67,23 @@ const closeServer = (server: Server) =>
 
 export async function startLocalRuntime(settings: LocalSettings, log: (line: string) => void = console.log): Promise<LocalRuntime> {
   const cleanups: (() => Promise<void>)[] = [];
+  let lock: DataDirLock | undefined;
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+    lock?.release(); // last: DATA_DIR is free once nothing of this runtime uses it
+    lock = undefined;
   };
   try {
     mkdirSync(settings.dataDir, { recursive: true });
     const region = 'ap-southeast-2';
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-    const dynamo: DynamoDbLocal = await startDynamoDbLocal({
-      port: settings.dynamoDbPort || (await freePort()),
-      dataDir: settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb'),
-    });
+    // One runtime per DATA_DIR; a JVM left by one killed hard is stopped first (lib/local/data-dir-lock.ts).
+    const databaseDir = settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb');
+    lock = await lockDataDir(settings.dataDir, databaseDir, log);
+    const dynamo: DynamoDbLocal = await startDynamoDbLocal({ port: settings.dynamoDbPort || (await freePort()), dataDir: databaseDir });
     cleanups.push(() => dynamo.stop());
+    lock.recordJvm(dynamo.process.pid!, dynamo.port);
     const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
     const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE_NAME);
 
