@@ -63,7 +63,7 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
       LOG_LEVEL: 'ERROR',
     });
     const { handler } = await import('../functions/workers/broadcast-fanout');
-    const { enqueueFanOut } = await import('../shared/broadcast-queue');
+    const { fanOutQueue: fanOutMessages } = await import('../shared/broadcast-queue');
     const { pageSize } = await import('../shared/broadcast-fanout');
     const { getItem } = await import('../shared/db/table');
     const keys = await import('../shared/db/keys');
@@ -141,7 +141,7 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
       peakRss = Math.max(peakRss, m.rss);
     }, 20);
     const started = process.hrtime.bigint();
-    await enqueueFanOut([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]);
+    await fanOutMessages.enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]);
     let broadcast: Record<string, unknown> | undefined;
     for (;;) {
       await poller.pollOnce();

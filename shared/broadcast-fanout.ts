@@ -26,14 +26,14 @@ import type { Caller } from './caller';
 import * as keys from './db/keys';
 import { batchGet, getItem, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from './db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem, type BroadcastStatus } from './broadcasts';
-import { enqueueFanOut, type FanOutMessage } from './broadcast-queue';
+import { fanOutQueue, type FanOutMessage } from './broadcast-queue';
 import { findSendingDomain } from './domains';
 import { addressDomain, emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from './emails';
 import { newId, nowIso } from './ids';
 import { logger } from './log';
 import { render, type Values } from './render';
 import { maxSendRate } from './send-rate';
-import { enqueueSends } from './send-queue';
+import { sendQueue } from './send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
 
 /** Contacts per queue message: two BatchGets of 100 keys and about 3-4 transactions. */
@@ -250,7 +250,7 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     await spreadLeases(b, plans);
     const emailIds = await writePage(b, plans);
     if (emailIds.length) {
-      await enqueueSends(emailIds.map((id) => ({ project_id: b.project_id, email_id: id }))).catch((error) =>
+      await sendQueue.enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id }))).catch((error) =>
         logger.warn('enqueue failed; the due-email dispatcher will send them', { error }),
       );
     }
@@ -261,7 +261,7 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     }
     const lease = new Date(Date.now() + FANOUT_LEASE_MS).toISOString();
     await finish(b, { status: 'sending', cursor: last, ...keys.broadcastDue(b.project_id, b.id, lease) }, message.after);
-    await enqueueFanOut([{ project_id: b.project_id, broadcast_id: b.id, after: last }]).catch((error) =>
+    await fanOutQueue.enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }]).catch((error) =>
       logger.warn('next page enqueue failed; the due-broadcast dispatcher will resume', { broadcast_id: b.id, error }),
     );
     return 'next';
@@ -295,6 +295,6 @@ export async function dispatchDueBroadcasts(now = new Date()): Promise<number> {
       }
     }
   }
-  await enqueueFanOut(messages);
+  await fanOutQueue.enqueue(messages);
   return messages.length;
 }

@@ -20,7 +20,7 @@ import { addressDomain, MAX_EMAIL_ITEM_BYTES, MAX_SCHEDULE_AHEAD_MS } from './em
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
 import { newId, nowIso } from './ids';
 import { logger } from './log';
-import { enqueueFanOut } from './broadcast-queue';
+import { fanOutQueue } from './broadcast-queue';
 import type { BROADCAST_STATUSES, CreateBroadcastInput, UpdateBroadcastInput } from './operations/broadcasts';
 
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
@@ -145,7 +145,7 @@ async function startSending(caller: Caller, draft: { id: string; from: string },
 
 /** After the commit: if the message is lost, the dispatcher starts the fan-out when the lease runs out. */
 async function startFanOut(projectId: string, broadcastId: string): Promise<void> {
-  await enqueueFanOut([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]).catch((error) =>
+  await fanOutQueue.enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]).catch((error) =>
     logger.warn('fan-out enqueue failed; the due-broadcast dispatcher will start it', { error }),
   );
 }

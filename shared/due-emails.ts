@@ -7,7 +7,7 @@
 import * as keys from './db/keys';
 import { queryGsi1Pages, update, updateItem } from './db/table';
 import { SEND_LEASE_MS } from './emails';
-import { enqueueSends, type SendMessage } from './send-queue';
+import { sendQueue, type SendMessage } from './send-queue';
 
 class LeaseTaken extends Error {}
 
@@ -37,6 +37,6 @@ export async function dispatchDueEmails(now = new Date()): Promise<number> {
       }
     }
   }
-  await enqueueSends(due);
+  await sendQueue.enqueue(due);
   return due.length;
 }

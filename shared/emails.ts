@@ -21,7 +21,7 @@ import { eventWrite } from './events';
 import { newId } from './ids';
 import { logger } from './log';
 import { idempotencyWrite, IdempotencyRace, previousResponse, type IdempotencyRequest } from './idempotency';
-import { enqueueSends } from './send-queue';
+import { sendQueue } from './send-queue';
 import { findTemplate, renderPublished, type TemplateItem } from './templates';
 
 /** How long an enqueued email may wait before the dispatcher enqueues it again. */
@@ -244,7 +244,7 @@ export async function acceptEmails(
   const immediate = items.filter((item) => !item.scheduled_at).map((item) => ({ project_id: caller.projectId, email_id: item.id }));
   if (immediate.length) {
     // After the commit: if this fails, the dispatcher sends them when their lease runs out.
-    await enqueueSends(immediate).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
+    await sendQueue.enqueue(immediate).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
   }
   return ids;
 }
@@ -316,7 +316,7 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
     ),
     eventWrite(caller, 'email.queued', record),
   ]);
-  await enqueueSends([{ project_id: caller.projectId, email_id: emailId }]).catch((error) =>
+  await sendQueue.enqueue([{ project_id: caller.projectId, email_id: emailId }]).catch((error) =>
     logger.warn('enqueue failed; the due-email dispatcher will send it', { error }),
   );
   return record;

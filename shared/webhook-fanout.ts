@@ -15,7 +15,7 @@ import * as keys from './db/keys';
 import { getItem, put, putItem, queryPage, type Item } from './db/table';
 import { logger } from './log';
 import { newDeliveryItem, type DeliveryItem, type OutboxEvent } from './webhook-deliveries';
-import { enqueueDeliveries, type DeliveryMessage } from './webhook-queue';
+import { deliveryQueue, type DeliveryMessage } from './webhook-queue';
 import type { WebhookItem } from './webhooks';
 
 class DeliveryExists extends Error {}
@@ -69,7 +69,7 @@ export async function fanOut(events: OutboxEvent[]): Promise<number> {
   );
   const entries = perEvent.flat();
   const toSend = entries.filter((e): e is { index: number; message: DeliveryMessage } => e.message !== undefined);
-  const unsent = new Set(await enqueueDeliveries(toSend.map((e) => e.message)).catch(() => toSend.map((e) => e.message)));
+  const unsent = new Set(await deliveryQueue.enqueue(toSend.map((e) => e.message)).catch(() => toSend.map((e) => e.message)));
   const failed = entries.filter((e) => e.message === undefined || unsent.has(e.message)).map((e) => e.index);
   if (unsent.size > 0) logger.error('webhook delivery messages not sent', { count: unsent.size });
   return failed.length ? Math.min(...failed) : -1;

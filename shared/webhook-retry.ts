@@ -8,7 +8,7 @@ import { update, updateItem, type Item } from './db/table';
 import { unprocessable } from './errors';
 import { nowIso } from './ids';
 import { toDeliveryRecord, type DeliveryItem, type DeliveryRecord } from './webhook-deliveries';
-import { enqueueDeliveries } from './webhook-queue';
+import { deliveryQueue } from './webhook-queue';
 import { readDelivery } from './webhooks';
 
 /**
@@ -41,7 +41,7 @@ export async function retryDelivery(caller: Caller, webhookId: string, deliveryI
           () => moved,
         ),
       );
-      await enqueueDeliveries([{ project_id: caller.projectId, webhook_id: webhookId, delivery_id: deliveryId }]).then((failed) => {
+      await deliveryQueue.enqueue([{ project_id: caller.projectId, webhook_id: webhookId, delivery_id: deliveryId }]).then((failed) => {
         if (failed.length) throw new Error('the delivery queue refused the message');
       });
       return toDeliveryRecord(updated);

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/log';
 import { dispatchDelivery } from '#shared/webhook-dispatch';
-import { delayMessage, type DeliveryMessage } from '#shared/webhook-queue';
+import { deliveryQueue, type DeliveryMessage } from '#shared/webhook-queue';
 
 /**
  * The delivery queue's consumer: one attempt per message (shared/webhook-dispatch.ts), messages
@@ -25,7 +25,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
         const comeBackIn = await dispatchDelivery(parse(record.body));
         if (comeBackIn === undefined) return undefined;
         // Without the delay it comes back after the queue's visibility timeout, early, and is put off again then.
-        await delayMessage(record.receiptHandle, comeBackIn).catch((error) => logger.warn('could not delay a webhook message', { message_id: record.messageId, error }));
+        await deliveryQueue.delay(record.receiptHandle, comeBackIn).catch((error) => logger.warn('could not delay a webhook message', { message_id: record.messageId, error }));
         return record.messageId;
       } catch (error) {
         logger.error('webhook delivery failed', { message_id: record.messageId, error });

@@ -20,7 +20,7 @@ import { handler as fanOut } from '../../functions/workers/broadcast-fanout';
 import { QueuePoller } from '../../lib/local/queue-poller';
 import { createTableInput } from '../../lib/table-definition';
 import { dispatchDueBroadcasts } from '../../shared/broadcast-fanout';
-import { enqueueFanOut } from '../../shared/broadcast-queue';
+import { fanOutQueue } from '../../shared/broadcast-queue';
 import { FANOUT_LEASE_MS } from '../../shared/broadcasts';
 import { documentClient } from '../../shared/db/client';
 import * as keys from '../../shared/db/keys';
@@ -180,7 +180,7 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
     }
   };
 
-  await enqueueFanOut([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]);
+  await fanOutQueue.enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]);
   await pollUntil(async () => pages >= 1);
   await new Promise((r) => setTimeout(r, 1500));
   await poller.pollOnce(); // nothing: the next-page message was lost
