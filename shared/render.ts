@@ -24,7 +24,7 @@ export function render(text: string, values: Values, options: { missing?: 'keep'
   const missing: string[] = [];
   const out = text.replace(VARIABLE, (whole, raw: string | undefined, escaped: string | undefined) => {
     const key = (raw ?? escaped)!;
-    const value = Object.prototype.hasOwnProperty.call(values, key) ? values[key] : undefined;
+    const value = Object.hasOwn(values, key) ? values[key] : undefined;
     if (value === undefined || value === null) {
       if (!missing.includes(key)) missing.push(key);
       return options.missing === 'empty' ? '' : whole;

@@ -325,7 +325,7 @@ export function renderPublished(
     }
   }
   for (const variable of version.variables) {
-    const value = Object.prototype.hasOwnProperty.call(given, variable.key) ? given[variable.key] : variable.fallback_value;
+    const value = Object.hasOwn(given, variable.key) ? given[variable.key] : variable.fallback_value;
     if (value !== null && value !== undefined) values[variable.key] = value;
   }
   const html = render(version.html, values);

@@ -9,7 +9,7 @@ import * as keys from '../../shared/db/keys';
 import { newId, UUID_PATTERN } from '../../shared/ids';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, retryDelaySeconds, retrySchedule } from '../../shared/webhook-deliveries';
 import { classifyAddress, endpointProblem } from '../../shared/webhook-endpoint';
-import { lookup as dnsLookup } from 'node:dns';
+import type { lookup as dnsLookup } from 'node:dns';
 import { checkedAddress, pinnedLookup, postWebhook } from '../../shared/webhook-http';
 import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhook-signing';
 
