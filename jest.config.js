@@ -1,16 +1,20 @@
 /**
- * One jest run for every suite. A global setup starts the local runtime once (DynamoDB Local in
- * memory, local SQS and SES, the HTTP gateway) as a child process, exactly as `npm start` does;
- * API tests call it over real HTTP. middy is ESM-only, so it is transformed for jest.
+ * One jest run for every suite, as projects by layer (`npm run test:unit`, `test:integration`,
+ * `test:api`, `test:hostile`, `test:infra` select one; `npm test` runs them all in one run).
+ * The API, hostile and integration suites share one global setup that starts the local runtime once
+ * (DynamoDB Local in memory, local SQS and SES, the HTTP gateway) as a child process, exactly as
+ * `npm start` does; they call it over real HTTP. A project's global setup and teardown run only when
+ * one of its tests is selected, and a module named by several projects runs once: unit and infra
+ * runs start no runtime. middy is ESM-only, so it is transformed for jest.
  */
 // The AWS SDK warns once per process that it will need Node 22 from 2027; Lambda runs 22 already.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 /** @type {import('jest').Config} */
-module.exports = {
-  testEnvironment: 'node',
+const common = {
+  rootDir: __dirname,
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
+  testEnvironment: 'node',
   transform: {
     '^.+\\.[tj]s$': [
       'ts-jest',
@@ -22,7 +26,24 @@ module.exports = {
     '^#shared/(.*)$': '<rootDir>/shared/$1',
     '^#functions/(.*)$': '<rootDir>/functions/$1',
   },
+};
+
+/** The local runtime, for the suites that talk to it. */
+const withRuntime = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+const HOSTILE = '<rootDir>/test/api/hostile-input.test.ts';
+
+/** @type {import('jest').Config} */
+module.exports = {
   testTimeout: 30_000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, ...withRuntime, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { ...common, ...withRuntime, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', HOSTILE] },
+    { ...common, ...withRuntime, displayName: 'hostile', testMatch: [HOSTILE] },
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+  ],
 };
