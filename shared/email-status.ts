@@ -20,6 +20,7 @@ import * as keys from './db/keys';
 import { getItem, put, transact, update, type WriteAction } from './db/table';
 import { toRecord, type EmailItem, type LastEvent } from './emails';
 import { eventWrite, type EventType } from './events';
+import { parseSnsEnvelope } from './platform/aws/sns-envelope';
 
 /** Later stages outrank earlier ones; a status never moves to a lower rank. */
 const RANK: Record<LastEvent, number> = {
@@ -69,12 +70,11 @@ export class MalformedSesEvent extends Error {}
 
 /** The SES event inside an SQS message body that SNS delivered (or the bare event, for raw delivery). */
 export function sesEventFromSqsBody(body: string): Record<string, any> {
-  let parsed: Record<string, any>;
+  let parsed: any;
   try {
-    parsed = JSON.parse(body);
-    if (parsed && parsed.Type === 'Notification' && typeof parsed.Message === 'string') parsed = JSON.parse(parsed.Message);
-  } catch {
-    throw new MalformedSesEvent('not JSON, or an SNS envelope around something that is not JSON');
+    parsed = parseSnsEnvelope(body);
+  } catch (error) {
+    throw new MalformedSesEvent((error as Error).message, { cause: error });
   }
   if (!parsed || typeof parsed !== 'object' || !parsed.mail?.messageId) throw new MalformedSesEvent('not an SES event (no mail.messageId)');
   return parsed;

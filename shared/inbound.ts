@@ -30,6 +30,7 @@ import { newId, nowIso } from './ids';
 import { bucketName, deleteObject, getObject, headObject, putObject } from './inbound-objects';
 import { messageFromSesHeaders, parseMessage, type ParsedMessage, type SesHeaders } from './inbound-mime';
 import { logger } from './log';
+import { parseSnsEnvelope } from './platform/aws/sns-envelope';
 import { attachmentKey, bodyKey, toSummary, type Verdict } from './received-emails';
 
 /**
@@ -66,14 +67,9 @@ export interface SesReceipt {
 export function receiptFromBody(body: string): SesReceipt | undefined {
   let parsed: any;
   try {
-    parsed = JSON.parse(body);
-    if (parsed?.Type !== undefined) {
-      if (parsed.Type !== 'Notification' || typeof parsed.Message !== 'string') throw new MalformedReceipt(`an SNS ${parsed.Type} message without a Message`);
-      parsed = JSON.parse(parsed.Message);
-    }
+    parsed = parseSnsEnvelope(body);
   } catch (error) {
-    if (error instanceof MalformedReceipt) throw error;
-    throw new MalformedReceipt('not JSON, or an SNS envelope around something that is not JSON');
+    throw new MalformedReceipt((error as Error).message, { cause: error });
   }
   if (!parsed || typeof parsed !== 'object' || typeof parsed.notificationType !== 'string') throw new MalformedReceipt('not an SES notification');
   if (parsed.notificationType !== 'Received') return undefined; // e.g. SES's own setup notification

@@ -26,6 +26,7 @@
 import { isAddress } from './addresses';
 import * as keys from './db/keys';
 import { getItem } from './db/table';
+import { parseSnsEnvelope } from './platform/aws/sns-envelope';
 import { suppressAddress, withdrawComplaint, type SuppressionEntry } from './suppressions';
 
 export class MalformedNotification extends Error {
@@ -34,18 +35,13 @@ export class MalformedNotification extends Error {
 
 type SesEvent = Record<string, any> & { mail: { messageId: string; tags?: Record<string, string[]> } };
 
-/** The SES event in an SQS message body: inside an SNS notification envelope, or bare. */
+/** The SES event in an SQS message body: inside an SNS notification envelope, or bare. An unreadable envelope is a MalformedNotification too (its cause: the MalformedSnsEnvelope). */
 export function sesEventFromBody(body: string): SesEvent {
   let parsed: any;
   try {
-    parsed = JSON.parse(body);
-    if (parsed?.Type !== undefined) {
-      if (parsed.Type !== 'Notification' || typeof parsed.Message !== 'string') throw new MalformedNotification(`an SNS ${parsed.Type} message without a Message`);
-      parsed = JSON.parse(parsed.Message);
-    }
+    parsed = parseSnsEnvelope(body);
   } catch (error) {
-    if (error instanceof MalformedNotification) throw error;
-    throw new MalformedNotification('not JSON, or an SNS envelope around something that is not JSON');
+    throw new MalformedNotification((error as Error).message, { cause: error });
   }
   if (!parsed || typeof parsed !== 'object' || typeof parsed.mail?.messageId !== 'string') throw new MalformedNotification('not an SES event (no mail.messageId)');
   return parsed as SesEvent;
