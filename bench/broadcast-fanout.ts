@@ -17,6 +17,7 @@ import { ensureTable, startDynamoDbLocal } from '../lib/local/dynamodb-local';
 import { freePort } from '../lib/local/ports';
 import { QueuePoller } from '../lib/local/queue-poller';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
+import { workerFunction } from '../lib/local/lambda/invocation';
 
 export interface BroadcastFanOutResult {
   contacts: number;
@@ -129,7 +130,7 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
       }),
     );
     const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fanOutQueue, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-    const poller = new QueuePoller({ name: 'broadcast-fanout', sqs, queueUrl: fanOutQueue, queueArn, batchSize: 1, handler: handler as never, idleMs: 5 });
+    const poller = new QueuePoller({ fn: workerFunction('broadcast-fanout'), sqs, queueUrl: fanOutQueue, queueArn, batchSize: 1, handler: handler as never, idleMs: 5 });
     global.gc?.();
     const heapBefore = process.memoryUsage().heapUsed;
     const rssBefore = process.memoryUsage().rss;

@@ -6,6 +6,7 @@
  * `$default` route on AWS): 405 when the path exists with other methods, 404 otherwise.
  */
 import type { Operation } from '../shared/http/operation';
+import type { Needs, TableAction } from './needs';
 import * as apiKeyOps from '../shared/operations/api-keys';
 import * as broadcastOps from '../shared/operations/broadcasts';
 import * as contactOps from '../shared/operations/contacts';
@@ -23,12 +24,6 @@ import * as webhookOps from '../shared/operations/webhooks';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** DynamoDB actions a function may be granted. TransactWriteItems needs the per-item actions. */
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
-
-/** An SES v2 IAM action (`ses:CreateEmailIdentity`); granted on `*` (lib/api-function.ts `bindSes` says why). */
-export type SesAction = `ses:${string}`;
-
 export interface Route {
   method: HttpMethod;
   /** API Gateway route syntax */
@@ -36,149 +31,143 @@ export interface Route {
   /** module under functions/, without extension, exporting `handler` */
   handler: string;
   operation: Operation;
-  /** table actions the handler performs, besides the API-key GetItem every authenticated route gets */
-  table: readonly TableAction[];
-  /** queues of functions/workers.ts the handler sends messages to (sqs:SendMessage, QUEUE_URL_<NAME>) */
-  queues?: readonly string[];
-  /** SES actions the handler calls; none means no SES permission at all */
-  ses?: readonly SesAction[];
-  /** the inbound mail bucket (lib/inbound.ts): `read` (GetObject, also what its presigned URLs need) or `read-write`; INBOUND_BUCKET */
-  inboundBucket?: 'read' | 'read-write';
+  /** what the function may do on AWS (functions/needs.ts), besides the API-key GetItem every authenticated route gets */
+  needs: Needs;
 }
 
-export const routes = [
-  { method: 'GET', path: '/health', handler: 'health', operation: serviceOps.health, table: [] },
-  { method: 'GET', path: '/openapi.json', handler: 'openapi', operation: serviceOps.openapi, table: [] },
+export const routes: readonly Route[] = [
+  { method: 'GET', path: '/health', handler: 'health', operation: serviceOps.health, needs: {} },
+  { method: 'GET', path: '/openapi.json', handler: 'openapi', operation: serviceOps.openapi, needs: {} },
 
-  { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, table: ['PutItem'] },
-  { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, table: ['Query'] },
-  { method: 'DELETE', path: '/api-keys/{api_key_id}', handler: 'api-keys/delete', operation: apiKeyOps.remove, table: ['GetItem', 'DeleteItem', 'PutItem'] },
+  { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, needs: { table: ['PutItem'] } },
+  { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, needs: { table: ['Query'] } },
+  { method: 'DELETE', path: '/api-keys/{api_key_id}', handler: 'api-keys/delete', operation: apiKeyOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
 
-  { method: 'POST', path: '/segments', handler: 'segments/create', operation: segmentOps.create, table: ['PutItem'] },
-  { method: 'GET', path: '/segments', handler: 'segments/list', operation: segmentOps.list, table: ['Query'] },
-  { method: 'GET', path: '/segments/{segment_id}', handler: 'segments/get', operation: segmentOps.get, table: ['GetItem'] },
-  { method: 'PATCH', path: '/segments/{segment_id}', handler: 'segments/update', operation: segmentOps.update, table: ['UpdateItem'] },
+  { method: 'POST', path: '/segments', handler: 'segments/create', operation: segmentOps.create, needs: { table: ['PutItem'] } },
+  { method: 'GET', path: '/segments', handler: 'segments/list', operation: segmentOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/segments/{segment_id}', handler: 'segments/get', operation: segmentOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/segments/{segment_id}', handler: 'segments/update', operation: segmentOps.update, needs: { table: ['UpdateItem'] } },
   // deleting a segment also removes its memberships (Query the members, BatchGet their contacts, update them)
-  { method: 'DELETE', path: '/segments/{segment_id}', handler: 'segments/delete', operation: segmentOps.remove, table: ['DeleteItem', 'Query', 'BatchGetItem', 'UpdateItem'] },
+  { method: 'DELETE', path: '/segments/{segment_id}', handler: 'segments/delete', operation: segmentOps.remove, needs: { table: ['DeleteItem', 'Query', 'BatchGetItem', 'UpdateItem'] } },
 
   // Contacts (`{contact_id}` takes the contact's id or its email address)
-  { method: 'POST', path: '/contacts', handler: 'contacts/create', operation: contactOps.create, table: ['PutItem', 'ConditionCheckItem'] },
-  { method: 'GET', path: '/contacts', handler: 'contacts/list', operation: contactOps.list, table: ['Query', 'GetItem', 'BatchGetItem'] },
-  { method: 'GET', path: '/contacts/{contact_id}', handler: 'contacts/get', operation: contactOps.get, table: ['GetItem'] },
-  { method: 'PATCH', path: '/contacts/{contact_id}', handler: 'contacts/update', operation: contactOps.update, table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] },
-  { method: 'DELETE', path: '/contacts/{contact_id}', handler: 'contacts/delete', operation: contactOps.remove, table: ['GetItem', 'DeleteItem'] },
-  { method: 'GET', path: '/contacts/{contact_id}/segments', handler: 'contacts/list-segments', operation: contactOps.listSegments, table: ['GetItem', 'BatchGetItem'] },
-  { method: 'POST', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/add-segment', operation: contactOps.addSegment, table: ['GetItem', 'UpdateItem', 'PutItem', 'ConditionCheckItem'] },
-  { method: 'DELETE', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/remove-segment', operation: contactOps.removeSegment, table: ['GetItem', 'UpdateItem', 'DeleteItem'] },
-  { method: 'GET', path: '/contacts/{contact_id}/topics', handler: 'contacts/list-topics', operation: contactOps.listTopics, table: ['GetItem', 'Query'] },
-  { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, table: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] },
-  { method: 'GET', path: '/segments/{segment_id}/contacts', handler: 'contacts/list-by-segment', operation: contactOps.listBySegment, table: ['GetItem', 'Query', 'BatchGetItem'] },
+  { method: 'POST', path: '/contacts', handler: 'contacts/create', operation: contactOps.create, needs: { table: ['PutItem', 'ConditionCheckItem'] } },
+  { method: 'GET', path: '/contacts', handler: 'contacts/list', operation: contactOps.list, needs: { table: ['Query', 'GetItem', 'BatchGetItem'] } },
+  { method: 'GET', path: '/contacts/{contact_id}', handler: 'contacts/get', operation: contactOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/contacts/{contact_id}', handler: 'contacts/update', operation: contactOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] } },
+  { method: 'DELETE', path: '/contacts/{contact_id}', handler: 'contacts/delete', operation: contactOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'GET', path: '/contacts/{contact_id}/segments', handler: 'contacts/list-segments', operation: contactOps.listSegments, needs: { table: ['GetItem', 'BatchGetItem'] } },
+  { method: 'POST', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/add-segment', operation: contactOps.addSegment, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'ConditionCheckItem'] } },
+  { method: 'DELETE', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/remove-segment', operation: contactOps.removeSegment, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
+  { method: 'GET', path: '/contacts/{contact_id}/topics', handler: 'contacts/list-topics', operation: contactOps.listTopics, needs: { table: ['GetItem', 'Query'] } },
+  { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] } },
+  { method: 'GET', path: '/segments/{segment_id}/contacts', handler: 'contacts/list-by-segment', operation: contactOps.listBySegment, needs: { table: ['GetItem', 'Query', 'BatchGetItem'] } },
 
   // Topics
-  { method: 'POST', path: '/topics', handler: 'topics/create', operation: topicOps.create, table: ['PutItem'] },
-  { method: 'GET', path: '/topics', handler: 'topics/list', operation: topicOps.list, table: ['Query'] },
-  { method: 'GET', path: '/topics/{topic_id}', handler: 'topics/get', operation: topicOps.get, table: ['GetItem'] },
-  { method: 'PATCH', path: '/topics/{topic_id}', handler: 'topics/update', operation: topicOps.update, table: ['UpdateItem'] },
-  { method: 'DELETE', path: '/topics/{topic_id}', handler: 'topics/delete', operation: topicOps.remove, table: ['DeleteItem'] },
+  { method: 'POST', path: '/topics', handler: 'topics/create', operation: topicOps.create, needs: { table: ['PutItem'] } },
+  { method: 'GET', path: '/topics', handler: 'topics/list', operation: topicOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/topics/{topic_id}', handler: 'topics/get', operation: topicOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/topics/{topic_id}', handler: 'topics/update', operation: topicOps.update, needs: { table: ['UpdateItem'] } },
+  { method: 'DELETE', path: '/topics/{topic_id}', handler: 'topics/delete', operation: topicOps.remove, needs: { table: ['DeleteItem'] } },
 
   // Domains
   {
-    method: 'POST', path: '/domains', handler: 'domains/create', operation: domainOps.create, table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'],
-    ses: ['ses:CreateConfigurationSet', 'ses:CreateConfigurationSetEventDestination', 'ses:CreateEmailIdentity', 'ses:PutEmailIdentityMailFromAttributes', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'],
+    method: 'POST', path: '/domains', handler: 'domains/create', operation: domainOps.create,
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], ses: ['ses:CreateConfigurationSet', 'ses:CreateConfigurationSetEventDestination', 'ses:CreateEmailIdentity', 'ses:PutEmailIdentityMailFromAttributes', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'] },
   },
-  { method: 'GET', path: '/domains', handler: 'domains/list', operation: domainOps.list, table: ['Query'] },
-  { method: 'GET', path: '/domains/{domain_id}', handler: 'domains/get', operation: domainOps.get, table: ['GetItem'] },
+  { method: 'GET', path: '/domains', handler: 'domains/list', operation: domainOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/domains/{domain_id}', handler: 'domains/get', operation: domainOps.get, needs: { table: ['GetItem'] } },
   {
-    method: 'PATCH', path: '/domains/{domain_id}', handler: 'domains/update', operation: domainOps.update, table: ['GetItem', 'UpdateItem', 'PutItem'],
-    ses: ['ses:PutConfigurationSetDeliveryOptions', 'ses:PutConfigurationSetSendingOptions', 'ses:PutConfigurationSetTrackingOptions', 'ses:UpdateConfigurationSetEventDestination'],
+    method: 'PATCH', path: '/domains/{domain_id}', handler: 'domains/update', operation: domainOps.update,
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:PutConfigurationSetDeliveryOptions', 'ses:PutConfigurationSetSendingOptions', 'ses:PutConfigurationSetTrackingOptions', 'ses:UpdateConfigurationSetEventDestination'] },
   },
   {
-    method: 'DELETE', path: '/domains/{domain_id}', handler: 'domains/delete', operation: domainOps.remove, table: ['GetItem', 'DeleteItem', 'PutItem'],
-    ses: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'],
+    method: 'DELETE', path: '/domains/{domain_id}', handler: 'domains/delete', operation: domainOps.remove,
+    needs: { table: ['GetItem', 'DeleteItem', 'PutItem'], ses: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'] },
   },
-  { method: 'POST', path: '/domains/{domain_id}/verify', handler: 'domains/verify', operation: domainOps.verify, table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
+  { method: 'POST', path: '/domains/{domain_id}/verify', handler: 'domains/verify', operation: domainOps.verify, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] } },
 
   // Suppressions (the path takes an id or an address; the suppression writer adds bounce and complaint entries)
-  { method: 'POST', path: '/suppressions', handler: 'suppressions/create', operation: suppressionOps.create, table: ['PutItem', 'GetItem'] },
-  { method: 'GET', path: '/suppressions', handler: 'suppressions/list', operation: suppressionOps.list, table: ['Query'] },
-  { method: 'GET', path: '/suppressions/{id_or_email}', handler: 'suppressions/get', operation: suppressionOps.get, table: ['GetItem'] },
-  { method: 'DELETE', path: '/suppressions/{id_or_email}', handler: 'suppressions/delete', operation: suppressionOps.remove, table: ['GetItem', 'DeleteItem'] },
+  { method: 'POST', path: '/suppressions', handler: 'suppressions/create', operation: suppressionOps.create, needs: { table: ['PutItem', 'GetItem'] } },
+  { method: 'GET', path: '/suppressions', handler: 'suppressions/list', operation: suppressionOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/suppressions/{id_or_email}', handler: 'suppressions/get', operation: suppressionOps.get, needs: { table: ['GetItem'] } },
+  { method: 'DELETE', path: '/suppressions/{id_or_email}', handler: 'suppressions/delete', operation: suppressionOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
 
   // Emails
-  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, table: ['GetItem', 'PutItem'], queues: ['send'] },
-  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, table: ['GetItem', 'PutItem'], queues: ['send'] },
-  { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, table: ['Query'] },
-  { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, table: ['GetItem'] },
-  { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, table: ['GetItem', 'UpdateItem'] },
-  { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, table: ['GetItem', 'UpdateItem', 'PutItem'] },
-  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] },
+  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem'], queues: ['send'] } },
+  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem'], queues: ['send'] } },
+  { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
+  { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'] } },
+  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] } },
 
   // Receiving (mail to receiving-enabled domains, stored by the inbound worker of functions/workers.ts; literal
   // `/emails/receiving` wins over `/emails/{email_id}` on API Gateway and in the local gateway)
-  { method: 'GET', path: '/emails/receiving', handler: 'emails/receiving/list', operation: receivingOps.list, table: ['Query'] },
-  { method: 'GET', path: '/emails/receiving/{email_id}', handler: 'emails/receiving/get', operation: receivingOps.get, table: ['GetItem'], inboundBucket: 'read' },
-  { method: 'GET', path: '/emails/receiving/{email_id}/attachments', handler: 'emails/receiving/list-attachments', operation: receivingOps.listAttachments, table: ['GetItem'], inboundBucket: 'read' },
-  { method: 'GET', path: '/emails/receiving/{email_id}/attachments/{attachment_id}', handler: 'emails/receiving/get-attachment', operation: receivingOps.getAttachment, table: ['GetItem'], inboundBucket: 'read' },
+  { method: 'GET', path: '/emails/receiving', handler: 'emails/receiving/list', operation: receivingOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/emails/receiving/{email_id}', handler: 'emails/receiving/get', operation: receivingOps.get, needs: { table: ['GetItem'], inboundBucket: 'read' } },
+  { method: 'GET', path: '/emails/receiving/{email_id}/attachments', handler: 'emails/receiving/list-attachments', operation: receivingOps.listAttachments, needs: { table: ['GetItem'], inboundBucket: 'read' } },
+  { method: 'GET', path: '/emails/receiving/{email_id}/attachments/{attachment_id}', handler: 'emails/receiving/get-attachment', operation: receivingOps.getAttachment, needs: { table: ['GetItem'], inboundBucket: 'read' } },
 
   // Templates (the path takes an id or an alias: an alias costs one more GetItem)
-  { method: 'POST', path: '/templates', handler: 'templates/create', operation: templateOps.create, table: ['PutItem'] },
-  { method: 'GET', path: '/templates', handler: 'templates/list', operation: templateOps.list, table: ['Query'] },
-  { method: 'GET', path: '/templates/{id_or_alias}', handler: 'templates/get', operation: templateOps.get, table: ['GetItem'] },
-  { method: 'PATCH', path: '/templates/{id_or_alias}', handler: 'templates/update', operation: templateOps.update, table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] },
-  { method: 'DELETE', path: '/templates/{id_or_alias}', handler: 'templates/delete', operation: templateOps.remove, table: ['GetItem', 'DeleteItem'] },
-  { method: 'POST', path: '/templates/{id_or_alias}/publish', handler: 'templates/publish', operation: templateOps.publish, table: ['GetItem', 'UpdateItem'] },
-  { method: 'POST', path: '/templates/{id_or_alias}/duplicate', handler: 'templates/duplicate', operation: templateOps.duplicate, table: ['GetItem', 'PutItem'] },
+  { method: 'POST', path: '/templates', handler: 'templates/create', operation: templateOps.create, needs: { table: ['PutItem'] } },
+  { method: 'GET', path: '/templates', handler: 'templates/list', operation: templateOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/templates/{id_or_alias}', handler: 'templates/get', operation: templateOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/templates/{id_or_alias}', handler: 'templates/update', operation: templateOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
+  { method: 'DELETE', path: '/templates/{id_or_alias}', handler: 'templates/delete', operation: templateOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'POST', path: '/templates/{id_or_alias}/publish', handler: 'templates/publish', operation: templateOps.publish, needs: { table: ['GetItem', 'UpdateItem'] } },
+  { method: 'POST', path: '/templates/{id_or_alias}/duplicate', handler: 'templates/duplicate', operation: templateOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
 
   // OAuth (public clients with PKCE; the token, revocation and metadata routes take no key and answer RFC 6749 errors)
-  { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', operation: oauthOps.metadata, table: [] },
-  { method: 'POST', path: '/oauth/clients', handler: 'oauth/create-client', operation: oauthOps.createClient, table: ['PutItem'] },
-  { method: 'GET', path: '/oauth/clients', handler: 'oauth/list-clients', operation: oauthOps.listClients, table: ['Query'] },
-  { method: 'DELETE', path: '/oauth/clients/{oauth_client_id}', handler: 'oauth/delete-client', operation: oauthOps.deleteClient, table: ['GetItem', 'DeleteItem', 'Query'] },
-  { method: 'GET', path: '/oauth/authorize', handler: 'oauth/authorize', operation: oauthOps.authorize, table: ['GetItem', 'PutItem'] },
-  { method: 'POST', path: '/oauth/token', handler: 'oauth/token', operation: oauthOps.token, table: ['BatchGetItem', 'DeleteItem', 'ConditionCheckItem', 'PutItem', 'UpdateItem'] },
-  { method: 'POST', path: '/oauth/revoke', handler: 'oauth/revoke', operation: oauthOps.revoke, table: ['GetItem', 'DeleteItem'] },
-  { method: 'GET', path: '/oauth/grants', handler: 'oauth/list-grants', operation: oauthOps.listGrants, table: ['Query'] },
-  { method: 'DELETE', path: '/oauth/grants/{grant_id}', handler: 'oauth/delete-grant', operation: oauthOps.deleteGrant, table: ['GetItem', 'DeleteItem'] },
+  { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', operation: oauthOps.metadata, needs: {} },
+  { method: 'POST', path: '/oauth/clients', handler: 'oauth/create-client', operation: oauthOps.createClient, needs: { table: ['PutItem'] } },
+  { method: 'GET', path: '/oauth/clients', handler: 'oauth/list-clients', operation: oauthOps.listClients, needs: { table: ['Query'] } },
+  { method: 'DELETE', path: '/oauth/clients/{oauth_client_id}', handler: 'oauth/delete-client', operation: oauthOps.deleteClient, needs: { table: ['GetItem', 'DeleteItem', 'Query'] } },
+  { method: 'GET', path: '/oauth/authorize', handler: 'oauth/authorize', operation: oauthOps.authorize, needs: { table: ['GetItem', 'PutItem'] } },
+  { method: 'POST', path: '/oauth/token', handler: 'oauth/token', operation: oauthOps.token, needs: { table: ['BatchGetItem', 'DeleteItem', 'ConditionCheckItem', 'PutItem', 'UpdateItem'] } },
+  { method: 'POST', path: '/oauth/revoke', handler: 'oauth/revoke', operation: oauthOps.revoke, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'GET', path: '/oauth/grants', handler: 'oauth/list-grants', operation: oauthOps.listGrants, needs: { table: ['Query'] } },
+  { method: 'DELETE', path: '/oauth/grants/{grant_id}', handler: 'oauth/delete-grant', operation: oauthOps.deleteGrant, needs: { table: ['GetItem', 'DeleteItem'] } },
 
   // Broadcasts (sending is the broadcast-fanout worker's, one page of the segment per message; functions/workers.ts)
-  { method: 'POST', path: '/broadcasts', handler: 'broadcasts/create', operation: broadcastOps.create, table: ['BatchGetItem', 'GetItem', 'PutItem'], queues: ['broadcast-fanout'] },
-  { method: 'GET', path: '/broadcasts', handler: 'broadcasts/list', operation: broadcastOps.list, table: ['Query'] },
-  { method: 'GET', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/get', operation: broadcastOps.get, table: ['GetItem'] },
-  { method: 'PATCH', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/update', operation: broadcastOps.update, table: ['GetItem', 'BatchGetItem', 'UpdateItem'] },
-  { method: 'DELETE', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/delete', operation: broadcastOps.remove, table: ['GetItem', 'DeleteItem'] },
-  { method: 'POST', path: '/broadcasts/{broadcast_id}/send', handler: 'broadcasts/send', operation: broadcastOps.send, table: ['GetItem', 'UpdateItem'], queues: ['broadcast-fanout'] },
-  { method: 'POST', path: '/broadcasts/{broadcast_id}/cancel', handler: 'broadcasts/cancel', operation: broadcastOps.cancel, table: ['GetItem', 'UpdateItem'] },
-  { method: 'POST', path: '/broadcasts/{broadcast_id}/duplicate', handler: 'broadcasts/duplicate', operation: broadcastOps.duplicate, table: ['GetItem', 'PutItem'] },
+  { method: 'POST', path: '/broadcasts', handler: 'broadcasts/create', operation: broadcastOps.create, needs: { table: ['BatchGetItem', 'GetItem', 'PutItem', 'ConditionCheckItem'], queues: ['broadcast-fanout'] } },
+  { method: 'GET', path: '/broadcasts', handler: 'broadcasts/list', operation: broadcastOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/get', operation: broadcastOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/update', operation: broadcastOps.update, needs: { table: ['GetItem', 'BatchGetItem', 'UpdateItem'] } },
+  { method: 'DELETE', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/delete', operation: broadcastOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'POST', path: '/broadcasts/{broadcast_id}/send', handler: 'broadcasts/send', operation: broadcastOps.send, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem'], queues: ['broadcast-fanout'] } },
+  { method: 'POST', path: '/broadcasts/{broadcast_id}/cancel', handler: 'broadcasts/cancel', operation: broadcastOps.cancel, needs: { table: ['GetItem', 'UpdateItem'] } },
+  { method: 'POST', path: '/broadcasts/{broadcast_id}/duplicate', handler: 'broadcasts/duplicate', operation: broadcastOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
   // Unsubscribe links of broadcast emails (no key: the signed token is the credential)
-  { method: 'GET', path: '/unsubscribe/{token}', handler: 'unsubscribe/page', operation: broadcastOps.unsubscribePage, table: ['GetItem', 'PutItem'] },
-  { method: 'POST', path: '/unsubscribe/{token}', handler: 'unsubscribe/confirm', operation: broadcastOps.unsubscribe, table: ['GetItem', 'PutItem', 'UpdateItem'] },
+  { method: 'GET', path: '/unsubscribe/{token}', handler: 'unsubscribe/page', operation: broadcastOps.unsubscribePage, needs: { table: ['GetItem', 'PutItem'] } },
+  { method: 'POST', path: '/unsubscribe/{token}', handler: 'unsubscribe/confirm', operation: broadcastOps.unsubscribe, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] } },
 
   // Events
-  { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, table: ['Query'] },
+  { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, needs: { table: ['Query'] } },
 
   // Webhooks (deliveries are made by the webhook-fanout and webhook-dispatcher workers of functions/workers.ts)
-  { method: 'POST', path: '/webhooks', handler: 'webhooks/create', operation: webhookOps.create, table: ['PutItem'] },
-  { method: 'GET', path: '/webhooks', handler: 'webhooks/list', operation: webhookOps.list, table: ['Query'] },
-  { method: 'GET', path: '/webhooks/{webhookId}', handler: 'webhooks/get', operation: webhookOps.get, table: ['GetItem'] },
-  { method: 'PATCH', path: '/webhooks/{webhookId}', handler: 'webhooks/update', operation: webhookOps.update, table: ['GetItem', 'UpdateItem', 'PutItem'] },
-  { method: 'DELETE', path: '/webhooks/{webhookId}', handler: 'webhooks/delete', operation: webhookOps.remove, table: ['GetItem', 'DeleteItem', 'PutItem'] },
-  { method: 'POST', path: '/webhooks/{webhookId}/signing-secret/rotate', handler: 'webhooks/rotate-secret', operation: webhookOps.rotateSecret, table: ['GetItem', 'UpdateItem', 'PutItem'] },
-  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', handler: 'webhooks/list-deliveries', operation: webhookOps.listDeliveries, table: ['GetItem', 'Query'] },
-  { method: 'GET', path: '/webhooks/{webhookId}/deliveries/{deliveryId}', handler: 'webhooks/get-delivery', operation: webhookOps.getDelivery, table: ['BatchGetItem'] },
+  { method: 'POST', path: '/webhooks', handler: 'webhooks/create', operation: webhookOps.create, needs: { table: ['PutItem'] } },
+  { method: 'GET', path: '/webhooks', handler: 'webhooks/list', operation: webhookOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/webhooks/{webhookId}', handler: 'webhooks/get', operation: webhookOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/webhooks/{webhookId}', handler: 'webhooks/update', operation: webhookOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'] } },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', handler: 'webhooks/delete', operation: webhookOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
+  { method: 'POST', path: '/webhooks/{webhookId}/signing-secret/rotate', handler: 'webhooks/rotate-secret', operation: webhookOps.rotateSecret, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'] } },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', handler: 'webhooks/list-deliveries', operation: webhookOps.listDeliveries, needs: { table: ['GetItem', 'Query'] } },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries/{deliveryId}', handler: 'webhooks/get-delivery', operation: webhookOps.getDelivery, needs: { table: ['BatchGetItem'] } },
   {
     method: 'POST', path: '/webhooks/{webhookId}/deliveries/{deliveryId}/retry', handler: 'webhooks/retry-delivery', operation: webhookOps.retryDelivery,
-    table: ['BatchGetItem', 'UpdateItem'], queues: ['webhook-delivery'],
+    needs: { table: ['BatchGetItem', 'UpdateItem'], queues: ['webhook-delivery'] },
   },
-  { method: 'GET', path: '/webhook-events', handler: 'webhook-events/list', operation: webhookOps.listEvents, table: ['Query', 'BatchGetItem'] },
-] as const satisfies readonly Route[];
+  { method: 'GET', path: '/webhook-events', handler: 'webhook-events/list', operation: webhookOps.listEvents, needs: { table: ['Query', 'BatchGetItem'] } },
+];
 
-export const fallbackRoute = { handler: 'fallback', operation: serviceOps.fallback, table: [] } as const;
+export const fallbackRoute: Pick<Route, 'handler' | 'operation' | 'needs'> = { handler: 'fallback', operation: serviceOps.fallback, needs: {} };
 
-/** What a function may do to the table: its own actions plus the key lookup of authentication. */
-export function tableActions(route: Pick<Route, 'operation' | 'table'>): TableAction[] {
-  const actions = new Set<TableAction>(route.table);
-  if (route.operation.auth === 'api_key') actions.add('GetItem');
-  return [...actions].sort();
+/** A route's whole needs: its own plus the key lookup of authentication. */
+export function routeNeeds(route: Pick<Route, 'operation' | 'needs'>): Needs {
+  const table = new Set<TableAction>(route.needs.table);
+  if (route.operation.auth === 'api_key') table.add('GetItem');
+  return { ...route.needs, table: [...table].sort() };
 }
 
 /** A stable, readable name for a route's function: `POST /segments/{segment_id}` -> `PostSegmentsSegmentId`. */

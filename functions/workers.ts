@@ -6,7 +6,8 @@
  * Every queue consumer is idempotent, reports partial batch failures (`batchItemFailures`) and
  * has a DLQ. Workers arrive with the issues that need them (sending, SES feedback, webhooks).
  */
-import type { SesAction, TableAction } from './routes';
+import { WORKER_TIMEOUT_SECONDS, type Needs } from './needs';
+import { functionName } from './routes';
 
 export interface QueueDefinition {
   /** logical name, also the local queue name */
@@ -24,6 +25,12 @@ export type Trigger =
   | { kind: 'stream'; batchSize: number; filter?: Record<string, unknown>; maxRetryAttempts: number }
   | { kind: 'schedule'; everySeconds: number };
 
+/**
+ * The largest message every queue takes (SQS's MaximumMessageSize, set on AWS and locally, so a
+ * message that AWS would refuse is refused here too): 256 KiB, SQS's default.
+ */
+export const QUEUE_MAX_MESSAGE_BYTES = 256 * 1024;
+
 /** The environment variable that holds a queue's URL, on AWS and locally. */
 export const queueUrlVariable = (name: string) => `QUEUE_URL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
@@ -31,18 +38,19 @@ export interface Worker {
   name: string;
   handler: string;
   trigger: Trigger;
-  table: readonly TableAction[];
-  /** queues it sends messages to (as `Route.queues`) */
-  queues?: readonly string[];
-  /** SES actions it calls (as `Route.ses`) */
-  ses?: readonly SesAction[];
-  /** the inbound mail bucket (as `Route.inboundBucket`) */
-  inboundBucket?: 'read' | 'read-write';
+  /** what the function may do on AWS (functions/needs.ts) besides consuming its own trigger */
+  needs: Needs;
   /** gets PUBLIC_API_URL, the API's base URL, for links it writes into emails */
   publicApiUrl?: boolean;
-  /** the function's timeout when the stack's default (30 s) is too short */
+  /** the function's timeout when WORKER_TIMEOUT_SECONDS (30 s) is too short */
   timeoutSeconds?: number;
 }
+
+/** A worker's function name in the stack, and locally in errors and the record of its AWS calls: `sender` -> `SenderWorker`. */
+export const workerFunctionName = (name: string): string => `${functionName({ handler: name })}Worker`;
+
+/** A worker's Lambda timeout. */
+export const workerTimeoutSeconds = (worker: Pick<Worker, 'timeoutSeconds'>): number => worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS;
 
 /** The queue the inbound topic feeds (lib/inbound.ts on AWS, lib/local/smtp-inbound.ts locally). */
 export const INBOUND_QUEUE = 'inbound';
@@ -88,44 +96,40 @@ export const workers: readonly Worker[] = [
     name: 'sender',
     handler: 'workers/sender',
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5 },
-    table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'],
-    ses: ['ses:SendEmail', 'ses:GetAccount'],
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], ses: ['ses:SendEmail', 'ses:GetAccount'] },
   },
   {
     // SES Bounce and Complaint events -> suppression entries (idempotent: an address keeps its first entry)
     name: 'suppression-writer',
     handler: 'workers/suppression-writer',
     trigger: { kind: 'queue', queue: 'ses-suppression', batchSize: 10 },
-    table: ['GetItem', 'PutItem', 'DeleteItem'],
+    needs: { table: ['GetItem', 'PutItem', 'DeleteItem'] },
   },
   {
     name: 'email-status',
     handler: 'workers/email-status',
     trigger: { kind: 'queue', queue: 'ses-events', batchSize: 10 },
-    table: ['GetItem', 'PutItem', 'UpdateItem'],
+    needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
   },
   {
     name: 'dispatch-due-emails',
     handler: 'workers/dispatch-due-emails',
     trigger: { kind: 'schedule', everySeconds: 60 },
-    table: ['Query', 'UpdateItem'],
-    queues: ['send'],
+    needs: { table: ['Query', 'UpdateItem'], queues: ['send'] },
   },
   {
     // re-reads domains SES is still verifying; emits domain.verified / domain.verification_failed
     name: 'domain-verification',
     handler: 'workers/domain-verification',
     trigger: { kind: 'schedule', everySeconds: 60 },
-    table: ['Query', 'GetItem', 'UpdateItem', 'PutItem'],
-    ses: ['ses:GetEmailIdentity'],
+    needs: { table: ['Query', 'GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
   },
   {
     // the outbox: every inserted event item -> a delivery per subscribed webhook + a message (shared/webhook-fanout.ts)
     name: 'webhook-fanout',
     handler: 'workers/webhook-fanout',
     trigger: { kind: 'stream', batchSize: 100, filter: WEBHOOK_FANOUT_FILTER, maxRetryAttempts: 50 },
-    table: ['Query', 'PutItem', 'GetItem'],
-    queues: ['webhook-delivery'],
+    needs: { table: ['Query', 'PutItem', 'GetItem'], queues: ['webhook-delivery'] },
   },
   {
     // one signed POST per message; retries by the message's visibility (shared/webhook-dispatch.ts).
@@ -133,17 +137,15 @@ export const workers: readonly Worker[] = [
     name: 'webhook-dispatcher',
     handler: 'workers/webhook-dispatcher',
     trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 20 },
-    table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'],
-    queues: ['webhook-delivery'],
+    needs: { table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'], queues: ['webhook-delivery'] },
   },
   {
     // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcast-fanout.ts)
     name: 'broadcast-fanout',
     handler: 'workers/broadcast-fanout',
     trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
-    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
-    queues: ['send', 'broadcast-fanout'],
-    ses: ['ses:GetAccount'], // the send rate, to give each email a lease that lasts until its turn
+    // the send rate, to give each email a lease that lasts until its turn
+    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queues: ['send', 'broadcast-fanout'], ses: ['ses:GetAccount'] },
     publicApiUrl: true,
   },
   {
@@ -151,8 +153,7 @@ export const workers: readonly Worker[] = [
     name: 'dispatch-due-broadcasts',
     handler: 'workers/dispatch-due-broadcasts',
     trigger: { kind: 'schedule', everySeconds: 60 },
-    table: ['Query', 'UpdateItem'],
-    queues: ['broadcast-fanout'],
+    needs: { table: ['Query', 'UpdateItem'], queues: ['broadcast-fanout'] },
   },
   {
     // removed segment items -> the memberships DELETE /segments/{id} left (shared/segments.ts).
@@ -160,7 +161,7 @@ export const workers: readonly Worker[] = [
     name: 'segment-cleanup',
     handler: 'workers/segment-cleanup',
     trigger: { kind: 'stream', batchSize: 10, filter: SEGMENT_CLEANUP_FILTER, maxRetryAttempts: 100 },
-    table: ['Query', 'BatchGetItem', 'DeleteItem', 'UpdateItem'],
+    needs: { table: ['Query', 'BatchGetItem', 'DeleteItem', 'UpdateItem'] },
     timeoutSeconds: 300,
   },
   {
@@ -168,7 +169,6 @@ export const workers: readonly Worker[] = [
     name: 'inbound',
     handler: 'workers/inbound',
     trigger: { kind: 'queue', queue: INBOUND_QUEUE, batchSize: 5 },
-    table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'],
-    inboundBucket: 'read-write',
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], inboundBucket: 'read-write' },
   },
 ];

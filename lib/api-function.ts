@@ -11,7 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { SesAction, TableAction } from '../functions/routes';
+import { ROUTE_TIMEOUT_SECONDS, type SesAction, type TableAction } from '../functions/needs';
 import { BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
 
 /** Repository root: esbuild resolves the `#shared/*` imports from its package.json. */
@@ -43,7 +43,7 @@ export class ApiFunction extends NodejsFunction {
       // Lambda gives CPU in proportion to memory, and loading a ~400 KB bundle (70 ms init
       // budget) is CPU-bound; 256 MB doubles 128 MB's CPU share while requests are short I/O waits.
       memorySize: 256,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(ROUTE_TIMEOUT_SECONDS),
       logGroup,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),

@@ -21,8 +21,19 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { fallbackRoute, functionName, routes, tableActions } from '../functions/routes';
-import { INBOUND_QUEUE, queues as queueDefinitions, queueUrlVariable, sesEventSubscriptions, workers, type QueueDefinition } from '../functions/workers';
+import { WORKER_TIMEOUT_SECONDS, type Needs } from '../functions/needs';
+import { fallbackRoute, functionName, routeNeeds, routes } from '../functions/routes';
+import {
+  INBOUND_QUEUE,
+  QUEUE_MAX_MESSAGE_BYTES,
+  queues as queueDefinitions,
+  queueUrlVariable,
+  sesEventSubscriptions,
+  workerFunctionName,
+  workers,
+  workerTimeoutSeconds,
+  type QueueDefinition,
+} from '../functions/workers';
 import { ApiFunction } from './api-function';
 import { InboundMail, inboundRetentionDays } from './inbound';
 import { tableDefinition } from './table-definition';
@@ -53,7 +64,7 @@ export class EmailServiceStack extends Stack {
 
     // `$default` catches what no route matches, so unknown routes get our 404/405 envelope
     // instead of API Gateway's own `{"message":"Not Found"}`.
-    const fallback = this.addFunction(functionName(fallbackRoute), fallbackRoute.handler, tableActions(fallbackRoute));
+    const fallback = this.grantNeeds(this.addFunction(functionName(fallbackRoute), fallbackRoute.handler), routeNeeds(fallbackRoute));
     this.api = new apigw.HttpApi(this, 'Api', {
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
       // The default stage is made below: HttpApi cannot give its own one access logging.
@@ -66,12 +77,7 @@ export class EmailServiceStack extends Stack {
       const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, { description: `The ${group} routes of the HTTP API` });
       for (const route of groupRoutes) {
         const fnId = functionName(route);
-        const fn = this.addFunction(fnId, route.handler, tableActions(route), undefined, nested);
-        this.allowSending(fn, 'queues' in route ? route.queues : undefined);
-        fn.bindSes('ses' in route ? route.ses : []);
-        if ('ses' in route) acknowledgeSesResources(fn);
-        this.tellEventsTopic(fn, 'ses' in route ? route.ses : []);
-        if ('inboundBucket' in route && route.inboundBucket) this.inbound.grant(fn, route.inboundBucket);
+        const fn = this.grantNeeds(this.addFunction(fnId, route.handler, undefined, nested), routeNeeds(route));
         new apigw.HttpRoute(nested, `${fnId}Route`, {
           httpApi: this.api,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
@@ -98,11 +104,7 @@ export class EmailServiceStack extends Stack {
 
     // Queue, schedule and stream consumers from functions/workers.ts.
     for (const worker of workers) {
-      const fn = this.addFunction(workerFunctionId(worker.name), worker.handler, [...worker.table], Duration.seconds(worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS));
-      this.allowSending(fn, worker.queues);
-      fn.bindSes(worker.ses ?? []);
-      if (worker.ses) acknowledgeSesResources(fn);
-      if (worker.inboundBucket) this.inbound.grant(fn, worker.inboundBucket);
+      const fn = this.grantNeeds(this.addFunction(workerFunctionId(worker.name), worker.handler, Duration.seconds(workerTimeoutSeconds(worker))), worker.needs);
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.apiUrl);
       const { trigger } = worker;
       if (trigger.kind === 'queue') {
@@ -170,10 +172,26 @@ export class EmailServiceStack extends Stack {
     });
   }
 
-  /** A function for `functions/<handler>.ts` that may perform only `actions` on the table (in `scope`: this stack or a nested one). */
-  addFunction(id: string, handler: string, actions: Parameters<ApiFunction['bindTable']>[1], timeout?: Duration, scope: Construct = this): ApiFunction {
-    const fn = new ApiFunction(scope, id, { handler, timeout }).bindTable(this.table, actions);
+  /** A function for `functions/<handler>.ts` (in `scope`: this stack or a nested one), with no permission yet: see `grantNeeds`. */
+  addFunction(id: string, handler: string, timeout?: Duration, scope: Construct = this): ApiFunction {
+    const fn = new ApiFunction(scope, id, { handler, timeout });
     this.functions.set(id, fn);
+    return fn;
+  }
+
+  /**
+   * The one place a function's `needs` (functions/needs.ts) become its IAM policy and the
+   * environment that goes with each grant; the local runtime refuses every call outside the same
+   * declaration (lib/local/lambda/needs.ts). The table name is always set (the shared DB client
+   * needs it to load) even without a table action.
+   */
+  grantNeeds(fn: ApiFunction, needs: Needs): ApiFunction {
+    fn.bindTable(this.table, needs.table ?? []);
+    this.allowSending(fn, needs.queues);
+    fn.bindSes(needs.ses ?? []);
+    if (needs.ses?.length) acknowledgeSesResources(fn);
+    this.tellEventsTopic(fn, needs.ses ?? []);
+    if (needs.inboundBucket) this.inbound.grant(fn, needs.inboundBucket);
     return fn;
   }
 
@@ -247,6 +265,7 @@ export class EmailServiceStack extends Stack {
     });
     const queue = new sqs.Queue(this, `${id}Queue`, {
       visibilityTimeout: Duration.seconds(Math.max(definition.visibilityTimeoutSeconds, WORKER_TIMEOUT_SECONDS)),
+      maxMessageSizeBytes: QUEUE_MAX_MESSAGE_BYTES,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: dlq, maxReceiveCount: definition.maxReceiveCount },
@@ -278,10 +297,7 @@ function routeGroups(): Map<string, (typeof routes)[number][]> {
   return groups;
 }
 
-/** Queue and schedule consumers may take longer than a request; SQS visibility must cover it. */
-const WORKER_TIMEOUT_SECONDS = 30;
-
-export const workerFunctionId = (name: string) => `${functionName({ handler: name })}Worker`;
+export const workerFunctionId = workerFunctionName;
 
 /**
  * One JSON object per request, so CloudWatch Logs Insights can filter on fields; `requestId`

@@ -2,20 +2,36 @@
  * The local stand-in for API Gateway (HTTP API, payload format 2.0): turns each HTTP request
  * into the event API Gateway would build, picks the route from the same route table the stack
  * deploys (literal segments win over parameters, as in API Gateway), falls back to the
- * `$default` handler, and invokes the same handler module in process.
+ * `$default` handler, and invokes the same handler module in process as the route's function
+ * (its needs and timeout: lib/local/lambda/invocation.ts).
+ *
+ * What AWS answers instead of the function, answered the same here:
+ * - a body over HTTP API's 10 MB: 413 `{"message":"Request Too Large"}`;
+ * - an event over Lambda's 6 MB synchronous limit (a body of about 6 MB, or 4.5 MB of binary,
+ *   which API Gateway base64-encodes): Lambda refuses the invocation and API Gateway answers
+ *   413 `{"message":"Request Entity Too Large"}`;
+ * - a function that fails, times out (ROUTE_TIMEOUT_SECONDS) or returns over 6 MB: 500
+ *   `{"message":"Internal Server Error"}`;
+ * - no answer within HTTP API's 30 s integration timeout: 503 `{"message":"Service Unavailable"}`
+ *   (the function goes on until its own timeout).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { fallbackRoute, functionName, routes, type Route } from '../../functions/routes';
-import { MAX_BODY_BYTES } from '../../shared/http/pipeline';
+import { ROUTE_TIMEOUT_SECONDS } from '../../functions/needs';
+import { fallbackRoute, functionName, routeNeeds, routes, type Route } from '../../functions/routes';
 import { matchPath } from '../../shared/http/paths';
 import { loadHandler } from './handlers';
-import { lambdaContext } from './lambda-context';
+import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, type FunctionIdentity } from './lambda/invocation';
 
-const FUNCTION_TIMEOUT_MS = 10_000;
-/** Bodies past this are not buffered further; the handler sees MAX_BODY_BYTES + 1 bytes and answers 413. */
-const READ_LIMIT = MAX_BODY_BYTES + 1;
+/** HTTP API's largest request body; past it the body is not buffered further. */
+const MAX_HTTP_API_BODY_BYTES = 10 * 1024 * 1024;
+const READ_LIMIT = MAX_HTTP_API_BODY_BYTES + 1;
+/** HTTP API waits at most this long for an integration's answer. */
+export const INTEGRATION_TIMEOUT_MS = 30_000;
+
+/** What API Gateway answers itself, as HTTP API does: a JSON message and no request id of ours. */
+const gatewayAnswer = (statusCode: number, message: string): APIGatewayProxyStructuredResultV2 => ({ statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
 
 // Literal routes before parameterised ones, like API Gateway's "most specific match wins".
 const orderedRoutes: readonly Route[] = [...routes].sort((a, b) => paramCount(a.path) - paramCount(b.path));
@@ -73,13 +89,56 @@ function toEvent(request: IncomingMessage, body: Buffer, routeKey: string, pathP
   };
 }
 
+/** The function of a route: its name in the stack, its needs and its timeout. */
+const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'needs'> & { method?: string; path?: string }): FunctionIdentity => ({
+  name: functionName(route),
+  needs: routeNeeds(route),
+  timeoutMs: ROUTE_TIMEOUT_SECONDS * 1000,
+});
+
 function resolve(method: string, path: string) {
   for (const route of orderedRoutes) {
     if (route.method !== method) continue;
     const params = matchPath(route.path, path);
-    if (params) return { handler: route.handler, name: functionName(route), routeKey: `${route.method} ${route.path}`, params };
+    if (params) return { handler: route.handler, fn: routeFunction(route), routeKey: `${route.method} ${route.path}`, params };
   }
-  return { handler: fallbackRoute.handler, name: functionName(fallbackRoute), routeKey: '$default', params: undefined };
+  return { handler: fallbackRoute.handler, fn: routeFunction(fallbackRoute), routeKey: '$default', params: undefined };
+}
+
+/** The function's answer, or what API Gateway answers in its place. */
+async function integrate(target: ReturnType<typeof resolve>, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  const requestBytes = payloadBytes(event);
+  if (requestBytes > MAX_SYNC_REQUEST_BYTES) {
+    logFailure(target, `RequestEntityTooLargeException: the event is ${requestBytes} bytes, Lambda takes at most ${MAX_SYNC_REQUEST_BYTES}`);
+    return gatewayAnswer(413, 'Request Entity Too Large');
+  }
+  let gaveUp: NodeJS.Timeout | undefined;
+  const integrationTimeout = new Promise<'timeout'>((resolveTimeout) => (gaveUp = setTimeout(() => resolveTimeout('timeout'), INTEGRATION_TIMEOUT_MS)));
+  try {
+    const handler = await loadHandler(target.handler);
+    const outcome = await Promise.race([invoke(target.fn, handler, event, event.requestContext.requestId), integrationTimeout]);
+    if (outcome === 'timeout') {
+      logFailure(target, `no answer within API Gateway's ${INTEGRATION_TIMEOUT_MS / 1000} s integration timeout`);
+      return gatewayAnswer(503, 'Service Unavailable');
+    }
+    const result = outcome as APIGatewayProxyStructuredResultV2;
+    const responseBytes = payloadBytes(result);
+    if (responseBytes > MAX_SYNC_RESPONSE_BYTES) {
+      logFailure(target, `Function.ResponseSizeTooLarge: the result is ${responseBytes} bytes, Lambda returns at most ${MAX_SYNC_RESPONSE_BYTES}`);
+      return gatewayAnswer(500, 'Internal Server Error');
+    }
+    return result;
+  } catch (error) {
+    // What API Gateway answers when the invocation fails (an error that escaped, a timeout).
+    logFailure(target, String(error));
+    return gatewayAnswer(500, 'Internal Server Error');
+  } finally {
+    clearTimeout(gaveUp);
+  }
+}
+
+function logFailure(target: ReturnType<typeof resolve>, error: string): void {
+  console.error(JSON.stringify({ level: 'ERROR', message: 'integration failed', function: target.fn.name, handler: target.handler, error }));
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -88,16 +147,8 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   const path = new URL(request.url ?? '/', 'http://local').pathname;
   const target = resolve(method, path);
   const params = target.params && Object.keys(target.params).length ? target.params : undefined;
-  const event = toEvent(request, body, target.routeKey, params);
-  let result: APIGatewayProxyStructuredResultV2;
-  try {
-    const handler = await loadHandler(target.handler);
-    result = await handler(event, lambdaContext(target.name, FUNCTION_TIMEOUT_MS, event.requestContext.requestId));
-  } catch (error) {
-    // What API Gateway answers when the integration fails; our handlers never let an error escape.
-    console.error(JSON.stringify({ level: 'ERROR', message: 'handler failed', handler: target.handler, error: String(error) }));
-    result = { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) };
-  }
+  const result =
+    body.length > MAX_HTTP_API_BODY_BYTES ? gatewayAnswer(413, 'Request Too Large') : await integrate(target, toEvent(request, body, target.routeKey, params));
   response.statusCode = result.statusCode ?? 200;
   for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
   if (result.cookies?.length) response.setHeader('set-cookie', result.cookies);

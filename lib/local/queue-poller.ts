@@ -2,15 +2,19 @@
  * Feeds an SQS consumer the way Lambda's SQS event source mapping does: batches of up to
  * `batchSize`, the handler's `batchItemFailures` left on the queue (they come back after the
  * visibility timeout, and after `maxReceiveCount` receives SQS moves them to the DLQ), every
- * other message deleted. A handler that throws fails the whole batch, as on Lambda.
+ * other message deleted. A handler that throws or outlives its function's timeout fails the whole
+ * batch, as on Lambda. A batch whose event would pass Lambda's 6 MB is handed over in smaller
+ * invocations, as Lambda's poller does; the handler runs as its function (needs, timeout:
+ * lib/local/lambda/invocation.ts).
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AnyHandler } from './handlers';
-import { lambdaContext } from './lambda-context';
+import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, type FunctionIdentity } from './lambda/invocation';
 
 export interface QueuePollerOptions {
-  name: string;
+  /** the consuming function (its name, needs and timeout); its trigger queue is `queueUrl` */
+  fn: Omit<FunctionIdentity, 'triggerQueueUrl'>;
   sqs: SQSClient;
   queueUrl: string;
   queueArn: string;
@@ -68,7 +72,7 @@ export class QueuePoller {
 
   /** One receive-invoke-delete cycle; returns how many messages it handled. Exposed for tests. */
   async pollOnce(): Promise<number> {
-    const { sqs, queueUrl, queueArn, batchSize, handler, name } = this.options;
+    const { sqs, queueUrl, queueArn, batchSize } = this.options;
     const received = await sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,
@@ -80,14 +84,9 @@ export class QueuePoller {
     );
     const messages = received.Messages ?? [];
     if (messages.length === 0) return 0;
-    const event: SQSEvent = { Records: messages.map((m) => toRecord(m, queueArn)) };
-    let failed: Set<string>;
-    try {
-      const result = (await handler(event, lambdaContext(name, 30_000))) as SQSBatchResponse | undefined;
-      failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-    } catch (error) {
-      this.options.onError?.(error);
-      failed = new Set(messages.map((m) => m.MessageId!)); // a thrown error fails the whole batch
+    const failed = new Set<string>();
+    for (const records of eventsWithin(messages.map((m) => toRecord(m, queueArn)), MAX_BATCH_EVENT_BYTES)) {
+      for (const id of await this.invoke(records)) failed.add(id);
     }
     const done = messages.filter((m) => !failed.has(m.MessageId!));
     if (done.length > 0) {
@@ -101,6 +100,19 @@ export class QueuePoller {
     return messages.length;
   }
 
+  /** The ids of the messages that failed: those the handler reported, or all when it threw or timed out. */
+  private async invoke(records: SQSRecord[]): Promise<string[]> {
+    const event: SQSEvent = { Records: records };
+    try {
+      const fn = { ...this.options.fn, triggerQueueUrl: this.options.queueUrl };
+      const result = (await invoke(fn, this.options.handler, event)) as SQSBatchResponse | undefined;
+      return (result?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
+    } catch (error) {
+      this.options.onError?.(error);
+      return records.map((r) => r.messageId);
+    }
+  }
+
   private async run(): Promise<void> {
     while (this.running) {
       let handled = 0;
@@ -112,4 +124,23 @@ export class QueuePoller {
       if (handled === 0 && this.running) await new Promise((r) => setTimeout(r, this.options.idleMs ?? 100));
     }
   }
+}
+
+/** Records in order, cut into batches whose event stays within `maxBytes` (a record alone always makes a batch). */
+export function eventsWithin<R>(records: R[], maxBytes: number): R[][] {
+  const batches: R[][] = [];
+  let batch: R[] = [];
+  let bytes = payloadBytes({ Records: [] });
+  for (const record of records) {
+    const size = payloadBytes(record) + 1; // and its comma
+    if (batch.length > 0 && bytes + size > maxBytes) {
+      batches.push(batch);
+      batch = [];
+      bytes = payloadBytes({ Records: [] });
+    }
+    batch.push(record);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }

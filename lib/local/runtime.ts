@@ -24,8 +24,8 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { LOCAL_TABLE_NAME } from '../table-definition';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
-import { loadHandler } from './handlers';
-import { lambdaContext } from './lambda-context';
+import { loadHandler, type AnyHandler } from './handlers';
+import { invoke, workerFunction, type FunctionIdentity } from './lambda/invocation';
 import { freePort } from './ports';
 import { QueuePoller } from './queue-poller';
 import { publishSesEvents, simulatedEvents } from './ses-events';
@@ -211,7 +211,7 @@ interface WorkerEnvironment {
 
 /** Creates every queue (with its DLQ) and starts a poller for every worker of functions/workers.ts. */
 async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<void> }[]> {
-  const { queues, queueUrlVariable, workers } = await import('../../functions/workers');
+  const { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable, workers } = await import('../../functions/workers');
   const sqs = new SQSClient({ endpoint: env.sqsEndpoint, region: env.region, credentials: env.credentials });
   const queueUrls = new Map<string, { url: string; arn: string }>();
   for (const queue of queues) {
@@ -222,6 +222,7 @@ async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<v
         QueueName: queue.name,
         Attributes: {
           VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+          MaximumMessageSize: String(QUEUE_MAX_MESSAGE_BYTES),
           RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
         },
       }),
@@ -235,13 +236,14 @@ async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<v
   const pollers: { start(): void; stop(): Promise<void> }[] = [];
   for (const worker of workers) {
     const handler = await loadHandler(worker.handler);
+    const fn = workerFunction(worker.name);
     const { trigger } = worker;
     if (trigger.kind === 'queue') {
       const queue = queueUrls.get(trigger.queue);
       if (!queue) throw new Error(`worker ${worker.name} reads unknown queue ${trigger.queue}`);
       pollers.push(
         new QueuePoller({
-          name: worker.name,
+          fn,
           sqs,
           queueUrl: queue.url,
           queueArn: queue.arn,
@@ -254,39 +256,38 @@ async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<v
     } else if (trigger.kind === 'stream') {
       pollers.push(
         new StreamPoller({
-          name: worker.name,
+          fn,
           streams,
           streamArn: env.streamArn,
           batchSize: trigger.batchSize,
           maxRetryAttempts: trigger.maxRetryAttempts,
           filter: trigger.filter as FilterPattern | undefined,
-          timeoutMs: worker.timeoutSeconds ? worker.timeoutSeconds * 1000 : undefined,
           handler,
           onError: onError(worker.name),
         }),
       );
     } else {
-      pollers.push(new ScheduleTimer(worker.name, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name)));
+      pollers.push(new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name)));
     }
   }
   for (const poller of pollers) poller.start();
   return pollers;
 }
 
-/** EventBridge schedule stand-in: invokes the same scheduled handler every N seconds. */
+/** EventBridge schedule stand-in: invokes the same scheduled handler every N seconds, as its function. */
 class ScheduleTimer {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   constructor(
-    private readonly name: string,
+    private readonly fn: FunctionIdentity,
     private readonly everySeconds: number,
-    private readonly handler: (event: unknown, context: unknown) => Promise<unknown>,
+    private readonly handler: AnyHandler,
     private readonly onError: (error: unknown) => void,
   ) {}
   start(): void {
     this.timer = setInterval(() => {
       if (this.running) return; // never overlap, like a schedule with a concurrency of one
-      this.running = this.handler({ source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() }, lambdaContext(this.name, 60_000))
+      this.running = invoke(this.fn, this.handler, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() })
         .then(() => undefined, this.onError)
         .finally(() => (this.running = undefined));
     }, this.everySeconds * 1000);

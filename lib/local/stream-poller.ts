@@ -4,6 +4,8 @@
  * (or a thrown error) the batch is retried from the first failed record, up to
  * `maxRetryAttempts`; after that the records are skipped and logged, as Lambda does when no
  * on-failure destination is set. Starts at the stream's LATEST position when the runtime starts.
+ * A batch also stops where its event would pass Lambda's 6 MB; the handler runs as its function
+ * (needs, timeout: lib/local/lambda/invocation.ts), and a timeout fails the batch like an error.
  */
 import {
   DescribeStreamCommand,
@@ -15,10 +17,12 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesFilter, type FilterPattern } from './event-filter';
 import type { AnyHandler } from './handlers';
-import { lambdaContext } from './lambda-context';
+import { invoke, MAX_BATCH_EVENT_BYTES, type FunctionIdentity } from './lambda/invocation';
+import { eventsWithin } from './queue-poller';
 
 export interface StreamPollerOptions {
-  name: string;
+  /** the consuming function: its name, needs and timeout */
+  fn: FunctionIdentity;
   streams: DynamoDBStreamsClient;
   streamArn: string;
   batchSize: number;
@@ -26,8 +30,6 @@ export interface StreamPollerOptions {
   filter?: FilterPattern;
   handler: AnyHandler;
   idleMs?: number;
-  /** the function's timeout: the deadline its context reports (default 30 s) */
-  timeoutMs?: number;
   onError?: (error: unknown) => void;
   /** where to start on shards that exist when polling starts (new child shards always start at their beginning) */
   startingPosition?: 'LATEST' | 'TRIM_HORIZON';
@@ -108,7 +110,7 @@ export class StreamPoller {
         state.pending = this.options.filter ? records.filter((r) => matchesFilter(r, this.options.filter!)) : records;
       }
       while (state.pending.length > 0) {
-        const batch = state.pending.slice(0, this.options.batchSize);
+        const batch = eventsWithin(state.pending.slice(0, this.options.batchSize), MAX_BATCH_EVENT_BYTES)[0];
         const failedAt = await this.invoke(batch);
         if (failedAt === -1) {
           state.pending = state.pending.slice(batch.length);
@@ -120,7 +122,7 @@ export class StreamPoller {
         state.pending = state.pending.slice(failedAt);
         state.attempts += 1;
         if (state.attempts > this.options.maxRetryAttempts) {
-          this.options.onError?.(new Error(`${this.options.name}: skipping ${batch.length - failedAt} records after ${state.attempts} attempts`));
+          this.options.onError?.(new Error(`${this.options.fn.name}: skipping ${batch.length - failedAt} records after ${state.attempts} attempts`));
           state.pending = state.pending.slice(batch.length - failedAt);
           state.attempts = 0;
         }
@@ -134,7 +136,7 @@ export class StreamPoller {
   private async invoke(batch: DynamoDBRecord[]): Promise<number> {
     const event: DynamoDBStreamEvent = { Records: batch };
     try {
-      const result = (await this.options.handler(event, lambdaContext(this.options.name, this.options.timeoutMs ?? 30_000))) as DynamoDBBatchResponse | undefined;
+      const result = (await invoke(this.options.fn, this.options.handler, event)) as DynamoDBBatchResponse | undefined;
       const failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       if (failed.size === 0) return -1;
       const index = batch.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { NestedStack, Stack, Token, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
-import { fallbackRoute, functionName, routes, tableActions } from '../../functions/routes';
+import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
 import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
 import { buildApp, workerFunctionId, type EmailServiceStack } from '../../lib/email-service-stack';
@@ -163,7 +163,7 @@ describe('EmailService stack (bundling skipped)', () => {
         .sort();
 
     it.each(allFunctions.map((f) => [f.routeKey, f] as const))('%s', (_key, { id, route }) => {
-      const expected = tableActions(route).map((a) => `dynamodb:${a}`).sort();
+      const expected = (routeNeeds(route).table ?? []).map((a) => `dynamodb:${a}`).sort();
       expect(dynamoActions(id)).toEqual(expected);
       for (const statement of statementsOf(id).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')))) {
         expect(statement.Effect).toBe('Allow');
@@ -346,8 +346,8 @@ describe('EmailService queues and workers', () => {
 
   it('lets exactly the functions that name a queue send to it, and tells them its URL', () => {
     const senders = [
-      ...routes.filter((r) => 'queues' in r).map((r) => ({ id: functionName(r), names: (r as { queues: readonly string[] }).queues })),
-      ...workers.filter((w) => w.queues).map((w) => ({ id: workerFunctionId(w.name), names: w.queues! })),
+      ...routes.filter((r) => r.needs.queues).map((r) => ({ id: functionName(r), names: r.needs.queues! })),
+      ...workers.filter((w) => w.needs.queues).map((w) => ({ id: workerFunctionId(w.name), names: w.needs.queues! })),
     ];
     expect(senders.length).toBeGreaterThan(0);
     for (const [id, fn] of stack.functions) {
@@ -376,9 +376,9 @@ describe('EmailService SES permissions', () => {
       .filter((st) => [st.Action].flat().some((a) => a.startsWith('ses:')));
   };
   const declared = [
-    ...routes.map((r) => ({ fnId: functionName(r), ses: ('ses' in r ? r.ses : []) as readonly string[] })),
+    ...routes.map((r) => ({ fnId: functionName(r), ses: r.needs.ses ?? [] })),
     { fnId: functionName(fallbackRoute), ses: [] as readonly string[] },
-    ...workers.map((w) => ({ fnId: workerFunctionId(w.name), ses: w.ses ?? [] })),
+    ...workers.map((w) => ({ fnId: workerFunctionId(w.name), ses: w.needs.ses ?? [] })),
   ];
 
   it.each(declared.map((d) => [d.fnId, d] as const))('%s: exactly the SES actions it declares, on *', (_id, { fnId, ses }) => {
@@ -433,7 +433,7 @@ describe('EmailService SES events topic', () => {
     for (const [id, fn] of stack.functions) {
       const variables = resources[idOf(fn)].Properties.Environment.Variables;
       const route = routes.find((r) => functionName(r) === id);
-      const makesDestinations = !!route && 'ses' in route && (route.ses as readonly string[]).some((a) => a.endsWith('ConfigurationSetEventDestination'));
+      const makesDestinations = !!route?.needs.ses?.some((a) => a.endsWith('ConfigurationSetEventDestination'));
       expect(variables.SES_EVENTS_TOPIC_ARN === undefined).toBe(!makesDestinations);
     }
   });
@@ -534,7 +534,7 @@ describe('EmailService inbound mail', () => {
   });
 
   it('lets the worker read and write the bucket, the receiving routes only read it, and nobody else touch it', () => {
-    const readers = routes.filter((r) => 'inboundBucket' in r).map((r) => functionName(r));
+    const readers = routes.filter((r) => r.needs.inboundBucket).map((r) => functionName(r));
     expect(readers).toHaveLength(3);
     const worker = workerFunctionId('inbound');
     expect(s3Actions(worker)).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);

@@ -28,6 +28,7 @@ import * as table from '../../shared/db/table';
 import { newId } from '../../shared/ids';
 import { readUnsubscribeToken } from '../../shared/unsubscribe';
 import { useRuntimeTable } from '../support/table';
+import { workerFunction } from '../../lib/local/lambda/invocation';
 
 const runtime = useRuntimeTable();
 const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
@@ -156,7 +157,7 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
     if (pages === 2 && ++pageTwoTransactions === 2) throw new Error('the Lambda died here');
   });
   const poller = new QueuePoller({
-    name: 'broadcast-fanout-test',
+    fn: workerFunction('broadcast-fanout'),
     sqs,
     queueUrl: fanOutQueueUrl,
     queueArn: (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fanOutQueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!,

@@ -16,6 +16,7 @@ import { getObject, putObject } from '../../shared/inbound-objects';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { workerFunction } from '../../lib/local/lambda/invocation';
 
 const runtime = useRuntimeTable();
 const info = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR!, 'runtime.json'), 'utf8')) as { s3Endpoint: string; inboundBucket: string };
@@ -150,7 +151,7 @@ it('sends poison messages to the DLQ after their receives, and stores the rest o
   await sqs.send(new SendMessageBatchCommand({ QueueUrl: queue.QueueUrl, Entries: [...poison, goodBody].map((MessageBody, i) => ({ Id: String(i), MessageBody })) }));
 
   const { handler } = await import('../../functions/workers/inbound');
-  const poller = new QueuePoller({ name: 'inbound', sqs, queueUrl: queue.QueueUrl!, queueArn, batchSize: 10, handler });
+  const poller = new QueuePoller({ fn: workerFunction('inbound'), sqs, queueUrl: queue.QueueUrl!, queueArn, batchSize: 10, handler });
   const dead: string[] = [];
   const deadline = Date.now() + 20_000;
   while (dead.length < poison.length && Date.now() < deadline) {

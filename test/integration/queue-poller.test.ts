@@ -56,7 +56,7 @@ it('delivers batches of at most batchSize and redelivers only the reported failu
   const batchSizes: number[] = [];
   let failedOnce = false;
   const poller = new QueuePoller({
-    name: 'test',
+    fn: { name: 'TestConsumer', needs: {}, timeoutMs: 30_000 },
     sqs,
     queueUrl: queue.url,
     queueArn: queue.arn,
@@ -85,7 +85,7 @@ it('fails the whole batch when the handler throws, and moves a poison message to
   await send(queue.url, ['poison', 'fine']);
   const handled: string[] = [];
   const poller = new QueuePoller({
-    name: 'test',
+    fn: { name: 'TestConsumer', needs: {}, timeoutMs: 30_000 },
     sqs,
     queueUrl: queue.url,
     queueArn: queue.arn,

@@ -22,7 +22,7 @@ it('feeds filtered INSERTs in order and retries from the first reported failure'
   const received: string[] = [];
   let failNext = true;
   const poller = new StreamPoller({
-    name: 'test',
+    fn: { name: 'TestConsumer', needs: {}, timeoutMs: 30_000 },
     streams,
     streamArn,
     batchSize: 10,

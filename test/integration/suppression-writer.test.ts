@@ -16,6 +16,7 @@ import * as keys from '../../shared/db/keys';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { workerFunction } from '../../lib/local/lambda/invocation';
 
 const runtime = useRuntimeTable();
 const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -241,7 +242,7 @@ it('sends a malformed message to the DLQ after its receives, and processes the r
 
   process.env.LOG_LEVEL ??= 'ERROR'; // the handler runs in this process: its expected warnings would only be noise
   const { handler } = await import('../../functions/workers/suppression-writer');
-  const poller = new QueuePoller({ name: 'suppression-writer', sqs, queueUrl: queue.QueueUrl!, queueArn, batchSize: 10, handler });
+  const poller = new QueuePoller({ fn: workerFunction('suppression-writer'), sqs, queueUrl: queue.QueueUrl!, queueArn, batchSize: 10, handler });
   const dead: string[] = [];
   const deadline = Date.now() + 20_000;
   while (dead.length < malformed.length && Date.now() < deadline) {

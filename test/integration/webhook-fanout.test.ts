@@ -35,6 +35,7 @@ import { newId } from '../../shared/ids';
 import { createWebhook, updateWebhook } from '../../shared/webhooks';
 import { useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { workerFunction } from '../../lib/local/lambda/invocation';
 
 const runtime = useRuntimeTable();
 const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
@@ -99,7 +100,7 @@ it('delivers each event exactly once per subscribed webhook when the first strea
 
   const invocations: string[] = [];
   const stream = new StreamPoller({
-    name: 'webhook-fanout-test',
+    fn: workerFunction('webhook-fanout'),
     streams,
     streamArn,
     batchSize: 100,
@@ -132,7 +133,7 @@ it('delivers each event exactly once per subscribed webhook when the first strea
   const idsOf = (type: string) => events.filter((e) => e.event_type === type).map((e) => e.event.id as string).sort();
 
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-  const dispatcher = new QueuePoller({ name: 'webhook-dispatcher-test', sqs, queueUrl, queueArn, batchSize: 10, concurrency: 3, handler: dispatcherHandler as never, idleMs: 50 });
+  const dispatcher = new QueuePoller({ fn: workerFunction('webhook-dispatcher'), sqs, queueUrl, queueArn, batchSize: 10, concurrency: 3, handler: dispatcherHandler as never, idleMs: 50 });
   const until = async (done: () => boolean, timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!done() && Date.now() < deadline) {

@@ -12,6 +12,9 @@ import { TEST_API_KEY } from './constants';
 
 export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-test-'));
+  // Every AWS call of every function, in the runtime and in the suites' own pollers (jest workers
+  // inherit this environment): the teardown checks it against the functions' needs.
+  process.env.AWS_CALLS_LOG = join(dataDir, 'aws-calls.log');
   const child = spawn(join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx'), [join(__dirname, '..', '..', 'bin', 'local.ts')], {
     env: {
       ...process.env,

@@ -1,8 +1,27 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import type { Config } from '@jest/types';
+import { grantProblems, readCallLog } from './grants-check';
 
-/** Stops the local runtime (it stops DynamoDB Local's JVM itself) and removes its data folder. */
-export default async function globalTeardown(): Promise<void> {
+/** Whether this run was every suite and every test (no path or name pattern, no shard, not only changed or failed tests). */
+function ranEverything(config: Config.GlobalConfig | undefined): boolean {
+  if (!config) return false;
+  return (
+    !config.testPathPatterns?.isSet() &&
+    !config.testNamePattern &&
+    !config.onlyChanged &&
+    !config.onlyFailures &&
+    !config.findRelatedTests &&
+    !config.shard &&
+    !config.listTests
+  );
+}
+
+/**
+ * Stops the local runtime (it stops DynamoDB Local's JVM itself), checks the functions' AWS calls
+ * against their needs (./grants-check.ts), and removes the runtime's data folder.
+ */
+export default async function globalTeardown(globalConfig?: Config.GlobalConfig): Promise<void> {
   const child = (globalThis as { __localRuntime?: ChildProcess }).__localRuntime;
   if (child && child.exitCode === null) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -11,5 +30,9 @@ export default async function globalTeardown(): Promise<void> {
     await exited;
     clearTimeout(timer);
   }
+  const problems = process.env.AWS_CALLS_LOG ? grantProblems(readCallLog(process.env.AWS_CALLS_LOG), ranEverything(globalConfig)) : [];
   if (process.env.TEST_DATA_DIR) rmSync(process.env.TEST_DATA_DIR, { recursive: true, force: true });
+  if (problems.length > 0) {
+    throw new Error(`The functions' AWS calls and their needs disagree (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
 }

@@ -1,0 +1,52 @@
+/**
+ * What a function may do on AWS: one `needs` declaration per function (each route of
+ * functions/routes.ts, each worker of functions/workers.ts). The same data makes the function's
+ * IAM policy in the stack (lib/email-service-stack.ts `grantNeeds`) and the local runtime's
+ * refusal of any other call (lib/local/lambda/needs.ts), so a grant that drifts from the code
+ * fails a local test instead of answering 500 on AWS. The test run's teardown also fails when a
+ * function is granted something no test made it use (test/support/grants-check.ts), unless its
+ * `untested` entry says why.
+ */
+
+/** DynamoDB actions a function may be granted. A TransactWriteItems needs the per-item actions. */
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+
+/** An SES v2 IAM action (`ses:CreateEmailIdentity`); granted on `*` (lib/api-function.ts `bindSes` says why). */
+export type SesAction = `ses:${string}`;
+
+export interface Needs {
+  /** table actions on the one table and its indexes */
+  table?: readonly TableAction[];
+  /** queues of functions/workers.ts the function sends messages to (sqs:SendMessage, QUEUE_URL_<NAME>) */
+  queues?: readonly string[];
+  /** SES actions the function calls; none means no SES permission at all */
+  ses?: readonly SesAction[];
+  /** the inbound mail bucket (lib/inbound.ts): `read` (GetObject, also what its presigned URLs need) or `read-write`; INBOUND_BUCKET */
+  inboundBucket?: 'read' | 'read-write';
+  /** grants (as `grantedActions` names them) that no test exercises, each with the reason it is still granted */
+  untested?: Readonly<Record<string, string>>;
+}
+
+/** The S3 object actions each kind of bucket access grants (ListBucket too for read-write: lib/inbound.ts). */
+export const BUCKET_ACTIONS = {
+  read: ['s3:GetObject'],
+  'read-write': ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+} as const;
+
+/**
+ * Every grant of a declaration under one name each, as the local runtime records calls:
+ * `dynamodb:GetItem`, `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject`.
+ */
+export function grantedActions(needs: Needs): string[] {
+  return [
+    ...(needs.table ?? []).map((action) => `dynamodb:${action}`),
+    ...(needs.queues ?? []).map((queue) => `sqs:SendMessage:${queue}`),
+    ...(needs.ses ?? []),
+    ...(needs.inboundBucket ? BUCKET_ACTIONS[needs.inboundBucket] : []),
+  ].sort();
+}
+
+/** Lambda's timeout of a route's function: short, so a stuck request fails well before API Gateway's 30 s. */
+export const ROUTE_TIMEOUT_SECONDS = 10;
+/** Queue, schedule and stream consumers may take longer than a request; SQS visibility must cover it. */
+export const WORKER_TIMEOUT_SECONDS = 30;

@@ -1,0 +1,100 @@
+/**
+ * One Lambda invocation, locally: the handler runs inside an async context that names its
+ * function (so the call guard can check its needs: ./needs.ts), with a context whose deadline is
+ * the function's timeout, and Lambda's limits applied where Lambda applies them:
+ * - the timeout: past it the invocation fails with Lambda's "Task timed out" error and is treated
+ *   as killed: any AWS call it still makes is refused (on AWS the sandbox is frozen or gone);
+ * - the synchronous payload limits: an event over 6 MB is refused before the handler runs, a
+ *   result over 6 MB fails the invocation after it (callers: the HTTP gateway);
+ * - event source mappings cut batches to the same 6 MB (./queue-poller.ts, ./stream-poller.ts).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Needs } from '../../../functions/needs';
+import { workerFunctionName, workers, workerTimeoutSeconds } from '../../../functions/workers';
+import { installAwsCallChecker } from '../../../shared/platform/aws/call-guard';
+import type { AnyHandler } from '../handlers';
+import { lambdaContext } from '../lambda-context';
+import { checkCall } from './needs';
+
+/** Lambda's synchronous request limit: the event's JSON (6 MiB). */
+export const MAX_SYNC_REQUEST_BYTES = 6 * 1024 * 1024;
+/** Lambda's synchronous response limit: the result's JSON (6 MiB + 100 bytes, as Lambda measures it). */
+export const MAX_SYNC_RESPONSE_BYTES = 6 * 1024 * 1024 + 100;
+/** What Lambda hands an event source mapping's function at most in one batch. */
+export const MAX_BATCH_EVENT_BYTES = 6 * 1024 * 1024;
+
+export interface FunctionIdentity {
+  /** the function's name in the stack (`PostBroadcasts`, `SenderWorker`) */
+  name: string;
+  needs: Needs;
+  timeoutMs: number;
+  /** the queue its event source mapping reads: the consuming calls it may make there */
+  triggerQueueUrl?: string;
+}
+
+/** A worker of functions/workers.ts as its function: name, needs and timeout as the stack makes them. */
+export function workerFunction(workerName: string): FunctionIdentity {
+  const worker = workers.find((w) => w.name === workerName);
+  if (!worker) throw new Error(`no worker ${workerName} in functions/workers.ts`);
+  return { name: workerFunctionName(worker.name), needs: worker.needs, timeoutMs: workerTimeoutSeconds(worker) * 1000 };
+}
+
+export interface Invocation {
+  fn: FunctionIdentity;
+  timedOut: boolean;
+}
+
+const storage = new AsyncLocalStorage<Invocation>();
+
+/** The invocation the calling code runs in, if any. */
+export const currentInvocation = (): Invocation | undefined => storage.getStore();
+
+// Every guarded AWS client of this process now checks its calls against the running function's needs.
+installAwsCallChecker((call) => {
+  const invocation = storage.getStore();
+  if (invocation) checkCall(invocation, call);
+});
+
+/** Lambda's error for an invocation past its timeout. */
+export class InvocationTimedOut extends Error {
+  override name = 'Sandbox.Timedout';
+  constructor(fn: FunctionIdentity) {
+    super(`${fn.name}: Task timed out after ${(fn.timeoutMs / 1000).toFixed(2)} seconds`);
+  }
+}
+
+/** Lambda's error for a synchronous payload over its limit. */
+export class PayloadTooLarge extends Error {
+  constructor(
+    readonly direction: 'request' | 'response',
+    readonly bytes: number,
+    limit: number,
+  ) {
+    super(`${direction === 'request' ? 'Request' : 'Response'} payload size (${bytes} bytes) exceeded maximum allowed payload size (${limit} bytes)`);
+    this.name = direction === 'request' ? 'RequestEntityTooLargeException' : 'Function.ResponseSizeTooLarge';
+  }
+}
+
+/** The size of a value as Lambda's payload: its JSON in UTF-8. */
+export const payloadBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+
+/**
+ * Runs `handler` as `fn` would run on Lambda. Resolves with its result; rejects with its error, or
+ * with InvocationTimedOut when it outlives the function's timeout.
+ */
+export async function invoke(fn: FunctionIdentity, handler: AnyHandler, event: unknown, requestId?: string): Promise<unknown> {
+  const invocation: Invocation = { fn, timedOut: false };
+  const context = lambdaContext(fn.name, fn.timeoutMs, requestId);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      invocation.timedOut = true;
+      reject(new InvocationTimedOut(fn));
+    }, fn.timeoutMs);
+  });
+  try {
+    return await Promise.race([storage.run(invocation, () => handler(event, context)), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

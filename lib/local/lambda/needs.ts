@@ -1,0 +1,135 @@
+/**
+ * IAM, locally: every AWS call a handler makes passes the call guard of its client
+ * (shared/platform/aws/call-guard.ts); here the guard learns which function is running (from the
+ * invocation, lib/local/lambda/invoke.ts) and refuses, with the error AWS gives, any call the
+ * function's `needs` (functions/needs.ts) do not grant. The stack makes the IAM policy from the
+ * same declaration, so the two cannot disagree.
+ *
+ * What each call needs, as IAM evaluates it:
+ * - DynamoDB: the action of the operation; a TransactWriteItems needs the action of each of its
+ *   items (PutItem, UpdateItem, DeleteItem, ConditionCheckItem), a TransactGetItems GetItem.
+ * - SQS: SendMessage (also for SendMessageBatch) on a queue the function names in `needs.queues`
+ *   (recognised by the URL in its QUEUE_URL_<NAME> variable); the calls of consuming
+ *   (ChangeMessageVisibility, DeleteMessage, ReceiveMessage) only on the function's own trigger
+ *   queue, which its event source mapping grants.
+ * - SES v2: `ses:<Operation>`; S3: GetObject (also HeadObject and presigned GETs), PutObject,
+ *   DeleteObject, by the function's bucket access.
+ *
+ * Calls made outside any invocation (the runtime's own pollers, a test's setup) are not checked
+ * (./invocation.ts installs the checker).
+ * Every call a function makes is recorded, allowed or denied, for the test run's check of unused
+ * grants (test/support/grants-check.ts): AWS_CALLS_LOG names the file, one line per first sight.
+ */
+import { appendFileSync } from 'node:fs';
+import { BUCKET_ACTIONS, grantedActions, type Needs } from '../../../functions/needs';
+import { queueUrlVariable } from '../../../functions/workers';
+import type { AwsCall } from '../../../shared/platform/aws/call-guard';
+import type { FunctionIdentity, Invocation } from './invocation';
+
+const ACCOUNT = '000000000000';
+const REGION = 'ap-southeast-2';
+
+interface Requirement {
+  /** the grant's name as `grantedActions` writes it (`dynamodb:PutItem`, `sqs:SendMessage:send`) */
+  grant: string;
+  /** the IAM action and resource an AccessDenied message names */
+  action: string;
+  resource: string;
+}
+
+const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+
+function dynamoRequirements(operation: string, input: Record<string, unknown>): Requirement[] {
+  const table = (name: unknown) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${String(name ?? process.env.TABLE_NAME)}`;
+  const need = (action: string, tableName: unknown): Requirement => ({ grant: `dynamodb:${action}`, action: `dynamodb:${action}`, resource: table(tableName) });
+  if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
+    return ((input.TransactItems ?? []) as Record<string, { TableName?: string }>[]).flatMap((item) =>
+      Object.entries(item).map(([kind, params]) => need(TRANSACT_ITEM_ACTIONS[kind] ?? kind, params?.TableName)),
+    );
+  }
+  if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
+    return Object.keys((input.RequestItems ?? {}) as object).map((name) => need(operation, name));
+  }
+  return [need(operation, input.TableName)];
+}
+
+const CONSUMER_CALLS = new Set(['ReceiveMessage', 'DeleteMessage', 'DeleteMessageBatch', 'ChangeMessageVisibility', 'ChangeMessageVisibilityBatch', 'GetQueueAttributes']);
+
+function sqsRequirement(fn: FunctionIdentity, operation: string, input: Record<string, unknown>): Requirement {
+  const url = String(input.QueueUrl ?? '');
+  const queueName = url.split('/').pop() ?? url;
+  const resource = `arn:aws:sqs:${REGION}:${ACCOUNT}:${queueName}`;
+  if (operation === 'SendMessage' || operation === 'SendMessageBatch') {
+    const named = (fn.needs.queues ?? []).find((name) => process.env[queueUrlVariable(name)] === url);
+    return { grant: `sqs:SendMessage:${named ?? queueName}`, action: 'sqs:SendMessage', resource };
+  }
+  const action = `sqs:${operation.replace(/Batch$/, '')}`;
+  // the event source mapping's grant: the function's own trigger queue only
+  const own = CONSUMER_CALLS.has(operation) && fn.triggerQueueUrl !== undefined && fn.triggerQueueUrl === url;
+  return { grant: own ? 'trigger' : action, action, resource };
+}
+
+const S3_ACTIONS: Record<string, string> = { GetObject: 's3:GetObject', HeadObject: 's3:GetObject', PutObject: 's3:PutObject', DeleteObject: 's3:DeleteObject' };
+
+export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement[] {
+  const input = (call.input ?? {}) as Record<string, unknown>;
+  switch (call.service) {
+    case 'dynamodb':
+      return dynamoRequirements(call.operation, input);
+    case 'sqs':
+      return [sqsRequirement(fn, call.operation, input)];
+    case 'ses':
+      return [{ grant: `ses:${call.operation}`, action: `ses:${call.operation}`, resource: `arn:aws:ses:${REGION}:${ACCOUNT}:*` }];
+    case 's3': {
+      const action = S3_ACTIONS[call.operation] ?? `s3:${call.operation}`;
+      return [{ grant: action, action, resource: `arn:aws:s3:::${String(input.Bucket)}/*` }];
+    }
+  }
+}
+
+/** Whether `needs` grant a requirement (`trigger`: the consumer's own queue, always). */
+function grants(needs: Needs, grant: string): boolean {
+  if (grant === 'trigger') return true;
+  if (grant.startsWith('s3:')) return !!needs.inboundBucket && (BUCKET_ACTIONS[needs.inboundBucket] as readonly string[]).includes(grant);
+  return grantedActions(needs).includes(grant);
+}
+
+/** The error AWS answers a call its role does not allow (the SDK's shape: name, $fault, $metadata). */
+export function accessDenied(service: AwsCall['service'], fn: FunctionIdentity, requirement: Requirement): Error {
+  const message =
+    `User: arn:aws:sts::${ACCOUNT}:assumed-role/${fn.name}Role/${fn.name} is not authorized to perform: ${requirement.action} ` +
+    `on resource: ${requirement.resource} because no identity-based policy allows the ${requirement.action} action`;
+  const name = service === 's3' ? 'AccessDenied' : 'AccessDeniedException';
+  return Object.assign(new Error(message), { name, Code: name, $fault: 'client', $metadata: { httpStatusCode: service === 'dynamodb' ? 400 : 403 } });
+}
+
+/** A call of an invocation that Lambda has already ended (timed out): the process is frozen or gone on AWS. */
+function killed(fn: FunctionIdentity): Error {
+  return Object.assign(new Error(`${fn.name}: this invocation timed out and was stopped; its calls after the timeout never reach AWS`), { name: 'InvocationTimedOut' });
+}
+
+const recorded = new Set<string>();
+
+/** One line per (function, grant, outcome) the first time this process sees it. */
+function record(fn: FunctionIdentity, grant: string, outcome: 'allowed' | 'denied'): void {
+  const line = `${fn.name}\t${grant}\t${outcome}`;
+  if (recorded.has(line)) return;
+  recorded.add(line);
+  const file = process.env.AWS_CALLS_LOG;
+  if (file) appendFileSync(file, `${line}\n`);
+  if (outcome === 'denied') console.error(JSON.stringify({ level: 'ERROR', message: 'AWS call denied by the function\'s needs', function: fn.name, grant }));
+}
+
+/** Throws what AWS would answer when `invocation` may not make `call`; records the call either way. */
+export function checkCall(invocation: Invocation, call: AwsCall): void {
+  const { fn } = invocation;
+  if (invocation.timedOut) throw killed(fn);
+  for (const requirement of requirementsOf(fn, call)) {
+    if (requirement.grant === 'trigger') continue;
+    if (!grants(fn.needs, requirement.grant)) {
+      record(fn, requirement.grant, 'denied');
+      throw accessDenied(call.service, fn, requirement);
+    }
+    record(fn, requirement.grant, 'allowed');
+  }
+}
