@@ -74,8 +74,9 @@ export function processIdentity(pid: number): string | undefined {
   if (!alive(pid)) return undefined;
   if (existsSync('/proc/self/stat')) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return `proc:${fields[19]}`; // field 22 of stat; the first two (pid, comm) are cut off above
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // after "pid (comm) ", comm may hold anything
+      return `proc:${fields[19]}`; // field 22 of stat, counted from 1 with pid and comm
     } catch {
       return undefined; // it ended meanwhile
     }
