@@ -30,7 +30,11 @@ function shutdown(reason: string): void {
     console.error(`the local runtime did not stop within ${STOP_DEADLINE_MS / 1000} s; exiting`);
     process.exit(1);
   }, STOP_DEADLINE_MS).unref();
-  if (runtime) runtime.stop().then(() => process.exit(0), () => process.exit(1));
+  if (runtime)
+    runtime.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
 }
 
 // Before anything starts, so that no signal finds the default action (exit without cleanup).

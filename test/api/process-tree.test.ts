@@ -131,19 +131,23 @@ const cases: ['npm' | 'node', NodeJS.Signals][] = [
 ];
 
 // Concurrent: each start takes seconds, and every runtime has its own ports and DATA_DIR.
-it.concurrent.each(cases)('`npm start` stops as a whole when %s gets %s', async (target, signal) => {
-  const runtime = await launch('npm');
-  const { apiPort, dynamoPort } = await ready(runtime);
-  expect(tree(runtime).map((p) => p.args)).toEqual(
-    expect.arrayContaining([expect.stringMatching(/^npm start/), expect.stringMatching(/bin\/local\.ts/), expect.stringMatching(/^java .*DynamoDBLocal\.jar/)]),
-  );
+it.concurrent.each(cases)(
+  '`npm start` stops as a whole when %s gets %s',
+  async (target, signal) => {
+    const runtime = await launch('npm');
+    const { apiPort, dynamoPort } = await ready(runtime);
+    expect(tree(runtime).map((p) => p.args)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^npm start/), expect.stringMatching(/bin\/local\.ts/), expect.stringMatching(/^java .*DynamoDBLocal\.jar/)]),
+    );
 
-  process.kill(target === 'npm' ? runtime.child.pid! : nodeOf(runtime).pid, signal);
-  await gone(runtime);
-  expect(await listening(apiPort)).toBe(false);
-  expect(await listening(dynamoPort)).toBe(false);
-  expect(runtime.output()).toMatch(new RegExp(`^(${signal}|parent process ended): stopping$`, 'm'));
-}, 120_000);
+    process.kill(target === 'npm' ? runtime.child.pid! : nodeOf(runtime).pid, signal);
+    await gone(runtime);
+    expect(await listening(apiPort)).toBe(false);
+    expect(await listening(dynamoPort)).toBe(false);
+    expect(runtime.output()).toMatch(new RegExp(`^(${signal}|parent process ended): stopping$`, 'm'));
+  },
+  120_000,
+);
 
 it.concurrent('leaves no JVM behind when node is killed with SIGKILL', async () => {
   const runtime = await launch('npm');
