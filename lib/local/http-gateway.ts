@@ -21,7 +21,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { ROUTE_TIMEOUT_SECONDS } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes, type Route } from '../../functions/routes';
 import { matchPath } from '../../shared/http/paths';
-import { loadHandler } from './handlers';
+import { loadHandler, type AnyHandler } from './handlers';
 import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, type FunctionIdentity } from './lambda/invocation';
 
 /** HTTP API's largest request body; past it the body is not buffered further. */
@@ -105,20 +105,23 @@ function resolve(method: string, path: string) {
   return { handler: fallbackRoute.handler, fn: routeFunction(fallbackRoute), routeKey: '$default', params: undefined };
 }
 
-/** The function's answer, or what API Gateway answers in its place. */
-async function integrate(target: ReturnType<typeof resolve>, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+/**
+ * The function's answer to `event`, or what API Gateway answers in its place (the module comment
+ * lists when). `integrationTimeoutMs` is HTTP API's, fixed on AWS; tests shorten it.
+ */
+export async function integrate(fn: FunctionIdentity, handler: AnyHandler, event: APIGatewayProxyEventV2, integrationTimeoutMs = INTEGRATION_TIMEOUT_MS): Promise<APIGatewayProxyStructuredResultV2> {
+  const target = { fn };
   const requestBytes = payloadBytes(event);
   if (requestBytes > MAX_SYNC_REQUEST_BYTES) {
     logFailure(target, `RequestEntityTooLargeException: the event is ${requestBytes} bytes, Lambda takes at most ${MAX_SYNC_REQUEST_BYTES}`);
     return gatewayAnswer(413, 'Request Entity Too Large');
   }
   let gaveUp: NodeJS.Timeout | undefined;
-  const integrationTimeout = new Promise<'timeout'>((resolveTimeout) => (gaveUp = setTimeout(() => resolveTimeout('timeout'), INTEGRATION_TIMEOUT_MS)));
+  const integrationTimeout = new Promise<'timeout'>((resolveTimeout) => (gaveUp = setTimeout(() => resolveTimeout('timeout'), integrationTimeoutMs)));
   try {
-    const handler = await loadHandler(target.handler);
-    const outcome = await Promise.race([invoke(target.fn, handler, event, event.requestContext.requestId), integrationTimeout]);
+    const outcome = await Promise.race([invoke(fn, handler, event, event.requestContext.requestId), integrationTimeout]);
     if (outcome === 'timeout') {
-      logFailure(target, `no answer within API Gateway's ${INTEGRATION_TIMEOUT_MS / 1000} s integration timeout`);
+      logFailure(target, `no answer within API Gateway's ${integrationTimeoutMs / 1000} s integration timeout`);
       return gatewayAnswer(503, 'Service Unavailable');
     }
     const result = outcome as APIGatewayProxyStructuredResultV2;
@@ -137,8 +140,8 @@ async function integrate(target: ReturnType<typeof resolve>, event: APIGatewayPr
   }
 }
 
-function logFailure(target: ReturnType<typeof resolve>, error: string): void {
-  console.error(JSON.stringify({ level: 'ERROR', message: 'integration failed', function: target.fn.name, handler: target.handler, error }));
+function logFailure(target: { fn: FunctionIdentity }, error: string): void {
+  console.error(JSON.stringify({ level: 'ERROR', message: 'integration failed', function: target.fn.name, error }));
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -148,7 +151,12 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   const target = resolve(method, path);
   const params = target.params && Object.keys(target.params).length ? target.params : undefined;
   const result =
-    body.length > MAX_HTTP_API_BODY_BYTES ? gatewayAnswer(413, 'Request Too Large') : await integrate(target, toEvent(request, body, target.routeKey, params));
+    body.length > MAX_HTTP_API_BODY_BYTES
+      ? gatewayAnswer(413, 'Request Too Large')
+      : await loadHandler(target.handler).then(
+          (handler) => integrate(target.fn, handler, toEvent(request, body, target.routeKey, params)),
+          (error) => (logFailure(target, `the module failed to load (Runtime.ImportModuleError): ${String(error)}`), gatewayAnswer(500, 'Internal Server Error')),
+        );
   response.statusCode = result.statusCode ?? 200;
   for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
   if (result.cookies?.length) response.setHeader('set-cookie', result.cookies);

@@ -106,3 +106,26 @@ it('fails the whole batch when the handler throws, and moves a poison message to
   expect(dead).toEqual(['poison']);
   expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.url }))).Messages ?? []).toHaveLength(0);
 });
+
+it('fails the whole batch of an invocation that outlives its timeout, so its messages come back', async () => {
+  const queue = await queueWithDlq('timed-out', 5);
+  await send(queue.url, ['slow']);
+  let calls = 0;
+  const poller = new QueuePoller({
+    fn: { name: 'SlowConsumer', needs: {}, timeoutMs: 200 },
+    sqs,
+    queueUrl: queue.url,
+    queueArn: queue.arn,
+    batchSize: 10,
+    onError: () => undefined,
+    handler: async () => {
+      calls += 1;
+      if (calls === 1) await new Promise((r) => setTimeout(r, 600)); // past the 200 ms timeout: Lambda stops it
+      return { batchItemFailures: [] };
+    },
+  });
+  await pollUntil(poller, () => calls >= 2);
+  expect(calls).toBe(2); // the timed-out batch was not deleted: the message came back after its visibility timeout
+  const left = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.url, WaitTimeSeconds: 0 }));
+  expect(left.Messages ?? []).toHaveLength(0); // the second, timely invocation deleted it
+});
