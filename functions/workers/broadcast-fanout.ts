@@ -1,7 +1,8 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { fanOutPage } from '#shared/broadcast-fanout';
 import type { FanOutMessage } from '#shared/broadcast-queue';
 import { logger } from '#shared/log';
+import { processSqsBatch } from '#shared/platform/aws/batch';
 
 function parse(body: string): FanOutMessage {
   const message = JSON.parse(body) as Partial<FanOutMessage>;
@@ -16,15 +17,11 @@ function parse(body: string): FanOutMessage {
  * A page that fails is reported as a batch item failure and done again on redelivery, which
  * sends nobody twice; an unreadable message ends in the DLQ after the queue's maxReceiveCount.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const failures: { itemIdentifier: string }[] = [];
-  for (const record of event.Records) {
-    try {
+export const handler = (event: SQSEvent) =>
+  processSqsBatch(
+    event,
+    async (record) => {
       await fanOutPage(parse(record.body));
-    } catch (error) {
-      logger.error('broadcast fan-out page failed', { message_id: record.messageId, error });
-      failures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures: failures };
-};
+    },
+    { sequential: true, onError: (error, record) => logger.error('broadcast fan-out page failed', { message_id: record.messageId, error }) },
+  );

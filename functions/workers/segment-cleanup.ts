@@ -1,5 +1,6 @@
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/log';
+import { processStreamBatch, RETRY } from '#shared/platform/aws/batch';
 import { removeDeletedSegmentMemberships } from '#shared/segments';
 
 /** Stop starting pages this long before the function's timeout: a page is a few transactions. */
@@ -11,24 +12,23 @@ const SAFETY_MARGIN_MS = 10_000;
  * this invocation is reported as the failed record, so Lambda calls again from it; the members
  * removed so far stay removed, so each retry goes on where the last one stopped.
  */
-export const handler = async (stream: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
-  for (const record of stream.Records) {
-    const image = record.dynamodb?.OldImage;
-    const projectId = image?.project_id?.S;
-    const segmentId = image?.id?.S;
-    if (!projectId || !segmentId) {
-      // let through by the filter but not a segment item: nothing to clean, and a retry cannot change that
-      logger.error('skipping a stream record that is not a segment item', { sequence_number: record.dynamodb?.SequenceNumber });
-      continue;
-    }
-    const deadline = Date.now() + context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS;
-    let done = false;
-    try {
-      done = await removeDeletedSegmentMemberships(projectId, segmentId, deadline);
-    } catch (error) {
-      logger.warn('segment cleanup failed; retried from this record', { project_id: projectId, segment_id: segmentId, error });
-    }
-    if (!done) return { batchItemFailures: [{ itemIdentifier: record.dynamodb!.SequenceNumber! }] };
-  }
-  return { batchItemFailures: [] };
-};
+export const handler = (stream: DynamoDBStreamEvent, context: Context) =>
+  processStreamBatch(
+    stream,
+    async (record) => {
+      const image = record.dynamodb?.OldImage;
+      const projectId = image?.project_id?.S;
+      const segmentId = image?.id?.S;
+      if (!projectId || !segmentId) {
+        // let through by the filter but not a segment item: nothing to clean, and a retry cannot change that
+        logger.error('skipping a stream record that is not a segment item', { sequence_number: record.dynamodb?.SequenceNumber });
+        return;
+      }
+      const deadline = Date.now() + context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS;
+      if (!(await removeDeletedSegmentMemberships(projectId, segmentId, deadline))) return RETRY;
+    },
+    {
+      onError: (error, record) =>
+        logger.warn('segment cleanup failed; retried from this record', { project_id: record.dynamodb?.OldImage?.project_id?.S, segment_id: record.dynamodb?.OldImage?.id?.S, error }),
+    },
+  );

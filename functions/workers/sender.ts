@@ -1,5 +1,6 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/log';
+import { processSqsBatch, RETRY } from '#shared/platform/aws/batch';
 import { sendQueuedEmail } from '#shared/sender';
 
 /**
@@ -7,19 +8,13 @@ import { sendQueuedEmail } from '#shared/sender';
  * an email that must be tried again later, and a message that cannot be read, are reported as
  * batch item failures (the latter ends in the DLQ after the queue's maxReceiveCount).
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const results = await Promise.all(
-    event.Records.map(async (record) => {
-      try {
-        const message = JSON.parse(record.body) as { project_id?: unknown; email_id?: unknown };
-        if (typeof message.project_id !== 'string' || typeof message.email_id !== 'string') throw new Error('not a send message');
-        const outcome = await sendQueuedEmail(message.project_id, message.email_id);
-        return outcome === 'retry' ? record.messageId : undefined;
-      } catch (error) {
-        logger.error('send failed', { message_id: record.messageId, error });
-        return record.messageId;
-      }
-    }),
+export const handler = (event: SQSEvent) =>
+  processSqsBatch(
+    event,
+    async (record) => {
+      const message = JSON.parse(record.body) as { project_id?: unknown; email_id?: unknown };
+      if (typeof message.project_id !== 'string' || typeof message.email_id !== 'string') throw new Error('not a send message');
+      if ((await sendQueuedEmail(message.project_id, message.email_id)) === 'retry') return RETRY;
+    },
+    { onError: (error, record) => logger.error('send failed', { message_id: record.messageId, error }) },
   );
-  return { batchItemFailures: results.filter((id): id is string => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })) };
-};

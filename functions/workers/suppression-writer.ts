@@ -1,5 +1,6 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/log';
+import { processSqsBatch } from '#shared/platform/aws/batch';
 import { applySuppressionFeedback, MalformedNotification } from '#shared/suppression-feedback';
 
 /**
@@ -8,19 +9,17 @@ import { applySuppressionFeedback, MalformedNotification } from '#shared/suppres
  * concurrently; one that cannot be read or applied is a batch item failure, retried and then
  * kept in the DLQ, while the rest of its batch goes through.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const results = await Promise.all(
-    event.Records.map(async (record) => {
-      try {
-        const outcome = await applySuppressionFeedback(record.body);
-        if (outcome.suppressed || outcome.withdrawn) logger.info('suppression list updated', { message_id: record.messageId, ...outcome });
-        return undefined;
-      } catch (error) {
+export const handler = (event: SQSEvent) =>
+  processSqsBatch(
+    event,
+    async (record) => {
+      const outcome = await applySuppressionFeedback(record.body);
+      if (outcome.suppressed || outcome.withdrawn) logger.info('suppression list updated', { message_id: record.messageId, ...outcome });
+    },
+    {
+      onError: (error, record) => {
         const malformed = error instanceof MalformedNotification;
         logger[malformed ? 'warn' : 'error'](malformed ? 'SES notification not readable' : 'SES notification not applied', { message_id: record.messageId, error });
-        return record.messageId;
-      }
-    }),
+      },
+    },
   );
-  return { batchItemFailures: results.filter((id): id is string => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })) };
-};

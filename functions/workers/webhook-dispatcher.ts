@@ -1,5 +1,6 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/log';
+import { processSqsBatch, RETRY } from '#shared/platform/aws/batch';
 import { dispatchDelivery } from '#shared/webhook-dispatch';
 import { deliveryQueue, type DeliveryMessage } from '#shared/webhook-queue';
 
@@ -18,20 +19,15 @@ function parse(body: string): DeliveryMessage {
   return message as DeliveryMessage;
 }
 
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const results = await Promise.all(
-    event.Records.map(async (record) => {
-      try {
-        const comeBackIn = await dispatchDelivery(parse(record.body));
-        if (comeBackIn === undefined) return undefined;
-        // Without the delay it comes back after the queue's visibility timeout, early, and is put off again then.
-        await deliveryQueue.delay(record.receiptHandle, comeBackIn).catch((error) => logger.warn('could not delay a webhook message', { message_id: record.messageId, error }));
-        return record.messageId;
-      } catch (error) {
-        logger.error('webhook delivery failed', { message_id: record.messageId, error });
-        return record.messageId;
-      }
-    }),
+export const handler = (event: SQSEvent) =>
+  processSqsBatch(
+    event,
+    async (record) => {
+      const comeBackIn = await dispatchDelivery(parse(record.body));
+      if (comeBackIn === undefined) return;
+      // Without the delay it comes back after the queue's visibility timeout, early, and is put off again then.
+      await deliveryQueue.delay(record.receiptHandle, comeBackIn).catch((error) => logger.warn('could not delay a webhook message', { message_id: record.messageId, error }));
+      return RETRY;
+    },
+    { onError: (error, record) => logger.error('webhook delivery failed', { message_id: record.messageId, error }) },
   );
-  return { batchItemFailures: results.filter((id): id is string => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })) };
-};

@@ -1,5 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/log';
+import { streamFailureAt } from '#shared/platform/aws/batch';
 import type { OutboxEvent } from '#shared/webhook-deliveries';
 import { fanOut } from '#shared/webhook-fanout';
 
@@ -32,6 +33,7 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
       return [];
     }
   });
+  // One fan-out for the whole batch (one Query per project, enqueues of 10), so not processStreamBatch's record at a time.
   const failedAt = await fanOut(events.map((e) => e.event));
-  return { batchItemFailures: failedAt === -1 ? [] : [{ itemIdentifier: events[failedAt].record.dynamodb!.SequenceNumber! }] };
+  return streamFailureAt(stream.Records, failedAt === -1 ? -1 : stream.Records.indexOf(events[failedAt].record));
 };
