@@ -1,5 +1,5 @@
 /**
- * Starts the local runtime once for the whole run, the way a user does (`tsx bin/local.ts`),
+ * Starts the local runtime once for the whole run, the way a user does (`npm start`: `node --import tsx bin/local.ts`),
  * with DynamoDB in memory, free ports and a known key, and hands its address to the suites
  * through the environment (jest workers inherit it).
  */
@@ -15,7 +15,10 @@ export default async function globalSetup(): Promise<void> {
   // Every AWS call of every function, in the runtime and in the suites' own pollers (jest workers
   // inherit this environment): the teardown checks it against the functions' needs.
   process.env.AWS_CALLS_LOG = join(dataDir, 'aws-calls.log');
-  const child = spawn(join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx'), [join(__dirname, '..', '..', 'bin', 'local.ts')], {
+  // As `npm start` runs it: node with tsx as a loader, one process that stops its JVM on SIGTERM
+  // (the tsx CLI would turn the teardown's SIGTERM into a SIGKILL after 30 ms).
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'local.ts')], {
+    cwd: join(__dirname, '..', '..'),
     env: {
       ...process.env,
       HOST: '127.0.0.1',
