@@ -4,40 +4,24 @@
  * lib/email-service-stack.ts. Plus what the checks do not cover: an alarm on every DLQ and on
  * the SES feedback queues' backlog.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { Validations } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { queues, sesEventSubscriptions } from '../../functions/workers';
-import { buildApp } from '../../lib/email-service-stack';
+import { synthesized } from '../support/synth';
 
-const context = JSON.parse(fs.readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8')).context;
-
-interface Violation {
-  ruleName: string;
-  description: string;
-  violatingConstructs: { constructPath: string }[];
-}
+// One synth for both: the checks walk the synthesized construct tree, exactly what they do as a
+// validation plugin of `cdk synth` (cdk-nag's validateScope), and report the same findings.
+const { app, stack, template } = synthesized();
 
 it('passes the AwsSolutions checks with every finding acknowledged', () => {
-  const { app } = buildApp({ bundle: false, context });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  let violations: Violation[] = [];
-  try {
-    app.synth();
-  } catch (error) {
-    const report = /found in: (\S+)/.exec(String(error))?.[1];
-    if (!report) throw error;
-    violations = JSON.parse(fs.readFileSync(report, 'utf8')).pluginReports.flatMap((r: { violations: Violation[] }) => r.violations);
-  }
+  const violations = new AwsSolutionsChecks(app)
+    .validateScope(app)
+    .violations.map((v) => ({ ruleName: v.ruleName, description: v.description, violatingConstructs: v.violatingResources }));
   // on failure, the list says which rule and where
   expect(violations.map((v) => `${v.ruleName}: ${v.description} (${v.violatingConstructs.map((c) => c.constructPath).join(', ')})`)).toEqual([]);
 });
 
 describe('alarms', () => {
-  const { stack } = buildApp({ bundle: false, context });
-  const alarms = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm')) as { Properties: Record<string, any> }[];
+  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: Record<string, any> }[];
   const queueOf = (alarm: { Properties: Record<string, any> }) => alarm.Properties.Dimensions?.[0]?.Value?.['Fn::GetAtt']?.[0];
   const idOf = (name: string, which: 'queue' | 'dlq') => stack.getLogicalId(stack.queues.get(name)![which].node.defaultChild as never);
 

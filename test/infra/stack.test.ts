@@ -6,57 +6,23 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { NestedStack, Stack, Token, type App, type CfnElement } from 'aws-cdk-lib';
+import { NestedStack, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
 import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
 import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
-import { buildApp, workerFunctionId, type EmailServiceStack } from '../../lib/email-service-stack';
+import { buildApp, workerFunctionId } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
-
-/** cdk.json's feature flags: only the CDK CLI reads that file, so tests pass them like it does. */
-const cdkJsonContext = JSON.parse(fs.readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8')).context;
-
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+import { cdkJsonContext, type Resource, synth, synthesized } from '../support/synth';
 
 const allFunctions = [
   ...routes.map((route) => ({ id: functionName(route), routeKey: `${route.method} ${route.path}`, route })),
   { id: functionName(fallbackRoute), routeKey: '$default', route: fallbackRoute },
 ];
 
-/** A nested template's value with its parameters replaced by what the parent stack passes for them. */
-function resolveParameters(value: unknown, parameters: Record<string, unknown>): any {
-  if (Array.isArray(value)) return value.map((v) => resolveParameters(v, parameters));
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value);
-    if (entries.length === 1 && entries[0][0] === 'Ref' && typeof entries[0][1] === 'string' && entries[0][1] in parameters) return parameters[entries[0][1]];
-    return Object.fromEntries(entries.map(([k, v]) => [k, resolveParameters(v, parameters)]));
-  }
-  return value;
-}
-
-/**
- * The stack's template, and the resources of it and of its nested stacks (the route groups) in
- * one map, the nested ones with their parameters resolved to the parent's values: so a test can
- * follow a route's function to its role, log group, integration and the table it names.
- */
-function synth(options: { bundle: boolean }): { app: App; stack: EmailServiceStack; template: Template; resources: Record<string, Resource> } {
-  const { app, stack } = buildApp({ ...options, context: cdkJsonContext });
-  const template = Template.fromStack(stack);
-  const resources: Record<string, Resource> = { ...template.toJSON().Resources };
-  for (const nested of stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))) {
-    const parameters = resources[stack.getLogicalId(nested.nestedStackResource as CfnElement)].Properties.Parameters ?? {};
-    for (const [id, resource] of Object.entries(Template.fromStack(nested).toJSON().Resources as Record<string, Resource>)) {
-      if (id in resources) throw new Error(`logical id ${id} is in two templates`);
-      resources[id] = resolveParameters(resource, parameters);
-    }
-  }
-  return { app, stack, template, resources };
-}
-
 describe('EmailService stack (bundling skipped)', () => {
-  const { stack, template, resources } = synth({ bundle: false });
+  const { stack, template, resources } = synthesized();
   const logicalId = (fnId: string) => {
     const fn = stack.functions.get(fnId)!;
     return Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement);
@@ -244,7 +210,7 @@ describe('EmailService app environment', () => {
 });
 
 describe('EmailService queues and workers', () => {
-  const { stack, template, resources } = synth({ bundle: false });
+  const { stack, template, resources } = synthesized();
   const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const policiesOf = (fnLogicalId: string) => {
     const roleId = resources[fnLogicalId].Properties.Role['Fn::GetAtt'][0];
@@ -366,7 +332,7 @@ describe('EmailService queues and workers', () => {
 });
 
 describe('EmailService SES permissions', () => {
-  const { stack, template, resources } = synth({ bundle: false });
+  const { stack, template, resources } = synthesized();
   const idOf = (fnId: string) => Stack.of(stack.functions.get(fnId)!).getLogicalId(stack.functions.get(fnId)!.node.defaultChild as CfnElement);
   const sesStatements = (fnId: string) => {
     const roleId = resources[idOf(fnId)].Properties.Role['Fn::GetAtt'][0];
@@ -403,7 +369,7 @@ describe('EmailService SES permissions', () => {
 });
 
 describe('EmailService SES events topic', () => {
-  const { stack, template, resources } = synth({ bundle: false });
+  const { stack, template, resources } = synthesized();
   const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const topicId = idOf(stack.sesEventsTopic);
 
@@ -440,7 +406,7 @@ describe('EmailService SES events topic', () => {
 });
 
 describe('EmailService inbound mail', () => {
-  const { stack, template, resources } = synth({ bundle: false });
+  const { stack, template, resources } = synthesized();
   const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const bucketId = idOf(stack.inbound.bucket);
   const topicId = idOf(stack.inbound.topic);

@@ -1,0 +1,68 @@
+/**
+ * The synthesized stack for the infra suites. A synth of this app costs seconds (more than 20 s the
+ * first time in a process on a busy machine), so each suite synthesizes the default app once and
+ * shares it: `synthesized()` is memoized per test file (jest gives every file its own module
+ * registry, so once per file is what a memo can do; the construct tree the tests read cannot be
+ * cached on disk). Tests that need another app (other context, bundling on) call `synth(...)`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type App, type CfnElement, NestedStack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildApp, type EmailServiceStack } from '../../lib/email-service-stack';
+
+/** cdk.json's feature flags: only the CDK CLI reads that file, so tests pass them like it does. */
+export const cdkJsonContext: Record<string, unknown> = JSON.parse(fs.readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8')).context;
+
+/** A template resource: its properties are arbitrary JSON, which the tests walk freely. */
+export type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+export interface Synthesized {
+  app: App;
+  stack: EmailServiceStack;
+  /** the parent stack's template */
+  template: Template;
+  /** the resources of the parent and of its nested stacks (the route groups), by logical id */
+  resources: Record<string, Resource>;
+}
+
+/** A nested template's value with its parameters replaced by what the parent stack passes for them. */
+function resolveParameters(value: unknown, parameters: Record<string, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((v) => resolveParameters(v, parameters));
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (entries.length === 1 && entries[0][0] === 'Ref' && typeof entries[0][1] === 'string' && entries[0][1] in parameters) return parameters[entries[0][1]];
+    return Object.fromEntries(entries.map(([k, v]) => [k, resolveParameters(v, parameters)]));
+  }
+  return value;
+}
+
+/**
+ * A new app, synthesized: the stack's template, and the resources of it and of its nested stacks
+ * in one map, the nested ones with their parameters resolved to the parent's values, so a test can
+ * follow a route's function to its role, log group, integration and the table it names.
+ */
+export function synth(options: { bundle: boolean; context?: Record<string, unknown> }): Synthesized {
+  const { app, stack } = buildApp({ bundle: options.bundle, context: options.context ?? cdkJsonContext });
+  const template = Template.fromStack(stack);
+  const resources: Record<string, Resource> = { ...template.toJSON().Resources };
+  for (const nested of stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))) {
+    const parameters = resources[stack.getLogicalId(nested.nestedStackResource as CfnElement)].Properties.Parameters ?? {};
+    for (const [id, resource] of Object.entries(Template.fromStack(nested).toJSON().Resources as Record<string, Resource>)) {
+      if (id in resources) throw new Error(`logical id ${id} is in two templates`);
+      resources[id] = resolveParameters(resource, parameters) as Resource;
+    }
+  }
+  return { app, stack, template, resources };
+}
+
+let shared: Synthesized | undefined;
+
+/**
+ * The app as `cdk synth` builds it (cdk.json's context), bundling skipped, synthesized once per
+ * test file. Read it, never change it: every describe block of the file gets the same objects.
+ */
+export function synthesized(): Synthesized {
+  shared ??= synth({ bundle: false });
+  return shared;
+}
