@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import type { Config } from '@jest/types';
 import { grantProblems, readCallLog } from './grants-check';
 
-/** Whether this run was every suite and every test (no path or name pattern, no shard, not only changed or failed tests). */
+/** Whether this run was every suite and every test (no project chosen, no path or name pattern, no shard, not only changed or failed tests). */
 function ranEverything(config: Config.GlobalConfig | undefined): boolean {
   if (!config) return false;
   return (
@@ -13,7 +13,8 @@ function ranEverything(config: Config.GlobalConfig | undefined): boolean {
     !config.onlyFailures &&
     !config.findRelatedTests &&
     !config.shard &&
-    !config.listTests
+    !config.listTests &&
+    !process.argv.some((arg) => arg.startsWith('--selectProjects') || arg.startsWith('--ignoreProjects')) // argv: the jest CLI's own process
   );
 }
 

@@ -1,8 +1,10 @@
 /**
  * A small HTTP client for the local runtime started by the global setup: real requests over
- * real sockets, with the test key unless a test passes another one (or `null` for none).
+ * real sockets, with the test key unless a test passes another one (or `null` for none). Every
+ * JSON answer is checked against its route's response schema for its status.
  */
 import { TEST_API_KEY } from './constants';
+import { responseShapeProblem } from './response-shapes';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -40,6 +42,9 @@ export async function request<T = any>(method: string, path: string, body?: unkn
   } catch {
     parsed = text;
   }
+  // Every answer fits its route's published response schema (./response-shapes.ts): the OpenAPI document and the code agree.
+  const problem = responseShapeProblem(method, path, response.status, parsed, response.headers.get('content-type'));
+  if (problem) throw new Error(`The answer disagrees with the OpenAPI document: ${problem}`);
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
