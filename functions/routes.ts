@@ -35,6 +35,14 @@ export interface Route {
   needs: Needs;
 }
 
+/**
+ * The unsubscribe routes read the signing secret of the links (shared/unsubscribe.ts); whoever
+ * needs it first creates it, which is always the broadcast fan-out (a link exists only after it
+ * signed one). A route creates it only if the secret item was deleted: then the old links are
+ * refused, not answered with a 500.
+ */
+const UNSUBSCRIBE_SECRET = { 'dynamodb:PutItem': 'creates the links\' signing secret only if its item was deleted (the fan-out creates it before any link exists)' };
+
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/health', handler: 'health', operation: serviceOps.health, needs: {} },
   { method: 'GET', path: '/openapi.json', handler: 'openapi', operation: serviceOps.openapi, needs: {} },
@@ -139,8 +147,11 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/broadcasts/{broadcast_id}/cancel', handler: 'broadcasts/cancel', operation: broadcastOps.cancel, needs: { table: ['GetItem', 'UpdateItem'] } },
   { method: 'POST', path: '/broadcasts/{broadcast_id}/duplicate', handler: 'broadcasts/duplicate', operation: broadcastOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
   // Unsubscribe links of broadcast emails (no key: the signed token is the credential)
-  { method: 'GET', path: '/unsubscribe/{token}', handler: 'unsubscribe/page', operation: broadcastOps.unsubscribePage, needs: { table: ['GetItem', 'PutItem'] } },
-  { method: 'POST', path: '/unsubscribe/{token}', handler: 'unsubscribe/confirm', operation: broadcastOps.unsubscribe, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  { method: 'GET', path: '/unsubscribe/{token}', handler: 'unsubscribe/page', operation: broadcastOps.unsubscribePage, needs: { table: ['GetItem', 'PutItem'], untested: UNSUBSCRIBE_SECRET } },
+  {
+    method: 'POST', path: '/unsubscribe/{token}', handler: 'unsubscribe/confirm', operation: broadcastOps.unsubscribe,
+    needs: { table: ['GetItem', 'PutItem', 'UpdateItem'], untested: UNSUBSCRIBE_SECRET },
+  },
 
   // Events
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, needs: { table: ['Query'] } },

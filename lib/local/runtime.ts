@@ -28,7 +28,7 @@ import { loadHandler, type AnyHandler } from './handlers';
 import { invoke, workerFunction, type FunctionIdentity } from './lambda/invocation';
 import { freePort } from './ports';
 import { QueuePoller } from './queue-poller';
-import { publishSesEvents, simulatedEvents } from './ses-events';
+import { LOCAL_SES_EVENTS_TOPIC_ARN, publishSesEvents, simulatedEvents } from './ses-events';
 import { SesFront } from './ses-front';
 import { startLocalS3 } from './s3-local';
 import { startSmtpInbound } from './smtp-inbound';
@@ -139,6 +139,9 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       // Webhooks may POST over plain http to loopback receivers, and the dispatcher skips its
       // SSRF address checks (shared/webhook-endpoint.ts). Never set on AWS.
       ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true',
+      // As the stack tells the domain routes: their configuration sets get an SNS event destination
+      // (the local SES front records it; every send's events reach the queues either way).
+      SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
     });
 
     const { provisionDefaultProject } = await import('./bootstrap');

@@ -53,6 +53,13 @@ export default async function globalSetup(): Promise<void> {
   });
   child.stdout!.resume();
   child.stderr!.resume();
+  // LOCAL_RUNTIME_LOG=<file>: keep the runtime's own log (its errors name the function and the failure)
+  if (process.env.LOCAL_RUNTIME_LOG) {
+    const { createWriteStream } = await import('node:fs');
+    const log = createWriteStream(process.env.LOCAL_RUNTIME_LOG);
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  }
   process.env.TEST_API_URL = apiUrl;
   process.env.TEST_DATA_DIR = dataDir;
   (globalThis as { __localRuntime?: typeof child }).__localRuntime = child;
