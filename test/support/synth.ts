@@ -43,7 +43,8 @@ function resolveParameters(value: unknown, parameters: Record<string, unknown>):
  * follow a route's function to its role, log group, integration and the table it names.
  */
 export function synth(options: { bundle: boolean; context?: Record<string, unknown> }): Synthesized {
-  const { app, stack } = buildApp({ bundle: options.bundle, context: options.context ?? cdkJsonContext });
+  const build = () => buildApp({ bundle: options.bundle, context: options.context ?? cdkJsonContext });
+  const { app, stack } = options.bundle ? withEsbuildFromBin(build) : build();
   const template = Template.fromStack(stack);
   const resources: Record<string, Resource> = { ...template.toJSON().Resources };
   for (const nested of stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))) {
@@ -54,6 +55,35 @@ export function synth(options: { bundle: boolean; context?: Record<string, unkno
     }
   }
   return { app, stack, template, resources };
+}
+
+/**
+ * NodejsFunction runs esbuild as `npx --no-install esbuild` when esbuild is a dependency of the
+ * project: one npm start-up per function (about a second each, more on a busy machine, ~90
+ * functions). For the test's bundled synth it runs node_modules/.bin/esbuild itself: the same
+ * binary with the same arguments, so the bundles are the ones `cdk deploy` builds. This sets
+ * aws-cdk-lib's cached esbuild detection (an internal: `Bundling.esbuildInstallation`); if a CDK
+ * upgrade moves it, bundling goes back to npx, slower but the same.
+ */
+function withEsbuildFromBin<T>(build: () => T): T {
+  const root = path.join(__dirname, '..', '..');
+  let bundling: { esbuildInstallation?: { isWorkspacePackage: boolean; version: string } } | undefined;
+  try {
+    bundling = require(path.join(path.dirname(require.resolve('aws-cdk-lib/aws-lambda-nodejs')), 'lib', 'bundling.js')).Bundling;
+  } catch {
+    return build();
+  }
+  if (!bundling || !('esbuildInstallation' in bundling)) return build();
+  const saved = { installation: bundling.esbuildInstallation, path: process.env.PATH };
+  bundling.esbuildInstallation = { isWorkspacePackage: false, version: require('esbuild/package.json').version };
+  process.env.PATH = `${path.join(root, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? ''}`;
+  try {
+    return build();
+  } finally {
+    bundling.esbuildInstallation = saved.installation;
+    if (saved.path === undefined) delete process.env.PATH;
+    else process.env.PATH = saved.path;
+  }
 }
 
 let shared: Synthesized | undefined;
