@@ -1,0 +1,96 @@
+/**
+ * The HTTP API of the route table (functions/routes.ts): one function and one route per entry,
+ * the fallback function on `$default`, and the `$default` stage with a JSON access log line per
+ * request.
+ *
+ * The route functions live in nested stacks, one per resource (the handler's folder, e.g.
+ * `ContactsRoutes`): each route costs about 7 resources (function, role, policy, log group,
+ * integration, route, permission) and CloudFormation allows 500 per stack, so one stack would
+ * stop at ~60 routes. The fallback stays in the parent stack.
+ */
+import { NestedStack, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
+import type { FunctionFactory } from './function-factory';
+
+export interface ServiceApiProps {
+  /** makes each route's function with its grants */
+  functions: FunctionFactory;
+}
+
+export class ServiceApi extends Construct {
+  readonly httpApi: apigw.HttpApi;
+  /** The endpoint without the stage's trailing slash: clients append paths that start with '/'. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    // `$default` catches what no route matches, so unknown routes get our 404/405 envelope
+    // instead of API Gateway's own `{"message":"Not Found"}`.
+    const fallback = props.functions.makeFunction(this, functionName(fallbackRoute), { handler: fallbackRoute.handler, needs: routeNeeds(fallbackRoute) });
+    // 'Default': the API is this construct's own resource, so its logical id reads `Api...`, not `ApiDefault...`
+    this.httpApi = new apigw.HttpApi(this, 'Default', {
+      apiName: id,
+      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
+      // The default stage is made below: HttpApi cannot give its own one access logging.
+      createDefaultStage: false,
+    });
+
+    for (const [group, groupRoutes] of routeGroups()) {
+      const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, { description: `The ${group} routes of the HTTP API` });
+      for (const route of groupRoutes) {
+        const fnId = functionName(route);
+        const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route) });
+        new apigw.HttpRoute(nested, `${fnId}Route`, {
+          httpApi: this.httpApi,
+          routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
+          integration: new HttpLambdaIntegration(`${fnId}Integration`, fn),
+        });
+      }
+    }
+
+    this.httpApi.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(
+          new logs.LogGroup(this, 'AccessLogs', {
+            retention: logs.RetentionDays.ONE_MONTH,
+            removalPolicy: RemovalPolicy.DESTROY,
+          }),
+        ),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+    this.url = this.httpApi.apiEndpoint;
+  }
+}
+
+/** The routes by resource (the folder of their handler, e.g. `contacts`), in route-table order. */
+function routeGroups(): Map<string, (typeof routes)[number][]> {
+  const groups = new Map<string, (typeof routes)[number][]>();
+  for (const route of routes) {
+    const group = route.handler.split('/')[0];
+    groups.set(group, [...(groups.get(group) ?? []), route]);
+  }
+  return groups;
+}
+
+/**
+ * One JSON object per request, so CloudWatch Logs Insights can filter on fields; `requestId`
+ * is the id our error envelope reports, which ties an access line to the function's logs.
+ */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+};
