@@ -38,7 +38,7 @@ export interface Worker {
   name: string;
   handler: string;
   trigger: Trigger;
-  /** what the function may do on AWS (functions/needs.ts) besides consuming its own trigger */
+  /** what the function may do on AWS (functions/needs.ts) besides consuming its own trigger (a queue worker is also given its queue's URL) */
   needs: Needs;
   /** gets PUBLIC_API_URL, the API's base URL, for links it writes into emails */
   publicApiUrl?: boolean;
@@ -132,12 +132,12 @@ export const workers: readonly Worker[] = [
     needs: { table: ['Query', 'PutItem', 'GetItem'], queues: ['webhook-delivery'] },
   },
   {
-    // one signed POST per message; retries by the message's visibility (shared/webhook-dispatch.ts).
-    // It names its queue for the URL that ChangeMessageVisibility needs (the SQS trigger grants that call).
+    // one signed POST per message; retries by the message's visibility (shared/webhook-dispatch.ts):
+    // ChangeMessageVisibility on its own queue, which its SQS trigger grants (and whose URL it is given)
     name: 'webhook-dispatcher',
     handler: 'workers/webhook-dispatcher',
     trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 20 },
-    needs: { table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'], queues: ['webhook-delivery'] },
+    needs: { table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'] },
   },
   {
     // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcast-fanout.ts)

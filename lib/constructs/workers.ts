@@ -15,7 +15,7 @@ import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
-import { workerFunctionName, workers as workerDefinitions, workerTimeoutSeconds } from '../../functions/workers';
+import { queueUrlVariable, workerFunctionName, workers as workerDefinitions, workerTimeoutSeconds } from '../../functions/workers';
 import type { FunctionFactory } from './function-factory';
 import type { Queues } from './queues';
 
@@ -38,8 +38,12 @@ export class Workers extends Construct {
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', props.apiUrl);
       const { trigger } = worker;
       if (trigger.kind === 'queue') {
+        const { queue } = props.queues.named(trigger.queue);
+        // Its own queue's URL, for the calls its event source mapping allows there (ChangeMessageVisibility: a retry
+        // that is the same message later); sending to it would be a grant of its needs.
+        fn.addEnvironment(queueUrlVariable(trigger.queue), queue.queueUrl);
         fn.addEventSource(
-          new SqsEventSource(props.queues.named(trigger.queue).queue, {
+          new SqsEventSource(queue, {
             batchSize: trigger.batchSize,
             reportBatchItemFailures: true,
             ...(trigger.maxConcurrency ? { maxConcurrency: Math.max(2, trigger.maxConcurrency) } : {}),

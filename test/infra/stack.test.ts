@@ -306,6 +306,9 @@ describe('EmailService queues and workers', () => {
     const fnId = idOf(stack.functions.get(workerFunctionId('webhook-dispatcher'))!);
     const consume = policiesOf(fnId).find((st) => [st.Action].flat().includes('sqs:ChangeMessageVisibility'));
     expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [idOf(queue), 'Arn'] });
+    // it knows its own queue's URL for that call, and may not send to it (a retry is the same message, later)
+    expect(resources[fnId].Properties.Environment.Variables[queueUrlVariable('webhook-delivery')]).toEqual({ Ref: idOf(queue) });
+    expect(policiesOf(fnId).flatMap((st) => [st.Action].flat())).not.toContain('sqs:SendMessage');
     // never local mode on AWS: no plain-http loopback endpoints, and resolved addresses are checked
     expect(resources[fnId].Properties.Environment.Variables.ALLOW_HTTP_LOOPBACK_WEBHOOKS).toBeUndefined();
   });
@@ -327,6 +330,10 @@ describe('EmailService queues and workers', () => {
       expect(sendTo).toEqual(expect.arrayContaining(named.map((name) => ({ 'Fn::GetAtt': [idOf(stack.queues.get(name)!.queue), 'Arn'] }))));
       const variables = resources[logical].Properties.Environment.Variables;
       for (const name of named) expect(variables[queueUrlVariable(name)]).toEqual({ Ref: idOf(stack.queues.get(name)!.queue) });
+      // and no other queue's URL, but a queue worker's own
+      const trigger = workers.find((w) => workerFunctionId(w.name) === id)?.trigger;
+      const known = [...named, ...(trigger?.kind === 'queue' ? [trigger.queue] : [])].map(queueUrlVariable);
+      expect(Object.keys(variables).filter((v) => v.startsWith('QUEUE_URL_')).sort()).toEqual([...new Set(known)].sort());
     }
   });
 });
