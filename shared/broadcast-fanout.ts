@@ -24,7 +24,7 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { batchGet, getItem, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from './db/table';
+import { batchGet, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from './db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem, type BroadcastStatus } from './broadcasts';
 import { fanOutQueue, type FanOutMessage } from './broadcast-queue';
 import { findSendingDomain } from './domains';
@@ -49,9 +49,6 @@ type Plan =
   | { contactId: string; outcome: 'skipped'; reason: SkipReason; email?: string }
   | { contactId: string; outcome: 'failed'; reason: string; email: string }
   | { contactId: string; outcome: 'sent'; email: string; item: EmailItem; dueAt: string };
-
-class RecipientDone extends Error {}
-class CursorMoved extends Error {}
 
 /** A contact's effective subscription: its explicit one, else the topic's default. */
 export function subscribedTo(contact: Item, topic: Item): boolean {
@@ -133,7 +130,7 @@ function planWrites(b: BroadcastItem, plan: Plan): WriteAction[] {
       created_at: nowIso(),
       expires_at: Math.floor(Date.now() / 1000) + RECIPIENT_TTL_SECONDS,
     },
-    { ifAbsent: () => new RecipientDone() },
+    { ifAbsent: { tag: 'recipient done', withItem: true } },
   );
   return plan.outcome === 'sent' ? [record, ...emailWrites(caller, plan.item, plan.dueAt)] : [record];
 }
@@ -163,28 +160,24 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
     size += n;
   }
   const emailIds: string[] = [];
-  const doneBefore: string[] = [];
   for (const chunk of chunks.filter((c) => c.length)) {
     try {
       await transact([...chunk.flatMap((p) => planWrites(b, p)), counting(b, chunk)]);
       emailIds.push(...chunk.flatMap((p) => (p.outcome === 'sent' ? [p.item.id] : [])));
     } catch (error) {
-      if (!(error instanceof RecipientDone)) throw error;
-      // Part of this chunk was done by an earlier attempt: one recipient at a time, skipping those.
+      if (!isConditionFailed(error, 'recipient done')) throw error;
+      // Part of this chunk was done by an earlier attempt: one recipient at a time, skipping those
+      // (the failed condition brings their record, with the email that attempt created).
       for (const plan of chunk) {
         try {
           await transact([...planWrites(b, plan), counting(b, [plan])]);
           if (plan.outcome === 'sent') emailIds.push(plan.item.id);
         } catch (inner) {
-          if (!(inner instanceof RecipientDone)) throw inner;
-          doneBefore.push(plan.contactId);
+          if (!isConditionFailed(inner, 'recipient done')) throw inner;
+          if (typeof inner.item?.email_id === 'string') emailIds.push(inner.item.email_id);
         }
       }
     }
-  }
-  if (doneBefore.length) {
-    const records = await batchGet(doneBefore.map((contactId) => keys.broadcastRecipient(b.project_id, b.id, contactId)));
-    emailIds.push(...records.flatMap((r) => (typeof r.email_id === 'string' ? [r.email_id] : [])));
   }
   return emailIds;
 }
@@ -202,7 +195,7 @@ async function finish(b: BroadcastItem, set: Item, after: string): Promise<void>
           values: { ':after': after, ':scheduled': 'scheduled', ':queued': 'queued', ':sending': 'sending' },
         },
       },
-      () => new CursorMoved(),
+      { tag: 'cursor moved' },
     ),
   );
 }
@@ -266,7 +259,7 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     );
     return 'next';
   } catch (error) {
-    if (error instanceof CursorMoved) return 'stale'; // canceled meanwhile, or another message did this page
+    if (isConditionFailed(error, 'cursor moved')) return 'stale'; // canceled meanwhile, or another message did this page
     throw error;
   }
 }
@@ -286,12 +279,12 @@ export async function dispatchDueBroadcasts(now = new Date()): Promise<number> {
           update(
             keys.broadcast(item.project_id, item.id),
             { set: keys.broadcastDue(item.project_id, item.id, lease), condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } } },
-            () => new CursorMoved(),
+            { tag: 'cursor moved' },
           ),
         );
         messages.push({ project_id: item.project_id, broadcast_id: item.id, after: item.cursor ?? '' });
       } catch (error) {
-        if (!(error instanceof CursorMoved)) throw error; // another run, or the fan-out, got there first
+        if (!isConditionFailed(error, 'cursor moved')) throw error; // another run, or the fan-out, got there first
       }
     }
   }

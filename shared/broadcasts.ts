@@ -14,8 +14,8 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { batchGet, del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
-import { findSendingDomain, sendingDomainCheck, sendingDomainProblems } from './domains';
+import { batchGet, del, getItem, isConditionFailed, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
+import { findSendingDomain, sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from './domains';
 import { addressDomain, MAX_EMAIL_ITEM_BYTES, MAX_SCHEDULE_AHEAD_MS } from './emails';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
 import { newId, nowIso } from './ids';
@@ -107,14 +107,11 @@ async function checkAudience(caller: Caller, segmentId: string | undefined, topi
   if (problems.length) throw unprocessable(problems);
 }
 
-/** A marker: the sending domain's ConditionCheck failed (see startSending). */
-class DomainNotSendable extends Error {}
-
 /**
  * Starts sending a draft (now, or at `scheduledAt`): `write` is the broadcast's write with the
  * sending fields, and it goes in one transaction with a ConditionCheck that the sending domain is
  * the project's, enabled and (live keys) verified, so sending reads nothing before the write.
- * When the check fails, the domain is read to say why (422), or, if it became sendable meanwhile,
+ * When the check fails, the claim it failed on says why (422), or, should it show nothing wrong,
  * the transaction is tried once more. The fan-out reads the domain again for its configuration set.
  */
 async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction): Promise<Item> {
@@ -131,14 +128,14 @@ async function startSending(caller: Caller, draft: { id: string; from: string },
   }
   const due = at ?? new Date(now + FANOUT_LEASE_MS).toISOString();
   const fields = { status: at ? 'scheduled' : 'queued', scheduled_at: at, livemode: caller.livemode, cursor: '', ...keys.broadcastDue(caller.projectId, draft.id, due) };
-  const attempt = () => transact([sendingDomainCheck(caller, domainName, () => new DomainNotSendable()), write(fields)]);
+  const attempt = () => transact([sendingDomainCheck(caller, domainName, { tag: 'domain not sendable', withItem: true }), write(fields)]);
   try {
     await attempt();
   } catch (error) {
-    if (!(error instanceof DomainNotSendable)) throw error;
-    const problems = await domainProblems();
+    if (!isConditionFailed(error, 'domain not sendable')) throw error;
+    const problems = sendingDomainProblems(caller, domainName, sendingDomainOf(caller.projectId, error.item), 'from');
     if (problems.length) throw unprocessable(problems);
-    await attempt(); // the domain became sendable between the check and the read
+    await attempt(); // the check and the claim it brought disagree: try once more
   }
   return fields;
 }

@@ -28,7 +28,7 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { batchGet, checkExists, del, getItem, isTransactionConflict, put, queryPage, transact, type Item, type Page, type PageRequest, type WriteAction } from './db/table';
+import { batchGet, checkExists, del, getItem, isConditionFailed, isTransactionConflict, put, queryPage, transact, type Item, type Page, type PageRequest, type WriteAction } from './db/table';
 import { conflict, notFound, unprocessable } from './errors';
 import { newId, nowIso, UUID_PATTERN } from './ids';
 import {
@@ -102,8 +102,8 @@ const missing = () => notFound('Contact', 'contact_id');
 const emailTaken = (email: string) => conflict('contact_exists', `A contact with the address ${email} already exists`, 'email');
 const unknownReference = (what: 'segment' | 'topic', path: string) =>
   unprocessable([{ code: `unknown_${what}`, message: `no ${what} with this id in this project`, path }]);
-/** The contact was deleted, or its segments or address changed, between our read and our write. */
-class Changed extends Error {}
+/** The failed condition of a contact's write: it was deleted, or its segments or address changed, between our read and our write. */
+const changed = { tag: 'contact changed' };
 
 /** Runs a read-then-write step again when the contact changed in between, or a concurrent transaction got in the way (five tries). */
 async function retrying<T>(step: () => Promise<T>): Promise<T> {
@@ -112,7 +112,7 @@ async function retrying<T>(step: () => Promise<T>): Promise<T> {
     try {
       return await step();
     } catch (error) {
-      if (!(error instanceof Changed) && !isTransactionConflict(error)) throw error;
+      if (!isConditionFailed(error, changed.tag) && !isTransactionConflict(error)) throw error;
     }
   }
   throw conflict('concurrent_update', 'The contact kept changing during the request; try again');
@@ -157,7 +157,7 @@ interface ContactChange {
   properties?: Record<string, PropertyValue>;
   /** explicit subscriptions to set, topic by topic */
   topics?: Record<string, Subscription>;
-  /** the values read that the change depends on: it fails (Changed) when they are no longer so */
+  /** the values read that the change depends on: it fails (`changed`) when they are no longer so */
   expect?: Partial<Pick<ContactItem, 'segment_ids' | 'email'>>;
 }
 
@@ -195,7 +195,7 @@ function contactUpdate(projectId: string, contactId: string, change: ContactChan
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
-    onConditionFailed: () => new Changed(),
+    onConditionFailed: changed,
   };
 }
 
@@ -270,7 +270,7 @@ export async function updateContact(caller: Caller, idOrEmail: string, input: Up
 
     if (!sameAddress(input.email, current.email)) {
       actions.push(
-        del(keys.contactEmail(projectId, current.email), { ifUnchanged: { expected: { contact_id: current.id }, onChanged: () => new Changed() } }),
+        del(keys.contactEmail(projectId, current.email), { ifUnchanged: { expected: { contact_id: current.id }, onChanged: changed } }),
         put(emailClaim(projectId, current.id, input.email), { ifAbsent: () => emailTaken(input.email) }),
       );
     }
@@ -321,7 +321,7 @@ export async function deleteContact(caller: Caller, idOrEmail: string): Promise<
     const current = await readContact(projectId, idOrEmail);
     await transact([
       del(keys.contact(projectId, current.id), {
-        ifUnchanged: { expected: { email: current.email, segment_ids: current.segment_ids }, onChanged: () => new Changed() },
+        ifUnchanged: { expected: { email: current.email, segment_ids: current.segment_ids }, onChanged: changed },
       }),
       del(keys.contactEmail(projectId, current.email)),
       ...current.segment_ids.map((segmentId) => del(keys.segmentMember(projectId, segmentId, current.id))),

@@ -25,7 +25,7 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { del, getItem, put, queryGsi1Pages, queryPage, transact, update, updateItem, type PageRequest, type WriteAction } from './db/table';
+import { del, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from './db/table';
 import { createIdentity, readIdentity, removeIdentity, updateSettings, type Capability, type IdentityState, type Tls } from './domain-identity';
 import { buildRecords, isSettled, type DomainRecord, type DomainStatus } from './domain-records';
 import { conflict, notFound, unprocessable, type ErrorDetail } from './errors';
@@ -108,8 +108,6 @@ const toDomain = (item: DomainItem): Domain => ({
 });
 
 const missing = () => notFound('Domain', 'domain_id');
-/** The name's claim exists: taken, unless it is an abandoned create (see createDomain). */
-class NameClaimed extends Error {}
 const taken = (name: string) => () => conflict('domain_exists', `The domain ${name} already exists`, 'name');
 const claimedBy = (domainId: string) => ({ expression: '#claim_domain = :claim_domain', names: { '#claim_domain': 'domain_id' }, values: { ':claim_domain': domainId } });
 /** GSI1 entry while SES is still verifying, so the scheduled check finds the domain by key. */
@@ -144,15 +142,16 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
             ? { expression: '#claim_domain = :previous AND #claim_state = :creating', names: { '#claim_domain': 'domain_id', '#claim_state': 'state' }, values: { ':previous': previous.domain_id, ':creating': 'creating' } }
             : { expression: 'attribute_not_exists(PK)' },
         },
-        previous ? taken(name) : () => new NameClaimed(),
+        // the name's claim exists: taken, unless it is an abandoned create, which the failed condition shows
+        previous ? taken(name) : { tag: 'name claimed', withItem: true },
       ),
     );
   let previous: DomainNameItem | undefined;
   try {
     await claim();
   } catch (error) {
-    if (!(error instanceof NameClaimed)) throw error;
-    previous = await getItem<DomainNameItem>(claimKey);
+    if (!isConditionFailed(error, 'name claimed')) throw error;
+    previous = error.item as DomainNameItem | undefined;
     const abandoned = previous?.state === 'creating' && Date.parse(previous.claimed_at) < Date.now() - CLAIM_TAKEOVER_MS;
     if (!previous || !abandoned) throw taken(name)();
     await claim(previous);
@@ -268,8 +267,6 @@ export async function verifyDomain(caller: Caller, domainId: string): Promise<Do
   return (await refreshDomain(await readDomain(caller, domainId))).domain;
 }
 
-class StatusMoved extends Error {}
-
 const STATUS_EVENTS: Partial<Record<DomainStatus, EventType>> = {
   verified: 'domain.verified',
   failed: 'domain.verification_failed',
@@ -309,15 +306,16 @@ async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; change
             values: { ':seen_status': item.status, ':seen_mail_from': item.mail_from_status },
           },
         },
-        () => new StatusMoved(),
+        { tag: 'status moved', withItem: true },
       ),
-      ...(statusChanged ? [update(keys.domainName(item.name), { set: { status: next.status }, condition: claimedBy(item.id) }, () => new StatusMoved())] : []),
+      ...(statusChanged ? [update(keys.domainName(item.name), { set: { status: next.status }, condition: claimedBy(item.id) }, { tag: 'claim moved' })] : []),
       ...(eventType ? [eventWrite({ projectId: item.project_id, livemode: item.livemode }, eventType, domain)] : []),
     ]);
   } catch (error) {
-    if (!(error instanceof StatusMoved)) throw error;
-    // another check (or a delete) got there first, and emitted the event if there was one
-    const current = await getItem<DomainItem>(key);
+    if (!isConditionFailed(error)) throw error;
+    // another check (or a delete) got there first, and emitted the event if there was one; the
+    // domain's failed condition brings the domain as it is now, the claim's does not
+    const current = error.tag === 'status moved' ? (error.item as DomainItem | undefined) : await getItem<DomainItem>(key);
     if (!current) throw missing();
     return { domain: toDomain(current), changed: false };
   }
@@ -346,16 +344,18 @@ export async function checkUnsettledDomains(deadline: number): Promise<{ checked
 }
 
 /** What the sender needs to send from `domainName` for a project: undefined unless the project owns that domain. */
-export async function findSendingDomain(
-  projectId: string,
-  domainName: string,
-): Promise<{ id: string; name: string; status: DomainStatus; configuration_set: string; sending: Capability } | undefined> {
-  const claim = await getItem<DomainNameItem>(keys.domainName(domainName));
+export async function findSendingDomain(projectId: string, domainName: string): Promise<SendingDomain> {
+  return sendingDomainOf(projectId, await getItem(keys.domainName(domainName)));
+}
+
+/** The same, from the name's claim item (as a failed `sendingDomainCheck` brings it). */
+export function sendingDomainOf(projectId: string, item: Item | undefined): { id: string; name: string; status: DomainStatus; configuration_set: string; sending: Capability } | undefined {
+  const claim = item as DomainNameItem | undefined;
   if (!claim || claim.state !== 'active' || claim.project_id !== projectId) return undefined;
   return { id: claim.domain_id, name: claim.name, status: claim.status ?? 'not_started', configuration_set: claim.configuration_set, sending: claim.sending ?? 'enabled' };
 }
 
-export type SendingDomain = Awaited<ReturnType<typeof findSendingDomain>>;
+export type SendingDomain = ReturnType<typeof sendingDomainOf>;
 
 /** Why `domainName` cannot send for the caller (none when it can): not the project's, sending disabled, or (live keys) not verified. */
 export function sendingDomainProblems(caller: Caller, domainName: string, domain: SendingDomain, path: string): ErrorDetail[] {
@@ -370,9 +370,10 @@ export function sendingDomainProblems(caller: Caller, domainName: string, domain
 /**
  * The same conditions as `sendingDomainProblems`, as a ConditionCheck on the name's claim for the
  * transaction that starts a send: no read before the write, and a domain deleted or disabled
- * meanwhile fails the transaction. After `onFailed`, read the domain to say why.
+ * meanwhile fails the transaction. `onFailed` can ask for the claim as it was (`withItem`), to say
+ * why with `sendingDomainOf` and `sendingDomainProblems` without reading it again.
  */
-export function sendingDomainCheck(caller: Caller, domainName: string, onFailed: () => Error): WriteAction {
+export function sendingDomainCheck(caller: Caller, domainName: string, onFailed: OnConditionFailed): WriteAction {
   const verified = caller.livemode ? ' AND #status = :verified' : '';
   return {
     kind: 'ConditionCheck',

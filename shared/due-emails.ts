@@ -5,11 +5,9 @@
  * Each due email gets a new lease before its message is sent, so the next run skips it.
  */
 import * as keys from './db/keys';
-import { queryGsi1Pages, update, updateItem } from './db/table';
+import { isConditionFailed, queryGsi1Pages, update, updateItem } from './db/table';
 import { SEND_LEASE_MS } from './emails';
 import { sendQueue, type SendMessage } from './send-queue';
-
-class LeaseTaken extends Error {}
 
 /** Returns how many emails it enqueued. */
 export async function dispatchDueEmails(now = new Date()): Promise<number> {
@@ -27,12 +25,12 @@ export async function dispatchDueEmails(now = new Date()): Promise<number> {
                 set: keys.emailDue(item.project_id, item.id, lease),
                 condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } },
               },
-              () => new LeaseTaken(),
+              { tag: 'lease taken' },
             ),
           );
           due.push({ project_id: item.project_id, email_id: item.id });
         } catch (error) {
-          if (!(error instanceof LeaseTaken)) throw error; // another run or the sender got there first
+          if (!isConditionFailed(error, 'lease taken')) throw error; // another run or the sender got there first
         }
       }
     }

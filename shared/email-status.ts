@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { getItem, put, transact, update, type WriteAction } from './db/table';
+import { getItem, isConditionFailed, put, transact, update, type WriteAction } from './db/table';
 import { toRecord, type EmailItem, type LastEvent } from './emails';
 import { eventWrite, type EventType } from './events';
 import { parseSnsEnvelope } from './platform/aws/sns-envelope';
@@ -89,9 +89,7 @@ async function findEmail(ses: Record<string, any>): Promise<{ projectId: string;
   return lookup ? { projectId: lookup.project_id, emailId: lookup.email_id } : undefined;
 }
 
-class Moved extends Error {}
 export class NotYetSent extends Error {}
-class Duplicate extends Error {}
 
 export type StatusOutcome = 'applied' | 'duplicate' | 'ignored' | 'unknown_email';
 
@@ -104,10 +102,10 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
   const eventKey = createHash('sha256').update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '']])).digest('hex');
   const marker = put(
     { ...keys.sesEvent(ses.mail.messageId, eventKey), type: 'ses_event', project_id: target.projectId, expires_at: Math.floor(Date.now() / 1000) + 7 * 24 * 3600 },
-    { ifAbsent: () => new Duplicate() },
+    { ifAbsent: { tag: 'duplicate' } },
   );
+  let item = (await getItem(keys.email(target.projectId, target.emailId))) as EmailItem | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const item = (await getItem(keys.email(target.projectId, target.emailId))) as EmailItem | undefined;
     if (!item) return 'unknown_email';
     if (RANK[item.last_event] < RANK.sent) throw new NotYetSent(`email ${item.id} is still ${item.last_event}`);
     const forward = RANK[translated.status] > RANK[item.last_event];
@@ -118,7 +116,7 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
         update(
           keys.email(target.projectId, target.emailId),
           { set: { last_event: translated.status }, condition: { expression: 'last_event = :seen', values: { ':seen': item.last_event } } },
-          () => new Moved(),
+          { tag: 'moved', withItem: true },
         ),
       );
     }
@@ -130,8 +128,9 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
       await transact(writes);
       return 'applied';
     } catch (error) {
-      if (error instanceof Duplicate) return 'duplicate';
-      if (!(error instanceof Moved)) throw error; // another event moved it meanwhile: read again
+      if (isConditionFailed(error, 'duplicate')) return 'duplicate';
+      if (!isConditionFailed(error, 'moved')) throw error;
+      item = error.item as EmailItem | undefined; // another event moved it meanwhile: go on from the email as it is now
     }
   }
   throw new Error(`email ${target.emailId}: status kept changing under five attempts`);

@@ -14,13 +14,13 @@
 import type { SendEmailInput } from './operations/emails';
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { getItem, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from './db/table';
+import { getItem, isConditionFailed, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from './db/table';
 import { findSendingDomain, sendingDomainProblems } from './domains';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
 import { eventWrite } from './events';
 import { newId } from './ids';
 import { logger } from './log';
-import { idempotencyWrite, IdempotencyRace, previousResponse, type IdempotencyRequest } from './idempotency';
+import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest } from './idempotency';
 import { sendQueue } from './send-queue';
 import { findTemplate, renderPublished, type TemplateItem } from './templates';
 
@@ -237,8 +237,8 @@ export async function acceptEmails(
     try {
       await transact([...first, ...writes]);
     } catch (error) {
-      if (!(error instanceof IdempotencyRace)) throw error;
-      return (await previousResponse(options.idempotency!)) ?? ids; // an identical request won the race
+      if (!isConditionFailed(error, IDEMPOTENCY_RACE)) throw error;
+      return replayOf(options.idempotency!, error.item) ?? ids; // an identical request won the race
     }
   }
   const immediate = items.filter((item) => !item.scheduled_at).map((item) => ({ project_id: caller.projectId, email_id: item.id }));

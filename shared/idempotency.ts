@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as keys from './db/keys';
-import { getItem, put, type WriteAction } from './db/table';
+import { getItem, put, type Item, type WriteAction } from './db/table';
 import { badRequest, conflict } from './errors';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -30,11 +30,16 @@ export function idempotencyRequest(projectId: string, key: string | undefined, b
   return { projectId, keyHash: sha(key), bodyHash: sha(JSON.stringify(body)) };
 }
 
-export class IdempotencyRace extends Error {}
+/** The tag of the failed condition of `idempotencyWrite`: a request with the key got there first; its record comes with it (`replayOf`). */
+export const IDEMPOTENCY_RACE = 'idempotency race';
 
 /** The ids a previous request with this key got, when its body was the same; 409 when it was not. */
 export async function previousResponse(request: IdempotencyRequest): Promise<string[] | undefined> {
-  const record = await getItem(keys.idempotency(request.projectId, request.keyHash));
+  return replayOf(request, await getItem(keys.idempotency(request.projectId, request.keyHash)));
+}
+
+/** The same, from the key's record as it was read (or as the failed condition brought it). */
+export function replayOf(request: IdempotencyRequest, record: Item | undefined): string[] | undefined {
   if (!record || record.expires_at * 1000 < Date.now()) return undefined; // TTL deletion can lag
   if (record.body_hash !== request.bodyHash) {
     throw conflict('invalid_idempotent_request', 'This Idempotency-Key was used with a different request body', 'Idempotency-Key');
@@ -52,6 +57,6 @@ export function idempotencyWrite(request: IdempotencyRequest, emailIds: string[]
       email_ids: emailIds,
       expires_at: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS,
     },
-    { ifAbsent: () => new IdempotencyRace() },
+    { ifAbsent: { tag: IDEMPOTENCY_RACE, withItem: true } },
   );
 }

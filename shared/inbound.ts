@@ -24,7 +24,7 @@
  * and then moves it to the inbound DLQ (with its alarm).
  */
 import * as keys from './db/keys';
-import { batchGet, getItem, put, transact, update, type Item } from './db/table';
+import { batchGet, getItem, isConditionFailed, put, transact, update, type Item } from './db/table';
 import { eventWrite } from './events';
 import { newId, nowIso } from './ids';
 import { bucketName, deleteObject, getObject, headObject, putObject } from './inbound-objects';
@@ -143,11 +143,7 @@ async function recordOnce(receipt: SesReceipt, taker: Taker, message: ParsedMess
   const sesMessageId = receipt.mail.messageId;
   const idempotencyKey = keys.inboundMessage(sesMessageId, taker.projectId);
   const existing = await getItem(idempotencyKey);
-  if (existing) {
-    const record = await getItem(keys.receivedEmail(taker.projectId, existing.received_email_id));
-    if (record) return record;
-    throw new Error(`received email ${existing.received_email_id} of SES message ${sesMessageId} is gone`);
-  }
+  if (existing) return recordOf(taker, sesMessageId, existing);
   const id = newId();
   const createdAt = nowIso();
   const expiresAt = Math.floor(Date.parse(createdAt) / 1000) + retentionDays() * 24 * 60 * 60;
@@ -189,19 +185,24 @@ async function recordOnce(receipt: SesReceipt, taker: Taker, message: ParsedMess
     await transact([
       put(
         { ...idempotencyKey, type: 'inbound_message', project_id: taker.projectId, ses_message_id: sesMessageId, received_email_id: id, expires_at: expiresAt },
-        { ifAbsent: () => new DuplicateReceipt() },
+        { ifAbsent: { tag: 'duplicate receipt', withItem: true } },
       ),
       put(item, { ifAbsent: () => new Error(`received email id ${id} exists`) }),
       eventWrite(caller, 'email.received', toSummary(item)),
     ]);
   } catch (error) {
-    if (error instanceof DuplicateReceipt) return recordOnce(receipt, taker, message, rawSize); // a concurrent delivery won: finish its record
+    if (isConditionFailed(error, 'duplicate receipt')) return recordOf(taker, sesMessageId, error.item); // a concurrent delivery won: finish its record
     throw error;
   }
   return item;
 }
 
-class DuplicateReceipt extends Error {}
+/** The record an earlier delivery of the message wrote, from its idempotency item. */
+async function recordOf(taker: Taker, sesMessageId: string, idempotency: Item | undefined): Promise<Item> {
+  const record = idempotency && (await getItem(keys.receivedEmail(taker.projectId, idempotency.received_email_id)));
+  if (record) return record;
+  throw new Error(`received email ${idempotency?.received_email_id} of SES message ${sesMessageId} is gone`);
+}
 
 /** Step 4: attachments into the bucket, the raw message readable, then `stored_at` and `email.stored` once. */
 async function storeOnce(taker: Taker, record: Item, message: ParsedMessage): Promise<boolean> {
@@ -217,18 +218,16 @@ async function storeOnce(taker: Taker, record: Item, message: ParsedMessage): Pr
       update(
         keys.receivedEmail(taker.projectId, record.id),
         { set: { stored_at: storedAt }, condition: { expression: 'attribute_exists(PK) AND attribute_not_exists(#stored)', names: { '#stored': 'stored_at' } } },
-        () => new AlreadyStored(),
+        { tag: 'already stored' },
       ),
       eventWrite({ projectId: taker.projectId, livemode: taker.livemode }, 'email.stored', toSummary(record)),
     ]);
   } catch (error) {
-    if (error instanceof AlreadyStored) return false;
+    if (isConditionFailed(error, 'already stored')) return false;
     throw error;
   }
   return true;
 }
-
-class AlreadyStored extends Error {}
 
 export interface InboundOutcome {
   ses_message_id: string;

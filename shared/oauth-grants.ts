@@ -13,7 +13,7 @@
 import { hashToken } from './api-key-token';
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { del, getItem, put, queryPage, transact, type PageRequest, type WriteAction } from './db/table';
+import { del, getItem, isConditionFailed, put, queryPage, transact, type PageRequest, type WriteAction } from './db/table';
 import { conflict, notFound } from './errors';
 import {
   ACCESS_TOKEN_PATTERN,
@@ -105,14 +105,11 @@ export function tokenWrites(grant: Pick<GrantItem, 'project_id' | 'id' | 'client
   ];
 }
 
-/** Thrown when a grant's tokens changed (a refresh) or the grant went between the read and the revocation. */
-class GrantChanged extends Error {}
-
-/** The deletes that revoke a grant: with `guard`, only if it still holds exactly these tokens. */
+/** The deletes that revoke a grant: with `guard`, only if it still holds exactly these tokens (else ConditionFailed 'grant changed': a refresh, or the grant went, between the read and the revocation). */
 function grantRemoval(projectId: string, grantId: string, hashes: TokenHashes, guard = true): WriteAction[] {
   const grantKey = keys.oauthGrant(projectId, grantId);
   return [
-    guard ? del(grantKey, { ifUnchanged: { expected: { refresh_hash: hashes.refresh_hash }, onChanged: () => new GrantChanged() } }) : del(grantKey),
+    guard ? del(grantKey, { ifUnchanged: { expected: { refresh_hash: hashes.refresh_hash }, onChanged: { tag: 'grant changed' } } }) : del(grantKey),
     del(keys.oauthAccessToken(hashes.access_hash)),
     del(keys.oauthRefreshToken(hashes.refresh_hash)),
   ];
@@ -128,7 +125,7 @@ async function revokeWithRetry<T extends TokenHashes>(read: () => Promise<T | un
       await transact(grantRemoval(projectId, grantId, item));
       return item;
     } catch (error) {
-      if (!(error instanceof GrantChanged)) throw error;
+      if (!isConditionFailed(error, 'grant changed')) throw error;
       if (attempt === 3) throw conflict('grant_changed', 'The grant kept changing while it was being revoked; try again');
     }
   }

@@ -6,7 +6,7 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { batchGet, del, getItem, isTransactionConflict, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
+import { batchGet, del, getItem, isConditionFailed, isTransactionConflict, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
 import { notFound } from './errors';
 import { logger } from './log';
 import { newId, nowIso } from './ids';
@@ -108,9 +108,6 @@ async function removeMemberships(projectId: string, segmentId: string, limits: {
   }
 }
 
-/** A contact changed between our read and our write. */
-class ContactChanged extends Error {}
-
 /** One transaction: each member item, and the segment's id out of each contact's `segment_ids` (only if unchanged since read). */
 async function removeMembers(projectId: string, segmentId: string, contactIds: string[]): Promise<void> {
   for (let attempt = 0; ; attempt++) {
@@ -122,13 +119,13 @@ async function removeMembers(projectId: string, segmentId: string, contactIds: s
       if (!segmentIds.includes(segmentId)) return [membership];
       const condition = { expression: '#segment_ids = :read', names: { '#segment_ids': 'segment_ids' }, values: { ':read': segmentIds } };
       const set = { segment_ids: segmentIds.filter((id) => id !== segmentId) };
-      return [membership, update(keys.contact(projectId, contactId), { set, condition }, () => new ContactChanged())];
+      return [membership, update(keys.contact(projectId, contactId), { set, condition }, { tag: 'contact changed' })];
     });
     try {
       await transact(actions);
       return;
     } catch (error) {
-      if (!(error instanceof ContactChanged || isTransactionConflict(error)) || attempt >= 4) throw error; // a contact changed meanwhile: read again
+      if (!(isConditionFailed(error, 'contact changed') || isTransactionConflict(error)) || attempt >= 4) throw error; // a contact changed meanwhile: read again
     }
   }
 }

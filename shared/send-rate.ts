@@ -12,7 +12,7 @@
  */
 import { GetAccountCommand } from '@aws-sdk/client-sesv2';
 import * as keys from './db/keys';
-import { update, updateItem } from './db/table';
+import { isConditionFailed, update, updateItem } from './db/table';
 import { sesClient } from './ses';
 
 const ACCOUNT_CACHE_MS = 5 * 60 * 1000;
@@ -27,8 +27,6 @@ export async function maxSendRate(): Promise<number> {
   cached = { rate, at: Date.now() };
   return rate;
 }
-
-class SecondFull extends Error {}
 
 /** Slots are spread over the first PACED_MS of each second, leaving GUARD_MS for the request to reach SES. */
 const PACED_MS = 850;
@@ -51,7 +49,7 @@ export async function acquireSendSlot(maxWaitMs = 5_000): Promise<void> {
             set: { type: 'send_rate', expires_at: second + 120 },
             condition: { expression: 'attribute_not_exists(#sent) OR #sent < :rate', names: { '#sent': 'sent' }, values: { ':rate': rate } },
           },
-          () => new SecondFull(),
+          { tag: 'second full' },
         ),
       );
       const slotStart = second * 1000 + ((Number(counter.sent) - 1) * PACED_MS) / rate;
@@ -62,7 +60,7 @@ export async function acquireSendSlot(maxWaitMs = 5_000): Promise<void> {
       if (Date.now() < second * 1000 + 1000 - GUARD_MS) return;
       second = Math.floor(Date.now() / 1000);
     } catch (error) {
-      if (!(error instanceof SecondFull)) throw error;
+      if (!isConditionFailed(error, 'second full')) throw error;
       // Full: reserve a slot of the next second right away rather than waiting for it to begin,
       // so senders hold their slots before the second starts instead of all racing for its
       // counter at the boundary (where the race's latency used up the second's early slots).

@@ -11,7 +11,7 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { batchGet, getItem, put, transact, update } from './db/table';
+import { batchGet, getItem, isConditionFailed, put, transact, update } from './db/table';
 import { bareAddress, SEND_LEASE_MS, toRecord, type EmailItem } from './emails';
 import { eventWrite } from './events';
 import { newId } from './ids';
@@ -22,8 +22,6 @@ export type SendOutcome = 'sent' | 'skipped' | 'suppressed' | 'failed' | 'retry'
 
 const WAITING = { expression: 'last_event IN (:queued, :scheduled)', values: { ':queued': 'queued', ':scheduled': 'scheduled' } };
 const SENDING = { expression: 'last_event = :sending', values: { ':sending': 'sending' } };
-
-class Taken extends Error {}
 
 async function suppressedAddresses(projectId: string, addresses: string[]): Promise<Set<string>> {
   const bare = [...new Set(addresses.map(bareAddress))];
@@ -68,9 +66,9 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
   const keep = (address: string) => !suppressed.has(bareAddress(address));
   if (![...email.to, ...email.cc, ...email.bcc].some(keep)) {
     try {
-      await transact([update(key, { set: { last_event: 'suppressed' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, () => new Taken())]);
+      await transact([update(key, { set: { last_event: 'suppressed' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' })]);
     } catch (error) {
-      if (error instanceof Taken) return 'skipped';
+      if (isConditionFailed(error, 'taken')) return 'skipped';
       throw error;
     }
     return 'suppressed';
@@ -78,11 +76,11 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
 
   try {
     await transact([
-      update(key, { set: { last_event: 'sending' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, () => new Taken()),
+      update(key, { set: { last_event: 'sending' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
       eventWrite(caller, 'email.sending', { ...toRecord(email), last_event: 'sending' }),
     ]);
   } catch (error) {
-    if (error instanceof Taken) return 'skipped';
+    if (isConditionFailed(error, 'taken')) return 'skipped';
     throw error;
   }
 

@@ -20,7 +20,7 @@
  */
 import type { Caller } from './caller';
 import * as keys from './db/keys';
-import { del, getItem, put, queryPage, transact, type Item, type PageRequest, type WriteAction } from './db/table';
+import { del, getItem, isConditionFailed, put, queryPage, transact, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from './db/table';
 import { notFound } from './errors';
 import { newId, nowIso, UUID_PATTERN } from './ids';
 import type { CreateSuppressionInput, SuppressionSource } from './operations/suppressions';
@@ -50,21 +50,21 @@ const toRecord = (item: Item): Suppression => ({
 });
 
 const missing = () => notFound('Suppression', 'id_or_email');
-class AlreadySuppressed extends Error {}
-/** The entry was deleted or replaced between our read and our delete. */
-class Changed extends Error {}
 
-/** Both items of a new entry, in one transaction; false when the address already has an entry (nothing written). */
-async function insert(projectId: string, record: Suppression): Promise<boolean> {
+/**
+ * Both items of a new entry, in one transaction: `{created: true}`, or, when the address already
+ * has an entry, nothing written and that entry as the failed condition found it.
+ */
+async function insert(projectId: string, record: Suppression): Promise<{ created: true } | { created: false; existing: Item | undefined }> {
   const item = { type: 'suppression', project_id: projectId, ...record };
   try {
     await transact([
-      put({ ...keys.suppression(projectId, record.email), ...item }, { ifAbsent: () => new AlreadySuppressed() }),
+      put({ ...keys.suppression(projectId, record.email), ...item }, { ifAbsent: { tag: 'already suppressed', withItem: true } }),
       put({ ...keys.suppressionById(projectId, record.id), ...item, type: 'suppression_id' }),
     ]);
-    return true;
+    return { created: true };
   } catch (error) {
-    if (error instanceof AlreadySuppressed) return false;
+    if (isConditionFailed(error, 'already suppressed')) return { created: false, existing: error.item };
     throw error;
   }
 }
@@ -81,7 +81,7 @@ const newRecord = (entry: SuppressionEntry): Suppression => ({
  * Deletes both items of an entry, only while the address's canonical item is still this entry
  * (same id) and, with `source`, still of that source.
  */
-function removal(projectId: string, record: Pick<Suppression, 'id' | 'email'>, onFailed: () => Error, source?: SuppressionSource): WriteAction[] {
+function removal(projectId: string, record: Pick<Suppression, 'id' | 'email'>, onFailed: OnConditionFailed, source?: SuppressionSource): WriteAction[] {
   return [
     {
       kind: 'Delete',
@@ -103,14 +103,12 @@ function removal(projectId: string, record: Pick<Suppression, 'id' | 'email'>, o
  * for one address create exactly one entry.
  */
 export async function createSuppression(caller: Caller, input: CreateSuppressionInput): Promise<{ record: Suppression; created: boolean }> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const record = newRecord({ email: input.email, source: 'manual', subtype: null, reason: input.reason ?? null, message_id: null });
-    if (await insert(caller.projectId, record)) return { record, created: true };
-    const existing = await getItem(keys.suppression(caller.projectId, record.email));
-    if (existing) return { record: toRecord(existing), created: false };
-    // deleted between our write and our read: try again
-  }
-  throw new Error(`suppression of ${input.email}: the entry kept changing under three attempts`);
+  const record = newRecord({ email: input.email, source: 'manual', subtype: null, reason: input.reason ?? null, message_id: null });
+  const outcome = await insert(caller.projectId, record);
+  if (outcome.created) return { record, created: true };
+  // the entry that failed our condition, as it was then: no second read, and no window for it to go
+  if (!outcome.existing) throw new Error(`suppression of ${input.email}: the existing entry did not come with the failed condition`);
+  return { record: toRecord(outcome.existing), created: false };
 }
 
 /** The entry for an id (UUID) or an address (any case); undefined when there is none in this project. */
@@ -145,7 +143,7 @@ export async function deleteSuppression(caller: Caller, idOrEmail: string): Prom
  * written. Returns whether a new entry was created.
  */
 export async function suppressAddress(projectId: string, entry: SuppressionEntry): Promise<boolean> {
-  return insert(projectId, newRecord(entry));
+  return (await insert(projectId, newRecord(entry))).created;
 }
 
 /**
@@ -156,10 +154,10 @@ export async function withdrawComplaint(projectId: string, email: string): Promi
   const item = await getItem(keys.suppression(projectId, email.trim()));
   if (!item || item.source !== 'complaint') return false;
   try {
-    await transact(removal(projectId, toRecord(item), () => new Changed(), 'complaint'));
+    await transact(removal(projectId, toRecord(item), { tag: 'changed' }, 'complaint'));
     return true;
   } catch (error) {
-    if (error instanceof Changed) return false; // deleted or replaced meanwhile: nothing of ours to withdraw
+    if (isConditionFailed(error, 'changed')) return false; // deleted or replaced meanwhile: nothing of ours to withdraw
     throw error;
   }
 }

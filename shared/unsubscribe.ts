@@ -12,7 +12,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as keys from './db/keys';
-import { getItem, put, putItem, update, updateItem, type Item, type WriteAction } from './db/table';
+import { getItem, isConditionFailed, put, putItem, update, updateItem, type Item, type WriteAction } from './db/table';
 import { notFound } from './errors';
 import { nowIso } from './ids';
 import { escapeHtml } from './render';
@@ -122,6 +122,7 @@ export async function unsubscribeByToken(token: string): Promise<string> {
   const { target, contact, topic } = await resolve(token);
   if (contact && (!target.topicId || topic)) {
     const key = keys.contact(target.projectId, target.contactId);
+    const deleted = { tag: 'contact deleted' };
     const change: WriteAction = target.topicId
       ? {
           kind: 'Update',
@@ -132,10 +133,11 @@ export async function unsubscribeByToken(token: string): Promise<string> {
             ExpressionAttributeNames: { '#topics': 'topics', '#topic': target.topicId, '#updated': 'updated_at' },
             ExpressionAttributeValues: { ':opt_out': 'opt_out', ':at': nowIso() },
           },
+          onConditionFailed: deleted,
         }
-      : update(key, { set: { unsubscribed: true, updated_at: nowIso() }, condition: { expression: 'attribute_exists(PK)' } });
-    await updateItem(change).catch((error: Error) => {
-      if (error.name !== 'ConditionalCheckFailedException') throw error; // deleted meanwhile: nothing to do
+      : update(key, { set: { unsubscribed: true, updated_at: nowIso() }, condition: { expression: 'attribute_exists(PK)' } }, deleted);
+    await updateItem(change).catch((error: unknown) => {
+      if (!isConditionFailed(error, deleted.tag)) throw error; // deleted meanwhile: nothing to do
     });
   }
   return page('Unsubscribed', `<p>You will not receive ${what(topic)} any more.</p>`);

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as keys from './db/keys';
-import { batchGet, getItem, transact, update, updateItem, type Item } from './db/table';
+import { batchGet, getItem, isConditionFailed, transact, update, updateItem, type Item } from './db/table';
 import { eventWrite } from './events';
 import { nowIso } from './ids';
 import { logger } from './log';
@@ -38,9 +38,10 @@ const SUCCESS_WRITE_INTERVAL_MS = 10_000;
 /** A message this close to the attempt's time counts as on time (SQS delays are whole seconds). */
 const EARLY_TOLERANCE_MS = 1_000;
 
-class Lost extends Error {}
+/** Every conditional write here fails as 'lost' when another dispatcher, or a delete, got there first. */
+const lost = { tag: 'lost' };
 const ignoreLost = (error: unknown) => {
-  if (!(error instanceof Lost)) throw error;
+  if (!isConditionFailed(error, lost.tag)) throw error;
 };
 const statusIs = (status: string, count: number) => ({
   expression: '#status = :status AND attempt_count = :count',
@@ -58,7 +59,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
 
   if (webhook.status === 'disabled') {
     const at = nowIso();
-    await updateItem(update(deliveryKey, { set: { status: 'failed', error: 'webhook disabled', completed_at: at, next_attempt_at: null, updated_at: at }, condition: statusIs('pending', delivery.attempt_count) }, () => new Lost())).catch(ignoreLost);
+    await updateItem(update(deliveryKey, { set: { status: 'failed', error: 'webhook disabled', completed_at: at, next_attempt_at: null, updated_at: at }, condition: statusIs('pending', delivery.attempt_count) }, lost)).catch(ignoreLost);
     return undefined;
   }
   const wait = Date.parse(delivery.next_attempt_at ?? '') - Date.now();
@@ -68,7 +69,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   try {
     const claim = statusIs('pending', delivery.attempt_count);
     claim.expression += ' AND (attribute_not_exists(claimed_until) OR claimed_until < :now)';
-    await updateItem(update(deliveryKey, { set: { claim_token: token, claimed_until: Date.now() + CLAIM_MS }, condition: { ...claim, values: { ...claim.values, ':now': Date.now() } } }, () => new Lost()));
+    await updateItem(update(deliveryKey, { set: { claim_token: token, claimed_until: Date.now() + CLAIM_MS }, condition: { ...claim, values: { ...claim.values, ':now': Date.now() } } }, lost));
   } catch (error) {
     ignoreLost(error);
     return undefined; // another message of this delivery is being handled right now
@@ -103,7 +104,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
           remove: ['claim_token', 'claimed_until'],
           condition: { expression: 'claim_token = :token', values: { ':token': token } },
         },
-        () => new Lost(),
+        lost,
       ),
     );
   } catch (error) {
@@ -128,17 +129,17 @@ async function recordHealth(webhookKey: keys.Key, webhook: WebhookItem, ok: bool
   const stale = !webhook.last_success_at || Date.parse(webhook.last_success_at) < Date.now() - SUCCESS_WRITE_INTERVAL_MS;
   try {
     if (!ok) {
-      await updateItem(update(webhookKey, { set: { last_failure_at: at }, add: { consecutive_failures: 1, ...(final ? { failed_deliveries: 1 } : {}) }, condition: exists }, () => new Lost()));
+      await updateItem(update(webhookKey, { set: { last_failure_at: at }, add: { consecutive_failures: 1, ...(final ? { failed_deliveries: 1 } : {}) }, condition: exists }, lost));
     } else if (webhook.consecutive_failures > 0 || (webhook.failed_deliveries ?? 0) > 0 || webhook.status === 'pending' || stale) {
-      await updateItem(update(webhookKey, { set: { consecutive_failures: 0, failed_deliveries: 0, last_success_at: at }, condition: exists }, () => new Lost()));
+      await updateItem(update(webhookKey, { set: { consecutive_failures: 0, failed_deliveries: 0, last_success_at: at }, condition: exists }, lost));
     }
     if (ok && webhook.status === 'pending') {
       const pending = { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'pending' } };
-      await updateItem(update(webhookKey, { set: { status: 'enabled' }, condition: pending }, () => new Lost())).catch(ignoreLost);
+      await updateItem(update(webhookKey, { set: { status: 'enabled' }, condition: pending }, lost)).catch(ignoreLost);
     }
     if (final) await disableIfFailing(webhookKey);
   } catch (error) {
-    if (!(error instanceof Lost)) logger.error('webhook health not recorded', { webhook_id: webhook.id, error }); // Lost: deleted meanwhile
+    if (!isConditionFailed(error, lost.tag)) logger.error('webhook health not recorded', { webhook_id: webhook.id, error }); // lost: deleted meanwhile
   }
 }
 
@@ -154,13 +155,13 @@ async function disableIfFailing(webhookKey: keys.Key): Promise<void> {
     const at = nowIso();
     try {
       await transact([
-        update(webhookKey, { set: { status: 'disabled', updated_at: at }, condition: { expression: '#status <> :disabled', names: { '#status': 'status' }, values: { ':disabled': 'disabled' } } }, () => new Lost()),
+        update(webhookKey, { set: { status: 'disabled', updated_at: at }, condition: { expression: '#status <> :disabled', names: { '#status': 'status' }, values: { ':disabled': 'disabled' } } }, lost),
         eventWrite({ projectId: current.project_id, livemode: current.livemode }, 'webhook.endpoint.disabled', toWebhook({ ...current, status: 'disabled', updated_at: at })),
       ]);
       logger.warn('webhook disabled after failed deliveries', { webhook_id: current.id, project_id: current.project_id, failed_deliveries: current.failed_deliveries });
       return;
     } catch (error) {
-      if (error instanceof Lost) return; // disabled by someone else meanwhile
+      if (isConditionFailed(error, lost.tag)) return; // disabled by someone else meanwhile
       if ((error as Error).name !== 'TransactionCanceledException' || round === 2) throw error;
       await new Promise((r) => setTimeout(r, 50 * (round + 1)));
     }

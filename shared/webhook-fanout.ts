@@ -12,13 +12,11 @@
  * is harmless, because the dispatcher claims a delivery before it POSTs.
  */
 import * as keys from './db/keys';
-import { getItem, put, putItem, queryPage, type Item } from './db/table';
+import { isConditionFailed, put, putItem, queryPage, type Item } from './db/table';
 import { logger } from './log';
 import { newDeliveryItem, type DeliveryItem, type OutboxEvent } from './webhook-deliveries';
 import { deliveryQueue, type DeliveryMessage } from './webhook-queue';
 import type { WebhookItem } from './webhooks';
-
-class DeliveryExists extends Error {}
 
 async function projectWebhooks(projectId: string): Promise<WebhookItem[]> {
   const all: WebhookItem[] = [];
@@ -36,13 +34,13 @@ async function deliveryMessage(event: OutboxEvent, webhook: WebhookItem, now: st
   const item = newDeliveryItem(event, webhook.id, now);
   const message = { project_id: event.projectId, webhook_id: webhook.id, delivery_id: item.id };
   try {
-    await putItem(put(item, { ifAbsent: () => new DeliveryExists() }));
+    await putItem(put(item, { ifAbsent: { tag: 'delivery exists', withItem: true } }));
     return message;
   } catch (error) {
-    if (!(error instanceof DeliveryExists)) throw error;
+    if (!isConditionFailed(error, 'delivery exists')) throw error;
+    const existing = error.item as DeliveryItem | undefined; // as the put found it: no second read
+    return existing?.status === 'pending' && existing.attempt_count === 0 ? message : undefined;
   }
-  const existing = await getItem<DeliveryItem & Item>(keys.webhookDelivery(event.projectId, webhook.id, item.id));
-  return existing?.status === 'pending' && existing.attempt_count === 0 ? message : undefined;
 }
 
 /**

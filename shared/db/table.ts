@@ -3,28 +3,72 @@
  * PutItem, UpdateItem and TransactWriteItems. There is deliberately no Scan helper: every read is a key
  * lookup or a Query on a key (DESIGN.md).
  *
- * Writes that may fail a condition carry the domain error to throw when they do, so a
- * cancelled transaction turns into the right 404/409 without the caller parsing reasons.
+ * A write that may fail a condition says what its failure throws (`OnConditionFailed`): the
+ * domain error of the API (a 404 or 409, so a cancelled transaction turns into the right answer
+ * without the caller parsing reasons), or ConditionFailed with a tag, which the caller catches
+ * (`isConditionFailed(error, tag)`) and which can carry the item as it was, so the caller needs
+ * no second read to learn what got in its way.
  */
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient, tableName } from './client';
 import type { Collection, Key } from './keys';
 
 export type Item = Record<string, NativeAttributeValue>;
-type ConditionFailure = () => Error;
+
+/**
+ * What a failed condition throws. A function: its error (the API's 404 or 409). `{tag}`:
+ * ConditionFailed with that tag; with `withItem`, carrying the item as it was when the condition
+ * failed (ReturnValuesOnConditionCheckFailure ALL_OLD: no read capacity, only a larger answer),
+ * absent when there was none.
+ */
+export type OnConditionFailed = (() => Error) | { tag: string; withItem?: boolean };
 
 export interface WriteAction {
   kind: 'Put' | 'Delete' | 'Update' | 'ConditionCheck';
   params: Record<string, unknown>;
-  onConditionFailed?: ConditionFailure;
+  onConditionFailed?: OnConditionFailed;
+}
+
+/** A write's condition did not hold: `tag` names the condition, `kind` and `key` the action; `item` is what was there (with `withItem`). */
+export class ConditionFailed extends Error {
+  override name = 'ConditionFailed';
+  constructor(
+    readonly tag: string,
+    readonly kind: WriteAction['kind'],
+    readonly key: Key,
+    readonly item?: Item,
+  ) {
+    super(`${kind} of ${key.PK} ${key.SK}: the condition "${tag}" failed`);
+  }
+}
+
+/** The error is ConditionFailed (with this tag, when one is given). */
+export const isConditionFailed = (error: unknown, tag?: string): error is ConditionFailed =>
+  error instanceof ConditionFailed && (tag === undefined || error.tag === tag);
+
+/** The action's request parameters, asking for the old item when its failure is to carry it. */
+function request(action: WriteAction): Record<string, unknown> {
+  const on = action.onConditionFailed;
+  return typeof on === 'object' && on.withItem ? { ...action.params, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : action.params;
+}
+
+/** The error a failed condition of `action` throws (`item`: the old item DynamoDB returned, marshalled); undefined when the action names none. */
+function conditionError(action: WriteAction, item: Record<string, unknown> | undefined): Error | undefined {
+  const on = action.onConditionFailed;
+  if (typeof on === 'function') return on();
+  if (!on) return undefined;
+  const params = action.params as { Key?: Key; Item?: Item };
+  const key = params.Key ?? { PK: params.Item?.PK, SK: params.Item?.SK };
+  return new ConditionFailed(on.tag, action.kind, key, item ? (unmarshall(item as never) as Item) : undefined);
 }
 
 /** Named condition pieces, so a reader sees the intent rather than the expression. */
 const keyDoesNotExist = 'attribute_not_exists(PK)';
 const keyExists = 'attribute_exists(PK)';
 
-export function put(item: Item, options: { ifAbsent?: ConditionFailure } = {}): WriteAction {
+export function put(item: Item, options: { ifAbsent?: OnConditionFailed } = {}): WriteAction {
   return {
     kind: 'Put',
     params: { Item: item, ...(options.ifAbsent ? { ConditionExpression: keyDoesNotExist } : {}) },
@@ -37,7 +81,7 @@ export function put(item: Item, options: { ifAbsent?: ConditionFailure } = {}): 
  * missing or any of the given attributes no longer has the given value (someone changed it
  * since it was read).
  */
-export function del(key: Key, options: { ifExists?: ConditionFailure; ifUnchanged?: { expected: Item; onChanged: ConditionFailure } } = {}): WriteAction {
+export function del(key: Key, options: { ifExists?: OnConditionFailed; ifUnchanged?: { expected: Item; onChanged: OnConditionFailed } } = {}): WriteAction {
   if (options.ifUnchanged) {
     const entries = Object.entries(options.ifUnchanged.expected);
     return {
@@ -70,7 +114,7 @@ export interface UpdateSpec {
 }
 
 /** An UpdateItem, for a transaction (`transact`) or alone (`updateItem`). */
-export function update(key: Key, spec: UpdateSpec, onConditionFailed?: ConditionFailure): WriteAction {
+export function update(key: Key, spec: UpdateSpec, onConditionFailed?: OnConditionFailed): WriteAction {
   const names: Record<string, string> = { ...spec.condition?.names };
   const values: Item = { ...spec.condition?.values };
   const clauses: string[] = [];
@@ -107,15 +151,20 @@ export function update(key: Key, spec: UpdateSpec, onConditionFailed?: Condition
 /** A single UpdateItem; returns the item as it is afterwards. */
 export async function updateItem<T extends Item = Item>(action: WriteAction): Promise<T> {
   try {
-    const out = await documentClient.send(new UpdateCommand({ TableName: tableName(), ...(action.params as { Key: Key; UpdateExpression: string }), ReturnValues: 'ALL_NEW' }));
+    const out = await documentClient.send(new UpdateCommand({ TableName: tableName(), ...(request(action) as { Key: Key; UpdateExpression: string }), ReturnValues: 'ALL_NEW' }));
     return out.Attributes as T;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException' && action.onConditionFailed) throw action.onConditionFailed();
-    throw error;
+    throw singleWriteError(action, error);
   }
 }
 
-export function checkExists(key: Key, onMissing: ConditionFailure): WriteAction {
+/** What a failed PutItem or UpdateItem throws: the action's condition error, else the SDK's. */
+function singleWriteError(action: WriteAction, error: unknown): unknown {
+  if ((error as Error).name !== 'ConditionalCheckFailedException') return error;
+  return conditionError(action, (error as { Item?: Record<string, unknown> }).Item) ?? error;
+}
+
+export function checkExists(key: Key, onMissing: OnConditionFailed): WriteAction {
   return { kind: 'ConditionCheck', params: { Key: key, ConditionExpression: keyExists }, onConditionFailed: onMissing };
 }
 
@@ -143,10 +192,9 @@ export async function batchGet<T extends Item = Item>(keyList: Key[]): Promise<T
 /** A single conditional PutItem (one write, one round trip). */
 export async function putItem(action: WriteAction): Promise<void> {
   try {
-    await documentClient.send(new PutCommand({ TableName: tableName(), ...(action.params as { Item: Item }) }));
+    await documentClient.send(new PutCommand({ TableName: tableName(), ...(request(action) as { Item: Item }) }));
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException' && action.onConditionFailed) throw action.onConditionFailed();
-    throw error;
+    throw singleWriteError(action, error);
   }
 }
 
@@ -160,15 +208,16 @@ export async function transact(actions: WriteAction[]): Promise<void> {
   try {
     await documentClient.send(
       new TransactWriteCommand({
-        TransactItems: actions.map((a) => ({ [a.kind]: { TableName, ...a.params } })) as never,
+        TransactItems: actions.map((a) => ({ [a.kind]: { TableName, ...request(a) } })) as never,
       }),
     );
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    // The first action whose condition failed decides; its old item is in its cancellation reason.
+    const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[] }).CancellationReasons;
     if ((error as Error).name === 'TransactionCanceledException' && reasons) {
       const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
-      const onFailed = failed >= 0 ? actions[failed].onConditionFailed : undefined;
-      if (onFailed) throw onFailed();
+      const conditionFailure = failed >= 0 ? conditionError(actions[failed], reasons[failed].Item) : undefined;
+      if (conditionFailure) throw conditionFailure;
     }
     throw error;
   }
