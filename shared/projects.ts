@@ -3,7 +3,7 @@
  * Projects are created by the CLI (`npm run api-key -- create`) or, locally, by `npm start`.
  */
 import * as keys from './db/keys';
-import { getItem, put, transact } from './db/table';
+import { getItem, isConditionFailed, put, transact } from './db/table';
 import { newId, nowIso } from './ids';
 
 export interface Project {
@@ -39,10 +39,10 @@ export async function ensureDefaultProject(): Promise<{ project: Project; create
   try {
     await transact([
       put({ ...keys.project(project.id), type: 'project', project_id: project.id, ...project }),
-      put({ ...keys.defaultProject(), type: 'default_project', project_id: project.id }, { ifAbsent: () => new Error('lost the race') }),
+      put({ ...keys.defaultProject(), type: 'default_project', project_id: project.id }, { ifAbsent: { tag: 'lost the race' } }),
     ]);
   } catch (error) {
-    if ((error as Error).message !== 'lost the race') throw error;
+    if (!isConditionFailed(error, 'lost the race')) throw error;
     return ensureDefaultProject();
   }
   return { project, created: true };

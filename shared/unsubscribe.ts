@@ -26,11 +26,11 @@ async function loadSecret(): Promise<Buffer> {
   if (existing) return Buffer.from(existing.secret as string, 'base64');
   const fresh = randomBytes(32).toString('base64');
   try {
-    await putItem(put({ ...keys.unsubscribeSecret(), type: 'unsubscribe_secret', project_id: '-', secret: fresh }, { ifAbsent: () => new Error('taken') }));
+    await putItem(put({ ...keys.unsubscribeSecret(), type: 'unsubscribe_secret', project_id: '-', secret: fresh }, { ifAbsent: { tag: 'secret exists', withItem: true } }));
     return Buffer.from(fresh, 'base64');
-  } catch {
-    const winner = await getItem(keys.unsubscribeSecret()); // another process created it first
-    return Buffer.from(winner!.secret as string, 'base64');
+  } catch (error) {
+    if (!isConditionFailed(error, 'secret exists') || !error.item) throw error;
+    return Buffer.from(error.item.secret as string, 'base64'); // another process created it first: theirs, as the failed put found it
   }
 }
 
