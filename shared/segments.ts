@@ -60,18 +60,20 @@ export async function updateSegment(caller: Caller, segmentId: string, input: { 
  * contact's `segment_ids`, MEMBERS_PER_TRANSACTION contacts per transaction (a large segment
  * needs many transactions, never one).
  *
- * The request removes at most MEMBERS_REMOVED_IN_REQUEST members, so a segment of any size is
- * deleted well within API Gateway's 29 s. The segment item's removal is also a stream record
+ * The request removes at most MEMBERS_REMOVED_IN_REQUEST members, and starts no page of them
+ * once less than REQUEST_TIME_LEFT_MS of its function's time is left, so a segment of any size
+ * is deleted within the function's timeout, however slow the table answers. The segment item's removal is also a stream record
  * that the segment-cleanup worker (functions/workers.ts) takes: it removes whatever the request
  * left (the rest of a large segment, or all of it when the request died after its first write),
  * retried until done. Both go over the same items and every step is idempotent, so they can
  * overlap. Until the worker is done, readers drop the ids of segments that do not exist (GET
  * /contacts/{id}/segments), and the next change of such a contact's segments drops the id.
  */
-export async function deleteSegment(caller: Caller, segmentId: string): Promise<void> {
+export async function deleteSegment(caller: Caller, segmentId: string, requestDeadline?: number): Promise<void> {
   await transact([del(keys.segment(caller.projectId, segmentId), { ifExists: missing })]);
   try {
-    await removeMemberships(caller.projectId, segmentId, { maxMembers: MEMBERS_REMOVED_IN_REQUEST });
+    const deadline = requestDeadline === undefined ? undefined : requestDeadline - REQUEST_TIME_LEFT_MS;
+    await removeMemberships(caller.projectId, segmentId, { maxMembers: MEMBERS_REMOVED_IN_REQUEST, deadline });
   } catch (error) {
     // the segment is gone, which is what the caller asked for; the worker finishes its memberships
     logger.warn('segment memberships left to the segment-cleanup worker', { project_id: caller.projectId, segment_id: segmentId, error });
@@ -90,6 +92,8 @@ const MEMBERS_PER_TRANSACTION = 50;
 const MEMBERS_PER_PAGE = 4 * MEMBERS_PER_TRANSACTION;
 /** Five pages: a few seconds at worst; most segments are done before the response. */
 export const MEMBERS_REMOVED_IN_REQUEST = 5 * MEMBERS_PER_PAGE;
+/** Time a page of removals may take at worst, and the answer after it: no page starts with less left. */
+const REQUEST_TIME_LEFT_MS = 4_000;
 
 /** Removes members page by page; true when the segment has none left, false when a limit stopped it first. */
 async function removeMemberships(projectId: string, segmentId: string, limits: { maxMembers?: number; deadline?: number }): Promise<boolean> {

@@ -38,6 +38,8 @@ export interface ApiRequest<O extends Operation> {
   path: string;
   headers: Record<string, string | undefined>;
   logger: Logger;
+  /** epoch ms when the function's timeout ends (Lambda's deadline): work that can be left to a worker stops well before it */
+  deadline: number;
 }
 
 export interface Reply {
@@ -257,7 +259,7 @@ export function buildHandler<O extends Operation>(operation: O, handle: (request
     .use(httpEnvelope(operation))
     .use(authentication(operation, authenticate))
     .use(validation(operation))
-    .handler(async (event) => {
+    .handler(async (event, context) => {
       const state = stateOf(event);
       const reply = await handle({
         params: state.params,
@@ -269,6 +271,7 @@ export function buildHandler<O extends Operation>(operation: O, handle: (request
         path: event.rawPath,
         headers: event.headers ?? {},
         logger: state.logger,
+        deadline: Date.now() + context.getRemainingTimeInMillis(),
       } as ApiRequest<O>);
       return reply as unknown as Result; // httpEnvelope's `after` turns the Reply into the HTTP result
     });
