@@ -129,7 +129,7 @@ export const workers: readonly Worker[] = [
     name: 'webhook-fanout',
     handler: 'workers/webhook-fanout',
     trigger: { kind: 'stream', batchSize: 100, filter: WEBHOOK_FANOUT_FILTER, maxRetryAttempts: 50 },
-    needs: { table: ['Query', 'PutItem', 'GetItem'], queues: ['webhook-delivery'] },
+    needs: { table: ['Query', 'PutItem'], queues: ['webhook-delivery'] },
   },
   {
     // one signed POST per message; retries by the message's visibility (shared/webhook-dispatch.ts):

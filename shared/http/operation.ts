@@ -5,6 +5,7 @@
  * Operations import nothing heavier than zod/mini, so the route table can hold them.
  */
 import type * as z from 'zod/mini';
+import { insufficientScopeResponse } from '../schemas/common';
 
 type Schema = z.ZodMiniType;
 
@@ -51,4 +52,11 @@ export interface Operation<
 }
 
 /** Keeps the literal types of an operation (its schemas, its `auth`) so handlers get exact input types. */
-export const defineOperation = <const O extends Operation>(operation: O): O => operation;
+/**
+ * An operation as the route table holds it. A keyed operation that a `sending_access` key may not
+ * call documents the pipeline's 403 without saying so itself.
+ */
+export const defineOperation = <const O extends Operation>(operation: O): O =>
+  operation.auth === 'api_key' && !operation.allowSendingAccess && !operation.responses[403]
+    ? { ...operation, responses: { ...operation.responses, 403: insufficientScopeResponse } }
+    : operation;
