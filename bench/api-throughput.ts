@@ -47,9 +47,9 @@ export async function benchApiThroughput(requests = Number(process.env.BENCH_REQ
     () => undefined,
   );
   try {
-    const { put, putItem, transact } = await import('../shared/db/table');
-    const keys = await import('../shared/db/keys');
-    const { newId, nowIso } = await import('../shared/ids');
+    const { put, putItem, transact } = await import('../shared/platform/db/table');
+    const keys = await import('../shared/platform/db/keys');
+    const { newId, nowIso } = await import('../shared/platform/ids');
     const contactItem = (projectId: string, i: number, prefix: string) => {
       const id = newId();
       const at = nowIso();

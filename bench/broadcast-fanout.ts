@@ -66,9 +66,9 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
     const { handler } = await import('../functions/workers/broadcast-fanout');
     const { fanOutQueue: fanOutMessages } = await import('../shared/broadcast-queue');
     const { pageSize } = await import('../shared/broadcast-fanout');
-    const { getItem } = await import('../shared/db/table');
-    const keys = await import('../shared/db/keys');
-    const { newId, nowIso } = await import('../shared/ids');
+    const { getItem } = await import('../shared/platform/db/table');
+    const keys = await import('../shared/platform/db/keys');
+    const { newId, nowIso } = await import('../shared/platform/ids');
 
     // 1. seed the segment: the raw write rate of this DynamoDB Local
     const projectId = newId();

@@ -2,7 +2,7 @@
  * DynamoDB calls per API operation, counted by a middleware on the handlers' own DynamoDB client
  * while real requests go through the local runtime (in this process). Each row is one request:
  * the calls it made in order, with the entity each touched (the sort key's prefix, the access
- * pattern of shared/db/keys.ts), and DESIGN.md's budget: "at most one read round trip before the
+ * pattern of shared/platform/db/keys.ts), and DESIGN.md's budget: "at most one read round trip before the
  * write, and the write is one TransactWriteItems or PutItem". The API-key lookup (one GetItem
  * on the key's hash) comes before every authenticated request and is counted apart. Workers run
  * in the same process; their calls are not counted (only those made while a request is handled).
@@ -82,7 +82,7 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()), LOCAL_SES_VERIFY_DELAY_MS: '0' }),
     () => undefined,
   );
-  const { documentClient } = await import('../shared/db/client');
+  const { documentClient } = await import('../shared/platform/db/client');
   let recording: { command: string; input: Record<string, any>; start: number; end: number }[] | undefined;
   documentClient.middlewareStack.add(
     (next, context) => async (args) => {

@@ -116,9 +116,9 @@ export async function benchSuppressionWriter(
       LOG_LEVEL: 'ERROR',
     });
     const { handler } = await import('../functions/workers/suppression-writer');
-    const { put, putItem, queryPage, transact } = await import('../shared/db/table');
-    const keys = await import('../shared/db/keys');
-    const { newId, nowIso } = await import('../shared/ids');
+    const { put, putItem, queryPage, transact } = await import('../shared/platform/db/table');
+    const keys = await import('../shared/platform/db/keys');
+    const { newId, nowIso } = await import('../shared/platform/ids');
 
     // 1. the raw write rate: one PutItem per item, items shaped like a suppression entry (after a
     //    warm-up, so the JVM's compiler does not count against the baseline)

@@ -1,7 +1,7 @@
-import { methodNotAllowed, notFound } from '#shared/errors';
-import { publicApi } from '#shared/http/public-api';
-import { matchPath } from '#shared/http/paths';
-import * as serviceOps from '#shared/operations/service';
+import { methodNotAllowed, notFound } from '#shared/platform/errors';
+import { publicApi } from '#shared/platform/http/public-api';
+import { matchPath } from '#shared/platform/http/paths';
+import * as serviceOps from '#shared/platform/http/service-operations';
 import { routes } from './routes';
 
 /** The `$default` route: a request no entry of the route table matches. */

@@ -1,4 +1,4 @@
-import { ok, publicApi } from '#shared/http/public-api';
-import * as serviceOps from '#shared/operations/service';
+import { ok, publicApi } from '#shared/platform/http/public-api';
+import * as serviceOps from '#shared/platform/http/service-operations';
 
 export const handler = publicApi(serviceOps.health, async () => ok({ status: 'ok' }));

@@ -1,6 +1,6 @@
-import { openApiDocument } from '#shared/http/openapi';
-import { ok, publicApi } from '#shared/http/public-api';
-import * as serviceOps from '#shared/operations/service';
+import { openApiDocument } from '#shared/platform/http/openapi';
+import { ok, publicApi } from '#shared/platform/http/public-api';
+import * as serviceOps from '#shared/platform/http/service-operations';
 import { routes } from './routes';
 
 // Built on the first request, not at module load: converting every schema costs ~20 ms of

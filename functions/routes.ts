@@ -5,7 +5,7 @@
  * document is generated from it. A request no entry matches goes to `fallbackRoute` (the
  * `$default` route on AWS): 405 when the path exists with other methods, 404 otherwise.
  */
-import type { Operation } from '../shared/http/operation';
+import type { Operation } from '../shared/platform/http/operation';
 import type { Needs, TableAction } from './needs';
 import * as apiKeyOps from '../shared/operations/api-keys';
 import * as broadcastOps from '../shared/operations/broadcasts';
@@ -16,7 +16,7 @@ import * as eventOps from '../shared/operations/events';
 import * as oauthOps from '../shared/operations/oauth';
 import * as receivingOps from '../shared/operations/received-emails';
 import * as segmentOps from '../shared/operations/segments';
-import * as serviceOps from '../shared/operations/service';
+import * as serviceOps from '../shared/platform/http/service-operations';
 import * as suppressionOps from '../shared/operations/suppressions';
 import * as templateOps from '../shared/operations/templates';
 import * as topicOps from '../shared/operations/topics';

@@ -1,7 +1,7 @@
 /**
  * The single table, defined once as data: the CDK stack builds `dynamodb.Table` from it and the
  * local runtime builds DynamoDB Local's CreateTable input from it, so the two cannot disagree.
- * Access patterns and key formats: shared/db/keys.ts.
+ * Access patterns and key formats: shared/platform/db/keys.ts.
  */
 export const tableDefinition = {
   partitionKey: 'PK',

@@ -9,12 +9,12 @@
  * test key can never mint a live one. The CLI (bin/api-key.ts) chooses the mode explicitly.
  */
 import { API_KEY_PATTERN, generateToken, hashToken, type KeyMode } from './api-key-token';
-import type { Caller, Permission } from './caller';
-import * as keys from './db/keys';
-import { del, getItem, put, queryPage, transact, type PageRequest } from './db/table';
-import { conflict, notFound } from './errors';
+import type { Caller, Permission } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { del, getItem, put, queryPage, transact, type PageRequest } from './platform/db/table';
+import { conflict, notFound } from './platform/errors';
 import { eventWrite } from './events';
-import { newId, nowIso } from './ids';
+import { newId, nowIso } from './platform/ids';
 import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
 
 

@@ -22,15 +22,15 @@
  * cursor is stale and dropped; a lost next-page message is re-sent by the due-broadcast
  * dispatcher when the broadcast's lease runs out.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { batchGet, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from './db/table';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { batchGet, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from './platform/db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem, type BroadcastStatus } from './broadcasts';
 import { fanOutQueue, type FanOutMessage } from './broadcast-queue';
 import { findSendingDomain } from './domains';
 import { addressDomain, emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from './emails';
-import { newId, nowIso } from './ids';
-import { logger } from './log';
+import { newId, nowIso } from './platform/ids';
+import { logger } from './platform/log';
 import { render, type Values } from './render';
 import { maxSendRate } from './send-rate';
 import { sendQueue } from './send-queue';

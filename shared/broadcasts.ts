@@ -12,14 +12,14 @@
  * The due-broadcast dispatcher starts scheduled broadcasts and restarts a fan-out whose message was
  * lost (its lease ran out), from the broadcast's `cursor`.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { batchGet, del, getItem, isConditionFailed, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { batchGet, del, getItem, isConditionFailed, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './platform/db/table';
 import { findSendingDomain, sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from './domains';
 import { addressDomain, MAX_EMAIL_ITEM_BYTES, MAX_SCHEDULE_AHEAD_MS } from './emails';
-import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
-import { newId, nowIso } from './ids';
-import { logger } from './log';
+import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './platform/errors';
+import { newId, nowIso } from './platform/ids';
+import { logger } from './platform/log';
 import { fanOutQueue } from './broadcast-queue';
 import type { BROADCAST_STATUSES, CreateBroadcastInput, UpdateBroadcastInput } from './operations/broadcasts';
 

@@ -1,7 +1,7 @@
 /**
  * Contacts: the people a project mails, with their segments and topic subscriptions.
  *
- * Items (keys in shared/db/keys.ts; the broadcast fan-out reads them, so the attribute names
+ * Items (keys in shared/platform/db/keys.ts; the broadcast fan-out reads them, so the attribute names
  * are fixed):
  * - the contact (`CONTACT#<id>`): `email` as given (trimmed), `first_name`, `last_name`,
  *   `unsubscribed`, `properties`, `segment_ids` (its segments) and `topics` (topic id ->
@@ -26,11 +26,11 @@
  *
  * The contract has no contact event types, so no outbox event is written.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { batchGet, checkExists, del, getItem, isConditionFailed, isTransactionConflict, put, queryPage, transact, type Item, type Page, type PageRequest, type WriteAction } from './db/table';
-import { conflict, notFound, unprocessable } from './errors';
-import { newId, nowIso, UUID_PATTERN } from './ids';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { batchGet, checkExists, del, getItem, isConditionFailed, isTransactionConflict, put, queryPage, transact, type Item, type Page, type PageRequest, type WriteAction } from './platform/db/table';
+import { conflict, notFound, unprocessable } from './platform/errors';
+import { newId, nowIso, UUID_PATTERN } from './platform/ids';
 import {
   MAX_PROPERTIES,
   MAX_SEGMENTS_PER_CONTACT,

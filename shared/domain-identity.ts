@@ -1,6 +1,6 @@
 /**
  * The SES side of a domain: its email identity (Easy DKIM, custom MAIL FROM `send.<domain>`) and
- * its own configuration set `configurationSetName(domainId)` (shared/ses.ts says why one per
+ * its own configuration set `configurationSetName(domainId)` (shared/platform/aws/ses.ts says why one per
  * domain). Nothing here touches the table; shared/domains.ts orders these calls around its
  * DynamoDB writes, because SES calls cannot join a transaction.
  *
@@ -27,9 +27,9 @@ import {
   type EventType,
 } from '@aws-sdk/client-sesv2';
 import { mailFromDomain, statusFromSes, type DomainStatus } from './domain-records';
-import { conflict, unprocessable } from './errors';
-import { logger } from './log';
-import { sesClient } from './ses';
+import { conflict, unprocessable } from './platform/errors';
+import { logger } from './platform/log';
+import { sesClient } from './platform/aws/ses';
 
 export type Tls = 'opportunistic' | 'enforced';
 export type Capability = 'enabled' | 'disabled';

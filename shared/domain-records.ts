@@ -47,7 +47,7 @@ export interface DomainRecord {
 
 export interface RecordInput {
   name: string;
-  /** the SES region (shared/ses.ts SES_REGION), part of the MAIL FROM, inbound and tracking hosts */
+  /** the SES region (shared/platform/aws/ses.ts SES_REGION), part of the MAIL FROM, inbound and tracking hosts */
   region: string;
   dkimTokens: readonly string[];
   dkimStatus: DomainStatus;

@@ -23,17 +23,17 @@
  * `failed` or `temporary_failure`, `domain.verification_failed`. The status write is conditional
  * on the status that was read, so two checks racing emit the event once.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { del, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from './db/table';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { del, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from './platform/db/table';
 import { createIdentity, readIdentity, removeIdentity, updateSettings, type Capability, type IdentityState, type Tls } from './domain-identity';
 import { buildRecords, isSettled, type DomainRecord, type DomainStatus } from './domain-records';
-import { conflict, notFound, unprocessable, type ErrorDetail } from './errors';
+import { conflict, notFound, unprocessable, type ErrorDetail } from './platform/errors';
 import { eventWrite, type EventType } from './events';
-import { newId, nowIso } from './ids';
-import { logger } from './log';
+import { newId, nowIso } from './platform/ids';
+import { logger } from './platform/log';
 import type { CreateDomainInput, UpdateDomainInput } from './operations/domains';
-import { configurationSetName, SES_REGION } from './ses';
+import { configurationSetName, SES_REGION } from './platform/aws/ses';
 
 /** A name claim still `creating` after this long belongs to a create that died; another create may take it. */
 export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;

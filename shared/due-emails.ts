@@ -4,8 +4,8 @@
  * interval of their time and an email whose queue message was lost is sent anyway.
  * Each due email gets a new lease before its message is sent, so the next run skips it.
  */
-import * as keys from './db/keys';
-import { isConditionFailed, queryGsi1Pages, update, updateItem } from './db/table';
+import * as keys from './platform/db/keys';
+import { isConditionFailed, queryGsi1Pages, update, updateItem } from './platform/db/table';
 import { SEND_LEASE_MS } from './emails';
 import { sendQueue, type SendMessage } from './send-queue';
 

@@ -15,9 +15,9 @@
  *   (NotYetSent), so the sender's own `sending -> sent` write is never overtaken.
  */
 import { createHash } from 'node:crypto';
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { getItem, isConditionFailed, put, transact, update, type WriteAction } from './db/table';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { getItem, isConditionFailed, put, transact, update, type WriteAction } from './platform/db/table';
 import { toRecord, type EmailItem, type LastEvent } from './emails';
 import { eventWrite, type EventType } from './events';
 import { parseSnsEnvelope } from './platform/aws/sns-envelope';

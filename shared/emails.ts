@@ -12,14 +12,14 @@
  * loses it, and a duplicate message is harmless: the sender claims the email with a condition.
  */
 import type { SendEmailInput } from './operations/emails';
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { getItem, isConditionFailed, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from './db/table';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { getItem, isConditionFailed, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from './platform/db/table';
 import { findSendingDomain, sendingDomainProblems } from './domains';
-import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
+import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './platform/errors';
 import { eventWrite } from './events';
-import { newId } from './ids';
-import { logger } from './log';
+import { newId } from './platform/ids';
+import { logger } from './platform/log';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest } from './idempotency';
 import { sendQueue } from './send-queue';
 import { findTemplate, renderPublished, type TemplateItem } from './templates';

@@ -7,14 +7,14 @@
  * Item: `{PK, SK, type: "event", project_id, event_type, event: <Event envelope>, expires_at}`.
  * The envelope is stored whole under `event` because the item's own `type` names the entity.
  */
-import type { Caller } from './caller';
-import { put, queryPage, type WriteAction } from './db/table';
-import * as keys from './db/keys';
-import { API_VERSION } from './api-version';
+import type { Caller } from './platform/caller';
+import { put, queryPage, type WriteAction } from './platform/db/table';
+import * as keys from './platform/db/keys';
+import { API_VERSION } from './platform/http/api-version';
 import type { EventType } from './event-types';
-import { newId, nowIso } from './ids';
+import { newId, nowIso } from './platform/ids';
 
-export { API_VERSION } from './api-version';
+export { API_VERSION } from './platform/http/api-version';
 /** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 

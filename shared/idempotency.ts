@@ -10,9 +10,9 @@
  * a replay, instead of one of them getting a 409.
  */
 import { createHash } from 'node:crypto';
-import * as keys from './db/keys';
-import { getItem, put, type Item, type WriteAction } from './db/table';
-import { badRequest, conflict } from './errors';
+import * as keys from './platform/db/keys';
+import { getItem, put, type Item, type WriteAction } from './platform/db/table';
+import { badRequest, conflict } from './platform/errors';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 

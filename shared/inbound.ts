@@ -23,13 +23,13 @@
  * raw message is missing, throws: the worker reports it as a batch item failure, SQS retries it
  * and then moves it to the inbound DLQ (with its alarm).
  */
-import * as keys from './db/keys';
-import { batchGet, getItem, isConditionFailed, put, transact, update, type Item } from './db/table';
+import * as keys from './platform/db/keys';
+import { batchGet, getItem, isConditionFailed, put, transact, update, type Item } from './platform/db/table';
 import { eventWrite } from './events';
-import { newId, nowIso } from './ids';
-import { bucketName, deleteObject, getObject, headObject, putObject } from './inbound-objects';
+import { newId, nowIso } from './platform/ids';
+import { bucketName, deleteObject, getObject, headObject, putObject } from './platform/aws/s3';
 import { messageFromSesHeaders, parseMessage, type ParsedMessage, type SesHeaders } from './inbound-mime';
-import { logger } from './log';
+import { logger } from './platform/log';
 import { parseSnsEnvelope } from './platform/aws/sns-envelope';
 import { attachmentKey, bodyKey, toSummary, type Verdict } from './received-emails';
 

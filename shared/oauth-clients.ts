@@ -9,11 +9,11 @@
  * working at once: the token endpoint checks the lookup item in its own transaction), then
  * revokes the client's grants (shared/oauth-grants.ts).
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { del, getItem, put, queryPage, transact, type PageRequest } from './db/table';
-import { notFound } from './errors';
-import { newId, nowIso } from './ids';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { del, getItem, put, queryPage, transact, type PageRequest } from './platform/db/table';
+import { notFound } from './platform/errors';
+import { newId, nowIso } from './platform/ids';
 import { revokeGrantsOfClient } from './oauth-grants';
 import { newClientId } from './oauth-tokens';
 

@@ -11,10 +11,10 @@
  * the revocation fails its condition, reads again and deletes the new pair.
  */
 import { hashToken } from './api-key-token';
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { del, getItem, isConditionFailed, put, queryPage, transact, type PageRequest, type WriteAction } from './db/table';
-import { conflict, notFound } from './errors';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { del, getItem, isConditionFailed, put, queryPage, transact, type PageRequest, type WriteAction } from './platform/db/table';
+import { conflict, notFound } from './platform/errors';
 import {
   ACCESS_TOKEN_PATTERN,
   ACCESS_TOKEN_TTL_SECONDS,

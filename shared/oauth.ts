@@ -17,11 +17,11 @@
  * renders in the RFC's form.
  */
 import { hashToken } from './api-key-token';
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { batchGet, checkExists, del, put, putItem, transact, update, type Item } from './db/table';
-import { oauthError, unprocessable } from './errors';
-import { newId, nowIso } from './ids';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { batchGet, checkExists, del, put, putItem, transact, update, type Item } from './platform/db/table';
+import { oauthError, unprocessable } from './platform/errors';
+import { newId, nowIso } from './platform/ids';
 import { findClient, type ClientLookup } from './oauth-clients';
 import { newTokenPair, tokenResponse, tokenWrites, type GrantItem, type TokenItem } from './oauth-grants';
 import { CLIENT_ID_PATTERN, CODE_TTL_SECONDS, DEFAULT_SCOPE, epochSeconds, isoFromEpoch, newCode, pkceMatches, scopeCovers, type OAuthScope } from './oauth-tokens';

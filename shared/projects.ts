@@ -2,9 +2,9 @@
  * Projects: the tenant boundary. Every key a project's resources live under starts with its id.
  * Projects are created by the CLI (`npm run api-key -- create`) or, locally, by `npm start`.
  */
-import * as keys from './db/keys';
-import { getItem, isConditionFailed, put, transact } from './db/table';
-import { newId, nowIso } from './ids';
+import * as keys from './platform/db/keys';
+import { getItem, isConditionFailed, put, transact } from './platform/db/table';
+import { newId, nowIso } from './platform/ids';
 
 export interface Project {
   id: string;

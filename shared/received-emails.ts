@@ -10,11 +10,11 @@
  * bucket) instead of `headers`, `text` and `html`. `stored_at` is set when the attachments are
  * in the bucket (`email.stored`). The item expires with the raw message (INBOUND_RETENTION_DAYS).
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { getItem, queryPage, type Item, type PageRequest } from './db/table';
-import { notFound, unprocessable } from './errors';
-import { contentDisposition, getObject, presignGet, type DownloadUrl } from './inbound-objects';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { getItem, queryPage, type Item, type PageRequest } from './platform/db/table';
+import { notFound, unprocessable } from './platform/errors';
+import { contentDisposition, getObject, presignGet, type DownloadUrl } from './platform/aws/s3';
 
 /** SES's verdicts, lower-cased: `pass`, `fail`, `gray`, `processing_failed`, or `disabled` when the rule does not scan. */
 export type Verdict = 'pass' | 'fail' | 'gray' | 'processing_failed' | 'disabled';

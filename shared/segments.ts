@@ -4,12 +4,12 @@
  * contacts (shared/contacts.ts): a member item per contact in the segment's own partition and the
  * segment's id in the contact's `segment_ids`.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { batchGet, del, getItem, isConditionFailed, isTransactionConflict, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
-import { notFound } from './errors';
-import { logger } from './log';
-import { newId, nowIso } from './ids';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { batchGet, del, getItem, isConditionFailed, isTransactionConflict, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './platform/db/table';
+import { notFound } from './platform/errors';
+import { logger } from './platform/log';
+import { newId, nowIso } from './platform/ids';
 
 export interface SegmentRecord {
   object: 'segment';

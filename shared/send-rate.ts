@@ -11,9 +11,9 @@
  * below it, or for the benchmark).
  */
 import { GetAccountCommand } from '@aws-sdk/client-sesv2';
-import * as keys from './db/keys';
-import { isConditionFailed, update, updateItem } from './db/table';
-import { sesClient } from './ses';
+import * as keys from './platform/db/keys';
+import { isConditionFailed, update, updateItem } from './platform/db/table';
+import { sesClient } from './platform/aws/ses';
 
 const ACCOUNT_CACHE_MS = 5 * 60 * 1000;
 let cached: { rate: number; at: number } | undefined;

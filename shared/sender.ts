@@ -9,14 +9,14 @@
  * Throttling or a fault before SES accepted puts it back to `queued` for a later attempt.
  */
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { batchGet, getItem, isConditionFailed, put, transact, update } from './db/table';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { batchGet, getItem, isConditionFailed, put, transact, update } from './platform/db/table';
 import { bareAddress, SEND_LEASE_MS, toRecord, type EmailItem } from './emails';
 import { eventWrite } from './events';
-import { newId } from './ids';
+import { newId } from './platform/ids';
 import { acquireSendSlot } from './send-rate';
-import { PERMANENT_SEND_ERRORS, sesSendClient } from './ses';
+import { PERMANENT_SEND_ERRORS, sesSendClient } from './platform/aws/ses';
 
 export type SendOutcome = 'sent' | 'skipped' | 'suppressed' | 'failed' | 'retry';
 

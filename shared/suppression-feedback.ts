@@ -24,8 +24,8 @@
  * is retried (the sender may not have written the lookup yet) and ends in the DLQ.
  */
 import { isAddress } from './addresses';
-import * as keys from './db/keys';
-import { getItem } from './db/table';
+import * as keys from './platform/db/keys';
+import { getItem } from './platform/db/table';
 import { parseSnsEnvelope } from './platform/aws/sns-envelope';
 import { suppressAddress, withdrawComplaint, type SuppressionEntry } from './suppressions';
 

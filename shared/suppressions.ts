@@ -18,11 +18,11 @@
  *
  * Suppressions have no platform event type in the contract, so no outbox event is written.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { del, getItem, isConditionFailed, put, queryPage, transact, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from './db/table';
-import { notFound } from './errors';
-import { newId, nowIso, UUID_PATTERN } from './ids';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { del, getItem, isConditionFailed, put, queryPage, transact, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from './platform/db/table';
+import { notFound } from './platform/errors';
+import { newId, nowIso, UUID_PATTERN } from './platform/ids';
 import type { CreateSuppressionInput, SuppressionSource } from './operations/suppressions';
 
 export interface Suppression {

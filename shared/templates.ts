@@ -18,11 +18,11 @@
  * only for declared keys, of the declared type; a value or else the fallback fills each key, and
  * a used key with neither is 422.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './db/table';
-import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './errors';
-import { newId, nowIso, UUID_PATTERN } from './ids';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from './platform/db/table';
+import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from './platform/errors';
+import { newId, nowIso, UUID_PATTERN } from './platform/ids';
 import type { CreateTemplateInput, UpdateTemplateInput } from './operations/templates';
 import { render, variablesIn, type Values } from './render';
 

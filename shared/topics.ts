@@ -8,11 +8,11 @@
  * because the topic is gone and ids (UUIDv7) are never reused. The contract has no topic event
  * types, so no outbox event is written.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest } from './db/table';
-import { unprocessable, notFound } from './errors';
-import { newId, nowIso } from './ids';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest } from './platform/db/table';
+import { unprocessable, notFound } from './platform/errors';
+import { newId, nowIso } from './platform/ids';
 import type { CreateTopicInput, Subscription, UpdateTopicInput, Visibility } from './operations/topics';
 
 export interface Topic {

@@ -11,10 +11,10 @@
  * (`unsubscribed: true`). GET only shows what POST would do, because mail scanners follow links.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import * as keys from './db/keys';
-import { getItem, isConditionFailed, put, putItem, update, updateItem, type Item, type WriteAction } from './db/table';
-import { notFound } from './errors';
-import { nowIso } from './ids';
+import * as keys from './platform/db/keys';
+import { getItem, isConditionFailed, put, putItem, update, updateItem, type Item, type WriteAction } from './platform/db/table';
+import { notFound } from './platform/errors';
+import { nowIso } from './platform/ids';
 import { escapeHtml } from './render';
 
 const MAC_BYTES = 16;

@@ -13,8 +13,8 @@
  * `WEBHOOK_RETRY_SCHEDULE_SECONDS` (tests run it in seconds).
  */
 import { createHash } from 'node:crypto';
-import * as keys from './db/keys';
-import { logger } from './log';
+import * as keys from './platform/db/keys';
+import { logger } from './platform/log';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 

@@ -20,11 +20,11 @@
  * when it is done with.
  */
 import { randomUUID } from 'node:crypto';
-import * as keys from './db/keys';
-import { batchGet, getItem, isConditionFailed, transact, update, updateItem, type Item } from './db/table';
+import * as keys from './platform/db/keys';
+import { batchGet, getItem, isConditionFailed, transact, update, updateItem, type Item } from './platform/db/table';
 import { eventWrite } from './events';
-import { nowIso } from './ids';
-import { logger } from './log';
+import { nowIso } from './platform/ids';
+import { logger } from './platform/log';
 import { retryDelaySeconds, type DeliveryItem } from './webhook-deliveries';
 import { postWebhook, WEBHOOK_TIMEOUT_MS } from './webhook-http';
 import type { DeliveryMessage } from './webhook-queue';

@@ -11,9 +11,9 @@
  * sent again: the first run may have died between the put and the send. A message sent twice
  * is harmless, because the dispatcher claims a delivery before it POSTs.
  */
-import * as keys from './db/keys';
-import { isConditionFailed, put, putItem, queryPage, type Item } from './db/table';
-import { logger } from './log';
+import * as keys from './platform/db/keys';
+import { isConditionFailed, put, putItem, queryPage, type Item } from './platform/db/table';
+import { logger } from './platform/log';
 import { newDeliveryItem, type DeliveryItem, type OutboxEvent } from './webhook-deliveries';
 import { deliveryQueue, type DeliveryMessage } from './webhook-queue';
 import type { WebhookItem } from './webhooks';

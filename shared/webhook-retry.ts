@@ -2,11 +2,11 @@
  * Manual retry of a webhook delivery (POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry),
  * apart from shared/webhooks.ts so that only this route's function bundles the SQS client.
  */
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { update, updateItem, type Item } from './db/table';
-import { unprocessable } from './errors';
-import { nowIso } from './ids';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { update, updateItem, type Item } from './platform/db/table';
+import { unprocessable } from './platform/errors';
+import { nowIso } from './platform/ids';
 import { toDeliveryRecord, type DeliveryItem, type DeliveryRecord } from './webhook-deliveries';
 import { deliveryQueue } from './webhook-queue';
 import { readDelivery } from './webhooks';

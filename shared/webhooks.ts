@@ -13,13 +13,13 @@
  * The signing secret is stored as it is (signing needs it; DynamoDB encrypts the table at rest)
  * and shown only by create and rotate.
  */
-import { API_VERSION } from './api-version';
-import type { Caller } from './caller';
-import * as keys from './db/keys';
-import { batchGet, del, getItem, put, queryGsi1Page, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from './db/table';
-import { conflict, notFound } from './errors';
+import { API_VERSION } from './platform/http/api-version';
+import type { Caller } from './platform/caller';
+import * as keys from './platform/db/keys';
+import { batchGet, del, getItem, put, queryGsi1Page, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from './platform/db/table';
+import { conflict, notFound } from './platform/errors';
 import { eventWrite, type EventType, type PlatformEvent } from './events';
-import { newId, nowIso } from './ids';
+import { newId, nowIso } from './platform/ids';
 import type { CreateWebhookInput, UpdateWebhookInput } from './operations/webhooks';
 import { toDeliveryRecord, type DeliveryItem, type DeliveryRecord } from './webhook-deliveries';
 import { newSigningSecret, ROTATED_SECRET_TTL_MS, secretPrefix } from './webhook-signing';

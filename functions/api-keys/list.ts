@@ -1,7 +1,7 @@
 import { listApiKeys } from '#shared/api-keys';
 import { api, ok } from '#shared/http/api';
 import * as apiKeyOps from '#shared/operations/api-keys';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(apiKeyOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listApiKeys(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

@@ -1,7 +1,7 @@
 import { listBroadcasts } from '#shared/broadcasts';
 import { api, ok } from '#shared/http/api';
 import * as broadcastOps from '#shared/operations/broadcasts';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(broadcastOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listBroadcasts(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

@@ -1,7 +1,7 @@
 import { listContacts } from '#shared/contacts';
 import { api, ok } from '#shared/http/api';
 import * as contactOps from '#shared/operations/contacts';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(contactOps.list, async ({ query, caller }) => {
   const { items, hasMore } = await listContacts(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

@@ -1,7 +1,7 @@
 import { listDomains } from '#shared/domains';
 import { api, ok } from '#shared/http/api';
 import * as domainOps from '#shared/operations/domains';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(domainOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listDomains(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

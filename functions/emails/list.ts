@@ -1,7 +1,7 @@
 import { listEmails } from '#shared/emails';
 import { api, ok } from '#shared/http/api';
 import * as emailOps from '#shared/operations/emails';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(emailOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listEmails(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

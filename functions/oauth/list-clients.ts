@@ -1,7 +1,7 @@
 import { api, ok } from '#shared/http/api';
 import { listClients } from '#shared/oauth-clients';
 import * as oauthOps from '#shared/operations/oauth';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(oauthOps.listClients, async ({ query, caller }) => {
   const { records, hasMore } = await listClients(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

@@ -1,4 +1,4 @@
-import { ok, publicApi } from '#shared/http/public-api';
+import { ok, publicApi } from '#shared/platform/http/public-api';
 import { exchangeCode, refreshGrant } from '#shared/oauth';
 import * as oauthOps from '#shared/operations/oauth';
 

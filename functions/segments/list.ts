@@ -1,6 +1,6 @@
 import { api, ok } from '#shared/http/api';
 import * as segmentOps from '#shared/operations/segments';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 import { listSegments } from '#shared/segments';
 
 export const handler = api(segmentOps.list, async ({ query, caller }) => {

@@ -1,6 +1,6 @@
 import { api, ok } from '#shared/http/api';
 import * as suppressionOps from '#shared/operations/suppressions';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 import { listSuppressions } from '#shared/suppressions';
 
 export const handler = api(suppressionOps.list, async ({ query, caller }) => {

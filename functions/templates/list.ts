@@ -1,6 +1,6 @@
 import { api, ok } from '#shared/http/api';
 import * as templateOps from '#shared/operations/templates';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 import { listTemplates } from '#shared/templates';
 
 export const handler = api(templateOps.list, async ({ query, caller }) => {

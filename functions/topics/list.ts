@@ -1,6 +1,6 @@
 import { api, ok } from '#shared/http/api';
 import * as topicOps from '#shared/operations/topics';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 import { listTopics } from '#shared/topics';
 
 export const handler = api(topicOps.list, async ({ query, caller }) => {

@@ -1,4 +1,4 @@
-import { html, publicApi } from '#shared/http/public-api';
+import { html, publicApi } from '#shared/platform/http/public-api';
 import * as broadcastOps from '#shared/operations/broadcasts';
 import { unsubscribeByToken } from '#shared/unsubscribe';
 

@@ -1,6 +1,6 @@
 import { api, ok } from '#shared/http/api';
 import * as webhookOps from '#shared/operations/webhooks';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 import { listWebhookEvents } from '#shared/webhooks';
 
 export const handler = api(webhookOps.listEvents, async ({ query, caller }) => {

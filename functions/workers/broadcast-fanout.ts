@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { fanOutPage } from '#shared/broadcast-fanout';
 import type { FanOutMessage } from '#shared/broadcast-queue';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
 
 function parse(body: string): FanOutMessage {

@@ -1,5 +1,5 @@
 import { dispatchDueBroadcasts } from '#shared/broadcast-fanout';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 
 /** Scheduled: starts scheduled broadcasts whose time has come and resumes fan-outs whose message was lost. */
 export const handler = async (): Promise<{ enqueued: number }> => {

@@ -1,5 +1,5 @@
 import { dispatchDueEmails } from '#shared/due-emails';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 
 /** Scheduled: enqueues scheduled emails whose time has come and emails whose enqueue was lost. */
 export const handler = async (): Promise<{ enqueued: number }> => {

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { checkUnsettledDomains } from '#shared/domains';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 
 /** Stop starting new checks this long before the function's timeout. */
 const SAFETY_MS = 5_000;

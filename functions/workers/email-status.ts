@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { applySesEvent, sesEventFromSqsBody } from '#shared/email-status';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
 
 /**

@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { MalformedReceipt, receiveInbound } from '#shared/inbound';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
 
 /**

@@ -1,5 +1,5 @@
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 import { processStreamBatch, RETRY } from '#shared/platform/aws/batch';
 import { removeDeletedSegmentMemberships } from '#shared/segments';
 

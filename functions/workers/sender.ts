@@ -1,5 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 import { processSqsBatch, RETRY } from '#shared/platform/aws/batch';
 import { sendQueuedEmail } from '#shared/sender';
 

@@ -1,5 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
 import { applySuppressionFeedback, MalformedNotification } from '#shared/suppression-feedback';
 

@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '#shared/log';
+import { logger } from '#shared/platform/log';
 import { streamFailureAt } from '#shared/platform/aws/batch';
 import type { OutboxEvent } from '#shared/webhook-deliveries';
 import { fanOut } from '#shared/webhook-fanout';

@@ -6,7 +6,7 @@
  */
 import type { KeyMode } from '../../shared/api-key-token';
 import { authenticate, createApiKey } from '../../shared/api-keys';
-import type { Caller } from '../../shared/caller';
+import type { Caller } from '../../shared/platform/caller';
 import { ensureDefaultProject } from '../../shared/projects';
 
 export interface Provisioned {

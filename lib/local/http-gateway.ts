@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ROUTE_TIMEOUT_SECONDS } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes, type Route } from '../../functions/routes';
-import { matchPath } from '../../shared/http/paths';
+import { matchPath } from '../../shared/platform/http/paths';
 import { loadHandler, type AnyHandler } from './handlers';
 import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, type FunctionIdentity } from './lambda/invocation';
 

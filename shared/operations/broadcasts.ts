@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 import { address, addresses } from './emails';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const;

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { BARE_ADDRESS, isAddress, MAX_ADDRESS_LENGTH } from '../addresses';
-import { defineOperation } from '../http/operation';
-import { UUID_PATTERN } from '../ids';
-import { commonErrors, conflictResponse, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { defineOperation } from '../platform/http/operation';
+import { UUID_PATTERN } from '../platform/ids';
+import { commonErrors, conflictResponse, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 import { segment } from './segments';
 import { SUBSCRIPTIONS } from './topics';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { DOMAIN_STATUSES } from '../domain-records';
-import { defineOperation } from '../http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 /** At least two labels of letters, digits and inner hyphens; the last starts with a letter (so no IP address). */

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { API_VERSION } from '../api-version';
-import { defineOperation } from '../http/operation';
-import { commonErrors, id, timestamp } from '../schemas/common';
+import { API_VERSION } from '../platform/http/api-version';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, id, timestamp } from '../platform/http/schemas';
 import { EVENT_TYPES } from '../event-types';
 
 export const event = z.object({

@@ -4,11 +4,11 @@
  * metadata document. Decisions the contract leaves open are in each description.
  */
 import * as z from 'zod/mini';
-import { defineOperation } from '../http/operation';
-import { OAUTH_ERROR_CODES } from '../errors';
+import { defineOperation } from '../platform/http/operation';
+import { OAUTH_ERROR_CODES } from '../platform/errors';
 import { CODE_CHALLENGE_PATTERN, CODE_VERIFIER_PATTERN, OAUTH_SCOPES } from '../oauth-tokens';
 import { MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS, redirectUriProblem } from '../redirect-uri';
-import { commonErrors, deleted, errorEnvelope, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { commonErrors, deleted, errorEnvelope, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 
 const scope = z.enum(OAUTH_SCOPES);
 const clientId = z.string().check(z.minLength(1), z.maxLength(128));
@@ -156,7 +156,7 @@ export const authorize = defineOperation({
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 /**
  * A string, then one of the two: a missing grant_type fails as `invalid_type` (-> invalid_request),
- * an unknown one as `invalid_value` (-> unsupported_grant_type, shared/http/pipeline.ts). The meta
+ * an unknown one as `invalid_value` (-> unsupported_grant_type, shared/platform/http/pipeline.ts). The meta
  * keeps the enum in the OpenAPI document, which documents a pipe by its input.
  */
 const grantType = z.pipe(z.string(), z.enum(GRANT_TYPES)).check(z.meta({ enum: [...GRANT_TYPES] }));

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../http/operation';
-import { commonErrors, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 
 const verdict = z.nullable(z.enum(['pass', 'fail', 'gray', 'processing_failed', 'disabled']));
 const attachmentMeta = {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../http/operation';
-import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 
 export const segment = z.object({ object: z.literal('segment'), id, name: z.string(), created_at: timestamp });
 const segmentParams = z.strictObject({ segment_id: id });

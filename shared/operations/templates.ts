@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../http/operation';
-import { UUID_PATTERN } from '../ids';
-import { commonErrors, conflictResponse, deleted, errorEnvelope, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { defineOperation } from '../platform/http/operation';
+import { UUID_PATTERN } from '../platform/ids';
+import { commonErrors, conflictResponse, deleted, errorEnvelope, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 import { address, addresses } from './emails';
 
 /** 1-64 of lower-case letters, digits, `.`, `_`, `-`; never shaped like a UUID, which the paths read as an id. */

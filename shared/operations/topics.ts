@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../http/operation';
-import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 
 export const SUBSCRIPTIONS = ['opt_in', 'opt_out'] as const;
 export type Subscription = (typeof SUBSCRIPTIONS)[number];

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { API_VERSION } from '../api-version';
+import { API_VERSION } from '../platform/http/api-version';
 import { EVENT_TYPES } from '../event-types';
-import { defineOperation } from '../http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../schemas/common';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 import { endpointProblem } from '../webhook-endpoint';
 
 const endpoint = z.string().check(

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/db/client';
+import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 

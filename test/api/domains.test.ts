@@ -6,7 +6,7 @@
  */
 import { CreateConfigurationSetCommand, CreateEmailIdentityCommand, GetConfigurationSetCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/db/client';
+import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';

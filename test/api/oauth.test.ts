@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashToken } from '../../shared/api-key-token';
-import { documentClient } from '../../shared/db/client';
-import * as keys from '../../shared/db/keys';
-import { getItem } from '../../shared/db/table';
+import { documentClient } from '../../shared/platform/db/client';
+import * as keys from '../../shared/platform/db/keys';
+import { getItem } from '../../shared/platform/db/table';
 import { s256Challenge } from '../../shared/oauth-tokens';
 import { api, baseUrl, request, type ApiResponse } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';

@@ -1,6 +1,6 @@
 /** The OpenAPI document documents every route of the table: request and responses. */
 import { routes } from '../../functions/routes';
-import type { Operation } from '../../shared/http/operation';
+import type { Operation } from '../../shared/platform/http/operation';
 import { api } from '../support/http';
 
 type Json = Record<string, any>;

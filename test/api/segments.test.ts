@@ -1,5 +1,5 @@
-import * as keys from '../../shared/db/keys';
-import { getItem } from '../../shared/db/table';
+import * as keys from '../../shared/platform/db/keys';
+import { getItem } from '../../shared/platform/db/table';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 

@@ -4,8 +4,8 @@
  * Each test uses addresses of its own, so the suites can share the default project.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/db/client';
-import * as keys from '../../shared/db/keys';
+import { documentClient } from '../../shared/platform/db/client';
+import * as keys from '../../shared/platform/db/keys';
 import { suppressAddress } from '../../shared/suppressions';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';

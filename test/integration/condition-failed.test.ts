@@ -3,8 +3,8 @@
  * its tag, and the item as it was when the action asked for it (ALL_OLD), from PutItem,
  * UpdateItem and a cancelled transaction alike; a domain error factory still throws its own error.
  */
-import { checkExists, ConditionFailed, del, getItem, isConditionFailed, put, putItem, transact, update, updateItem } from '../../shared/db/table';
-import { newId } from '../../shared/ids';
+import { checkExists, ConditionFailed, del, getItem, isConditionFailed, put, putItem, transact, update, updateItem } from '../../shared/platform/db/table';
+import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
 
 useRuntimeTable();

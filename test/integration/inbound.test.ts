@@ -12,7 +12,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, Rece
 import { QueuePoller } from '../../lib/local/queue-poller';
 import { snsEnvelope } from '../../lib/local/ses-events';
 import { LOCAL_INBOUND_TOPIC_ARN, receiptNotification } from '../../lib/local/smtp-inbound';
-import { getObject, putObject } from '../../shared/inbound-objects';
+import { getObject, putObject } from '../../shared/platform/aws/s3';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';

@@ -13,7 +13,7 @@ import { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable } from '../../functio
 import { integrate } from '../../lib/local/http-gateway';
 import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, type FunctionIdentity } from '../../lib/local/lambda/invocation';
 import { eventsWithin } from '../../lib/local/queue-poller';
-import { documentClient, tableName } from '../../shared/db/client';
+import { documentClient, tableName } from '../../shared/platform/db/client';
 import { sendQueue } from '../../shared/send-queue';
 import { useRuntimeTable } from '../support/table';
 

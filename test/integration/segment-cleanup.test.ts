@@ -7,10 +7,10 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { handler as segmentCleanup } from '../../functions/workers/segment-cleanup';
-import { documentClient } from '../../shared/db/client';
-import * as keys from '../../shared/db/keys';
-import { del, getItem, transact } from '../../shared/db/table';
-import { newId } from '../../shared/ids';
+import { documentClient } from '../../shared/platform/db/client';
+import * as keys from '../../shared/platform/db/keys';
+import { del, getItem, transact } from '../../shared/platform/db/table';
+import { newId } from '../../shared/platform/ids';
 import { MEMBERS_REMOVED_IN_REQUEST } from '../../shared/segments';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';

@@ -12,11 +12,11 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTableInput } from '../../lib/table-definition';
-import type { Caller } from '../../shared/caller';
-import * as keys from '../../shared/db/keys';
-import { getItem, transact } from '../../shared/db/table';
+import type { Caller } from '../../shared/platform/caller';
+import * as keys from '../../shared/platform/db/keys';
+import { getItem, transact } from '../../shared/platform/db/table';
 import { emailWrites, type EmailItem } from '../../shared/emails';
-import { newId } from '../../shared/ids';
+import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
 
 const runtime = useRuntimeTable();

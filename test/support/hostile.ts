@@ -10,11 +10,11 @@
 import fc from 'fast-check';
 import * as z from 'zod/mini';
 import type { Route } from '../../functions/routes';
-import { API_VERSION } from '../../shared/api-version';
-import { MAX_BODY_BYTES } from '../../shared/http/pipeline';
-import { matchPath } from '../../shared/http/paths';
-import { newId } from '../../shared/ids';
-import { errorEnvelope } from '../../shared/schemas/common';
+import { API_VERSION } from '../../shared/platform/http/api-version';
+import { MAX_BODY_BYTES } from '../../shared/platform/http/pipeline';
+import { matchPath } from '../../shared/platform/http/paths';
+import { newId } from '../../shared/platform/ids';
+import { errorEnvelope } from '../../shared/platform/http/schemas';
 
 export type JsonSchema = {
   type?: string | string[];
@@ -623,7 +623,7 @@ export function resolveRoute(routes: readonly Route[], method: string, pathname:
   return undefined;
 }
 
-// The body reading of shared/http/pipeline.ts, as a client can predict it.
+// The body reading of shared/platform/http/pipeline.ts, as a client can predict it.
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 

@@ -7,7 +7,7 @@
  */
 import type * as z from 'zod/mini';
 import { fallbackRoute, routes, type Route } from '../../functions/routes';
-import { matchPath } from '../../shared/http/paths';
+import { matchPath } from '../../shared/platform/http/paths';
 
 const orderedRoutes = [...routes].sort((a, b) => (a.path.match(/\{/g) ?? []).length - (b.path.match(/\{/g) ?? []).length);
 

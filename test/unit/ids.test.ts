@@ -1,4 +1,4 @@
-import { newId, nowIso, UUID_PATTERN } from '../../shared/ids';
+import { newId, nowIso, UUID_PATTERN } from '../../shared/platform/ids';
 
 describe('newId (UUIDv7)', () => {
   it('is a version 7, variant 1 UUID', () => {

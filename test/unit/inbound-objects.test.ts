@@ -1,5 +1,5 @@
 /**
- * The inbound bucket's small S3 client (shared/inbound-objects.ts) against the real
+ * The inbound bucket's small S3 client (shared/platform/aws/s3.ts) against the real
  * `@aws-sdk/client-s3` and `@aws-sdk/s3-request-presigner`: the same presigned URLs for the same
  * credentials and time, the same request lines for every call; and both clients against the
  * local S3 stand-in (lib/local/s3-local.ts), which must speak S3 well enough for either.
@@ -11,7 +11,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectComm
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { HttpRequest } from '@smithy/types';
 import { startLocalS3, type LocalS3 } from '../../lib/local/s3-local';
-import { contentDisposition, deleteObject, getObject, headObject, presignGet, putObject } from '../../shared/inbound-objects';
+import { contentDisposition, deleteObject, getObject, headObject, presignGet, putObject } from '../../shared/platform/aws/s3';
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
 const BUCKET = 'inbound-test-bucket';

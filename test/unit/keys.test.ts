@@ -1,5 +1,5 @@
 /** Exact key strings: a change here is a data migration, so it must be deliberate. */
-import * as keys from '../../shared/db/keys';
+import * as keys from '../../shared/platform/db/keys';
 
 describe('table keys', () => {
   it('puts every project resource under the project partition', () => {

@@ -1,5 +1,5 @@
 /** The pure parts of OAuth: PKCE, token formats, redirect URI rules, and the exact table keys. */
-import * as keys from '../../shared/db/keys';
+import * as keys from '../../shared/platform/db/keys';
 import {
   ACCESS_TOKEN_PATTERN,
   CLIENT_ID_PATTERN,

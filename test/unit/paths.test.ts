@@ -1,5 +1,5 @@
 import { matchesFilter } from '../../lib/local/event-filter';
-import { matchPath } from '../../shared/http/paths';
+import { matchPath } from '../../shared/platform/http/paths';
 
 describe('matchPath', () => {
   it('extracts decoded path parameters', () => {

@@ -5,8 +5,8 @@
  * `localhost` (the hosts file).
  */
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import * as keys from '../../shared/db/keys';
-import { newId, UUID_PATTERN } from '../../shared/ids';
+import * as keys from '../../shared/platform/db/keys';
+import { newId, UUID_PATTERN } from '../../shared/platform/ids';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, retryDelaySeconds, retrySchedule } from '../../shared/webhook-deliveries';
 import { classifyAddress, endpointProblem } from '../../shared/webhook-endpoint';
 import type { lookup as dnsLookup } from 'node:dns';

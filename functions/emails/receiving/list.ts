@@ -1,7 +1,7 @@
 import { api, ok } from '#shared/http/api';
 import * as receivingOps from '#shared/operations/received-emails';
 import { listReceivedEmails } from '#shared/received-emails';
-import { DEFAULT_PAGE_SIZE } from '#shared/schemas/common';
+import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(receivingOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listReceivedEmails(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

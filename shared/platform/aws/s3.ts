@@ -17,8 +17,8 @@
 import { createHash, createHmac, type BinaryLike } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, HttpRequest } from '@smithy/types';
-import { documentClient } from './db/client';
-import { checkAwsCall } from './platform/aws/call-guard';
+import { documentClient } from '../db/client';
+import { checkAwsCall } from './call-guard';
 
 /** How long a download URL works. */
 export const DOWNLOAD_URL_TTL_SECONDS = 60 * 60;

@@ -44,7 +44,7 @@ export const commonErrors = {
   422: { description: 'A path, query or body value breaks the schema', schema: errorEnvelope },
 } as const;
 
-/** Every keyed operation that a `sending_access` key may not call answers this (shared/http/operation.ts adds it). */
+/** Every keyed operation that a `sending_access` key may not call answers this (shared/platform/http/operation.ts adds it). */
 export const insufficientScopeResponse = { description: 'A `sending_access` key or token on an operation that needs `full_access` (`insufficient_scope`)', schema: errorEnvelope } as const;
 
 export const notFoundResponse = { description: 'No such resource in this project', schema: errorEnvelope } as const;

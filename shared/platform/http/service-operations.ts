@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../http/operation';
-import { errorEnvelope } from '../schemas/common';
+import { defineOperation } from './operation';
+import { errorEnvelope } from './schemas';
 
 export const health = defineOperation({
   operationId: 'health',

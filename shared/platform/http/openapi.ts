@@ -3,7 +3,7 @@
  * (the same objects that validate requests), served at GET /openapi.json.
  */
 import * as z from 'zod/mini';
-import { API_VERSION } from '../api-version';
+import { API_VERSION } from './api-version';
 import type { Operation } from './operation';
 
 interface DocumentedRoute {

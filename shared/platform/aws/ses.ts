@@ -8,7 +8,7 @@
  * destination publishes to the SES events topic (SES_EVENTS_TOPIC_ARN on AWS).
  */
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { guarded } from './platform/aws/call-guard';
+import { guarded } from './call-guard';
 
 // Pure: a bundle that imports this module without using the client (a handler that only reads
 // domains, or looks one up for sending) leaves the SES client out, some 60 KB.

@@ -76,7 +76,7 @@ export const internalError = (requestId: string) =>
 /**
  * The error codes of RFC 6749 §5.2 that the OAuth token and revocation endpoints answer with.
  * Those endpoints render errors as `{error, error_description}` (operation `errorFormat:
- * 'oauth'`, shared/http/pipeline.ts) because OAuth client libraries parse that form, not ours.
+ * 'oauth'`, shared/platform/http/pipeline.ts) because OAuth client libraries parse that form, not ours.
  */
 export const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];

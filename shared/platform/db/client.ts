@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { guarded } from '../platform/aws/call-guard';
+import { guarded } from '../aws/call-guard';
 
 /**
  * The one DynamoDB client of a process, created at module scope so a warm Lambda reuses its

@@ -1,5 +1,5 @@
 /**
- * The request pipeline every API handler is built from (through `api()` in ./api.ts, or
+ * The request pipeline every API handler is built from (through `api()` in shared/http/api.ts, or
  * `publicApi()` in ./public-api.ts for the few routes without a key, whose bundles then carry no
  * DynamoDB client).
  *
@@ -7,7 +7,7 @@
  * and on any error the error envelope), authentication (bearer key -> Caller), validation
  * (path, query and JSON body against the operation's zod schemas), then the handler, which only
  * parses nothing, calls domain logic and returns `{statusCode, body}`. No handler builds an
- * error body by hand: it throws an ApiError (shared/errors.ts) and the envelope does the rest.
+ * error body by hand: it throws an ApiError (shared/platform/errors.ts) and the envelope does the rest.
  * Two operation options exist for the OAuth endpoints: `bodyFormats` also reads form bodies,
  * and `errorFormat: 'oauth'` renders errors as RFC 6749 asks instead of the envelope.
  */
@@ -17,7 +17,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod/mini';
 import type { Caller } from '../caller';
 import { ApiError, badRequest, forbidden, internalError, invalidApiKey, OAUTH_ERROR_CODES, payloadTooLarge, unprocessable, type ErrorDetail } from '../errors';
-import { API_VERSION } from '../api-version';
+import { API_VERSION } from './api-version';
 import { logger as rootLogger, type Logger } from '../log';
 import type { BodyFormat, Operation } from './operation';
 

@@ -1,11 +1,11 @@
 /**
  * An operation's contract: what it reads (path, query, body schemas), who may call it, and what
  * it answers. The same object validates requests in the handler (shared/http/api.ts) and
- * documents them in the OpenAPI document (shared/http/openapi.ts), so the two cannot drift.
+ * documents them in the OpenAPI document (shared/platform/http/openapi.ts), so the two cannot drift.
  * Operations import nothing heavier than zod/mini, so the route table can hold them.
  */
 import type * as z from 'zod/mini';
-import { insufficientScopeResponse } from '../schemas/common';
+import { insufficientScopeResponse } from './schemas';
 
 type Schema = z.ZodMiniType;
 
@@ -47,7 +47,7 @@ export interface Operation<
    * parse that form. Default `envelope`.
    */
   errorFormat?: 'envelope' | 'oauth';
-  /** success and error responses; the error envelope schemas come from shared/schemas/common.ts */
+  /** success and error responses; the error envelope schemas come from shared/platform/http/schemas.ts */
   responses: Record<number, ResponseSpec>;
 }
 
