@@ -64,8 +64,8 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
       LOG_LEVEL: 'ERROR',
     });
     const { handler } = await import('../functions/workers/broadcast-fanout');
-    const { fanOutQueue: fanOutMessages } = await import('../shared/broadcast-queue');
-    const { pageSize } = await import('../shared/broadcast-fanout');
+    const { fanOutQueue: fanOutMessages } = await import('../shared/broadcasts/queue');
+    const { pageSize } = await import('../shared/broadcasts/fanout');
     const { getItem } = await import('../shared/platform/db/table');
     const keys = await import('../shared/platform/db/keys');
     const { newId, nowIso } = await import('../shared/platform/ids');

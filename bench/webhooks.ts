@@ -69,7 +69,7 @@ export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVE
   try {
     // The runtime set TABLE_NAME and the endpoints in this process: write like any change does.
     const { put, putItem, transact } = await import('../shared/platform/db/table');
-    const { eventWrite } = await import('../shared/events');
+    const { eventWrite } = await import('../shared/events/events');
 
     const rawPuts = async (label: string) => {
       let next = 0;

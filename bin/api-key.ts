@@ -63,8 +63,8 @@ async function main(): Promise<void> {
   if (!command || !['create', 'list', 'revoke'].includes(command)) fail(`unknown command "${command ?? ''}"`);
   target(values);
   // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
-  const { createApiKey, listApiKeys, revokeApiKey } = await import('../shared/api-keys');
-  const { createProject, getProject } = await import('../shared/projects');
+  const { createApiKey, listApiKeys, revokeApiKey } = await import('../shared/access/api-keys');
+  const { createProject, getProject } = await import('../shared/access/projects');
 
   const mode = (values.mode ?? 'live') as 'live' | 'test';
   if (!['live', 'test'].includes(mode)) fail('--mode must be live or test');

@@ -7,20 +7,20 @@
  */
 import type { Operation } from '../shared/platform/http/operation';
 import type { Needs, TableAction } from './needs';
-import * as apiKeyOps from '../shared/operations/api-keys';
-import * as broadcastOps from '../shared/operations/broadcasts';
-import * as contactOps from '../shared/operations/contacts';
-import * as domainOps from '../shared/operations/domains';
-import * as emailOps from '../shared/operations/emails';
-import * as eventOps from '../shared/operations/events';
-import * as oauthOps from '../shared/operations/oauth';
-import * as receivingOps from '../shared/operations/received-emails';
-import * as segmentOps from '../shared/operations/segments';
+import * as apiKeyOps from '../shared/access/operations/api-keys';
+import * as broadcastOps from '../shared/broadcasts/operations';
+import * as contactOps from '../shared/audience/operations/contacts';
+import * as domainOps from '../shared/domains/operations';
+import * as emailOps from '../shared/emails/operations';
+import * as eventOps from '../shared/events/operations';
+import * as oauthOps from '../shared/access/operations/oauth';
+import * as receivingOps from '../shared/receiving/operations';
+import * as segmentOps from '../shared/audience/operations/segments';
 import * as serviceOps from '../shared/platform/http/service-operations';
-import * as suppressionOps from '../shared/operations/suppressions';
-import * as templateOps from '../shared/operations/templates';
-import * as topicOps from '../shared/operations/topics';
-import * as webhookOps from '../shared/operations/webhooks';
+import * as suppressionOps from '../shared/suppressions/operations';
+import * as templateOps from '../shared/templates/operations';
+import * as topicOps from '../shared/audience/operations/topics';
+import * as webhookOps from '../shared/webhooks/operations';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -36,7 +36,7 @@ export interface Route {
 }
 
 /**
- * The unsubscribe routes read the signing secret of the links (shared/unsubscribe.ts); whoever
+ * The unsubscribe routes read the signing secret of the links (shared/broadcasts/unsubscribe.ts); whoever
  * needs it first creates it, which is always the broadcast fan-out (a link exists only after it
  * signed one). A route creates it only if the secret item was deleted: then the old links are
  * refused, not answered with a 500.

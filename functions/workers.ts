@@ -68,7 +68,7 @@ export const queues: readonly QueueDefinition[] = [
   // the attempt is due, and attempts are counted in the delivery record, so maxReceiveCount only
   // has to exceed the 8 scheduled attempts plus faults. 60 s: a batch of 10 POSTs of at most 15 s.
   { name: 'webhook-delivery', visibilityTimeoutSeconds: 60, maxReceiveCount: 20 },
-  // One message per page of a broadcast's segment still to do (shared/broadcast-queue.ts). 120 s:
+  // One message per page of a broadcast's segment still to do (shared/broadcasts/queue.ts). 120 s:
   // a page is a few transactions and BatchGets; a failed page is redone after that.
   { name: 'broadcast-fanout', visibilityTimeoutSeconds: 120, maxReceiveCount: 10 },
   // SES receipt notifications (SNS envelopes from the inbound topic, lib/inbound.ts): one per
@@ -85,10 +85,10 @@ export const sesEventSubscriptions: readonly { queue: string; bodyFilter?: { eve
   { queue: 'ses-suppression', bodyFilter: { eventType: ['Bounce', 'Complaint'] } },
   { queue: 'ses-events' },
 ];
-/** The webhook fan-out's stream filter: inserted items whose entity `type` is `event` (shared/events.ts). */
+/** The webhook fan-out's stream filter: inserted items whose entity `type` is `event` (shared/events/events.ts). */
 export const WEBHOOK_FANOUT_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } };
 
-/** The segment-cleanup filter: removed items whose entity `type` is `segment` (shared/segments.ts). */
+/** The segment-cleanup filter: removed items whose entity `type` is `segment` (shared/audience/segments.ts). */
 export const SEGMENT_CLEANUP_FILTER = { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['segment'] } } } };
 
 export const workers: readonly Worker[] = [
@@ -125,14 +125,14 @@ export const workers: readonly Worker[] = [
     needs: { table: ['Query', 'GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
   },
   {
-    // the outbox: every inserted event item -> a delivery per subscribed webhook + a message (shared/webhook-fanout.ts)
+    // the outbox: every inserted event item -> a delivery per subscribed webhook + a message (shared/webhooks/fanout.ts)
     name: 'webhook-fanout',
     handler: 'workers/webhook-fanout',
     trigger: { kind: 'stream', batchSize: 100, filter: WEBHOOK_FANOUT_FILTER, maxRetryAttempts: 50 },
     needs: { table: ['Query', 'PutItem'], queues: ['webhook-delivery'] },
   },
   {
-    // one signed POST per message; retries by the message's visibility (shared/webhook-dispatch.ts):
+    // one signed POST per message; retries by the message's visibility (shared/webhooks/dispatch.ts):
     // ChangeMessageVisibility on its own queue, which its SQS trigger grants (and whose URL it is given)
     name: 'webhook-dispatcher',
     handler: 'workers/webhook-dispatcher',
@@ -140,12 +140,12 @@ export const workers: readonly Worker[] = [
     needs: { table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'] },
   },
   {
-    // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcast-fanout.ts)
+    // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcasts/fanout.ts)
     name: 'broadcast-fanout',
     handler: 'workers/broadcast-fanout',
     trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
     // ses:GetAccount: the send rate, to give each email a lease that lasts until its turn. Untested locally: the
-    // runtime's functions share one process, and the rate the sender read is cached for all of them (shared/send-rate.ts)
+    // runtime's functions share one process, and the rate the sender read is cached for all of them (shared/emails/send-rate.ts)
     needs: {
       table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
       queues: ['send', 'broadcast-fanout'],
@@ -162,7 +162,7 @@ export const workers: readonly Worker[] = [
     needs: { table: ['Query', 'UpdateItem'], queues: ['broadcast-fanout'] },
   },
   {
-    // removed segment items -> the memberships DELETE /segments/{id} left (shared/segments.ts).
+    // removed segment items -> the memberships DELETE /segments/{id} left (shared/audience/segments.ts).
     // 5 minutes per call; a segment not done by then is retried from its record and goes on.
     name: 'segment-cleanup',
     handler: 'workers/segment-cleanup',
@@ -171,7 +171,7 @@ export const workers: readonly Worker[] = [
     timeoutSeconds: 300,
   },
   {
-    // SES receipt notifications -> received emails, `email.received` then `email.stored` (shared/inbound.ts)
+    // SES receipt notifications -> received emails, `email.received` then `email.stored` (shared/receiving/inbound.ts)
     name: 'inbound',
     handler: 'workers/inbound',
     trigger: { kind: 'queue', queue: INBOUND_QUEUE, batchSize: 5 },

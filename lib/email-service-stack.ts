@@ -89,7 +89,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     const acknowledge = (id: string, reason: string) => Validations.of(this).acknowledge({ id, reason });
     acknowledge(
       'AwsSolutions-APIG4',
-      'every route checks the bearer API key in its function (shared/http/api.ts); the unauthenticated ones are public by design (health, OpenAPI, OAuth token, unsubscribe links)',
+      'every route checks the bearer API key in its function (shared/access/api.ts); the unauthenticated ones are public by design (health, OpenAPI, OAuth token, unsubscribe links)',
     );
     acknowledge(
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',

@@ -1,6 +1,6 @@
-import { createApiKey } from '#shared/api-keys';
-import { api, created } from '#shared/http/api';
-import * as apiKeyOps from '#shared/operations/api-keys';
+import { createApiKey } from '#shared/access/api-keys';
+import { api, created } from '#shared/access/api';
+import * as apiKeyOps from '#shared/access/operations/api-keys';
 
 export const handler = api(apiKeyOps.create, async ({ body, caller }) => {
   const { token, record } = await createApiKey(caller, body);

@@ -1,6 +1,6 @@
-import { revokeApiKey } from '#shared/api-keys';
-import { api, ok } from '#shared/http/api';
-import * as apiKeyOps from '#shared/operations/api-keys';
+import { revokeApiKey } from '#shared/access/api-keys';
+import { api, ok } from '#shared/access/api';
+import * as apiKeyOps from '#shared/access/operations/api-keys';
 
 export const handler = api(apiKeyOps.remove, async ({ params, caller }) => {
   await revokeApiKey(caller, params.api_key_id);

@@ -1,6 +1,6 @@
-import { listApiKeys } from '#shared/api-keys';
-import { api, ok } from '#shared/http/api';
-import * as apiKeyOps from '#shared/operations/api-keys';
+import { listApiKeys } from '#shared/access/api-keys';
+import { api, ok } from '#shared/access/api';
+import * as apiKeyOps from '#shared/access/operations/api-keys';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(apiKeyOps.list, async ({ query, caller }) => {

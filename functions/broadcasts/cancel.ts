@@ -1,5 +1,5 @@
-import { cancelBroadcast } from '#shared/broadcasts';
-import { api, ok } from '#shared/http/api';
-import * as broadcastOps from '#shared/operations/broadcasts';
+import { cancelBroadcast } from '#shared/broadcasts/broadcasts';
+import { api, ok } from '#shared/access/api';
+import * as broadcastOps from '#shared/broadcasts/operations';
 
 export const handler = api(broadcastOps.cancel, async ({ params, caller }) => ok(await cancelBroadcast(caller, params.broadcast_id)));

@@ -1,6 +1,6 @@
-import { deleteBroadcast } from '#shared/broadcasts';
-import { api, ok } from '#shared/http/api';
-import * as broadcastOps from '#shared/operations/broadcasts';
+import { deleteBroadcast } from '#shared/broadcasts/broadcasts';
+import { api, ok } from '#shared/access/api';
+import * as broadcastOps from '#shared/broadcasts/operations';
 
 export const handler = api(broadcastOps.remove, async ({ params, caller }) => {
   await deleteBroadcast(caller, params.broadcast_id);

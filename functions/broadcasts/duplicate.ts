@@ -1,5 +1,5 @@
-import { duplicateBroadcast } from '#shared/broadcasts';
-import { api, created } from '#shared/http/api';
-import * as broadcastOps from '#shared/operations/broadcasts';
+import { duplicateBroadcast } from '#shared/broadcasts/broadcasts';
+import { api, created } from '#shared/access/api';
+import * as broadcastOps from '#shared/broadcasts/operations';
 
 export const handler = api(broadcastOps.duplicate, async ({ params, caller }) => created(await duplicateBroadcast(caller, params.broadcast_id)));

@@ -1,5 +1,5 @@
-import { getBroadcast } from '#shared/broadcasts';
-import { api, ok } from '#shared/http/api';
-import * as broadcastOps from '#shared/operations/broadcasts';
+import { getBroadcast } from '#shared/broadcasts/broadcasts';
+import { api, ok } from '#shared/access/api';
+import * as broadcastOps from '#shared/broadcasts/operations';
 
 export const handler = api(broadcastOps.get, async ({ params, caller }) => ok(await getBroadcast(caller, params.broadcast_id)));

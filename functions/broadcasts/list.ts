@@ -1,6 +1,6 @@
-import { listBroadcasts } from '#shared/broadcasts';
-import { api, ok } from '#shared/http/api';
-import * as broadcastOps from '#shared/operations/broadcasts';
+import { listBroadcasts } from '#shared/broadcasts/broadcasts';
+import { api, ok } from '#shared/access/api';
+import * as broadcastOps from '#shared/broadcasts/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(broadcastOps.list, async ({ query, caller }) => {

@@ -1,5 +1,5 @@
-import { addContactToSegment } from '#shared/contacts';
-import { api, ok } from '#shared/http/api';
-import * as contactOps from '#shared/operations/contacts';
+import { addContactToSegment } from '#shared/audience/contacts';
+import { api, ok } from '#shared/access/api';
+import * as contactOps from '#shared/audience/operations/contacts';
 
 export const handler = api(contactOps.addSegment, async ({ params, caller }) => ok(await addContactToSegment(caller, params.contact_id, params.segment_id)));

@@ -1,5 +1,5 @@
-import { createContact } from '#shared/contacts';
-import { api, created } from '#shared/http/api';
-import * as contactOps from '#shared/operations/contacts';
+import { createContact } from '#shared/audience/contacts';
+import { api, created } from '#shared/access/api';
+import * as contactOps from '#shared/audience/operations/contacts';
 
 export const handler = api(contactOps.create, async ({ body, caller }) => created(await createContact(caller, body)));

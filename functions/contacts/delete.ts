@@ -1,6 +1,6 @@
-import { deleteContact } from '#shared/contacts';
-import { api, ok } from '#shared/http/api';
-import * as contactOps from '#shared/operations/contacts';
+import { deleteContact } from '#shared/audience/contacts';
+import { api, ok } from '#shared/access/api';
+import * as contactOps from '#shared/audience/operations/contacts';
 
 export const handler = api(contactOps.remove, async ({ params, caller }) => {
   const { id } = await deleteContact(caller, params.contact_id);

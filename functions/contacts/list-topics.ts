@@ -1,6 +1,6 @@
-import { listContactTopics } from '#shared/contacts';
-import { api, ok } from '#shared/http/api';
-import * as contactOps from '#shared/operations/contacts';
+import { listContactTopics } from '#shared/audience/contacts';
+import { api, ok } from '#shared/access/api';
+import * as contactOps from '#shared/audience/operations/contacts';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(contactOps.listTopics, async ({ params, query, caller }) => {

@@ -1,5 +1,5 @@
-import { updateContactTopics } from '#shared/contacts';
-import { api, ok } from '#shared/http/api';
-import * as contactOps from '#shared/operations/contacts';
+import { updateContactTopics } from '#shared/audience/contacts';
+import { api, ok } from '#shared/access/api';
+import * as contactOps from '#shared/audience/operations/contacts';
 
 export const handler = api(contactOps.updateTopics, async ({ params, body, caller }) => ok(await updateContactTopics(caller, params.contact_id, body)));

@@ -1,5 +1,5 @@
-import { createDomain } from '#shared/domains';
-import { api, created } from '#shared/http/api';
-import * as domainOps from '#shared/operations/domains';
+import { createDomain } from '#shared/domains/domains';
+import { api, created } from '#shared/access/api';
+import * as domainOps from '#shared/domains/operations';
 
 export const handler = api(domainOps.create, async ({ body, caller }) => created(await createDomain(caller, body)));

@@ -1,6 +1,6 @@
-import { deleteDomain } from '#shared/domains';
-import { api, ok } from '#shared/http/api';
-import * as domainOps from '#shared/operations/domains';
+import { deleteDomain } from '#shared/domains/domains';
+import { api, ok } from '#shared/access/api';
+import * as domainOps from '#shared/domains/operations';
 
 export const handler = api(domainOps.remove, async ({ params, caller }) => {
   await deleteDomain(caller, params.domain_id);

@@ -1,5 +1,5 @@
-import { getDomain } from '#shared/domains';
-import { api, ok } from '#shared/http/api';
-import * as domainOps from '#shared/operations/domains';
+import { getDomain } from '#shared/domains/domains';
+import { api, ok } from '#shared/access/api';
+import * as domainOps from '#shared/domains/operations';
 
 export const handler = api(domainOps.get, async ({ params, caller }) => ok(await getDomain(caller, params.domain_id)));

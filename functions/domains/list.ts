@@ -1,6 +1,6 @@
-import { listDomains } from '#shared/domains';
-import { api, ok } from '#shared/http/api';
-import * as domainOps from '#shared/operations/domains';
+import { listDomains } from '#shared/domains/domains';
+import { api, ok } from '#shared/access/api';
+import * as domainOps from '#shared/domains/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(domainOps.list, async ({ query, caller }) => {

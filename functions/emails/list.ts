@@ -1,6 +1,6 @@
-import { listEmails } from '#shared/emails';
-import { api, ok } from '#shared/http/api';
-import * as emailOps from '#shared/operations/emails';
+import { listEmails } from '#shared/emails/emails';
+import { api, ok } from '#shared/access/api';
+import * as emailOps from '#shared/emails/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(emailOps.list, async ({ query, caller }) => {

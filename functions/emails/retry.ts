@@ -1,5 +1,5 @@
-import { retryEmail } from '#shared/emails';
-import { api, ok } from '#shared/http/api';
-import * as emailOps from '#shared/operations/emails';
+import { retryEmail } from '#shared/emails/emails';
+import { api, ok } from '#shared/access/api';
+import * as emailOps from '#shared/emails/operations';
 
 export const handler = api(emailOps.retry, async ({ params, caller }) => ok(await retryEmail(caller, params.email_id)));

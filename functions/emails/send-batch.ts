@@ -1,7 +1,7 @@
-import { acceptEmails } from '#shared/emails';
-import { api, ok } from '#shared/http/api';
-import { idempotencyRequest } from '#shared/idempotency';
-import * as emailOps from '#shared/operations/emails';
+import { acceptEmails } from '#shared/emails/emails';
+import { api, ok } from '#shared/access/api';
+import { idempotencyRequest } from '#shared/emails/idempotency';
+import * as emailOps from '#shared/emails/operations';
 
 export const handler = api(emailOps.sendBatch, async ({ body, caller, headers }) => {
   const idempotency = idempotencyRequest(caller.projectId, headers['idempotency-key'], body);

@@ -1,6 +1,6 @@
-import { rescheduleEmail } from '#shared/emails';
-import { api, ok } from '#shared/http/api';
-import * as emailOps from '#shared/operations/emails';
+import { rescheduleEmail } from '#shared/emails/emails';
+import { api, ok } from '#shared/access/api';
+import * as emailOps from '#shared/emails/operations';
 
 export const handler = api(emailOps.update, async ({ params, body, caller }) => {
   await rescheduleEmail(caller, params.email_id, body.scheduled_at);

@@ -1,5 +1,5 @@
-import { api, ok } from '#shared/http/api';
-import { authorize } from '#shared/oauth';
-import * as oauthOps from '#shared/operations/oauth';
+import { api, ok } from '#shared/access/api';
+import { authorize } from '#shared/access/oauth';
+import * as oauthOps from '#shared/access/operations/oauth';
 
 export const handler = api(oauthOps.authorize, async ({ query, caller }) => ok(await authorize(caller, query)));

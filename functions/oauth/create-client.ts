@@ -1,5 +1,5 @@
-import { api, created } from '#shared/http/api';
-import { createClient } from '#shared/oauth-clients';
-import * as oauthOps from '#shared/operations/oauth';
+import { api, created } from '#shared/access/api';
+import { createClient } from '#shared/access/oauth-clients';
+import * as oauthOps from '#shared/access/operations/oauth';
 
 export const handler = api(oauthOps.createClient, async ({ body, caller }) => created(await createClient(caller, body)));

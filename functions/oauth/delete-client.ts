@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import { deleteClient } from '#shared/oauth-clients';
-import * as oauthOps from '#shared/operations/oauth';
+import { api, ok } from '#shared/access/api';
+import { deleteClient } from '#shared/access/oauth-clients';
+import * as oauthOps from '#shared/access/operations/oauth';
 
 export const handler = api(oauthOps.deleteClient, async ({ params, caller }) => {
   await deleteClient(caller, params.oauth_client_id);

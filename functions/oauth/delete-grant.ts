@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import { revokeGrant } from '#shared/oauth-grants';
-import * as oauthOps from '#shared/operations/oauth';
+import { api, ok } from '#shared/access/api';
+import { revokeGrant } from '#shared/access/oauth-grants';
+import * as oauthOps from '#shared/access/operations/oauth';
 
 export const handler = api(oauthOps.deleteGrant, async ({ params, caller }) => {
   await revokeGrant(caller, params.grant_id);

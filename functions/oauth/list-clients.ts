@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import { listClients } from '#shared/oauth-clients';
-import * as oauthOps from '#shared/operations/oauth';
+import { api, ok } from '#shared/access/api';
+import { listClients } from '#shared/access/oauth-clients';
+import * as oauthOps from '#shared/access/operations/oauth';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(oauthOps.listClients, async ({ query, caller }) => {

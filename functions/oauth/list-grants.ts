@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import { listGrants } from '#shared/oauth-grants';
-import * as oauthOps from '#shared/operations/oauth';
+import { api, ok } from '#shared/access/api';
+import { listGrants } from '#shared/access/oauth-grants';
+import * as oauthOps from '#shared/access/operations/oauth';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(oauthOps.listGrants, async ({ query, caller }) => {

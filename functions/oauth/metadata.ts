@@ -1,6 +1,6 @@
 import { ok, publicApi } from '#shared/platform/http/public-api';
-import * as oauthOps from '#shared/operations/oauth';
-import { OAUTH_SCOPES } from '#shared/oauth-tokens';
+import * as oauthOps from '#shared/access/operations/oauth';
+import { OAUTH_SCOPES } from '#shared/access/oauth-tokens';
 
 const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 

@@ -1,6 +1,6 @@
 import { ok, publicApi } from '#shared/platform/http/public-api';
-import { revokeToken } from '#shared/oauth-grants';
-import * as oauthOps from '#shared/operations/oauth';
+import { revokeToken } from '#shared/access/oauth-grants';
+import * as oauthOps from '#shared/access/operations/oauth';
 
 /** RFC 7009: 200 whether or not the token was live (nothing is revealed about it). */
 export const handler = publicApi(oauthOps.revoke, async ({ body }) => {

@@ -1,6 +1,6 @@
 import { ok, publicApi } from '#shared/platform/http/public-api';
-import { exchangeCode, refreshGrant } from '#shared/oauth';
-import * as oauthOps from '#shared/operations/oauth';
+import { exchangeCode, refreshGrant } from '#shared/access/oauth';
+import * as oauthOps from '#shared/access/operations/oauth';
 
 /** RFC 6749 §5.1: token responses are never cached. Errors: RFC 6749 form (the operation's `errorFormat`). */
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };

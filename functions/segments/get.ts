@@ -1,5 +1,5 @@
-import { api, ok } from '#shared/http/api';
-import * as segmentOps from '#shared/operations/segments';
-import { getSegment } from '#shared/segments';
+import { api, ok } from '#shared/access/api';
+import * as segmentOps from '#shared/audience/operations/segments';
+import { getSegment } from '#shared/audience/segments';
 
 export const handler = api(segmentOps.get, async ({ params, caller }) => ok(await getSegment(caller, params.segment_id)));

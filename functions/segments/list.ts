@@ -1,7 +1,7 @@
-import { api, ok } from '#shared/http/api';
-import * as segmentOps from '#shared/operations/segments';
+import { api, ok } from '#shared/access/api';
+import * as segmentOps from '#shared/audience/operations/segments';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
-import { listSegments } from '#shared/segments';
+import { listSegments } from '#shared/audience/segments';
 
 export const handler = api(segmentOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listSegments(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

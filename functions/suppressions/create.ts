@@ -1,6 +1,6 @@
-import { api, created, ok } from '#shared/http/api';
-import * as suppressionOps from '#shared/operations/suppressions';
-import { createSuppression } from '#shared/suppressions';
+import { api, created, ok } from '#shared/access/api';
+import * as suppressionOps from '#shared/suppressions/operations';
+import { createSuppression } from '#shared/suppressions/suppressions';
 
 /** 201 with the new entry; 200 with the existing one when the address was already suppressed. */
 export const handler = api(suppressionOps.create, async ({ body, caller }) => {

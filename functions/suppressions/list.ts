@@ -1,7 +1,7 @@
-import { api, ok } from '#shared/http/api';
-import * as suppressionOps from '#shared/operations/suppressions';
+import { api, ok } from '#shared/access/api';
+import * as suppressionOps from '#shared/suppressions/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
-import { listSuppressions } from '#shared/suppressions';
+import { listSuppressions } from '#shared/suppressions/suppressions';
 
 export const handler = api(suppressionOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listSuppressions(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

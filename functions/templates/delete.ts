@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import * as templateOps from '#shared/operations/templates';
-import { deleteTemplate } from '#shared/templates';
+import { api, ok } from '#shared/access/api';
+import * as templateOps from '#shared/templates/operations';
+import { deleteTemplate } from '#shared/templates/templates';
 
 export const handler = api(templateOps.remove, async ({ params, caller }) => {
   const id = await deleteTemplate(caller, params.id_or_alias);

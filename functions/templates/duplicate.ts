@@ -1,5 +1,5 @@
-import { api, created } from '#shared/http/api';
-import * as templateOps from '#shared/operations/templates';
-import { duplicateTemplate } from '#shared/templates';
+import { api, created } from '#shared/access/api';
+import * as templateOps from '#shared/templates/operations';
+import { duplicateTemplate } from '#shared/templates/templates';
 
 export const handler = api(templateOps.duplicate, async ({ params, caller }) => created(await duplicateTemplate(caller, params.id_or_alias)));

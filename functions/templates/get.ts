@@ -1,5 +1,5 @@
-import { api, ok } from '#shared/http/api';
-import * as templateOps from '#shared/operations/templates';
-import { getTemplate } from '#shared/templates';
+import { api, ok } from '#shared/access/api';
+import * as templateOps from '#shared/templates/operations';
+import { getTemplate } from '#shared/templates/templates';
 
 export const handler = api(templateOps.get, async ({ params, caller }) => ok(await getTemplate(caller, params.id_or_alias)));

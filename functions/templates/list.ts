@@ -1,7 +1,7 @@
-import { api, ok } from '#shared/http/api';
-import * as templateOps from '#shared/operations/templates';
+import { api, ok } from '#shared/access/api';
+import * as templateOps from '#shared/templates/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
-import { listTemplates } from '#shared/templates';
+import { listTemplates } from '#shared/templates/templates';
 
 export const handler = api(templateOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listTemplates(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import * as topicOps from '#shared/operations/topics';
-import { deleteTopic } from '#shared/topics';
+import { api, ok } from '#shared/access/api';
+import * as topicOps from '#shared/audience/operations/topics';
+import { deleteTopic } from '#shared/audience/topics';
 
 export const handler = api(topicOps.remove, async ({ params, caller }) => {
   await deleteTopic(caller, params.topic_id);

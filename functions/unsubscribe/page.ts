@@ -1,5 +1,5 @@
 import { html, publicApi } from '#shared/platform/http/public-api';
-import * as broadcastOps from '#shared/operations/broadcasts';
-import { unsubscribePageHtml } from '#shared/unsubscribe';
+import * as broadcastOps from '#shared/broadcasts/operations';
+import { unsubscribePageHtml } from '#shared/broadcasts/unsubscribe';
 
 export const handler = publicApi(broadcastOps.unsubscribePage, async ({ params }) => html(await unsubscribePageHtml(params.token)));

@@ -1,7 +1,7 @@
-import { api, ok } from '#shared/http/api';
-import * as webhookOps from '#shared/operations/webhooks';
+import { api, ok } from '#shared/access/api';
+import * as webhookOps from '#shared/webhooks/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
-import { listWebhookEvents } from '#shared/webhooks';
+import { listWebhookEvents } from '#shared/webhooks/webhooks';
 
 export const handler = api(webhookOps.listEvents, async ({ query, caller }) => {
   const { records, hasMore } = await listWebhookEvents(caller, { after: query.after, limit: query.limit ?? DEFAULT_PAGE_SIZE });

@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import * as webhookOps from '#shared/operations/webhooks';
-import { deleteWebhook } from '#shared/webhooks';
+import { api, ok } from '#shared/access/api';
+import * as webhookOps from '#shared/webhooks/operations';
+import { deleteWebhook } from '#shared/webhooks/webhooks';
 
 export const handler = api(webhookOps.remove, async ({ params, caller }) => {
   await deleteWebhook(caller, params.webhookId);

@@ -1,7 +1,7 @@
-import { api, ok } from '#shared/http/api';
-import * as webhookOps from '#shared/operations/webhooks';
+import { api, ok } from '#shared/access/api';
+import * as webhookOps from '#shared/webhooks/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
-import { listDeliveries } from '#shared/webhooks';
+import { listDeliveries } from '#shared/webhooks/webhooks';
 
 export const handler = api(webhookOps.listDeliveries, async ({ params, query, caller }) => {
   const { records, hasMore } = await listDeliveries(caller, params.webhookId, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

@@ -1,7 +1,7 @@
-import { api, ok } from '#shared/http/api';
-import * as webhookOps from '#shared/operations/webhooks';
+import { api, ok } from '#shared/access/api';
+import * as webhookOps from '#shared/webhooks/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
-import { listWebhooks } from '#shared/webhooks';
+import { listWebhooks } from '#shared/webhooks/webhooks';
 
 export const handler = api(webhookOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listWebhooks(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });

@@ -1,5 +1,5 @@
-import { accepted, api } from '#shared/http/api';
-import * as webhookOps from '#shared/operations/webhooks';
-import { retryDelivery } from '#shared/webhook-retry';
+import { accepted, api } from '#shared/access/api';
+import * as webhookOps from '#shared/webhooks/operations';
+import { retryDelivery } from '#shared/webhooks/retry';
 
 export const handler = api(webhookOps.retryDelivery, async ({ params, caller }) => accepted(await retryDelivery(caller, params.webhookId, params.deliveryId)));

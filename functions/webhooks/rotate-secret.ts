@@ -1,5 +1,5 @@
-import { api, ok } from '#shared/http/api';
-import * as webhookOps from '#shared/operations/webhooks';
-import { rotateSecret } from '#shared/webhooks';
+import { api, ok } from '#shared/access/api';
+import * as webhookOps from '#shared/webhooks/operations';
+import { rotateSecret } from '#shared/webhooks/webhooks';
 
 export const handler = api(webhookOps.rotateSecret, async ({ params, caller }) => ok(await rotateSecret(caller, params.webhookId)));

@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
-import { fanOutPage } from '#shared/broadcast-fanout';
-import type { FanOutMessage } from '#shared/broadcast-queue';
+import { fanOutPage } from '#shared/broadcasts/fanout';
+import type { FanOutMessage } from '#shared/broadcasts/queue';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
 
@@ -13,7 +13,7 @@ function parse(body: string): FanOutMessage {
 }
 
 /**
- * The broadcast-fanout queue's consumer: one page of a broadcast per message (shared/broadcast-fanout.ts).
+ * The broadcast-fanout queue's consumer: one page of a broadcast per message (shared/broadcasts/fanout.ts).
  * A page that fails is reported as a batch item failure and done again on redelivery, which
  * sends nobody twice; an unreadable message ends in the DLQ after the queue's maxReceiveCount.
  */

@@ -1,4 +1,4 @@
-import { dispatchDueEmails } from '#shared/due-emails';
+import { dispatchDueEmails } from '#shared/emails/due';
 import { logger } from '#shared/platform/log';
 
 /** Scheduled: enqueues scheduled emails whose time has come and emails whose enqueue was lost. */

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { checkUnsettledDomains } from '#shared/domains';
+import { checkUnsettledDomains } from '#shared/domains/domains';
 import { logger } from '#shared/platform/log';
 
 /** Stop starting new checks this long before the function's timeout. */

@@ -1,5 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
-import { applySesEvent, sesEventFromSqsBody } from '#shared/email-status';
+import { applySesEvent, sesEventFromSqsBody } from '#shared/emails/status';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
 

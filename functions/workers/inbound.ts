@@ -1,11 +1,11 @@
 import type { SQSEvent } from 'aws-lambda';
-import { MalformedReceipt, receiveInbound } from '#shared/inbound';
+import { MalformedReceipt, receiveInbound } from '#shared/receiving/inbound';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
 
 /**
  * The inbound queue's consumer: SES receipt notifications (SNS envelopes) become received emails
- * with `email.received` and `email.stored` (shared/inbound.ts has the steps). Messages are handled
+ * with `email.received` and `email.stored` (shared/receiving/inbound.ts has the steps). Messages are handled
  * concurrently; one that cannot be read or stored is a batch item failure, retried and then kept
  * in the inbound DLQ, while the rest of its batch goes through.
  */

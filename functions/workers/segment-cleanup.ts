@@ -1,14 +1,14 @@
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/platform/log';
 import { processStreamBatch, RETRY } from '#shared/platform/aws/batch';
-import { removeDeletedSegmentMemberships } from '#shared/segments';
+import { removeDeletedSegmentMemberships } from '#shared/audience/segments';
 
 /** Stop starting pages this long before the function's timeout: a page is a few transactions. */
 const SAFETY_MARGIN_MS = 10_000;
 
 /**
  * The table's stream, filtered (functions/workers.ts) to removed segment items: removes the
- * memberships DELETE /segments/{id} left behind (shared/segments.ts). A segment not finished in
+ * memberships DELETE /segments/{id} left behind (shared/audience/segments.ts). A segment not finished in
  * this invocation is reported as the failed record, so Lambda calls again from it; the members
  * removed so far stay removed, so each retry goes on where the last one stopped.
  */

@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch, RETRY } from '#shared/platform/aws/batch';
-import { sendQueuedEmail } from '#shared/sender';
+import { sendQueuedEmail } from '#shared/emails/sender';
 
 /**
  * The send queue's consumer: each message names one email. Messages are handled concurrently;

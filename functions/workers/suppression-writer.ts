@@ -1,11 +1,11 @@
 import type { SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
-import { applySuppressionFeedback, MalformedNotification } from '#shared/suppression-feedback';
+import { applySuppressionFeedback, MalformedNotification } from '#shared/suppressions/feedback';
 
 /**
  * The suppression queue's consumer: SES Bounce and Complaint events (SNS envelopes) become
- * suppression entries (shared/suppression-feedback.ts has the rules). Messages are handled
+ * suppression entries (shared/suppressions/feedback.ts has the rules). Messages are handled
  * concurrently; one that cannot be read or applied is a batch item failure, retried and then
  * kept in the DLQ, while the rest of its batch goes through.
  */

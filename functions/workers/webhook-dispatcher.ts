@@ -1,11 +1,11 @@
 import type { SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch, RETRY } from '#shared/platform/aws/batch';
-import { dispatchDelivery } from '#shared/webhook-dispatch';
-import { deliveryQueue, type DeliveryMessage } from '#shared/webhook-queue';
+import { dispatchDelivery } from '#shared/webhooks/dispatch';
+import { deliveryQueue, type DeliveryMessage } from '#shared/webhooks/queue';
 
 /**
- * The delivery queue's consumer: one attempt per message (shared/webhook-dispatch.ts), messages
+ * The delivery queue's consumer: one attempt per message (shared/webhooks/dispatch.ts), messages
  * handled concurrently. A delivery with attempts left keeps its message: it is made invisible
  * until the next attempt is due (ChangeMessageVisibility) and reported as a batch item failure,
  * so SQS hands it back then. A message that cannot be read, or whose handling throws, is

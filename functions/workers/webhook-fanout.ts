@@ -1,12 +1,12 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/platform/log';
 import { streamFailureAt } from '#shared/platform/aws/batch';
-import type { OutboxEvent } from '#shared/webhook-deliveries';
-import { fanOut } from '#shared/webhook-fanout';
+import type { OutboxEvent } from '#shared/webhooks/deliveries';
+import { fanOut } from '#shared/webhooks/fanout';
 
 /**
  * The table's stream, filtered (functions/workers.ts) to inserted event items: each becomes a
- * delivery per subscribed webhook and a message on the delivery queue (shared/webhook-fanout.ts).
+ * delivery per subscribed webhook and a message on the delivery queue (shared/webhooks/fanout.ts).
  * A failure reports the first record that did not go out; Lambda retries from there.
  */
 function outboxEvent(record: DynamoDBRecord): OutboxEvent {

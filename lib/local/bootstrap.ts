@@ -4,10 +4,10 @@
  * Without it, a new key is printed on the first start only: keys are stored as hashes, so
  * later starts cannot show it again (`npm run api-key -- create` makes another).
  */
-import type { KeyMode } from '../../shared/api-key-token';
-import { authenticate, createApiKey } from '../../shared/api-keys';
+import type { KeyMode } from '../../shared/access/api-key-token';
+import { authenticate, createApiKey } from '../../shared/access/api-keys';
 import type { Caller } from '../../shared/platform/caller';
-import { ensureDefaultProject } from '../../shared/projects';
+import { ensureDefaultProject } from '../../shared/access/projects';
 
 export interface Provisioned {
   projectId: string;

@@ -137,7 +137,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Webhooks may POST over plain http to loopback receivers, and the dispatcher skips its
-      // SSRF address checks (shared/webhook-endpoint.ts). Never set on AWS.
+      // SSRF address checks (shared/webhooks/endpoint.ts). Never set on AWS.
       ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true',
       // As the stack tells the domain routes: their configuration sets get an SNS event destination
       // (the local SES front records it; every send's events reach the queues either way).

@@ -3,7 +3,7 @@
  * rely on these names.
  */
 import { resolve } from 'node:path';
-import { API_KEY_PATTERN } from '../../shared/api-key-token';
+import { API_KEY_PATTERN } from '../../shared/access/api-key-token';
 
 export interface LocalSettings {
   host: string;

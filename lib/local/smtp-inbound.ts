@@ -16,7 +16,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import PostalMime from 'postal-mime';
 import { SMTPServer } from 'smtp-server';
 import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queueUrlVariable } from '../../functions/workers';
-import { formatAddresses } from '../../shared/inbound-mime';
+import { formatAddresses } from '../../shared/receiving/mime';
 import { snsEnvelope } from './ses-events';
 import { writeLocalObject } from './s3-local';
 

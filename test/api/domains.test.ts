@@ -330,7 +330,7 @@ describe('another project', () => {
 
 describe('findSendingDomain (the sender\'s lookup)', () => {
   it('finds a domain by name only for the project that owns it, with its status and configuration set', async () => {
-    const { findSendingDomain } = await import('../../shared/domains');
+    const { findSendingDomain } = await import('../../shared/domains/domains');
     const name = unique('lookup');
     const { body: domain } = await api.post('/domains', { name });
     expect(await findSendingDomain(runtime.projectId, name.toUpperCase())).toEqual({ id: domain.id, name, status: 'pending', configuration_set: `es-${domain.id}`, sending: 'enabled' });

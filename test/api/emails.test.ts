@@ -103,7 +103,7 @@ describe('POST /emails', () => {
   it('lets a test key send from an unverified domain of its project without reaching SES', async () => {
     const other = await createOtherProject();
     // POST /api-keys gives keys of the caller's mode, so the test key comes straight from the table
-    const { createApiKey } = await import('../../shared/api-keys');
+    const { createApiKey } = await import('../../shared/access/api-keys');
     const { token } = await createApiKey({ projectId: other.projectId, livemode: false, permission: 'full_access' }, { name: 'test', mode: 'test' });
     const name = unique('testmode');
     expect((await api.post('/domains', { name }, { key: token })).status).toBe(201);

@@ -17,10 +17,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { routes, type Route } from '../../functions/routes';
-import { createApiKey } from '../../shared/api-keys';
+import { createApiKey } from '../../shared/access/api-keys';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
-import { createProject } from '../../shared/projects';
+import { createProject } from '../../shared/access/projects';
 import { expectation, fixedCases, hostileCases, judge, jsonSchemaOf, pathParams, Seed, type HostileCase, type JsonSchema, type RouteContext } from '../support/hostile';
 import { baseUrl } from '../support/http';
 import { useRuntimeTable } from '../support/table';

@@ -14,8 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { routes, type Route } from '../../functions/routes';
-import { EVENT_TYPES } from '../../shared/event-types';
-import { s256Challenge } from '../../shared/oauth-tokens';
+import { EVENT_TYPES } from '../../shared/events/event-types';
+import { s256Challenge } from '../../shared/access/oauth-tokens';
 import { api, request, type ApiResponse } from '../support/http';
 import { deliverMail } from '../support/smtp';
 import { createOtherProject, useRuntimeTable } from '../support/table';

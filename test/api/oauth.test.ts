@@ -1,11 +1,11 @@
 /** OAuth over HTTP: clients, authorize, the token exchange with PKCE, refresh, revocation, grants, metadata. */
 import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { hashToken } from '../../shared/api-key-token';
+import { hashToken } from '../../shared/access/api-key-token';
 import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import { getItem } from '../../shared/platform/db/table';
-import { s256Challenge } from '../../shared/oauth-tokens';
+import { s256Challenge } from '../../shared/access/oauth-tokens';
 import { api, baseUrl, request, type ApiResponse } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 
@@ -134,7 +134,7 @@ describe('the authorization code flow (acceptance)', () => {
   });
 
   it('stores tokens only as hashes, with the mode of the key that authorized them', async () => {
-    const { createApiKey } = await import('../../shared/api-keys');
+    const { createApiKey } = await import('../../shared/access/api-keys');
     const { token: testKey } = await createApiKey({ projectId: runtime.projectId, livemode: false, permission: 'full_access' }, { name: 'oauth test', mode: 'test' });
     const { access, refresh } = await tokensFor('full_access', testKey);
     const item = await getItem(keys.oauthAccessToken(hashToken(access)));

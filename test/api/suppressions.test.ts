@@ -6,7 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
-import { suppressAddress } from '../../shared/suppressions';
+import { suppressAddress } from '../../shared/suppressions/suppressions';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';

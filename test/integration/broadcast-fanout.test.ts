@@ -19,14 +19,14 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as fanOut } from '../../functions/workers/broadcast-fanout';
 import { QueuePoller } from '../../lib/local/queue-poller';
 import { createTableInput } from '../../lib/table-definition';
-import { dispatchDueBroadcasts } from '../../shared/broadcast-fanout';
-import { fanOutQueue } from '../../shared/broadcast-queue';
-import { FANOUT_LEASE_MS } from '../../shared/broadcasts';
+import { dispatchDueBroadcasts } from '../../shared/broadcasts/fanout';
+import { fanOutQueue } from '../../shared/broadcasts/queue';
+import { FANOUT_LEASE_MS } from '../../shared/broadcasts/broadcasts';
 import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import * as table from '../../shared/platform/db/table';
 import { newId } from '../../shared/platform/ids';
-import { readUnsubscribeToken } from '../../shared/unsubscribe';
+import { readUnsubscribeToken } from '../../shared/broadcasts/unsubscribe';
 import { useRuntimeTable } from '../support/table';
 import { workerFunction } from '../../lib/local/lambda/invocation';
 

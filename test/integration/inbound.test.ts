@@ -23,7 +23,7 @@ const info = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR!, 'runtime.j
 process.env.AWS_ENDPOINT_URL_S3 = info.s3Endpoint;
 process.env.INBOUND_BUCKET = info.inboundBucket;
 process.env.LOG_LEVEL = 'ERROR'; // the worker also runs in this process: its expected warnings would only be noise
-const receiveInbound = async (...args: Parameters<typeof import('../../shared/inbound').receiveInbound>) => (await import('../../shared/inbound')).receiveInbound(...args);
+const receiveInbound = async (...args: Parameters<typeof import('../../shared/receiving/inbound').receiveInbound>) => (await import('../../shared/receiving/inbound')).receiveInbound(...args);
 
 const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 afterAll(() => sqs.destroy());

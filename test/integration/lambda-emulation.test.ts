@@ -14,7 +14,7 @@ import { integrate } from '../../lib/local/http-gateway';
 import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, type FunctionIdentity } from '../../lib/local/lambda/invocation';
 import { eventsWithin } from '../../lib/local/queue-poller';
 import { documentClient, tableName } from '../../shared/platform/db/client';
-import { sendQueue } from '../../shared/send-queue';
+import { sendQueue } from '../../shared/emails/send-queue';
 import { useRuntimeTable } from '../support/table';
 
 const runtime = useRuntimeTable();

@@ -11,7 +11,7 @@ import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import { del, getItem, transact } from '../../shared/platform/db/table';
 import { newId } from '../../shared/platform/ids';
-import { MEMBERS_REMOVED_IN_REQUEST } from '../../shared/segments';
+import { MEMBERS_REMOVED_IN_REQUEST } from '../../shared/audience/segments';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 

@@ -15,7 +15,7 @@ import { createTableInput } from '../../lib/table-definition';
 import type { Caller } from '../../shared/platform/caller';
 import * as keys from '../../shared/platform/db/keys';
 import { getItem, transact } from '../../shared/platform/db/table';
-import { emailWrites, type EmailItem } from '../../shared/emails';
+import { emailWrites, type EmailItem } from '../../shared/emails/emails';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { API_KEY_PATTERN, generateToken, hashToken } from '../../shared/api-key-token';
+import { API_KEY_PATTERN, generateToken, hashToken } from '../../shared/access/api-key-token';
 
 describe('API key tokens', () => {
   it('are es_live_/es_test_ + 32 base62 characters', () => {

@@ -1,6 +1,6 @@
 /** The DNS records a customer copies into their zone: a wrong name or value here means mail that never verifies. */
-import { buildRecords, isSettled, statusFromSes, type RecordInput } from '../../shared/domain-records';
-import { matchingEventTypes } from '../../shared/domain-identity';
+import { buildRecords, isSettled, statusFromSes, type RecordInput } from '../../shared/domains/records';
+import { matchingEventTypes } from '../../shared/domains/identity';
 
 const base: RecordInput = {
   name: 'example.com',

@@ -1,5 +1,5 @@
-/** Reading received messages (shared/inbound-mime.ts): the MIME shapes mail arrives in, and mail that is broken. */
-import { messageFromSesHeaders, parseMessage } from '../../shared/inbound-mime';
+/** Reading received messages (shared/receiving/mime.ts): the MIME shapes mail arrives in, and mail that is broken. */
+import { messageFromSesHeaders, parseMessage } from '../../shared/receiving/mime';
 
 const crlf = (lines: string[]) => Buffer.from(lines.join('\r\n'), 'latin1');
 

@@ -12,8 +12,8 @@ import {
   REFRESH_TOKEN_PATTERN,
   s256Challenge,
   scopeCovers,
-} from '../../shared/oauth-tokens';
-import { redirectUriMatches, redirectUriProblem } from '../../shared/redirect-uri';
+} from '../../shared/access/oauth-tokens';
+import { redirectUriMatches, redirectUriProblem } from '../../shared/access/redirect-uri';
 
 describe('PKCE (RFC 7636)', () => {
   // RFC 7636 Appendix B

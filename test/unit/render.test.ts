@@ -1,4 +1,4 @@
-import { escapeHtml, render, variablesIn } from '../../shared/render';
+import { escapeHtml, render, variablesIn } from '../../shared/templates/render';
 
 describe('render', () => {
   it('inserts {{{KEY}}} as it is and {{KEY}} HTML-escaped', () => {

@@ -1,8 +1,8 @@
 /** The one reader of SNS envelopes in SQS bodies: what it unwraps, what it refuses, and how a consumer's own error carries it. */
 import { MalformedSnsEnvelope, parseSnsEnvelope } from '../../shared/platform/aws/sns-envelope';
-import { MalformedSesEvent, sesEventFromSqsBody } from '../../shared/email-status';
-import { MalformedReceipt, receiptFromBody } from '../../shared/inbound';
-import { MalformedNotification, sesEventFromBody } from '../../shared/suppression-feedback';
+import { MalformedSesEvent, sesEventFromSqsBody } from '../../shared/emails/status';
+import { MalformedReceipt, receiptFromBody } from '../../shared/receiving/inbound';
+import { MalformedNotification, sesEventFromBody } from '../../shared/suppressions/feedback';
 
 const envelope = (fields: object) => JSON.stringify({ MessageId: 'sns-1', TopicArn: 'arn:aws:sns:ap-southeast-2:123456789012:t', ...fields });
 

@@ -1,5 +1,5 @@
 /** The suppression rules on single SES events, without I/O: what suppresses, what withdraws, what is unreadable. */
-import { decide, MalformedNotification, sesEventFromBody } from '../../shared/suppression-feedback';
+import { decide, MalformedNotification, sesEventFromBody } from '../../shared/suppressions/feedback';
 
 const mail = { messageId: 'm-1', tags: { email_id: ['e-1'], project_id: ['p-1'] } };
 const bounce = (bounceType: string, bounceSubType: string, recipients: object[]) => ({ eventType: 'Bounce', mail, bounce: { bounceType, bounceSubType, bouncedRecipients: recipients } });

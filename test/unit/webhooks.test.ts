@@ -7,11 +7,11 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import * as keys from '../../shared/platform/db/keys';
 import { newId, UUID_PATTERN } from '../../shared/platform/ids';
-import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, retryDelaySeconds, retrySchedule } from '../../shared/webhook-deliveries';
-import { classifyAddress, endpointProblem } from '../../shared/webhook-endpoint';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, retryDelaySeconds, retrySchedule } from '../../shared/webhooks/deliveries';
+import { classifyAddress, endpointProblem } from '../../shared/webhooks/endpoint';
 import type { lookup as dnsLookup } from 'node:dns';
-import { checkedAddress, pinnedLookup, postWebhook } from '../../shared/webhook-http';
-import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhook-signing';
+import { checkedAddress, pinnedLookup, postWebhook } from '../../shared/webhooks/http';
+import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhooks/signing';
 
 const withEnv = async <T>(value: string | undefined, run: () => T | Promise<T>): Promise<T> => {
   const saved = process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS;

@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import * as receivingOps from '#shared/operations/received-emails';
-import { listAttachments } from '#shared/received-emails';
+import { api, ok } from '#shared/access/api';
+import * as receivingOps from '#shared/receiving/operations';
+import { listAttachments } from '#shared/receiving/received-emails';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(receivingOps.listAttachments, async ({ params, query, caller }) => {

@@ -1,6 +1,6 @@
-import { api, ok } from '#shared/http/api';
-import * as receivingOps from '#shared/operations/received-emails';
-import { listReceivedEmails } from '#shared/received-emails';
+import { api, ok } from '#shared/access/api';
+import * as receivingOps from '#shared/receiving/operations';
+import { listReceivedEmails } from '#shared/receiving/received-emails';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(receivingOps.list, async ({ query, caller }) => {

@@ -1,8 +1,8 @@
 /**
  * The SQS queues the service sends to, through ONE client (guarded, like every AWS client: see
  * call-guard.ts). A feature makes its typed queue here and keeps the message type beside it,
- * with what a message means and why a duplicate is harmless (shared/send-queue.ts,
- * shared/webhook-queue.ts, shared/broadcast-queue.ts); callers use that queue's `enqueue` and
+ * with what a message means and why a duplicate is harmless (shared/emails/send-queue.ts,
+ * shared/webhooks/queue.ts, shared/broadcasts/queue.ts); callers use that queue's `enqueue` and
  * `delay`.
  *
  * - `enqueue` sends the messages as JSON in SendMessageBatch requests of at most 10 entries and

@@ -106,7 +106,7 @@ export const oauthRefreshToken = (sha256Hex: string): Key => ({ PK: `OAUTH_REFRE
 
 export const webhook = (projectId: string, webhookId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK#${webhookId}` });
 export const webhooks = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'WEBHOOK#' });
-/** A webhook's deliveries sort under it by delivery id, which carries its event's time (shared/webhook-deliveries.ts). */
+/** A webhook's deliveries sort under it by delivery id, which carries its event's time (shared/webhooks/deliveries.ts). */
 export const webhookDelivery = (projectId: string, webhookId: string, deliveryId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK_DELIVERY#${webhookId}#${deliveryId}` });
 export const webhookDeliveries = (projectId: string, webhookId: string) => ({ PK: projectPk(projectId), prefix: `WEBHOOK_DELIVERY#${webhookId}#` });
 /** Every delivery of a project again on GSI1, newest first: GET /webhook-events. */

@@ -1,6 +1,6 @@
 /**
  * An operation's contract: what it reads (path, query, body schemas), who may call it, and what
- * it answers. The same object validates requests in the handler (shared/http/api.ts) and
+ * it answers. The same object validates requests in the handler (shared/access/api.ts) and
  * documents them in the OpenAPI document (shared/platform/http/openapi.ts), so the two cannot drift.
  * Operations import nothing heavier than zod/mini, so the route table can hold them.
  */

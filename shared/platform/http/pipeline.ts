@@ -1,5 +1,5 @@
 /**
- * The request pipeline every API handler is built from (through `api()` in shared/http/api.ts, or
+ * The request pipeline every API handler is built from (through `api()` in shared/access/api.ts, or
  * `publicApi()` in ./public-api.ts for the few routes without a key, whose bundles then carry no
  * DynamoDB client).
  *

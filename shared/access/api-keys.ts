@@ -1,0 +1,133 @@
+/**
+ * API keys (format and hashing: ./api-key-token.ts). Only the SHA-256 of a key is stored; the
+ * plain key is returned once, at creation. A lookup item keyed by the hash points to
+ * the project, so authenticating a request is one GetItem on an exact key. Revoking deletes both
+ * items in one transaction, so the key stops working at once (no cache). OAuth access tokens
+ * (shared/access/oauth.ts) are bearer keys too: `authenticate` tells them apart by their prefix.
+ *
+ * Decision (the contract is silent): a key created through the API has the caller's mode, so a
+ * test key can never mint a live one. The CLI (bin/api-key.ts) chooses the mode explicitly.
+ */
+import { API_KEY_PATTERN, generateToken, hashToken, type KeyMode } from './api-key-token';
+import type { Caller, Permission } from '../platform/caller';
+import * as keys from '../platform/db/keys';
+import { del, getItem, put, queryPage, transact, type PageRequest } from '../platform/db/table';
+import { conflict, notFound } from '../platform/errors';
+import { eventWrite } from '../events/events';
+import { newId, nowIso } from '../platform/ids';
+import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
+
+
+export interface ApiKeyRecord {
+  object: 'api_key';
+  id: string;
+  name: string;
+  permission: Permission;
+  mode: KeyMode;
+  created_at: string;
+}
+
+interface ApiKeyItem extends ApiKeyRecord {
+  token_hash: string;
+}
+
+interface ApiKeyHashItem {
+  project_id: string;
+  api_key_id: string;
+  permission: Permission;
+  livemode: boolean;
+}
+
+/** What an OAuth access token's item holds for authentication (shared/access/oauth.ts writes it). */
+interface AccessTokenItem {
+  project_id: string;
+  permission: Permission;
+  livemode: boolean;
+  /** epoch seconds; DynamoDB's TTL deletes the item up to days later, so the lookup checks it */
+  expires_at: number;
+}
+
+/**
+ * The caller a bearer token stands for, or undefined for a malformed, unknown, expired or
+ * revoked token. An API key or an OAuth access token (`es_oat_`, its grant's scope as the
+ * permission): either way one GetItem on the token's hash.
+ */
+export async function authenticate(token: string): Promise<Caller | undefined> {
+  if (ACCESS_TOKEN_PATTERN.test(token)) {
+    const item = await getItem<AccessTokenItem & Record<string, unknown>>(keys.oauthAccessToken(hashToken(token)));
+    if (!item || item.expires_at <= epochSeconds()) return undefined;
+    return { projectId: item.project_id, permission: item.permission, livemode: item.livemode };
+  }
+  if (!API_KEY_PATTERN.test(token)) return undefined;
+  const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hashToken(token)));
+  if (!item) return undefined;
+  return { projectId: item.project_id, apiKeyId: item.api_key_id, permission: item.permission, livemode: item.livemode };
+}
+
+const toRecord = (item: ApiKeyItem): ApiKeyRecord => ({
+  object: 'api_key',
+  id: item.id,
+  name: item.name,
+  permission: item.permission,
+  mode: item.mode,
+  created_at: item.created_at,
+});
+
+export interface CreateApiKeyInput {
+  name: string;
+  permission?: Permission;
+  /** defaults to the caller's own mode */
+  mode?: KeyMode;
+  /** provision exactly this token (LOCAL_API_KEY); otherwise a new random one */
+  token?: string;
+}
+
+export async function createApiKey(caller: Caller, input: CreateApiKeyInput): Promise<{ token: string; record: ApiKeyRecord }> {
+  const mode = input.mode ?? (caller.livemode ? 'live' : 'test');
+  const token = input.token ?? generateToken(mode);
+  if (!API_KEY_PATTERN.test(token) || !token.startsWith(`es_${mode}_`)) throw new Error(`not an ${mode} API key: es_${mode}_ + 32 base62`);
+  const item: ApiKeyItem = {
+    object: 'api_key',
+    id: newId(),
+    name: input.name,
+    permission: input.permission ?? 'full_access',
+    mode,
+    created_at: nowIso(),
+    token_hash: hashToken(token),
+  };
+  const record = toRecord(item);
+  await transact([
+    put({ ...keys.apiKey(caller.projectId, item.id), type: 'api_key', project_id: caller.projectId, ...item }),
+    put(
+      {
+        ...keys.apiKeyHash(item.token_hash),
+        type: 'api_key_hash',
+        project_id: caller.projectId,
+        api_key_id: item.id,
+        permission: item.permission,
+        livemode: mode === 'live',
+      },
+      { ifAbsent: () => conflict('api_key_exists', 'This API key is already provisioned') },
+    ),
+    eventWrite(caller, 'api_key.created', record),
+  ]);
+  return { token, record };
+}
+
+export async function listApiKeys(caller: Caller, page: PageRequest) {
+  const { items, hasMore } = await queryPage<ApiKeyItem>(keys.apiKeys(caller.projectId), page);
+  return { records: items.map(toRecord), hasMore };
+}
+
+export async function revokeApiKey(caller: Caller, apiKeyId: string): Promise<ApiKeyRecord> {
+  const missing = () => notFound('API key', 'api_key_id');
+  const item = await getItem<ApiKeyItem>(keys.apiKey(caller.projectId, apiKeyId));
+  if (!item) throw missing();
+  const record = toRecord(item);
+  await transact([
+    del(keys.apiKey(caller.projectId, apiKeyId), { ifExists: missing }), // a concurrent revoke loses here
+    del(keys.apiKeyHash(item.token_hash)),
+    eventWrite(caller, 'api_key.revoked', record),
+  ]);
+  return record;
+}

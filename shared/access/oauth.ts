@@ -1,0 +1,166 @@
+/**
+ * The OAuth authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636) and refresh token
+ * rotation. Clients: ./oauth-clients.ts; grants, tokens and revocation: ./oauth-grants.ts;
+ * formats, lifetimes and the PKCE check: ./oauth-tokens.ts.
+ *
+ * 1. The consent interface calls `authorize` with the project's key once the user agreed: it
+ *    stores a code (hashed, 10-minute TTL) bound to the client, redirect URI, challenge and scope.
+ * 2. The client calls the token endpoint without a key: `exchangeCode` reads the code and the
+ *    client in one round trip, checks them and PKCE, and in ONE transaction deletes the code on
+ *    the condition that it still exists (so it works once, even for two racing requests),
+ *    checks the client still exists, and writes the grant and its two token items.
+ * 3. `refreshGrant` rotates: one transaction deletes the presented refresh token (conditionally:
+ *    a refresh token works once) and the previous access token, points the grant at the new
+ *    pair (on the condition that it still holds the old one) and writes the new pair.
+ *
+ * Errors of steps 2 and 3 are RFC 6749 §5.2 codes (`oauthError`), which the token endpoint
+ * renders in the RFC's form.
+ */
+import { hashToken } from './api-key-token';
+import type { Caller } from '../platform/caller';
+import * as keys from '../platform/db/keys';
+import { batchGet, checkExists, del, put, putItem, transact, update, type Item } from '../platform/db/table';
+import { oauthError, unprocessable } from '../platform/errors';
+import { newId, nowIso } from '../platform/ids';
+import { findClient, type ClientLookup } from './oauth-clients';
+import { newTokenPair, tokenResponse, tokenWrites, type GrantItem, type TokenItem } from './oauth-grants';
+import { CLIENT_ID_PATTERN, CODE_TTL_SECONDS, DEFAULT_SCOPE, epochSeconds, isoFromEpoch, newCode, pkceMatches, scopeCovers, type OAuthScope } from './oauth-tokens';
+import { redirectUriMatches } from './redirect-uri';
+
+interface CodeItem {
+  project_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scope: OAuthScope;
+  livemode: boolean;
+  expires_at: number;
+}
+
+export interface AuthorizeInput {
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scope?: OAuthScope;
+  state?: string;
+}
+
+/** GET /oauth/authorize: a code for the consent interface. Every refusal is a 422 naming the parameter. */
+export async function authorize(caller: Caller, input: AuthorizeInput) {
+  const client = CLIENT_ID_PATTERN.test(input.client_id) ? await findClient(input.client_id) : undefined;
+  if (!client || client.project_id !== caller.projectId) {
+    throw unprocessable([{ code: 'unknown_client', message: 'No OAuth client with this client_id in this project', path: 'client_id' }]);
+  }
+  if (!client.redirect_uris.some((registered) => redirectUriMatches(registered, input.redirect_uri))) {
+    throw unprocessable([{ code: 'redirect_uri_mismatch', message: 'redirect_uri is not one the client registered', path: 'redirect_uri' }]);
+  }
+  const code = newCode();
+  const scope = input.scope ?? DEFAULT_SCOPE;
+  const item: CodeItem = {
+    project_id: caller.projectId,
+    client_id: input.client_id,
+    redirect_uri: input.redirect_uri,
+    code_challenge: input.code_challenge,
+    scope,
+    livemode: caller.livemode,
+    expires_at: epochSeconds() + CODE_TTL_SECONDS,
+  };
+  await putItem(put({ ...keys.oauthCode(hashToken(code)), type: 'oauth_code', ...item }, { ifAbsent: () => new Error('authorization code collision') }));
+  return {
+    object: 'authorization_code' as const,
+    code,
+    client_id: input.client_id,
+    redirect_uri: input.redirect_uri,
+    scope,
+    state: input.state ?? null,
+    expires_at: isoFromEpoch(item.expires_at),
+  };
+}
+
+/** The item at `key` and the lookup item of `clientId`, in one round trip; nothing for a client id no client can have. */
+async function readWithClient<T>(key: keys.Key, clientId: string): Promise<{ item?: T; client?: ClientLookup }> {
+  if (!CLIENT_ID_PATTERN.test(clientId)) return {};
+  const clientKey = keys.oauthClientId(clientId);
+  const items = await batchGet<Item>([key, clientKey]);
+  return {
+    item: items.find((i) => i.PK === key.PK) as T | undefined,
+    client: items.find((i) => i.PK === clientKey.PK) as ClientLookup | undefined,
+  };
+}
+
+const unknownClient = () => oauthError('invalid_client', 'Unknown client_id');
+
+export interface CodeExchange {
+  code: string;
+  code_verifier: string;
+  client_id: string;
+  redirect_uri: string;
+}
+
+/** grant_type=authorization_code. */
+export async function exchangeCode(input: CodeExchange) {
+  const codeKey = keys.oauthCode(hashToken(input.code));
+  const { item: code, client } = await readWithClient<CodeItem>(codeKey, input.client_id);
+  if (!client) throw unknownClient();
+  const used = () => oauthError('invalid_grant', 'The authorization code is invalid, expired or already used');
+  if (!code || code.expires_at <= epochSeconds()) throw used();
+  if (code.client_id !== input.client_id) throw oauthError('invalid_grant', 'The authorization code was issued to another client');
+  if (code.redirect_uri !== input.redirect_uri) throw oauthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
+  if (!pkceMatches(input.code_verifier, code.code_challenge)) throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
+
+  const pair = newTokenPair();
+  const grant: GrantItem = {
+    project_id: code.project_id,
+    id: newId(),
+    client_id: code.client_id,
+    scope: code.scope,
+    livemode: code.livemode,
+    created_at: nowIso(),
+    access_hash: pair.access_hash,
+    refresh_hash: pair.refresh_hash,
+    expires_at: pair.refresh_expires_at,
+  };
+  await transact([
+    del(codeKey, { ifExists: used }), // single use: of two racing exchanges, one wins
+    checkExists(keys.oauthClientId(code.client_id), unknownClient), // a client deleted meanwhile gets nothing
+    put({ ...keys.oauthGrant(grant.project_id, grant.id), type: 'oauth_grant', ...grant }),
+    ...tokenWrites(grant, pair, grant.scope),
+  ]);
+  return tokenResponse(pair, grant.scope);
+}
+
+export interface RefreshInput {
+  refresh_token: string;
+  client_id: string;
+  scope?: OAuthScope;
+}
+
+/** grant_type=refresh_token: a new pair; the presented refresh token and the previous access token stop working. */
+export async function refreshGrant(input: RefreshInput) {
+  const refreshKey = keys.oauthRefreshToken(hashToken(input.refresh_token));
+  const { item, client } = await readWithClient<TokenItem>(refreshKey, input.client_id);
+  if (!client) throw unknownClient();
+  const invalid = () => oauthError('invalid_grant', 'The refresh token is invalid, expired, revoked or already used');
+  if (!item || !item.scope || item.expires_at <= epochSeconds()) throw invalid();
+  if (item.client_id !== input.client_id) throw oauthError('invalid_grant', 'The refresh token was issued to another client');
+  const accessScope = input.scope ?? item.scope;
+  if (!scopeCovers(item.scope, accessScope)) throw oauthError('invalid_scope', `The grant has ${item.scope}; a refresh cannot widen it`);
+
+  const pair = newTokenPair();
+  const grant = { project_id: item.project_id, id: item.grant_id, client_id: item.client_id, scope: item.scope, livemode: item.livemode };
+  await transact([
+    del(refreshKey, { ifExists: invalid }), // a refresh token works once
+    del(keys.oauthAccessToken(item.access_hash)),
+    update(
+      keys.oauthGrant(grant.project_id, grant.id),
+      {
+        set: { access_hash: pair.access_hash, refresh_hash: pair.refresh_hash, expires_at: pair.refresh_expires_at },
+        condition: { expression: '#refresh = :refresh', names: { '#refresh': 'refresh_hash' }, values: { ':refresh': item.refresh_hash } },
+      },
+      invalid, // revoked (or refreshed) meanwhile
+    ),
+    checkExists(keys.oauthClientId(grant.client_id), unknownClient),
+    ...tokenWrites(grant, pair, accessScope),
+  ]);
+  return tokenResponse(pair, accessScope);
+}

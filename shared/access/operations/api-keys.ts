@@ -1,0 +1,50 @@
+import * as z from 'zod/mini';
+import { defineOperation } from '../../platform/http/operation';
+import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
+
+const permission = z.enum(['full_access', 'sending_access']);
+export const apiKey = z.object({
+  object: z.literal('api_key'),
+  id,
+  name: z.string(),
+  permission,
+  mode: z.enum(['live', 'test']),
+  created_at: timestamp,
+});
+
+export const create = defineOperation({
+  operationId: 'createApiKey',
+  summary: 'Create an API key',
+  description:
+    'Returns the key (`token`) once; only its SHA-256 is stored. The new key has the mode of the key that created it ' +
+    '(`es_live_` or `es_test_`), so a test key cannot mint a live one. `sending_access` keys may only send emails.',
+  tags: ['API keys'],
+  auth: 'api_key',
+  body: z.strictObject({
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+    permission: z.optional(permission),
+  }),
+  responses: {
+    201: { description: 'The new key, with its token shown this once', schema: z.object({ id, token: z.string() }) },
+    ...commonErrors,
+  },
+});
+
+export const list = defineOperation({
+  operationId: 'listApiKeys',
+  summary: 'List API keys (never their tokens)',
+  tags: ['API keys'],
+  auth: 'api_key',
+  query: listQuery,
+  responses: { 200: { description: 'A page of API keys, newest first', schema: listOf(apiKey) }, ...commonErrors },
+});
+
+export const remove = defineOperation({
+  operationId: 'deleteApiKey',
+  summary: 'Revoke an API key',
+  description: 'The key stops working at once, including for a request that uses it to revoke itself.',
+  tags: ['API keys'],
+  auth: 'api_key',
+  params: z.strictObject({ api_key_id: id }),
+  responses: { 200: { description: 'The key is revoked', schema: deleted('api_key') }, ...commonErrors, 404: notFoundResponse },
+});

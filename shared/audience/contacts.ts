@@ -1,0 +1,414 @@
+/**
+ * Contacts: the people a project mails, with their segments and topic subscriptions.
+ *
+ * Items (keys in shared/platform/db/keys.ts; the broadcast fan-out reads them, so the attribute names
+ * are fixed):
+ * - the contact (`CONTACT#<id>`): `email` as given (trimmed), `first_name`, `last_name`,
+ *   `unsubscribed`, `properties`, `segment_ids` (its segments) and `topics` (topic id ->
+ *   `opt_in`/`opt_out`, explicit choices only; the effective subscription falls back to the
+ *   topic's `default_subscription`);
+ * - the email claim (`CONTACT_EMAIL#<lower-cased address>` -> `contact_id`): one contact per
+ *   address per project, put with attribute_not_exists in the contact's own transaction, moved in
+ *   the same transaction when a PATCH changes the address;
+ * - one segment member item per segment (`PROJECT#<pid>#SEGMENT#<sid>` / `CONTACT#<cid>`), written
+ *   and deleted in the same transaction as the change to `segment_ids`, with a ConditionCheck
+ *   that an added segment exists.
+ *
+ * Every change is one transaction. Changes that depend on what was read (the segment diff, the
+ * address move, deletion of the memberships) carry a condition that `segment_ids` and `email`
+ * are still what was read, and are re-read and retried when they are not. Other fields are
+ * written attribute by attribute (properties and topics key by key), so a concurrent change of
+ * another field, such as an unsubscribe, is never overwritten with an old value.
+ *
+ * After a crash in the middle of a segment deletion (shared/audience/segments.ts), a contact may still
+ * list the deleted segment in `segment_ids`; GET /contacts/{id}/segments shows only segments
+ * that exist, and a later change of the contact's segments drops the id.
+ *
+ * The contract has no contact event types, so no outbox event is written.
+ */
+import type { Caller } from '../platform/caller';
+import * as keys from '../platform/db/keys';
+import { batchGet, checkExists, del, getItem, isConditionFailed, isTransactionConflict, put, queryPage, transact, type Item, type Page, type PageRequest, type WriteAction } from '../platform/db/table';
+import { conflict, notFound, unprocessable } from '../platform/errors';
+import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
+import {
+  MAX_PROPERTIES,
+  MAX_SEGMENTS_PER_CONTACT,
+  segmentRefId,
+  segmentRefPath,
+  type CreateContactInput,
+  type PropertyValue,
+  type TopicSubscription,
+  type UpdateContactInput,
+  type UpdateContactTopicsInput,
+} from './operations/contacts';
+import type { Subscription } from './operations/topics';
+import { toSegmentRecord, type SegmentRecord } from './segments';
+import { toTopic } from './topics';
+
+export interface ContactItem {
+  type: 'contact';
+  project_id: string;
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  unsubscribed: boolean;
+  properties: Record<string, PropertyValue>;
+  segment_ids: string[];
+  topics: Record<string, Subscription>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Contact {
+  object: 'contact';
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  unsubscribed: boolean;
+  properties: Record<string, PropertyValue>;
+  segment_ids: string[];
+  topics: { id: string; subscription: Subscription }[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContactTopic {
+  id: string;
+  name: string;
+  description: string | null;
+  subscription: Subscription;
+}
+
+export const toContact = (item: ContactItem): Contact => ({
+  object: 'contact',
+  id: item.id,
+  email: item.email,
+  first_name: item.first_name ?? null,
+  last_name: item.last_name ?? null,
+  unsubscribed: item.unsubscribed ?? false,
+  properties: item.properties ?? {},
+  segment_ids: item.segment_ids ?? [],
+  topics: Object.entries(item.topics ?? {})
+    .sort(([a], [b]) => a.localeCompare(b)) // topic ids are UUIDv7: oldest topic first
+    .map(([id, subscription]) => ({ id, subscription })),
+  created_at: item.created_at,
+  updated_at: item.updated_at,
+});
+
+const missing = () => notFound('Contact', 'contact_id');
+const emailTaken = (email: string) => conflict('contact_exists', `A contact with the address ${email} already exists`, 'email');
+const unknownReference = (what: 'segment' | 'topic', path: string) =>
+  unprocessable([{ code: `unknown_${what}`, message: `no ${what} with this id in this project`, path }]);
+/** The failed condition of a contact's write: it was deleted, or its segments or address changed, between our read and our write. */
+const changed = { tag: 'contact changed' };
+
+/** Runs a read-then-write step again when the contact changed in between, or a concurrent transaction got in the way (five tries). */
+async function retrying<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    try {
+      return await step();
+    } catch (error) {
+      if (!isConditionFailed(error, changed.tag) && !isTransactionConflict(error)) throw error;
+    }
+  }
+  throw conflict('concurrent_update', 'The contact kept changing during the request; try again');
+}
+
+/** The contact for an id (UUID) or an address (any case); undefined when there is none in this project. */
+async function findContact(projectId: string, idOrEmail: string): Promise<ContactItem | undefined> {
+  if (UUID_PATTERN.test(idOrEmail)) return getItem<ContactItem & Item>(keys.contact(projectId, idOrEmail));
+  const claim = await getItem(keys.contactEmail(projectId, idOrEmail.trim()));
+  return claim ? getItem<ContactItem & Item>(keys.contact(projectId, claim.contact_id)) : undefined;
+}
+
+async function readContact(projectId: string, idOrEmail: string): Promise<ContactItem> {
+  const item = await findContact(projectId, idOrEmail);
+  if (!item) throw missing();
+  return item;
+}
+
+const emailClaim = (projectId: string, contactId: string, email: string) => ({
+  ...keys.contactEmail(projectId, email),
+  type: 'contact_email',
+  project_id: projectId,
+  contact_id: contactId,
+});
+
+const member = (projectId: string, segmentId: string, contactId: string) => ({
+  ...keys.segmentMember(projectId, segmentId, contactId),
+  type: 'segment_member',
+  project_id: projectId,
+  segment_id: segmentId,
+  contact_id: contactId,
+});
+
+/** A ConditionCheck per topic of the body: an unknown one is 422 naming `<prefix><index>.id`. */
+const topicChecks = (projectId: string, topics: TopicSubscription[], prefix: string): WriteAction[] =>
+  topics.map((t, i) => checkExists(keys.topic(projectId, t.id), () => unknownReference('topic', `${prefix}${i}.id`)));
+
+interface ContactChange {
+  /** whole attributes to set */
+  set: Partial<ContactItem>;
+  /** properties to set, key by key */
+  properties?: Record<string, PropertyValue>;
+  /** explicit subscriptions to set, topic by topic */
+  topics?: Record<string, Subscription>;
+  /** the values read that the change depends on: it fails (`changed`) when they are no longer so */
+  expect?: Partial<Pick<ContactItem, 'segment_ids' | 'email'>>;
+}
+
+/** The UpdateItem of a contact: only the given attributes, map entries by their path. */
+function contactUpdate(projectId: string, contactId: string, change: ContactChange): WriteAction {
+  const names: Record<string, string> = {};
+  const values: Item = {};
+  const sets: string[] = [];
+  Object.entries(change.set).forEach(([name, value], i) => {
+    names[`#a${i}`] = name;
+    values[`:a${i}`] = value;
+    sets.push(`#a${i} = :a${i}`);
+  });
+  for (const [map, entries, tag] of [['properties', change.properties, 'p'], ['topics', change.topics, 't']] as const) {
+    if (!entries || Object.keys(entries).length === 0) continue; // an unused name would fail the request
+    names[`#${map}`] = map;
+    Object.entries(entries).forEach(([key, value], i) => {
+      names[`#${tag}${i}`] = key;
+      values[`:${tag}${i}`] = value;
+      sets.push(`#${map}.#${tag}${i} = :${tag}${i}`);
+    });
+  }
+  const conditions = ['attribute_exists(PK)'];
+  Object.entries(change.expect ?? {}).forEach(([name, value], i) => {
+    names[`#e${i}`] = name;
+    values[`:e${i}`] = value;
+    conditions.push(`#e${i} = :e${i}`);
+  });
+  return {
+    kind: 'Update',
+    params: {
+      Key: keys.contact(projectId, contactId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+    onConditionFailed: changed,
+  };
+}
+
+const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+export async function createContact(caller: Caller, input: CreateContactInput): Promise<Contact> {
+  const projectId = caller.projectId;
+  const now = nowIso();
+  const segments = input.segments ?? [];
+  const topics = input.topics ?? [];
+  const item: ContactItem = {
+    type: 'contact',
+    project_id: projectId,
+    id: newId(),
+    email: input.email,
+    first_name: input.first_name ?? null,
+    last_name: input.last_name ?? null,
+    unsubscribed: input.unsubscribed ?? false,
+    properties: input.properties ?? {},
+    segment_ids: segments.map(segmentRefId),
+    topics: Object.fromEntries(topics.map((t) => [t.id, t.subscription])),
+    created_at: now,
+    updated_at: now,
+  };
+  await transact([
+    ...segments.map((ref, i) => checkExists(keys.segment(projectId, segmentRefId(ref)), () => unknownReference('segment', segmentRefPath(i, ref)))),
+    ...topicChecks(projectId, topics, 'topics.'),
+    put({ ...keys.contact(projectId, item.id), ...item }),
+    put(emailClaim(projectId, item.id, item.email), { ifAbsent: () => emailTaken(item.email) }),
+    ...item.segment_ids.map((segmentId) => put(member(projectId, segmentId, item.id))),
+  ]);
+  return toContact(item);
+}
+
+export async function getContact(caller: Caller, idOrEmail: string): Promise<Contact> {
+  return toContact(await readContact(caller.projectId, idOrEmail));
+}
+
+/** GET /contacts: every contact, or with `segment_id` the segment's members; newest first. */
+export async function listContacts(caller: Caller, page: PageRequest & { segment_id?: string }): Promise<Page<Contact>> {
+  if (page.segment_id) return listSegmentContacts(caller, page.segment_id, page);
+  const { items, hasMore } = await queryPage<ContactItem & Item>(keys.contacts(caller.projectId), page);
+  return { items: items.map(toContact), hasMore };
+}
+
+/** A page of the segment's member partition (Query), then its contacts (BatchGet), in member order. */
+export async function listSegmentContacts(caller: Caller, segmentId: string, page: PageRequest): Promise<Page<Contact>> {
+  const projectId = caller.projectId;
+  const [segment, members] = await Promise.all([getItem(keys.segment(projectId, segmentId)), queryPage(keys.segmentMembers(projectId, segmentId), page)]);
+  if (!segment) throw notFound('Segment', 'segment_id');
+  const found = await batchGet<ContactItem & Item>(members.items.map((m) => keys.contact(projectId, m.contact_id)));
+  const byId = new Map(found.map((c) => [c.id, c]));
+  const items = members.items.flatMap((m) => (byId.has(m.contact_id) ? [toContact(byId.get(m.contact_id)!)] : []));
+  return { items, hasMore: members.hasMore };
+}
+
+/**
+ * PATCH /contacts/{id_or_email}. `email` is required (the contract); fields left out stay.
+ * `properties` merge key by key, `segments` replaces the contact's segments, `topics` sets the
+ * listed subscriptions. One transaction: the contact, the address claim when the address changes
+ * (not when only its case does), the memberships of the segment diff with a ConditionCheck per
+ * added segment, and a ConditionCheck per topic.
+ */
+export async function updateContact(caller: Caller, idOrEmail: string, input: UpdateContactInput): Promise<Contact> {
+  const projectId = caller.projectId;
+  return retrying(async () => {
+    const current = await readContact(projectId, idOrEmail);
+    const now = nowIso();
+    const change: ContactChange = { set: { email: input.email, updated_at: now }, expect: { email: current.email } };
+    const next: ContactItem = { ...current, email: input.email, updated_at: now };
+    const actions: WriteAction[] = [];
+
+    if (!sameAddress(input.email, current.email)) {
+      actions.push(
+        del(keys.contactEmail(projectId, current.email), { ifUnchanged: { expected: { contact_id: current.id }, onChanged: changed } }),
+        put(emailClaim(projectId, current.id, input.email), { ifAbsent: () => emailTaken(input.email) }),
+      );
+    }
+    for (const field of ['first_name', 'last_name', 'unsubscribed'] as const) {
+      if (input[field] === undefined) continue;
+      change.set[field] = input[field] as never;
+      next[field] = input[field] as never;
+    }
+    if (input.properties) {
+      next.properties = { ...current.properties, ...input.properties };
+      if (Object.keys(next.properties).length > MAX_PROPERTIES) {
+        throw unprocessable([{ code: 'too_big', message: `a contact has at most ${MAX_PROPERTIES} properties (${Object.keys(next.properties).length} with these)`, path: 'properties' }]);
+      }
+      change.properties = input.properties;
+    }
+    if (input.topics) {
+      change.topics = Object.fromEntries(input.topics.map((t) => [t.id, t.subscription]));
+      next.topics = { ...current.topics, ...change.topics };
+      actions.push(...topicChecks(projectId, input.topics, 'topics.'));
+    }
+    if (input.segments) {
+      const wanted = input.segments.map(segmentRefId);
+      const added = new Set(wanted.filter((id) => !current.segment_ids.includes(id)));
+      change.set.segment_ids = wanted;
+      change.expect!.segment_ids = current.segment_ids;
+      next.segment_ids = wanted;
+      input.segments.forEach((ref, i) => {
+        const segmentId = segmentRefId(ref);
+        if (!added.has(segmentId)) return;
+        actions.push(
+          checkExists(keys.segment(projectId, segmentId), () => unknownReference('segment', segmentRefPath(i, ref))),
+          put(member(projectId, segmentId, current.id)),
+        );
+      });
+      for (const segmentId of current.segment_ids) {
+        if (!wanted.includes(segmentId)) actions.push(del(keys.segmentMember(projectId, segmentId, current.id)));
+      }
+    }
+    await transact([contactUpdate(projectId, current.id, change), ...actions]);
+    return toContact(next);
+  });
+}
+
+/** Deletes the contact, its address claim and its memberships in one transaction (at most 2 + MAX_SEGMENTS_PER_CONTACT actions). */
+export async function deleteContact(caller: Caller, idOrEmail: string): Promise<{ id: string }> {
+  const projectId = caller.projectId;
+  return retrying(async () => {
+    const current = await readContact(projectId, idOrEmail);
+    await transact([
+      del(keys.contact(projectId, current.id), {
+        ifUnchanged: { expected: { email: current.email, segment_ids: current.segment_ids }, onChanged: changed },
+      }),
+      del(keys.contactEmail(projectId, current.email)),
+      ...current.segment_ids.map((segmentId) => del(keys.segmentMember(projectId, segmentId, current.id))),
+    ]);
+    return { id: current.id };
+  });
+}
+
+export interface Membership {
+  object: 'contact_segment';
+  id: string;
+  contact_id: string;
+  segment_id: string;
+}
+
+/** Puts the contact in the segment (idempotent): 404 for an unknown segment, 409 past MAX_SEGMENTS_PER_CONTACT. */
+export async function addContactToSegment(caller: Caller, idOrEmail: string, segmentId: string): Promise<Membership> {
+  const projectId = caller.projectId;
+  return retrying(async () => {
+    const current = await readContact(projectId, idOrEmail);
+    const already = current.segment_ids.includes(segmentId);
+    if (!already && current.segment_ids.length >= MAX_SEGMENTS_PER_CONTACT) {
+      throw conflict('too_many_segments', `A contact can be in at most ${MAX_SEGMENTS_PER_CONTACT} segments`, 'segment_id');
+    }
+    await transact([
+      checkExists(keys.segment(projectId, segmentId), () => notFound('Segment', 'segment_id')),
+      put(member(projectId, segmentId, current.id)),
+      ...(already
+        ? []
+        : [contactUpdate(projectId, current.id, { set: { segment_ids: [...current.segment_ids, segmentId], updated_at: nowIso() }, expect: { segment_ids: current.segment_ids } })]),
+    ]);
+    return { object: 'contact_segment', id: segmentId, contact_id: current.id, segment_id: segmentId };
+  });
+}
+
+/** Takes the contact out of the segment; 404 when it is not in it. The contact stays. */
+export async function removeContactFromSegment(caller: Caller, idOrEmail: string, segmentId: string): Promise<Membership & { deleted: true }> {
+  const projectId = caller.projectId;
+  return retrying(async () => {
+    const current = await readContact(projectId, idOrEmail);
+    if (!current.segment_ids.includes(segmentId)) throw notFound('Segment membership', 'segment_id');
+    await transact([
+      contactUpdate(projectId, current.id, {
+        set: { segment_ids: current.segment_ids.filter((id) => id !== segmentId), updated_at: nowIso() },
+        expect: { segment_ids: current.segment_ids },
+      }),
+      del(keys.segmentMember(projectId, segmentId, current.id)),
+    ]);
+    return { object: 'contact_segment', id: segmentId, contact_id: current.id, segment_id: segmentId, deleted: true };
+  });
+}
+
+/** A page of a list held in memory, newest (greatest id) first, with the cursors of queryPage. */
+function pageOf<T extends { id: string }>(records: T[], page: PageRequest): Page<T> {
+  const newestFirst = [...records].sort((a, b) => b.id.localeCompare(a.id));
+  if (page.before) {
+    const newer = newestFirst.filter((r) => r.id > page.before!);
+    return { items: newer.slice(Math.max(0, newer.length - page.limit)), hasMore: newer.length > page.limit };
+  }
+  const older = page.after ? newestFirst.filter((r) => r.id < page.after!) : newestFirst;
+  return { items: older.slice(0, page.limit), hasMore: older.length > page.limit };
+}
+
+/** The segments the contact is in (one BatchGet of at most MAX_SEGMENTS_PER_CONTACT); ids of deleted segments are dropped. */
+export async function listContactSegments(caller: Caller, idOrEmail: string, page: PageRequest): Promise<Page<SegmentRecord>> {
+  const current = await readContact(caller.projectId, idOrEmail);
+  const segments = await batchGet(current.segment_ids.map((segmentId) => keys.segment(caller.projectId, segmentId)));
+  return pageOf(segments.map(toSegmentRecord), page);
+}
+
+/** Every topic of the project (a page of them) with the contact's effective subscription. */
+export async function listContactTopics(caller: Caller, idOrEmail: string, page: PageRequest): Promise<Page<ContactTopic>> {
+  const [current, topics] = await Promise.all([readContact(caller.projectId, idOrEmail), queryPage(keys.topics(caller.projectId), page)]);
+  return {
+    items: topics.items.map(toTopic).map((t) => ({ id: t.id, name: t.name, description: t.description, subscription: current.topics?.[t.id] ?? t.default_subscription })),
+    hasMore: topics.hasMore,
+  };
+}
+
+/** Sets the listed subscriptions (topic by topic; the others stay); a ConditionCheck per topic. */
+export async function updateContactTopics(caller: Caller, idOrEmail: string, input: UpdateContactTopicsInput): Promise<Contact> {
+  const projectId = caller.projectId;
+  return retrying(async () => {
+    const current = await readContact(projectId, idOrEmail);
+    const topics = Object.fromEntries(input.topics.map((t) => [t.id, t.subscription]));
+    const now = nowIso();
+    await transact([contactUpdate(projectId, current.id, { set: { updated_at: now }, topics }), ...topicChecks(projectId, input.topics, 'topics.')]);
+    return toContact({ ...current, topics: { ...current.topics, ...topics }, updated_at: now });
+  });
+}

@@ -1,0 +1,239 @@
+import * as z from 'zod/mini';
+import { BARE_ADDRESS, isAddress, MAX_ADDRESS_LENGTH } from '../../emails/addresses';
+import { defineOperation } from '../../platform/http/operation';
+import { UUID_PATTERN } from '../../platform/ids';
+import { commonErrors, conflictResponse, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
+import { segment } from './segments';
+import { SUBSCRIPTIONS } from './topics';
+
+/**
+ * Limits of a contact. Deleting a contact removes its email claim and every membership in one
+ * transaction, and a PATCH that replaces all its segments removes and adds memberships (with a
+ * ConditionCheck per added segment) and checks every topic in the body, also in one transaction:
+ * 3 + 25 + 2 x 25 + 20 = 98 actions, under DynamoDB's 100.
+ */
+export const MAX_SEGMENTS_PER_CONTACT = 25;
+export const MAX_TOPICS_PER_REQUEST = 20;
+export const MAX_PROPERTIES = 50;
+export const MAX_PROPERTY_VALUE_LENGTH = 2000;
+/** Property keys are usable as template variables (`{{{plan}}}`): letters, digits and `_`, not starting with a digit. */
+export const PROPERTY_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export type PropertyValue = string | number | boolean | null;
+
+const email = z.string().check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
+const personName = z.nullable(z.string().check(z.trim(), z.maxLength(256)));
+const propertyValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), z.number(), z.boolean()]));
+const properties = z
+  .record(z.string().check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')), propertyValue)
+  .check(z.refine((p) => Object.keys(p).length <= MAX_PROPERTIES, `at most ${MAX_PROPERTIES} properties`));
+
+/** No id twice in one list: the issue names the second occurrence. */
+const uniqueIds = <T>(idOf: (item: T) => string, pathOf: (i: number, item: T) => (string | number)[]) =>
+  z.superRefine<T[]>((items, ctx) => {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      const value = idOf(item);
+      if (seen.has(value)) ctx.addIssue({ code: 'custom', message: `${value} is listed twice`, path: pathOf(i, item), input: item });
+      seen.add(value);
+    });
+  });
+
+/** `[{id}]` as the contract says, or plain id strings, as the Resend SDK sends in places. */
+export type SegmentRef = string | { id: string };
+export const segmentRefId = (ref: SegmentRef): string => (typeof ref === 'string' ? ref : ref.id);
+/** Where a reference sits in the body, for the 422 that names an unknown one. */
+export const segmentRefPath = (i: number, ref: SegmentRef): string => (typeof ref === 'string' ? `segments.${i}` : `segments.${i}.id`);
+const segments = z.array(z.union([id, z.strictObject({ id })])).check(
+  z.maxLength(MAX_SEGMENTS_PER_CONTACT),
+  uniqueIds<SegmentRef>(segmentRefId, (i, ref) => (typeof ref === 'string' ? [i] : [i, 'id'])),
+);
+
+const topicSubscription = z.strictObject({ id, subscription: z.enum(SUBSCRIPTIONS) });
+export type TopicSubscription = z.output<typeof topicSubscription>;
+const topics = z.array(topicSubscription).check(
+  z.maxLength(MAX_TOPICS_PER_REQUEST),
+  uniqueIds<TopicSubscription>((t) => t.id, (i) => [i, 'id']),
+);
+
+const contactFields = {
+  email,
+  first_name: z.optional(personName),
+  last_name: z.optional(personName),
+  unsubscribed: z.optional(z.boolean()),
+  properties: z.optional(properties),
+  segments: z.optional(segments),
+  topics: z.optional(topics),
+};
+
+export const contact = z.object({
+  object: z.literal('contact'),
+  id,
+  email: z.string(),
+  first_name: z.nullable(z.string()),
+  last_name: z.nullable(z.string()),
+  unsubscribed: z.boolean(),
+  properties: z.record(z.string(), propertyValue),
+  segment_ids: z.array(id),
+  topics: z.array(z.object({ id, subscription: z.enum(SUBSCRIPTIONS) })),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const contactTopic = z.object({
+  id,
+  name: z.string(),
+  description: z.nullable(z.string()),
+  subscription: z.enum(SUBSCRIPTIONS),
+});
+
+const contactId = z.string().check(
+  z.refine((v) => UUID_PATTERN.test(v) || isAddress(v), 'must be a contact id (UUID) or the contact\'s email address'),
+);
+const contactParams = z.strictObject({ contact_id: contactId });
+const membershipParams = z.strictObject({ contact_id: contactId, segment_id: id });
+
+const rules =
+  'One contact per address per project, compared case-insensitively (`email` is kept as given, trimmed). ' +
+  '`segments` takes `[{id}]` or plain ids; an unknown segment or topic id is 422 naming its path. ' +
+  `At most ${MAX_SEGMENTS_PER_CONTACT} segments per contact and ${MAX_TOPICS_PER_REQUEST} topics per request; ` +
+  `\`properties\`: at most ${MAX_PROPERTIES} keys (letters, digits, \`_\`), values string (up to ${MAX_PROPERTY_VALUE_LENGTH} characters), number, boolean or null. ` +
+  '`topics` in the record are the explicit subscriptions; the effective one falls back to the topic\'s `default_subscription`.';
+const byIdOrEmail = 'The path takes the contact\'s id or its email address (any case).';
+
+export const create = defineOperation({
+  operationId: 'createContact',
+  summary: 'Create a contact',
+  description: `409 \`contact_exists\` when the project already has a contact with this address. ${rules}`,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  body: z.strictObject(contactFields),
+  responses: { 201: { description: 'The new contact', schema: contact }, ...commonErrors, 409: conflictResponse },
+});
+export type CreateContactInput = z.output<typeof create.body>;
+
+export const list = defineOperation({
+  operationId: 'listContacts',
+  summary: 'List contacts, newest first',
+  description: '`segment_id` lists only that segment\'s members (404 for an unknown segment).',
+  tags: ['Contacts'],
+  auth: 'api_key',
+  query: z.extend(listQuery, { segment_id: z.optional(id) }),
+  responses: { 200: { description: 'A page of contacts', schema: listOf(contact) }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const listBySegment = defineOperation({
+  operationId: 'listSegmentContacts',
+  summary: 'List the contacts of a segment, newest first',
+  description: 'The same as `GET /contacts?segment_id=`; the path the Resend SDK uses for `contacts.list({ segmentId })`.',
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: z.strictObject({ segment_id: id }),
+  query: listQuery,
+  responses: { 200: { description: 'A page of the segment\'s contacts', schema: listOf(contact) }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const get = defineOperation({
+  operationId: 'getContact',
+  summary: 'Retrieve a contact by id or by email',
+  description: byIdOrEmail,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: contactParams,
+  responses: { 200: { description: 'The contact', schema: contact }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const update = defineOperation({
+  operationId: 'updateContact',
+  summary: 'Update a contact',
+  description:
+    `\`email\` is required, as the contract says (the Resend SDK's \`contacts.update\` omits it and gets 422); a new ` +
+    'address moves the contact\'s claim on it (409 `contact_exists` when another contact has it). Fields left out stay ' +
+    'as they are; `first_name`/`last_name` null clear them. `properties` are merged key by key; `segments` replaces the ' +
+    `contact's segments; \`topics\` sets the listed subscriptions and leaves the others. ${byIdOrEmail} ${rules}`,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: contactParams,
+  body: z.strictObject(contactFields),
+  responses: { 200: { description: 'The updated contact', schema: contact }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+});
+export type UpdateContactInput = z.output<typeof update.body>;
+
+export const remove = defineOperation({
+  operationId: 'deleteContact',
+  summary: 'Delete a contact',
+  description: `Its segment memberships and its claim on the address go with it; a second delete is 404. \`contact\` repeats the id (the Resend shape). ${byIdOrEmail}`,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: contactParams,
+  responses: {
+    200: { description: 'The contact is gone', schema: z.object({ object: z.literal('contact'), id, contact: id, deleted: z.literal(true) }) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
+});
+
+export const listSegments = defineOperation({
+  operationId: 'listContactSegments',
+  summary: 'List the segments a contact is in, newest first',
+  description: byIdOrEmail,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: contactParams,
+  query: listQuery,
+  responses: { 200: { description: 'A page of segments', schema: listOf(segment) }, ...commonErrors, 404: notFoundResponse },
+});
+
+const membership = z.object({ object: z.literal('contact_segment'), id, contact_id: id, segment_id: id });
+
+export const addSegment = defineOperation({
+  operationId: 'addContactToSegment',
+  summary: 'Add a contact to a segment',
+  description:
+    `Idempotent: a contact already in the segment stays in it (200 either way). \`id\` is the segment's id (the Resend shape). ` +
+    `404 for an unknown contact or segment; 409 \`too_many_segments\` past ${MAX_SEGMENTS_PER_CONTACT} segments. ${byIdOrEmail}`,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: membershipParams,
+  responses: { 200: { description: 'The contact is in the segment', schema: membership }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+});
+
+export const removeSegment = defineOperation({
+  operationId: 'removeContactFromSegment',
+  summary: 'Remove a contact from a segment',
+  description: `The contact stays; 404 when it is not in the segment (also the second time). ${byIdOrEmail}`,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: membershipParams,
+  responses: {
+    200: { description: 'The contact is no longer in the segment', schema: z.extend(membership, { deleted: z.literal(true) }) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
+});
+
+export const listTopics = defineOperation({
+  operationId: 'listContactTopics',
+  summary: 'A contact\'s subscriptions to every topic of the project, newest topic first',
+  description: `\`subscription\` is the effective one: the contact's explicit choice, else the topic's \`default_subscription\`. ${byIdOrEmail}`,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: contactParams,
+  query: listQuery,
+  responses: { 200: { description: 'A page of topics with the contact\'s subscription', schema: listOf(contactTopic) }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const updateTopics = defineOperation({
+  operationId: 'updateContactTopics',
+  summary: 'Set a contact\'s subscriptions to topics',
+  description:
+    'The body is `{topics: [{id, subscription}]}` or the bare array (as the Resend SDK sends it). The listed subscriptions are ' +
+    `set, the others stay; at most ${MAX_TOPICS_PER_REQUEST}; an unknown topic is 422 naming its path. Answers the contact. ${byIdOrEmail}`,
+  tags: ['Contacts'],
+  auth: 'api_key',
+  params: contactParams,
+  // The SDK's bare array is read as `{topics: [...]}`, so a 422 names `topics.0.id` in either form (the SDK's own field name).
+  body: z.pipe(z.transform((input: unknown) => (Array.isArray(input) ? { topics: input } : input)), z.strictObject({ topics })),
+  responses: { 200: { description: 'The contact', schema: contact }, ...commonErrors, 404: notFoundResponse },
+});
+export type UpdateContactTopicsInput = z.output<typeof updateTopics.body>;

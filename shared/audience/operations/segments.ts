@@ -1,0 +1,53 @@
+import * as z from 'zod/mini';
+import { defineOperation } from '../../platform/http/operation';
+import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
+
+export const segment = z.object({ object: z.literal('segment'), id, name: z.string(), created_at: timestamp });
+const segmentParams = z.strictObject({ segment_id: id });
+
+export const create = defineOperation({
+  operationId: 'createSegment',
+  summary: 'Create a segment',
+  tags: ['Segments'],
+  auth: 'api_key',
+  body: z.strictObject({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)) }),
+  responses: { 201: { description: 'The new segment', schema: segment }, ...commonErrors },
+});
+
+export const list = defineOperation({
+  operationId: 'listSegments',
+  summary: 'List segments, newest first',
+  tags: ['Segments'],
+  auth: 'api_key',
+  query: listQuery,
+  responses: { 200: { description: 'A page of segments', schema: listOf(segment) }, ...commonErrors },
+});
+
+export const get = defineOperation({
+  operationId: 'getSegment',
+  summary: 'Retrieve a segment',
+  tags: ['Segments'],
+  auth: 'api_key',
+  params: segmentParams,
+  responses: { 200: { description: 'The segment', schema: segment }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const update = defineOperation({
+  operationId: 'updateSegment',
+  summary: 'Rename a segment',
+  tags: ['Segments'],
+  auth: 'api_key',
+  params: segmentParams,
+  body: z.strictObject({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)) }),
+  responses: { 200: { description: 'The segment', schema: segment }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const remove = defineOperation({
+  operationId: 'deleteSegment',
+  summary: 'Delete a segment',
+  description: 'Deletes the segment and its memberships; the contacts stay. Up to 1,000 memberships go before the answer, the rest within seconds (a worker fed by the table\'s stream). A second delete is 404.',
+  tags: ['Segments'],
+  auth: 'api_key',
+  params: segmentParams,
+  responses: { 200: { description: 'The segment is gone', schema: deleted('segment') }, ...commonErrors, 404: notFoundResponse },
+});

@@ -1,0 +1,275 @@
+/**
+ * Broadcasts: one message to every contact of a segment (optionally only those subscribed to a
+ * topic), sent through the same pipeline as single emails.
+ *
+ * Lifecycle (`status`): draft -> scheduled (send with a future time) -> queued -> sending -> sent;
+ * scheduled|queued|sending -> canceled; -> failed when the fan-out cannot go on (the segment or
+ * the topic was deleted, the sending domain is gone). Only drafts can be edited or deleted.
+ *
+ * Sending is the fan-out of shared/broadcasts/fanout.ts, driven by the broadcast-fanout queue one
+ * page of the segment at a time. A broadcast waiting for the fan-out carries a "due" entry on GSI1
+ * (keys.broadcastDue): the scheduled time, or a lease while queued/sending that every page renews.
+ * The due-broadcast dispatcher starts scheduled broadcasts and restarts a fan-out whose message was
+ * lost (its lease ran out), from the broadcast's `cursor`.
+ */
+import type { Caller } from '../platform/caller';
+import * as keys from '../platform/db/keys';
+import { batchGet, del, getItem, isConditionFailed, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import { findSendingDomain, sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
+import { addressDomain, MAX_EMAIL_ITEM_BYTES, MAX_SCHEDULE_AHEAD_MS } from '../emails/emails';
+import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
+import { newId, nowIso } from '../platform/ids';
+import { logger } from '../platform/log';
+import { fanOutQueue } from './queue';
+import type { BROADCAST_STATUSES, CreateBroadcastInput, UpdateBroadcastInput } from './operations';
+
+export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
+
+/** How long a queued or sending broadcast may go without progress before the dispatcher restarts its fan-out. */
+export const FANOUT_LEASE_MS = 5 * 60 * 1000;
+
+export interface BroadcastItem extends Item {
+  type: 'broadcast';
+  project_id: string;
+  id: string;
+  name: string | null;
+  segment_id: string;
+  topic_id: string | null;
+  from: string;
+  subject: string;
+  reply_to: string[] | null;
+  preview_text: string | null;
+  html: string | null;
+  text: string | null;
+  status: BroadcastStatus;
+  created_at: string;
+  updated_at: string;
+  scheduled_at: string | null;
+  sent_at: string | null;
+  /** the counters, flat so each can be ADDed in the fan-out's transactions */
+  count_recipients: number;
+  count_sent: number;
+  count_skipped: number;
+  count_failed: number;
+  /** set when sent: the mode of the key that sent it */
+  livemode?: boolean;
+  /** the fan-out's position: the last contact id of the last page done ('' before the first) */
+  cursor?: string;
+  failure_reason?: string;
+}
+
+export function toBroadcast(item: Item) {
+  const b = item as BroadcastItem;
+  return {
+    object: 'broadcast' as const,
+    id: b.id,
+    name: b.name ?? null,
+    segment_id: b.segment_id,
+    topic_id: b.topic_id ?? null,
+    from: b.from,
+    subject: b.subject,
+    reply_to: b.reply_to ?? null,
+    preview_text: b.preview_text ?? null,
+    html: b.html ?? null,
+    text: b.text ?? null,
+    status: b.status,
+    counters: { recipients: b.count_recipients ?? 0, sent: b.count_sent ?? 0, skipped: b.count_skipped ?? 0, failed: b.count_failed ?? 0 },
+    created_at: b.created_at,
+    scheduled_at: b.scheduled_at ?? null,
+    sent_at: b.sent_at ?? null,
+  };
+}
+export type BroadcastRecord = ReturnType<typeof toBroadcast>;
+
+const missing = () => notFound('Broadcast', 'broadcast_id');
+const notDraft = (status: string) => conflict('broadcast_not_draft', `Only a draft broadcast can be changed; this one is ${status}`);
+const toList = (value: string | string[] | undefined): string[] | null => (value === undefined ? null : Array.isArray(value) ? value : [value]);
+
+/** A broadcast must fit one item (DynamoDB takes 400 KB), and each of its emails the limit of an email. */
+function checkSize(item: BroadcastItem): void {
+  if (Buffer.byteLength(JSON.stringify(item)) > MAX_EMAIL_ITEM_BYTES) {
+    const message = `A broadcast's content may be at most ${MAX_EMAIL_ITEM_BYTES / 1024} KB`;
+    throw new ApiError(413, 'validation_error', message, [{ code: 'broadcast_too_large', message, path: 'html' }]);
+  }
+}
+
+/** 422 for a segment or topic id that is not one of the project's. One BatchGet. */
+async function checkAudience(caller: Caller, segmentId: string | undefined, topicId: string | null | undefined): Promise<void> {
+  const wanted = [
+    ...(segmentId ? [{ key: keys.segment(caller.projectId, segmentId), path: 'segment_id', what: 'segment' }] : []),
+    ...(topicId ? [{ key: keys.topic(caller.projectId, topicId), path: 'topic_id', what: 'topic' }] : []),
+  ];
+  if (!wanted.length) return;
+  const found = new Set((await batchGet(wanted.map((w) => w.key))).map((item) => item.SK as string));
+  const problems = wanted
+    .filter((w) => !found.has(w.key.SK))
+    .map((w): ErrorDetail => ({ code: `${w.what}_not_found`, message: `No ${w.what} with this id in this project`, path: w.path }));
+  if (problems.length) throw unprocessable(problems);
+}
+
+/**
+ * Starts sending a draft (now, or at `scheduledAt`): `write` is the broadcast's write with the
+ * sending fields, and it goes in one transaction with a ConditionCheck that the sending domain is
+ * the project's, enabled and (live keys) verified, so sending reads nothing before the write.
+ * When the check fails, the claim it failed on says why (422), or, should it show nothing wrong,
+ * the transaction is tried once more. The fan-out reads the domain again for its configuration set.
+ */
+async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction): Promise<Item> {
+  const domainName = addressDomain(draft.from);
+  const domainProblems = async () => sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
+  const now = Date.now();
+  let at: string | null = null;
+  if (scheduledAt) {
+    const time = Date.parse(scheduledAt);
+    if (time - now > MAX_SCHEDULE_AHEAD_MS) {
+      throw unprocessable([...(await domainProblems()), { code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' }]);
+    }
+    if (time > now) at = new Date(time).toISOString(); // a time already past sends now
+  }
+  const due = at ?? new Date(now + FANOUT_LEASE_MS).toISOString();
+  const fields = { status: at ? 'scheduled' : 'queued', scheduled_at: at, livemode: caller.livemode, cursor: '', ...keys.broadcastDue(caller.projectId, draft.id, due) };
+  const attempt = () => transact([sendingDomainCheck(caller, domainName, { tag: 'domain not sendable', withItem: true }), write(fields)]);
+  try {
+    await attempt();
+  } catch (error) {
+    if (!isConditionFailed(error, 'domain not sendable')) throw error;
+    const problems = sendingDomainProblems(caller, domainName, sendingDomainOf(caller.projectId, error.item), 'from');
+    if (problems.length) throw unprocessable(problems);
+    await attempt(); // the check and the claim it brought disagree: try once more
+  }
+  return fields;
+}
+
+/** After the commit: if the message is lost, the dispatcher starts the fan-out when the lease runs out. */
+async function startFanOut(projectId: string, broadcastId: string): Promise<void> {
+  await fanOutQueue.enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]).catch((error) =>
+    logger.warn('fan-out enqueue failed; the due-broadcast dispatcher will start it', { error }),
+  );
+}
+
+type Content = Pick<BroadcastItem, 'name' | 'segment_id' | 'topic_id' | 'from' | 'subject' | 'reply_to' | 'preview_text' | 'html' | 'text'>;
+
+/** A new draft with this content: the one shape of a broadcast item that create and duplicate both write. */
+function draftItem(caller: Caller, content: Content): BroadcastItem {
+  const at = nowIso();
+  const id = newId();
+  return {
+    ...keys.broadcast(caller.projectId, id),
+    type: 'broadcast',
+    project_id: caller.projectId,
+    id,
+    ...content,
+    status: 'draft',
+    created_at: at,
+    updated_at: at,
+    scheduled_at: null,
+    sent_at: null,
+    count_recipients: 0,
+    count_sent: 0,
+    count_skipped: 0,
+    count_failed: 0,
+  };
+}
+
+export async function createBroadcast(caller: Caller, input: CreateBroadcastInput): Promise<BroadcastRecord> {
+  await checkAudience(caller, input.segment_id, input.topic_id);
+  let item = draftItem(caller, {
+    name: input.name ?? null,
+    segment_id: input.segment_id,
+    topic_id: input.topic_id ?? null,
+    from: input.from,
+    subject: input.subject,
+    reply_to: toList(input.reply_to),
+    preview_text: input.preview_text ?? null,
+    html: input.html ?? null,
+    text: input.text ?? null,
+  });
+  const sendNow = input.send === true || input.scheduled_at !== undefined;
+  checkSize(item);
+  if (sendNow) {
+    const draft = item;
+    item = { ...item, ...(await startSending(caller, item, input.scheduled_at, (fields) => put({ ...draft, ...fields }))) };
+  } else {
+    await putItem(put(item));
+  }
+  if (item.status === 'queued') await startFanOut(caller.projectId, item.id);
+  return toBroadcast(item);
+}
+
+async function load(caller: Caller, broadcastId: string): Promise<BroadcastItem> {
+  const item = await getItem<BroadcastItem>(keys.broadcast(caller.projectId, broadcastId));
+  if (!item) throw missing();
+  return item;
+}
+
+export async function getBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
+  return toBroadcast(await load(caller, broadcastId));
+}
+
+export async function listBroadcasts(caller: Caller, page: PageRequest) {
+  const { items, hasMore } = await queryPage(keys.broadcasts(caller.projectId), page);
+  return { records: items.map(toBroadcast), hasMore };
+}
+
+const IS_DRAFT = { expression: '#status = :draft', names: { '#status': 'status' }, values: { ':draft': 'draft' } };
+
+/** A draft only: the condition makes a draft sent meanwhile a 409, not a lost edit. */
+export async function updateBroadcast(caller: Caller, broadcastId: string, input: UpdateBroadcastInput): Promise<BroadcastRecord> {
+  const current = await load(caller, broadcastId);
+  if (current.status !== 'draft') throw notDraft(current.status);
+  await checkAudience(caller, input.segment_id, input.topic_id);
+  const changes: Item = { updated_at: nowIso() };
+  for (const [field, value] of Object.entries(input)) {
+    if (value !== undefined) changes[field] = field === 'reply_to' ? toList(value as string | string[]) : value;
+  }
+  const next = { ...current, ...changes } as BroadcastItem;
+  if (next.html === null && next.text === null) throw unprocessable([{ code: 'invalid_value', message: 'html or text is required', path: 'html' }]);
+  checkSize(next);
+  const updated = await updateItem<BroadcastItem>(update(keys.broadcast(caller.projectId, broadcastId), { set: changes, condition: IS_DRAFT }, () => notDraft('no longer a draft')));
+  return toBroadcast(updated);
+}
+
+export async function deleteBroadcast(caller: Caller, broadcastId: string): Promise<void> {
+  const current = await load(caller, broadcastId);
+  if (current.status !== 'draft') throw notDraft(current.status);
+  await transact([del(keys.broadcast(caller.projectId, broadcastId), { ifUnchanged: { expected: { status: 'draft' }, onChanged: () => notDraft('no longer a draft') } })]);
+}
+
+export async function sendBroadcast(caller: Caller, broadcastId: string, scheduledAt: string | undefined): Promise<BroadcastRecord> {
+  const current = await load(caller, broadcastId);
+  if (current.status !== 'draft') throw notDraft(current.status);
+  const updatedAt = nowIso();
+  const fields = await startSending(caller, current, scheduledAt, (fields) =>
+    update(keys.broadcast(caller.projectId, broadcastId), { set: { ...fields, updated_at: updatedAt }, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
+  );
+  const updated = { ...current, ...fields, updated_at: updatedAt } as BroadcastItem;
+  if (updated.status === 'queued') await startFanOut(caller.projectId, broadcastId);
+  return toBroadcast(updated);
+}
+
+const CANCELABLE: readonly BroadcastStatus[] = ['scheduled', 'queued', 'sending'];
+
+export async function cancelBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
+  const current = await load(caller, broadcastId);
+  const refuse = (status: string) => conflict('broadcast_not_cancelable', `Only a scheduled, queued or sending broadcast can be canceled; this one is ${status}`);
+  if (!CANCELABLE.includes(current.status)) throw refuse(current.status);
+  const updated = await updateItem<BroadcastItem>(
+    update(
+      keys.broadcast(caller.projectId, broadcastId),
+      {
+        set: { status: 'canceled', updated_at: nowIso() },
+        remove: ['GSI1PK', 'GSI1SK'],
+        condition: { expression: '#status IN (:a, :b, :c)', names: { '#status': 'status' }, values: { ':a': 'scheduled', ':b': 'queued', ':c': 'sending' } },
+      },
+      () => refuse('finished meanwhile'),
+    ),
+  );
+  return toBroadcast(updated);
+}
+
+export async function duplicateBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
+  const { name, segment_id, topic_id, from, subject, reply_to, preview_text, html, text } = await load(caller, broadcastId);
+  const copy = draftItem(caller, { name, segment_id, topic_id, from, subject, reply_to, preview_text, html, text });
+  await putItem(put(copy));
+  return toBroadcast(copy);
+}

@@ -1,0 +1,187 @@
+import * as z from 'zod/mini';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
+import { address, addresses } from '../emails/operations';
+
+export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const;
+
+const counters = z.object({
+  recipients: z.number(),
+  sent: z.number(),
+  skipped: z.number(),
+  failed: z.number(),
+});
+
+export const broadcast = z.object({
+  object: z.literal('broadcast'),
+  id,
+  name: z.nullable(z.string()),
+  segment_id: id,
+  topic_id: z.nullable(id),
+  from: z.string(),
+  subject: z.string(),
+  reply_to: z.nullable(z.array(z.string())),
+  preview_text: z.nullable(z.string()),
+  html: z.nullable(z.string()),
+  text: z.nullable(z.string()),
+  status: z.enum(BROADCAST_STATUSES),
+  counters,
+  created_at: timestamp,
+  scheduled_at: z.nullable(timestamp),
+  sent_at: z.nullable(timestamp),
+});
+
+const name = z.string().check(z.trim(), z.maxLength(256));
+const subject = z.string().check(z.minLength(1), z.maxLength(998));
+const previewText = z.string().check(z.maxLength(998));
+const scheduledAt = z.iso.datetime({ offset: true });
+const htmlOrText = (b: { html?: string | null; text?: string | null }) => (b.html ?? undefined) !== undefined || (b.text ?? undefined) !== undefined;
+
+export const createBody = z
+  .strictObject({
+    segment_id: id,
+    topic_id: z.optional(z.nullable(id)),
+    name: z.optional(name),
+    from: address,
+    subject,
+    reply_to: z.optional(addresses),
+    preview_text: z.optional(previewText),
+    html: z.optional(z.string()),
+    text: z.optional(z.string()),
+    scheduled_at: z.optional(scheduledAt),
+    send: z.optional(z.boolean()),
+  })
+  .check(
+    z.refine(htmlOrText, { message: 'html or text is required', path: ['html'] }),
+    z.refine((b) => !(b.send === false && b.scheduled_at), { message: 'scheduled_at schedules the sending; it cannot go with send: false', path: ['scheduled_at'] }),
+  );
+export type CreateBroadcastInput = z.output<typeof createBody>;
+
+export const updateBody = z
+  .strictObject({
+    segment_id: z.optional(id),
+    topic_id: z.optional(z.nullable(id)),
+    name: z.optional(name),
+    from: z.optional(address),
+    subject: z.optional(subject),
+    reply_to: z.optional(addresses),
+    preview_text: z.optional(previewText),
+    html: z.optional(z.nullable(z.string())),
+    text: z.optional(z.nullable(z.string())),
+  })
+  .check(z.refine((b) => Object.keys(b).length > 0, { message: 'give at least one field to change', path: [] }));
+export type UpdateBroadcastInput = z.output<typeof updateBody>;
+
+const params = z.strictObject({ broadcast_id: id });
+const tags = ['Broadcasts'];
+const notDraft = { description: 'The broadcast is not a draft (`broadcast_not_draft`) or cannot be canceled in its state', schema: conflictResponse.schema };
+const tooLarge = { description: 'The broadcast is over 350 KB, the size limit of one email (`broadcast_too_large`)', schema: conflictResponse.schema };
+
+export const create = defineOperation({
+  operationId: 'createBroadcast',
+  summary: 'Create a broadcast',
+  description:
+    'A draft to the segment `segment_id`, optionally only to the contacts subscribed to `topic_id`. `html` or `text` is required. ' +
+    '`send: true` sends it right away; `scheduled_at` (also without `send`) schedules it. The segment and topic must exist (422 naming the field). ' +
+    'html, text and subject may use `{{{FIRST_NAME}}}`, `{{{LAST_NAME}}}`, `{{{EMAIL}}}`, `{{{RESEND_UNSUBSCRIBE_URL}}}` and contact properties by key; unknown ones render empty.',
+  tags,
+  auth: 'api_key',
+  body: createBody,
+  responses: { 201: { description: 'The new broadcast', schema: broadcast }, ...commonErrors, 413: tooLarge },
+});
+
+export const list = defineOperation({
+  operationId: 'listBroadcasts',
+  summary: 'List broadcasts, newest first',
+  tags,
+  auth: 'api_key',
+  query: listQuery,
+  responses: { 200: { description: 'A page of broadcasts', schema: listOf(broadcast) }, ...commonErrors },
+});
+
+export const get = defineOperation({
+  operationId: 'getBroadcast',
+  summary: 'Retrieve a broadcast, with its counters',
+  description:
+    '`counters`: `recipients` contacts of the segment handled so far, `sent` emails handed to the send pipeline (each email has its own status, ' +
+    'with `broadcast_id`), `skipped` (unsubscribed, opted out of the topic, suppressed, or deleted since), `failed` (no email could be made, e.g. over the size limit).',
+  tags,
+  auth: 'api_key',
+  params,
+  responses: { 200: { description: 'The broadcast', schema: broadcast }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const update = defineOperation({
+  operationId: 'updateBroadcast',
+  summary: 'Update a draft broadcast',
+  tags,
+  auth: 'api_key',
+  params,
+  body: updateBody,
+  responses: { 200: { description: 'The broadcast', schema: broadcast }, ...commonErrors, 404: notFoundResponse, 409: notDraft, 413: tooLarge },
+});
+
+export const remove = defineOperation({
+  operationId: 'deleteBroadcast',
+  summary: 'Delete a draft broadcast',
+  tags,
+  auth: 'api_key',
+  params,
+  responses: { 200: { description: 'The broadcast is gone', schema: deleted('broadcast') }, ...commonErrors, 404: notFoundResponse, 409: notDraft },
+});
+
+export const send = defineOperation({
+  operationId: 'sendBroadcast',
+  summary: 'Send or schedule a draft broadcast',
+  description:
+    'Without `scheduled_at` (or with a time already past) the broadcast is `queued` and fans out at once; otherwise `scheduled` (at most 30 days ahead). ' +
+    'The `from` domain must be a sending domain of the project (verified, for live keys): 422 otherwise. Only a draft can be sent (409).',
+  tags,
+  auth: 'api_key',
+  params,
+  body: z.strictObject({ scheduled_at: z.optional(scheduledAt) }),
+  responses: { 200: { description: 'The broadcast, queued or scheduled', schema: broadcast }, ...commonErrors, 404: notFoundResponse, 409: notDraft },
+});
+
+export const cancel = defineOperation({
+  operationId: 'cancelBroadcast',
+  summary: 'Cancel a scheduled, queued or sending broadcast',
+  description: 'A broadcast that is sending stops before its next page of recipients; emails already handed to the send pipeline go out. Other states: 409.',
+  tags,
+  auth: 'api_key',
+  params,
+  responses: { 200: { description: 'The broadcast, canceled', schema: broadcast }, ...commonErrors, 404: notFoundResponse, 409: notDraft },
+});
+
+export const duplicate = defineOperation({
+  operationId: 'duplicateBroadcast',
+  summary: 'Copy a broadcast into a new draft',
+  tags,
+  auth: 'api_key',
+  params,
+  responses: { 201: { description: 'The new draft', schema: broadcast }, ...commonErrors, 404: notFoundResponse },
+});
+
+const tokenParams = z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512)) });
+
+export const unsubscribePage = defineOperation({
+  operationId: 'unsubscribePage',
+  summary: 'The page behind an unsubscribe link',
+  description: 'No key: the signed token is the credential. Shows what a POST would do and a button that does it; a GET never changes anything (link scanners follow links).',
+  tags: ['Unsubscribe'],
+  auth: 'none',
+  params: tokenParams,
+  responses: { 200: { description: 'An HTML page', contentType: 'text/html', schema: z.string() }, 404: notFoundResponse },
+});
+
+export const unsubscribe = defineOperation({
+  operationId: 'unsubscribe',
+  summary: 'One-click unsubscribe (RFC 8058)',
+  description:
+    'No key: the signed token is the credential. Unsubscribes the contact from the broadcast\'s topic (its subscription becomes `opt_out`), or, for a broadcast without a topic, ' +
+    'from everything (`unsubscribed: true`). Any body is ignored (mail clients send `List-Unsubscribe=One-Click`). Repeating it changes nothing.',
+  tags: ['Unsubscribe'],
+  auth: 'none',
+  params: tokenParams,
+  responses: { 200: { description: 'An HTML confirmation', contentType: 'text/html', schema: z.string() }, 404: notFoundResponse },
+});

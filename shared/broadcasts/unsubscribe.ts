@@ -1,0 +1,145 @@
+/**
+ * One-click unsubscribe links (RFC 8058) for broadcast emails.
+ *
+ * A token names the project, the contact and, for a broadcast with a topic, the topic, and
+ * carries an HMAC-SHA256 (truncated to 128 bits) under a deployment-wide secret: unguessable and
+ * unforgeable without a table item per recipient. base64url of the 16-byte ids and the MAC:
+ * 54 characters, 75 with a topic. The secret is an item of the table (created on first use with a
+ * condition, so concurrent first uses agree); DynamoDB encrypts it at rest.
+ *
+ * POST unsubscribes: from the topic (`opt_out`) when the token has one, else from everything
+ * (`unsubscribed: true`). GET only shows what POST would do, because mail scanners follow links.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as keys from '../platform/db/keys';
+import { getItem, isConditionFailed, put, putItem, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
+import { notFound } from '../platform/errors';
+import { nowIso } from '../platform/ids';
+import { escapeHtml } from '../templates/render';
+
+const MAC_BYTES = 16;
+
+let secret: Promise<Buffer> | undefined;
+
+async function loadSecret(): Promise<Buffer> {
+  const existing = await getItem(keys.unsubscribeSecret());
+  if (existing) return Buffer.from(existing.secret as string, 'base64');
+  const fresh = randomBytes(32).toString('base64');
+  try {
+    await putItem(put({ ...keys.unsubscribeSecret(), type: 'unsubscribe_secret', project_id: '-', secret: fresh }, { ifAbsent: { tag: 'secret exists', withItem: true } }));
+    return Buffer.from(fresh, 'base64');
+  } catch (error) {
+    if (!isConditionFailed(error, 'secret exists') || !error.item) throw error;
+    return Buffer.from(error.item.secret as string, 'base64'); // another process created it first: theirs, as the failed put found it
+  }
+}
+
+const unsubscribeKey = (): Promise<Buffer> => {
+  secret ??= loadSecret().catch((error) => {
+    secret = undefined; // try again next time
+    throw error;
+  });
+  return secret;
+};
+
+const uuidBytes = (id: string) => Buffer.from(id.replace(/-/g, ''), 'hex');
+const uuidText = (bytes: Buffer) => {
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+const mac = (key: Buffer, payload: Buffer) => createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
+
+export interface UnsubscribeTarget {
+  projectId: string;
+  contactId: string;
+  topicId: string | null;
+}
+
+export async function unsubscribeToken(target: UnsubscribeTarget): Promise<string> {
+  const payload = Buffer.concat([uuidBytes(target.projectId), uuidBytes(target.contactId), ...(target.topicId ? [uuidBytes(target.topicId)] : [])]);
+  return Buffer.concat([payload, mac(await unsubscribeKey(), payload)]).toString('base64url');
+}
+
+/** The target of a token, or undefined for anything that is not a token we signed. */
+export async function readUnsubscribeToken(token: string): Promise<UnsubscribeTarget | undefined> {
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+  const raw = Buffer.from(token, 'base64url');
+  if (raw.length !== 32 + MAC_BYTES && raw.length !== 48 + MAC_BYTES) return undefined;
+  const payload = raw.subarray(0, raw.length - MAC_BYTES);
+  if (!timingSafeEqual(raw.subarray(payload.length), mac(await unsubscribeKey(), payload))) return undefined;
+  return {
+    projectId: uuidText(payload.subarray(0, 16)),
+    contactId: uuidText(payload.subarray(16, 32)),
+    topicId: payload.length === 48 ? uuidText(payload.subarray(32, 48)) : null,
+  };
+}
+
+/** The link for an email: `PUBLIC_API_URL` is the API's base URL (the stack and the local runtime set it). */
+export function unsubscribeUrl(token: string): string {
+  const base = (process.env.PUBLIC_API_URL ?? '').replace(/\/+$/, '');
+  return `${base}/unsubscribe/${token}`;
+}
+
+const invalidLink = () => notFound('Unsubscribe link');
+
+async function resolve(token: string) {
+  const target = await readUnsubscribeToken(token);
+  if (!target) throw invalidLink();
+  const [contact, topic] = await Promise.all([
+    getItem(keys.contact(target.projectId, target.contactId)),
+    target.topicId ? getItem(keys.topic(target.projectId, target.topicId)) : Promise.resolve(undefined),
+  ]);
+  return { target, contact, topic };
+}
+
+function page(title: string, body: string): string {
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}` +
+    'button{font:inherit;padding:.5rem 1rem;cursor:pointer}</style></head>' +
+    `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
+  );
+}
+
+const what = (topic: Item | undefined) => (topic ? `emails about “${escapeHtml(String(topic.name))}”` : 'all emails from this sender');
+
+/** GET: what a POST would do, and a button that does it. */
+export async function unsubscribePageHtml(token: string): Promise<string> {
+  const { contact, topic } = await resolve(token);
+  if (!contact) return page('Unsubscribed', '<p>This address is not on the list any more.</p>');
+  return page(
+    'Unsubscribe',
+    `<p>Stop sending ${what(topic)} to <strong>${escapeHtml(String(contact.email))}</strong>?</p>` +
+      '<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>',
+  );
+}
+
+/**
+ * POST: the change, once (repeating it changes nothing). A deleted contact or topic is nothing to
+ * unsubscribe from: the answer is the same confirmation, so the link reveals nothing.
+ */
+export async function unsubscribeByToken(token: string): Promise<string> {
+  const { target, contact, topic } = await resolve(token);
+  if (contact && (!target.topicId || topic)) {
+    const key = keys.contact(target.projectId, target.contactId);
+    const deleted = { tag: 'contact deleted' };
+    const change: WriteAction = target.topicId
+      ? {
+          kind: 'Update',
+          params: {
+            Key: key,
+            UpdateExpression: 'SET #topics.#topic = :opt_out, #updated = :at', // a map entry: one placeholder per path part
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: { '#topics': 'topics', '#topic': target.topicId, '#updated': 'updated_at' },
+            ExpressionAttributeValues: { ':opt_out': 'opt_out', ':at': nowIso() },
+          },
+          onConditionFailed: deleted,
+        }
+      : update(key, { set: { unsubscribed: true, updated_at: nowIso() }, condition: { expression: 'attribute_exists(PK)' } }, deleted);
+    await updateItem(change).catch((error: unknown) => {
+      if (!isConditionFailed(error, deleted.tag)) throw error; // deleted meanwhile: nothing to do
+    });
+  }
+  return page('Unsubscribed', `<p>You will not receive ${what(topic)} any more.</p>`);
+}
+

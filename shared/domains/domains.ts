@@ -1,0 +1,388 @@
+/**
+ * Sending domains: creating them in SES, their verification status, their settings.
+ *
+ * A domain name is unique across the whole deployment, not per project: SES identities belong to
+ * the AWS account, so two projects cannot both own `example.com`. A name claim item
+ * (keys.domainName) enforces that, and doubles as the sender's lookup from a From domain to the
+ * project's domain (findSendingDomain: one GetItem).
+ *
+ * SES calls cannot join a DynamoDB transaction, so creation goes in three steps:
+ *   (a) claim the name with a conditional write (state `creating`);
+ *   (b) create the SES configuration set, identity and MAIL FROM; if SES fails, release the
+ *       claim and answer with the error (an identity SES already has: 409);
+ *   (c) one transaction: the domain item, the claim turned `active` and pointing at the domain,
+ *       and the `domain.created` event.
+ * A Lambda that dies between (a) and (c) leaves a claim in `creating`. Such a claim older than
+ * CLAIM_TAKEOVER_MS may be taken over by the next create of the name, which first removes what
+ * the dead attempt made in SES. The functions time out after 10 s, far below that age, so a live
+ * create never loses its claim to a takeover.
+ *
+ * Status: the identity's DKIM status (shared/domains/records.ts). It is re-read by POST
+ * /domains/{id}/verify and, for domains SES is still working on, by the scheduled check
+ * (functions/workers/domain-verification.ts). A change to `verified` emits `domain.verified`; to
+ * `failed` or `temporary_failure`, `domain.verification_failed`. The status write is conditional
+ * on the status that was read, so two checks racing emit the event once.
+ */
+import type { Caller } from '../platform/caller';
+import * as keys from '../platform/db/keys';
+import { del, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from '../platform/db/table';
+import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type Capability, type IdentityState, type Tls } from './identity';
+import { buildRecords, isSettled, type DomainRecord, type DomainStatus } from './records';
+import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
+import { eventWrite, type EventType } from '../events/events';
+import { newId, nowIso } from '../platform/ids';
+import { logger } from '../platform/log';
+import type { CreateDomainInput, UpdateDomainInput } from './operations';
+import { SES_REGION } from '../platform/aws/ses';
+
+/** A name claim still `creating` after this long belongs to a create that died; another create may take it. */
+export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;
+
+export interface Domain {
+  object: 'domain';
+  id: string;
+  name: string;
+  status: DomainStatus;
+  region: string;
+  records: DomainRecord[];
+  tls: Tls;
+  capabilities: { sending: Capability; receiving: Capability };
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tracking_subdomain: string | null;
+  created_at: string;
+}
+
+interface DomainItem {
+  id: string;
+  project_id: string;
+  /** the mode of the key that created it; verification events carry it */
+  livemode: boolean;
+  name: string;
+  status: DomainStatus;
+  dkim_tokens: string[];
+  mail_from_status: DomainStatus;
+  tls: Tls;
+  capabilities: { sending: Capability; receiving: Capability };
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tracking_subdomain: string | null;
+  configuration_set: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The name claim: `creating` while (b) runs, then `active`; `status` and `sending` mirror the domain's for the sender. */
+interface DomainNameItem {
+  project_id: string;
+  domain_id: string;
+  name: string;
+  state: 'creating' | 'active';
+  claimed_at: string;
+  configuration_set: string;
+  status?: DomainStatus;
+  sending?: Capability;
+}
+
+const toDomain = (item: DomainItem): Domain => ({
+  object: 'domain',
+  id: item.id,
+  name: item.name,
+  status: item.status,
+  region: SES_REGION,
+  records: buildRecords({
+    name: item.name,
+    region: SES_REGION,
+    dkimTokens: item.dkim_tokens,
+    dkimStatus: item.status,
+    mailFromStatus: item.mail_from_status,
+    receiving: item.capabilities.receiving,
+    trackingSubdomain: item.tracking_subdomain,
+  }),
+  tls: item.tls,
+  capabilities: { sending: item.capabilities.sending, receiving: item.capabilities.receiving },
+  open_tracking: item.open_tracking,
+  click_tracking: item.click_tracking,
+  tracking_subdomain: item.tracking_subdomain,
+  created_at: item.created_at,
+});
+
+const missing = () => notFound('Domain', 'domain_id');
+const taken = (name: string) => () => conflict('domain_exists', `The domain ${name} already exists`, 'name');
+const claimedBy = (domainId: string) => ({ expression: '#claim_domain = :claim_domain', names: { '#claim_domain': 'domain_id' }, values: { ':claim_domain': domainId } });
+/** GSI1 entry while SES is still verifying, so the scheduled check finds the domain by key. */
+const unsettledIndex = (item: DomainItem) => (isSettled(item.status) ? {} : keys.domainUnsettled(item.id));
+
+/** Deletes the name claim only while it is still this domain's (DynamoDB condition), ignoring one that is not. */
+async function releaseClaim(name: string, domainId: string): Promise<void> {
+  const { expression, names, values } = claimedBy(domainId);
+  const action: WriteAction = {
+    kind: 'Delete',
+    params: { Key: keys.domainName(name), ConditionExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+    onConditionFailed: () => new Error('claim no longer ours'),
+  };
+  await transact([action]).catch((error) => logger.warn('domain name claim not released', { domain: name, error }));
+}
+
+export async function createDomain(caller: Caller, input: CreateDomainInput): Promise<Domain> {
+  const { name } = input;
+  const id = newId();
+  const now = nowIso();
+  const claimKey = keys.domainName(name);
+
+  // (a) claim the name: first as new (no read on the usual path), and only when it is taken, read
+  // the claim to see whether it is a create that died long ago, which is taken over
+  const claim = (previous?: DomainNameItem) =>
+    updateItem(
+      update(
+        claimKey,
+        {
+          set: { type: 'domain_name', project_id: caller.projectId, domain_id: id, name, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
+          condition: previous
+            ? { expression: '#claim_domain = :previous AND #claim_state = :creating', names: { '#claim_domain': 'domain_id', '#claim_state': 'state' }, values: { ':previous': previous.domain_id, ':creating': 'creating' } }
+            : { expression: 'attribute_not_exists(PK)' },
+        },
+        // the name's claim exists: taken, unless it is an abandoned create, which the failed condition shows
+        previous ? taken(name) : { tag: 'name claimed', withItem: true },
+      ),
+    );
+  let previous: DomainNameItem | undefined;
+  try {
+    await claim();
+  } catch (error) {
+    if (!isConditionFailed(error, 'name claimed')) throw error;
+    previous = error.item as DomainNameItem | undefined;
+    const abandoned = previous?.state === 'creating' && Date.parse(previous.claimed_at) < Date.now() - CLAIM_TAKEOVER_MS;
+    if (!previous || !abandoned) throw taken(name)();
+    await claim(previous);
+  }
+
+  // (b) SES; on failure the claim is released so the name stays free
+  const item: DomainItem = {
+    id,
+    project_id: caller.projectId,
+    livemode: caller.livemode,
+    name,
+    status: 'not_started',
+    dkim_tokens: [],
+    mail_from_status: 'not_started',
+    tls: input.tls ?? 'opportunistic',
+    capabilities: { sending: input.capabilities?.sending ?? 'enabled', receiving: input.capabilities?.receiving ?? 'disabled' },
+    open_tracking: false,
+    click_tracking: false,
+    tracking_subdomain: null,
+    configuration_set: configurationSetName(id),
+    created_at: now,
+    updated_at: now,
+  };
+  let state: IdentityState;
+  try {
+    if (previous) await removeIdentity(name, previous.configuration_set);
+    state = await createIdentity({ name, configurationSet: item.configuration_set, tls: item.tls, sending: item.capabilities.sending, open_tracking: false, click_tracking: false });
+  } catch (error) {
+    await releaseClaim(name, id);
+    throw error;
+  }
+  Object.assign(item, { status: state.dkimStatus, dkim_tokens: state.dkimTokens, mail_from_status: state.mailFromStatus });
+
+  // (c) the domain, the claim made active, the event: one transaction
+  const domain = toDomain(item);
+  try {
+    await transact([
+      put({ ...keys.domain(caller.projectId, id), type: 'domain', ...item, ...unsettledIndex(item) }, { ifAbsent: () => new Error(`domain id ${id} exists`) }),
+      update(claimKey, { set: { state: 'active', status: item.status, sending: item.capabilities.sending }, condition: claimedBy(id) }, taken(name)),
+      eventWrite(caller, 'domain.created', domain),
+    ]);
+  } catch (error) {
+    await removeIdentity(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
+    await releaseClaim(name, id);
+    throw error;
+  }
+  return domain;
+}
+
+async function readDomain(caller: Caller, domainId: string): Promise<DomainItem> {
+  const item = await getItem<DomainItem>(keys.domain(caller.projectId, domainId));
+  if (!item) throw missing();
+  return item;
+}
+
+export async function getDomain(caller: Caller, domainId: string): Promise<Domain> {
+  return toDomain(await readDomain(caller, domainId));
+}
+
+export async function listDomains(caller: Caller, page: PageRequest) {
+  const { items, hasMore } = await queryPage<DomainItem>(keys.domains(caller.projectId), page);
+  return { records: items.map(toDomain), hasMore };
+}
+
+/** Applies the changed settings to SES, then stores them with `domain.updated` in one transaction. */
+export async function updateDomain(caller: Caller, domainId: string, input: UpdateDomainInput): Promise<Domain> {
+  const item = await readDomain(caller, domainId);
+  const next: DomainItem = {
+    ...item,
+    open_tracking: input.open_tracking ?? item.open_tracking,
+    click_tracking: input.click_tracking ?? item.click_tracking,
+    tracking_subdomain: input.tracking_subdomain === undefined ? item.tracking_subdomain : input.tracking_subdomain,
+    tls: input.tls ?? item.tls,
+    capabilities: { ...item.capabilities, ...input.capabilities },
+    updated_at: nowIso(),
+  };
+  if (next.tracking_subdomain && next.tracking_subdomain.length + 1 + item.name.length > 253) {
+    throw unprocessable([{ code: 'too_big', message: 'the tracking hostname <tracking_subdomain>.<name> may be at most 253 characters', path: 'tracking_subdomain' }]);
+  }
+  const trackingChanged = input.open_tracking !== undefined || input.click_tracking !== undefined;
+  await updateSettings(item.name, item.configuration_set, {
+    tls: input.tls,
+    sending: input.capabilities?.sending,
+    tracking_subdomain: input.tracking_subdomain,
+    tracking: trackingChanged ? { open_tracking: next.open_tracking, click_tracking: next.click_tracking } : undefined,
+  });
+  const domain = toDomain(next);
+  const { open_tracking, click_tracking, tracking_subdomain, tls, capabilities, updated_at } = next;
+  await transact([
+    update(
+      keys.domain(caller.projectId, domainId),
+      { set: { open_tracking, click_tracking, tracking_subdomain, tls, capabilities, updated_at }, condition: { expression: 'attribute_exists(PK)' } },
+      missing,
+    ),
+    ...(input.capabilities?.sending ? [update(keys.domainName(item.name), { set: { sending: capabilities.sending }, condition: claimedBy(domainId) }, missing)] : []),
+    eventWrite(caller, 'domain.updated', domain),
+  ]);
+  return domain;
+}
+
+/** Removes the SES identity and configuration set, then the domain, its name claim and `domain.deleted` together. */
+export async function deleteDomain(caller: Caller, domainId: string): Promise<void> {
+  const item = await readDomain(caller, domainId);
+  await removeIdentity(item.name, item.configuration_set); // a retry after a failure here finds them gone: fine
+  await transact([
+    del(keys.domain(caller.projectId, domainId), { ifExists: missing }), // a concurrent delete loses here
+    del(keys.domainName(item.name)), // ours while the domain exists: only `creating` claims can be taken over
+    eventWrite(caller, 'domain.deleted', toDomain(item)),
+  ]);
+}
+
+export async function verifyDomain(caller: Caller, domainId: string): Promise<Domain> {
+  return (await refreshDomain(await readDomain(caller, domainId))).domain;
+}
+
+const STATUS_EVENTS: Partial<Record<DomainStatus, EventType>> = {
+  verified: 'domain.verified',
+  failed: 'domain.verification_failed',
+  temporary_failure: 'domain.verification_failed',
+};
+
+/**
+ * Reads the identity from SES and stores what changed: status, MAIL FROM status, DKIM tokens,
+ * the GSI1 entry of unsettled domains, the claim's status, and the event of a status change, in
+ * one transaction conditional on what was read. An identity that is gone from SES makes the
+ * domain `failed`: it cannot send any more.
+ */
+async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; changed: boolean }> {
+  const ses = await readIdentity(item.name);
+  const next: DomainItem = ses
+    ? { ...item, status: ses.dkimStatus, mail_from_status: ses.mailFromStatus, dkim_tokens: ses.dkimTokens.length ? ses.dkimTokens : item.dkim_tokens }
+    : { ...item, status: 'failed', mail_from_status: 'failed' };
+  const statusChanged = next.status !== item.status;
+  if (!statusChanged && next.mail_from_status === item.mail_from_status && next.dkim_tokens.join() === item.dkim_tokens.join()) {
+    return { domain: toDomain(item), changed: false };
+  }
+  next.updated_at = nowIso();
+  const domain = toDomain(next);
+  const key = keys.domain(item.project_id, item.id);
+  const eventType = statusChanged ? STATUS_EVENTS[next.status] : undefined;
+  const settled = isSettled(next.status);
+  try {
+    await transact([
+      update(
+        key,
+        {
+          set: { status: next.status, mail_from_status: next.mail_from_status, dkim_tokens: next.dkim_tokens, updated_at: next.updated_at, ...unsettledIndex(next) },
+          remove: settled ? ['GSI1PK', 'GSI1SK'] : [],
+          condition: {
+            expression: '#seen_status = :seen_status AND #seen_mail_from = :seen_mail_from',
+            names: { '#seen_status': 'status', '#seen_mail_from': 'mail_from_status' },
+            values: { ':seen_status': item.status, ':seen_mail_from': item.mail_from_status },
+          },
+        },
+        { tag: 'status moved', withItem: true },
+      ),
+      ...(statusChanged ? [update(keys.domainName(item.name), { set: { status: next.status }, condition: claimedBy(item.id) }, { tag: 'claim moved' })] : []),
+      ...(eventType ? [eventWrite({ projectId: item.project_id, livemode: item.livemode }, eventType, domain)] : []),
+    ]);
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    // another check (or a delete) got there first, and emitted the event if there was one; the
+    // domain's failed condition brings the domain as it is now, the claim's does not
+    const current = error.tag === 'status moved' ? (error.item as DomainItem | undefined) : await getItem<DomainItem>(key);
+    if (!current) throw missing();
+    return { domain: toDomain(current), changed: false };
+  }
+  return { domain, changed: true };
+}
+
+/**
+ * The scheduled check: re-reads every domain SES is still verifying (GSI1 `DOMAIN_UNSETTLED`,
+ * oldest first) until `deadline` (epoch ms). One domain failing is logged and does not stop the rest.
+ */
+export async function checkUnsettledDomains(deadline: number): Promise<{ checked: number; changed: number }> {
+  let checked = 0;
+  let changed = 0;
+  for await (const page of queryGsi1Pages<DomainItem>(keys.DOMAINS_UNSETTLED, { pageSize: 50 })) {
+    for (const item of page) {
+      if (Date.now() >= deadline) return { checked, changed };
+      try {
+        checked += 1;
+        if ((await refreshDomain(item)).changed) changed += 1;
+      } catch (error) {
+        logger.error('domain check failed', { domain_id: item.id, error });
+      }
+    }
+  }
+  return { checked, changed };
+}
+
+/** What the sender needs to send from `domainName` for a project: undefined unless the project owns that domain. */
+export async function findSendingDomain(projectId: string, domainName: string): Promise<SendingDomain> {
+  return sendingDomainOf(projectId, await getItem(keys.domainName(domainName)));
+}
+
+/** The same, from the name's claim item (as a failed `sendingDomainCheck` brings it). */
+export function sendingDomainOf(projectId: string, item: Item | undefined): { id: string; name: string; status: DomainStatus; configuration_set: string; sending: Capability } | undefined {
+  const claim = item as DomainNameItem | undefined;
+  if (!claim || claim.state !== 'active' || claim.project_id !== projectId) return undefined;
+  return { id: claim.domain_id, name: claim.name, status: claim.status ?? 'not_started', configuration_set: claim.configuration_set, sending: claim.sending ?? 'enabled' };
+}
+
+export type SendingDomain = ReturnType<typeof sendingDomainOf>;
+
+/** Why `domainName` cannot send for the caller (none when it can): not the project's, sending disabled, or (live keys) not verified. */
+export function sendingDomainProblems(caller: Caller, domainName: string, domain: SendingDomain, path: string): ErrorDetail[] {
+  if (!domain) return [{ code: 'domain_not_found', message: `The domain ${domainName} is not a domain of this project`, path }];
+  if (domain.sending === 'disabled') return [{ code: 'sending_disabled', message: `Sending is disabled for the domain ${domainName}`, path }];
+  if (caller.livemode && domain.status !== 'verified') {
+    return [{ code: 'domain_not_verified', message: `The domain ${domainName} is not verified (status ${domain.status})`, path }];
+  }
+  return [];
+}
+
+/**
+ * The same conditions as `sendingDomainProblems`, as a ConditionCheck on the name's claim for the
+ * transaction that starts a send: no read before the write, and a domain deleted or disabled
+ * meanwhile fails the transaction. `onFailed` can ask for the claim as it was (`withItem`), to say
+ * why with `sendingDomainOf` and `sendingDomainProblems` without reading it again.
+ */
+export function sendingDomainCheck(caller: Caller, domainName: string, onFailed: OnConditionFailed): WriteAction {
+  const verified = caller.livemode ? ' AND #status = :verified' : '';
+  return {
+    kind: 'ConditionCheck',
+    params: {
+      Key: keys.domainName(domainName),
+      ConditionExpression: `#state = :active AND #project = :project AND (attribute_not_exists(#sending) OR #sending <> :disabled)${verified}`,
+      ExpressionAttributeNames: { '#state': 'state', '#project': 'project_id', '#sending': 'sending', ...(caller.livemode ? { '#status': 'status' } : {}) },
+      ExpressionAttributeValues: { ':active': 'active', ':project': caller.projectId, ':disabled': 'disabled', ...(caller.livemode ? { ':verified': 'verified' } : {}) },
+    },
+    onConditionFailed: onFailed,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Idempotency-Key for POST /emails and /emails/batch (DESIGN.md), kept 24 hours.
+ *
+ * The record is written in the SAME transaction as the emails it answers for, with a condition
+ * that it is new, and it holds the response (the email ids). So there is no "in flight" record
+ * to get stuck: a request either committed its emails and the record, or neither. A second
+ * request with the key and the same body replays the ids; with another body it is 409
+ * `invalid_idempotent_request`. Departure from DESIGN.md's `concurrent_idempotent_requests`: two
+ * identical requests racing both get the winner's ids (one send), which no client can tell from
+ * a replay, instead of one of them getting a 409.
+ */
+import { createHash } from 'node:crypto';
+import * as keys from '../platform/db/keys';
+import { getItem, put, type Item, type WriteAction } from '../platform/db/table';
+import { badRequest, conflict } from '../platform/errors';
+
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+export interface IdempotencyRequest {
+  projectId: string;
+  keyHash: string;
+  bodyHash: string;
+}
+
+/** The validated key of a request, or undefined when it has none; 400 for a malformed one. */
+export function idempotencyRequest(projectId: string, key: string | undefined, body: unknown): IdempotencyRequest | undefined {
+  if (key === undefined) return undefined;
+  if (key.length < 1 || key.length > 256) throw badRequest('invalid_idempotency_key', 'Idempotency-Key must be 1-256 characters', 'Idempotency-Key');
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  return { projectId, keyHash: sha(key), bodyHash: sha(JSON.stringify(body)) };
+}
+
+/** The tag of the failed condition of `idempotencyWrite`: a request with the key got there first; its record comes with it (`replayOf`). */
+export const IDEMPOTENCY_RACE = 'idempotency race';
+
+/** The ids a previous request with this key got, when its body was the same; 409 when it was not. */
+export async function previousResponse(request: IdempotencyRequest): Promise<string[] | undefined> {
+  return replayOf(request, await getItem(keys.idempotency(request.projectId, request.keyHash)));
+}
+
+/** The same, from the key's record as it was read (or as the failed condition brought it). */
+export function replayOf(request: IdempotencyRequest, record: Item | undefined): string[] | undefined {
+  if (!record || record.expires_at * 1000 < Date.now()) return undefined; // TTL deletion can lag
+  if (record.body_hash !== request.bodyHash) {
+    throw conflict('invalid_idempotent_request', 'This Idempotency-Key was used with a different request body', 'Idempotency-Key');
+  }
+  return record.email_ids;
+}
+
+export function idempotencyWrite(request: IdempotencyRequest, emailIds: string[]): WriteAction {
+  return put(
+    {
+      ...keys.idempotency(request.projectId, request.keyHash),
+      type: 'idempotency',
+      project_id: request.projectId,
+      body_hash: request.bodyHash,
+      email_ids: emailIds,
+      expires_at: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS,
+    },
+    { ifAbsent: { tag: IDEMPOTENCY_RACE, withItem: true } },
+  );
+}

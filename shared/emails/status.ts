@@ -1,0 +1,137 @@
+/**
+ * Email status from SES events (the email-events queue): each SES event moves the email's
+ * `last_event` forward and becomes a platform event (`email.delivered`, `email.bounced`, ...)
+ * with the detail in `data.object` (`bounce`, `complaint`, `click`, `delay`, `failure`).
+ *
+ * - Forward only: events arrive out of order (SNS and SQS promise no order), so `last_event`
+ *   changes only to a later stage (RANK); the platform event is still written, because it happened.
+ * - Idempotent: every SES event leaves a marker item, written with a condition in the same
+ *   transaction as its effects, so a redelivered notification changes nothing and emits nothing.
+ * - The email is found by the `email_id` / `project_id` tags the sender set, else through the
+ *   SES message id.
+ * - A Transient bounce (mailbox full, auto-reply) is `delivery_delayed`, not `bounced`; Send
+ *   events are ignored (the sender records `sent` and emits `email.sent` itself).
+ * - An event for an email the sender has not finished recording (`sending`) is retried later
+ *   (NotYetSent), so the sender's own `sending -> sent` write is never overtaken.
+ */
+import { createHash } from 'node:crypto';
+import type { Caller } from '../platform/caller';
+import * as keys from '../platform/db/keys';
+import { getItem, isConditionFailed, put, transact, update, type WriteAction } from '../platform/db/table';
+import { toRecord, type EmailItem, type LastEvent } from './emails';
+import { eventWrite, type EventType } from '../events/events';
+import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
+
+/** Later stages outrank earlier ones; a status never moves to a lower rank. */
+const RANK: Record<LastEvent, number> = {
+  queued: 0, scheduled: 0, sending: 1, sent: 2, delivery_delayed: 3, delivered: 4, opened: 5, clicked: 6,
+  bounced: 7, failed: 7, complained: 8, suppressed: 9, canceled: 9,
+};
+
+/** SES event -> our status, platform event and detail; undefined for events we do not track. */
+function translate(ses: Record<string, any>): { status: LastEvent; type?: EventType; detail: Record<string, unknown> } | undefined {
+  const kind = String(ses.eventType ?? ses.notificationType ?? '');
+  switch (kind) {
+    case 'Delivery':
+      return { status: 'delivered', type: 'email.delivered', detail: { delivery: ses.delivery } };
+    case 'DeliveryDelay':
+      return { status: 'delivery_delayed', type: 'email.delivery_delayed', detail: { delay: ses.deliveryDelay } };
+    case 'Bounce': {
+      const bounce = ses.bounce ?? {};
+      const detail = { bounce: { type: bounce.bounceType, subtype: bounce.bounceSubType, recipients: bounce.bouncedRecipients ?? [] } };
+      return bounce.bounceType === 'Permanent'
+        ? { status: 'bounced', type: 'email.bounced', detail }
+        : { status: 'delivery_delayed', type: 'email.delivery_delayed', detail };
+    }
+    case 'Complaint': {
+      const complaint = ses.complaint ?? {};
+      if (complaint.complaintFeedbackType === 'not-spam') return undefined; // a withdrawal, handled by the suppression writer
+      return {
+        status: 'complained',
+        type: 'email.complained',
+        detail: { complaint: { feedback_type: complaint.complaintFeedbackType ?? null, recipients: complaint.complainedRecipients ?? [] } },
+      };
+    }
+    case 'Open':
+      return { status: 'opened', type: 'email.opened', detail: { open: ses.open } };
+    case 'Click':
+      return { status: 'clicked', type: 'email.clicked', detail: { click: { link: ses.click?.link, timestamp: ses.click?.timestamp, user_agent: ses.click?.userAgent } } };
+    case 'Reject':
+      return { status: 'failed', type: 'email.failed', detail: { failure: { reason: ses.reject?.reason ?? 'Rejected by SES' } } };
+    case 'Rendering Failure':
+    case 'RenderingFailure':
+      return { status: 'failed', type: 'email.failed', detail: { failure: { reason: ses.failure?.errorMessage ?? 'Rendering failure' } } };
+    default:
+      return undefined;
+  }
+}
+
+export class MalformedSesEvent extends Error {}
+
+/** The SES event inside an SQS message body that SNS delivered (or the bare event, for raw delivery). */
+export function sesEventFromSqsBody(body: string): Record<string, any> {
+  let parsed: any;
+  try {
+    parsed = parseSnsEnvelope(body);
+  } catch (error) {
+    throw new MalformedSesEvent((error as Error).message, { cause: error });
+  }
+  if (!parsed || typeof parsed !== 'object' || !parsed.mail?.messageId) throw new MalformedSesEvent('not an SES event (no mail.messageId)');
+  return parsed;
+}
+
+async function findEmail(ses: Record<string, any>): Promise<{ projectId: string; emailId: string } | undefined> {
+  const tags = ses.mail.tags ?? {};
+  const projectId = tags.project_id?.[0];
+  const emailId = tags.email_id?.[0];
+  if (projectId && emailId) return { projectId, emailId };
+  const lookup = await getItem(keys.sesMessage(ses.mail.messageId));
+  return lookup ? { projectId: lookup.project_id, emailId: lookup.email_id } : undefined;
+}
+
+export class NotYetSent extends Error {}
+
+export type StatusOutcome = 'applied' | 'duplicate' | 'ignored' | 'unknown_email';
+
+/** Applies one SES event to its email. */
+export async function applySesEvent(ses: Record<string, any>): Promise<StatusOutcome> {
+  const translated = translate(ses);
+  if (!translated) return 'ignored';
+  const target = await findEmail(ses);
+  if (!target) return 'unknown_email';
+  const eventKey = createHash('sha256').update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '']])).digest('hex');
+  const marker = put(
+    { ...keys.sesEvent(ses.mail.messageId, eventKey), type: 'ses_event', project_id: target.projectId, expires_at: Math.floor(Date.now() / 1000) + 7 * 24 * 3600 },
+    { ifAbsent: { tag: 'duplicate' } },
+  );
+  let item = (await getItem(keys.email(target.projectId, target.emailId))) as EmailItem | undefined;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (!item) return 'unknown_email';
+    if (RANK[item.last_event] < RANK.sent) throw new NotYetSent(`email ${item.id} is still ${item.last_event}`);
+    const forward = RANK[translated.status] > RANK[item.last_event];
+    const current = forward ? translated.status : item.last_event;
+    const writes: WriteAction[] = [marker];
+    if (forward) {
+      writes.push(
+        update(
+          keys.email(target.projectId, target.emailId),
+          { set: { last_event: translated.status }, condition: { expression: 'last_event = :seen', values: { ':seen': item.last_event } } },
+          { tag: 'moved', withItem: true },
+        ),
+      );
+    }
+    if (translated.type) {
+      const caller: Caller = { projectId: target.projectId, livemode: item.livemode, permission: 'full_access' };
+      writes.push(eventWrite(caller, translated.type, { ...toRecord(item), last_event: current, ...translated.detail }));
+    }
+    try {
+      await transact(writes);
+      return 'applied';
+    } catch (error) {
+      if (isConditionFailed(error, 'duplicate')) return 'duplicate';
+      if (!isConditionFailed(error, 'moved')) throw error;
+      item = error.item as EmailItem | undefined; // another event moved it meanwhile: go on from the email as it is now
+    }
+  }
+  throw new Error(`email ${target.emailId}: status kept changing under five attempts`);
+}

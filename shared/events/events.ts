@@ -1,0 +1,68 @@
+/**
+ * Platform events as outbox items. A change that has an event type puts `eventWrite(...)` into
+ * the SAME transaction as the change, so an event exists exactly when its change committed.
+ * The table's stream (filtered to `type = "event"` inserts) drives webhook fan-out later; the
+ * item format is fixed here.
+ *
+ * Item: `{PK, SK, type: "event", project_id, event_type, event: <Event envelope>, expires_at}`.
+ * The envelope is stored whole under `event` because the item's own `type` names the entity.
+ */
+import type { Caller } from '../platform/caller';
+import { put, queryPage, type WriteAction } from '../platform/db/table';
+import * as keys from '../platform/db/keys';
+import { API_VERSION } from '../platform/http/api-version';
+import type { EventType } from './event-types';
+import { newId, nowIso } from '../platform/ids';
+
+export { API_VERSION } from '../platform/http/api-version';
+/** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
+export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+
+export { EVENT_TYPES, type EventType } from './event-types';
+
+export interface PlatformEvent {
+  object: 'event';
+  id: string;
+  type: EventType;
+  api_version: string;
+  created_at: string;
+  livemode: boolean;
+  project_id: string;
+  data: { object: object };
+}
+
+export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type: EventType, object: object): PlatformEvent {
+  return {
+    object: 'event',
+    id: newId(),
+    type,
+    api_version: API_VERSION,
+    created_at: nowIso(),
+    livemode: caller.livemode,
+    project_id: caller.projectId,
+    data: { object },
+  };
+}
+
+/** The outbox write for one event: add it to the transaction of the change that causes it. */
+export function eventWrite(caller: Pick<Caller, 'projectId' | 'livemode'>, type: EventType, object: object): WriteAction {
+  const event = buildEvent(caller, type, object);
+  return put({
+    ...keys.event(caller.projectId, event.id),
+    type: 'event',
+    project_id: caller.projectId,
+    event_type: type,
+    event,
+    expires_at: Math.floor(Date.parse(event.created_at) / 1000) + EVENT_RETENTION_SECONDS,
+  });
+}
+
+/**
+ * GET /events: the newest `max` retained events, newest first, one Query. TTL deletion can lag
+ * up to a few days, so events past their 30 days are dropped here too.
+ */
+export async function listEvents(caller: Pick<Caller, 'projectId'>, max: number): Promise<PlatformEvent[]> {
+  const { items } = await queryPage(keys.events(caller.projectId), { limit: max });
+  const now = Math.floor(Date.now() / 1000);
+  return items.filter((item) => item.expires_at > now).map((item) => item.event as PlatformEvent);
+}

@@ -1,0 +1,29 @@
+import * as z from 'zod/mini';
+import { API_VERSION } from '../platform/http/api-version';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, id, timestamp } from '../platform/http/schemas';
+import { EVENT_TYPES } from './event-types';
+
+export const event = z.object({
+  object: z.literal('event'),
+  id,
+  type: z.enum(EVENT_TYPES),
+  api_version: z.literal(API_VERSION),
+  created_at: timestamp,
+  livemode: z.boolean(),
+  project_id: id,
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+export const MAX_LISTED_EVENTS = 1000;
+
+export const list = defineOperation({
+  operationId: 'listEvents',
+  summary: 'List project events',
+  description:
+    `The newest ${MAX_LISTED_EVENTS} events of the last 30 days (events expire after 30 days), newest first, in one response: ` +
+    'as the contract says, this list is not paginated and `has_more` is always false.',
+  tags: ['Events'],
+  auth: 'api_key',
+  responses: { 200: { description: 'The events', schema: z.object({ data: z.array(event), has_more: z.literal(false) }) }, ...commonErrors },
+});

@@ -1,0 +1,154 @@
+/**
+ * Received emails: what the inbound worker (shared/receiving/inbound.ts) stored for a project, read
+ * through GET /emails/receiving and its attachments. Shapes follow Resend's receiving API
+ * (`object: "email"`, `received_for`, `raw {download_url, expires_at}`, attachments with
+ * `download_url`), plus SES's spam and virus verdicts.
+ *
+ * Item: the record below under keys.receivedEmail, with `ses_message_id`, `raw_key` (the object
+ * SES stored), `attachments[].id` (UUIDv7, in message order; the object is at attachmentKey) and,
+ * for a body too large for the item, `body_key` (a JSON object `{headers, text, html}` in the
+ * bucket) instead of `headers`, `text` and `html`. `stored_at` is set when the attachments are
+ * in the bucket (`email.stored`). The item expires with the raw message (INBOUND_RETENTION_DAYS).
+ */
+import type { Caller } from '../platform/caller';
+import * as keys from '../platform/db/keys';
+import { getItem, queryPage, type Item, type PageRequest } from '../platform/db/table';
+import { notFound, unprocessable } from '../platform/errors';
+import { contentDisposition, getObject, presignGet, type DownloadUrl } from '../platform/aws/s3';
+
+/** SES's verdicts, lower-cased: `pass`, `fail`, `gray`, `processing_failed`, or `disabled` when the rule does not scan. */
+export type Verdict = 'pass' | 'fail' | 'gray' | 'processing_failed' | 'disabled';
+
+export interface AttachmentMeta {
+  id: string;
+  filename: string | null;
+  size: number;
+  content_type: string;
+  content_disposition: 'attachment' | 'inline';
+  content_id: string | null;
+}
+
+/** A received email in lists and in `email.received` / `email.stored` events: everything but the bodies, headers and raw URL. */
+export interface ReceivedEmailSummary {
+  object: 'email';
+  id: string;
+  to: string[];
+  from: string;
+  created_at: string;
+  subject: string;
+  bcc: string[];
+  cc: string[];
+  reply_to: string[];
+  received_for: string[];
+  message_id: string | null;
+  attachments: AttachmentMeta[];
+  spam_verdict: Verdict | null;
+  virus_verdict: Verdict | null;
+}
+
+export interface ReceivedEmail extends ReceivedEmailSummary {
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  raw: DownloadUrl | null;
+}
+
+export interface AttachmentData extends AttachmentMeta {
+  object: 'attachment';
+  download_url: string;
+  expires_at: string;
+}
+
+export interface StoredBody {
+  headers: Record<string, string>;
+  text: string | null;
+  html: string | null;
+}
+
+export const attachmentKey = (projectId: string, receivedEmailId: string, attachmentId: string) => `attachments/${projectId}/${receivedEmailId}/${attachmentId}`;
+export const bodyKey = (projectId: string, receivedEmailId: string) => `bodies/${projectId}/${receivedEmailId}.json`;
+
+export function toSummary(item: Item): ReceivedEmailSummary {
+  return {
+    object: 'email',
+    id: item.id,
+    to: item.to ?? [],
+    from: item.from ?? '',
+    created_at: item.created_at,
+    subject: item.subject ?? '',
+    bcc: item.bcc ?? [],
+    cc: item.cc ?? [],
+    reply_to: item.reply_to ?? [],
+    received_for: item.received_for ?? [],
+    message_id: item.message_id ?? null,
+    attachments: (item.attachments ?? []).map((a: AttachmentMeta) => ({
+      id: a.id,
+      filename: a.filename ?? null,
+      size: a.size,
+      content_type: a.content_type,
+      content_disposition: a.content_disposition,
+      content_id: a.content_id ?? null,
+    })),
+    spam_verdict: item.spam_verdict ?? null,
+    virus_verdict: item.virus_verdict ?? null,
+  };
+}
+
+const missing = () => notFound('Received email', 'email_id');
+const missingAttachment = () => notFound('Attachment', 'attachment_id');
+
+async function readItem(caller: Caller, receivedEmailId: string): Promise<Item> {
+  const item = await getItem(keys.receivedEmail(caller.projectId, receivedEmailId));
+  if (!item) throw missing();
+  return item;
+}
+
+export async function listReceivedEmails(caller: Caller, page: PageRequest) {
+  const { items, hasMore } = await queryPage(keys.receivedEmails(caller.projectId), page);
+  return { records: items.map(toSummary), hasMore };
+}
+
+/** The received email with its bodies (from the bucket when they were too large for the item) and a download URL for the raw message. */
+export async function getReceivedEmail(caller: Caller, receivedEmailId: string): Promise<ReceivedEmail> {
+  const item = await readItem(caller, receivedEmailId);
+  let body: StoredBody = { headers: item.headers ?? {}, text: item.text ?? null, html: item.html ?? null };
+  if (item.body_key) {
+    const stored = await getObject(item.body_key);
+    body = stored ? (JSON.parse(stored.toString('utf8')) as StoredBody) : { headers: {}, text: null, html: null };
+  }
+  const raw = item.raw_key ? await presignGet(item.raw_key, { contentType: 'message/rfc822', contentDisposition: contentDisposition('attachment', `${item.id}.eml`) }) : null;
+  return { ...toSummary(item), html: body.html, text: body.text, headers: body.headers, raw };
+}
+
+async function withDownloadUrl(caller: Caller, item: Item, meta: AttachmentMeta): Promise<AttachmentData> {
+  const url = await presignGet(attachmentKey(caller.projectId, item.id, meta.id), {
+    contentType: meta.content_type,
+    contentDisposition: contentDisposition(meta.content_disposition, meta.filename),
+  });
+  return { object: 'attachment', ...meta, ...url };
+}
+
+/** One page of the email's attachments, in message order (`after`/`before`: an attachment id of this email). */
+export async function listAttachments(caller: Caller, receivedEmailId: string, page: PageRequest) {
+  const item = await readItem(caller, receivedEmailId);
+  const all = toSummary(item).attachments;
+  let start = 0;
+  let end = all.length;
+  const cursor = page.after ?? page.before;
+  if (cursor) {
+    const at = all.findIndex((a) => a.id === cursor);
+    if (at < 0) throw unprocessable([{ code: 'invalid_cursor', message: 'not an attachment of this email', path: page.after ? 'after' : 'before' }]);
+    if (page.after) start = at + 1;
+    else end = at;
+  }
+  const slice = page.before ? all.slice(Math.max(start, end - page.limit), end) : all.slice(start, start + page.limit);
+  const hasMore = page.before ? end - slice.length > 0 : start + slice.length < end;
+  return { records: await Promise.all(slice.map((meta) => withDownloadUrl(caller, item, meta))), hasMore };
+}
+
+export async function getAttachment(caller: Caller, receivedEmailId: string, attachmentId: string): Promise<AttachmentData> {
+  const item = await readItem(caller, receivedEmailId);
+  const meta = toSummary(item).attachments.find((a) => a.id === attachmentId);
+  if (!meta) throw missingAttachment();
+  return withDownloadUrl(caller, item, meta);
+}

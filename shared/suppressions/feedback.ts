@@ -1,0 +1,159 @@
+/**
+ * SES feedback -> the suppression list (the suppression queue's consumer calls `applySuppressionFeedback`
+ * for each message). The queue only receives Bounce and Complaint events (the SNS subscription's
+ * filter policy); anything else is ignored.
+ *
+ * Rules (the contract's Suppression rules):
+ * - A Permanent bounce suppresses every bounced recipient: source `bounce`, subtype = the SES
+ *   bounceSubType (General, NoEmail, Suppressed, OnAccountSuppressionList; any other Permanent
+ *   subtype is recorded as General and named in the reason), reason = the recipient's SMTP
+ *   diagnostic code, else a short description, message_id = our email id.
+ * - Transient and Undetermined bounces never suppress.
+ * - A complaint suppresses every complained recipient: source `complaint`, subtype = the feedback
+ *   type (abuse, fraud, virus, other; `auth-failure` and unknown values are recorded as other; null
+ *   when SES gives none).
+ * - A `not-spam` complaint never suppresses; it withdraws a complaint entry of each recipient.
+ * - An address that already has an entry keeps it as it is, so a redelivered notification writes
+ *   nothing new (there is no suppression event type, so nothing is emitted either).
+ *
+ * Both formats are read: SES event publishing (`eventType`, what the configuration sets publish)
+ * and the older identity notifications (`notificationType`), each either inside an SNS envelope or
+ * bare (raw message delivery). The project and the email come from the `project_id`/`email_id`
+ * tags the sender sets, else from the SES message id lookup the sender writes (identity
+ * notifications carry no tags). A message from which no project can be found is an error, so it
+ * is retried (the sender may not have written the lookup yet) and ends in the DLQ.
+ */
+import { isAddress } from '../emails/addresses';
+import * as keys from '../platform/db/keys';
+import { getItem } from '../platform/db/table';
+import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
+import { suppressAddress, withdrawComplaint, type SuppressionEntry } from './suppressions';
+
+export class MalformedNotification extends Error {
+  override name = 'MalformedNotification';
+}
+
+type SesEvent = Record<string, any> & { mail: { messageId: string; tags?: Record<string, string[]> } };
+
+/** The SES event in an SQS message body: inside an SNS notification envelope, or bare. An unreadable envelope is a MalformedNotification too (its cause: the MalformedSnsEnvelope). */
+export function sesEventFromBody(body: string): SesEvent {
+  let parsed: any;
+  try {
+    parsed = parseSnsEnvelope(body);
+  } catch (error) {
+    throw new MalformedNotification((error as Error).message, { cause: error });
+  }
+  if (!parsed || typeof parsed !== 'object' || typeof parsed.mail?.messageId !== 'string') throw new MalformedNotification('not an SES event (no mail.messageId)');
+  return parsed as SesEvent;
+}
+
+const PERMANENT_SUBTYPES = new Set(['General', 'NoEmail', 'Suppressed', 'OnAccountSuppressionList']);
+const BOUNCE_DESCRIPTIONS: Record<string, string> = {
+  General: 'Permanent bounce: the receiving mail server rejected the address',
+  NoEmail: 'Permanent bounce: the address does not exist',
+  Suppressed: 'Permanent bounce: SES suppressed the address because it recently bounced',
+  OnAccountSuppressionList: 'Permanent bounce: the address is on the account-level suppression list of SES',
+};
+const FEEDBACK_TYPES = new Set(['abuse', 'fraud', 'virus', 'other']);
+
+/** What one SES event asks of the suppression list: entries to write, addresses to withdraw. */
+export interface FeedbackDecision {
+  suppress: Omit<SuppressionEntry, 'message_id'>[];
+  withdraw: string[];
+}
+
+/** Recipient address of a bounced/complained recipient: the bare address, lower-cased. */
+function recipientAddress(recipient: unknown): string {
+  const raw = typeof recipient === 'object' && recipient ? (recipient as { emailAddress?: unknown }).emailAddress : undefined;
+  if (typeof raw !== 'string') throw new MalformedNotification('a recipient without emailAddress');
+  const bare = (/<([^>]+)>\s*$/.exec(raw)?.[1] ?? raw).trim().toLowerCase();
+  if (!isAddress(bare)) throw new MalformedNotification(`recipient ${JSON.stringify(raw)} is not an email address`);
+  return bare;
+}
+
+function recipients(list: unknown, field: string): unknown[] {
+  if (!Array.isArray(list)) throw new MalformedNotification(`no ${field} list`);
+  return list;
+}
+
+/** The rules above, on one SES event; no I/O. */
+export function decide(ses: SesEvent): FeedbackDecision {
+  const kind = String(ses.eventType ?? ses.notificationType ?? '');
+  if (kind === 'Bounce') {
+    const bounce = ses.bounce;
+    if (!bounce || typeof bounce !== 'object') throw new MalformedNotification('a Bounce without a bounce object');
+    const bounced = recipients(bounce.bouncedRecipients, 'bounce.bouncedRecipients');
+    if (bounce.bounceType !== 'Permanent') return { suppress: [], withdraw: [] };
+    const sesSubtype = String(bounce.bounceSubType ?? 'General');
+    const subtype = PERMANENT_SUBTYPES.has(sesSubtype) ? sesSubtype : 'General';
+    const description = BOUNCE_DESCRIPTIONS[sesSubtype] ?? `Permanent bounce (SES subtype ${sesSubtype})`;
+    return {
+      suppress: bounced.map((r) => {
+        const diagnostic = (r as { diagnosticCode?: unknown }).diagnosticCode;
+        return {
+          email: recipientAddress(r),
+          source: 'bounce' as const,
+          subtype,
+          reason: typeof diagnostic === 'string' && diagnostic.trim() ? diagnostic.trim() : description,
+        };
+      }),
+      withdraw: [],
+    };
+  }
+  if (kind === 'Complaint') {
+    const complaint = ses.complaint;
+    if (!complaint || typeof complaint !== 'object') throw new MalformedNotification('a Complaint without a complaint object');
+    const complained = recipients(complaint.complainedRecipients, 'complaint.complainedRecipients').map(recipientAddress);
+    const feedback = typeof complaint.complaintFeedbackType === 'string' ? complaint.complaintFeedbackType.trim().toLowerCase() : '';
+    if (feedback === 'not-spam') return { suppress: [], withdraw: complained };
+    const subtype = feedback ? (FEEDBACK_TYPES.has(feedback) ? feedback : 'other') : null;
+    const reason = subtype ? `The recipient complained (feedback type ${feedback})` : 'The recipient complained (no feedback type given)';
+    return { suppress: complained.map((email) => ({ email, source: 'complaint' as const, subtype, reason })), withdraw: [] };
+  }
+  return { suppress: [], withdraw: [] }; // not feedback the suppression list cares about
+}
+
+/** The project and email an SES event belongs to: the sender's tags, else its SES message id lookup. */
+async function findOrigin(ses: SesEvent): Promise<{ projectId: string; emailId: string | null }> {
+  const tag = (name: string) => {
+    const value = ses.mail.tags?.[name];
+    return Array.isArray(value) && typeof value[0] === 'string' && value[0] ? value[0] : undefined;
+  };
+  let projectId = tag('project_id');
+  let emailId = tag('email_id');
+  if (!projectId || !emailId) {
+    const lookup = await getItem(keys.sesMessage(ses.mail.messageId));
+    if (lookup && (!projectId || lookup.project_id === projectId)) {
+      projectId = lookup.project_id as string;
+      emailId ??= lookup.email_id as string;
+    }
+  }
+  if (!projectId) throw new MalformedNotification(`no project for SES message ${ses.mail.messageId} (no project_id tag, no lookup)`);
+  return { projectId, emailId: emailId ?? null };
+}
+
+export interface FeedbackOutcome {
+  project_id?: string;
+  suppressed: number;
+  withdrawn: number;
+  /** addresses that already had an entry */
+  unchanged: number;
+}
+
+/** Applies one SQS message body; throws MalformedNotification for a message that can never be applied. */
+export async function applySuppressionFeedback(body: string): Promise<FeedbackOutcome> {
+  const ses = sesEventFromBody(body);
+  const decision = decide(ses);
+  const outcome: FeedbackOutcome = { suppressed: 0, withdrawn: 0, unchanged: 0 };
+  if (decision.suppress.length === 0 && decision.withdraw.length === 0) return outcome;
+  const { projectId, emailId } = await findOrigin(ses);
+  outcome.project_id = projectId;
+  // One address may be listed twice in a notification: each is written once.
+  const entries = [...new Map(decision.suppress.map((e) => [e.email, e])).values()];
+  const results = await Promise.all([
+    ...entries.map((entry) => suppressAddress(projectId, { ...entry, message_id: emailId }).then((created) => (created ? 'suppressed' : 'unchanged'))),
+    ...[...new Set(decision.withdraw)].map((email) => withdrawComplaint(projectId, email).then((removed) => (removed ? 'withdrawn' : 'unchanged'))),
+  ]);
+  for (const result of results) outcome[result as 'suppressed' | 'withdrawn' | 'unchanged']++;
+  return outcome;
+}

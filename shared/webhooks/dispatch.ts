@@ -1,0 +1,169 @@
+/**
+ * One attempt of one webhook delivery, for each message of the delivery queue.
+ *
+ * 1. Read the delivery and its webhook (one BatchGet). Nothing to do when the delivery is not
+ *    `pending` or the webhook is gone; a disabled webhook ends the delivery `failed`.
+ * 2. A message that comes before the attempt is due (a duplicate, or one whose delay could not
+ *    be set) goes back to sleep until then.
+ * 3. Claim the attempt: a conditional write on (`pending`, this attempt count, no live claim).
+ *    A second message for the same delivery finds it taken and is dropped, so two messages
+ *    never POST the same attempt; a claim of a dispatcher that died expires after CLAIM_MS.
+ * 4. POST the event, signed (shared/webhooks/signing.ts, shared/webhooks/http.ts).
+ * 5. Record the attempt on the delivery, only while the claim is ours; then on the webhook
+ *    (recordHealth): a 2xx resets its failure counters and sets `last_success_at`; anything else
+ *    adds one to `consecutive_failures`, sets `last_failure_at` and, when it was the last
+ *    attempt allowed (the delivery ends `failed`), adds one to the failed-deliveries count.
+ * 6. A first success makes a `pending` webhook `enabled`; the MAX_FAILED_DELIVERIES-th failed
+ *    delivery in a row disables it, with `webhook.endpoint.disabled`, in one transaction.
+ *
+ * Answers how many seconds until the message should come back (the next attempt), or undefined
+ * when it is done with.
+ */
+import { randomUUID } from 'node:crypto';
+import * as keys from '../platform/db/keys';
+import { batchGet, getItem, isConditionFailed, transact, update, updateItem, type Item } from '../platform/db/table';
+import { eventWrite } from '../events/events';
+import { nowIso } from '../platform/ids';
+import { logger } from '../platform/log';
+import { retryDelaySeconds, type DeliveryItem } from './deliveries';
+import { postWebhook, WEBHOOK_TIMEOUT_MS } from './http';
+import type { DeliveryMessage } from './queue';
+import { signatureHeaders } from './signing';
+import { MAX_FAILED_DELIVERIES, signingSecrets, toWebhook, type WebhookItem } from './webhooks';
+
+/** How long a claim holds: the POST's timeout and then some. Shorter than the queue's visibility timeout. */
+export const CLAIM_MS = WEBHOOK_TIMEOUT_MS + 30_000;
+/** A healthy webhook's `last_success_at` is rewritten at most this often (see recordHealth). */
+const SUCCESS_WRITE_INTERVAL_MS = 10_000;
+/** A message this close to the attempt's time counts as on time (SQS delays are whole seconds). */
+const EARLY_TOLERANCE_MS = 1_000;
+
+/** Every conditional write here fails as 'lost' when another dispatcher, or a delete, got there first. */
+const lost = { tag: 'lost' };
+const ignoreLost = (error: unknown) => {
+  if (!isConditionFailed(error, lost.tag)) throw error;
+};
+const statusIs = (status: string, count: number) => ({
+  expression: '#status = :status AND attempt_count = :count',
+  names: { '#status': 'status' },
+  values: { ':status': status, ':count': count },
+});
+
+export async function dispatchDelivery(message: DeliveryMessage): Promise<number | undefined> {
+  const deliveryKey = keys.webhookDelivery(message.project_id, message.webhook_id, message.delivery_id);
+  const webhookKey = keys.webhook(message.project_id, message.webhook_id);
+  const found = await batchGet<Item>([deliveryKey, webhookKey]);
+  const delivery = found.find((i) => i.type === 'webhook_delivery') as DeliveryItem | undefined;
+  const webhook = found.find((i) => i.type === 'webhook') as WebhookItem | undefined;
+  if (!delivery || delivery.status !== 'pending' || !webhook) return undefined;
+
+  if (webhook.status === 'disabled') {
+    const at = nowIso();
+    await updateItem(update(deliveryKey, { set: { status: 'failed', error: 'webhook disabled', completed_at: at, next_attempt_at: null, updated_at: at }, condition: statusIs('pending', delivery.attempt_count) }, lost)).catch(ignoreLost);
+    return undefined;
+  }
+  const wait = Date.parse(delivery.next_attempt_at ?? '') - Date.now();
+  if (wait > EARLY_TOLERANCE_MS) return wait / 1000;
+
+  const token = randomUUID();
+  try {
+    const claim = statusIs('pending', delivery.attempt_count);
+    claim.expression += ' AND (attribute_not_exists(claimed_until) OR claimed_until < :now)';
+    await updateItem(update(deliveryKey, { set: { claim_token: token, claimed_until: Date.now() + CLAIM_MS }, condition: { ...claim, values: { ...claim.values, ':now': Date.now() } } }, lost));
+  } catch (error) {
+    ignoreLost(error);
+    return undefined; // another message of this delivery is being handled right now
+  }
+
+  const event = await getItem(keys.event(message.project_id, delivery.event_id));
+  const body = event ? JSON.stringify(event.event) : '';
+  const result = event
+    ? await postWebhook(webhook.endpoint, body, signatureHeaders(signingSecrets(webhook), delivery.event_id, body))
+    : { ok: false, status: null, error: 'the event has expired' };
+
+  const attempt = delivery.attempt_count + 1;
+  const final = !result.ok && (attempt >= delivery.attempt_limit || !event);
+  const delay = result.ok || final ? undefined : retryDelaySeconds(attempt);
+  const at = nowIso();
+  try {
+    await updateItem(
+      update(
+        deliveryKey,
+        {
+          set: {
+            status: result.ok ? 'delivered' : final ? 'failed' : 'pending',
+            attempt_count: attempt,
+            response_code: result.status,
+            error: result.error,
+            last_attempt_at: at,
+            last_attempt_status: result.ok ? 'succeeded' : 'failed',
+            next_attempt_at: delay === undefined ? null : new Date(Date.now() + delay * 1000).toISOString(),
+            completed_at: delay === undefined ? at : null,
+            updated_at: at,
+          },
+          remove: ['claim_token', 'claimed_until'],
+          condition: { expression: 'claim_token = :token', values: { ':token': token } },
+        },
+        lost,
+      ),
+    );
+  } catch (error) {
+    ignoreLost(error);
+    logger.warn('webhook attempt not recorded: the claim expired and another dispatcher took the delivery', { delivery_id: delivery.id });
+    return undefined;
+  }
+  await recordHealth(webhookKey, webhook, result.ok, final, at);
+  return delay;
+}
+
+/**
+ * The attempt on the webhook: its failure counters and last success or failure. Plain
+ * UpdateItems, not a transaction with the delivery: every delivery of a webhook writes this one
+ * item, and concurrent transactions on one item fail with TransactionConflict. So that a busy
+ * healthy webhook is not one hot item written per delivery, a success writes only when it
+ * changes something: counters to reset, a `pending` status, or a `last_success_at` older than
+ * SUCCESS_WRITE_INTERVAL_MS. A fault here is logged, not retried: the delivery is recorded.
+ */
+async function recordHealth(webhookKey: keys.Key, webhook: WebhookItem, ok: boolean, final: boolean, at: string): Promise<void> {
+  const exists = { expression: 'attribute_exists(PK)' };
+  const stale = !webhook.last_success_at || Date.parse(webhook.last_success_at) < Date.now() - SUCCESS_WRITE_INTERVAL_MS;
+  try {
+    if (!ok) {
+      await updateItem(update(webhookKey, { set: { last_failure_at: at }, add: { consecutive_failures: 1, ...(final ? { failed_deliveries: 1 } : {}) }, condition: exists }, lost));
+    } else if (webhook.consecutive_failures > 0 || (webhook.failed_deliveries ?? 0) > 0 || webhook.status === 'pending' || stale) {
+      await updateItem(update(webhookKey, { set: { consecutive_failures: 0, failed_deliveries: 0, last_success_at: at }, condition: exists }, lost));
+    }
+    if (ok && webhook.status === 'pending') {
+      const pending = { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'pending' } };
+      await updateItem(update(webhookKey, { set: { status: 'enabled' }, condition: pending }, lost)).catch(ignoreLost);
+    }
+    if (final) await disableIfFailing(webhookKey);
+  } catch (error) {
+    if (!isConditionFailed(error, lost.tag)) logger.error('webhook health not recorded', { webhook_id: webhook.id, error }); // lost: deleted meanwhile
+  }
+}
+
+/**
+ * Disables the webhook, with its event, once MAX_FAILED_DELIVERIES deliveries in a row have
+ * failed. A transaction on an item that other dispatchers are updating may be cancelled with a
+ * conflict: it is tried again, and failing that the next failed delivery tries.
+ */
+async function disableIfFailing(webhookKey: keys.Key): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    const current = await getItem<WebhookItem & Item>(webhookKey);
+    if (!current || current.status === 'disabled' || (current.failed_deliveries ?? 0) < MAX_FAILED_DELIVERIES) return;
+    const at = nowIso();
+    try {
+      await transact([
+        update(webhookKey, { set: { status: 'disabled', updated_at: at }, condition: { expression: '#status <> :disabled', names: { '#status': 'status' }, values: { ':disabled': 'disabled' } } }, lost),
+        eventWrite({ projectId: current.project_id, livemode: current.livemode }, 'webhook.endpoint.disabled', toWebhook({ ...current, status: 'disabled', updated_at: at })),
+      ]);
+      logger.warn('webhook disabled after failed deliveries', { webhook_id: current.id, project_id: current.project_id, failed_deliveries: current.failed_deliveries });
+      return;
+    } catch (error) {
+      if (isConditionFailed(error, lost.tag)) return; // disabled by someone else meanwhile
+      if ((error as Error).name !== 'TransactionCanceledException' || round === 2) throw error;
+      await new Promise((r) => setTimeout(r, 50 * (round + 1)));
+    }
+  }
+}

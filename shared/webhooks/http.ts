@@ -1,0 +1,88 @@
+/**
+ * One webhook POST: 15 s for the whole exchange, redirects not followed (a 3xx is a failed
+ * attempt), only 2xx counts. In AWS mode the host is resolved here and every address it
+ * resolves to must be public (shared/webhooks/endpoint.ts); the connection then goes to the
+ * address that was checked (a `lookup` that answers it), so a second DNS answer cannot point
+ * the request somewhere else (DNS rebinding). TLS still verifies the certificate for the host name.
+ */
+import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { allowsHttpLoopback, classifyAddress, endpointProblem } from './endpoint';
+
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+
+export type PostResult = { ok: boolean; status: number | null; error: string | null };
+
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+
+/** The public address to connect to for `hostname`, or the reason there is none. */
+export async function checkedAddress(hostname: string): Promise<{ address: string; family: number } | { refused: string }> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const found = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+  if (found.length === 0) return { refused: `${host} does not resolve` };
+  for (const { address } of found) {
+    const kind = classifyAddress(address);
+    if (kind !== 'public') return { refused: `${host} resolves to a ${kind} address (${address})` };
+  }
+  return found[0];
+}
+
+/** A `lookup` for http.request that answers only `address`, whatever it is asked (both of Node's callback forms). */
+export function pinnedLookup(address: string, family: number): LookupFunction {
+  return (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+export async function postWebhook(endpoint: string, body: string, headers: Record<string, string>, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<PostResult> {
+  const problem = endpointProblem(endpoint);
+  if (problem) return { ok: false, status: null, error: `endpoint refused: ${problem}` };
+  const url = new URL(endpoint);
+  let pinned: LookupFunction | undefined;
+  if (!allowsHttpLoopback()) {
+    let target: Awaited<ReturnType<typeof checkedAddress>>;
+    try {
+      target = await checkedAddress(url.hostname);
+    } catch (error) {
+      return { ok: false, status: null, error: `DNS lookup failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+    }
+    if ('refused' in target) return { ok: false, status: null, error: `endpoint refused: ${target.refused}` };
+    pinned = pinnedLookup(target.address, target.family);
+  }
+  const transport = url.protocol === 'https:' ? https : http;
+  return new Promise<PostResult>((resolve) => {
+    const request = transport.request(
+      url,
+      {
+        method: 'POST',
+        agent: agents[url.protocol as 'http:' | 'https:'],
+        lookup: pinned,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'email-service-webhooks/1', ...headers },
+      },
+      (response) => {
+        response.resume(); // the body is not used; read it so the connection can be reused
+        response.on('end', () => {
+          const status = response.statusCode ?? 0;
+          const ok = status >= 200 && status < 300;
+          const note = status >= 300 && status < 400 ? ` (redirect to ${response.headers.location ?? '?'} not followed)` : '';
+          settle({ ok, status, error: ok ? null : `endpoint answered ${status}${note}` });
+        });
+        response.on('error', (error) => settle({ ok: false, status: response.statusCode ?? null, error: `response failed: ${error.message}` }));
+        response.on('close', () => settle({ ok: false, status: response.statusCode ?? null, error: 'the response ended early' })); // after 'end' this changes nothing
+      },
+    );
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    let settled = false;
+    const settle = (result: PostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    request.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, status: null, error: error.code ? `${error.code}: ${error.message}` : error.message }));
+    request.end(body);
+  });
+}

@@ -1,0 +1,184 @@
+import * as z from 'zod/mini';
+import { API_VERSION } from '../platform/http/api-version';
+import { EVENT_TYPES } from '../events/event-types';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
+import { endpointProblem } from './endpoint';
+
+const endpoint = z.string().check(
+  z.trim(),
+  z.maxLength(2048),
+  z.superRefine((value, ctx) => {
+    const problem = endpointProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+  }),
+);
+const events = z.array(z.enum(EVENT_TYPES)).check(z.minLength(1), z.maxLength(EVENT_TYPES.length));
+const description = z.nullable(z.string().check(z.trim(), z.maxLength(256)));
+
+export const webhook = z.object({
+  object: z.literal('webhook'),
+  id,
+  api_version: z.literal(API_VERSION),
+  endpoint: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)),
+  description: z.nullable(z.string()),
+  status: z.enum(['enabled', 'disabled', 'pending']),
+  secret_prefix: z.string(),
+  consecutive_failures: z.number(),
+  last_success_at: z.nullable(timestamp),
+  last_failure_at: z.nullable(timestamp),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+const withSecret = z.extend(webhook, { signing_secret: z.string() });
+
+export const delivery = z.object({
+  object: z.literal('webhook_delivery'),
+  id,
+  webhook_id: id,
+  event_id: id,
+  event_type: z.enum(EVENT_TYPES),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempt_count: z.number(),
+  response_code: z.nullable(z.number()),
+  error: z.nullable(z.string()),
+  next_attempt_at: z.nullable(timestamp),
+  completed_at: z.nullable(timestamp),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const webhookEvent = z.object({
+  id,
+  webhook_id: id,
+  type: z.enum(EVENT_TYPES),
+  data: z.record(z.string(), z.unknown()),
+  created_at: z.nullable(timestamp),
+  attempt: z.nullable(
+    z.object({ number: z.number(), status: z.enum(['succeeded', 'failed']), response_code: z.nullable(z.number()), at: timestamp }),
+  ),
+});
+
+const webhookParams = z.strictObject({ webhookId: id });
+const deliveryParams = z.strictObject({ webhookId: id, deliveryId: id });
+const signing =
+  'Deliveries are signed per Standard Webhooks: headers `webhook-id` (the event id), `webhook-timestamp`, `webhook-signature` ' +
+  '(`v1,<base64 HMAC-SHA256>` of `<id>.<timestamp>.<body>`), and the same values as `svix-id`, `svix-timestamp`, `svix-signature`.';
+
+export const create = defineOperation({
+  operationId: 'createWebhook',
+  summary: 'Subscribe an endpoint to events',
+  description:
+    '`endpoint` must be https (plain http only to a loopback address, and only in the local runtime); `events` are event ' +
+    'types of the contract (422 names a bad one by its index). The webhook starts `pending` and becomes `enabled` with ' +
+    'its first successful delivery. The answer carries `signing_secret` (`whsec_...`), shown only here. ' + signing,
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  body: z.strictObject({ endpoint, events, description: z.optional(description) }),
+  responses: { 201: { description: 'The new webhook with its signing secret', schema: withSecret }, ...commonErrors },
+});
+
+export const list = defineOperation({
+  operationId: 'listWebhooks',
+  summary: 'List webhooks, newest first',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  query: listQuery,
+  responses: { 200: { description: 'A page of webhooks', schema: listOf(webhook) }, ...commonErrors },
+});
+
+export const get = defineOperation({
+  operationId: 'getWebhook',
+  summary: 'Get a webhook',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: webhookParams,
+  responses: { 200: { description: 'The webhook', schema: webhook }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const update = defineOperation({
+  operationId: 'updateWebhook',
+  summary: 'Update a webhook',
+  description:
+    'At least one field. `status: disabled` stops deliveries (emits `webhook.endpoint.disabled`); `status: enabled` ' +
+    'resumes them and resets `consecutive_failures`. Other changes emit `webhook.endpoint.updated`.',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: webhookParams,
+  body: z
+    .strictObject({ endpoint: z.optional(endpoint), events: z.optional(events), description: z.optional(description), status: z.optional(z.enum(['enabled', 'disabled'])) })
+    .check(z.refine((body) => Object.keys(body).length > 0, { message: 'give at least one field to change' })),
+  responses: { 200: { description: 'The updated webhook', schema: webhook }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const remove = defineOperation({
+  operationId: 'deleteWebhook',
+  summary: 'Delete a webhook',
+  description: 'Deliveries stop at once; its delivery records expire with their events (30 days). A second delete is 404.',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: webhookParams,
+  responses: { 200: { description: 'The webhook is gone', schema: deleted('webhook') }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const rotateSecret = defineOperation({
+  operationId: 'rotateWebhookSecret',
+  summary: 'Rotate a webhook\'s signing secret',
+  description:
+    'A new `signing_secret`, shown only in this answer. The old secret keeps signing for 24 hours, so deliveries carry ' +
+    'two signatures (space-separated in `webhook-signature`) while receivers switch; a second rotation drops the oldest. ' +
+    'Two rotations racing: the second gets 409.',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: webhookParams,
+  responses: { 200: { description: 'The webhook with its new signing secret', schema: withSecret }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+});
+
+export const listDeliveries = defineOperation({
+  operationId: 'listWebhookDeliveries',
+  summary: 'List a webhook\'s deliveries, newest event first',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: webhookParams,
+  query: listQuery,
+  responses: { 200: { description: 'A page of deliveries', schema: listOf(delivery) }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const getDelivery = defineOperation({
+  operationId: 'getWebhookDelivery',
+  summary: 'Get a webhook delivery',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: deliveryParams,
+  responses: { 200: { description: 'The delivery', schema: delivery }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const retryDelivery = defineOperation({
+  operationId: 'retryWebhookDelivery',
+  summary: 'Retry a webhook delivery',
+  description:
+    'Queues one more attempt, now, whatever the delivery\'s status: it goes back to `pending` (a delivery still in its ' +
+    'schedule keeps the rest of it). 422 `webhook_disabled` when the webhook is disabled: enable it first.',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: deliveryParams,
+  responses: { 202: { description: 'The delivery, queued for redelivery', schema: delivery }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const listEvents = defineOperation({
+  operationId: 'listProjectWebhookEvents',
+  summary: 'List recent webhook events',
+  description:
+    'One item per delivery of an event to a webhook, newest event first: the event (`type`, `data`, `created_at`) and ' +
+    'its latest attempt (`attempt`: number, `succeeded` or `failed`, response code, time; null before the first). ' +
+    '`id` is the delivery\'s id. Paginated with `limit` (1-100, default 20) and `after` (an id); items appear within a ' +
+    'second or so of the delivery (an index read).',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  query: z.strictObject({ limit: listQuery.shape.limit, after: z.optional(id) }),
+  responses: { 200: { description: 'A page of webhook events', schema: listOf(webhookEvent) }, ...commonErrors },
+});
+
+export type CreateWebhookInput = z.output<typeof create.body>;
+export type UpdateWebhookInput = z.output<typeof update.body>;

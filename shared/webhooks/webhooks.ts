@@ -1,0 +1,224 @@
+/**
+ * Webhooks: endpoints that receive a project's events, signed (shared/webhooks/signing.ts), with
+ * a delivery record per event (shared/webhooks/deliveries.ts) and a manual retry
+ * (shared/webhooks/retry.ts, apart so that only its function carries an SQS client).
+ *
+ * Status: `pending` from creation until the first successful delivery, then `enabled`;
+ * deliveries are attempted in both. `disabled` (by PATCH, or by the dispatcher after
+ * MAX_FAILED_DELIVERIES deliveries in a row ended `failed`) stops them; PATCH `status: enabled`
+ * resumes them and resets the failure counters. Every change writes its
+ * `webhook.endpoint.*` event in its own transaction (the outbox); `data.object` is the webhook
+ * as the API shows it, never its secret.
+ *
+ * The signing secret is stored as it is (signing needs it; DynamoDB encrypts the table at rest)
+ * and shown only by create and rotate.
+ */
+import { API_VERSION } from '../platform/http/api-version';
+import type { Caller } from '../platform/caller';
+import * as keys from '../platform/db/keys';
+import { batchGet, del, getItem, put, queryGsi1Page, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import { conflict, notFound } from '../platform/errors';
+import { eventWrite, type EventType, type PlatformEvent } from '../events/events';
+import { newId, nowIso } from '../platform/ids';
+import type { CreateWebhookInput, UpdateWebhookInput } from './operations';
+import { toDeliveryRecord, type DeliveryItem, type DeliveryRecord } from './deliveries';
+import { newSigningSecret, ROTATED_SECRET_TTL_MS, secretPrefix } from './signing';
+
+/** This many deliveries in a row ending `failed` disable the webhook (DESIGN.md). */
+export const MAX_FAILED_DELIVERIES = 30;
+
+export type WebhookStatus = 'enabled' | 'disabled' | 'pending';
+
+export interface Webhook {
+  object: 'webhook';
+  id: string;
+  api_version: string;
+  endpoint: string;
+  events: EventType[];
+  description: string | null;
+  status: WebhookStatus;
+  secret_prefix: string;
+  consecutive_failures: number;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookItem extends Omit<Webhook, 'object' | 'api_version'> {
+  project_id: string;
+  /** the mode of the key that created it; the events the dispatcher emits carry it */
+  livemode: boolean;
+  secret: string;
+  /** the secret before the last rotation, signing too until `previous_secret_expires_at` */
+  previous_secret?: string;
+  previous_secret_expires_at?: string;
+  /** deliveries in a row that ended `failed` (`consecutive_failures` counts attempts) */
+  failed_deliveries: number;
+}
+
+export const toWebhook = (item: WebhookItem): Webhook => ({
+  object: 'webhook',
+  id: item.id,
+  api_version: API_VERSION,
+  endpoint: item.endpoint,
+  events: item.events,
+  description: item.description,
+  status: item.status,
+  secret_prefix: item.secret_prefix,
+  consecutive_failures: item.consecutive_failures,
+  last_success_at: item.last_success_at,
+  last_failure_at: item.last_failure_at,
+  created_at: item.created_at,
+  updated_at: item.updated_at,
+});
+
+/** The secrets that sign a delivery now: the current one, and the rotated-out one for its 24 h. */
+export const signingSecrets = (item: WebhookItem, now = Date.now()): string[] =>
+  item.previous_secret && item.previous_secret_expires_at && Date.parse(item.previous_secret_expires_at) > now ? [item.secret, item.previous_secret] : [item.secret];
+
+const missing = () => notFound('Webhook', 'webhookId');
+const missingDelivery = () => notFound('Webhook delivery', 'deliveryId');
+const exists = { expression: 'attribute_exists(PK)' };
+const unique = <T>(values: T[]) => [...new Set(values)];
+
+export async function createWebhook(caller: Caller, input: CreateWebhookInput): Promise<Webhook & { signing_secret: string }> {
+  const now = nowIso();
+  const secret = newSigningSecret();
+  const item: WebhookItem = {
+    id: newId(),
+    project_id: caller.projectId,
+    livemode: caller.livemode,
+    endpoint: input.endpoint,
+    events: unique(input.events),
+    description: input.description ?? null,
+    status: 'pending',
+    secret,
+    secret_prefix: secretPrefix(secret),
+    consecutive_failures: 0,
+    failed_deliveries: 0,
+    last_success_at: null,
+    last_failure_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const webhook = toWebhook(item);
+  await transact([
+    put({ ...keys.webhook(caller.projectId, item.id), type: 'webhook', ...item }, { ifAbsent: () => new Error(`webhook id ${item.id} exists`) }),
+    eventWrite(caller, 'webhook.endpoint.created', webhook),
+  ]);
+  return { ...webhook, signing_secret: secret };
+}
+
+async function readWebhook(caller: Pick<Caller, 'projectId'>, webhookId: string): Promise<WebhookItem> {
+  const item = await getItem<WebhookItem & Item>(keys.webhook(caller.projectId, webhookId));
+  if (!item) throw missing();
+  return item;
+}
+
+export const getWebhook = async (caller: Caller, webhookId: string): Promise<Webhook> => toWebhook(await readWebhook(caller, webhookId));
+
+export async function listWebhooks(caller: Caller, page: PageRequest) {
+  const { items, hasMore } = await queryPage<WebhookItem & Item>(keys.webhooks(caller.projectId), page);
+  return { records: items.map(toWebhook), hasMore };
+}
+
+export async function updateWebhook(caller: Caller, webhookId: string, input: UpdateWebhookInput): Promise<Webhook> {
+  const item = await readWebhook(caller, webhookId);
+  const set: Partial<WebhookItem> = { updated_at: nowIso() };
+  if (input.endpoint !== undefined) set.endpoint = input.endpoint;
+  if (input.events !== undefined) set.events = unique(input.events);
+  if (input.description !== undefined) set.description = input.description;
+  const statusChanged = input.status !== undefined && input.status !== item.status;
+  if (statusChanged) set.status = input.status;
+  if (statusChanged && input.status === 'enabled') Object.assign(set, { consecutive_failures: 0, failed_deliveries: 0 });
+  const next = toWebhook({ ...item, ...set });
+  const events: WriteAction[] = [];
+  if (statusChanged && input.status === 'disabled') events.push(eventWrite(caller, 'webhook.endpoint.disabled', next));
+  if (Object.keys(set).some((k) => ['endpoint', 'events', 'description'].includes(k)) || (statusChanged && input.status === 'enabled')) {
+    events.push(eventWrite(caller, 'webhook.endpoint.updated', next));
+  }
+  await transact([update(keys.webhook(caller.projectId, webhookId), { set, condition: exists }, missing), ...events]);
+  return next;
+}
+
+export async function deleteWebhook(caller: Caller, webhookId: string): Promise<void> {
+  const item = await readWebhook(caller, webhookId);
+  await transact([
+    del(keys.webhook(caller.projectId, webhookId), { ifExists: missing }), // a concurrent delete loses here
+    eventWrite(caller, 'webhook.endpoint.deleted', toWebhook(item)),
+  ]);
+}
+
+export async function rotateSecret(caller: Caller, webhookId: string): Promise<Webhook & { signing_secret: string }> {
+  const item = await readWebhook(caller, webhookId);
+  const now = Date.now();
+  const secret = newSigningSecret();
+  const set = {
+    secret,
+    secret_prefix: secretPrefix(secret),
+    previous_secret: item.secret,
+    previous_secret_expires_at: new Date(now + ROTATED_SECRET_TTL_MS).toISOString(),
+    updated_at: new Date(now).toISOString(),
+  };
+  const webhook = toWebhook({ ...item, ...set });
+  const rotated = () => conflict('concurrent_rotation', 'The signing secret was rotated at the same time; rotate again');
+  await transact([
+    update(keys.webhook(caller.projectId, webhookId), { set, condition: { expression: '#secret = :old', names: { '#secret': 'secret' }, values: { ':old': item.secret } } }, rotated),
+    eventWrite(caller, 'webhook.endpoint.updated', webhook),
+  ]);
+  return { ...webhook, signing_secret: secret };
+}
+
+export async function listDeliveries(caller: Caller, webhookId: string, page: PageRequest) {
+  const [, { items, hasMore }] = await Promise.all([
+    readWebhook(caller, webhookId),
+    queryPage<DeliveryItem & Item>(keys.webhookDeliveries(caller.projectId, webhookId), page),
+  ]);
+  return { records: items.map(toDeliveryRecord), hasMore };
+}
+
+/** The webhook and one of its deliveries, in one round trip; 404 names whichever is missing. */
+export async function readDelivery(caller: Caller, webhookId: string, deliveryId: string): Promise<{ webhook: WebhookItem; delivery: DeliveryItem }> {
+  const found = await batchGet<Item>([keys.webhook(caller.projectId, webhookId), keys.webhookDelivery(caller.projectId, webhookId, deliveryId)]);
+  const webhook = found.find((i) => i.type === 'webhook') as WebhookItem | undefined;
+  const delivery = found.find((i) => i.type === 'webhook_delivery') as DeliveryItem | undefined;
+  if (!webhook) throw missing();
+  if (!delivery) throw missingDelivery();
+  return { webhook, delivery };
+}
+
+export const getDelivery = async (caller: Caller, webhookId: string, deliveryId: string): Promise<DeliveryRecord> =>
+  toDeliveryRecord((await readDelivery(caller, webhookId, deliveryId)).delivery);
+
+export interface WebhookEvent {
+  id: string;
+  webhook_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: string | null;
+  attempt: { number: number; status: 'succeeded' | 'failed'; response_code: number | null; at: string } | null;
+}
+
+/** GET /webhook-events: the project's deliveries, newest event first (GSI1), each with its event (one BatchGet). */
+export async function listWebhookEvents(caller: Caller, page: { limit: number; after?: string }) {
+  const { items, hasMore } = await queryGsi1Page<DeliveryItem & Item>(keys.webhookEventsPartition(caller.projectId), page);
+  const eventIds = unique(items.map((d) => d.event_id));
+  const events = await batchGet<Item>(eventIds.map((id) => keys.event(caller.projectId, id)));
+  const byId = new Map(events.map((e) => [(e.event as PlatformEvent).id, e.event as PlatformEvent]));
+  const records: WebhookEvent[] = items.map((d) => {
+    const event = byId.get(d.event_id);
+    return {
+      id: d.id,
+      webhook_id: d.webhook_id,
+      type: d.event_type,
+      data: (event?.data as Record<string, unknown> | undefined) ?? {},
+      created_at: event?.created_at ?? d.created_at,
+      attempt:
+        d.attempt_count > 0 && d.last_attempt_at
+          ? { number: d.attempt_count, status: d.last_attempt_status ?? 'failed', response_code: d.response_code, at: d.last_attempt_at }
+          : null,
+    };
+  });
+  return { records, hasMore };
+}
