@@ -13,9 +13,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTable, startDynamoDbLocal } from '../lib/local/dynamodb-local';
+import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
 import { freePort } from '../lib/local/ports';
-import { QueuePoller } from '../lib/local/queue-poller';
+import { QueuePoller } from '../lib/local/lambda/queue-poller';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 import { workerFunction } from '../lib/local/lambda/invocation';
 

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { ensureTable, startDynamoDbLocal } from '../lib/local/dynamodb-local';
+import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
 import { freePort } from '../lib/local/ports';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 

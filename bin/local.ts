@@ -5,7 +5,7 @@
  * (lib/local/process-tree.ts has the whole tree and how each part ends).
  */
 import { DataDirInUseError } from '../lib/local/data-dir-lock';
-import { JavaMissingError } from '../lib/local/dynamodb-local';
+import { JavaMissingError } from '../lib/local/aws/dynamodb';
 import { followParent } from '../lib/local/process-tree';
 import { startLocalRuntime, type LocalRuntime } from '../lib/local/runtime';
 import { readSettings } from '../lib/local/settings';

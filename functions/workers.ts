@@ -1,7 +1,7 @@
 /**
  * Queue, stream and schedule consumers: the second half of the map, beside the route table.
  * The CDK stack will give each its event source mapping; the local runtime feeds each through a
- * poller with Lambda's batch semantics (lib/local/queue-poller.ts, lib/local/stream-poller.ts).
+ * poller with Lambda's batch semantics (lib/local/lambda/queue-poller.ts, lib/local/lambda/stream-poller.ts).
  *
  * Every queue consumer is idempotent, reports partial batch failures (`batchItemFailures`) and
  * has a DLQ. Workers arrive with the issues that need them (sending, SES feedback, webhooks).
@@ -52,7 +52,7 @@ export const workerFunctionName = (name: string): string => `${functionName({ ha
 /** A worker's Lambda timeout. */
 export const workerTimeoutSeconds = (worker: Pick<Worker, 'timeoutSeconds'>): number => worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS;
 
-/** The queue the inbound topic feeds (lib/inbound.ts on AWS, lib/local/smtp-inbound.ts locally). */
+/** The queue the inbound topic feeds (lib/inbound.ts on AWS, lib/local/aws/smtp-inbound.ts locally). */
 export const INBOUND_QUEUE = 'inbound';
 /** Where SES (and locally the SMTP server) puts raw received messages in the inbound bucket: `raw/<SES message id>`. */
 export const INBOUND_RAW_PREFIX = 'raw/';

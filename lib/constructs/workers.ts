@@ -4,7 +4,7 @@
  * - `queue`: an SQS event source on the worker's queue, reporting partial batch failures.
  * - `schedule`: an EventBridge rule; EventBridge's finest rate is 1 minute, so shorter periods run every minute.
  * - `stream`: the table's stream from its oldest record, filtered like the local stream poller
- *   filters (lib/local/event-filter.ts), bisecting a failing batch.
+ *   filters (lib/local/lambda/event-filter.ts), bisecting a failing batch.
  *
  * What a worker does besides consuming its trigger comes from its `needs`, granted by the stack.
  */

@@ -6,10 +6,10 @@
  * |--------------------------|-----------------------------------------------------------------|
  * | DynamoDB (+ streams)     | DynamoDB Local (java child process), table from lib/table-definition.ts |
  * | SQS                      | local-aws-sqs, in process; queues from functions/workers.ts     |
- * | SES v2                   | lib/local/ses-front.ts (identities, configuration sets, account, send rate) in front of aws-ses-v2-local (stores mail, mail viewer) |
- * | SES events -> SNS -> SQS | lib/local/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
- * | SES receiving + S3       | lib/local/smtp-inbound.ts (SMTP on loopback) writes into the folder lib/local/s3-local.ts serves as the inbound bucket, and queues SES's notification |
- * | API Gateway + Lambda     | lib/local/http-gateway.ts -> the same handler modules           |
+ * | SES v2                   | lib/local/aws/ses-front.ts (identities, configuration sets, account, send rate) in front of aws-ses-v2-local (stores mail, mail viewer) |
+ * | SES events -> SNS -> SQS | lib/local/aws/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
+ * | SES receiving + S3       | lib/local/aws/smtp-inbound.ts (SMTP on loopback) writes into the folder lib/local/aws/s3.ts serves as the inbound bucket, and queues SES's notification |
+ * | API Gateway + Lambda     | lib/local/lambda/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
  *
  * Handlers reach the stand-ins only through AWS_ENDPOINT_URL_* and TABLE_NAME, set here before
@@ -22,19 +22,19 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_TABLE_NAME } from '../table-definition';
-import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './aws/dynamodb';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
-import { loadHandler, type AnyHandler } from './handlers';
+import { loadHandler, type AnyHandler } from './lambda/handlers';
 import { invoke, workerFunction, type FunctionIdentity } from './lambda/invocation';
 import { freePort } from './ports';
-import { QueuePoller } from './queue-poller';
-import { LOCAL_SES_EVENTS_TOPIC_ARN, publishSesEvents, simulatedEvents } from './ses-events';
-import { SesFront } from './ses-front';
-import { startLocalS3 } from './s3-local';
-import { startSmtpInbound } from './smtp-inbound';
+import { QueuePoller } from './lambda/queue-poller';
+import { LOCAL_SES_EVENTS_TOPIC_ARN, publishSesEvents, simulatedEvents } from './aws/ses-events';
+import { SesFront } from './aws/ses-front';
+import { startLocalS3 } from './aws/s3';
+import { startSmtpInbound } from './aws/smtp-inbound';
 import type { LocalSettings } from './settings';
-import { StreamPoller } from './stream-poller';
-import type { FilterPattern } from './event-filter';
+import { StreamPoller } from './lambda/stream-poller';
+import type { FilterPattern } from './lambda/event-filter';
 
 export interface LocalRuntime {
   apiUrl: string;
@@ -163,7 +163,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     });
     cleanups.push(() => smtp.close());
 
-    const { startHttpGateway } = await import('./http-gateway');
+    const { startHttpGateway } = await import('./lambda/http-gateway');
     const http = await startHttpGateway(settings.host, settings.port);
     cleanups.push(() => closeServer(http));
     const { port } = http.address() as { port: number };

@@ -3,7 +3,7 @@
  *
  * SES (a receipt rule of lib/inbound.ts) stores the raw message in the inbound bucket, then
  * publishes a `Received` notification to the inbound topic, which SNS delivers to the inbound
- * queue; the local runtime's SMTP server does the same (lib/local/smtp-inbound.ts). For each
+ * queue; the local runtime's SMTP server does the same (lib/local/aws/smtp-inbound.ts). For each
  * notification:
  *
  * 1. The envelope recipients are grouped by domain; a domain counts when a project owns it

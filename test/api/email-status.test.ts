@@ -6,7 +6,7 @@
  */
 import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { snsEnvelope } from '../../lib/local/ses-events';
+import { snsEnvelope } from '../../lib/local/aws/ses-events';
 import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
 import { useRuntimeTable } from '../support/table';

@@ -3,7 +3,7 @@
  * gives every recipient exactly one email and counts each recipient once.
  *
  * The real fan-out handler runs here, fed by a queue poller of our own (Lambda's batch
- * semantics, lib/local/queue-poller.ts) from a fan-out queue and a table of this test's own in
+ * semantics, lib/local/lambda/queue-poller.ts) from a fan-out queue and a table of this test's own in
  * the runtime's DynamoDB Local and SQS, so the runtime's workers never see these items. The send
  * queue is ours too: nothing consumes it, the test reads what was enqueued.
  *   page 1: done, but its next-page message cannot be sent (the queue URL points nowhere): the
@@ -17,7 +17,7 @@ import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as fanOut } from '../../functions/workers/broadcast-fanout';
-import { QueuePoller } from '../../lib/local/queue-poller';
+import { QueuePoller } from '../../lib/local/lambda/queue-poller';
 import { createTableInput } from '../../lib/table-definition';
 import { dispatchDueBroadcasts } from '../../shared/broadcasts/fanout';
 import { fanOutQueue } from '../../shared/broadcasts/queue';

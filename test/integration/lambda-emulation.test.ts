@@ -10,9 +10,9 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSC
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable } from '../../functions/workers';
-import { integrate } from '../../lib/local/http-gateway';
+import { integrate } from '../../lib/local/lambda/http-gateway';
 import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, type FunctionIdentity } from '../../lib/local/lambda/invocation';
-import { eventsWithin } from '../../lib/local/queue-poller';
+import { eventsWithin } from '../../lib/local/lambda/queue-poller';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import { sendQueue } from '../../shared/emails/send-queue';
 import { useRuntimeTable } from '../support/table';

@@ -8,7 +8,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, S
 import type { SQSEvent } from 'aws-lambda';
 import { createSqsServer } from 'local-aws-sqs';
 import { freePort } from '../../lib/local/ports';
-import { QueuePoller } from '../../lib/local/queue-poller';
+import { QueuePoller } from '../../lib/local/lambda/queue-poller';
 
 let server: Server;
 let sqs: SQSClient;

@@ -6,7 +6,7 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { StreamPoller } from '../../lib/local/stream-poller';
+import { StreamPoller } from '../../lib/local/lambda/stream-poller';
 import { put, transact } from '../../shared/platform/db/table';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';

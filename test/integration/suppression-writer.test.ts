@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { QueuePoller } from '../../lib/local/queue-poller';
+import { QueuePoller } from '../../lib/local/lambda/queue-poller';
 import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import { api } from '../support/http';

@@ -612,7 +612,7 @@ export function fixedCases(ctx: RouteContext): HostileCase[] {
 // ---------------------------------------------------------------------------------------------
 // The oracle
 
-// The gateway's route choice (lib/local/http-gateway.ts): literal routes before parameterised ones.
+// The gateway's route choice (lib/local/lambda/http-gateway.ts): literal routes before parameterised ones.
 export function resolveRoute(routes: readonly Route[], method: string, pathname: string): { route: Route; params: Record<string, string> } | undefined {
   const ordered = [...routes].sort((a, b) => pathParams(a.path).length - pathParams(b.path).length);
   for (const route of ordered) {

@@ -12,8 +12,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Needs } from '../../../functions/needs';
 import { workerFunctionName, workers, workerTimeoutSeconds } from '../../../functions/workers';
 import { installAwsCallChecker } from '../../../shared/platform/aws/call-guard';
-import type { AnyHandler } from '../handlers';
-import { lambdaContext } from '../lambda-context';
+import type { AnyHandler } from './handlers';
+import { lambdaContext } from './context';
 import { checkCall } from './needs';
 
 /** Lambda's synchronous request limit: the event's JSON (6 MiB). */

@@ -10,7 +10,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AnyHandler } from './handlers';
-import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, type FunctionIdentity } from './lambda/invocation';
+import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, type FunctionIdentity } from './invocation';
 
 export interface QueuePollerOptions {
   /** the consuming function (its name, needs and timeout); its trigger queue is `queueUrl` */

@@ -12,8 +12,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { queueUrlVariable, sesEventSubscriptions } from '../../functions/workers';
-import { matchesFilter, type FilterPattern } from './event-filter';
+import { queueUrlVariable, sesEventSubscriptions } from '../../../functions/workers';
+import { matchesFilter, type FilterPattern } from '../lambda/event-filter';
 
 export const LOCAL_SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:ap-southeast-2:000000000000:ses-events';
 

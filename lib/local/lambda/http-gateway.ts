@@ -18,11 +18,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ROUTE_TIMEOUT_SECONDS } from '../../functions/needs';
-import { fallbackRoute, functionName, routeNeeds, routes, type Route } from '../../functions/routes';
-import { matchPath } from '../../shared/platform/http/paths';
+import { ROUTE_TIMEOUT_SECONDS } from '../../../functions/needs';
+import { fallbackRoute, functionName, routeNeeds, routes, type Route } from '../../../functions/routes';
+import { matchPath } from '../../../shared/platform/http/paths';
 import { loadHandler, type AnyHandler } from './handlers';
-import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, type FunctionIdentity } from './lambda/invocation';
+import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, type FunctionIdentity } from './invocation';
 
 /** HTTP API's largest request body; past it the body is not buffered further. */
 const MAX_HTTP_API_BODY_BYTES = 10 * 1024 * 1024;

@@ -9,8 +9,8 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { createTableInput, tableDefinition } from '../table-definition';
-import { spawnTied } from './process-tree';
+import { createTableInput, tableDefinition } from '../../table-definition';
+import { spawnTied } from '../process-tree';
 
 export const JAVA_MISSING_MESSAGE =
   'DynamoDB Local needs a Java runtime (17 or newer) and `java` was not found on PATH.\n' +

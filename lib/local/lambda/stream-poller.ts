@@ -17,7 +17,7 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesFilter, type FilterPattern } from './event-filter';
 import type { AnyHandler } from './handlers';
-import { invoke, MAX_BATCH_EVENT_BYTES, type FunctionIdentity } from './lambda/invocation';
+import { invoke, MAX_BATCH_EVENT_BYTES, type FunctionIdentity } from './invocation';
 import { eventsWithin } from './queue-poller';
 
 export interface StreamPollerOptions {

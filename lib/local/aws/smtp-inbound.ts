@@ -2,7 +2,7 @@
  * The local stand-in for SES email receiving: a real SMTP server on loopback (LOCAL_SMTP_PORT,
  * default 2525) that does what the receipt rule of lib/inbound.ts does on AWS: writes each
  * message, byte for byte, into the inbound bucket's folder (`raw/<SES-style message id>`, served
- * by lib/local/s3-local.ts), then puts the same `Received` notification, in an SNS envelope, on
+ * by lib/local/aws/s3.ts), then puts the same `Received` notification, in an SNS envelope, on
  * the inbound queue, so the same inbound worker stores it.
  *
  * Like SES it takes any recipient at SMTP time (the worker decides which project, if any, gets
@@ -15,10 +15,10 @@ import type { AddressInfo } from 'node:net';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import PostalMime from 'postal-mime';
 import { SMTPServer } from 'smtp-server';
-import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queueUrlVariable } from '../../functions/workers';
-import { formatAddresses } from '../../shared/receiving/mime';
+import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queueUrlVariable } from '../../../functions/workers';
+import { formatAddresses } from '../../../shared/receiving/mime';
 import { snsEnvelope } from './ses-events';
-import { writeLocalObject } from './s3-local';
+import { writeLocalObject } from './s3';
 
 export const LOCAL_INBOUND_TOPIC_ARN = 'arn:aws:sns:ap-southeast-2:000000000000:inbound-mail';
 /** SES's limit for received messages. */
