@@ -1,0 +1,163 @@
+/**
+ * The layout of shared/ (DESIGN.md "Repository layout"; issue 15): what may import what.
+ *
+ * - shared/platform/ is what every feature stands on: DynamoDB (db/), the HTTP pipeline and
+ *   operation definitions (http/), the AWS clients (aws/), errors, ids, logging. It imports no
+ *   feature, so any feature can use it and none drags another in through it.
+ * - Every other folder of shared/ is a feature (emails/, domains/, audience/, ...): its model,
+ *   logic and operations. No file sits loose in shared/ itself.
+ * - Only shared/platform/ imports the AWS SDK (`@aws-sdk/*`, `@smithy/*`), of shared/ and functions/
+ *   (lib/ is infrastructure and the local stand-ins: not judged here). A feature or a handler
+ *   reaches AWS through a platform/aws module, so the SDK stays out of what does not call AWS.
+ * - A feature's operations (`operations.ts`, or `operations/*.ts` when it has several) are the
+ *   zod definitions every consumer reads (route table, OpenAPI, hostile-input suite); they must
+ *   not pull the AWS SDK into a bundle, not even through a model or a platform/aws module.
+ *
+ * Imports are read with a small parser (`import|export ... from '...'`, `import '...'`,
+ * `import('...')`), relative and `#shared/...` ones followed.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const SHARED = 'shared';
+const PLATFORM = 'shared/platform/';
+const SDK = /^@(aws-sdk|smithy)\//;
+
+/**
+ * Files outside shared/platform/ allowed to import an SDK package, each with the reason. An entry
+ * that is no longer needed fails the test too, so this list only shrinks.
+ */
+const SDK_EXCEPTIONS: Record<string, { packages: string[]; why: string }> = {
+  // SES commands are built where their inputs are decided (the domain's identity and
+  // configuration set, the send, the account's rate). Until platform/aws/ses.ts offers these
+  // calls, these features import the command classes; their operations files do not (checked below).
+  'shared/domains/identity.ts': { packages: ['@aws-sdk/client-sesv2'], why: 'SES identity and configuration-set commands, and the EventType type' },
+  'shared/emails/sender.ts': { packages: ['@aws-sdk/client-sesv2'], why: 'SendEmailCommand' },
+  'shared/emails/send-rate.ts': { packages: ['@aws-sdk/client-sesv2'], why: 'GetAccountCommand (the account send rate)' },
+};
+
+interface Import {
+  specifier: string;
+  /** the repository file it names, for relative and `#shared/` imports */
+  file?: string;
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return walk(path);
+    return e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function resolveFile(base: string): string | undefined {
+  for (const candidate of [base, `${base}.ts`, `${base}/index.ts`]) if (candidate.endsWith('.ts') && existsSync(join(ROOT, candidate))) return candidate;
+  return undefined;
+}
+
+const PATTERNS = [
+  /^\s*(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"\n]+)['"]/gm, // import x from '…', export { y } from '…', multi-line braces too
+  /^\s*import\s*['"]([^'"\n]+)['"]/gm, // import '…'
+  /\bimport\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g, // import('…'), typeof import('…')
+];
+
+const cache = new Map<string, Import[]>();
+function importsOf(file: string): Import[] {
+  let found = cache.get(file);
+  if (!found) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    found = PATTERNS.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => m[1])).map((specifier) => {
+      if (specifier.startsWith('.')) return { specifier, file: resolveFile(posix.join(dirname(file), specifier)) };
+      if (specifier.startsWith('#shared/')) return { specifier, file: resolveFile(`shared/${specifier.slice('#shared/'.length)}`) };
+      return { specifier };
+    });
+    cache.set(file, found);
+  }
+  return found;
+}
+
+const files = walk(SHARED);
+const handlers = walk('functions');
+const isPlatform = (file: string) => file.startsWith(PLATFORM);
+const isOperations = (file: string) => /^shared\/[^/]+\/(operations\.ts|operations\/[^/]+\.ts)$/.test(file) || /^shared\/platform\/http\/[^/]*operations\.ts$/.test(file);
+
+/** The first path from `file` to a file importing the SDK (through shared/ files), or undefined. */
+function sdkPath(file: string, seen = new Set<string>()): string[] | undefined {
+  if (seen.has(file)) return undefined;
+  seen.add(file);
+  for (const imp of importsOf(file)) {
+    if (SDK.test(imp.specifier)) return [file, imp.specifier];
+    if (imp.file?.startsWith(`${SHARED}/`)) {
+      const rest = sdkPath(imp.file, seen);
+      if (rest) return [file, ...rest];
+    }
+  }
+  return undefined;
+}
+
+describe('the layout of shared/', () => {
+  it('reads the files it judges', () => {
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.filter(isPlatform).length).toBeGreaterThan(5);
+    expect(files.filter(isOperations).length).toBeGreaterThan(5);
+    // every relative or alias import resolves: a parser that lost track would pass everything
+    const lost = files.flatMap((f) => importsOf(f).filter((i) => (i.specifier.startsWith('.') || i.specifier.startsWith('#')) && !i.file).map((i) => `${f}: '${i.specifier}'`));
+    expect(lost).toEqual([]);
+  });
+
+  it('puts every file of shared/ in shared/platform/ or in a feature folder', () => {
+    const loose = files.filter((f) => !f.slice(SHARED.length + 1).includes('/'));
+    if (loose.length)
+      throw new Error(
+        `${loose.join(', ')}: shared/ holds folders only. Put the file in the feature it belongs to ` +
+          '(shared/<feature>/), or in shared/platform/ if every feature may use it and it imports no feature.',
+      );
+  });
+
+  it('keeps shared/platform/ free of features', () => {
+    const offences = files
+      .filter(isPlatform)
+      .flatMap((f) => importsOf(f).filter((i) => i.file && !isPlatform(i.file)).map((i) => `${f} imports '${i.specifier}' (${i.file})`));
+    if (offences.length)
+      throw new Error(
+        `shared/platform/ must import no feature (nor functions/, lib/):\n  ${offences.join('\n  ')}\n` +
+          'Move what the platform module needs from the feature into shared/platform/, or pass it in from the feature ' +
+          '(as api() in shared/access/api.ts hands the key lookup to the platform pipeline).',
+      );
+  });
+
+  it('keeps the AWS SDK inside shared/platform/', () => {
+    const offences: string[] = [];
+    const used = new Set<string>();
+    for (const f of [...files.filter((file) => !isPlatform(file)), ...handlers]) {
+      for (const imp of importsOf(f).filter((i) => SDK.test(i.specifier))) {
+        const exception = SDK_EXCEPTIONS[f];
+        if (exception?.packages.includes(imp.specifier)) used.add(`${f} ${imp.specifier}`);
+        else offences.push(`${f} imports '${imp.specifier}'`);
+      }
+    }
+    const stale = Object.entries(SDK_EXCEPTIONS).flatMap(([f, e]) => e.packages.filter((p) => !used.has(`${f} ${p}`)).map((p) => `${f} (${p})`));
+    if (offences.length)
+      throw new Error(
+        `only shared/platform/ may import the AWS SDK (@aws-sdk/*, @smithy/*):\n  ${offences.join('\n  ')}\n` +
+          'Call AWS through a module of shared/platform/aws/ (add the call there). Only if the feature cannot do without ' +
+          'an SDK type, add the file to SDK_EXCEPTIONS in test/unit/layout.test.ts with a comment saying why.',
+      );
+    if (stale.length) throw new Error(`SDK_EXCEPTIONS lists imports that are gone; remove these entries from test/unit/layout.test.ts:\n  ${stale.join('\n  ')}`);
+  });
+
+  it('keeps the AWS SDK out of every operations file, also through what it imports', () => {
+    const offences = files
+      .filter(isOperations)
+      .map((f) => sdkPath(f))
+      .filter((path): path is string[] => path !== undefined)
+      .map((path) => `${path.slice(0, -1).join(' -> ')} imports '${path[path.length - 1]}'`);
+    if (offences.length)
+      throw new Error(
+        `an operations file (zod definitions, read by the route table, OpenAPI and every handler) pulls in the AWS SDK:\n  ${offences.join('\n  ')}\n` +
+          'Import what the definition needs from a module without AWS calls: split the shapes or constants it uses ' +
+          'out of the module that calls AWS (a model file of the feature), and import that instead.',
+      );
+  });
+});
