@@ -16,10 +16,7 @@ const common = {
   roots: ['<rootDir>/test'],
   testEnvironment: 'node',
   transform: {
-    '^.+\\.[tj]s$': [
-      'ts-jest',
-      { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, isolatedModules: true, esModuleInterop: true, target: 'ES2022' } },
-    ],
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, isolatedModules: true, esModuleInterop: true, target: 'ES2022' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   moduleNameMapper: {

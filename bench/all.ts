@@ -65,8 +65,18 @@ async function main(): Promise<void> {
     const biggest = rows.reduce((a, b) => (b.bytes > a.bytes ? b : a));
     const slowest = rows.reduce((a, b) => (b.initMs.median > a.initMs.median ? b : a));
     summary.push(
-      { benchmark: `bundle size, ${rows.length} functions`, figure: `largest ${(biggest.bytes / 1024).toFixed(1)} KB (${biggest.name}); ${rows.filter((r) => r.bytes > BUNDLE_BUDGET_BYTES).length} over`, budget: `<= ${BUNDLE_BUDGET_BYTES / 1024} KB each`, met: biggest.bytes <= BUNDLE_BUDGET_BYTES },
-      { benchmark: 'module initialisation (cold start, module part)', figure: `slowest median ${slowest.initMs.median.toFixed(1)} ms (${slowest.name}); ${rows.filter((r) => r.initMs.median > INIT_BUDGET_MS).length} over; reference ${reference.initMs.median.toFixed(1)} ms (${machineSpeed(reference)})`, budget: `<= ${INIT_BUDGET_MS} ms each`, met: slowest.initMs.median <= INIT_BUDGET_MS },
+      {
+        benchmark: `bundle size, ${rows.length} functions`,
+        figure: `largest ${(biggest.bytes / 1024).toFixed(1)} KB (${biggest.name}); ${rows.filter((r) => r.bytes > BUNDLE_BUDGET_BYTES).length} over`,
+        budget: `<= ${BUNDLE_BUDGET_BYTES / 1024} KB each`,
+        met: biggest.bytes <= BUNDLE_BUDGET_BYTES,
+      },
+      {
+        benchmark: 'module initialisation (cold start, module part)',
+        figure: `slowest median ${slowest.initMs.median.toFixed(1)} ms (${slowest.name}); ${rows.filter((r) => r.initMs.median > INIT_BUDGET_MS).length} over; reference ${reference.initMs.median.toFixed(1)} ms (${machineSpeed(reference)})`,
+        budget: `<= ${INIT_BUDGET_MS} ms each`,
+        met: slowest.initMs.median <= INIT_BUDGET_MS,
+      },
     );
   }
   if (!only || only === 'calls') {
@@ -141,17 +151,9 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(`## Summary\n\n${table}\n`);
   if (!only) {
-    const results = [
-      '# Benchmark results',
-      '',
-      `Written by \`npm run bench\` (bench/all.ts); ${header}. Each section says how to run it alone.`,
-      '',
-      '## Summary',
-      '',
-      table,
-      '',
-      ...sections,
-    ].join('\n');
+    const results = ['# Benchmark results', '', `Written by \`npm run bench\` (bench/all.ts); ${header}. Each section says how to run it alone.`, '', '## Summary', '', table, '', ...sections].join(
+      '\n',
+    );
     writeFileSync(join(__dirname, 'RESULTS.md'), results);
     console.log('Written to bench/RESULTS.md');
   }

@@ -42,10 +42,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 export async function benchApiThroughput(requests = Number(process.env.BENCH_REQUESTS ?? 3000), concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)): Promise<ApiThroughputResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-api-'));
   process.env.LOG_LEVEL = 'ERROR';
-  const runtime = await startLocalRuntime(
-    readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()) }),
-    () => undefined,
-  );
+  const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()) }), () => undefined);
   try {
     const { put, putItem, transact } = await import('../shared/platform/db/table');
     const keys = await import('../shared/platform/db/keys');
@@ -54,8 +51,19 @@ export async function benchApiThroughput(requests = Number(process.env.BENCH_REQ
       const id = newId();
       const at = nowIso();
       return {
-        ...keys.contact(projectId, id), type: 'contact', project_id: projectId, id, email: `${prefix}${i}@bench.example.com`, first_name: 'Bench', last_name: null,
-        unsubscribed: false, properties: { plan: 'pro' }, segment_ids: [], topics: {}, created_at: at, updated_at: at,
+        ...keys.contact(projectId, id),
+        type: 'contact',
+        project_id: projectId,
+        id,
+        email: `${prefix}${i}@bench.example.com`,
+        first_name: 'Bench',
+        last_name: null,
+        unsubscribed: false,
+        properties: { plan: 'pro' },
+        segment_ids: [],
+        topics: {},
+        created_at: at,
+        updated_at: at,
       };
     };
     // warm-up: the JVM's compiler and the handler modules, not counted
@@ -82,7 +90,10 @@ export async function benchApiThroughput(requests = Number(process.env.BENCH_REQ
     const putSeconds = await timed(requests, concurrency, (i) => putItem(put(contactItem(raw, i, 'raw'))));
     const txSeconds = await timed(requests, concurrency, async (i) => {
       const item = contactItem(raw, i, 'tx');
-      await transact([put(item, { ifAbsent: () => new Error('exists') }), put({ ...keys.contactEmail(raw, item.email), type: 'contact_email', project_id: raw, contact_id: item.id }, { ifAbsent: () => new Error('taken') })]);
+      await transact([
+        put(item, { ifAbsent: () => new Error('exists') }),
+        put({ ...keys.contactEmail(raw, item.email), type: 'contact_email', project_id: raw, contact_id: item.id }, { ifAbsent: () => new Error('taken') }),
+      ]);
     });
     latencies.sort((a, b) => a - b);
     return {

@@ -79,7 +79,19 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
     for (let i = 0; i < contacts; i++) {
       const id = newId();
       items.push(
-        { ...keys.contact(projectId, id), ...base, type: 'contact', id, email: `reader${i}@readers.example.com`, first_name: `Reader${i}`, last_name: null, unsubscribed: i % 100 === 0, properties: { plan: 'pro' }, segment_ids: [segmentId], topics: {} },
+        {
+          ...keys.contact(projectId, id),
+          ...base,
+          type: 'contact',
+          id,
+          email: `reader${i}@readers.example.com`,
+          first_name: `Reader${i}`,
+          last_name: null,
+          unsubscribed: i % 100 === 0,
+          properties: { plan: 'pro' },
+          segment_ids: [segmentId],
+          topics: {},
+        },
         { ...keys.segmentMember(projectId, segmentId, id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: id },
       );
     }
@@ -110,18 +122,44 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
               // the sending domain's name claim, as createDomain leaves it (the fan-out reads it for the configuration set)
               PutRequest: {
                 Item: {
-                  ...keys.domainName('bench.example.com'), type: 'domain_name', project_id: projectId, domain_id: 'bench', name: 'bench.example.com',
-                  state: 'active', claimed_at: new Date().toISOString(), configuration_set: 'es-bench', status: 'verified', sending: 'enabled',
+                  ...keys.domainName('bench.example.com'),
+                  type: 'domain_name',
+                  project_id: projectId,
+                  domain_id: 'bench',
+                  name: 'bench.example.com',
+                  state: 'active',
+                  claimed_at: new Date().toISOString(),
+                  configuration_set: 'es-bench',
+                  status: 'verified',
+                  sending: 'enabled',
                 },
               },
             },
             {
               PutRequest: {
                 Item: {
-                  ...keys.broadcast(projectId, broadcastId), ...base, type: 'broadcast', id: broadcastId, name: 'bench', segment_id: segmentId, topic_id: null,
-                  from: 'News <news@bench.example.com>', subject: 'Hello {{{FIRST_NAME}}}', reply_to: null, preview_text: 'This month',
-                  html: '<p>Hi {{FIRST_NAME}}, on {{{plan}}}.</p><p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>', text: 'Hi {{{FIRST_NAME}}}',
-                  status: 'queued', scheduled_at: null, sent_at: null, count_recipients: 0, count_sent: 0, count_skipped: 0, count_failed: 0, livemode: true, cursor: '',
+                  ...keys.broadcast(projectId, broadcastId),
+                  ...base,
+                  type: 'broadcast',
+                  id: broadcastId,
+                  name: 'bench',
+                  segment_id: segmentId,
+                  topic_id: null,
+                  from: 'News <news@bench.example.com>',
+                  subject: 'Hello {{{FIRST_NAME}}}',
+                  reply_to: null,
+                  preview_text: 'This month',
+                  html: '<p>Hi {{FIRST_NAME}}, on {{{plan}}}.</p><p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
+                  text: 'Hi {{{FIRST_NAME}}}',
+                  status: 'queued',
+                  scheduled_at: null,
+                  sent_at: null,
+                  count_recipients: 0,
+                  count_sent: 0,
+                  count_skipped: 0,
+                  count_failed: 0,
+                  livemode: true,
+                  cursor: '',
                 },
               },
             },
@@ -151,9 +189,7 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     clearInterval(sampler);
-    const enqueued = Number(
-      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: sendQueue, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes?.ApproximateNumberOfMessages ?? 0,
-    );
+    const enqueued = Number((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: sendQueue, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes?.ApproximateNumberOfMessages ?? 0);
     const counters = {
       recipients: Number(broadcast?.count_recipients ?? 0),
       sent: Number(broadcast?.count_sent ?? 0),
@@ -194,7 +230,7 @@ export function formatBroadcastFanOut(r: BroadcastFanOutResult): string {
     `Fan-out: ${r.seconds.toFixed(1)} s; status ${r.status}; counters ${r.counters.recipients} / ${r.counters.sent} / ${r.counters.skipped} / ${r.counters.failed} ` +
       `(recipients / sent / skipped / failed); ${r.enqueued.toLocaleString('en')} messages on the send queue (${ok ? 'MET' : 'NOT MET'}: every recipient once).`,
     `Peak memory of the fan-out (in process, growth over the level before it): heap +${r.peakHeapGrowthMb.toFixed(1)} MB, RSS +${r.peakRssGrowthMb.toFixed(1)} MB.`,
-    `The fan-out is ${(r.fanOutItemsPerSecond / r.rawItemsPerSecond * 100).toFixed(0)}% of the raw write rate in items; at SES's default 14 emails/s it is ${(r.recipientsPerSecond / 14).toFixed(0)}x faster than sending, so it is not the bottleneck.`,
+    `The fan-out is ${((r.fanOutItemsPerSecond / r.rawItemsPerSecond) * 100).toFixed(0)}% of the raw write rate in items; at SES's default 14 emails/s it is ${(r.recipientsPerSecond / 14).toFixed(0)}x faster than sending, so it is not the bottleneck.`,
   ].join('\n');
 }
 

@@ -56,9 +56,7 @@ export async function benchBundles(runs = Number(process.env.BENCH_RUNS ?? 7)): 
     for (const fn of functions) {
       const outfile = join(dir, `${fn.name}.mjs`);
       await build({
-        ...(fn === reference
-          ? { stdin: { contents: REFERENCE_SOURCE, resolveDir: root, loader: 'ts' as const } }
-          : { entryPoints: [join(root, 'functions', `${fn.handler}.ts`)] }),
+        ...(fn === reference ? { stdin: { contents: REFERENCE_SOURCE, resolveDir: root, loader: 'ts' as const } } : { entryPoints: [join(root, 'functions', `${fn.handler}.ts`)] }),
         absWorkingDir: root,
         bundle: true,
         platform: 'node',
@@ -97,9 +95,7 @@ export function formatBundles({ rows, reference }: BundleResults): string {
   ];
   for (const r of rows) {
     const met = r.bytes <= BUNDLE_BUDGET_BYTES && r.initMs.median <= INIT_BUDGET_MS;
-    lines.push(
-      `| ${r.name} | ${r.handler} | ${kb(r.bytes)} | ${r.initMs.median.toFixed(1)} (${r.initMs.min.toFixed(1)}-${r.initMs.max.toFixed(1)}) | ${met ? 'MET' : 'OVER'} |`,
-    );
+    lines.push(`| ${r.name} | ${r.handler} | ${kb(r.bytes)} | ${r.initMs.median.toFixed(1)} (${r.initMs.min.toFixed(1)}-${r.initMs.max.toFixed(1)}) | ${met ? 'MET' : 'OVER'} |`);
   }
   return lines.join('\n');
 }

@@ -30,7 +30,18 @@ export interface CallRow {
 }
 
 const KEY = `es_live_${'C'.repeat(32)}`;
-const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand', 'PutCommand', 'UpdateCommand', 'DeleteCommand', 'TransactWriteCommand', 'BatchWriteCommand']);
+const WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'TransactWriteItemsCommand',
+  'BatchWriteItemCommand',
+  'PutCommand',
+  'UpdateCommand',
+  'DeleteCommand',
+  'TransactWriteCommand',
+  'BatchWriteCommand',
+]);
 
 /** `SEGMENT` for `SEGMENT#<id>`, `PROJECT#..#SEGMENT` partitions by their last entity. */
 function entityOf(key: Record<string, unknown> | undefined): string {
@@ -121,7 +132,14 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     const writes = made.filter((c) => WRITES.has(c.command)).length;
     // budget: <= 1 read round trip before the write, and at most one write call (a read-only operation: <= 1 read... lists may page)
     const met = firstWrite < 0 ? null : reads <= 1 && writes === 1;
-    rows.push({ operation: `${operation} (${method} ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')})`, status: res.status, calls: made.map((c) => describe(c.command, c.input)), reads, writes, met });
+    rows.push({
+      operation: `${operation} (${method} ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')})`,
+      status: res.status,
+      calls: made.map((c) => describe(c.command, c.input)),
+      reads,
+      writes,
+      met,
+    });
     return text ? JSON.parse(text) : undefined;
   };
   try {
@@ -135,10 +153,21 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     const segment = await call('createSegment', 'POST', '/segments', { name: 'bench' });
     await call('getSegment', 'GET', `/segments/${segment.id}`);
     const email = await call('sendEmail', 'POST', '/emails', { from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', subject: 'calls', text: 'hi' });
-    await call('sendBatch', 'POST', '/emails/batch', [1, 2].map((i) => ({ from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', subject: `calls ${i}`, text: 'hi' })));
+    await call(
+      'sendBatch',
+      'POST',
+      '/emails/batch',
+      [1, 2].map((i) => ({ from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', subject: `calls ${i}`, text: 'hi' })),
+    );
     await call('getEmail', 'GET', `/emails/${email.id}`);
     await call('listEmails', 'GET', '/emails');
-    const scheduled = await call('sendEmail (scheduled)', 'POST', '/emails', { from: 'bench@calls.example.com', to: 'x@example.com', subject: 's', text: 'hi', scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    const scheduled = await call('sendEmail (scheduled)', 'POST', '/emails', {
+      from: 'bench@calls.example.com',
+      to: 'x@example.com',
+      subject: 's',
+      text: 'hi',
+      scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     await call('updateEmail', 'PATCH', `/emails/${scheduled.id}`, { scheduled_at: new Date(Date.now() + 7_200_000).toISOString() });
     await call('cancelEmail', 'POST', `/emails/${scheduled.id}/cancel`);
     await call('createSuppression', 'POST', '/suppressions', { email: 'gone@example.com' });
@@ -148,7 +177,12 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     await call('deleteSuppression', 'DELETE', '/suppressions/gone@example.com');
     const topic = await call('createTopic', 'POST', '/topics', { name: 'news', default_subscription: 'opt_in' });
     await call('updateTopic', 'PATCH', `/topics/${topic.id}`, { description: 'monthly' });
-    const contact = await call('createContact', 'POST', '/contacts', { email: 'reader@example.com', first_name: 'Ada', segments: [{ id: segment.id }], topics: [{ id: topic.id, subscription: 'opt_in' }] });
+    const contact = await call('createContact', 'POST', '/contacts', {
+      email: 'reader@example.com',
+      first_name: 'Ada',
+      segments: [{ id: segment.id }],
+      topics: [{ id: topic.id, subscription: 'opt_in' }],
+    });
     await call('getContact', 'GET', `/contacts/${contact.id}`);
     await call('getContact (by address)', 'GET', '/contacts/reader@example.com');
     await call('updateContact', 'PATCH', `/contacts/${contact.id}`, { email: 'reader@example.com', last_name: 'Lovelace' });
@@ -158,7 +192,13 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     await call('addContactSegment', 'POST', `/contacts/${contact.id}/segments/${other.id}`);
     await call('removeContactSegment', 'DELETE', `/contacts/${contact.id}/segments/${other.id}`);
     await call('deleteContact', 'DELETE', `/contacts/${contact.id}`);
-    const template = await call('createTemplate', 'POST', '/templates', { name: 'welcome', alias: 'welcome', subject: 'Hi {{{NAME}}}', html: '<p>Hi {{NAME}}</p>', variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }] });
+    const template = await call('createTemplate', 'POST', '/templates', {
+      name: 'welcome',
+      alias: 'welcome',
+      subject: 'Hi {{{NAME}}}',
+      html: '<p>Hi {{NAME}}</p>',
+      variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }],
+    });
     await call('publishTemplate', 'POST', `/templates/${template.id}/publish`);
     await call('getTemplate (by alias)', 'GET', '/templates/welcome');
     await call('sendEmail (template)', 'POST', '/emails', { from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { NAME: 'Ada' } } });

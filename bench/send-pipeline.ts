@@ -91,7 +91,9 @@ export async function benchSendPipeline(emails = Number(process.env.BENCH_EMAILS
     const unique = new Set(stored.map((e) => e.subject)).size;
     // Counted where SES receives the calls (the local SES front), by second of arrival.
     const { perSecond, throttledPerSecond } = await sendStats();
-    const seconds = Object.keys(perSecond).map(Number).sort((a, b) => a - b);
+    const seconds = Object.keys(perSecond)
+      .map(Number)
+      .sort((a, b) => a - b);
     const span = seconds[seconds.length - 1] - seconds[0] + 1;
     return {
       emails,

@@ -128,8 +128,16 @@ export async function benchSuppressionWriter(
       await putItem(
         put({
           ...keys.suppression(rawProject, email),
-          type: 'suppression', project_id: rawProject, object: 'suppression', id: newId(), email,
-          source: 'bounce', subtype: 'General', reason: 'smtp; 550 5.1.1 user unknown', message_id: randomUUID(), created_at: nowIso(),
+          type: 'suppression',
+          project_id: rawProject,
+          object: 'suppression',
+          id: newId(),
+          email,
+          source: 'bounce',
+          subtype: 'General',
+          reason: 'smtp; 550 5.1.1 user unknown',
+          message_id: randomUUID(),
+          created_at: nowIso(),
         }),
       );
     };
@@ -139,7 +147,18 @@ export async function benchSuppressionWriter(
     const transactionSeconds = await timed(notifications, concurrency, async (i) => {
       const email = `tx-${i}@bench.example.com`;
       const id = newId();
-      const item = { type: 'suppression', project_id: rawProject, object: 'suppression', id, email, source: 'bounce', subtype: 'General', reason: 'smtp; 550 5.1.1 user unknown', message_id: randomUUID(), created_at: nowIso() };
+      const item = {
+        type: 'suppression',
+        project_id: rawProject,
+        object: 'suppression',
+        id,
+        email,
+        source: 'bounce',
+        subtype: 'General',
+        reason: 'smtp; 550 5.1.1 user unknown',
+        message_id: randomUUID(),
+        created_at: nowIso(),
+      };
       await transact([put({ ...keys.suppression(rawProject, email), ...item }, { ifAbsent: () => new Error('exists') }), put({ ...keys.suppressionById(rawProject, id), ...item })]);
     });
 

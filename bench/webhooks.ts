@@ -62,10 +62,7 @@ export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVE
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const runtime = await startLocalRuntime(
-    readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()) }),
-    () => undefined,
-  );
+  const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()) }), () => undefined);
   try {
     // The runtime set TABLE_NAME and the endpoints in this process: write like any change does.
     const { put, putItem, transact } = await import('../shared/platform/db/table');
@@ -74,9 +71,11 @@ export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVE
     const rawPuts = async (label: string) => {
       let next = 0;
       const started = Date.now();
-      await Promise.all(Array.from({ length: 50 }, async () => {
-        while (next < 2000) await putItem(put({ PK: `BENCH#${label}#${next++}`, SK: 'RAW', type: 'bench' }, { ifAbsent: () => new Error('exists') }));
-      }));
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          while (next < 2000) await putItem(put({ PK: `BENCH#${label}#${next++}`, SK: 'RAW', type: 'bench' }, { ifAbsent: () => new Error('exists') }));
+        }),
+      );
       return 2000 / ((Date.now() - started) / 1000);
     };
     await rawPuts('warm-up'); // the JVM's first thousands of requests are slower
@@ -143,9 +142,7 @@ export function formatWebhooks(r: WebhookBenchResult): string {
     `DynamoDB Local, same run: ${r.rawPutsPerSecond.toFixed(0)} conditional puts/s (50 in flight); a delivery costs 3 writes and 3 reads.\n`,
     '| run | events | committed in | deliveries/s (first commit to last receipt) | commit to receipt p50 | p99 | lost | received twice |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.runs.map(
-      (x) => `| ${x.name} | ${x.events} | ${x.commitSeconds.toFixed(1)} s | ${x.deliveriesPerSecond.toFixed(0)}/s | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.lost} | ${x.duplicated} |`,
-    ),
+    ...r.runs.map((x) => `| ${x.name} | ${x.events} | ${x.commitSeconds.toFixed(1)} s | ${x.deliveriesPerSecond.toFixed(0)}/s | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.lost} | ${x.duplicated} |`),
   ].join('\n');
 }
 

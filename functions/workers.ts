@@ -150,7 +150,7 @@ export const workers: readonly Worker[] = [
       table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
       queues: ['send', 'broadcast-fanout'],
       ses: ['ses:GetAccount'],
-      untested: { 'ses:GetAccount': 'locally the sender\'s cached send rate (one process) answers first; on AWS each function reads it' },
+      untested: { 'ses:GetAccount': "locally the sender's cached send rate (one process) answers first; on AWS each function reads it" },
     },
     publicApiUrl: true,
   },

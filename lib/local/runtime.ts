@@ -174,7 +174,19 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     writeFileSync(
       runtimeFile,
       JSON.stringify(
-        { pid: process.pid, apiUrl, dynamoDbEndpoint: dynamo.endpoint, sqsEndpoint, sesEndpoint, s3Endpoint: s3.endpoint, inboundBucket: LOCAL_INBOUND_BUCKET, smtpPort: smtp.port, mailViewerUrl, tableName: LOCAL_TABLE_NAME, projectId: provisioned.projectId },
+        {
+          pid: process.pid,
+          apiUrl,
+          dynamoDbEndpoint: dynamo.endpoint,
+          sqsEndpoint,
+          sesEndpoint,
+          s3Endpoint: s3.endpoint,
+          inboundBucket: LOCAL_INBOUND_BUCKET,
+          smtpPort: smtp.port,
+          mailViewerUrl,
+          tableName: LOCAL_TABLE_NAME,
+          projectId: provisioned.projectId,
+        },
         null,
         2,
       ),

@@ -17,7 +17,6 @@ import { eventWrite } from '../events/events';
 import { newId, nowIso } from '../platform/ids';
 import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
 
-
 export interface ApiKeyRecord {
   object: 'api_key';
   id: string;

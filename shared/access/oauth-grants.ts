@@ -164,11 +164,7 @@ export async function revokeGrant(caller: Caller, grantId: string): Promise<void
  * issued to `clientId`. Anything else (unknown, expired, revoked, another client's) is a no-op.
  */
 export async function revokeToken(token: string, clientId: string): Promise<void> {
-  const key = ACCESS_TOKEN_PATTERN.test(token)
-    ? keys.oauthAccessToken(hashToken(token))
-    : REFRESH_TOKEN_PATTERN.test(token)
-      ? keys.oauthRefreshToken(hashToken(token))
-      : undefined;
+  const key = ACCESS_TOKEN_PATTERN.test(token) ? keys.oauthAccessToken(hashToken(token)) : REFRESH_TOKEN_PATTERN.test(token) ? keys.oauthRefreshToken(hashToken(token)) : undefined;
   if (!key) return;
   await revokeWithRetry(
     async () => {

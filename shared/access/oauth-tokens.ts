@@ -31,8 +31,7 @@ export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 export const DEFAULT_SCOPE: OAuthScope = 'sending_access';
 
 /** Whether a grant of `granted` covers `requested`: full_access covers sending_access, not the reverse. */
-export const scopeCovers = (granted: OAuthScope, requested: OAuthScope): boolean =>
-  granted === requested || (granted === 'full_access' && requested === 'sending_access');
+export const scopeCovers = (granted: OAuthScope, requested: OAuthScope): boolean => granted === requested || (granted === 'full_access' && requested === 'sending_access');
 
 /** RFC 7636 §4.2: an S256 challenge is base64url (no padding); 43-128 characters as the issue allows. */
 export const CODE_CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43,128}$/;

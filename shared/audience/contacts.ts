@@ -28,7 +28,21 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, checkExists, del, getItem, isConditionFailed, isTransactionConflict, put, queryPage, transact, type Item, type Page, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  checkExists,
+  del,
+  getItem,
+  isConditionFailed,
+  isTransactionConflict,
+  put,
+  queryPage,
+  transact,
+  type Item,
+  type Page,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
 import {
@@ -100,8 +114,7 @@ export const toContact = (item: ContactItem): Contact => ({
 
 const missing = () => notFound('Contact', 'contact_id');
 const emailTaken = (email: string) => conflict('contact_exists', `A contact with the address ${email} already exists`, 'email');
-const unknownReference = (what: 'segment' | 'topic', path: string) =>
-  unprocessable([{ code: `unknown_${what}`, message: `no ${what} with this id in this project`, path }]);
+const unknownReference = (what: 'segment' | 'topic', path: string) => unprocessable([{ code: `unknown_${what}`, message: `no ${what} with this id in this project`, path }]);
 /** The failed condition of a contact's write: it was deleted, or its segments or address changed, between our read and our write. */
 const changed = { tag: 'contact changed' };
 
@@ -171,7 +184,10 @@ function contactUpdate(projectId: string, contactId: string, change: ContactChan
     values[`:a${i}`] = value;
     sets.push(`#a${i} = :a${i}`);
   });
-  for (const [map, entries, tag] of [['properties', change.properties, 'p'], ['topics', change.topics, 't']] as const) {
+  for (const [map, entries, tag] of [
+    ['properties', change.properties, 'p'],
+    ['topics', change.topics, 't'],
+  ] as const) {
     if (!entries || Object.keys(entries).length === 0) continue; // an unused name would fail the request
     names[`#${map}`] = map;
     Object.entries(entries).forEach(([key, value], i) => {
@@ -349,9 +365,7 @@ export async function addContactToSegment(caller: Caller, idOrEmail: string, seg
     await transact([
       checkExists(keys.segment(projectId, segmentId), () => notFound('Segment', 'segment_id')),
       put(member(projectId, segmentId, current.id)),
-      ...(already
-        ? []
-        : [contactUpdate(projectId, current.id, { set: { segment_ids: [...current.segment_ids, segmentId], updated_at: nowIso() }, expect: { segment_ids: current.segment_ids } })]),
+      ...(already ? [] : [contactUpdate(projectId, current.id, { set: { segment_ids: [...current.segment_ids, segmentId], updated_at: nowIso() }, expect: { segment_ids: current.segment_ids } })]),
     ]);
     return { object: 'contact_segment', id: segmentId, contact_id: current.id, segment_id: segmentId };
   });

@@ -6,7 +6,22 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, isTransactionConflict, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  isTransactionConflict,
+  put,
+  putItem,
+  queryPage,
+  transact,
+  update,
+  updateItem,
+  type Item,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { notFound } from '../platform/errors';
 import { logger } from '../platform/log';
 import { newId, nowIso } from '../platform/ids';

@@ -101,9 +101,7 @@ async function checkAudience(caller: Caller, segmentId: string | undefined, topi
   ];
   if (!wanted.length) return;
   const found = new Set((await batchGet(wanted.map((w) => w.key))).map((item) => item.SK as string));
-  const problems = wanted
-    .filter((w) => !found.has(w.key.SK))
-    .map((w): ErrorDetail => ({ code: `${w.what}_not_found`, message: `No ${w.what} with this id in this project`, path: w.path }));
+  const problems = wanted.filter((w) => !found.has(w.key.SK)).map((w): ErrorDetail => ({ code: `${w.what}_not_found`, message: `No ${w.what} with this id in this project`, path: w.path }));
   if (problems.length) throw unprocessable(problems);
 }
 
@@ -142,9 +140,9 @@ async function startSending(caller: Caller, draft: { id: string; from: string },
 
 /** After the commit: if the message is lost, the dispatcher starts the fan-out when the lease runs out. */
 async function startFanOut(projectId: string, broadcastId: string): Promise<void> {
-  await fanOutQueue.enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]).catch((error) =>
-    logger.warn('fan-out enqueue failed; the due-broadcast dispatcher will start it', { error }),
-  );
+  await fanOutQueue
+    .enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }])
+    .catch((error) => logger.warn('fan-out enqueue failed; the due-broadcast dispatcher will start it', { error }));
 }
 
 type Content = Pick<BroadcastItem, 'name' | 'segment_id' | 'topic_id' | 'from' | 'subject' | 'reply_to' | 'preview_text' | 'html' | 'text'>;

@@ -57,8 +57,7 @@ export function subscribedTo(contact: Item, topic: Item): boolean {
 }
 
 /** The preheader (`preview_text`): hidden text at the top of the HTML that inboxes show after the subject. */
-const preheader = (text: string) =>
-  `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;
+const preheader = (text: string) => `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;
 
 async function personalise(b: BroadcastItem, contact: Item, configurationSet: string): Promise<EmailItem> {
   const url = unsubscribeUrl(await unsubscribeToken({ projectId: b.project_id, contactId: contact.id as string, topicId: b.topic_id }));
@@ -243,9 +242,7 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     await spreadLeases(b, plans);
     const emailIds = await writePage(b, plans);
     if (emailIds.length) {
-      await sendQueue.enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id }))).catch((error) =>
-        logger.warn('enqueue failed; the due-email dispatcher will send them', { error }),
-      );
+      await sendQueue.enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id }))).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
     }
     const last = contactIds.at(-1) ?? message.after;
     if (!page.hasMore) {
@@ -254,9 +251,9 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     }
     const lease = new Date(Date.now() + FANOUT_LEASE_MS).toISOString();
     await finish(b, { status: 'sending', cursor: last, ...keys.broadcastDue(b.project_id, b.id, lease) }, message.after);
-    await fanOutQueue.enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }]).catch((error) =>
-      logger.warn('next page enqueue failed; the due-broadcast dispatcher will resume', { broadcast_id: b.id, error }),
-    );
+    await fanOutQueue
+      .enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }])
+      .catch((error) => logger.warn('next page enqueue failed; the due-broadcast dispatcher will resume', { broadcast_id: b.id, error }));
     return 'next';
   } catch (error) {
     if (isConditionFailed(error, 'cursor moved')) return 'stale'; // canceled meanwhile, or another message did this page

@@ -178,7 +178,7 @@ export const unsubscribe = defineOperation({
   operationId: 'unsubscribe',
   summary: 'One-click unsubscribe (RFC 8058)',
   description:
-    'No key: the signed token is the credential. Unsubscribes the contact from the broadcast\'s topic (its subscription becomes `opt_out`), or, for a broadcast without a topic, ' +
+    "No key: the signed token is the credential. Unsubscribes the contact from the broadcast's topic (its subscription becomes `opt_out`), or, for a broadcast without a topic, " +
     'from everything (`unsubscribed: true`). Any body is ignored (mail clients send `List-Unsubscribe=One-Click`). Repeating it changes nothing.',
   tags: ['Unsubscribe'],
   auth: 'none',

@@ -142,4 +142,3 @@ export async function unsubscribeByToken(token: string): Promise<string> {
   }
   return page('Unsubscribed', `<p>You will not receive ${what(topic)} any more.</p>`);
 }
-

@@ -25,7 +25,21 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { del, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  del,
+  getItem,
+  isConditionFailed,
+  put,
+  queryGsi1Pages,
+  queryPage,
+  transact,
+  update,
+  updateItem,
+  type Item,
+  type OnConditionFailed,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type Capability, type IdentityState, type Tls } from './identity';
 import { buildRecords, isSettled, type DomainRecord, type DomainStatus } from './records';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
@@ -139,7 +153,11 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
         {
           set: { type: 'domain_name', project_id: caller.projectId, domain_id: id, name, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
           condition: previous
-            ? { expression: '#claim_domain = :previous AND #claim_state = :creating', names: { '#claim_domain': 'domain_id', '#claim_state': 'state' }, values: { ':previous': previous.domain_id, ':creating': 'creating' } }
+            ? {
+                expression: '#claim_domain = :previous AND #claim_state = :creating',
+                names: { '#claim_domain': 'domain_id', '#claim_state': 'state' },
+                values: { ':previous': previous.domain_id, ':creating': 'creating' },
+              }
             : { expression: 'attribute_not_exists(PK)' },
         },
         // the name's claim exists: taken, unless it is an abandoned create, which the failed condition shows

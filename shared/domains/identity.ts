@@ -114,9 +114,7 @@ export async function createIdentity(settings: IdentitySettings): Promise<Identi
       }),
     );
     identityCreated = true;
-    await sesClient.send(
-      new PutEmailIdentityMailFromAttributesCommand({ EmailIdentity: name, MailFromDomain: mailFromDomain(name), BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' }),
-    );
+    await sesClient.send(new PutEmailIdentityMailFromAttributesCommand({ EmailIdentity: name, MailFromDomain: mailFromDomain(name), BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' }));
     return {
       dkimTokens: created.DkimAttributes?.Tokens ?? [],
       dkimStatus: statusFromSes(created.DkimAttributes?.Status),

@@ -44,7 +44,7 @@ export const create = defineOperation({
   operationId: 'createDomain',
   summary: 'Add a sending domain',
   description:
-    'Creates the SES identity (Easy DKIM, custom MAIL FROM `send.<name>`) and a configuration set of the domain\'s own. ' +
+    "Creates the SES identity (Easy DKIM, custom MAIL FROM `send.<name>`) and a configuration set of the domain's own. " +
     '`name` is lower-cased. Names are unique across the whole deployment, not per project (SES identities belong to the ' +
     'AWS account): a name that any project already has is 409 `domain_exists`. `tls` defaults to `opportunistic`, ' +
     '`capabilities` to sending enabled and receiving disabled. The domain starts `pending`; publish its `records`, then ' +
@@ -115,9 +115,9 @@ export const remove = defineOperation({
 
 export const verify = defineOperation({
   operationId: 'verifyDomain',
-  summary: 'Check a domain\'s verification again',
+  summary: "Check a domain's verification again",
   description:
-    'Reads the identity\'s DKIM and MAIL FROM status from SES now and stores it. A change to `verified` emits ' +
+    "Reads the identity's DKIM and MAIL FROM status from SES now and stores it. A change to `verified` emits " +
     '`domain.verified`; a change to `failed` or `temporary_failure` emits `domain.verification_failed`.',
   tags: ['Domains'],
   auth: 'api_key',

@@ -31,9 +31,7 @@ export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 /** Items stay well under DynamoDB's 400 KB item limit; bigger emails would need S3 (not yet). */
 export const MAX_EMAIL_ITEM_BYTES = 350 * 1024;
 
-export type LastEvent =
-  | 'queued' | 'scheduled' | 'sending' | 'sent' | 'delivered' | 'delivery_delayed' | 'bounced'
-  | 'complained' | 'opened' | 'clicked' | 'failed' | 'canceled' | 'suppressed';
+export type LastEvent = 'queued' | 'scheduled' | 'sending' | 'sent' | 'delivered' | 'delivery_delayed' | 'bounced' | 'complained' | 'opened' | 'clicked' | 'failed' | 'canceled' | 'suppressed';
 
 export interface EmailRecord {
   object: 'email';
@@ -199,11 +197,7 @@ export function emailWrites(caller: Caller, item: EmailItem, dueAt?: string): Wr
  * an email is checked before the first write; only an outage between two transactions could
  * leave part of a batch written (the client's retry with the same key replays those ids).
  */
-export async function acceptEmails(
-  caller: Caller,
-  inputs: SendEmailInput[],
-  options: { batch: boolean; idempotency?: IdempotencyRequest },
-): Promise<string[]> {
+export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], options: { batch: boolean; idempotency?: IdempotencyRequest }): Promise<string[]> {
   if (options.idempotency) {
     const replay = await previousResponse(options.idempotency);
     if (replay) return replay;
@@ -316,8 +310,6 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
     ),
     eventWrite(caller, 'email.queued', record),
   ]);
-  await sendQueue.enqueue([{ project_id: caller.projectId, email_id: emailId }]).catch((error) =>
-    logger.warn('enqueue failed; the due-email dispatcher will send it', { error }),
-  );
+  await sendQueue.enqueue([{ project_id: caller.projectId, email_id: emailId }]).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send it', { error }));
   return record;
 }

@@ -9,7 +9,7 @@ export const address = z.string().check(
   z.maxLength(320),
   z.refine((value) => {
     const match = ADDRESS.exec(value);
-    return !!match && match[1].length <= 254 && (value.includes('<') === value.endsWith('>'));
+    return !!match && match[1].length <= 254 && value.includes('<') === value.endsWith('>');
   }, 'must be an email address, optionally as "Name <address>"'),
 );
 export const addresses = z.union([address, z.array(address).check(z.minLength(1), z.maxLength(50))]);
@@ -90,10 +90,10 @@ export const email = z.object({
 
 const emailParams = z.strictObject({ email_id: id });
 const templateNote =
-  'With `template: {id, variables?}` (`id` the template\'s id or alias) the email is the template\'s published version ' +
+  "With `template: {id, variables?}` (`id` the template's id or alias) the email is the template's published version " +
   'rendered with `variables`: `{{{KEY}}}` inserts a value as it is, `{{KEY}}` HTML-escaped (in html; as it is in text and ' +
   'subject); a declared variable without a value takes its fallback. `html` and `text` must then be left out; `from`, ' +
-  '`subject` and `reply_to` default to the template\'s. 422 (path under `template`): `template_not_found`, ' +
+  "`subject` and `reply_to` default to the template's. 422 (path under `template`): `template_not_found`, " +
   '`template_not_published` (never published), `unknown_template_variable` (not declared), `invalid_template_variable` ' +
   '(not of the declared type), `missing_template_variable` (used, no value, no fallback); a rendered subject must be 1-998 characters (`invalid_subject`).';
 const idempotencyNote =
@@ -106,7 +106,10 @@ export const send = defineOperation({
   description:
     'Stores the email as `queued` (or `scheduled` when `scheduled_at` is in the future) and sends it through SES from the ' +
     "sender's verified domain. Live keys need a verified domain; test keys (`es_test_`) may use any domain of the " +
-    'project and never reach SES. ' + templateNote + ' ' + idempotencyNote,
+    'project and never reach SES. ' +
+    templateNote +
+    ' ' +
+    idempotencyNote,
   tags: ['Emails'],
   auth: 'api_key',
   allowSendingAccess: true,
@@ -119,7 +122,8 @@ export const sendBatch = defineOperation({
   summary: 'Send up to 100 emails at once',
   description:
     'Strict: every email is validated first; one invalid email refuses the whole batch (422, paths start with its index). ' +
-    'Each email may use a `template` as in POST /emails; each distinct template is read once. ' + idempotencyNote,
+    'Each email may use a `template` as in POST /emails; each distinct template is read once. ' +
+    idempotencyNote,
   tags: ['Emails'],
   auth: 'api_key',
   allowSendingAccess: true,

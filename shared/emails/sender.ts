@@ -46,11 +46,7 @@ function sesRequest(email: EmailItem, keep: (address: string) => boolean) {
     ReplyToAddresses: email.reply_to.length ? email.reply_to : undefined,
     ConfigurationSetName: email.configuration_set,
     // The SES events of this email find it again through these tags.
-    EmailTags: [
-      { Name: 'email_id', Value: email.id },
-      { Name: 'project_id', Value: email.project_id },
-      ...email.tags.map((t) => ({ Name: t.name, Value: t.value })),
-    ],
+    EmailTags: [{ Name: 'email_id', Value: email.id }, { Name: 'project_id', Value: email.project_id }, ...email.tags.map((t) => ({ Name: t.name, Value: t.value }))],
     Content: {
       Simple: {
         Subject: { Data: email.subject, Charset: 'UTF-8' },
@@ -107,10 +103,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
       if (PERMANENT_SEND_ERRORS.has(name)) {
         const reason = `${name}: ${(error as Error).message}`;
         const failed = { ...toRecord(email), last_event: 'failed' as const };
-        await transact([
-          update(key, { set: { last_event: 'failed', failure_reason: reason }, condition: SENDING }),
-          eventWrite(caller, 'email.failed', { ...failed, failure_reason: reason }),
-        ]);
+        await transact([update(key, { set: { last_event: 'failed', failure_reason: reason }, condition: SENDING }), eventWrite(caller, 'email.failed', { ...failed, failure_reason: reason })]);
         return 'failed';
       }
       // Throttled or a fault: SES did not take it; back to queued for the next attempt.

@@ -24,8 +24,19 @@ import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
 
 /** Later stages outrank earlier ones; a status never moves to a lower rank. */
 const RANK: Record<LastEvent, number> = {
-  queued: 0, scheduled: 0, sending: 1, sent: 2, delivery_delayed: 3, delivered: 4, opened: 5, clicked: 6,
-  bounced: 7, failed: 7, complained: 8, suppressed: 9, canceled: 9,
+  queued: 0,
+  scheduled: 0,
+  sending: 1,
+  sent: 2,
+  delivery_delayed: 3,
+  delivered: 4,
+  opened: 5,
+  clicked: 6,
+  bounced: 7,
+  failed: 7,
+  complained: 8,
+  suppressed: 9,
+  canceled: 9,
 };
 
 /** SES event -> our status, platform event and detail; undefined for events we do not track. */
@@ -39,9 +50,7 @@ function translate(ses: Record<string, any>): { status: LastEvent; type?: EventT
     case 'Bounce': {
       const bounce = ses.bounce ?? {};
       const detail = { bounce: { type: bounce.bounceType, subtype: bounce.bounceSubType, recipients: bounce.bouncedRecipients ?? [] } };
-      return bounce.bounceType === 'Permanent'
-        ? { status: 'bounced', type: 'email.bounced', detail }
-        : { status: 'delivery_delayed', type: 'email.delivery_delayed', detail };
+      return bounce.bounceType === 'Permanent' ? { status: 'bounced', type: 'email.bounced', detail } : { status: 'delivery_delayed', type: 'email.delivery_delayed', detail };
     }
     case 'Complaint': {
       const complaint = ses.complaint ?? {};
@@ -99,7 +108,9 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
   if (!translated) return 'ignored';
   const target = await findEmail(ses);
   if (!target) return 'unknown_email';
-  const eventKey = createHash('sha256').update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '']])).digest('hex');
+  const eventKey = createHash('sha256')
+    .update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '']]))
+    .digest('hex');
   const marker = put(
     { ...keys.sesEvent(ses.mail.messageId, eventKey), type: 'ses_event', project_id: target.projectId, expires_at: Math.floor(Date.now() / 1000) + 7 * 24 * 3600 },
     { ifAbsent: { tag: 'duplicate' } },

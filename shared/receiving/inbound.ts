@@ -86,7 +86,11 @@ const verdict = (value: { status?: string } | undefined): Verdict | null => {
   return status === 'pass' || status === 'fail' || status === 'gray' || status === 'processing_failed' || status === 'disabled' ? status : null;
 };
 
-const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).trim().toLowerCase();
+const domainOf = (address: string) =>
+  address
+    .slice(address.lastIndexOf('@') + 1)
+    .trim()
+    .toLowerCase();
 
 interface Taker {
   projectId: string;

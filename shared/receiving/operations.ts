@@ -44,8 +44,8 @@ const attachmentParams = z.strictObject({ email_id: id, attachment_id: id });
 
 const RECEIVING =
   'Mail sent to any address of a domain with `capabilities.receiving: "enabled"` (its `Receiving` MX record points at SES). ' +
-  'Addresses are `Name <address>` or the bare address; `received_for` lists the envelope recipients of this project\'s domains; ' +
-  '`spam_verdict` and `virus_verdict` are SES\'s (`disabled` where nothing scanned, as in the local runtime). ' +
+  "Addresses are `Name <address>` or the bare address; `received_for` lists the envelope recipients of this project's domains; " +
+  "`spam_verdict` and `virus_verdict` are SES's (`disabled` where nothing scanned, as in the local runtime). " +
   'Kept for the retention of the inbound bucket (30 days unless configured otherwise).';
 
 export const list = defineOperation({
@@ -64,7 +64,7 @@ export const get = defineOperation({
   description:
     `${RECEIVING} \`raw.download_url\` downloads the message exactly as it arrived (\`message/rfc822\`) until \`raw.expires_at\` (1 hour). ` +
     '`headers` holds every header by its lower-cased name (repeated headers joined by a newline); `html` keeps `cid:` references to inline attachments ' +
-    '(Resend\'s `html_format=cid`; `data_uri` is not offered).',
+    "(Resend's `html_format=cid`; `data_uri` is not offered).",
   tags: ['Receiving'],
   auth: 'api_key',
   params: emailParams,

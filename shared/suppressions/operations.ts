@@ -59,7 +59,7 @@ export const list = defineOperation({
 export const get = defineOperation({
   operationId: 'getSuppression',
   summary: 'Retrieve a suppression by id or by address',
-  description: 'The path takes the entry\'s id or the suppressed address (URL-encoded, any case).',
+  description: "The path takes the entry's id or the suppressed address (URL-encoded, any case).",
   tags: ['Suppressions'],
   auth: 'api_key',
   params: idOrEmail,
@@ -69,7 +69,7 @@ export const get = defineOperation({
 export const remove = defineOperation({
   operationId: 'deleteSuppression',
   summary: 'Remove a suppression, by id or by address',
-  description: 'The address can be mailed again at once. The path takes the entry\'s id or the address. A second delete is 404.',
+  description: "The address can be mailed again at once. The path takes the entry's id or the address. A second delete is 404.",
   tags: ['Suppressions'],
   auth: 'api_key',
   params: idOrEmail,

@@ -31,7 +31,7 @@ const variable = z
   })
   .check(
     z.refine((v) => v.fallback_value === undefined || v.fallback_value === null || typeof v.fallback_value === v.type, {
-      message: 'must match the variable\'s type',
+      message: "must match the variable's type",
       path: ['fallback_value'],
     }),
   );
@@ -158,9 +158,8 @@ export const get = defineOperation({
 
 export const update = defineOperation({
   operationId: 'updateTemplate',
-  summary: 'Update a template\'s draft',
-  description:
-    `At least one field; \`null\` clears an optional one (\`alias: null\` frees the alias). \`variables\` replaces the whole list. ${fieldRules} ${versions}`,
+  summary: "Update a template's draft",
+  description: `At least one field; \`null\` clears an optional one (\`alias: null\` frees the alias). \`variables\` replaces the whole list. ${fieldRules} ${versions}`,
   tags: ['Templates'],
   auth: 'api_key',
   params: templateParams,

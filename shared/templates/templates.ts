@@ -110,8 +110,7 @@ const missing = () => notFound('Template', 'id_or_alias');
 const aliasTaken = (alias: string) => () => conflict('template_alias_taken', `The alias "${alias}" is taken by another template of this project`, 'alias');
 const changedMeanwhile = () => conflict('concurrent_update', 'The template was changed by another request meanwhile; try again');
 
-const list = (value: string | string[] | null | undefined): string[] | null =>
-  value === undefined || value === null ? null : Array.isArray(value) ? value : [value];
+const list = (value: string | string[] | null | undefined): string[] | null => (value === undefined || value === null ? null : Array.isArray(value) ? value : [value]);
 
 /** The template by id (one GetItem) or by alias (the alias item, then the template). */
 export async function findTemplate(projectId: string, idOrAlias: string): Promise<TemplateItem | undefined> {
@@ -161,11 +160,19 @@ function checkContent(content: TemplateContent): void {
 }
 
 const contentOf = (t: TemplateContent): TemplateContent => ({
-  from: t.from, subject: t.subject, reply_to: t.reply_to, html: t.html, text: t.text, variables: t.variables,
+  from: t.from,
+  subject: t.subject,
+  reply_to: t.reply_to,
+  html: t.html,
+  text: t.text,
+  variables: t.variables,
 });
 
 const aliasItem = (projectId: string, alias: string, templateId: string): Item => ({
-  ...keys.templateAlias(projectId, alias), type: 'template_alias', project_id: projectId, template_id: templateId,
+  ...keys.templateAlias(projectId, alias),
+  type: 'template_alias',
+  project_id: projectId,
+  template_id: templateId,
 });
 
 export async function createTemplate(caller: Caller, input: CreateTemplateInput): Promise<TemplateRecord> {
@@ -303,11 +310,7 @@ export interface RenderedTemplate {
  * Renders a template's published version with a send's variables. Problems are reported with
  * paths under `path` (e.g. `template.variables.PRICE`, or `3.template.id` in a batch).
  */
-export function renderPublished(
-  item: TemplateItem | undefined,
-  given: Record<string, string | number>,
-  path: string[],
-): { rendered: RenderedTemplate } | { problems: ErrorDetail[] } {
+export function renderPublished(item: TemplateItem | undefined, given: Record<string, string | number>, path: string[]): { rendered: RenderedTemplate } | { problems: ErrorDetail[] } {
   const at = (...parts: string[]) => [...path, ...parts].join('.');
   if (!item) return { problems: [{ code: 'template_not_found', message: 'No template with this id or alias in this project', path: at('id') }] };
   const version = item.published;

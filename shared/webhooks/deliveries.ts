@@ -69,7 +69,11 @@ export const DEFAULT_RETRY_SCHEDULE_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 *
 export function retrySchedule(env: NodeJS.ProcessEnv = process.env): number[] {
   const raw = env.WEBHOOK_RETRY_SCHEDULE_SECONDS;
   if (raw === undefined) return DEFAULT_RETRY_SCHEDULE_SECONDS;
-  const values = raw.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const values = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   if (values.every((n) => Number.isInteger(n) && n >= 0)) return values;
   logger.error('WEBHOOK_RETRY_SCHEDULE_SECONDS is not a comma list of whole seconds; using the default', { value: raw });
   return DEFAULT_RETRY_SCHEDULE_SECONDS;

@@ -59,7 +59,13 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
 
   if (webhook.status === 'disabled') {
     const at = nowIso();
-    await updateItem(update(deliveryKey, { set: { status: 'failed', error: 'webhook disabled', completed_at: at, next_attempt_at: null, updated_at: at }, condition: statusIs('pending', delivery.attempt_count) }, lost)).catch(ignoreLost);
+    await updateItem(
+      update(
+        deliveryKey,
+        { set: { status: 'failed', error: 'webhook disabled', completed_at: at, next_attempt_at: null, updated_at: at }, condition: statusIs('pending', delivery.attempt_count) },
+        lost,
+      ),
+    ).catch(ignoreLost);
     return undefined;
   }
   const wait = Date.parse(delivery.next_attempt_at ?? '') - Date.now();
@@ -77,9 +83,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
 
   const event = await getItem(keys.event(message.project_id, delivery.event_id));
   const body = event ? JSON.stringify(event.event) : '';
-  const result = event
-    ? await postWebhook(webhook.endpoint, body, signatureHeaders(signingSecrets(webhook), delivery.event_id, body))
-    : { ok: false, status: null, error: 'the event has expired' };
+  const result = event ? await postWebhook(webhook.endpoint, body, signatureHeaders(signingSecrets(webhook), delivery.event_id, body)) : { ok: false, status: null, error: 'the event has expired' };
 
   const attempt = delivery.attempt_count + 1;
   const final = !result.ok && (attempt >= delivery.attempt_limit || !event);
@@ -155,7 +159,11 @@ async function disableIfFailing(webhookKey: keys.Key): Promise<void> {
     const at = nowIso();
     try {
       await transact([
-        update(webhookKey, { set: { status: 'disabled', updated_at: at }, condition: { expression: '#status <> :disabled', names: { '#status': 'status' }, values: { ':disabled': 'disabled' } } }, lost),
+        update(
+          webhookKey,
+          { set: { status: 'disabled', updated_at: at }, condition: { expression: '#status <> :disabled', names: { '#status': 'status' }, values: { ':disabled': 'disabled' } } },
+          lost,
+        ),
         eventWrite({ projectId: current.project_id, livemode: current.livemode }, 'webhook.endpoint.disabled', toWebhook({ ...current, status: 'disabled', updated_at: at })),
       ]);
       logger.warn('webhook disabled after failed deliveries', { webhook_id: current.id, project_id: current.project_id, failed_deliveries: current.failed_deliveries });

@@ -55,9 +55,7 @@ export const webhookEvent = z.object({
   type: z.enum(EVENT_TYPES),
   data: z.record(z.string(), z.unknown()),
   created_at: z.nullable(timestamp),
-  attempt: z.nullable(
-    z.object({ number: z.number(), status: z.enum(['succeeded', 'failed']), response_code: z.nullable(z.number()), at: timestamp }),
-  ),
+  attempt: z.nullable(z.object({ number: z.number(), status: z.enum(['succeeded', 'failed']), response_code: z.nullable(z.number()), at: timestamp })),
 });
 
 const webhookParams = z.strictObject({ webhookId: id });
@@ -72,7 +70,8 @@ export const create = defineOperation({
   description:
     '`endpoint` must be https (plain http only to a loopback address, and only in the local runtime); `events` are event ' +
     'types of the contract (422 names a bad one by its index). The webhook starts `pending` and becomes `enabled` with ' +
-    'its first successful delivery. The answer carries `signing_secret` (`whsec_...`), shown only here. ' + signing,
+    'its first successful delivery. The answer carries `signing_secret` (`whsec_...`), shown only here. ' +
+    signing,
   tags: ['Webhooks'],
   auth: 'api_key',
   body: z.strictObject({ endpoint, events, description: z.optional(description) }),
@@ -124,7 +123,7 @@ export const remove = defineOperation({
 
 export const rotateSecret = defineOperation({
   operationId: 'rotateWebhookSecret',
-  summary: 'Rotate a webhook\'s signing secret',
+  summary: "Rotate a webhook's signing secret",
   description:
     'A new `signing_secret`, shown only in this answer. The old secret keeps signing for 24 hours, so deliveries carry ' +
     'two signatures (space-separated in `webhook-signature`) while receivers switch; a second rotation drops the oldest. ' +
@@ -137,7 +136,7 @@ export const rotateSecret = defineOperation({
 
 export const listDeliveries = defineOperation({
   operationId: 'listWebhookDeliveries',
-  summary: 'List a webhook\'s deliveries, newest event first',
+  summary: "List a webhook's deliveries, newest event first",
   tags: ['Webhooks'],
   auth: 'api_key',
   params: webhookParams,
@@ -158,7 +157,7 @@ export const retryDelivery = defineOperation({
   operationId: 'retryWebhookDelivery',
   summary: 'Retry a webhook delivery',
   description:
-    'Queues one more attempt, now, whatever the delivery\'s status: it goes back to `pending` (a delivery still in its ' +
+    "Queues one more attempt, now, whatever the delivery's status: it goes back to `pending` (a delivery still in its " +
     'schedule keeps the rest of it). 422 `webhook_disabled` when the webhook is disabled: enable it first.',
   tags: ['Webhooks'],
   auth: 'api_key',
@@ -172,7 +171,7 @@ export const listEvents = defineOperation({
   description:
     'One item per delivery of an event to a webhook, newest event first: the event (`type`, `data`, `created_at`) and ' +
     'its latest attempt (`attempt`: number, `succeeded` or `failed`, response code, time; null before the first). ' +
-    '`id` is the delivery\'s id. Paginated with `limit` (1-100, default 20) and `after` (an id); items appear within a ' +
+    "`id` is the delivery's id. Paginated with `limit` (1-100, default 20) and `after` (an id); items appear within a " +
     'second or so of the delivery (an index read).',
   tags: ['Webhooks'],
   auth: 'api_key',

@@ -38,4 +38,3 @@ export function signatureHeaders(secrets: string[], id: string, body: string, no
     'svix-signature': signature,
   };
 }
-

@@ -171,10 +171,7 @@ export async function rotateSecret(caller: Caller, webhookId: string): Promise<W
 }
 
 export async function listDeliveries(caller: Caller, webhookId: string, page: PageRequest) {
-  const [, { items, hasMore }] = await Promise.all([
-    readWebhook(caller, webhookId),
-    queryPage<DeliveryItem & Item>(keys.webhookDeliveries(caller.projectId, webhookId), page),
-  ]);
+  const [, { items, hasMore }] = await Promise.all([readWebhook(caller, webhookId), queryPage<DeliveryItem & Item>(keys.webhookDeliveries(caller.projectId, webhookId), page)]);
   return { records: items.map(toDeliveryRecord), hasMore };
 }
 
@@ -188,8 +185,7 @@ export async function readDelivery(caller: Caller, webhookId: string, deliveryId
   return { webhook, delivery };
 }
 
-export const getDelivery = async (caller: Caller, webhookId: string, deliveryId: string): Promise<DeliveryRecord> =>
-  toDeliveryRecord((await readDelivery(caller, webhookId, deliveryId)).delivery);
+export const getDelivery = async (caller: Caller, webhookId: string, deliveryId: string): Promise<DeliveryRecord> => toDeliveryRecord((await readDelivery(caller, webhookId, deliveryId)).delivery);
 
 export interface WebhookEvent {
   id: string;
@@ -214,10 +210,7 @@ export async function listWebhookEvents(caller: Caller, page: { limit: number; a
       type: d.event_type,
       data: (event?.data as Record<string, unknown> | undefined) ?? {},
       created_at: event?.created_at ?? d.created_at,
-      attempt:
-        d.attempt_count > 0 && d.last_attempt_at
-          ? { number: d.attempt_count, status: d.last_attempt_status ?? 'failed', response_code: d.response_code, at: d.last_attempt_at }
-          : null,
+      attempt: d.attempt_count > 0 && d.last_attempt_at ? { number: d.attempt_count, status: d.last_attempt_status ?? 'failed', response_code: d.response_code, at: d.last_attempt_at } : null,
     };
   });
   return { records, hasMore };

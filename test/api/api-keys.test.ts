@@ -78,7 +78,7 @@ describe('API keys', () => {
     expect(JSON.stringify(mine)).not.toContain(body.token);
   });
 
-  it('cannot revoke another project\'s key (404) and that key keeps working', async () => {
+  it("cannot revoke another project's key (404) and that key keeps working", async () => {
     const other = await createOtherProject();
     const { body } = await api.post('/api-keys', { name: 'theirs' }, { key: other.key });
     expect((await api.delete(`/api-keys/${body.id}`)).status).toBe(404);

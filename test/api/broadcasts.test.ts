@@ -18,7 +18,10 @@ interface StoredEmail {
   body: { html?: string; text?: string };
   headers?: { name: string; value: string }[];
 }
-const mailViewer = () => fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json() as Promise<{ emails: StoredEmail[] }>).then((s) => s.emails);
+const mailViewer = () =>
+  fetch(`${runtime.mailViewerUrl}/store`)
+    .then((r) => r.json() as Promise<{ emails: StoredEmail[] }>)
+    .then((s) => s.emails);
 
 let domain: string;
 let segmentId: string;
@@ -28,7 +31,10 @@ beforeAll(async () => {
   domain = `${unique('news')}.example.com`;
   const created = await api.post('/domains', { name: domain });
   expect(created.status).toBe(201);
-  await waitFor(() => api.post(`/domains/${created.body.id}/verify`), (r) => r.body.status === 'verified');
+  await waitFor(
+    () => api.post(`/domains/${created.body.id}/verify`),
+    (r) => r.body.status === 'verified',
+  );
   segmentId = (await api.post('/segments', { name: unique('segment') })).body.id;
   topicId = (await api.post('/topics', { name: unique('Product news'), default_subscription: 'opt_in' })).body.id;
 });
@@ -62,21 +68,36 @@ describe('a broadcast to a segment', () => {
     for (const id of Object.values(contacts)) expect((await api.post(`/contacts/${id}/segments/${segment}`)).status).toBe(200);
 
     const subject = `November ${tag} for {{{FIRST_NAME}}}`;
-    const created = await api.post('/broadcasts', draft({
+    const created = await api.post(
+      '/broadcasts',
+      draft({
+        segment_id: segment,
+        topic_id: topicId,
+        name: 'November',
+        subject,
+        html: '<p>Hi {{FIRST_NAME}} on {{{plan}}}</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a>',
+        text: 'Hi {{{FIRST_NAME}}}',
+      }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      object: 'broadcast',
+      status: 'draft',
       segment_id: segment,
       topic_id: topicId,
       name: 'November',
-      subject,
-      html: '<p>Hi {{FIRST_NAME}} on {{{plan}}}</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a>',
-      text: 'Hi {{{FIRST_NAME}}}',
-    }));
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ object: 'broadcast', status: 'draft', segment_id: segment, topic_id: topicId, name: 'November', sent_at: null, counters: { recipients: 0, sent: 0, skipped: 0, failed: 0 } });
+      sent_at: null,
+      counters: { recipients: 0, sent: 0, skipped: 0, failed: 0 },
+    });
 
     const sent = await api.post(`/broadcasts/${created.body.id}/send`, {});
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('queued');
-    const done = await waitFor(() => api.get(`/broadcasts/${created.body.id}`), (r) => r.body.status === 'sent', 30_000);
+    const done = await waitFor(
+      () => api.get(`/broadcasts/${created.body.id}`),
+      (r) => r.body.status === 'sent',
+      30_000,
+    );
     expect(done.body).toMatchObject({ status: 'sent', sent_at: expect.any(String), counters: { recipients: 5, sent: 2, skipped: 3, failed: 0 } });
 
     const delivered = await waitFor(mailViewer, (emails) => emails.filter((e) => e.subject.startsWith(`November ${tag}`)).length >= 2, 30_000);
@@ -113,7 +134,11 @@ describe('a broadcast to a segment', () => {
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ status: 'draft', subject, topic_id: topicId });
     await api.post(`/broadcasts/${again.body.id}/send`, {});
-    const second = await waitFor(() => api.get(`/broadcasts/${again.body.id}`), (r) => r.body.status === 'sent', 30_000);
+    const second = await waitFor(
+      () => api.get(`/broadcasts/${again.body.id}`),
+      (r) => r.body.status === 'sent',
+      30_000,
+    );
     expect(second.body.counters).toEqual({ recipients: 5, sent: 1, skipped: 4, failed: 0 });
   }, 90_000);
 
@@ -126,7 +151,11 @@ describe('a broadcast to a segment', () => {
     const created = await api.post('/broadcasts', draft({ segment_id: segment, subject: `All ${tag}`, text: 'Bye: {{{RESEND_UNSUBSCRIBE_URL}}}', html: undefined, send: true }));
     expect(created.status).toBe(201);
     expect(created.body.status).toBe('queued');
-    await waitFor(() => api.get(`/broadcasts/${created.body.id}`), (r) => r.body.status === 'sent', 30_000);
+    await waitFor(
+      () => api.get(`/broadcasts/${created.body.id}`),
+      (r) => r.body.status === 'sent',
+      30_000,
+    );
     const stored = (await waitFor(mailViewer, (emails) => emails.some((e) => e.subject === `All ${tag}`), 30_000)).find((e) => e.subject === `All ${tag}`)!;
     const link = /Bye: (\S+)$/.exec(stored.body.text!)![1];
     expect((await fetch(link, { method: 'POST' })).status).toBe(200);
@@ -185,7 +214,7 @@ describe('broadcast drafts', () => {
     expect((await api.get('/broadcasts/not-an-id')).status).toBe(422);
   });
 
-  it('refuses to send from a domain that is not the project\'s', async () => {
+  it("refuses to send from a domain that is not the project's", async () => {
     const created = (await api.post('/broadcasts', draft({ from: 'news@not-ours.example.org' }))).body;
     const res = await api.post(`/broadcasts/${created.id}/send`, {});
     expect(res.status).toBe(422);
@@ -203,14 +232,20 @@ describe('the sending domain', () => {
 
   it('must be verified and sending for a live key: each refusal names the reason, and the draft stays a draft', async () => {
     const failed = await newDomain('fails', 'invalid'); // the local SES fails names under .invalid
-    await waitFor(() => api.post(`/domains/${failed.id}/verify`), (r) => r.body.status === 'failed');
+    await waitFor(
+      () => api.post(`/domains/${failed.id}/verify`),
+      (r) => r.body.status === 'failed',
+    );
     const unverified = (await api.post('/broadcasts', draft({ from: `news@${failed.name}` }))).body;
     const refused = await api.post(`/broadcasts/${unverified.id}/send`, {});
     expect(refused).toMatchObject({ status: 422, body: { errors: [{ code: 'domain_not_verified', path: 'from', message: expect.stringContaining('status failed') }] } });
     expect((await api.get(`/broadcasts/${unverified.id}`)).body.status).toBe('draft');
 
     const paused = await newDomain('paused');
-    await waitFor(() => api.post(`/domains/${paused.id}/verify`), (r) => r.body.status === 'verified');
+    await waitFor(
+      () => api.post(`/domains/${paused.id}/verify`),
+      (r) => r.body.status === 'verified',
+    );
     expect((await api.patch(`/domains/${paused.id}`, { capabilities: { sending: 'disabled' } })).status).toBe(200);
     const fromPaused = (await api.post('/broadcasts', draft({ from: `news@${paused.name}` }))).body;
     expect(await api.post(`/broadcasts/${fromPaused.id}/send`, {})).toMatchObject({ status: 422, body: { errors: [{ code: 'sending_disabled', path: 'from' }] } });
@@ -230,14 +265,21 @@ describe('the sending domain', () => {
 
   it('fails a scheduled broadcast whose domain was deleted before its time, sending nothing', async () => {
     const gone = await newDomain('gone');
-    await waitFor(() => api.post(`/domains/${gone.id}/verify`), (r) => r.body.status === 'verified');
+    await waitFor(
+      () => api.post(`/domains/${gone.id}/verify`),
+      (r) => r.body.status === 'verified',
+    );
     const contact = await api.post('/contacts', { email: `reader-${unique('gone')}@example.net`, segments: [{ id: segmentId }] });
     expect(contact.status).toBe(201);
     const subject = `Never sent ${unique('s')}`;
     const created = await api.post('/broadcasts', draft({ from: `news@${gone.name}`, subject, scheduled_at: new Date(Date.now() + 2_000).toISOString() }));
     expect(created).toMatchObject({ status: 201, body: { status: 'scheduled' } });
     expect((await api.delete(`/domains/${gone.id}`)).status).toBe(200);
-    const ended = await waitFor(() => api.get(`/broadcasts/${created.body.id}`), (r) => !['scheduled', 'queued', 'sending'].includes(r.body.status), 20_000);
+    const ended = await waitFor(
+      () => api.get(`/broadcasts/${created.body.id}`),
+      (r) => !['scheduled', 'queued', 'sending'].includes(r.body.status),
+      20_000,
+    );
     expect(ended.body).toMatchObject({ status: 'failed', counters: { recipients: 0, sent: 0 } });
     expect((await mailViewer()).filter((e) => e.subject === subject)).toEqual([]);
   });

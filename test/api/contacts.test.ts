@@ -156,7 +156,10 @@ describe('contacts', () => {
       unsubscribed: true,
       properties: { plan: 'pro', seats: 1, team: 'core' },
       segment_ids: [b, c],
-      topics: [{ id: t1, subscription: 'opt_out' }, { id: t2, subscription: 'opt_out' }],
+      topics: [
+        { id: t1, subscription: 'opt_out' },
+        { id: t2, subscription: 'opt_out' },
+      ],
       created_at: contact.created_at,
     });
     expect(await api.get(`/contacts/${contact.id}`)).toMatchObject({ status: 200, body: res.body });
@@ -214,7 +217,7 @@ describe('contacts', () => {
     expect((await api.post('/contacts', { email })).status).toBe(201); // the address is free again
   });
 
-  it('lists newest first with paging, and a segment\'s members with ?segment_id= or /segments/{id}/contacts', async () => {
+  it("lists newest first with paging, and a segment's members with ?segment_id= or /segments/{id}/contacts", async () => {
     const other = await createOtherProject();
     const vip = await segment('VIP', other.key);
     const created: string[] = [];
@@ -259,7 +262,14 @@ describe('contacts', () => {
 
     const listed = await api.get(`/contacts/${email}/segments`);
     expect(listed.status).toBe(200);
-    expect(listed.body).toMatchObject({ object: 'list', has_more: false, data: [{ object: 'segment', id: b, name: 'b' }, { object: 'segment', id: a, name: 'a' }] });
+    expect(listed.body).toMatchObject({
+      object: 'list',
+      has_more: false,
+      data: [
+        { object: 'segment', id: b, name: 'b' },
+        { object: 'segment', id: a, name: 'a' },
+      ],
+    });
     expect(ids((await api.get(`/contacts/${email}/segments?limit=1&after=${b}`)).body)).toEqual([a]);
 
     const removed = await api.delete(`/contacts/${contact.id}/segments/${a}`);
@@ -304,13 +314,27 @@ describe('contacts', () => {
 
     const bare = await api.patch(`/contacts/${email}/topics`, [{ id: optOut, subscription: 'opt_in' }], { key: other.key });
     expect(bare.status).toBe(200);
-    expect(bare.body).toMatchObject({ object: 'contact', id: contact.id, topics: [{ id: optIn, subscription: 'opt_out' }, { id: optOut, subscription: 'opt_in' }] });
+    expect(bare.body).toMatchObject({
+      object: 'contact',
+      id: contact.id,
+      topics: [
+        { id: optIn, subscription: 'opt_out' },
+        { id: optOut, subscription: 'opt_in' },
+      ],
+    });
     const wrapped = await api.patch(`/contacts/${contact.id}/topics`, { topics: [{ id: optIn, subscription: 'opt_in' }] }, { key: other.key });
     expect(wrapped.status).toBe(200);
     const after = await api.get(`/contacts/${contact.id}/topics`, { key: other.key });
     expect(after.body.data.map((t: { subscription: string }) => t.subscription)).toEqual(['opt_in', 'opt_in', 'opt_in']);
 
-    const unknown = await api.patch(`/contacts/${contact.id}/topics`, [{ id: optIn, subscription: 'opt_out' }, { id: UNKNOWN_ID, subscription: 'opt_out' }], { key: other.key });
+    const unknown = await api.patch(
+      `/contacts/${contact.id}/topics`,
+      [
+        { id: optIn, subscription: 'opt_out' },
+        { id: UNKNOWN_ID, subscription: 'opt_out' },
+      ],
+      { key: other.key },
+    );
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0]).toMatchObject({ code: 'unknown_topic', path: 'topics.1.id' });
     const badValue = await api.patch(`/contacts/${contact.id}/topics`, { topics: [{ id: optIn, subscription: 'no' }] }, { key: other.key });
@@ -322,7 +346,7 @@ describe('contacts', () => {
     expect(ids((await api.get(`/contacts/${contact.id}/topics`, { key: other.key })).body)).toEqual([untouched, optOut]);
   });
 
-  it('never shows or changes another project\'s contact (404)', async () => {
+  it("never shows or changes another project's contact (404)", async () => {
     const other = await createOtherProject();
     const email = address('mine');
     const { body: mine } = await api.post('/contacts', { email });

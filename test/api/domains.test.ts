@@ -142,7 +142,17 @@ describe('POST /domains', () => {
       documentClient.send(
         new PutCommand({
           TableName: runtime.tableName,
-          Item: { PK: `DOMAIN_NAME#${name}`, SK: 'DOMAIN_NAME', type: 'domain_name', project_id: 'gone', domain_id: domainId, name, state: 'creating', claimed_at: claimedAt.toISOString(), configuration_set: `es-${domainId}` },
+          Item: {
+            PK: `DOMAIN_NAME#${name}`,
+            SK: 'DOMAIN_NAME',
+            type: 'domain_name',
+            project_id: 'gone',
+            domain_id: domainId,
+            name,
+            state: 'creating',
+            claimed_at: claimedAt.toISOString(),
+            configuration_set: `es-${domainId}`,
+          },
         }),
       );
 
@@ -158,7 +168,7 @@ describe('POST /domains', () => {
 });
 
 describe('GET /domains', () => {
-  it('lists newest first and pages with limit, after and before, only the project\'s own', async () => {
+  it("lists newest first and pages with limit, after and before, only the project's own", async () => {
     const other = await createOtherProject();
     const ids: string[] = [];
     for (const label of ['a', 'b', 'c']) ids.push((await api.post('/domains', { name: unique(label) }, { key: other.key })).body.id);
@@ -289,7 +299,11 @@ describe('verification', () => {
 
   it('settles a domain without any verify call (the runtime runs the scheduled check)', async () => {
     const { body: domain } = await api.post('/domains', { name: unique('unattended', 'example.invalid') });
-    const settled = await waitFor(() => api.get(`/domains/${domain.id}`), (r) => r.body.status !== 'pending', 10_000);
+    const settled = await waitFor(
+      () => api.get(`/domains/${domain.id}`),
+      (r) => r.body.status !== 'pending',
+      10_000,
+    );
     expect(settled.body.status).toBe('failed');
     expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verification_failed']);
   });
@@ -328,7 +342,7 @@ describe('another project', () => {
   });
 });
 
-describe('findSendingDomain (the sender\'s lookup)', () => {
+describe("findSendingDomain (the sender's lookup)", () => {
   it('finds a domain by name only for the project that owns it, with its status and configuration set', async () => {
     const { findSendingDomain } = await import('../../shared/domains/domains');
     const name = unique('lookup');

@@ -20,7 +20,10 @@ let domain: string;
 beforeAll(async () => {
   domain = `status-${Date.now().toString(36)}.example.com`;
   const created = await api.post('/domains', { name: domain });
-  await waitFor(() => api.post(`/domains/${created.body.id}/verify`), (r) => r.body.status === 'verified');
+  await waitFor(
+    () => api.post(`/domains/${created.body.id}/verify`),
+    (r) => r.body.status === 'verified',
+  );
 });
 
 const send = async (to: string) => {
@@ -28,7 +31,11 @@ const send = async (to: string) => {
   expect(res.status).toBe(200);
   return res.body.id as string;
 };
-const lastEvent = (id: string, expected: string) => waitFor(() => api.get(`/emails/${id}`).then((r) => r.body), (e) => e.last_event === expected);
+const lastEvent = (id: string, expected: string) =>
+  waitFor(
+    () => api.get(`/emails/${id}`).then((r) => r.body),
+    (e) => e.last_event === expected,
+  );
 
 async function eventsOf(emailId: string) {
   const out = await documentClient.send(
@@ -76,7 +83,10 @@ it('never moves backwards, and applies a repeated notification once', async () =
   for (const body of [open, open, lateDelay]) await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(body)) }));
 
   await lastEvent(id, 'opened');
-  await waitFor(() => eventsOf(id), (events) => events.some((e) => e.type === 'email.delivery_delayed'));
+  await waitFor(
+    () => eventsOf(id),
+    (events) => events.some((e) => e.type === 'email.delivery_delayed'),
+  );
   const events = await eventsOf(id);
   expect(events.filter((e) => e.type === 'email.opened')).toHaveLength(1); // the repeat changed nothing
   expect((await api.get(`/emails/${id}`)).body.last_event).toBe('opened'); // the late delay did not move it back

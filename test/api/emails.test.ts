@@ -21,12 +21,19 @@ async function verifiedDomain(key?: string): Promise<string> {
   const name = unique('mail');
   const created = await api.post('/domains', { name }, { key });
   expect(created.status).toBe(201);
-  await waitFor(() => api.post(`/domains/${created.body.id}/verify`, undefined, { key }), (r) => r.body.status === 'verified');
+  await waitFor(
+    () => api.post(`/domains/${created.body.id}/verify`, undefined, { key }),
+    (r) => r.body.status === 'verified',
+  );
   return name;
 }
 
 const emailOf = (id: string, key?: string) => api.get(`/emails/${id}`, { key }).then((r) => r.body);
-const settled = (id: string, key?: string) => waitFor(() => emailOf(id, key), (e) => !['queued', 'sending', 'scheduled'].includes(e.last_event));
+const settled = (id: string, key?: string) =>
+  waitFor(
+    () => emailOf(id, key),
+    (e) => !['queued', 'sending', 'scheduled'].includes(e.last_event),
+  );
 
 async function mailViewerStore(): Promise<{ subject: string; messageId: string }[]> {
   const store = await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json() as Promise<{ emails: { subject: string; messageId: string }[] }>);
@@ -71,7 +78,7 @@ describe('POST /emails', () => {
     expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(true);
   });
 
-  it('refuses a domain that is not the project\'s, or not verified, with 422 on from', async () => {
+  it("refuses a domain that is not the project's, or not verified, with 422 on from", async () => {
     const foreign = await api.post('/emails', { from: 'a@not-mine.example.org', to: 'b@example.com', subject: 's', text: 't' });
     expect(foreign.status).toBe(422);
     expect(foreign.body.errors[0]).toMatchObject({ code: 'domain_not_found', path: 'from' });
@@ -148,7 +155,10 @@ describe('Idempotency-Key', () => {
 
 describe('POST /emails/batch', () => {
   it('sends every email of a valid batch', async () => {
-    const res = await api.post('/emails/batch', [1, 2, 3].map((n) => ({ from: `a@${domain}`, to: `r${n}@example.com`, subject: `Batch ${n}`, text: 'x' })));
+    const res = await api.post(
+      '/emails/batch',
+      [1, 2, 3].map((n) => ({ from: `a@${domain}`, to: `r${n}@example.com`, subject: `Batch ${n}`, text: 'x' })),
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(3);
     for (const { id } of res.body.data) expect((await settled(id)).last_event).toBe('sent');
@@ -263,7 +273,7 @@ describe('POST /emails with a template', () => {
     expect((await mailViewerStore()).some((m) => m.subject === 'Your order of Tea & <Cake>')).toBe(true);
   });
 
-  it('takes the template by alias; the request\'s from, subject and reply_to win over the template\'s', async () => {
+  it("takes the template by alias; the request's from, subject and reply_to win over the template's", async () => {
     const template = await publishedTemplate();
     const res = await api.post('/emails', {
       from: `Other <other@${domain}>`,
@@ -320,7 +330,15 @@ describe('POST /emails with a template', () => {
     expect(both.status).toBe(422);
     expect(both.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['html', 'text']);
 
-    const bare = await publishedTemplate({ from: null, subject: null, variables: [{ key: 'PRODUCT', type: 'string' }, { key: 'PRICE', type: 'number' }, { key: 'NOTE', type: 'string' }] });
+    const bare = await publishedTemplate({
+      from: null,
+      subject: null,
+      variables: [
+        { key: 'PRODUCT', type: 'string' },
+        { key: 'PRICE', type: 'number' },
+        { key: 'NOTE', type: 'string' },
+      ],
+    });
     const noFrom = await api.post('/emails', { to: 'r@example.com', template: { id: bare.id, variables: { PRODUCT: 'x', PRICE: 1, NOTE: 'n' } } });
     expect(noFrom.status).toBe(422);
     expect(noFrom.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['from', 'subject']);

@@ -179,11 +179,20 @@ class Fixtures {
     for (let attempt = 0; attempt < 12; attempt++) {
       const value = seed.valid();
       if (value === undefined) return undefined;
-      const answer = await send({ kind: 'fixture', method: 'POST', path: collection, headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/json' }, body: JSON.stringify(value) });
+      const answer = await send({
+        kind: 'fixture',
+        method: 'POST',
+        path: collection,
+        headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(value),
+      });
       if (answer.status < 300) return answer.body as Resource;
       const errors = (answer.body as { errors?: { path: string }[] }).errors;
       if (!Array.isArray(errors) || errors.length === 0) return undefined;
-      seed.learn(value, errors.map((e) => e.path));
+      seed.learn(
+        value,
+        errors.map((e) => e.path),
+      );
     }
     return undefined;
   }
@@ -244,38 +253,42 @@ describe('hostile input on every route', () => {
     );
   });
 
-  it.each(table.map((route) => [routeKey(route), route] as const))('%s', async (name, route) => {
-    const project = await testModeProject();
-    const fixtures = new Fixtures(project.key);
-    const ids = await pathFixtures(route, fixtures);
-    const seedBody = route.operation.body ? new Seed(route.operation.body, await fixtures.hintsFor(jsonSchemaOf(route.operation.body))).valid() : undefined;
-    const ctx: RouteContext = { route, fixtures: ids, seedBody, apiKey: project.key };
-    const cases = [...fixedCases(ctx), ...fc.sample(hostileCases(ctx), { seed: routeSeed(route), numRuns: RUNS })];
+  it.each(table.map((route) => [routeKey(route), route] as const))(
+    '%s',
+    async (name, route) => {
+      const project = await testModeProject();
+      const fixtures = new Fixtures(project.key);
+      const ids = await pathFixtures(route, fixtures);
+      const seedBody = route.operation.body ? new Seed(route.operation.body, await fixtures.hintsFor(jsonSchemaOf(route.operation.body))).valid() : undefined;
+      const ctx: RouteContext = { route, fixtures: ids, seedBody, apiKey: project.key };
+      const cases = [...fixedCases(ctx), ...fc.sample(hostileCases(ctx), { seed: routeSeed(route), numRuns: RUNS })];
 
-    const violations: string[] = [];
-    let refused = 0;
-    let before = await snapshot(project.projectId);
-    for (const c of cases) {
-      const expected = expectation(table, baseUrl(), c, project.key);
-      let answer: Answer;
-      try {
-        answer = await send(c);
-      } catch (error) {
-        violations.push(`${describeCase(c)}\n    -> no answer: ${String((error as Error).cause ?? error)}`);
-        continue;
+      const violations: string[] = [];
+      let refused = 0;
+      let before = await snapshot(project.projectId);
+      for (const c of cases) {
+        const expected = expectation(table, baseUrl(), c, project.key);
+        let answer: Answer;
+        try {
+          answer = await send(c);
+        } catch (error) {
+          violations.push(`${describeCase(c)}\n    -> no answer: ${String((error as Error).cause ?? error)}`);
+          continue;
+        }
+        const problems = judge(answer.status, answer.body, answer.text, expected, c.status);
+        const after = await snapshot(project.projectId);
+        if (answer.status >= 400) {
+          refused++;
+          const changed = difference(before, after);
+          if (changed.length > 0) problems.push(`a refused request changed the project: ${changed.join(', ')}`);
+        }
+        before = after;
+        if (problems.length > 0) violations.push(`${describeCase(c)}\n    -> ${problems.join('\n    -> ')}`);
       }
-      const problems = judge(answer.status, answer.body, answer.text, expected, c.status);
-      const after = await snapshot(project.projectId);
-      if (answer.status >= 400) {
-        refused++;
-        const changed = difference(before, after);
-        if (changed.length > 0) problems.push(`a refused request changed the project: ${changed.join(', ')}`);
-      }
-      before = after;
-      if (problems.length > 0) violations.push(`${describeCase(c)}\n    -> ${problems.join('\n    -> ')}`);
-    }
-    const realIds = pathParams(route.path).filter((p) => ids[p]);
-    tallies.push({ route: name, cases: cases.length, refused, accepted: cases.length - refused, realIds: realIds.join(', ') || '-' });
-    expect(violations).toEqual([]);
-  }, 240_000);
+      const realIds = pathParams(route.path).filter((p) => ids[p]);
+      tallies.push({ route: name, cases: cases.length, refused, accepted: cases.length - refused, realIds: realIds.join(', ') || '-' });
+      expect(violations).toEqual([]);
+    },
+    240_000,
+  );
 });

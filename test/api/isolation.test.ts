@@ -95,7 +95,11 @@ const created = (res: ApiResponse, status = 201) => {
 
 async function verifiedDomain(name: string, body: Record<string, unknown>, key?: string) {
   const domain = created(await api.post('/domains', { name, ...body }, { key }));
-  await waitFor(() => api.post(`/domains/${domain.id}/verify`, undefined, { key }), (r) => r.body.status === 'verified', SLOW);
+  await waitFor(
+    () => api.post(`/domains/${domain.id}/verify`, undefined, { key }),
+    (r) => r.body.status === 'verified',
+    SLOW,
+  );
   return domain as { id: string; name: string };
 }
 
@@ -160,14 +164,27 @@ async function setUpA(): Promise<OwnedByA> {
   const [contact, template, broadcast, email, scheduledEmail, grant, received] = await Promise.all([
     api.post('/contacts', { email: `contact-${TAG}@example.com`, first_name: 'Ada', segments: [segment.id], topics: [{ id: topic.id, subscription: 'opt_out' }] }).then((r) => created(r)),
     (async () => {
-      const t = created(await api.post('/templates', { name: `A template ${TAG}`, alias: `a-${TAG}`, from, subject: 'Hi {{NAME}}', html: '<p>{{NAME}}</p>', variables: [{ key: 'NAME', type: 'string', fallback_value: 'you' }] }));
+      const t = created(
+        await api.post('/templates', {
+          name: `A template ${TAG}`,
+          alias: `a-${TAG}`,
+          from,
+          subject: 'Hi {{NAME}}',
+          html: '<p>{{NAME}}</p>',
+          variables: [{ key: 'NAME', type: 'string', fallback_value: 'you' }],
+        }),
+      );
       created(await api.post(`/templates/${t.id}/publish`), 200);
       return t;
     })(),
     api.post('/broadcasts', { name: `A broadcast ${TAG}`, segment_id: segment.id, topic_id: topic.id, from, subject: 'A news', html: '<p>A</p>' }).then((r) => created(r)),
     (async () => {
       const { id } = created(await api.post('/emails', { from, to: 'success@simulator.amazonses.com', subject: `A email ${TAG}`, text: 'hello' }), 200);
-      await waitFor(() => api.get(`/emails/${id}`), (r) => r.body.last_event === 'delivered', SLOW);
+      await waitFor(
+        () => api.get(`/emails/${id}`),
+        (r) => r.body.last_event === 'delivered',
+        SLOW,
+      );
       return id as string;
     })(),
     api
@@ -177,34 +194,52 @@ async function setUpA(): Promise<OwnedByA> {
     (async () => {
       const to = `inbox@${domain.name}`;
       const subject = `A received ${TAG}`;
-      await deliverMail('sender@outside.example', [to], [
-        'From: Outside <sender@outside.example>',
-        `To: ${to}`,
-        `Subject: ${subject}`,
-        `Message-ID: <${TAG}@outside.example>`,
-        'MIME-Version: 1.0',
-        'Content-Type: multipart/mixed; boundary="b"',
-        '',
-        '--b',
-        'Content-Type: text/plain; charset=utf-8',
-        '',
-        'Hello A',
-        '--b',
-        'Content-Type: text/plain; name="note.txt"',
-        'Content-Disposition: attachment; filename="note.txt"',
-        '',
-        'for A only',
-        '--b--',
-      ]);
-      const list = await waitFor(async () => (await api.get('/emails/receiving?limit=100')).body.data as any[], (l) => l.some((e) => e.subject === subject), SLOW);
+      await deliverMail(
+        'sender@outside.example',
+        [to],
+        [
+          'From: Outside <sender@outside.example>',
+          `To: ${to}`,
+          `Subject: ${subject}`,
+          `Message-ID: <${TAG}@outside.example>`,
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/mixed; boundary="b"',
+          '',
+          '--b',
+          'Content-Type: text/plain; charset=utf-8',
+          '',
+          'Hello A',
+          '--b',
+          'Content-Type: text/plain; name="note.txt"',
+          'Content-Disposition: attachment; filename="note.txt"',
+          '',
+          'for A only',
+          '--b--',
+        ],
+      );
+      const list = await waitFor(
+        async () => (await api.get('/emails/receiving?limit=100')).body.data as any[],
+        (l) => l.some((e) => e.subject === subject),
+        SLOW,
+      );
       const found = list.find((e) => e.subject === subject);
-      await waitFor(async () => rxA.receipts, (rs) => rs.some((r) => r.json?.type === 'email.stored' && r.json.data.object.id === found.id), SLOW);
+      await waitFor(
+        async () => rxA.receipts,
+        (rs) => rs.some((r) => r.json?.type === 'email.stored' && r.json.data.object.id === found.id),
+        SLOW,
+      );
       return { id: found.id as string, attachment: found.attachments[0].id as string };
     })(),
   ]);
 
-  const delivery = await waitFor(async () => (await api.get(`/webhooks/${webhook.id}/deliveries`)).body.data as any[], (d) => d.some((x) => x.status === 'delivered'));
-  await waitFor(() => api.get(`/webhooks/${webhook.id}`), (r) => r.body.status === 'enabled'); // the first success enables it
+  const delivery = await waitFor(
+    async () => (await api.get(`/webhooks/${webhook.id}/deliveries`)).body.data as any[],
+    (d) => d.some((x) => x.status === 'delivered'),
+  );
+  await waitFor(
+    () => api.get(`/webhooks/${webhook.id}`),
+    (r) => r.body.status === 'enabled',
+  ); // the first success enables it
   return {
     domain,
     segment: segment.id,
@@ -289,20 +324,34 @@ afterAll(async () => {
 function idsFor(route: Route, param: string): string[] {
   const receiving = route.path.startsWith('/emails/receiving/');
   switch (param) {
-    case 'api_key_id': return [a.apiKey.id];
-    case 'segment_id': return [a.segment];
-    case 'contact_id': return [a.contact.id, a.contact.email];
-    case 'topic_id': return [a.topic];
-    case 'domain_id': return [a.domain.id];
-    case 'id_or_email': return [a.suppression.id, a.suppression.email];
-    case 'email_id': return receiving ? [a.received.id] : [a.email, a.scheduledEmail];
-    case 'attachment_id': return [a.received.attachment];
-    case 'id_or_alias': return [a.template.id, a.template.alias];
-    case 'oauth_client_id': return [a.oauthClient.id];
-    case 'grant_id': return [a.grant.id];
-    case 'broadcast_id': return [a.broadcast];
-    case 'webhookId': return [a.webhook];
-    case 'deliveryId': return [a.delivery];
+    case 'api_key_id':
+      return [a.apiKey.id];
+    case 'segment_id':
+      return [a.segment];
+    case 'contact_id':
+      return [a.contact.id, a.contact.email];
+    case 'topic_id':
+      return [a.topic];
+    case 'domain_id':
+      return [a.domain.id];
+    case 'id_or_email':
+      return [a.suppression.id, a.suppression.email];
+    case 'email_id':
+      return receiving ? [a.received.id] : [a.email, a.scheduledEmail];
+    case 'attachment_id':
+      return [a.received.attachment];
+    case 'id_or_alias':
+      return [a.template.id, a.template.alias];
+    case 'oauth_client_id':
+      return [a.oauthClient.id];
+    case 'grant_id':
+      return [a.grant.id];
+    case 'broadcast_id':
+      return [a.broadcast];
+    case 'webhookId':
+      return [a.webhook];
+    case 'deliveryId':
+      return [a.delivery];
     default:
       throw new Error(`${route.method} ${route.path}: no A-owned id for {${param}}; add one to idsFor in test/api/isolation.test.ts`);
   }
@@ -374,7 +423,7 @@ const answerOf = (res: ApiResponse, values: string[]) => ({
 const keyed = (routes as readonly Route[]).filter((r) => r.operation.auth === 'api_key');
 const withPathParams = keyed.filter((r) => pathParamsOf(r.path).length > 0);
 
-describe('B calling every route with A\'s ids in the path', () => {
+describe("B calling every route with A's ids in the path", () => {
   it('has an A-owned id for every path parameter, and a sample for every body, of the route table', () => {
     const known = (route: Route, param: string) => {
       try {
@@ -384,7 +433,9 @@ describe('B calling every route with A\'s ids in the path', () => {
       }
     };
     const gaps = withPathParams.flatMap((r) => [
-      ...pathParamsOf(r.path).filter((p) => !known(r, p)).map((p) => `${r.method} ${r.path}: {${p}}`),
+      ...pathParamsOf(r.path)
+        .filter((p) => !known(r, p))
+        .map((p) => `${r.method} ${r.path}: {${p}}`),
       ...(r.operation.body && !SAMPLE_BODIES[r.operation.operationId] ? [`${r.method} ${r.path}: body of ${r.operation.operationId}`] : []),
     ]);
     expect(gaps).toEqual([]);
@@ -400,7 +451,10 @@ describe('B calling every route with A\'s ids in the path', () => {
       expect(z.safeParse(route.operation.body, body).error?.issues ?? []).toEqual([]);
     }
     const answers = [];
-    for (const [credential, key] of [['api key', b.key], ['oauth token', b.oauthToken]]) {
+    for (const [credential, key] of [
+      ['api key', b.key],
+      ['oauth token', b.oauthToken],
+    ]) {
       for (const probe of probesFor(route)) {
         const res = await request(route.method, probe.path, body, { key });
         const missing = await request(route.method, probe.missingPath, body, { key });
@@ -410,7 +464,10 @@ describe('B calling every route with A\'s ids in the path', () => {
           status: res.status,
           name: res.body?.name,
           // and word for word what an id that exists nowhere gets: nothing tells B that A's exists
-          sameAsMissing: JSON.stringify(answerOf(res, probe.values)) === JSON.stringify(answerOf(missing, probe.missingValues)) || [answerOf(res, probe.values), answerOf(missing, probe.missingValues)],
+          sameAsMissing: JSON.stringify(answerOf(res, probe.values)) === JSON.stringify(answerOf(missing, probe.missingValues)) || [
+            answerOf(res, probe.values),
+            answerOf(missing, probe.missingValues),
+          ],
         });
       }
     }
@@ -421,7 +478,7 @@ describe('B calling every route with A\'s ids in the path', () => {
 // ---------------------------------------------------------------------------------------------
 // Ids of A named in B's bodies and queries: answered as if they did not exist
 
-describe('B naming A\'s ids in bodies and queries', () => {
+describe("B naming A's ids in bodies and queries", () => {
   /** Sends the request with A's value and with a value that exists nowhere: the answers must match. */
   async function sameAsMissing(send: (value: string) => Promise<ApiResponse>, ofA: string, missing = MISSING) {
     const [withA, withMissing] = [await send(ofA), await send(missing)];
@@ -431,7 +488,7 @@ describe('B naming A\'s ids in bodies and queries', () => {
     expect(withA.status).toBeGreaterThanOrEqual(400);
   }
 
-  it('refuses A\'s segment and topic in a new contact, in a contact\'s topics and in a broadcast', async () => {
+  it("refuses A's segment and topic in a new contact, in a contact's topics and in a broadcast", async () => {
     const email = () => `b-${randomBytes(4).toString('hex')}@${B_NAME}.example.com`;
     await sameAsMissing((id) => api.post('/contacts', { email: email(), segments: [id] }, asB()), a.segment);
     await sameAsMissing((id) => api.post('/contacts', { email: email(), topics: [{ id, subscription: 'opt_in' }] }, asB()), a.topic);
@@ -446,7 +503,7 @@ describe('B naming A\'s ids in bodies and queries', () => {
     await sameAsMissing((id) => api.patch(`/broadcasts/${b.broadcast}`, { topic_id: id }, asB()), a.topic);
   });
 
-  it('refuses A\'s template and A\'s sending domain for B\'s emails', async () => {
+  it("refuses A's template and A's sending domain for B's emails", async () => {
     const to = 'success@simulator.amazonses.com';
     await sameAsMissing((id) => api.post('/emails', { to, template: { id } }, asB()), a.template.id);
     await sameAsMissing((alias) => api.post('/emails', { to, template: { id: alias } }, asB()), a.template.alias, `missing-${TAG}`);
@@ -455,15 +512,19 @@ describe('B naming A\'s ids in bodies and queries', () => {
     await sameAsMissing((name) => api.post('/emails/batch', [{ from: `b@${name}`, to, subject: 's', text: 't' }], asB()), a.domain.name, `missing-${TAG}.example.com`);
   });
 
-  it('refuses A\'s OAuth client on authorize and filters by A\'s segment like a missing one', async () => {
+  it("refuses A's OAuth client on authorize and filters by A's segment like a missing one", async () => {
     const authorize = (clientId: string) =>
       api.get(`/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256Challenge(randomBytes(48).toString('base64url')) })}`, asB());
     await sameAsMissing(authorize, a.oauthClient.client_id, MISSING_CLIENT_ID);
     await sameAsMissing((id) => api.get(`/contacts?segment_id=${id}`, asB()), a.segment);
   });
 
-  it('keeps Idempotency-Keys per project: B\'s request with A\'s key makes B\'s own email', async () => {
-    const res = await api.post('/emails', { from: `b@${B_NAME}.example.com`, to: 'later@example.com', subject: 'B later', text: 'x', scheduled_at: inOneDay() }, { ...asB(), headers: { 'idempotency-key': IDEMPOTENCY_KEY } });
+  it("keeps Idempotency-Keys per project: B's request with A's key makes B's own email", async () => {
+    const res = await api.post(
+      '/emails',
+      { from: `b@${B_NAME}.example.com`, to: 'later@example.com', subject: 'B later', text: 'x', scheduled_at: inOneDay() },
+      { ...asB(), headers: { 'idempotency-key': IDEMPOTENCY_KEY } },
+    );
     expect(res.status).toBe(200);
     expect(res.body.id).not.toBe(a.scheduledEmail);
     sentByB.push(res.body.id);
@@ -483,8 +544,23 @@ describe('B naming A\'s ids in bodies and queries', () => {
 /** A's ids and the tag in the names of A's resources: none may appear in anything B reads. */
 const traces = () => [
   TAG,
-  a.domain.id, a.segment, a.topic, a.contact.id, a.template.id, a.broadcast, a.suppression.id, a.webhook, a.delivery,
-  a.apiKey.id, a.oauthClient.id, a.oauthClient.client_id, a.grant.id, a.email, a.scheduledEmail, a.received.id, a.received.attachment,
+  a.domain.id,
+  a.segment,
+  a.topic,
+  a.contact.id,
+  a.template.id,
+  a.broadcast,
+  a.suppression.id,
+  a.webhook,
+  a.delivery,
+  a.apiKey.id,
+  a.oauthClient.id,
+  a.oauthClient.client_id,
+  a.grant.id,
+  a.email,
+  a.scheduledEmail,
+  a.received.id,
+  a.received.attachment,
 ];
 const leaked = (text: string) => traces().filter((t) => text.includes(t));
 
@@ -518,8 +594,8 @@ const queryParams = (route: Route): string[] =>
 const takesCursor = (route: Route) => queryParams(route).includes('after');
 const takesBefore = (route: Route) => queryParams(route).includes('before');
 
-describe('B\'s lists', () => {
-  it.each(lists.map((r) => [r.path, r] as const))('GET %s shows nothing of A, also from a cursor of A\'s', async (_, route) => {
+describe("B's lists", () => {
+  it.each(lists.map((r) => [r.path, r] as const))("GET %s shows nothing of A, also from a cursor of A's", async (_, route) => {
     const page = await api.get(route.path + (takesCursor(route) ? '?limit=100' : ''), asB());
     expect(page.status).toBe(200);
     expect(leaked(page.text)).toEqual([]);
@@ -545,14 +621,22 @@ describe('afterwards', () => {
     // and A still sends from its domain
     const sent = await api.post('/emails', { from: `a@${a.domain.name}`, to: 'success@simulator.amazonses.com', subject: `A still sends ${TAG}`, text: 'x' });
     expect(sent.status).toBe(200);
-    await waitFor(() => api.get(`/emails/${sent.body.id}`), (r) => r.body.last_event === 'delivered', SLOW);
+    await waitFor(
+      () => api.get(`/emails/${sent.body.id}`),
+      (r) => r.body.last_event === 'delivered',
+      SLOW,
+    );
   }, 60_000);
 
-  it('B\'s webhook and B\'s event log have only B\'s own events, while A\'s webhook got A\'s', async () => {
+  it("B's webhook and B's event log have only B's own events, while A's webhook got A's", async () => {
     // a last change in A: once A's webhook has it, the pipeline has passed everything A did before
     const canary = created(await api.post('/api-keys', { name: `A canary ${TAG}` }));
     created(await api.delete(`/api-keys/${canary.id}`), 200);
-    await waitFor(async () => rxA.receipts, (rs) => rs.some((r) => r.json?.type === 'api_key.revoked' && r.json.data.object.id === canary.id), SLOW);
+    await waitFor(
+      async () => rxA.receipts,
+      (rs) => rs.some((r) => r.json?.type === 'api_key.revoked' && r.json.data.object.id === canary.id),
+      SLOW,
+    );
     await new Promise((r) => setTimeout(r, 1000));
 
     const ownedByB = new Set([b.webhook, b.domain, b.segment, b.topic, b.contact, b.broadcast, b.apiKey, ...sentByB]);
@@ -584,33 +668,40 @@ describe('afterwards', () => {
     }
   }, 60_000);
 
-  it('no event about A\'s resources was made by B\'s requests', () => {
+  it("no event about A's resources was made by B's requests", () => {
     const ofA = new Set(traces());
     const since = rxA.receipts.filter((r) => r.json?.created_at > snapshotAt && ofA.has(r.json.data?.object?.id));
     expect(since.map((r) => `${r.json.type} ${r.json.data.object.id}`)).toEqual([]);
   });
 
-  it('keeps template aliases per project: B may use A\'s alias for its own template, and each key gets its own', async () => {
+  it("keeps template aliases per project: B may use A's alias for its own template, and each key gets its own", async () => {
     const mine = created(await api.post('/templates', { name: 'B template', alias: a.template.alias, html: '<p>B</p>' }, asB()));
     expect((await api.get(`/templates/${a.template.alias}`, asB())).body.id).toBe(mine.id);
     expect((await api.get(`/templates/${a.template.alias}`)).body.id).toBe(a.template.id);
   });
 
-  it('keeps suppression lists per project: B\'s email to an address A suppressed is delivered', async () => {
+  it("keeps suppression lists per project: B's email to an address A suppressed is delivered", async () => {
     const res = await api.post('/emails', { from: `b@${B_NAME}.example.com`, to: a.suppression.email, subject: 'B to a suppressed address', text: 'x' }, asB());
     expect(res.status).toBe(200);
-    const email = await waitFor(() => api.get(`/emails/${res.body.id}`, asB()), (r) => !['queued', 'sending'].includes(r.body.last_event), SLOW);
+    const email = await waitFor(
+      () => api.get(`/emails/${res.body.id}`, asB()),
+      (r) => !['queued', 'sending'].includes(r.body.last_event),
+      SLOW,
+    );
     expect(email.body.last_event).not.toBe('suppressed');
     expect((await api.get(`/suppressions/${a.suppression.id}`)).status).toBe(200);
   }, 60_000);
 
-  it('files one message to both projects\' domains as two records, each naming only its own recipients', async () => {
+  it("files one message to both projects' domains as two records, each naming only its own recipients", async () => {
     const ofA = `bcc@${a.domain.name}`;
     const ofB = `bcc@${B_NAME}.example.com`;
     const subject = `For both ${randomBytes(4).toString('hex')}`;
     await deliverMail('sender@outside.example', [ofA, ofB], ['From: Outside <sender@outside.example>', 'To: undisclosed-recipients:;', `Subject: ${subject}`, '', 'Hello both']);
     const find = (key?: string) =>
-      waitFor(async () => (await api.get('/emails/receiving?limit=100', { key })).body.data as any[], (l) => l.some((e) => e.subject === subject)).then((l) => l.find((e) => e.subject === subject));
+      waitFor(
+        async () => (await api.get('/emails/receiving?limit=100', { key })).body.data as any[],
+        (l) => l.some((e) => e.subject === subject),
+      ).then((l) => l.find((e) => e.subject === subject));
     const [recordOfA, recordOfB] = await Promise.all([find(), find(b.key)]);
     expect(recordOfA.id).not.toBe(recordOfB.id);
     expect(recordOfA.received_for).toEqual([ofA]);

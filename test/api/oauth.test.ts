@@ -127,7 +127,9 @@ describe('the authorization code flow (acceptance)', () => {
   it('accepts JSON as well as forms, and returns state unchanged', async () => {
     const client = await registerClient();
     const verifier = newVerifier();
-    const auth = await api.get(authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(verifier), state: 'xyz 123', code_challenge_method: 'S256', response_type: 'code' }));
+    const auth = await api.get(
+      authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(verifier), state: 'xyz 123', code_challenge_method: 'S256', response_type: 'code' }),
+    );
     expect(auth.body).toMatchObject({ state: 'xyz 123' });
     const res = await postJson('/oauth/token', { grant_type: 'authorization_code', code: auth.body.code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT });
     expect(res.status).toBe(200);
@@ -336,10 +338,7 @@ describe('refresh tokens', () => {
     expect((await api.post('/segments', { name: 'x' }, { key: narrowed.body.access_token })).status).toBe(403);
 
     const sending = await tokensFor('sending_access');
-    expectOAuthError(
-      await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: sending.refresh, client_id: sending.client.client_id, scope: 'full_access' }),
-      'invalid_scope',
-    );
+    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: sending.refresh, client_id: sending.client.client_id, scope: 'full_access' }), 'invalid_scope');
   });
 
   it('works only for the client it was issued to', async () => {
@@ -460,6 +459,10 @@ describe('GET /.well-known/oauth-authorization-server', () => {
 
   it('says https behind a TLS-terminating proxy (X-Forwarded-Proto, as API Gateway sends)', async () => {
     const res = await api.get('/.well-known/oauth-authorization-server', { key: null, headers: { 'x-forwarded-proto': 'https' } });
-    expect(res.body.issuer).toBe(baseUrl().replace(/\/$/, '').replace(/^http:/, 'https:'));
+    expect(res.body.issuer).toBe(
+      baseUrl()
+        .replace(/\/$/, '')
+        .replace(/^http:/, 'https:'),
+    );
   });
 });

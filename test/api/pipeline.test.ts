@@ -61,12 +61,7 @@ describe('request bodies', () => {
     const res = await api.post('/segments', { name: 42, colour: 'red' });
     expect(res.status).toBe(422);
     expect(res.body.name).toBe('validation_error');
-    expect(res.body.errors).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ path: 'name', code: 'invalid_type' }),
-        expect.objectContaining({ path: 'colour', code: 'unrecognized_keys' }),
-      ]),
-    );
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'name', code: 'invalid_type' }), expect.objectContaining({ path: 'colour', code: 'unrecognized_keys' })]));
   });
 
   it('treats a missing body as an empty object, so the missing field is named', async () => {

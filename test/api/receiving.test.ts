@@ -246,7 +246,10 @@ describe('a message to a receiving-enabled domain', () => {
     const one = await api.get(`/emails/receiving/${listed.id}/attachments/${attachmentId}`, as());
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ object: 'attachment', id: attachmentId, content_type: 'application/pdf', download_url: expect.any(String), expires_at: expect.any(String) });
-    const file = await waitFor(() => fetch(one.body.download_url), (r) => r.status === 200); // stored right after email.received
+    const file = await waitFor(
+      () => fetch(one.body.download_url),
+      (r) => r.status === 200,
+    ); // stored right after email.received
     expect(file.headers.get('content-disposition')).toBe('attachment; filename="invoice.pdf"');
     expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).toBe(true);
     expect((await api.get(`/emails/receiving/${listed.id}/attachments/${MISSING}`, as())).status).toBe(404);
@@ -254,7 +257,10 @@ describe('a message to a receiving-enabled domain', () => {
 
   it('sends email.received and then email.stored to the subscribed webhook, signed', async () => {
     const ofEmail = () => receiver.receipts.filter((r) => r.json.data?.object?.id === listed.id);
-    const receipts = await waitFor(async () => ofEmail(), (list) => list.length >= 2);
+    const receipts = await waitFor(
+      async () => ofEmail(),
+      (list) => list.length >= 2,
+    );
     const types = receipts.map((r) => r.json.type);
     expect(types.sort()).toEqual(['email.received', 'email.stored']);
     const received = receipts.find((r) => r.json.type === 'email.received')!;
@@ -291,7 +297,13 @@ it('stores a message in another charset, and a malformed one as far as it can be
   const cyrillic = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]); // "Привет" in windows-1251
   const subject = `Gr=FC=DFe ${Date.now()}`;
   const message = Buffer.concat([
-    crlf([`From: =?ISO-8859-1?Q?J=F6rg?= <joerg@outside.example>`, `To: a@${domain.name}`, `Subject: =?ISO-8859-1?Q?${subject.replace(/ /g, '_')}?=`, 'Content-Type: text/plain; charset=windows-1251', '']),
+    crlf([
+      `From: =?ISO-8859-1?Q?J=F6rg?= <joerg@outside.example>`,
+      `To: a@${domain.name}`,
+      `Subject: =?ISO-8859-1?Q?${subject.replace(/ /g, '_')}?=`,
+      'Content-Type: text/plain; charset=windows-1251',
+      '',
+    ]),
     cyrillic,
     Buffer.from('\r\n'),
   ]);
@@ -320,7 +332,10 @@ it('drops mail for domains that do not receive: not stored, no event, raw messag
     await sendMail([notReceiving], crlf(['From: a@outside.example', `To: ${notReceiving}`, `Subject: ${subject}`, '', 'hi'])),
   ];
   // the worker deletes the raw message of mail nobody takes: that is the sign it has been handled
-  await waitFor(async () => ids.map((id) => existsSync(rawPath(id))), (exists) => exists.every((e) => !e));
+  await waitFor(
+    async () => ids.map((id) => existsSync(rawPath(id))),
+    (exists) => exists.every((e) => !e),
+  );
   expect((await listReceived()).some((e) => e.subject === subject)).toBe(false);
   const events = (await api.get('/events', as())).body.data as any[];
   expect(events.some((e) => e.data.object.subject === subject)).toBe(false);
@@ -329,12 +344,17 @@ it('drops mail for domains that do not receive: not stored, no event, raw messag
 
 it('stops receiving for a domain once receiving is disabled, and gives the receiving MX record only while enabled', async () => {
   const other = (await api.post('/domains', { name: uniqueDomain('toggle'), capabilities: { receiving: 'enabled' } }, as())).body;
-  expect(other.records).toEqual(expect.arrayContaining([expect.objectContaining({ record: 'Receiving', type: 'MX', name: other.name, value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 })]));
+  expect(other.records).toEqual(
+    expect.arrayContaining([expect.objectContaining({ record: 'Receiving', type: 'MX', name: other.name, value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 })]),
+  );
   const disabled = await api.patch(`/domains/${other.id}`, { capabilities: { receiving: 'disabled' } }, as());
   expect(disabled.body.records.some((r: any) => r.record === 'Receiving')).toBe(false);
   const subject = `After disabling ${Date.now()}`;
   const id = await sendMail([`z@${other.name}`], crlf(['From: a@outside.example', `To: z@${other.name}`, `Subject: ${subject}`, '', 'hi']));
-  await waitFor(async () => existsSync(rawPath(id)), (exists) => !exists);
+  await waitFor(
+    async () => existsSync(rawPath(id)),
+    (exists) => !exists,
+  );
   expect((await listReceived()).some((e) => e.subject === subject)).toBe(false);
 });
 
@@ -394,7 +414,10 @@ it('pages through the attachments of a message, inline parts included, in messag
   expect(rest.body).toMatchObject({ has_more: false, data: [{ filename: 'b.csv' }] });
   const back = await api.get(`/emails/receiving/${listed.id}/attachments?limit=1&before=${rest.body.data[0].id}`, as());
   expect(back.body).toMatchObject({ has_more: true, data: [{ filename: 'a.txt' }] });
-  const csv = await waitFor(() => fetch(rest.body.data[0].download_url), (r) => r.status === 200);
+  const csv = await waitFor(
+    () => fetch(rest.body.data[0].download_url),
+    (r) => r.status === 200,
+  );
   expect(csv.headers.get('content-type')).toBe('text/csv');
   expect(await csv.text()).toBe('content of b.csv');
   expect((await api.get(`/emails/receiving/${listed.id}/attachments?after=${MISSING}`, as())).status).toBe(422);

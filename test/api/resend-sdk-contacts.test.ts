@@ -78,7 +78,7 @@ describe('the resend SDK', () => {
     expect(res.error).toMatchObject({ name: 'validation_error', statusCode: 422 });
   });
 
-  it('adds, lists and removes a contact\'s segments and sets and lists its topics', async () => {
+  it("adds, lists and removes a contact's segments and sets and lists its topics", async () => {
     const segment = data(await resend.segments.create({ name: 'SDK contact segments' }));
     const topic = data(await resend.topics.create({ name: 'SDK contact topics', defaultSubscription: 'opt_in' }));
     const email = `sdk.member.${stamp}@example.com`;

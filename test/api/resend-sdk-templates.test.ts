@@ -23,7 +23,10 @@ beforeAll(async () => {
   domain = `sdk-templates-${suffix}.example.com`;
   const created = await api.post('/domains', { name: domain });
   expect(created.status).toBe(201);
-  await waitFor(() => api.post(`/domains/${created.body.id}/verify`), (r) => r.body.status === 'verified');
+  await waitFor(
+    () => api.post(`/domains/${created.body.id}/verify`),
+    (r) => r.body.status === 'verified',
+  );
 });
 
 describe('resend.templates', () => {
@@ -102,7 +105,10 @@ describe('resend.templates', () => {
     );
     const sent = ok(await resend.emails.send({ to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { PRODUCT: 'Tea & cake' } } }));
     expect(sent.id).toEqual(expect.any(String));
-    const email = await waitFor(() => resend.emails.get(sent.id).then(ok), (e) => e.last_event === 'sent');
+    const email = await waitFor(
+      () => resend.emails.get(sent.id).then(ok),
+      (e) => e.last_event === 'sent',
+    );
     expect(email).toMatchObject({ subject: 'Receipt for Tea & cake', html: '<p>Tea &amp; cake for 25</p>', from: `Shop <shop@${domain}>` });
   });
 });

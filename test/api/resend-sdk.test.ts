@@ -27,7 +27,10 @@ beforeAll(async () => {
   resend = new Resend(TEST_API_KEY, { baseUrl: baseUrl() });
   domainName = `${unique('sdk')}.example.com`;
   domainId = dataOf(await resend.domains.create({ name: domainName })).id;
-  await waitFor(async () => dataOf(await resend.domains.verify(domainId)) && dataOf(await resend.domains.get(domainId)), (d) => d.status === 'verified');
+  await waitFor(
+    async () => dataOf(await resend.domains.verify(domainId)) && dataOf(await resend.domains.get(domainId)),
+    (d) => d.status === 'verified',
+  );
 });
 
 it('api keys: create, list, remove', async () => {
@@ -80,7 +83,10 @@ it('segments and broadcasts: create, get, list, update, send, cancel, duplicate,
   expect(dataOf(await resend.broadcasts.remove(draft.id))).toMatchObject({ id: draft.id, deleted: true });
   const now = dataOf(await resend.broadcasts.create({ segmentId: segment.id, from, subject: 'SDK now', text: 'Hi' }));
   expect(dataOf(await resend.broadcasts.send(now.id))).toMatchObject({ id: now.id });
-  await waitFor(async () => dataOf(await resend.broadcasts.get(now.id)), (b) => b.status === 'sent');
+  await waitFor(
+    async () => dataOf(await resend.broadcasts.get(now.id)),
+    (b) => b.status === 'sent',
+  );
   expect(dataOf(await resend.segments.remove(segment.id))).toMatchObject({ id: segment.id, deleted: true });
 });
 

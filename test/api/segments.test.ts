@@ -62,7 +62,7 @@ describe('segments', () => {
     expect(badId.body.errors[0].path).toBe('segment_id');
   });
 
-  it('never shows or deletes another project\'s segment (404)', async () => {
+  it("never shows or deletes another project's segment (404)", async () => {
     const other = await createOtherProject();
     const { body: mine } = await api.post('/segments', { name: 'Mine' });
     expect((await api.get(`/segments/${mine.id}`, { key: other.key })).status).toBe(404);
@@ -71,7 +71,7 @@ describe('segments', () => {
     expect((await api.get('/segments', { key: other.key })).body.data).toEqual([]);
   });
 
-  it('renames a segment with PATCH (the Resend SDK\'s segments.update)', async () => {
+  it("renames a segment with PATCH (the Resend SDK's segments.update)", async () => {
     const { body: segment } = await api.post('/segments', { name: 'Old' });
     expect(await api.patch(`/segments/${segment.id}`, { name: 'New' })).toMatchObject({ status: 200, body: { ...segment, name: 'New' } });
     expect((await api.get(`/segments/${segment.id}`)).body.name).toBe('New');
@@ -84,7 +84,8 @@ describe('segments', () => {
     const { body: doomed } = await api.post('/segments', { name: 'Doomed' }, { key: other.key });
     const { body: kept } = await api.post('/segments', { name: 'Kept' }, { key: other.key });
     const contacts: string[] = [];
-    for (let i = 0; i < 60; i++) { // more members than one transaction takes (50)
+    for (let i = 0; i < 60; i++) {
+      // more members than one transaction takes (50)
       const body = { email: `member${i}@example.com`, segments: i % 2 ? [doomed.id, kept.id] : [doomed.id] };
       contacts.push((await api.post('/contacts', body, { key: other.key })).body.id);
     }

@@ -166,7 +166,10 @@ describe('SES feedback, end to end through the local SES and the suppression wri
     const other = await createOtherProject(); // the simulator addresses get suppressed: not in the project other suites send from
     const domain = `suppress-${Date.now().toString(36)}.example.com`;
     const created = await api.post('/domains', { name: domain }, { key: other.key });
-    await waitFor(() => api.post(`/domains/${created.body.id}/verify`, undefined, { key: other.key }), (r) => r.body.status === 'verified');
+    await waitFor(
+      () => api.post(`/domains/${created.body.id}/verify`, undefined, { key: other.key }),
+      (r) => r.body.status === 'verified',
+    );
     const send = async (to: string, subject = `to ${to}`) => {
       const res = await api.post('/emails', { from: `n@${domain}`, to, subject, text: 'x' }, { key: other.key });
       expect(res.status).toBe(200);
@@ -178,16 +181,28 @@ describe('SES feedback, end to end through the local SES and the suppression wri
     const bounced = await send('bounce@simulator.amazonses.com');
     const complained = await send('complaint@simulator.amazonses.com');
     const ooto = await send('ooto@simulator.amazonses.com');
-    const bounceEntry = await waitFor(() => entryOf('bounce@simulator.amazonses.com'), (r) => r.status === 200);
+    const bounceEntry = await waitFor(
+      () => entryOf('bounce@simulator.amazonses.com'),
+      (r) => r.status === 200,
+    );
     expect(bounceEntry.body).toMatchObject({ source: 'bounce', subtype: 'General', message_id: bounced, reason: expect.any(String) });
-    const complaintEntry = await waitFor(() => entryOf('complaint@simulator.amazonses.com'), (r) => r.status === 200);
+    const complaintEntry = await waitFor(
+      () => entryOf('complaint@simulator.amazonses.com'),
+      (r) => r.status === 200,
+    );
     expect(complaintEntry.body).toMatchObject({ source: 'complaint', subtype: 'abuse', message_id: complained });
-    await waitFor(() => emailOf(ooto), (e) => e.last_event === 'delivered');
+    await waitFor(
+      () => emailOf(ooto),
+      (e) => e.last_event === 'delivered',
+    );
     expect((await entryOf('ooto@simulator.amazonses.com')).status).toBe(404);
 
     const subject = `suppressed ${Date.now()}`;
     const later = await send('bounce@simulator.amazonses.com', subject);
-    await waitFor(() => emailOf(later), (e) => e.last_event === 'suppressed');
+    await waitFor(
+      () => emailOf(later),
+      (e) => e.last_event === 'suppressed',
+    );
     const stored = (await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as { emails: { subject: string }[] };
     expect(stored.emails.filter((e) => e.subject === subject)).toHaveLength(0);
   });

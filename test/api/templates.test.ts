@@ -64,7 +64,16 @@ describe('templates', () => {
 
   it('validates fields: variables (duplicates, fallback type, reserved keys), alias syntax, addresses, unknown keys', async () => {
     const cases: [Record<string, unknown>, string, string?][] = [
-      [{ variables: [{ key: 'A', type: 'string' }, { key: 'A', type: 'number' }] }, 'variables.1.key', 'custom'],
+      [
+        {
+          variables: [
+            { key: 'A', type: 'string' },
+            { key: 'A', type: 'number' },
+          ],
+        },
+        'variables.1.key',
+        'custom',
+      ],
       [{ variables: [{ key: 'PRICE', type: 'number', fallback_value: 'ten' }] }, 'variables.0.fallback_value'],
       [{ variables: [{ key: 'NAME', type: 'string', fallback_value: 3 }] }, 'variables.0.fallback_value'],
       [{ variables: [{ key: 'EMAIL', type: 'string' }] }, 'variables.0.key'],
@@ -210,8 +219,15 @@ describe('templates', () => {
     expect(first.body).toMatchObject({ object: 'list', has_more: true });
     expect(first.body.data.map((t: { id: string }) => t.id)).toEqual(newestFirst.slice(0, 2));
     expect(first.body.data[0]).toEqual({
-      object: 'template', id: newestFirst[0], name: 'e', alias: null, status: 'draft', published_at: null,
-      has_unpublished_versions: false, created_at: expect.any(String), updated_at: expect.any(String),
+      object: 'template',
+      id: newestFirst[0],
+      name: 'e',
+      alias: null,
+      status: 'draft',
+      published_at: null,
+      has_unpublished_versions: false,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     const next = await api.get(`/templates?limit=2&after=${newestFirst[1]}`, { key: other.key });
     expect(next.body.data.map((t: { id: string }) => t.id)).toEqual(newestFirst.slice(2, 4));
@@ -222,7 +238,7 @@ describe('templates', () => {
     expect(all.body.data).toHaveLength(5);
   });
 
-  it('never shows, changes or deletes another project\'s template (404), by id or alias', async () => {
+  it("never shows, changes or deletes another project's template (404), by id or alias", async () => {
     const other = await createOtherProject();
     const alias = uniqueAlias('mine');
     const { body: mine } = await api.post('/templates', orderTemplate(alias));

@@ -124,13 +124,7 @@ describe('webhook CRUD', () => {
 
     // every change wrote its event, with the webhook as the API shows it (never the secret)
     const events = (await api.get('/events', { key: other.key })).body.data.filter((e: any) => e.data.object.id === id);
-    expect(events.map((e: any) => e.type)).toEqual([
-      'webhook.endpoint.deleted',
-      'webhook.endpoint.updated',
-      'webhook.endpoint.disabled',
-      'webhook.endpoint.updated',
-      'webhook.endpoint.created',
-    ]);
+    expect(events.map((e: any) => e.type)).toEqual(['webhook.endpoint.deleted', 'webhook.endpoint.updated', 'webhook.endpoint.disabled', 'webhook.endpoint.updated', 'webhook.endpoint.created']);
     expect(JSON.stringify(events)).not.toContain(created.body.signing_secret);
     expect(events[2].data.object.status).toBe('disabled');
   });
@@ -182,7 +176,11 @@ describe('webhook deliveries', () => {
     const hook = await createWebhook({ endpoint: rx.url, events: ['domain.created'] }, other.key);
     const domain = (await api.post('/domains', { name: uniqueDomain() }, { key: other.key })).body;
 
-    const [receipt] = await waitFor(async () => rx.of('domain.created', (r) => r.json.data.object.id === domain.id), (r) => r.length > 0, 10_000);
+    const [receipt] = await waitFor(
+      async () => rx.of('domain.created', (r) => r.json.data.object.id === domain.id),
+      (r) => r.length > 0,
+      10_000,
+    );
     const payload = new StandardWebhook(hook.signing_secret).verify(receipt.body, receipt.headers as Record<string, string>) as any;
     expect(payload).toMatchObject({ object: 'event', type: 'domain.created', api_version: '2026-08-14', project_id: other.projectId, data: { object: { id: domain.id, name: domain.name } } });
     expect(receipt.headers['webhook-id']).toBe(payload.id);
@@ -190,7 +188,10 @@ describe('webhook deliveries', () => {
     expect(() => new StandardWebhook(hook.signing_secret).verify(receipt.body.replace('domain', 'DOMAIN'), receipt.headers as Record<string, string>)).toThrow();
 
     // the delivery is recorded, and the first success makes the webhook enabled
-    const [delivery] = await waitFor(() => deliveriesOf(hook.id, other.key), (d) => d[0]?.status === 'delivered');
+    const [delivery] = await waitFor(
+      () => deliveriesOf(hook.id, other.key),
+      (d) => d[0]?.status === 'delivered',
+    );
     expect(delivery).toEqual({
       object: 'webhook_delivery',
       id: expect.stringMatching(ID),
@@ -219,25 +220,41 @@ describe('webhook deliveries', () => {
     const hook = await createWebhook({ endpoint: rx.url, events: ['api_key.created'] }, other.key);
     await api.post('/api-keys', { name: 'trigger' }, { key: other.key });
 
-    const [failed] = await waitFor(() => deliveriesOf(hook.id, other.key), (d) => d[0]?.status === 'failed', 20_000, 200);
+    const [failed] = await waitFor(
+      () => deliveriesOf(hook.id, other.key),
+      (d) => d[0]?.status === 'failed',
+      20_000,
+      200,
+    );
     expect(failed).toMatchObject({ status: 'failed', attempt_count: 4, response_code: 500, error: 'endpoint answered 500', next_attempt_at: null, completed_at: expect.stringMatching(TIME) });
     const attempts = rx.of('api_key.created');
     expect(attempts).toHaveLength(4);
     expect(new Set(attempts.map((a) => a.headers['webhook-id']))).toEqual(new Set([failed.event_id])); // the same id on every attempt
     for (let i = 1; i < attempts.length; i++) expect(attempts[i].at - attempts[i - 1].at).toBeGreaterThanOrEqual(900); // 1 s apart
-    expect((await api.get(`/webhooks/${hook.id}`, { key: other.key })).body).toMatchObject({ status: 'pending', consecutive_failures: 4, last_failure_at: expect.stringMatching(TIME), last_success_at: null });
+    expect((await api.get(`/webhooks/${hook.id}`, { key: other.key })).body).toMatchObject({
+      status: 'pending',
+      consecutive_failures: 4,
+      last_failure_at: expect.stringMatching(TIME),
+      last_success_at: null,
+    });
 
     rx.status = 204;
     const retried = await api.post(`/webhooks/${hook.id}/deliveries/${failed.id}/retry`, undefined, { key: other.key });
     expect(retried).toMatchObject({ status: 202, body: { id: failed.id, status: 'pending', attempt_count: 4, completed_at: null } });
-    const [delivered] = await waitFor(() => deliveriesOf(hook.id, other.key), (d) => d[0]?.status === 'delivered');
+    const [delivered] = await waitFor(
+      () => deliveriesOf(hook.id, other.key),
+      (d) => d[0]?.status === 'delivered',
+    );
     expect(delivered).toMatchObject({ attempt_count: 5, response_code: 204, error: null });
     expect(rx.of('api_key.created')).toHaveLength(5);
     expect((await api.get(`/webhooks/${hook.id}`, { key: other.key })).body).toMatchObject({ status: 'enabled', consecutive_failures: 0 });
 
     // a delivered delivery can be sent again too: exactly one more attempt
     expect((await api.post(`/webhooks/${hook.id}/deliveries/${failed.id}/retry`, undefined, { key: other.key })).status).toBe(202);
-    await waitFor(async () => rx.of('api_key.created').length, (n) => n === 6);
+    await waitFor(
+      async () => rx.of('api_key.created').length,
+      (n) => n === 6,
+    );
     await new Promise((r) => setTimeout(r, 1500));
     expect(rx.of('api_key.created')).toHaveLength(6);
   }, 40_000);
@@ -248,7 +265,12 @@ describe('webhook deliveries', () => {
     rx.status = 503;
     const hook = await createWebhook({ endpoint: rx.url, events: ['api_key.created'] }, other.key);
     await Promise.all(Array.from({ length: 30 }, (_, i) => api.post('/api-keys', { name: `k${i}` }, { key: other.key })));
-    const disabled = await waitFor(async () => (await api.get(`/webhooks/${hook.id}`, { key: other.key })).body, (w) => w.status === 'disabled', 30_000, 250);
+    const disabled = await waitFor(
+      async () => (await api.get(`/webhooks/${hook.id}`, { key: other.key })).body,
+      (w) => w.status === 'disabled',
+      30_000,
+      250,
+    );
     expect(disabled.consecutive_failures).toBe(120);
     const events = (await api.get('/events', { key: other.key })).body.data.filter((e: any) => e.type === 'webhook.endpoint.disabled');
     expect(events).toHaveLength(1);
@@ -274,7 +296,10 @@ describe('webhook deliveries', () => {
     expect(rotated.body.secret_prefix).toBe(rotated.body.signing_secret.slice(0, 10));
 
     await api.post('/api-keys', { name: 'after-rotation' }, { key: other.key });
-    const [receipt] = await waitFor(async () => rx.of('api_key.created'), (r) => r.length > 0);
+    const [receipt] = await waitFor(
+      async () => rx.of('api_key.created'),
+      (r) => r.length > 0,
+    );
     expect(String(receipt.headers['webhook-signature']).split(' ')).toHaveLength(2);
     for (const secret of [hook.signing_secret, rotated.body.signing_secret]) {
       expect(() => new StandardWebhook(secret).verify(receipt.body, receipt.headers as Record<string, string>)).not.toThrow();
@@ -307,9 +332,15 @@ describe('GET /webhook-events', () => {
     const hook = await createWebhook({ endpoint: rx.url, events: ['api_key.created', 'api_key.revoked'] }, other.key);
     const key = (await api.post('/api-keys', { name: 'listed' }, { key: other.key })).body;
     await api.delete(`/api-keys/${key.id}`, { key: other.key });
-    await waitFor(() => deliveriesOf(hook.id, other.key), (d) => d.length === 2 && d.every((x: any) => x.status === 'delivered'));
+    await waitFor(
+      () => deliveriesOf(hook.id, other.key),
+      (d) => d.length === 2 && d.every((x: any) => x.status === 'delivered'),
+    );
 
-    const page = await waitFor(async () => (await api.get('/webhook-events', { key: other.key })).body, (b) => b.data.length === 2 && b.data.every((e: any) => e.attempt));
+    const page = await waitFor(
+      async () => (await api.get('/webhook-events', { key: other.key })).body,
+      (b) => b.data.length === 2 && b.data.every((e: any) => e.attempt),
+    );
     expect(page).toEqual({ object: 'list', data: expect.any(Array), has_more: false });
     expect(page.data.map((e: any) => e.type)).toEqual(['api_key.revoked', 'api_key.created']);
     const deliveries = await deliveriesOf(hook.id, other.key);
@@ -336,14 +367,20 @@ describe('GET /webhook-events', () => {
     rx.delayMs = 3000;
     const hook = await createWebhook({ endpoint: rx.url, events: ['api_key.created'] }, other.key);
     await api.post('/api-keys', { name: 'slow' }, { key: other.key });
-    const page = await waitFor(async () => (await api.get('/webhook-events', { key: other.key })).body, (b) => b.data.length === 1);
+    const page = await waitFor(
+      async () => (await api.get('/webhook-events', { key: other.key })).body,
+      (b) => b.data.length === 1,
+    );
     expect(page.data[0]).toMatchObject({ webhook_id: hook.id, type: 'api_key.created', attempt: null });
-    await waitFor(async () => (await api.get('/webhook-events', { key: other.key })).body.data[0].attempt, (a) => a?.status === 'succeeded');
+    await waitFor(
+      async () => (await api.get('/webhook-events', { key: other.key })).body.data[0].attempt,
+      (a) => a?.status === 'succeeded',
+    );
   });
 });
 
 describe('isolation', () => {
-  it('never shows or delivers one project\'s webhooks and events to another', async () => {
+  it("never shows or delivers one project's webhooks and events to another", async () => {
     const a = await createOtherProject();
     const b = await createOtherProject();
     const rx = await receiver();
@@ -356,7 +393,10 @@ describe('isolation', () => {
 
     await api.post('/api-keys', { name: 'in-b' }, { key: b.key });
     await api.post('/api-keys', { name: 'in-a' }, { key: a.key });
-    await waitFor(async () => rx.of('api_key.created'), (r) => r.length >= 1);
+    await waitFor(
+      async () => rx.of('api_key.created'),
+      (r) => r.length >= 1,
+    );
     await new Promise((r) => setTimeout(r, 1000));
     expect(rx.receipts.map((r) => `${r.json.project_id} ${r.json.data.object.name}`)).toEqual([`${a.projectId} in-a`]);
     const [delivery] = await deliveriesOf(hook.id, a.key);

@@ -30,7 +30,7 @@ describe('EmailService stack (bundling skipped)', () => {
   const tableId = stack.getLogicalId(stack.table.node.defaultChild as CfnElement);
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
-  it('keeps every template under CloudFormation\'s 500 resources, the routes in a nested stack per resource', () => {
+  it("keeps every template under CloudFormation's 500 resources, the routes in a nested stack per resource", () => {
     const nested = stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
     expect(nested.map((n) => n.node.id).sort()).toEqual([...new Set(routes.map((r) => `${functionName({ handler: r.handler.split('/')[0] })}Routes`))].sort());
     for (const t of [template, ...nested.map((n) => Template.fromStack(n))]) {
@@ -57,9 +57,7 @@ describe('EmailService stack (bundling skipped)', () => {
           { AttributeName: 'PK', KeyType: 'HASH' },
           { AttributeName: 'SK', KeyType: 'RANGE' },
         ],
-        AttributeDefinitions: Match.arrayWith(
-          ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
-        ),
+        AttributeDefinitions: Match.arrayWith(['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' }))),
         GlobalSecondaryIndexes: [
           {
             IndexName: 'GSI1',
@@ -263,7 +261,7 @@ describe('EmailService queues and workers', () => {
     }
   });
 
-  it('feeds the webhook fan-out from the table\'s stream, filtered to inserted event items, with partial batch failures', () => {
+  it("feeds the webhook fan-out from the table's stream, filtered to inserted event items, with partial batch failures", () => {
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as CfnElement);
     const fanOut = workers.find((w) => w.name === 'webhook-fanout')!;
     expect(fanOut.trigger).toMatchObject({ kind: 'stream', filter: WEBHOOK_FANOUT_FILTER });
@@ -284,7 +282,7 @@ describe('EmailService queues and workers', () => {
     expect(statements.some((st) => [st.Action].flat().includes('sqs:SendMessage'))).toBe(true);
   });
 
-  it('feeds the segment cleanup from the table\'s stream, filtered to removed segment items, with 5 minutes per call', () => {
+  it("feeds the segment cleanup from the table's stream, filtered to removed segment items, with 5 minutes per call", () => {
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as CfnElement);
     const fnId = idOf(stack.functions.get(workerFunctionId('segment-cleanup'))!);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -333,7 +331,11 @@ describe('EmailService queues and workers', () => {
       // and no other queue's URL, but a queue worker's own
       const trigger = workers.find((w) => workerFunctionId(w.name) === id)?.trigger;
       const known = [...named, ...(trigger?.kind === 'queue' ? [trigger.queue] : [])].map(queueUrlVariable);
-      expect(Object.keys(variables).filter((v) => v.startsWith('QUEUE_URL_')).sort()).toEqual([...new Set(known)].sort());
+      expect(
+        Object.keys(variables)
+          .filter((v) => v.startsWith('QUEUE_URL_'))
+          .sort(),
+      ).toEqual([...new Set(known)].sort());
     }
   });
 });
@@ -361,7 +363,9 @@ describe('EmailService SES permissions', () => {
   });
 
   it('gives the domain routes the SES calls they make, and nothing SES to the rest', () => {
-    expect(sesStatements('PostDomains').flatMap((st) => [st.Action].flat())).toEqual(expect.arrayContaining(['ses:CreateEmailIdentity', 'ses:CreateConfigurationSet', 'ses:PutEmailIdentityMailFromAttributes']));
+    expect(sesStatements('PostDomains').flatMap((st) => [st.Action].flat())).toEqual(
+      expect.arrayContaining(['ses:CreateEmailIdentity', 'ses:CreateConfigurationSet', 'ses:PutEmailIdentityMailFromAttributes']),
+    );
     expect(sesStatements('PostDomainsDomainIdVerify').flatMap((st) => [st.Action].flat())).toEqual(['ses:GetEmailIdentity']);
     expect(sesStatements('GetDomains')).toEqual([]);
     expect(sesStatements('PostSegments')).toEqual([]);

@@ -117,7 +117,18 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
     { ...keys.topic(projectId, topicId), ...base, type: 'topic', id: topicId, name: 'News', description: null, default_subscription: 'opt_in', visibility: 'public' },
     { ...keys.suppression(projectId, contacts[1].email), ...base, type: 'suppression', email: contacts[1].email },
     // the sending domain's name claim, as createDomain leaves it: the fan-out takes its configuration set
-    { ...keys.domainName('example.com'), type: 'domain_name', project_id: projectId, domain_id: 'd-1', name: 'example.com', state: 'active', claimed_at: at, configuration_set: 'es-d-1', status: 'verified', sending: 'enabled' },
+    {
+      ...keys.domainName('example.com'),
+      type: 'domain_name',
+      project_id: projectId,
+      domain_id: 'd-1',
+      name: 'example.com',
+      state: 'active',
+      claimed_at: at,
+      configuration_set: 'es-d-1',
+      status: 'verified',
+      sending: 'enabled',
+    },
     ...contacts,
     ...contacts.map((c) => ({ ...keys.segmentMember(projectId, segmentId, c.id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: c.id })),
     {
@@ -226,8 +237,18 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   expect(enqueued).toEqual(new Set(emails.map((e) => e.id as string)));
 }, 60_000);
 
-it('drops a message that is not the broadcast\'s cursor, and reports an unreadable one as a batch item failure', async () => {
-  const record = (messageId: string, body: string) => ({ messageId, receiptHandle: 'r', body, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'ap-southeast-2' });
+it("drops a message that is not the broadcast's cursor, and reports an unreadable one as a batch item failure", async () => {
+  const record = (messageId: string, body: string) => ({
+    messageId,
+    receiptHandle: 'r',
+    body,
+    attributes: {},
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn',
+    awsRegion: 'ap-southeast-2',
+  });
   const stale = JSON.stringify({ project_id: newId(), broadcast_id: newId(), after: '' }); // readable, no such broadcast: done with
   const result = await fanOut({ Records: [record('bad-json', '{'), record('bad-shape', '{"project_id":1}'), record('stale', stale)] } as never);
   expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);

@@ -9,7 +9,11 @@ import { useRuntimeTable } from '../support/table';
 
 useRuntimeTable();
 const key = () => ({ PK: `TEST#${newId()}`, SK: 'CONDITION' });
-const failure = async (write: Promise<unknown>): Promise<unknown> => write.then(() => undefined, (error: unknown) => error);
+const failure = async (write: Promise<unknown>): Promise<unknown> =>
+  write.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 it('PutItem: ConditionFailed with the tag, the action and the existing item (only with withItem)', async () => {
   const k = key();

@@ -62,10 +62,18 @@ async function stored(raw: Buffer, recipients: string[]): Promise<{ id: string; 
 }
 
 const received = async (project: Project) => (await api.get('/emails/receiving?limit=100', { key: project.key })).body.data as any[];
-const withSubject = (project: Project, subject: string) => waitFor(() => received(project), (list) => list.some((e) => e.subject === subject)).then((list) => list.filter((e) => e.subject === subject));
+const withSubject = (project: Project, subject: string) =>
+  waitFor(
+    () => received(project),
+    (list) => list.some((e) => e.subject === subject),
+  ).then((list) => list.filter((e) => e.subject === subject));
 const eventsOf = async (project: Project, id: string) => ((await api.get('/events', { key: project.key })).body.data as any[]).filter((e) => e.data.object.id === id).map((e) => e.type);
 /** Both events exist (email.stored comes last, right after the attachments are in the bucket). */
-const settledEvents = (project: Project, id: string) => waitFor(() => eventsOf(project, id), (types) => types.includes('email.stored'));
+const settledEvents = (project: Project, id: string) =>
+  waitFor(
+    () => eventsOf(project, id),
+    (types) => types.includes('email.stored'),
+  );
 
 it('stores a notification delivered twice, or twice at once, only once, with one email.received and one email.stored', async () => {
   const subject = `Twice ${Date.now()}`;
@@ -81,7 +89,10 @@ it('stores a notification delivered twice, or twice at once, only once, with one
   const marker = `Marker ${Date.now()}`;
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: (await stored(message(`m@${one.domain}`, marker), [`m@${one.domain}`])).body }));
   await withSubject(one, marker);
-  await waitFor(async () => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))).Attributes!, (a) => a.ApproximateNumberOfMessages === '0' && a.ApproximateNumberOfMessagesNotVisible === '0');
+  await waitFor(
+    async () => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))).Attributes!,
+    (a) => a.ApproximateNumberOfMessages === '0' && a.ApproximateNumberOfMessagesNotVisible === '0',
+  );
   expect(await withSubject(one, subject)).toHaveLength(1);
   expect((await eventsOf(one, record.id)).sort()).toEqual(['email.received', 'email.stored']);
 });
@@ -140,7 +151,13 @@ it('sends poison messages to the DLQ after their receives, and stores the rest o
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
 
   const good = `Good ${Date.now()}`;
-  const missingRaw = await receiptNotification({ raw: message(`q@${one.domain}`, 'lost'), messageId: sesMessageId(), source: 'a@outside.example', recipients: [`q@${one.domain}`], bucket: info.inboundBucket });
+  const missingRaw = await receiptNotification({
+    raw: message(`q@${one.domain}`, 'lost'),
+    messageId: sesMessageId(),
+    source: 'a@outside.example',
+    recipients: [`q@${one.domain}`],
+    bucket: info.inboundBucket,
+  });
   const poison = [
     'this is not JSON',
     JSON.stringify({ Type: 'Notification', MessageId: randomUUID(), TopicArn: LOCAL_INBOUND_TOPIC_ARN }), // no Message

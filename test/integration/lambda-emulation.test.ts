@@ -52,7 +52,10 @@ describe('a function may call only what its needs grant', () => {
     sqs.destroy();
     // an email that does not exist: the sender drops the message
     const sendOne = () => sendQueue.enqueue([{ project_id: 'no-such-project', email_id: 'no-such-email' }]);
-    await expect(invoke(fn('NamesNoQueue', {}), sendOne, {})).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringMatching(/NamesNoQueue is not authorized to perform: sqs:SendMessage/) });
+    await expect(invoke(fn('NamesNoQueue', {}), sendOne, {})).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringMatching(/NamesNoQueue is not authorized to perform: sqs:SendMessage/),
+    });
     await expect(invoke(fn('NamesTheSendQueue', { queues: ['send'] }), sendOne, {})).resolves.toBeUndefined();
   });
 
@@ -64,11 +67,15 @@ describe('a function may call only what its needs grant', () => {
 describe('timeouts', () => {
   it('fails an invocation past its timeout and refuses the AWS calls it still makes', async () => {
     let lateCall: Promise<unknown> | undefined;
-    const slow = invoke(fn('SlowThing', { table: ['PutItem'] }, 100), async () => {
-      await new Promise((r) => setTimeout(r, 300));
-      lateCall = documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key('late') } }));
-      return lateCall;
-    }, {});
+    const slow = invoke(
+      fn('SlowThing', { table: ['PutItem'] }, 100),
+      async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        lateCall = documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key('late') } }));
+        return lateCall;
+      },
+      {},
+    );
     await expect(slow).rejects.toMatchObject({ name: 'Sandbox.Timedout', message: expect.stringMatching(/Task timed out after 0.10 seconds/) });
     await new Promise((r) => setTimeout(r, 400));
     await expect(lateCall).rejects.toMatchObject({ name: 'InvocationTimedOut' });
@@ -91,7 +98,7 @@ describe('API Gateway and Lambda in front of a route', () => {
     expect((await integrate(fn('BigAnswer', {}), answer(5 * MB), event())).statusCode).toBe(200);
   });
 
-  it('answers 413 when the event is over Lambda\'s 6 MB, without invoking the function', async () => {
+  it("answers 413 when the event is over Lambda's 6 MB, without invoking the function", async () => {
     let invoked = false;
     const result = await integrate(fn('BigRequest', {}), async () => ((invoked = true), { statusCode: 200 }), event('y'.repeat(6 * MB + 1)));
     expect(result).toMatchObject({ statusCode: 413, body: JSON.stringify({ message: 'Request Entity Too Large' }) });
@@ -114,7 +121,7 @@ describe('event source batches and queue messages', () => {
     for (const batch of batches) expect(payloadBytes({ Records: batch })).toBeLessThanOrEqual(MAX_BATCH_EVENT_BYTES);
   });
 
-  it('makes every queue refuse a message over SQS\'s 256 KiB, as the stack configures it', async () => {
+  it("makes every queue refuse a message over SQS's 256 KiB, as the stack configures it", async () => {
     const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     for (const queue of queues) {
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queue.name }));

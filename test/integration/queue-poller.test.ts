@@ -30,16 +30,17 @@ async function queueWithDlq(name: string, maxReceiveCount: number) {
   const queue = await sqs.send(
     new CreateQueueCommand({
       QueueName: name,
-      Attributes: { VisibilityTimeout: '1', // local-aws-sqs treats 0 as its 30 s default
-                    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }) },
+      Attributes: {
+        VisibilityTimeout: '1', // local-aws-sqs treats 0 as its 30 s default
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
+      },
     }),
   );
   const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   return { url: queue.QueueUrl!, arn, dlqUrl: dlq.QueueUrl! };
 }
 
-const send = (url: string, bodies: string[]) =>
-  sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: bodies.map((MessageBody, i) => ({ Id: String(i), MessageBody })) }));
+const send = (url: string, bodies: string[]) => sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: bodies.map((MessageBody, i) => ({ Id: String(i), MessageBody })) }));
 
 /** Polls like the runtime does until `done` holds (failed messages reappear after the 1 s visibility timeout). */
 async function pollUntil(poller: QueuePoller, done: () => boolean | Promise<boolean>, timeoutMs = 10_000) {

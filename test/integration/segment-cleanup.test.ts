@@ -40,9 +40,7 @@ async function seedSegment(projectId: string, size: number, options: { withSegme
       segment_ids: [keptId, segmentId],
       topics: {},
     })),
-    ...contactIds.flatMap((id) =>
-      [segmentId, keptId].map((sid) => ({ ...keys.segmentMember(projectId, sid, id), ...base, type: 'segment_member', segment_id: sid, contact_id: id })),
-    ),
+    ...contactIds.flatMap((id) => [segmentId, keptId].map((sid) => ({ ...keys.segmentMember(projectId, sid, id), ...base, type: 'segment_member', segment_id: sid, contact_id: id }))),
   ];
   for (let i = 0; i < items.length; i += 25) {
     let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
@@ -60,7 +58,13 @@ async function memberCount(projectId: string, segmentId: string): Promise<number
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const out = await documentClient.send(
-      new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': PK, ':p': prefix }, Select: 'COUNT', ExclusiveStartKey }),
+      new QueryCommand({
+        TableName: runtime.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+        ExpressionAttributeValues: { ':pk': PK, ':p': prefix },
+        Select: 'COUNT',
+        ExclusiveStartKey,
+      }),
     );
     count += out.Count ?? 0;
     ExclusiveStartKey = out.LastEvaluatedKey;

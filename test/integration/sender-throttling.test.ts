@@ -69,7 +69,21 @@ afterAll(async () => {
 });
 
 const sqsEvent = (messageId: string, body: unknown): SQSEvent =>
-  ({ Records: [{ messageId, receiptHandle: messageId, body: JSON.stringify(body), attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-southeast-2:000000000000:send', awsRegion: 'ap-southeast-2' }] }) as SQSEvent;
+  ({
+    Records: [
+      {
+        messageId,
+        receiptHandle: messageId,
+        body: JSON.stringify(body),
+        attributes: {},
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:ap-southeast-2:000000000000:send',
+        awsRegion: 'ap-southeast-2',
+      },
+    ],
+  }) as SQSEvent;
 
 it('puts a throttled email back in the queue after one SES call, then sends it exactly once', async () => {
   const caller: Caller = { projectId: newId(), livemode: true, permission: 'full_access' };

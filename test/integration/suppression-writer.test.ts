@@ -112,14 +112,19 @@ function snsNotification(event: object): string {
     SignatureVersion: '1',
     Signature: 'EXAMPLEpH+DcEwjAPg8O9mY8dReBSwksfg2S7WKQcikcNKWLQjwu6A4VbeS0QHVCkhRS7fUQvi2egU3N858fiTDN6bkkOxYDVrY0Ad8L10Hs3zH81mtnPk5uvvolIC1CXGu43obcgFxeL3khZl8IKvO61GWB6jI9b5+gLPoBc1Q=',
     SigningCertURL: 'https://sns.ap-southeast-2.amazonaws.com/SimpleNotificationService-6aad65c2f9911b05cd53efda11f913f9.pem',
-    UnsubscribeURL: 'https://sns.ap-southeast-2.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:ap-southeast-2:123456789012:email-service-ses-events:7e5c0a62-6a4c-4b0f-9d1e-3c2b1d0f9e8a',
+    UnsubscribeURL:
+      'https://sns.ap-southeast-2.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:ap-southeast-2:123456789012:email-service-ses-events:7e5c0a62-6a4c-4b0f-9d1e-3c2b1d0f9e8a',
   });
 }
 
 const publish = (...events: object[]) => Promise.all(events.map((event) => sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: snsNotification(event) }))));
 
 const entry = (email: string) => api.get(`/suppressions/${encodeURIComponent(email)}`, { key: project.key });
-const entryAppears = (email: string) => waitFor(() => entry(email), (r) => r.status === 200).then((r) => r.body);
+const entryAppears = (email: string) =>
+  waitFor(
+    () => entry(email),
+    (r) => r.status === 200,
+  ).then((r) => r.body);
 
 /** Until the runtime's poller has taken and finished every message of the queue. */
 async function drained(): Promise<void> {
@@ -184,7 +189,10 @@ it('withdraws an earlier complaint on not-spam, never suppresses for it, and lea
 
   const fresh = address('never-complained');
   await publish(complaintEvent({ ...newSend([complained.recipients[0], bounced.recipients[0], fresh]) }, 'not-spam'));
-  await waitFor(() => entry(complained.recipients[0]), (r) => r.status === 404);
+  await waitFor(
+    () => entry(complained.recipients[0]),
+    (r) => r.status === 404,
+  );
   await drained();
   expect((await entry(bounced.recipients[0])).body).toEqual(bounceEntry);
   expect((await entry(fresh)).status).toBe(404);
@@ -208,9 +216,7 @@ it('applies a duplicate notification once: one entry, unchanged', async () => {
 
 it('reads the older notification format (notificationType, no tags) through the SES message id lookup', async () => {
   const send = newSend([address('legacy')]);
-  await documentClient.send(
-    new PutCommand({ TableName: runtime.tableName, Item: { ...keys.sesMessage(send.messageId), type: 'ses_message', project_id: project.projectId, email_id: send.emailId } }),
-  );
+  await documentClient.send(new PutCommand({ TableName: runtime.tableName, Item: { ...keys.sesMessage(send.messageId), type: 'ses_message', project_id: project.projectId, email_id: send.emailId } }));
   const { eventType: _, ...event } = bounceEvent(send, 'Permanent', 'General', ['smtp; 550 5.1.1 user unknown']);
   await publish({ notificationType: 'Bounce', ...event, mail: mail(send.messageId, send.recipients, undefined) });
   expect(await entryAppears(send.recipients[0])).toMatchObject({ source: 'bounce', message_id: send.emailId, reason: 'smtp; 550 5.1.1 user unknown' });
@@ -220,9 +226,7 @@ it('sends a malformed message to the DLQ after its receives, and processes the r
   const name = `suppression-writer-test-${randomUUID().slice(0, 8)}`;
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
   const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn;
-  const queue = await sqs.send(
-    new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }) } }),
-  );
+  const queue = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }) } }));
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
 
   const good = newSend([address('batch-ok-1'), address('batch-ok-2')]);

@@ -127,10 +127,19 @@ it('delivers each event exactly once per subscribed webhook when the first strea
   await transact(sent.slice(0, 8).map((o) => eventWrite(caller, 'email.sent', o)));
   await transact([...sent.slice(8).map((o) => eventWrite(caller, 'email.sent', o)), ...['x', 'y'].map((id) => eventWrite(caller, 'email.delivered', { id }))]);
   const events = await waitFor(
-    async () => (await documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)', ExpressionAttributeValues: { ':pk': `PROJECT#${caller.projectId}`, ':e': 'EVENT#' } }))).Items ?? [],
+    async () =>
+      (
+        await documentClient.send(
+          new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)', ExpressionAttributeValues: { ':pk': `PROJECT#${caller.projectId}`, ':e': 'EVENT#' } }),
+        )
+      ).Items ?? [],
     (items) => items.filter((i) => i.event_type !== 'webhook.endpoint.created' && i.event_type !== 'webhook.endpoint.disabled').length === 17,
   );
-  const idsOf = (type: string) => events.filter((e) => e.event_type === type).map((e) => e.event.id as string).sort();
+  const idsOf = (type: string) =>
+    events
+      .filter((e) => e.event_type === type)
+      .map((e) => e.event.id as string)
+      .sort();
 
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   const dispatcher = new QueuePoller({ fn: workerFunction('webhook-dispatcher'), sqs, queueUrl, queueArn, batchSize: 10, concurrency: 3, handler: dispatcherHandler as never, idleMs: 50 });
@@ -154,7 +163,13 @@ it('delivers each event exactly once per subscribed webhook when the first strea
   expect(count('/c').total).toBe(0); // not subscribed
   expect(count('/d').total).toBe(0); // disabled
   const deliveries = (
-    await documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :d)', ExpressionAttributeValues: { ':pk': `PROJECT#${caller.projectId}`, ':d': 'WEBHOOK_DELIVERY#' } }))
+    await documentClient.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :d)',
+        ExpressionAttributeValues: { ':pk': `PROJECT#${caller.projectId}`, ':d': 'WEBHOOK_DELIVERY#' },
+      }),
+    )
   ).Items!;
   expect(deliveries).toHaveLength(32);
   expect(deliveries.every((x) => x.status === 'delivered' && x.attempt_count === 1)).toBe(true);
@@ -163,7 +178,17 @@ it('delivers each event exactly once per subscribed webhook when the first strea
 }, 60_000);
 
 it('reports an unreadable delivery message as a batch item failure, so it ends in the DLQ', async () => {
-  const record = (messageId: string, body: string) => ({ messageId, receiptHandle: 'r', body, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'ap-southeast-2' });
+  const record = (messageId: string, body: string) => ({
+    messageId,
+    receiptHandle: 'r',
+    body,
+    attributes: {},
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn',
+    awsRegion: 'ap-southeast-2',
+  });
   const gone = JSON.stringify({ project_id: newId(), webhook_id: newId(), delivery_id: newId() }); // readable, but no such delivery: done with
   const result = await dispatcherHandler({ Records: [record('bad-json', '{'), record('bad-shape', '{"project_id":1}'), record('gone', gone)] } as never);
   expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);

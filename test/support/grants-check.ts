@@ -52,9 +52,7 @@ export function grantProblems(records: CallRecord[], complete: boolean): string[
     const used = new Set(records.filter((r) => r.fn === fn && r.outcome === 'allowed').map((r) => r.grant));
     for (const grant of grantedActions(needs)) {
       if (used.has(grant) || needs.untested?.[grant]) continue;
-      problems.push(
-        `${fn} is granted ${grant} in ${declaredIn}, but no test made it use it: remove the grant, add a test that reaches the call, or say why in its needs.untested`,
-      );
+      problems.push(`${fn} is granted ${grant} in ${declaredIn}, but no test made it use it: remove the grant, add a test that reaches the call, or say why in its needs.untested`);
     }
   }
   return problems;

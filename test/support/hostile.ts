@@ -318,7 +318,10 @@ export class Seed {
       const value = this.value();
       const result = this.schema.safeParse(value);
       if (result.success) return value;
-      this.learn(value, result.error.issues.map((issue) => issue.path.map(String).join('.')));
+      this.learn(
+        value,
+        result.error.issues.map((issue) => issue.path.map(String).join('.')),
+      );
     }
     return undefined;
   }
@@ -379,9 +382,7 @@ const urlString: fc.Arbitrary<string> = hostileString.filter((s) => encodeURICom
 const hostileKey: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...HOSTILE_KEYS), fc.string({ unit: 'binary', maxLength: 12 }));
 
 /** A map with hostile keys, `__proto__` as an own key included. */
-const hostileMap: fc.Arbitrary<Record<string, unknown>> = fc
-  .array(fc.tuple(hostileKey, fc.oneof(hostileString, wrongType)), { minLength: 1, maxLength: 3 })
-  .map((entries) => objectOf(entries));
+const hostileMap: fc.Arbitrary<Record<string, unknown>> = fc.array(fc.tuple(hostileKey, fc.oneof(hostileString, wrongType)), { minLength: 1, maxLength: 3 }).map((entries) => objectOf(entries));
 
 /** A value for one field: a wrong type, a hostile string, or hostile things nested where the field nests. */
 function fieldValue(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
@@ -413,9 +414,9 @@ function bodies(route: Route, seed: unknown): fc.Arbitrary<Body> {
 
   if (fields.length > 0) {
     // one to three fields replaced by hostile values, the rest valid (drawn twice as often as the other variants)
-    const replaced = fc.uniqueArray(fc.constantFrom(...fields), { minLength: 1, maxLength: Math.min(3, fields.length) }).chain((names) =>
-      fc.tuple(...names.map((name) => fieldValue(object!.properties![name]).map((value) => [name, value] as const))),
-    );
+    const replaced = fc
+      .uniqueArray(fc.constantFrom(...fields), { minLength: 1, maxLength: Math.min(3, fields.length) })
+      .chain((names) => fc.tuple(...names.map((name) => fieldValue(object!.properties![name]).map((value) => [name, value] as const))));
     const wrongValue = replaced.map((pairs) => json('wrong value')({ ...base, ...Object.fromEntries(pairs) }));
     variants.push(wrongValue, wrongValue);
   }
@@ -427,9 +428,7 @@ function bodies(route: Route, seed: unknown): fc.Arbitrary<Body> {
       }),
     );
   }
-  variants.push(
-    hostileMap.map((extra) => json('extra field')(objectOf([...Object.entries(base ?? {}), ...Object.entries(extra)]))),
-  );
+  variants.push(hostileMap.map((extra) => json('extra field')(objectOf([...Object.entries(base ?? {}), ...Object.entries(extra)]))));
   variants.push(fc.oneof(wrongType, hostileString).map((value) => ({ kind: 'not an object', body: JSON.stringify(value), contentType: 'application/json' })));
   variants.push(fc.constantFrom(...INVALID_JSON).map((body) => ({ kind: 'invalid JSON', body, contentType: 'application/json' })));
   variants.push(fc.constantFrom(...WRONG_CONTENT_TYPES).map((contentType) => ({ kind: 'content type', body: wrap(base ?? {}), contentType })));
@@ -465,7 +464,20 @@ function queries(route: Route, fixtures: Record<string, string | undefined>): fc
     { weight: 4, arbitrary: fc.array(pair, { minLength: 1, maxLength: 3 }).map((pairs) => pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('limit=1&limit=2', 'limit=', 'limit', '%zz=1', 'a[b]=1&a[c]=2', '=x', '&&&', 'limit=%00', 'after=..%2F..', `after=${newId()}&before=${newId()}`, '__proto__[x]=1', 'x='.repeat(500)),
+      arbitrary: fc.constantFrom(
+        'limit=1&limit=2',
+        'limit=',
+        'limit',
+        '%zz=1',
+        'a[b]=1&a[c]=2',
+        '=x',
+        '&&&',
+        'limit=%00',
+        'after=..%2F..',
+        `after=${newId()}&before=${newId()}`,
+        '__proto__[x]=1',
+        'x='.repeat(500),
+      ),
     },
   );
 }
@@ -504,7 +516,14 @@ export function hostileCases(ctx: RouteContext): fc.Arbitrary<HostileCase> {
   const { route } = ctx;
   const names = pathParams(route.path);
   const validIds = names.map((name) => encodeURIComponent(ctx.fixtures[name] ?? newId()));
-  const hostileIds = names.length ? fc.integer({ min: 0, max: names.length - 1 }).chain((n) => pathValue(ctx.fixtures[names[n]], Object.values(ctx.fixtures).filter((v): v is string => !!v)).map((v) => validIds.map((id, i) => (i === n ? v : id)))) : fc.constant([] as string[]);
+  const hostileIds = names.length
+    ? fc.integer({ min: 0, max: names.length - 1 }).chain((n) =>
+        pathValue(
+          ctx.fixtures[names[n]],
+          Object.values(ctx.fixtures).filter((v): v is string => !!v),
+        ).map((v) => validIds.map((id, i) => (i === n ? v : id))),
+      )
+    : fc.constant([] as string[]);
   const hasBody = !!route.operation.body && route.method !== 'GET';
   const seedBody: Body = hasBody && ctx.seedBody !== undefined ? { kind: '', body: JSON.stringify(ctx.seedBody), contentType: 'application/json' } : { kind: '' };
   const hostileBody: fc.Arbitrary<Body> = hasBody
@@ -528,11 +547,34 @@ export function hostileCases(ctx: RouteContext): fc.Arbitrary<HostileCase> {
   };
   const one = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
   return fc.oneof(
-    ...(route.method !== 'GET' ? [one(6, hostileBody.map((b) => build(validIds, '', b, noHeader, 'body')))] : []),
-    ...(names.length ? [one(3, hostileIds.map((ids) => build(ids, '', seedBody, noHeader, 'path id')))] : []),
-    one(2, hostileQuery.map((q) => build(validIds, q, seedBody, noHeader, 'query'))),
-    one(1, hostileHeader.map((h) => build(validIds, '', seedBody, h, 'header'))),
-    one(1, fc.tuple(hostileIds, hostileQuery, hostileBody, fc.option(hostileHeader, { nil: noHeader })).map(([ids, q, b, h]) => build(ids, q, b, h, 'everything'))),
+    ...(route.method !== 'GET'
+      ? [
+          one(
+            6,
+            hostileBody.map((b) => build(validIds, '', b, noHeader, 'body')),
+          ),
+        ]
+      : []),
+    ...(names.length
+      ? [
+          one(
+            3,
+            hostileIds.map((ids) => build(ids, '', seedBody, noHeader, 'path id')),
+          ),
+        ]
+      : []),
+    one(
+      2,
+      hostileQuery.map((q) => build(validIds, q, seedBody, noHeader, 'query')),
+    ),
+    one(
+      1,
+      hostileHeader.map((h) => build(validIds, '', seedBody, h, 'header')),
+    ),
+    one(
+      1,
+      fc.tuple(hostileIds, hostileQuery, hostileBody, fc.option(hostileHeader, { nil: noHeader })).map(([ids, q, b, h]) => build(ids, q, b, h, 'everything')),
+    ),
   );
 }
 
@@ -577,7 +619,14 @@ export function fixedCases(ctx: RouteContext): HostileCase[] {
   const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(ctx.fixtures[name] ?? newId()));
   const cases: HostileCase[] = [{ kind: 'a method the route table does not have', method: 'PUT', path, headers, body: '{}', status: 405 }];
   if (route.method === 'GET') return cases;
-  cases.push({ kind: 'body over 5 MB', method: route.method, path, headers, body: JSON.stringify({ padding: 'x'.repeat(MAX_BODY_BYTES) }), status: route.operation.errorFormat === 'oauth' ? 400 : 413 }); // RFC 6749 has no 413
+  cases.push({
+    kind: 'body over 5 MB',
+    method: route.method,
+    path,
+    headers,
+    body: JSON.stringify({ padding: 'x'.repeat(MAX_BODY_BYTES) }),
+    status: route.operation.errorFormat === 'oauth' ? 400 : 413,
+  }); // RFC 6749 has no 413
   if (!route.operation.body) return cases;
 
   const schema = jsonSchemaOf(route.operation.body);

@@ -19,9 +19,7 @@ function routeOf(method: string, path: string): Pick<Route, 'operation'> {
 function unnamedFields(sent: unknown, parsed: unknown, at: string): string[] {
   if (Array.isArray(sent) && Array.isArray(parsed)) return sent.flatMap((item, i) => unnamedFields(item, parsed[i], `${at}[${i}]`));
   if (!sent || typeof sent !== 'object' || !parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return [];
-  return Object.entries(sent).flatMap(([name, value]) =>
-    name in parsed ? unnamedFields(value, (parsed as Record<string, unknown>)[name], `${at}.${name}`) : [`${at}.${name}`],
-  );
+  return Object.entries(sent).flatMap(([name, value]) => (name in parsed ? unnamedFields(value, (parsed as Record<string, unknown>)[name], `${at}.${name}`) : [`${at}.${name}`]));
 }
 
 /** What is wrong with `body` as the answer `status` to `method path`, or undefined. */

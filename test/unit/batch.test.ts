@@ -68,11 +68,7 @@ describe('processStreamBatch', () => {
 
   it('treats RETRY as a failure without an error, and a record the handler drops as done', async () => {
     const logged: unknown[] = [];
-    const response = await processStreamBatch(
-      streamEvent('drop', 'retry', 'c'),
-      async (record) => (nameOf(record) === 'retry' ? RETRY : undefined),
-      { onError: (error) => logged.push(error) },
-    );
+    const response = await processStreamBatch(streamEvent('drop', 'retry', 'c'), async (record) => (nameOf(record) === 'retry' ? RETRY : undefined), { onError: (error) => logged.push(error) });
     expect(ids(response)).toEqual(['101']);
     expect(logged).toEqual([]);
   });

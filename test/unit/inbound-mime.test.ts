@@ -73,7 +73,7 @@ describe('parseMessage', () => {
         '--r--',
         '--m',
         'Content-Type: application/pdf; name="=?UTF-8?Q?Rechnung_=C3=BC.pdf?="',
-        'Content-Disposition: attachment; filename*=UTF-8\'\'Rechnung%20%C3%BC.pdf',
+        "Content-Disposition: attachment; filename*=UTF-8''Rechnung%20%C3%BC.pdf",
         'Content-Transfer-Encoding: base64',
         '',
         pdf.toString('base64'),

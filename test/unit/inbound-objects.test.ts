@@ -46,12 +46,17 @@ describe('presigned download URLs', () => {
     const disposition = contentDisposition('attachment', 'Rechnung ü.pdf');
     const ours = await presignGet(key, { expiresInSeconds: 3600, contentType: 'application/pdf', contentDisposition: disposition, now: signingDate });
     // (without the SDK's default checksum parameters, `x-amz-checksum-mode` and an empty body's CRC32, which nothing here reads)
-    const client = new S3Client({ region: 'ap-southeast-2', credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED', ...(endpoint ? { endpoint, forcePathStyle: true } : {}) });
-    const theirs = await getSignedUrl(
-      client,
-      new GetObjectCommand({ Bucket: BUCKET, Key: key, ResponseContentType: 'application/pdf', ResponseContentDisposition: disposition }),
-      { expiresIn: 3600, signingDate },
-    );
+    const client = new S3Client({
+      region: 'ap-southeast-2',
+      credentials,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    });
+    const theirs = await getSignedUrl(client, new GetObjectCommand({ Bucket: BUCKET, Key: key, ResponseContentType: 'application/pdf', ResponseContentDisposition: disposition }), {
+      expiresIn: 3600,
+      signingDate,
+    });
     expect(new URL(ours.download_url).origin + new URL(ours.download_url).pathname).toBe(new URL(theirs).origin + new URL(theirs).pathname);
     expect(sortedQuery(ours.download_url)).toEqual(sortedQuery(theirs));
     expect(ours.expires_at).toBe('2026-11-22T09:01:02.000Z');
@@ -69,7 +74,9 @@ describe('signed requests', () => {
         throw new Error('captured');
       },
     };
-    await sdkClient(undefined, handler as never).send(command as never).catch(() => undefined);
+    await sdkClient(undefined, handler as never)
+      .send(command as never)
+      .catch(() => undefined);
     return captured!;
   }
 
@@ -93,7 +100,11 @@ describe('signed requests', () => {
     ['GetObject', () => new GetObjectCommand({ Bucket: BUCKET, Key: 'raw/abc' }), () => getObject('raw/abc')],
     ['HeadObject', () => new HeadObjectCommand({ Bucket: BUCKET, Key: 'raw/abc' }), () => headObject('raw/abc')],
     ['DeleteObject', () => new DeleteObjectCommand({ Bucket: BUCKET, Key: 'raw/abc' }), () => deleteObject('raw/abc')],
-    ['PutObject', () => new PutObjectCommand({ Bucket: BUCKET, Key: 'bodies/p/r.json', Body: Buffer.from('{}'), ContentType: 'application/json' }), () => putObject('bodies/p/r.json', Buffer.from('{}'), 'application/json')],
+    [
+      'PutObject',
+      () => new PutObjectCommand({ Bucket: BUCKET, Key: 'bodies/p/r.json', Body: Buffer.from('{}'), ContentType: 'application/json' }),
+      () => putObject('bodies/p/r.json', Buffer.from('{}'), 'application/json'),
+    ],
   ])('%s goes to the same host, path and query as the SDK sends it, signed for the same scope', async (_name, command, call) => {
     const theirs = await sdkRequest(command());
     const ours = await ourRequest(call);
@@ -135,7 +146,7 @@ describe('the local S3 stand-in', () => {
     client.destroy();
   });
 
-  it('does the same for the service\'s own client, and serves its presigned URLs with the requested headers', async () => {
+  it("does the same for the service's own client, and serves its presigned URLs with the requested headers", async () => {
     const body = Buffer.from('%PDF-1.4 \x01\x02', 'latin1');
     await putObject('attachments/p/r/a', body, 'application/pdf');
     expect(await getObject('attachments/p/r/a')).toEqual(body);

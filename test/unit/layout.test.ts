@@ -102,7 +102,11 @@ describe('the layout of shared/', () => {
     expect(files.filter(isPlatform).length).toBeGreaterThan(5);
     expect(files.filter(isOperations).length).toBeGreaterThan(5);
     // every relative or alias import resolves: a parser that lost track would pass everything
-    const lost = files.flatMap((f) => importsOf(f).filter((i) => (i.specifier.startsWith('.') || i.specifier.startsWith('#')) && !i.file).map((i) => `${f}: '${i.specifier}'`));
+    const lost = files.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => (i.specifier.startsWith('.') || i.specifier.startsWith('#')) && !i.file)
+        .map((i) => `${f}: '${i.specifier}'`),
+    );
     expect(lost).toEqual([]);
   });
 
@@ -116,9 +120,11 @@ describe('the layout of shared/', () => {
   });
 
   it('keeps shared/platform/ free of features', () => {
-    const offences = files
-      .filter(isPlatform)
-      .flatMap((f) => importsOf(f).filter((i) => i.file && !isPlatform(i.file)).map((i) => `${f} imports '${i.specifier}' (${i.file})`));
+    const offences = files.filter(isPlatform).flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.file && !isPlatform(i.file))
+        .map((i) => `${f} imports '${i.specifier}' (${i.file})`),
+    );
     if (offences.length)
       throw new Error(
         `shared/platform/ must import no feature (nor functions/, lib/):\n  ${offences.join('\n  ')}\n` +

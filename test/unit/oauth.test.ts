@@ -62,36 +62,43 @@ describe('OAuth identifiers and tokens', () => {
 });
 
 describe('redirect URIs', () => {
-  it.each([
-    'https://app.example/callback',
-    'https://app.example:8443/cb?x=1',
-    'http://127.0.0.1/cb',
-    'http://127.0.0.1:8080/cb',
-    'http://[::1]:8080/cb',
-    'http://localhost/cb',
-  ])('may register %s', (uri) => {
-    expect(redirectUriProblem(uri)).toBeUndefined();
-  });
+  it.each(['https://app.example/callback', 'https://app.example:8443/cb?x=1', 'http://127.0.0.1/cb', 'http://127.0.0.1:8080/cb', 'http://[::1]:8080/cb', 'http://localhost/cb'])(
+    'may register %s',
+    (uri) => {
+      expect(redirectUriProblem(uri)).toBeUndefined();
+    },
+  );
 
-  it.each(([
-    ['http://app.example/cb', /https/],
-    ['http://192.168.0.1/cb', /https/],
-    ['com.example.app:/cb', /absolute|https/],
-    ['javascript:alert(1)', /https/],
-    ['HTTPS://app.example/cb', /https/],
-    ['/relative/cb', /absolute/],
-    ['https://app.example/cb#x', /fragment/],
-    ['https://app.example/cb#', /fragment/],
-    ['https://user:pw@app.example/cb', /user/],
-    [`https://app.example/${'a'.repeat(2048)}`, /2048/],
-  ] as Array<[string, RegExp]>).map(([uri, reason]) => [uri.length > 60 ? `a URI of ${uri.length} characters` : uri, uri, reason] as const))('may not register %s', (_, uri, reason) => {
+  it.each(
+    (
+      [
+        ['http://app.example/cb', /https/],
+        ['http://192.168.0.1/cb', /https/],
+        ['com.example.app:/cb', /absolute|https/],
+        ['javascript:alert(1)', /https/],
+        ['HTTPS://app.example/cb', /https/],
+        ['/relative/cb', /absolute/],
+        ['https://app.example/cb#x', /fragment/],
+        ['https://app.example/cb#', /fragment/],
+        ['https://user:pw@app.example/cb', /user/],
+        [`https://app.example/${'a'.repeat(2048)}`, /2048/],
+      ] as Array<[string, RegExp]>
+    ).map(([uri, reason]) => [uri.length > 60 ? `a URI of ${uri.length} characters` : uri, uri, reason] as const),
+  )('may not register %s', (_, uri, reason) => {
     expect(redirectUriProblem(uri)).toMatch(reason);
   });
 
   it('match exactly, without normalising', () => {
     const registered = 'https://app.example/callback';
     expect(redirectUriMatches(registered, registered)).toBe(true);
-    for (const other of ['https://app.example/callback/', 'https://APP.example/callback', 'https://app.example:443/callback', 'https://app.example/callback?x', 'https://app.example/Callback', 'https://app.example/cal%6Cback']) {
+    for (const other of [
+      'https://app.example/callback/',
+      'https://APP.example/callback',
+      'https://app.example:443/callback',
+      'https://app.example/callback?x',
+      'https://app.example/Callback',
+      'https://app.example/cal%6Cback',
+    ]) {
       expect(redirectUriMatches(registered, other)).toBe(false);
     }
     // port freedom is only for loopback http

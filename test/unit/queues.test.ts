@@ -18,7 +18,14 @@ describe('requestBatches', () => {
   const sizes = (batches: number[][]) => batches.map((b) => b.length);
 
   it('puts at most 10 messages in a request', () => {
-    expect(sizes(requestBatches(Array.from({ length: 25 }, () => 10), (n) => n))).toEqual([10, 10, 5]);
+    expect(
+      sizes(
+        requestBatches(
+          Array.from({ length: 25 }, () => 10),
+          (n) => n,
+        ),
+      ),
+    ).toEqual([10, 10, 5]);
     expect(requestBatches([], (n: number) => n)).toEqual([]);
   });
 

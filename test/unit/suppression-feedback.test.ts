@@ -31,10 +31,7 @@ describe('sesEventFromBody', () => {
 describe('decide', () => {
   it('suppresses every recipient of a Permanent bounce, with the diagnostic code or a description', () => {
     const decision = decide(
-      bounce('Permanent', 'NoEmail', [
-        { emailAddress: 'One@Example.com', diagnosticCode: 'smtp; 550 5.1.1 user unknown' },
-        { emailAddress: '"Two" <two@example.com>' },
-      ]) as never,
+      bounce('Permanent', 'NoEmail', [{ emailAddress: 'One@Example.com', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }, { emailAddress: '"Two" <two@example.com>' }]) as never,
     );
     expect(decision).toEqual({
       suppress: [

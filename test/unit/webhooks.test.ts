@@ -117,7 +117,7 @@ describe('the dispatcher on AWS (no ALLOW_HTTP_LOOPBACK_WEBHOOKS)', () => {
 });
 
 describe('pinnedLookup', () => {
-  it('answers the checked address whatever name it is asked, in both of Node\'s callback forms', async () => {
+  it("answers the checked address whatever name it is asked, in both of Node's callback forms", async () => {
     const lookup = pinnedLookup('93.184.216.34', 4);
     const one = await new Promise((resolve) => lookup('rebinding.example', {}, (error, address, family) => resolve({ error, address, family })));
     expect(one).toEqual({ error: null, address: '93.184.216.34', family: 4 });
@@ -149,7 +149,7 @@ describe('signing', () => {
 });
 
 describe('deliveryId', () => {
-  it('is the same UUID for the same webhook and event, another for another, and sorts by the event\'s time', () => {
+  it("is the same UUID for the same webhook and event, another for another, and sorts by the event's time", () => {
     const [webhook, other] = [newId(), newId()];
     // UUIDv7-shaped event ids at given times (newId() never goes back in time within a process)
     const eventAt = (ms: number, tail: string) => {

@@ -49,19 +49,18 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
   const dir = jarDirectory();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir && !existsSync(options.dataDir)) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawnTied(
-    'java',
-    [
-      '-XX:+UseSerialGC',
-      '-XX:TieredStopAtLevel=1',
-      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
-      '-jar', join(dir, 'DynamoDBLocal.jar'),
-      '-port', String(options.port),
-      '-sharedDb',
-      '-disableTelemetry',
-      ...storage,
-    ],
-  );
+  const child = spawnTied('java', [
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(dir, 'DynamoDBLocal.jar'),
+    '-port',
+    String(options.port),
+    '-sharedDb',
+    '-disableTelemetry',
+    ...storage,
+  ]);
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
@@ -109,8 +108,6 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
   const created = await client.send(new CreateTableCommand(createTableInput(tableName)));
-  await client.send(
-    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true } }),
-  );
+  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true } }));
   return created.TableDescription!.LatestStreamArn!;
 }

@@ -131,9 +131,7 @@ export class SesFront {
       VerifiedForSendingStatus: status === 'SUCCESS',
       VerificationStatus: status,
       DkimAttributes: { SigningEnabled: true, Status: status, Tokens: identity.dkimTokens, SigningAttributesOrigin: 'AWS_SES' },
-      MailFromAttributes: identity.mailFromDomain
-        ? { MailFromDomain: identity.mailFromDomain, MailFromDomainStatus: status, BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' }
-        : undefined,
+      MailFromAttributes: identity.mailFromDomain ? { MailFromDomain: identity.mailFromDomain, MailFromDomainStatus: status, BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' } : undefined,
       ConfigurationSetName: identity.configurationSetName,
       Tags: identity.tags,
       Policies: {},

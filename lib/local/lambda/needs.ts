@@ -117,7 +117,7 @@ function record(fn: FunctionIdentity, grant: string, outcome: 'allowed' | 'denie
   recorded.add(line);
   const file = process.env.AWS_CALLS_LOG;
   if (file) appendFileSync(file, `${line}\n`);
-  if (outcome === 'denied') console.error(JSON.stringify({ level: 'ERROR', message: 'AWS call denied by the function\'s needs', function: fn.name, grant }));
+  if (outcome === 'denied') console.error(JSON.stringify({ level: 'ERROR', message: "AWS call denied by the function's needs", function: fn.name, grant }));
 }
 
 /** Throws what AWS would answer when `invocation` may not make `call`; records the call either way. */

@@ -85,7 +85,10 @@ export class QueuePoller {
     const messages = received.Messages ?? [];
     if (messages.length === 0) return 0;
     const failed = new Set<string>();
-    for (const records of eventsWithin(messages.map((m) => toRecord(m, queueArn)), MAX_BATCH_EVENT_BYTES)) {
+    for (const records of eventsWithin(
+      messages.map((m) => toRecord(m, queueArn)),
+      MAX_BATCH_EVENT_BYTES,
+    )) {
       for (const id of await this.invoke(records)) failed.add(id);
     }
     const done = messages.filter((m) => !failed.has(m.MessageId!));

@@ -7,13 +7,7 @@
  * A batch also stops where its event would pass Lambda's 6 MB; the handler runs as its function
  * (needs, timeout: lib/local/lambda/invocation.ts), and a timeout fails the batch like an error.
  */
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type _Record,
-  type DynamoDBStreamsClient,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type _Record, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesFilter, type FilterPattern } from './event-filter';
 import type { AnyHandler } from './handlers';
@@ -89,9 +83,7 @@ export class StreamPoller {
     for (const shard of description.StreamDescription?.Shards ?? []) {
       if (this.shards.has(shard.ShardId!)) continue;
       const position = this.initialised ? 'TRIM_HORIZON' : (this.options.startingPosition ?? 'LATEST');
-      const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: position }),
-      );
+      const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: position }));
       this.shards.set(shard.ShardId!, { iterator: ShardIterator, pending: [], attempts: 0, closed: !ShardIterator });
     }
     this.initialised = true;

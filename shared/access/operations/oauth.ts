@@ -51,7 +51,7 @@ export const metadata = defineOperation({
   summary: 'OAuth authorization server metadata (RFC 8414; no authentication)',
   description:
     'The issuer is the URL this request reached (its Host and X-Forwarded-Proto: the API Gateway URL on AWS). ' +
-    '`authorization_endpoint` is GET /oauth/authorize, which the consent interface calls with the project\'s key ' +
+    "`authorization_endpoint` is GET /oauth/authorize, which the consent interface calls with the project's key " +
     'after the user agreed; it answers JSON, never a redirect.',
   tags: ['OAuth'],
   auth: 'none',
@@ -103,9 +103,7 @@ export const listClients = defineOperation({
 export const deleteClient = defineOperation({
   operationId: 'deleteOAuthClient',
   summary: 'Delete an OAuth client and revoke its grants',
-  description:
-    'The path takes the client\'s `id` (not its `client_id`). Its codes and refresh tokens stop working at once, and every ' +
-    'grant of the client is revoked with its tokens.',
+  description: "The path takes the client's `id` (not its `client_id`). Its codes and refresh tokens stop working at once, and every " + 'grant of the client is revoked with its tokens.',
   tags: ['OAuth'],
   auth: 'api_key',
   params: z.strictObject({ oauth_client_id: id }),
@@ -193,12 +191,7 @@ export const token = defineOperation({
       refresh_token: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
       scope: z.optional(scope),
     })
-    .check(
-      required('authorization_code', 'code'),
-      required('authorization_code', 'code_verifier'),
-      required('authorization_code', 'redirect_uri'),
-      required('refresh_token', 'refresh_token'),
-    ),
+    .check(required('authorization_code', 'code'), required('authorization_code', 'code_verifier'), required('authorization_code', 'redirect_uri'), required('refresh_token', 'refresh_token')),
   responses: {
     200: {
       description: 'The tokens (never cached: `Cache-Control: no-store`)',
@@ -242,8 +235,7 @@ export const listGrants = defineOperation({
   operationId: 'listOAuthGrants',
   summary: 'List the live OAuth grants of the project, newest first',
   description:
-    'A grant is one authorization of a client: one access and one refresh token at a time. `expires_at` is when its ' +
-    'refresh token expires (30 days after it was issued; each refresh moves it).',
+    'A grant is one authorization of a client: one access and one refresh token at a time. `expires_at` is when its ' + 'refresh token expires (30 days after it was issued; each refresh moves it).',
   tags: ['OAuth'],
   auth: 'api_key',
   query: listQuery,

@@ -53,7 +53,10 @@ const topicSubscription = z.strictObject({ id, subscription: z.enum(SUBSCRIPTION
 export type TopicSubscription = z.output<typeof topicSubscription>;
 const topics = z.array(topicSubscription).check(
   z.maxLength(MAX_TOPICS_PER_REQUEST),
-  uniqueIds<TopicSubscription>((t) => t.id, (i) => [i, 'id']),
+  uniqueIds<TopicSubscription>(
+    (t) => t.id,
+    (i) => [i, 'id'],
+  ),
 );
 
 const contactFields = {
@@ -87,9 +90,7 @@ export const contactTopic = z.object({
   subscription: z.enum(SUBSCRIPTIONS),
 });
 
-const contactId = z.string().check(
-  z.refine((v) => UUID_PATTERN.test(v) || isAddress(v), 'must be a contact id (UUID) or the contact\'s email address'),
-);
+const contactId = z.string().check(z.refine((v) => UUID_PATTERN.test(v) || isAddress(v), "must be a contact id (UUID) or the contact's email address"));
 const contactParams = z.strictObject({ contact_id: contactId });
 const membershipParams = z.strictObject({ contact_id: contactId, segment_id: id });
 
@@ -98,8 +99,8 @@ const rules =
   '`segments` takes `[{id}]` or plain ids; an unknown segment or topic id is 422 naming its path. ' +
   `At most ${MAX_SEGMENTS_PER_CONTACT} segments per contact and ${MAX_TOPICS_PER_REQUEST} topics per request; ` +
   `\`properties\`: at most ${MAX_PROPERTIES} keys (letters, digits, \`_\`), values string (up to ${MAX_PROPERTY_VALUE_LENGTH} characters), number, boolean or null. ` +
-  '`topics` in the record are the explicit subscriptions; the effective one falls back to the topic\'s `default_subscription`.';
-const byIdOrEmail = 'The path takes the contact\'s id or its email address (any case).';
+  "`topics` in the record are the explicit subscriptions; the effective one falls back to the topic's `default_subscription`.";
+const byIdOrEmail = "The path takes the contact's id or its email address (any case).";
 
 export const create = defineOperation({
   operationId: 'createContact',
@@ -115,7 +116,7 @@ export type CreateContactInput = z.output<typeof create.body>;
 export const list = defineOperation({
   operationId: 'listContacts',
   summary: 'List contacts, newest first',
-  description: '`segment_id` lists only that segment\'s members (404 for an unknown segment).',
+  description: "`segment_id` lists only that segment's members (404 for an unknown segment).",
   tags: ['Contacts'],
   auth: 'api_key',
   query: z.extend(listQuery, { segment_id: z.optional(id) }),
@@ -130,7 +131,7 @@ export const listBySegment = defineOperation({
   auth: 'api_key',
   params: z.strictObject({ segment_id: id }),
   query: listQuery,
-  responses: { 200: { description: 'A page of the segment\'s contacts', schema: listOf(contact) }, ...commonErrors, 404: notFoundResponse },
+  responses: { 200: { description: "A page of the segment's contacts", schema: listOf(contact) }, ...commonErrors, 404: notFoundResponse },
 });
 
 export const get = defineOperation({
@@ -148,7 +149,7 @@ export const update = defineOperation({
   summary: 'Update a contact',
   description:
     `\`email\` is required, as the contract says (the Resend SDK's \`contacts.update\` omits it and gets 422); a new ` +
-    'address moves the contact\'s claim on it (409 `contact_exists` when another contact has it). Fields left out stay ' +
+    "address moves the contact's claim on it (409 `contact_exists` when another contact has it). Fields left out stay " +
     'as they are; `first_name`/`last_name` null clear them. `properties` are merged key by key; `segments` replaces the ' +
     `contact's segments; \`topics\` sets the listed subscriptions and leaves the others. ${byIdOrEmail} ${rules}`,
   tags: ['Contacts'],
@@ -214,18 +215,18 @@ export const removeSegment = defineOperation({
 
 export const listTopics = defineOperation({
   operationId: 'listContactTopics',
-  summary: 'A contact\'s subscriptions to every topic of the project, newest topic first',
+  summary: "A contact's subscriptions to every topic of the project, newest topic first",
   description: `\`subscription\` is the effective one: the contact's explicit choice, else the topic's \`default_subscription\`. ${byIdOrEmail}`,
   tags: ['Contacts'],
   auth: 'api_key',
   params: contactParams,
   query: listQuery,
-  responses: { 200: { description: 'A page of topics with the contact\'s subscription', schema: listOf(contactTopic) }, ...commonErrors, 404: notFoundResponse },
+  responses: { 200: { description: "A page of topics with the contact's subscription", schema: listOf(contactTopic) }, ...commonErrors, 404: notFoundResponse },
 });
 
 export const updateTopics = defineOperation({
   operationId: 'updateContactTopics',
-  summary: 'Set a contact\'s subscriptions to topics',
+  summary: "Set a contact's subscriptions to topics",
   description:
     'The body is `{topics: [{id, subscription}]}` or the bare array (as the Resend SDK sends it). The listed subscriptions are ' +
     `set, the others stay; at most ${MAX_TOPICS_PER_REQUEST}; an unknown topic is 422 naming its path. Answers the contact. ${byIdOrEmail}`,
@@ -233,7 +234,10 @@ export const updateTopics = defineOperation({
   auth: 'api_key',
   params: contactParams,
   // The SDK's bare array is read as `{topics: [...]}`, so a 422 names `topics.0.id` in either form (the SDK's own field name).
-  body: z.pipe(z.transform((input: unknown) => (Array.isArray(input) ? { topics: input } : input)), z.strictObject({ topics })),
+  body: z.pipe(
+    z.transform((input: unknown) => (Array.isArray(input) ? { topics: input } : input)),
+    z.strictObject({ topics }),
+  ),
   responses: { 200: { description: 'The contact', schema: contact }, ...commonErrors, 404: notFoundResponse },
 });
 export type UpdateContactTopicsInput = z.output<typeof updateTopics.body>;

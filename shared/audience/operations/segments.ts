@@ -45,7 +45,8 @@ export const update = defineOperation({
 export const remove = defineOperation({
   operationId: 'deleteSegment',
   summary: 'Delete a segment',
-  description: 'Deletes the segment and its memberships; the contacts stay. Up to 1,000 memberships go before the answer, the rest within seconds (a worker fed by the table\'s stream). A second delete is 404.',
+  description:
+    "Deletes the segment and its memberships; the contacts stay. Up to 1,000 memberships go before the answer, the rest within seconds (a worker fed by the table's stream). A second delete is 404.",
   tags: ['Segments'],
   auth: 'api_key',
   params: segmentParams,

@@ -23,7 +23,7 @@ export const topic = z.object({
 
 const topicParams = z.strictObject({ topic_id: id });
 const rules =
-  'A contact\'s effective subscription to a topic is its explicit one (`topics` on the contact), else the topic\'s ' +
+  "A contact's effective subscription to a topic is its explicit one (`topics` on the contact), else the topic's " +
   '`default_subscription`, which is fixed when the topic is created. Broadcasts with a `topic_id` skip contacts whose ' +
   'effective subscription is `opt_out`.';
 
@@ -67,8 +67,7 @@ export const update = defineOperation({
   operationId: 'updateTopic',
   summary: 'Update a topic',
   description:
-    'At least one of `name`, `description`, `visibility`. `default_subscription` cannot change (422). `id` may be ' +
-    'repeated in the body (the Resend SDK sends it) and must then be the path\'s id.',
+    'At least one of `name`, `description`, `visibility`. `default_subscription` cannot change (422). `id` may be ' + "repeated in the body (the Resend SDK sends it) and must then be the path's id.",
   tags: ['Topics'],
   auth: 'api_key',
   params: topicParams,
@@ -92,9 +91,7 @@ export type UpdateTopicInput = z.output<typeof update.body>;
 export const remove = defineOperation({
   operationId: 'deleteTopic',
   summary: 'Delete a topic',
-  description:
-    'Contacts keep their explicit subscriptions to the deleted topic in their `topics`; they are ignored (the topic is ' +
-    'gone and its id is never reused). A second delete is 404.',
+  description: 'Contacts keep their explicit subscriptions to the deleted topic in their `topics`; they are ignored (the topic is ' + 'gone and its id is never reused). A second delete is 404.',
   tags: ['Topics'],
   auth: 'api_key',
   params: topicParams,

@@ -30,7 +30,10 @@ export function installAwsCallChecker(checker: AwsCallChecker | undefined): void
 
 interface MiddlewareClient {
   middlewareStack: {
-    add(middleware: (next: (args: { input: unknown }) => Promise<unknown>, context: { commandName?: string }) => (args: { input: unknown }) => Promise<unknown>, options: { step: 'initialize'; name: string }): void;
+    add(
+      middleware: (next: (args: { input: unknown }) => Promise<unknown>, context: { commandName?: string }) => (args: { input: unknown }) => Promise<unknown>,
+      options: { step: 'initialize'; name: string },
+    ): void;
   };
 }
 

@@ -164,10 +164,7 @@ export interface DownloadUrl {
  * response headers S3 sends can be set through the URL (`response-content-type`,
  * `response-content-disposition`), so a browser saves an attachment under its own name.
  */
-export async function presignGet(
-  key: string,
-  options: { expiresInSeconds?: number; contentType?: string; contentDisposition?: string; now?: Date } = {},
-): Promise<DownloadUrl> {
+export async function presignGet(key: string, options: { expiresInSeconds?: number; contentType?: string; contentDisposition?: string; now?: Date } = {}): Promise<DownloadUrl> {
   const expiresIn = options.expiresInSeconds ?? DOWNLOAD_URL_TTL_SECONDS;
   const now = options.now ?? new Date();
   const query: Record<string, string> = {};

@@ -19,4 +19,3 @@ export const sesSendClient = /* @__PURE__ */ guarded('ses', new SESv2Client({ ma
 
 /** The region every SES resource lives in (DESIGN.md: the domain's `region`). */
 export const SES_REGION = 'ap-southeast-2';
-

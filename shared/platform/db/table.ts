@@ -45,8 +45,7 @@ export class ConditionFailed extends Error {
 }
 
 /** The error is ConditionFailed (with this tag, when one is given). */
-export const isConditionFailed = (error: unknown, tag?: string): error is ConditionFailed =>
-  error instanceof ConditionFailed && (tag === undefined || error.tag === tag);
+export const isConditionFailed = (error: unknown, tag?: string): error is ConditionFailed => error instanceof ConditionFailed && (tag === undefined || error.tag === tag);
 
 /** The action's request parameters, asking for the old item when its failure is to carry it. */
 function request(action: WriteAction): Record<string, unknown> {
@@ -225,8 +224,7 @@ export async function transact(actions: WriteAction[]): Promise<void> {
 
 /** Another transaction was writing one of the items at the same moment, so DynamoDB cancelled this one: worth trying again. */
 export const isTransactionConflict = (error: unknown): boolean =>
-  (error as Error).name === 'TransactionCanceledException' &&
-  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+  (error as Error).name === 'TransactionCanceledException' && ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
 
 export interface PageRequest {
   limit: number;

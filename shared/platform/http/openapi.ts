@@ -37,9 +37,7 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
 function requestContent(operation: Operation): Record<string, { schema: JsonSchema }> {
   const schema = schemaOf(operation.body!, 'input');
   const formats = operation.bodyFormats ?? ['json'];
-  return Object.fromEntries(
-    formats.map((format) => [format === 'form' ? 'application/x-www-form-urlencoded' : 'application/json', { schema }]),
-  );
+  return Object.fromEntries(formats.map((format) => [format === 'form' ? 'application/x-www-form-urlencoded' : 'application/json', { schema }]));
 }
 
 export function openApiDocument(routes: readonly DocumentedRoute[]) {

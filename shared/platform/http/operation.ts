@@ -19,11 +19,7 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface Operation<
-  P extends Schema | undefined = Schema | undefined,
-  Q extends Schema | undefined = Schema | undefined,
-  B extends Schema | undefined = Schema | undefined,
-> {
+export interface Operation<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined> {
   operationId: string;
   summary: string;
   /** decisions the contract leaves open go here: they become the OpenAPI description */
@@ -57,6 +53,4 @@ export interface Operation<
  * call documents the pipeline's 403 without saying so itself.
  */
 export const defineOperation = <const O extends Operation>(operation: O): O =>
-  operation.auth === 'api_key' && !operation.allowSendingAccess && !operation.responses[403]
-    ? { ...operation, responses: { ...operation.responses, 403: insufficientScopeResponse } }
-    : operation;
+  operation.auth === 'api_key' && !operation.allowSendingAccess && !operation.responses[403] ? { ...operation, responses: { ...operation.responses, 403: insufficientScopeResponse } } : operation;

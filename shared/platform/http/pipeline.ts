@@ -148,10 +148,7 @@ function httpEnvelope(operation: Operation): MiddlewareObj<Event, Result, Error,
         error = internalError(state.requestId);
       }
       const apiError = error as ApiError;
-      const reply: Reply =
-        operation.errorFormat === 'oauth'
-          ? oauthErrorReply(apiError)
-          : { statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers };
+      const reply: Reply = operation.errorFormat === 'oauth' ? oauthErrorReply(apiError) : { statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers };
       request.response = toResult(reply, state);
       accessLog(request, reply.statusCode);
     },

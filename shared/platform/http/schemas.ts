@@ -19,13 +19,10 @@ export const listQuery = z
     after: z.optional(id),
     before: z.optional(id),
   })
-  .check(
-    z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }),
-  );
+  .check(z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }));
 export const DEFAULT_PAGE_SIZE = 20;
 
-export const listOf = <T extends z.ZodMiniType>(item: T) =>
-  z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() });
+export const listOf = <T extends z.ZodMiniType>(item: T) => z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() });
 
 export const deleted = (object: string) => z.object({ object: z.literal(object), id, deleted: z.literal(true) });
 
