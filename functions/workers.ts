@@ -122,7 +122,11 @@ export const workers: readonly Worker[] = [
     name: 'domain-verification',
     handler: 'workers/domain-verification',
     trigger: { kind: 'schedule', everySeconds: 60 },
-    needs: { table: ['Query', 'GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
+    needs: {
+      table: ['Query', 'GetItem', 'UpdateItem', 'PutItem'],
+      ses: ['ses:GetEmailIdentity'],
+      untested: { 'dynamodb:GetItem': 'reads the domain again only when its name claim changed during the check (a delete racing it)' },
+    },
   },
   {
     // the outbox: every inserted event item -> a delivery per subscribed webhook + a message (shared/webhooks/fanout.ts)

@@ -5,7 +5,7 @@
  * Operations import nothing heavier than zod/mini, so the route table can hold them.
  */
 import type * as z from 'zod/mini';
-import { insufficientScopeResponse } from './schemas';
+import { insufficientScopeResponse, payloadTooLargeResponse } from './schemas';
 
 type Schema = z.ZodMiniType;
 
@@ -47,10 +47,15 @@ export interface Operation<P extends Schema | undefined = Schema | undefined, Q 
   responses: Record<number, ResponseSpec>;
 }
 
-/** Keeps the literal types of an operation (its schemas, its `auth`) so handlers get exact input types. */
 /**
- * An operation as the route table holds it. A keyed operation that a `sending_access` key may not
- * call documents the pipeline's 403 without saying so itself.
+ * An operation as the route table holds it: its literal types kept (its schemas, its `auth`) so
+ * handlers get exact input types, and the answers the pipeline gives on its behalf documented: a
+ * keyed operation that a `sending_access` key may not call gets the 403, an operation with a body
+ * the 413 of its size limit.
  */
-export const defineOperation = <const O extends Operation>(operation: O): O =>
-  operation.auth === 'api_key' && !operation.allowSendingAccess && !operation.responses[403] ? { ...operation, responses: { ...operation.responses, 403: insufficientScopeResponse } } : operation;
+export const defineOperation = <const O extends Operation>(operation: O): O => {
+  const responses = { ...operation.responses };
+  if (operation.auth === 'api_key' && !operation.allowSendingAccess) responses[403] ??= insufficientScopeResponse;
+  if (operation.body && operation.errorFormat !== 'oauth') responses[413] ??= payloadTooLargeResponse; // RFC 6749 errors have no 413
+  return { ...operation, responses };
+};

@@ -44,5 +44,8 @@ export const commonErrors = {
 /** Every keyed operation that a `sending_access` key may not call answers this (shared/platform/http/operation.ts adds it). */
 export const insufficientScopeResponse = { description: 'A `sending_access` key or token on an operation that needs `full_access` (`insufficient_scope`)', schema: errorEnvelope } as const;
 
+/** Every operation that reads a JSON body answers this past the 5 MB limit (shared/platform/http/operation.ts adds it). */
+export const payloadTooLargeResponse = { description: 'The body is over 5 MB (`payload_too_large`)', schema: errorEnvelope } as const;
+
 export const notFoundResponse = { description: 'No such resource in this project', schema: errorEnvelope } as const;
 export const conflictResponse = { description: 'The change conflicts with the current state', schema: errorEnvelope } as const;
