@@ -25,7 +25,7 @@ import {
   PutEmailIdentityMailFromAttributesCommand,
   UpdateConfigurationSetEventDestinationCommand,
   type EventType,
-} from '@aws-sdk/client-sesv2';
+} from '../platform/aws/ses';
 import { mailFromDomain, statusFromSes, type DomainStatus } from './records';
 import { conflict, unprocessable } from '../platform/errors';
 import { logger } from '../platform/log';

@@ -10,7 +10,7 @@
  * the second that counted it. `SEND_RATE_PER_SECOND` overrides the rate SES reports (e.g. to stay
  * below it, or for the benchmark).
  */
-import { GetAccountCommand } from '@aws-sdk/client-sesv2';
+import { GetAccountCommand } from '../platform/aws/ses';
 import * as keys from '../platform/db/keys';
 import { isConditionFailed, update, updateItem } from '../platform/db/table';
 import { sesClient } from '../platform/aws/ses';

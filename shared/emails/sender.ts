@@ -8,7 +8,7 @@
  * `sending` and is not sent again (at most once: SES gives no way to ask whether it sent it).
  * Throttling or a fault before SES accepted puts it back to `queued` for a later attempt.
  */
-import { SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { batchGet, getItem, isConditionFailed, put, transact, update } from '../platform/db/table';

@@ -28,14 +28,7 @@ const SDK = /^@(aws-sdk|smithy)\//;
  * Files outside shared/platform/ allowed to import an SDK package, each with the reason. An entry
  * that is no longer needed fails the test too, so this list only shrinks.
  */
-const SDK_EXCEPTIONS: Record<string, { packages: string[]; why: string }> = {
-  // SES commands are built where their inputs are decided (the domain's identity and
-  // configuration set, the send, the account's rate). Until platform/aws/ses.ts offers these
-  // calls, these features import the command classes; their operations files do not (checked below).
-  'shared/domains/identity.ts': { packages: ['@aws-sdk/client-sesv2'], why: 'SES identity and configuration-set commands, and the EventType type' },
-  'shared/emails/sender.ts': { packages: ['@aws-sdk/client-sesv2'], why: 'SendEmailCommand' },
-  'shared/emails/send-rate.ts': { packages: ['@aws-sdk/client-sesv2'], why: 'GetAccountCommand (the account send rate)' },
-};
+const SDK_EXCEPTIONS: Record<string, { packages: string[]; why: string }> = {};
 
 interface Import {
   specifier: string;

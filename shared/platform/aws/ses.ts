@@ -6,6 +6,26 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { guarded } from './call-guard';
 
+// The SES calls the features make, built where their inputs are decided (a domain's identity and
+// configuration set, a send, the account's rate) and sent through the clients below. Re-exported so
+// the SDK stays behind platform/ (test/unit/layout.test.ts); esbuild keeps only what a bundle uses.
+export {
+  CreateConfigurationSetCommand,
+  CreateConfigurationSetEventDestinationCommand,
+  CreateEmailIdentityCommand,
+  DeleteConfigurationSetCommand,
+  DeleteEmailIdentityCommand,
+  type EventType,
+  GetAccountCommand,
+  GetEmailIdentityCommand,
+  PutConfigurationSetDeliveryOptionsCommand,
+  PutConfigurationSetSendingOptionsCommand,
+  PutConfigurationSetTrackingOptionsCommand,
+  PutEmailIdentityMailFromAttributesCommand,
+  SendEmailCommand,
+  UpdateConfigurationSetEventDestinationCommand,
+} from '@aws-sdk/client-sesv2';
+
 // Pure: a bundle that imports this module without using the client (a handler that only reads
 // domains, or looks one up for sending) leaves the SES client out, some 60 KB.
 export const sesClient = /* @__PURE__ */ guarded('ses', new SESv2Client({}));
