@@ -36,6 +36,9 @@ const HOSTILE = '<rootDir>/test/api/hostile-input.test.ts';
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 30_000,
+  // Two suites at a time: the api and integration suites mostly wait on the local runtime (a process of
+  // its own), so one worker left a core idle (on 2 cores: 396 s with one worker, 300 s with two).
+  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, ...withRuntime, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
