@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import * as z from 'zod/mini';
 import type { Route } from '../../functions/routes';
 import { API_VERSION } from '../../shared/platform/http/api-version';
+import { documentedResponses } from '../../shared/platform/http/operation';
 import { MAX_BODY_BYTES } from '../../shared/platform/http/pipeline';
 import { matchPath } from '../../shared/platform/http/paths';
 import { newId } from '../../shared/platform/ids';
@@ -749,7 +750,7 @@ export function judge(status: number, body: unknown, text: string, expected: Exp
     if (operation?.errorFormat === 'oauth') {
       if (!oauthError.safeParse(body).success) problems.push(`${status} is not an RFC 6749 error: ${text.slice(0, 300)}`);
     } else {
-      const declared = operation?.responses[status]?.schema;
+      const declared = operation ? documentedResponses(operation)[status]?.schema : undefined;
       const envelope = errorEnvelope.safeParse(body);
       if (!envelope.success && !(declared && declared.safeParse(body).success)) problems.push(`${status} is not in the error envelope: ${text.slice(0, 300)}`);
       else if ((body as { statusCode?: number }).statusCode !== status) problems.push(`${status} with statusCode ${(body as { statusCode?: number }).statusCode} in the envelope`);

@@ -7,6 +7,7 @@
  */
 import type * as z from 'zod/mini';
 import { fallbackRoute, routes, type Route } from '../../functions/routes';
+import { documentedResponses } from '../../shared/platform/http/operation';
 import { matchPath } from '../../shared/platform/http/paths';
 
 const orderedRoutes = [...routes].sort((a, b) => (a.path.match(/\{/g) ?? []).length - (b.path.match(/\{/g) ?? []).length);
@@ -27,7 +28,7 @@ export function responseShapeProblem(method: string, rawPath: string, status: nu
   if (!contentType?.startsWith('application/json')) return undefined; // HTML pages, redirects, empty answers
   const path = new URL(rawPath, 'http://local').pathname;
   const { operation } = routeOf(method, path);
-  const spec = operation.responses[status];
+  const spec = documentedResponses(operation)[status];
   if (!spec) return `${method} ${path} answered ${status}, which its operation (${operation.operationId}) does not document`;
   const schema = spec.schema as z.ZodMiniType | undefined;
   if (!schema) return undefined;

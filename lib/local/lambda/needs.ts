@@ -73,15 +73,16 @@ const S3_ACTIONS: Record<string, string> = { GetObject: 's3:GetObject', HeadObje
 
 export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement[] {
   const input = (call.input ?? {}) as Record<string, unknown>;
+  const operation = call.operation.replace(/Command$/, ''); // the SDK's command name: `GetItemCommand`
   switch (call.service) {
     case 'dynamodb':
-      return dynamoRequirements(call.operation, input);
+      return dynamoRequirements(operation, input);
     case 'sqs':
-      return [sqsRequirement(fn, call.operation, input)];
+      return [sqsRequirement(fn, operation, input)];
     case 'ses':
-      return [{ grant: `ses:${call.operation}`, action: `ses:${call.operation}`, resource: `arn:aws:ses:${REGION}:${ACCOUNT}:*` }];
+      return [{ grant: `ses:${operation}`, action: `ses:${operation}`, resource: `arn:aws:ses:${REGION}:${ACCOUNT}:*` }];
     case 's3': {
-      const action = S3_ACTIONS[call.operation] ?? `s3:${call.operation}`;
+      const action = S3_ACTIONS[operation] ?? `s3:${operation}`;
       return [{ grant: action, action, resource: `arn:aws:s3:::${String(input.Bucket)}/*` }];
     }
   }

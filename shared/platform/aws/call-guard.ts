@@ -7,7 +7,7 @@
  * stack makes from the same declaration.
  */
 
-/** What a function asks of AWS: the service, the API operation (`GetItem`, `SendMessageBatch`, `SendEmail`) and its input. */
+/** What a function asks of AWS: the service, the API operation (`GetItem`, or as the SDK names its command, `GetItemCommand`) and its input. */
 export interface AwsCall {
   service: 'dynamodb' | 'sqs' | 'ses' | 's3';
   operation: string;
@@ -16,35 +16,32 @@ export interface AwsCall {
 
 export type AwsCallChecker = (call: AwsCall) => void;
 
-const CHECKER = Symbol.for('email-service.aws-call-checker');
+// The global the local runtime sets, named out in full where it is read (every bundle carries these bytes).
+declare global {
+  var __awsCallChecker: AwsCallChecker | undefined;
+}
 
 /** Throws (AWS's AccessDeniedException) when the installed checker refuses the call; does nothing when none is installed. */
 export function checkAwsCall(call: AwsCall): void {
-  (globalThis as { [CHECKER]?: AwsCallChecker })[CHECKER]?.(call);
+  globalThis.__awsCallChecker?.(call);
 }
 
 /** For the local runtime: the checker every guarded client consults. */
 export function installAwsCallChecker(checker: AwsCallChecker | undefined): void {
-  (globalThis as { [CHECKER]?: AwsCallChecker })[CHECKER] = checker;
+  globalThis.__awsCallChecker = checker;
 }
 
 interface MiddlewareClient {
   middlewareStack: {
-    add(
-      middleware: (next: (args: { input: unknown }) => Promise<unknown>, context: { commandName?: string }) => (args: { input: unknown }) => Promise<unknown>,
-      options: { step: 'initialize'; name: string },
-    ): void;
+    /** a middleware of the `initialize` step, the first (the SDK's default step) */
+    add(middleware: (next: (args: { input: unknown }) => Promise<unknown>, context: { commandName?: string }) => (args: { input: unknown }) => Promise<unknown>): void;
   };
 }
 
-/** The client, with the check before each of its calls (`GetItemCommand` -> operation `GetItem`). */
+/** The client, with the check before each of its calls (the operation as the SDK names its command: `GetItemCommand`). */
 export function guarded<C>(service: AwsCall['service'], client: C): C {
   (client as unknown as MiddlewareClient).middlewareStack.add(
-    (next, context) => async (args) => {
-      checkAwsCall({ service, operation: (context.commandName ?? '').replace(/Command$/, ''), input: args.input });
-      return next(args);
-    },
-    { step: 'initialize', name: 'awsCallGuard' },
+    (next, context) => (args) => (globalThis.__awsCallChecker?.({ service, operation: context.commandName ?? '', input: args.input }), next(args)),
   );
   return client;
 }

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { API_VERSION } from './api-version';
-import type { Operation } from './operation';
+import { documentedResponses, type Operation } from './operation';
 
 interface DocumentedRoute {
   method: string;
@@ -44,7 +44,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { method, path, operation } of routes) {
     const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(operation.responses)) {
+    for (const [status, response] of Object.entries(documentedResponses(operation))) {
       responses[status] = {
         description: response.description,
         ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: schemaOf(response.schema, 'output') } } } : {}),

@@ -47,15 +47,18 @@ export interface Operation<P extends Schema | undefined = Schema | undefined, Q 
   responses: Record<number, ResponseSpec>;
 }
 
+/** Keeps the literal types of an operation (its schemas, its `auth`) so handlers get exact input types. */
+export const defineOperation = <const O extends Operation>(operation: O): O => operation;
+
 /**
- * An operation as the route table holds it: its literal types kept (its schemas, its `auth`) so
- * handlers get exact input types, and the answers the pipeline gives on its behalf documented: a
- * keyed operation that a `sending_access` key may not call gets the 403, an operation with a body
- * the 413 of its size limit.
+ * Every answer an operation gives, as the OpenAPI document publishes them: its own, and those the
+ * pipeline gives on its behalf: a keyed operation that a `sending_access` key may not call answers
+ * 403, an operation with a body the 413 of its size limit. Here, not in `defineOperation`, so the
+ * handlers' bundles do not carry it.
  */
-export const defineOperation = <const O extends Operation>(operation: O): O => {
+export function documentedResponses(operation: Operation): Record<number, ResponseSpec> {
   const responses = { ...operation.responses };
   if (operation.auth === 'api_key' && !operation.allowSendingAccess) responses[403] ??= insufficientScopeResponse;
   if (operation.body && operation.errorFormat !== 'oauth') responses[413] ??= payloadTooLargeResponse; // RFC 6749 errors have no 413
-  return { ...operation, responses };
-};
+  return responses;
+}
