@@ -13,8 +13,6 @@ const options = (path) => ({
   target: 'node20',
   sourcemap: 'inline',
   sourcefile: path,
-  // import() becomes require(), as ts-jest made it: jest's module registry handles no ES module loading
-  supported: { 'dynamic-import': false },
   tsconfigRaw: { compilerOptions: { target: 'ES2022', useDefineForClassFields: true, esModuleInterop: true } },
 });
 
