@@ -148,14 +148,9 @@ export const workers: readonly Worker[] = [
     name: 'broadcast-fanout',
     handler: 'workers/broadcast-fanout',
     trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
-    // ses:GetAccount: the send rate, to give each email a lease that lasts until its turn. Untested locally: the
-    // runtime's functions share one process, and the rate the sender read is cached for all of them (shared/emails/send-rate.ts)
-    needs: {
-      table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
-      queues: ['send', 'broadcast-fanout'],
-      ses: ['ses:GetAccount'],
-      untested: { 'ses:GetAccount': "locally the sender's cached send rate (one process) answers first; on AWS each function reads it" },
-    },
+    // ses:GetAccount: the send rate, to give each email a lease that lasts until its turn (locally the runtime's
+    // functions share its cache: test/integration/lambda-emulation.test.ts reads it as each function)
+    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queues: ['send', 'broadcast-fanout'], ses: ['ses:GetAccount'] },
     publicApiUrl: true,
   },
   {

@@ -11,7 +11,7 @@ import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable } from '../../functions/workers';
 import { integrate } from '../../lib/local/lambda/http-gateway';
-import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, type FunctionIdentity } from '../../lib/local/lambda/invocation';
+import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, workerFunction, type FunctionIdentity } from '../../lib/local/lambda/invocation';
 import { eventsWithin } from '../../lib/local/lambda/queue-poller';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import { sendQueue } from '../../shared/emails/send-queue';
@@ -132,5 +132,21 @@ describe('event source batches and queue messages', () => {
     const tooBig = sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'q'.repeat(QUEUE_MAX_MESSAGE_BYTES + 1) }));
     await expect(tooBig).rejects.toMatchObject({ message: expect.stringMatching(/Message must be shorter than 262144 bytes/) });
     sqs.destroy();
+  });
+});
+
+describe('grants whose call a shared cache hides locally', () => {
+  // The runtime's functions share one process, so the account's send rate that one of them read is
+  // cached for all (shared/emails/send-rate.ts): which function calls GetAccount first is a race.
+  // Here each reads it with a cache of its own (a fresh module), as each Lambda does on AWS.
+  it.each(['sender', 'broadcast-fanout'])('lets the %s worker read the account send rate from SES', async (worker) => {
+    Object.assign(process.env, { AWS_ENDPOINT_URL_SESV2: runtime.sesEndpoint });
+    delete process.env.SEND_RATE_PER_SECOND;
+    let sendRate: typeof import('../../shared/emails/send-rate') | undefined;
+    jest.isolateModules(() => {
+      sendRate = require('../../shared/emails/send-rate');
+    });
+    const rate = await invoke(workerFunction(worker), () => sendRate!.maxSendRate(), {});
+    expect(rate).toBeGreaterThanOrEqual(1);
   });
 });
