@@ -338,7 +338,9 @@ describe('another project', () => {
     expect((await api.patch(`/domains/${mine.id}`, { open_tracking: true }, { key })).status).toBe(404);
     expect((await api.post(`/domains/${mine.id}/verify`, undefined, { key })).status).toBe(404);
     expect((await api.delete(`/domains/${mine.id}`, { key })).status).toBe(404);
-    expect((await api.get(`/domains/${mine.id}`)).body).toEqual(mine);
+    // unchanged, but for what SES's verification may have moved meanwhile (the local SES verifies after a delay)
+    const { status: _status, records: _records, ...settings } = mine;
+    expect((await api.get(`/domains/${mine.id}`)).body).toMatchObject(settings);
   });
 });
 
