@@ -6,6 +6,7 @@
  * `$default` route on AWS): 405 when the path exists with other methods, 404 otherwise.
  */
 import type { Operation } from '../shared/platform/http/operation';
+import { matchPath } from '../shared/platform/http/paths';
 import type { Needs, TableAction } from './needs';
 import * as apiKeyOps from '../shared/access/operations/api-keys';
 import * as broadcastOps from '../shared/broadcasts/operations';
@@ -179,6 +180,19 @@ export function routeNeeds(route: Pick<Route, 'operation' | 'needs'>): Needs {
   const table = new Set<TableAction>(route.needs.table);
   if (route.operation.auth === 'api_key') table.add('GetItem');
   return { ...route.needs, table: [...table].sort() };
+}
+
+// Literal routes before parameterised ones, like API Gateway's "most specific match wins".
+const routesByMatchOrder: readonly Route[] = [...routes].sort((a, b) => (a.path.match(/\{/g) ?? []).length - (b.path.match(/\{/g) ?? []).length);
+
+/** The route API Gateway picks for a request, with its path parameters; undefined: the `$default` (fallback) route. */
+export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+  for (const route of routesByMatchOrder) {
+    if (route.method !== method) continue;
+    const params = matchPath(route.path, path);
+    if (params) return { route, params };
+  }
+  return undefined;
 }
 
 /** A stable, readable name for a route's function: `POST /segments/{segment_id}` -> `PostSegmentsSegmentId`. */

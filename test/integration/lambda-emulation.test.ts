@@ -11,8 +11,7 @@ import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable } from '../../functions/workers';
 import { integrate } from '../../lib/local/lambda/http-gateway';
-import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, workerFunction, type FunctionIdentity } from '../../lib/local/lambda/invocation';
-import { eventsWithin } from '../../lib/local/lambda/queue-poller';
+import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, workerFunction, type FunctionIdentity } from '../../lib/local/lambda/invocation';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import { sendQueue } from '../../shared/emails/send-queue';
 import { useRuntimeTable } from '../support/table';

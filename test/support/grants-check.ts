@@ -9,16 +9,18 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { grantedActions, type Needs } from '../../functions/needs';
-import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
-import { workerFunctionName, workers } from '../../functions/workers';
+import { fallbackRoute, routes } from '../../functions/routes';
+import { workers } from '../../functions/workers';
+import { routeFunction, workerFunction } from '../../lib/local/lambda/invocation';
 
-/** Every function of the stack with its needs and where they are declared. */
+/** Every function of the stack, as the local runtime invokes it, with where its needs are declared. */
 export function declaredFunctions(): Map<string, { needs: Needs; declaredIn: string }> {
-  const functions = new Map<string, { needs: Needs; declaredIn: string }>();
-  for (const route of routes) functions.set(functionName(route), { needs: routeNeeds(route), declaredIn: `functions/routes.ts (${route.method} ${route.path})` });
-  functions.set(functionName(fallbackRoute), { needs: routeNeeds(fallbackRoute), declaredIn: 'functions/routes.ts (fallbackRoute)' });
-  for (const worker of workers) functions.set(workerFunctionName(worker.name), { needs: worker.needs, declaredIn: `functions/workers.ts (${worker.name})` });
-  return functions;
+  const declared = [
+    ...routes.map((route) => ({ fn: routeFunction(route), declaredIn: `functions/routes.ts (${route.method} ${route.path})` })),
+    { fn: routeFunction(fallbackRoute), declaredIn: 'functions/routes.ts (fallbackRoute)' },
+    ...workers.map((worker) => ({ fn: workerFunction(worker.name), declaredIn: `functions/workers.ts (${worker.name})` })),
+  ];
+  return new Map(declared.map(({ fn, declaredIn }) => [fn.name, { needs: fn.needs, declaredIn }]));
 }
 
 export interface CallRecord {

@@ -9,11 +9,10 @@
  */
 import fc from 'fast-check';
 import * as z from 'zod/mini';
-import type { Route } from '../../functions/routes';
+import { matchRoute, type Route } from '../../functions/routes';
 import { API_VERSION } from '../../shared/platform/http/api-version';
 import { documentedResponses } from '../../shared/platform/http/operation';
 import { MAX_BODY_BYTES } from '../../shared/platform/http/pipeline';
-import { matchPath } from '../../shared/platform/http/paths';
 import { newId } from '../../shared/platform/ids';
 import { errorEnvelope } from '../../shared/platform/http/schemas';
 
@@ -662,17 +661,6 @@ export function fixedCases(ctx: RouteContext): HostileCase[] {
 // ---------------------------------------------------------------------------------------------
 // The oracle
 
-// The gateway's route choice (lib/local/lambda/http-gateway.ts): literal routes before parameterised ones.
-export function resolveRoute(routes: readonly Route[], method: string, pathname: string): { route: Route; params: Record<string, string> } | undefined {
-  const ordered = [...routes].sort((a, b) => pathParams(a.path).length - pathParams(b.path).length);
-  for (const route of ordered) {
-    if (route.method !== method) continue;
-    const params = matchPath(route.path, pathname);
-    if (params) return { route, params };
-  }
-  return undefined;
-}
-
 // The body reading of shared/platform/http/pipeline.ts, as a client can predict it.
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
@@ -710,9 +698,10 @@ export interface Expectation {
   reason: string;
 }
 
-export function expectation(routes: readonly Route[], base: string, c: HostileCase, apiKey: string): Expectation {
+/** What the service must answer `c` with; the route is the gateway's choice (`matchRoute`). */
+export function expectation(base: string, c: HostileCase, apiKey: string): Expectation {
   const url = new URL(base + c.path);
-  const resolved = resolveRoute(routes, c.method, url.pathname);
+  const resolved = matchRoute(c.method, url.pathname);
   if (!resolved) return { mustReject: true, reason: `no route for ${c.method} ${url.pathname}` };
   const { route, params } = resolved;
   const op = route.operation;

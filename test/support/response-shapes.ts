@@ -6,15 +6,8 @@
  * A mismatch fails the request's test with the path of the field.
  */
 import type * as z from 'zod/mini';
-import { fallbackRoute, routes, type Route } from '../../functions/routes';
+import { fallbackRoute, matchRoute } from '../../functions/routes';
 import { documentedResponses } from '../../shared/platform/http/operation';
-import { matchPath } from '../../shared/platform/http/paths';
-
-const orderedRoutes = [...routes].sort((a, b) => (a.path.match(/\{/g) ?? []).length - (b.path.match(/\{/g) ?? []).length);
-
-function routeOf(method: string, path: string): Pick<Route, 'operation'> {
-  return orderedRoutes.find((r) => r.method === method && matchPath(r.path, path)) ?? fallbackRoute;
-}
 
 /** Keys of `sent` that parsing dropped: fields the schema does not name. */
 function unnamedFields(sent: unknown, parsed: unknown, at: string): string[] {
@@ -27,7 +20,7 @@ function unnamedFields(sent: unknown, parsed: unknown, at: string): string[] {
 export function responseShapeProblem(method: string, rawPath: string, status: number, body: unknown, contentType: string | null): string | undefined {
   if (!contentType?.startsWith('application/json')) return undefined; // HTML pages, redirects, empty answers
   const path = new URL(rawPath, 'http://local').pathname;
-  const { operation } = routeOf(method, path);
+  const { operation } = matchRoute(method, path)?.route ?? fallbackRoute;
   const spec = documentedResponses(operation)[status];
   if (!spec) return `${method} ${path} answered ${status}, which its operation (${operation.operationId}) does not document`;
   const schema = spec.schema as z.ZodMiniType | undefined;

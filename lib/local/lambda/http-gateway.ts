@@ -18,11 +18,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ROUTE_TIMEOUT_SECONDS } from '../../../functions/needs';
-import { fallbackRoute, functionName, routeNeeds, routes, type Route } from '../../../functions/routes';
-import { matchPath } from '../../../shared/platform/http/paths';
+import { fallbackRoute, matchRoute } from '../../../functions/routes';
 import { loadHandler, type AnyHandler } from './handlers';
-import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, type FunctionIdentity } from './invocation';
+import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, routeFunction, type FunctionIdentity } from './invocation';
 
 /** HTTP API's largest request body; past it the body is not buffered further. */
 const MAX_HTTP_API_BODY_BYTES = 10 * 1024 * 1024;
@@ -32,12 +30,6 @@ export const INTEGRATION_TIMEOUT_MS = 30_000;
 
 /** What API Gateway answers itself, as HTTP API does: a JSON message and no request id of ours. */
 const gatewayAnswer = (statusCode: number, message: string): APIGatewayProxyStructuredResultV2 => ({ statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
-
-// Literal routes before parameterised ones, like API Gateway's "most specific match wins".
-const orderedRoutes: readonly Route[] = [...routes].sort((a, b) => paramCount(a.path) - paramCount(b.path));
-function paramCount(path: string): number {
-  return (path.match(/\{/g) ?? []).length;
-}
 
 const TEXT_TYPES = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|xml|javascript))/i;
 
@@ -89,20 +81,11 @@ function toEvent(request: IncomingMessage, body: Buffer, routeKey: string, pathP
   };
 }
 
-/** The function of a route: its name in the stack, its needs and its timeout. */
-const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'needs'> & { method?: string; path?: string }): FunctionIdentity => ({
-  name: functionName(route),
-  needs: routeNeeds(route),
-  timeoutMs: ROUTE_TIMEOUT_SECONDS * 1000,
-});
-
 function resolve(method: string, path: string) {
-  for (const route of orderedRoutes) {
-    if (route.method !== method) continue;
-    const params = matchPath(route.path, path);
-    if (params) return { handler: route.handler, fn: routeFunction(route), routeKey: `${route.method} ${route.path}`, params };
-  }
-  return { handler: fallbackRoute.handler, fn: routeFunction(fallbackRoute), routeKey: '$default', params: undefined };
+  const matched = matchRoute(method, path);
+  if (!matched) return { handler: fallbackRoute.handler, fn: routeFunction(fallbackRoute), routeKey: '$default', params: undefined };
+  const { route, params } = matched;
+  return { handler: route.handler, fn: routeFunction(route), routeKey: `${route.method} ${route.path}`, params };
 }
 
 /**

@@ -9,7 +9,8 @@
  * - event source mappings cut batches to the same 6 MB (./queue-poller.ts, ./stream-poller.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Needs } from '../../../functions/needs';
+import { ROUTE_TIMEOUT_SECONDS, type Needs } from '../../../functions/needs';
+import { functionName, routeNeeds, type Route } from '../../../functions/routes';
 import { workerFunctionName, workers, workerTimeoutSeconds } from '../../../functions/workers';
 import { installAwsCallChecker } from '../../../shared/platform/aws/call-guard';
 import type { AnyHandler } from './handlers';
@@ -31,6 +32,13 @@ export interface FunctionIdentity {
   /** the queue its event source mapping reads: the consuming calls it may make there */
   triggerQueueUrl?: string;
 }
+
+/** A route of functions/routes.ts (or the fallback route) as its function: name, needs and timeout as the stack makes them. */
+export const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'needs'> & { method?: string; path?: string }): FunctionIdentity => ({
+  name: functionName(route),
+  needs: routeNeeds(route),
+  timeoutMs: ROUTE_TIMEOUT_SECONDS * 1000,
+});
 
 /** A worker of functions/workers.ts as its function: name, needs and timeout as the stack makes them. */
 export function workerFunction(workerName: string): FunctionIdentity {
@@ -77,6 +85,25 @@ export class PayloadTooLarge extends Error {
 
 /** The size of a value as Lambda's payload: its JSON in UTF-8. */
 export const payloadBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+
+/** An event source mapping's records in order, cut into batches whose event stays within `maxBytes` (a record alone always makes a batch). */
+export function eventsWithin<R>(records: R[], maxBytes: number): R[][] {
+  const batches: R[][] = [];
+  let batch: R[] = [];
+  let bytes = payloadBytes({ Records: [] });
+  for (const record of records) {
+    const size = payloadBytes(record) + 1; // and its comma
+    if (batch.length > 0 && bytes + size > maxBytes) {
+      batches.push(batch);
+      batch = [];
+      bytes = payloadBytes({ Records: [] });
+    }
+    batch.push(record);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
 
 /**
  * Runs `handler` as `fn` would run on Lambda. Resolves with its result; rejects with its error, or

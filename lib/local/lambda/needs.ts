@@ -21,7 +21,7 @@
  * grants (test/support/grants-check.ts): AWS_CALLS_LOG names the file, one line per first sight.
  */
 import { appendFileSync } from 'node:fs';
-import { BUCKET_ACTIONS, grantedActions, type Needs } from '../../../functions/needs';
+import { grantedActions } from '../../../functions/needs';
 import { queueUrlVariable } from '../../../functions/workers';
 import type { AwsCall } from '../../../shared/platform/aws/call-guard';
 import type { FunctionIdentity, Invocation } from './invocation';
@@ -88,13 +88,6 @@ export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement
   }
 }
 
-/** Whether `needs` grant a requirement (`trigger`: the consumer's own queue, always). */
-function grants(needs: Needs, grant: string): boolean {
-  if (grant === 'trigger') return true;
-  if (grant.startsWith('s3:')) return !!needs.inboundBucket && (BUCKET_ACTIONS[needs.inboundBucket] as readonly string[]).includes(grant);
-  return grantedActions(needs).includes(grant);
-}
-
 /** The error AWS answers a call its role does not allow (the SDK's shape: name, $fault, $metadata). */
 export function accessDenied(service: AwsCall['service'], fn: FunctionIdentity, requirement: Requirement): Error {
   const message =
@@ -125,9 +118,10 @@ function record(fn: FunctionIdentity, grant: string, outcome: 'allowed' | 'denie
 export function checkCall(invocation: Invocation, call: AwsCall): void {
   const { fn } = invocation;
   if (invocation.timedOut) throw killed(fn);
+  const granted = grantedActions(fn.needs);
   for (const requirement of requirementsOf(fn, call)) {
-    if (requirement.grant === 'trigger') continue;
-    if (!grants(fn.needs, requirement.grant)) {
+    if (requirement.grant === 'trigger') continue; // the consumer's own queue: its event source mapping's grant
+    if (!granted.includes(requirement.grant)) {
       record(fn, requirement.grant, 'denied');
       throw accessDenied(call.service, fn, requirement);
     }

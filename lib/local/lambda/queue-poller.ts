@@ -10,7 +10,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AnyHandler } from './handlers';
-import { invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, type FunctionIdentity } from './invocation';
+import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, type FunctionIdentity } from './invocation';
 
 export interface QueuePollerOptions {
   /** the consuming function (its name, needs and timeout); its trigger queue is `queueUrl` */
@@ -127,23 +127,4 @@ export class QueuePoller {
       if (handled === 0 && this.running) await new Promise((r) => setTimeout(r, this.options.idleMs ?? 100));
     }
   }
-}
-
-/** Records in order, cut into batches whose event stays within `maxBytes` (a record alone always makes a batch). */
-export function eventsWithin<R>(records: R[], maxBytes: number): R[][] {
-  const batches: R[][] = [];
-  let batch: R[] = [];
-  let bytes = payloadBytes({ Records: [] });
-  for (const record of records) {
-    const size = payloadBytes(record) + 1; // and its comma
-    if (batch.length > 0 && bytes + size > maxBytes) {
-      batches.push(batch);
-      batch = [];
-      bytes = payloadBytes({ Records: [] });
-    }
-    batch.push(record);
-    bytes += size;
-  }
-  if (batch.length > 0) batches.push(batch);
-  return batches;
 }

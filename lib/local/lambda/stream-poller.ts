@@ -11,8 +11,7 @@ import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesFilter, type FilterPattern } from './event-filter';
 import type { AnyHandler } from './handlers';
-import { invoke, MAX_BATCH_EVENT_BYTES, type FunctionIdentity } from './invocation';
-import { eventsWithin } from './queue-poller';
+import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, type FunctionIdentity } from './invocation';
 
 export interface StreamPollerOptions {
   /** the consuming function: its name, needs and timeout */
