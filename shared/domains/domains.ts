@@ -43,7 +43,8 @@ import {
 import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type Capability, type IdentityState, type Tls } from './identity';
 import { buildRecords, isSettled, type DomainRecord, type DomainStatus } from './records';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
-import { eventWrite, type EventType } from '../events/events';
+import { eventWrite } from '../events/events';
+import type { EventType } from '../events/model';
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
 import type { CreateDomainInput, UpdateDomainInput } from './operations';

@@ -19,7 +19,8 @@ import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { getItem, isConditionFailed, put, transact, update, type WriteAction } from '../platform/db/table';
 import { toRecord, type EmailItem, type LastEvent } from './emails';
-import { eventWrite, type EventType } from '../events/events';
+import { eventWrite } from '../events/events';
+import type { EventType } from '../events/model';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
 
 /** Later stages outrank earlier ones; a status never moves to a lower rank. */

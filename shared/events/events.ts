@@ -11,25 +11,12 @@ import type { Caller } from '../platform/caller';
 import { put, queryPage, type WriteAction } from '../platform/db/table';
 import * as keys from '../platform/db/keys';
 import { API_VERSION } from '../platform/http/api-version';
-import type { EventType } from './event-types';
+import type { EventType, PlatformEvent } from './model';
 import { newId, nowIso } from '../platform/ids';
 
 export { API_VERSION } from '../platform/http/api-version';
 /** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
-
-export { EVENT_TYPES, type EventType } from './event-types';
-
-export interface PlatformEvent {
-  object: 'event';
-  id: string;
-  type: EventType;
-  api_version: string;
-  created_at: string;
-  livemode: boolean;
-  project_id: string;
-  data: { object: object };
-}
 
 export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type: EventType, object: object): PlatformEvent {
   return {

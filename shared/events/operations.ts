@@ -1,19 +1,7 @@
 import * as z from 'zod/mini';
-import { API_VERSION } from '../platform/http/api-version';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, id, timestamp } from '../platform/http/schemas';
-import { EVENT_TYPES } from './event-types';
-
-export const event = z.object({
-  object: z.literal('event'),
-  id,
-  type: z.enum(EVENT_TYPES),
-  api_version: z.literal(API_VERSION),
-  created_at: timestamp,
-  livemode: z.boolean(),
-  project_id: id,
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
-});
+import { commonErrors } from '../platform/http/schemas';
+import { event } from './model';
 
 export const MAX_LISTED_EVENTS = 1000;
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { API_VERSION } from '../platform/http/api-version';
-import { EVENT_TYPES } from '../events/event-types';
+import { EVENT_TYPES } from '../events/model';
 import { defineOperation } from '../platform/http/operation';
 import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
 import { endpointProblem } from './endpoint';

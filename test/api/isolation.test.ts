@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { routes, type Route } from '../../functions/routes';
-import { EVENT_TYPES } from '../../shared/events/event-types';
+import { EVENT_TYPES } from '../../shared/events/model';
 import { s256Challenge } from '../../shared/access/oauth-tokens';
 import { api, request, type ApiResponse } from '../support/http';
 import { deliverMail } from '../support/smtp';

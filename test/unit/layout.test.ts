@@ -9,6 +9,10 @@
  * - Only shared/platform/ imports the AWS SDK (`@aws-sdk/*`, `@smithy/*`), of shared/ and functions/
  *   (lib/ is infrastructure and the local stand-ins: not judged here). A feature or a handler
  *   reaches AWS through a platform/aws module, so the SDK stays out of what does not call AWS.
+ * - Every feature has a model (`model.ts`): its item types and API shapes, the zod schemas with
+ *   the TypeScript types derived from them (one definition). It imports zod, shared/platform/http/,
+ *   shared/platform/ids and other features' models only: no AWS SDK, no logic, so operations,
+ *   logic and tests can all read it.
  * - A feature's operations (`operations.ts`, or `operations/*.ts` when it has several) are the
  *   zod definitions every consumer reads (route table, OpenAPI, hostile-input suite); they must
  *   not pull the AWS SDK into a bundle, not even through a model or a platform/aws module.
@@ -73,6 +77,14 @@ function importsOf(file: string): Import[] {
 const files = walk(SHARED);
 const handlers = walk('functions');
 const isPlatform = (file: string) => file.startsWith(PLATFORM);
+const features = readdirSync(join(ROOT, SHARED), { withFileTypes: true })
+  .filter((e) => e.isDirectory() && e.name !== 'platform')
+  .map((e) => e.name);
+const isModel = (file: string) => /^shared\/[^/]+\/model\.ts$/.test(file) && !isPlatform(file);
+/** What a model may import: zod, the platform's HTTP schemas and ids, other features' models. */
+const modelMayImport = (imp: Import) => (imp.file ? isModel(imp.file) || imp.file.startsWith(`${PLATFORM}http/`) || imp.file === `${PLATFORM}ids.ts` : /^zod(\/|$)/.test(imp.specifier));
+/** Features still to get their model.ts (issue 15); the list only shrinks. */
+const WITHOUT_MODEL_YET = ['suppressions', 'templates', 'broadcasts', 'webhooks', 'receiving', 'audience', 'domains', 'access', 'emails'];
 const isOperations = (file: string) => /^shared\/[^/]+\/(operations\.ts|operations\/[^/]+\.ts)$/.test(file) || /^shared\/platform\/http\/[^/]*operations\.ts$/.test(file);
 
 /** The first path from `file` to a file importing the SDK (through shared/ files), or undefined. */
@@ -144,6 +156,30 @@ describe('the layout of shared/', () => {
           'an SDK type, add the file to SDK_EXCEPTIONS in test/unit/layout.test.ts with a comment saying why.',
       );
     if (stale.length) throw new Error(`SDK_EXCEPTIONS lists imports that are gone; remove these entries from test/unit/layout.test.ts:\n  ${stale.join('\n  ')}`);
+  });
+
+  it('gives every feature a model.ts', () => {
+    expect(features.length).toBeGreaterThanOrEqual(10);
+    const missing = features.filter((f) => !existsSync(join(ROOT, SHARED, f, 'model.ts')) && !WITHOUT_MODEL_YET.includes(f));
+    const stale = WITHOUT_MODEL_YET.filter((f) => existsSync(join(ROOT, SHARED, f, 'model.ts')));
+    if (missing.length)
+      throw new Error(`${missing.map((f) => `shared/${f}/`).join(', ')}: a feature keeps its item types and API shapes (zod schemas, ` + 'and the types derived from them) in model.ts.');
+    if (stale.length) throw new Error(`WITHOUT_MODEL_YET lists features that have a model.ts; remove them from test/unit/layout.test.ts: ${stale.join(', ')}`);
+  });
+
+  it('keeps every model.ts to zod, platform/http, platform/ids and other models', () => {
+    const models = files.filter(isModel);
+    expect(models.length).toBeGreaterThan(0);
+    const offences = models.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => !modelMayImport(i))
+        .map((i) => `${f} imports '${i.specifier}'${i.file ? ` (${i.file})` : ''}`),
+    );
+    if (offences.length)
+      throw new Error(
+        `a model holds shapes and types only (no AWS SDK, no logic):\n  ${offences.join('\n  ')}\n` +
+          "Move the schema or type the model needs into a model (its own feature's or another's), or into shared/platform/http/schemas.ts.",
+      );
   });
 
   it('keeps the AWS SDK out of every operations file, also through what it imports', () => {

@@ -1,0 +1,54 @@
+/**
+ * The events feature's model: every event type of the contract, and the event object as GET /events
+ * and webhook payloads show it. Zod and the platform's shared schemas only (no DynamoDB client), so
+ * any feature's schema can name the event types.
+ */
+import * as z from 'zod/mini';
+import { API_VERSION } from '../platform/http/api-version';
+import { id, timestamp } from '../platform/http/schemas';
+
+export const EVENT_TYPES = [
+  'email.queued',
+  'email.scheduled',
+  'email.sending',
+  'email.sent',
+  'email.delivered',
+  'email.delivery_delayed',
+  'email.bounced',
+  'email.complained',
+  'email.opened',
+  'email.clicked',
+  'email.failed',
+  'email.canceled',
+  'email.received',
+  'email.stored',
+  'domain.created',
+  'domain.verified',
+  'domain.verification_failed',
+  'domain.updated',
+  'domain.deleted',
+  'api_key.created',
+  'api_key.revoked',
+  'webhook.endpoint.created',
+  'webhook.endpoint.updated',
+  'webhook.endpoint.disabled',
+  'webhook.endpoint.deleted',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const event = z.object({
+  object: z.literal('event'),
+  id,
+  type: z.enum(EVENT_TYPES),
+  api_version: z.literal(API_VERSION),
+  created_at: timestamp,
+  livemode: z.boolean(),
+  project_id: id,
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+/**
+ * An event as stored and sent: the schema's type, except that `data.object` is any object (the
+ * resources' interfaces have no index signature, so they would not pass as a record).
+ */
+export type PlatformEvent = Omit<z.output<typeof event>, 'data'> & { data: { object: object } };
