@@ -9,8 +9,9 @@
  *   page 1: done, but its next-page message cannot be sent (the queue URL points nowhere): the
  *           chain stops until the due-broadcast dispatcher finds the lease run out;
  * Pages of 40 (a page of sends is two transactions of at most 100 actions).
- *   page 2: the first transaction of the page commits, then the Lambda "dies" (the second
- *           transaction throws): the message comes back and the page is done again;
+ *   page 2: the first transaction of the page commits, then the Lambda "dies" as it sends the
+ *           second (the AWS call guard, every call's door, throws instead): the message comes back
+ *           and the page is done again;
  *   page 3: as it should.
  */
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -25,6 +26,7 @@ import { FANOUT_LEASE_MS } from '../../shared/broadcasts/broadcasts';
 import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import * as table from '../../shared/platform/db/table';
+import { installAwsCallChecker } from '../../shared/platform/aws/call-guard';
 import { newId } from '../../shared/platform/ids';
 import { readUnsubscribeToken } from '../../shared/broadcasts/unsubscribe';
 import { useRuntimeTable } from '../support/table';
@@ -41,6 +43,11 @@ let dynamo: DynamoDBClient;
 let sqs: SQSClient;
 let fanOutQueueUrl: string;
 let sendQueueUrl: string;
+
+// The local runtime's check of each AWS call against the calling function's needs
+// (lib/local/lambda/invocation.ts): a test that injects a fault there puts it back after.
+const checkNeeds = globalThis.__awsCallChecker;
+afterEach(() => installAwsCallChecker(checkNeeds));
 
 beforeAll(async () => {
   dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
@@ -162,10 +169,9 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   // page 1's next-page message goes nowhere; page 2 dies after its first transaction
   let pages = 0;
   let pageTwoTransactions = 0;
-  const realTransact = table.transact;
-  jest.spyOn(table, 'transact').mockImplementation(async (actions) => {
-    await realTransact(actions);
-    if (pages === 2 && ++pageTwoTransactions === 2) throw new Error('the Lambda died here');
+  installAwsCallChecker((call) => {
+    checkNeeds?.(call);
+    if (pages === 2 && call.operation === 'TransactWriteItemsCommand' && ++pageTwoTransactions === 2) throw new Error('the Lambda died here');
   });
   const poller = new QueuePoller({
     fn: workerFunction('broadcast-fanout'),
@@ -202,7 +208,6 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   // the dispatcher, once the lease has run out, resumes from the cursor
   expect(await dispatchDueBroadcasts(new Date(Date.now() + FANOUT_LEASE_MS + 1000))).toBe(1);
   await pollUntil(async () => (await broadcast())?.status === 'sent');
-  jest.restoreAllMocks();
 
   expect(pages).toBe(4); // 1, 2 (died), 2 again, 3
   expect(await broadcast()).toMatchObject({ status: 'sent', count_recipients: 100, count_sent: 97, count_skipped: 3, count_failed: 0 });
