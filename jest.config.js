@@ -5,7 +5,8 @@
  * (DynamoDB Local in memory, local SQS and SES, the HTTP gateway) as a child process, exactly as
  * `npm start` does; they call it over real HTTP. A project's global setup and teardown run only when
  * one of its tests is selected, and a module named by several projects runs once: unit and infra
- * runs start no runtime. middy is ESM-only, so it is transformed for jest.
+ * runs start no runtime. esbuild transforms our TypeScript, and middy (ESM-only) too:
+ * test/support/esbuild-transform.js.
  */
 // The AWS SDK warns once per process that it will need Node 22 from 2027; Lambda runs 22 already.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -15,9 +16,7 @@ const common = {
   rootDir: __dirname,
   roots: ['<rootDir>/test'],
   testEnvironment: 'node',
-  transform: {
-    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, isolatedModules: true, esModuleInterop: true, target: 'ES2022' } }],
-  },
+  transform: { '^.+\\.[tj]s$': '<rootDir>/test/support/esbuild-transform.js' },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   moduleNameMapper: {
     '^#shared/(.*)$': '<rootDir>/shared/$1',
