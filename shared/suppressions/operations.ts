@@ -1,24 +1,9 @@
 import * as z from 'zod/mini';
-import { BARE_ADDRESS, isAddress, MAX_ADDRESS_LENGTH } from '../emails/addresses';
+import { isAddress } from '../emails/addresses';
 import { defineOperation } from '../platform/http/operation';
 import { UUID_PATTERN } from '../platform/ids';
-import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
-
-export const SUPPRESSION_SOURCES = ['bounce', 'complaint', 'manual'] as const;
-export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number];
-
-const address = z.string().check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
-
-export const suppression = z.object({
-  object: z.literal('suppression'),
-  id,
-  email: z.string(),
-  source: z.enum(SUPPRESSION_SOURCES),
-  subtype: z.nullable(z.string()),
-  reason: z.nullable(z.string()),
-  message_id: z.nullable(z.string()),
-  created_at: timestamp,
-});
+import { commonErrors, deleted, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import { createSuppressionBody, SUPPRESSION_SOURCES, suppression } from './model';
 
 const rules =
   'One entry per address per project, compared case-insensitively; `email` is stored lower-cased. ' +
@@ -37,14 +22,13 @@ export const create = defineOperation({
   description: `Adds a \`manual\` entry (subtype and message_id null, reason as given): 201. An address that is already suppressed keeps its entry, whatever its source, and the answer is 200 with that entry. ${rules}`,
   tags: ['Suppressions'],
   auth: 'api_key',
-  body: z.strictObject({ email: address, reason: z.optional(z.string().check(z.maxLength(1000))) }),
+  body: createSuppressionBody,
   responses: {
     201: { description: 'The new entry', schema: suppression },
     200: { description: 'The address was already suppressed: its existing entry', schema: suppression },
     ...commonErrors,
   },
 });
-export type CreateSuppressionInput = z.output<typeof create.body>;
 
 export const list = defineOperation({
   operationId: 'listSuppressions',

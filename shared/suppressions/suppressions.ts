@@ -23,20 +23,7 @@ import * as keys from '../platform/db/keys';
 import { del, getItem, isConditionFailed, put, queryPage, transact, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from '../platform/db/table';
 import { notFound } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
-import type { CreateSuppressionInput, SuppressionSource } from './operations';
-
-export interface Suppression {
-  object: 'suppression';
-  id: string;
-  email: string;
-  source: SuppressionSource;
-  subtype: string | null;
-  reason: string | null;
-  message_id: string | null;
-  created_at: string;
-}
-
-export type SuppressionEntry = Pick<Suppression, 'email' | 'source' | 'subtype' | 'reason' | 'message_id'>;
+import type { CreateSuppressionInput, Suppression, SuppressionEntry, SuppressionSource } from './model';
 
 const toRecord = (item: Item): Suppression => ({
   object: 'suppression',
