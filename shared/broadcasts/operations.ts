@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
 import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
-import { address, addresses } from '../emails/operations';
+import { address, addresses } from '../emails/model';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const;
 

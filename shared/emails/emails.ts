@@ -22,7 +22,8 @@ import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest } from './idempotency';
 import { sendQueue } from './send-queue';
-import { findTemplate, renderPublished, type TemplateItem } from '../templates/templates';
+import type { TemplateItem } from '../templates/model';
+import { findTemplate, renderPublished } from '../templates/templates';
 
 /** How long an enqueued email may wait before the dispatcher enqueues it again. */
 export const SEND_LEASE_MS = 2 * 60 * 1000;

@@ -23,60 +23,12 @@ import * as keys from '../platform/db/keys';
 import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
-import type { CreateTemplateInput, UpdateTemplateInput } from './operations';
+import type { CreateTemplateInput, PublishedVersion, TemplateContent, TemplateItem, TemplateRecord, TemplateVariable, UpdateTemplateInput } from './model';
 import { render, variablesIn, type Values } from './render';
 
 /** Each version (the draft, the published snapshot) at most this many bytes, so both fit one 400 KB item. */
 export const MAX_VERSION_BYTES = 150 * 1024;
 const NAME_MAX = 256;
-
-export interface TemplateVariable {
-  key: string;
-  type: 'string' | 'number';
-  fallback_value: string | number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** What sending uses: the content of one version. */
-export interface TemplateContent {
-  from: string | null;
-  subject: string | null;
-  reply_to: string[] | null;
-  html: string;
-  text: string | null;
-  variables: TemplateVariable[];
-}
-
-export interface PublishedVersion extends TemplateContent {
-  version_id: string;
-}
-
-export interface TemplateItem extends TemplateContent {
-  id: string;
-  project_id: string;
-  name: string;
-  alias: string | null;
-  version_id: string;
-  status: 'draft' | 'published';
-  published?: PublishedVersion;
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface TemplateRecord extends TemplateContent {
-  object: 'template';
-  id: string;
-  name: string;
-  alias: string | null;
-  status: 'draft' | 'published';
-  published_at: string | null;
-  has_unpublished_versions: boolean;
-  current_version_id: string;
-  created_at: string;
-  updated_at: string;
-}
 
 export function toRecord(item: Item): TemplateRecord {
   const t = item as TemplateItem;
