@@ -1,15 +1,16 @@
 /**
  * One webhook POST: 15 s for the whole exchange, redirects not followed (a 3xx is a failed
- * attempt), only 2xx counts. In AWS mode the host is resolved here and every address it
- * resolves to must be public (shared/webhooks/endpoint.ts); the connection then goes to the
- * address that was checked (a `lookup` that answers it), so a second DNS answer cannot point
- * the request somewhere else (DNS rebinding). TLS still verifies the certificate for the host name.
+ * attempt), only 2xx counts. The host is resolved here and every address it resolves to must
+ * be public (or loopback, locally) and not the local runtime's own service
+ * (shared/webhooks/endpoint.ts); the connection then goes only to the addresses that were
+ * checked (a `lookup` that answers them), so a second DNS answer cannot point the request
+ * somewhere else (DNS rebinding). TLS still verifies the certificate for the host name.
  */
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { allowsHttpLoopback, classifyAddress, endpointProblem } from './endpoint';
+import { addressRange, allowsHttpLoopback, endpointProblem, localRuntimePortProblem, normaliseHost, urlPort } from './endpoint';
 
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 
@@ -17,23 +18,38 @@ export type PostResult = { ok: boolean; status: number | null; error: string | n
 
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
-/** The public address to connect to for `hostname`, or the reason there is none. */
-export async function checkedAddress(hostname: string): Promise<{ address: string; family: number } | { refused: string }> {
-  const host = hostname.replace(/^\[|\]$/g, '');
+export type Address = { address: string; family: number };
+
+/**
+ * The addresses to connect to for `hostname` (every one it resolves to), or the reason there are
+ * none: each must be public (or loopback, when ALLOW_HTTP_LOOPBACK_WEBHOOKS=true) and none may be
+ * the local runtime's own service on `port`.
+ */
+export async function checkedAddresses(hostname: string, port?: number): Promise<{ addresses: Address[] } | { refused: string }> {
+  const host = normaliseHost(hostname);
   const found = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
   if (found.length === 0) return { refused: `${host} does not resolve` };
+  const loopbackAllowed = allowsHttpLoopback();
   for (const { address } of found) {
-    const kind = classifyAddress(address);
-    if (kind !== 'public') return { refused: `${host} resolves to a ${kind} address (${address})` };
+    const ownService = port === undefined ? undefined : localRuntimePortProblem(normaliseHost(address), port);
+    if (ownService) return { refused: `${host} resolves to ${address}: ${ownService}` };
+    const { kind, range } = addressRange(address);
+    if (kind !== 'public' && !(kind === 'loopback' && loopbackAllowed)) return { refused: `${host} resolves to a ${kind} address (${address}: ${range})` };
   }
-  return found[0];
+  return { addresses: found };
 }
 
-/** A `lookup` for http.request that answers only `address`, whatever it is asked (both of Node's callback forms). */
-export function pinnedLookup(address: string, family: number): LookupFunction {
+/** The first checked address for `hostname` (see checkedAddresses), or the reason there is none. */
+export async function checkedAddress(hostname: string, port?: number): Promise<Address | { refused: string }> {
+  const checked = await checkedAddresses(hostname, port);
+  return 'refused' in checked ? checked : checked.addresses[0];
+}
+
+/** A `lookup` for http.request that answers only the checked addresses, whatever it is asked (both of Node's callback forms). */
+export function pinnedLookup(addresses: Address[]): LookupFunction {
   return (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: Address[]) => void)(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
   };
 }
 
@@ -41,17 +57,15 @@ export async function postWebhook(endpoint: string, body: string, headers: Recor
   const problem = endpointProblem(endpoint);
   if (problem) return { ok: false, status: null, error: `endpoint refused: ${problem}` };
   const url = new URL(endpoint);
-  let pinned: LookupFunction | undefined;
-  if (!allowsHttpLoopback()) {
-    let target: Awaited<ReturnType<typeof checkedAddress>>;
-    try {
-      target = await checkedAddress(url.hostname);
-    } catch (error) {
-      return { ok: false, status: null, error: `DNS lookup failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
-    }
-    if ('refused' in target) return { ok: false, status: null, error: `endpoint refused: ${target.refused}` };
-    pinned = pinnedLookup(target.address, target.family);
+  // Locally too: the runtime's own services are refused whatever ALLOW_HTTP_LOOPBACK_WEBHOOKS says.
+  let target: Awaited<ReturnType<typeof checkedAddresses>>;
+  try {
+    target = await checkedAddresses(url.hostname, urlPort(url));
+  } catch (error) {
+    return { ok: false, status: null, error: `DNS lookup failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
   }
+  if ('refused' in target) return { ok: false, status: null, error: `endpoint refused: ${target.refused}` };
+  const pinned = pinnedLookup(target.addresses);
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve) => {
     const request = transport.request(

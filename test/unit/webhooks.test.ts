@@ -8,9 +8,11 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import * as keys from '../../shared/platform/db/keys';
 import { newId, UUID_PATTERN } from '../../shared/platform/ids';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, retryDelaySeconds, retrySchedule } from '../../shared/webhooks/deliveries';
-import { classifyAddress, endpointProblem } from '../../shared/webhooks/endpoint';
+import { classifyAddress, endpointProblem, normaliseHost, SPECIAL_PURPOSE_RANGES } from '../../shared/webhooks/endpoint';
 import type { lookup as dnsLookup } from 'node:dns';
-import { checkedAddress, pinnedLookup, postWebhook } from '../../shared/webhooks/http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { checkedAddress, checkedAddresses, pinnedLookup, postWebhook } from '../../shared/webhooks/http';
 import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhooks/signing';
 
 const withEnv = async <T>(value: string | undefined, run: () => T | Promise<T>): Promise<T> => {
@@ -24,6 +26,27 @@ const withEnv = async <T>(value: string | undefined, run: () => T | Promise<T>):
     else process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS = saved;
   }
 };
+
+/** The first and last address of a CIDR range (IPv4 or IPv6), as text. */
+function rangeEnds(cidr: string): [string, string] {
+  const [base, bitsText] = cidr.split('/');
+  const v6 = base.includes(':');
+  const width = v6 ? 128n : 32n;
+  const bits = BigInt(bitsText);
+  let n = 0n;
+  if (v6) {
+    const [head, tail = ''] = base.split('::');
+    const left = head ? head.split(':') : [];
+    const right = tail ? tail.split(':') : [];
+    for (const group of [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]) n = (n << 16n) | BigInt(parseInt(group, 16));
+  } else for (const octet of base.split('.')) n = (n << 8n) | BigInt(octet);
+  const hostMask = (1n << (width - bits)) - 1n;
+  const text = (x: bigint) =>
+    v6
+      ? Array.from({ length: 8 }, (_, i) => ((x >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':')
+      : Array.from({ length: 4 }, (_, i) => ((x >> BigInt(24 - 8 * i)) & 0xffn).toString()).join('.');
+  return [text(n & ~hostMask), text(n | hostMask)];
+}
 
 describe('classifyAddress', () => {
   it.each([
@@ -61,14 +84,60 @@ describe('classifyAddress', () => {
     ['::ffff:169.254.169.254', 'link-local'],
     ['::ffff:a9fe:a9fe', 'link-local'],
     ['::ffff:8.8.8.8', 'public'],
-    ['::10.0.0.1', 'private'],
+    ['::10.0.0.1', 'reserved'], // IPv4-compatible (deprecated): outside 2000::/3
     ['64:ff9b::10.0.0.1', 'private'],
     ['64:ff9b::808:808', 'public'],
-    ['2002:a00:1::', 'private'],
+    ['2002:a00:1::', 'reserved'], // 6to4, refused whole
     ['2001:db8::1', 'reserved'],
     ['[::1]', 'loopback'],
+    // issue 16: each of these was 'public'
+    ['::ffff:0:127.0.0.1', 'reserved'], // IPv4-translated
+    ['::ffff:0:7f00:1', 'reserved'],
+    ['::ffff:0:8.8.8.8', 'reserved'],
+    ['64:ff9b:1::a00:1', 'reserved'], // local-use NAT64
+    ['64:ff9b:1:ffff::1', 'reserved'],
+    ['2001::1', 'reserved'], // Teredo
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    ['192.88.99.1', 'reserved'], // 6to4 relay anycast
+    ['100::1', 'reserved'], // discard-only
+    ['100::ffff:ffff:ffff:ffff', 'reserved'],
+    ['2001:10::1', 'reserved'], // ORCHID
+    ['2001:1f:ffff::1', 'reserved'],
+    // the rest of the registries, and what is just outside them
+    ['192.0.0.9', 'reserved'],
+    ['192.0.0.170', 'reserved'],
+    ['192.31.196.1', 'reserved'],
+    ['192.52.193.1', 'reserved'],
+    ['192.175.48.1', 'reserved'],
+    ['198.19.255.255', 'reserved'],
+    ['198.20.0.0', 'public'],
+    ['192.88.98.255', 'public'],
+    ['192.88.100.0', 'public'],
+    ['100:0:0:1::1', 'reserved'],
+    ['100:0:0:2::1', 'reserved'], // outside 2000::/3
+    ['2001:2::1', 'reserved'],
+    ['2001:3::1', 'reserved'],
+    ['2001:4:112::1', 'reserved'],
+    ['2001:20::1', 'reserved'],
+    ['2001:30::1', 'reserved'],
+    ['2001:1ff:ffff::1', 'reserved'], // end of IETF protocol assignments 2001::/23
+    ['2001:200::1', 'public'], // just after it
+    ['2620:4f:8000::1', 'reserved'],
+    ['2620:4f:8001::1', 'public'],
+    ['3fff::1', 'reserved'],
+    ['3fff:1000::1', 'public'],
+    ['5f00::1', 'reserved'],
+    ['4000::1', 'reserved'],
+    ['fec0::1', 'private'],
+    ['FE80::1', 'link-local'],
+    ['::ffff:192.88.99.1', 'reserved'],
+    ['64:ff9b::c058:6301', 'reserved'], // NAT64 of 192.88.99.1
   ])('%s is %s', (ip, kind) => {
     expect(classifyAddress(ip)).toBe(kind);
+  });
+
+  it.each(SPECIAL_PURPOSE_RANGES)('refuses all of %s (%s: %s)', (cidr) => {
+    for (const ip of rangeEnds(cidr)) expect(classifyAddress(ip)).not.toBe('public');
   });
 
   it('refuses to classify something that is not an address', () => {
@@ -104,6 +173,102 @@ describe('endpointProblem', () => {
     }));
 });
 
+describe('host names, normalised before they are judged', () => {
+  it.each([
+    ['LOCALHOST.', 'localhost'],
+    ['Hooks.Example.COM.', 'hooks.example.com'],
+    ['0x7f.1', '127.0.0.1'],
+    ['2130706433', '127.0.0.1'],
+    ['127.1', '127.0.0.1'],
+    ['0177.0.0.1', '127.0.0.1'],
+    ['[::FFFF:7F00:1]', '::ffff:7f00:1'],
+  ])('%s is %s', (host, normal) => expect(normaliseHost(host)).toBe(normal));
+
+  it('on AWS: a loopback host in any spelling is refused (https://LOCALHOST./ passed)', () =>
+    withEnv(undefined, () => {
+      for (const url of ['https://LOCALHOST./', 'https://localhost./in', 'https://api.LOCALHOST./', 'https://0x7f.1/', 'https://2130706433/', 'https://127.1/', 'https://[::ffff:127.0.0.1]/']) {
+        expect([url, endpointProblem(url)]).toEqual([url, expect.stringMatching(/loopback/)]);
+      }
+      for (const url of ['https://[::ffff:0:7f00:1]/', 'https://[64:ff9b:1::a00:1]/', 'https://[2001::1]/', 'https://192.88.99.1/', 'https://[100::1]/', 'https://[2001:10::1]/']) {
+        expect([url, endpointProblem(url)]).toEqual([url, expect.stringMatching(/reserved address/)]);
+      }
+    }));
+});
+
+/** Runs `run` with these environment variables set (undefined: unset), restoring them after. */
+const withVars = async <T>(vars: Record<string, string | undefined>, run: () => T | Promise<T>): Promise<T> => {
+  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+  const apply = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  apply(vars);
+  try {
+    return await run();
+  } finally {
+    apply(saved);
+  }
+};
+
+describe("the local runtime's own services (LOCAL_RUNTIME_PORTS)", () => {
+  let server: Server;
+  let port: number;
+  let hits = 0;
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      hits++;
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it.each(['true', undefined])('are refused when saved, with ALLOW_HTTP_LOOPBACK_WEBHOOKS=%s', (allow) =>
+    withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: allow, LOCAL_RUNTIME_PORTS: `9,${port},8005` }, () => {
+      for (const url of [
+        `http://127.0.0.1:${port}/clear-store`,
+        `http://localhost:${port}/`,
+        `http://LOCALHOST.:${port}/`,
+        `http://[::1]:${port}/`,
+        `http://0.0.0.0:${port}/`,
+        `https://127.0.0.1:${port}/`,
+        `https://[::ffff:127.0.0.1]:${port}/`,
+        `https://0x7f.1:${port}/`,
+        'http://127.0.0.1:9/',
+      ]) {
+        expect([url, endpointProblem(url)]).toEqual([url, expect.stringMatching(/local runtime's own services/)]);
+      }
+      expect(endpointProblem(`https://hooks.example.com:${port}/`)).toBeUndefined(); // another machine's port
+    }),
+  );
+
+  it("are refused at delivery, also to an endpoint saved before the port was the runtime's", () =>
+    withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, async () => {
+      const endpoint = `http://localhost:${port}/clear-store`;
+      expect(endpointProblem(endpoint)).toBeUndefined(); // saved while the port was a receiver's
+      expect(await postWebhook(endpoint, '{}', {})).toMatchObject({ ok: true, status: 200 });
+      expect(hits).toBe(1);
+      await withVars({ LOCAL_RUNTIME_PORTS: String(port) }, async () => {
+        expect(await postWebhook(endpoint, '{}', {})).toEqual({ ok: false, status: null, error: expect.stringMatching(/^endpoint refused: .*local runtime's own services/) });
+        expect(await checkedAddresses('localhost', port)).toEqual({ refused: expect.stringMatching(/local runtime's own services/) });
+        expect(await checkedAddresses('127.0.0.1', port + 1)).toEqual({ addresses: [{ address: '127.0.0.1', family: 4 }] });
+      });
+      expect(hits).toBe(1);
+    }));
+
+  it('ALLOW_HTTP_LOOPBACK_WEBHOOKS=true allows loopback, not private or other special addresses', () =>
+    withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, async () => {
+      expect(endpointProblem('https://10.0.0.5/in')).toMatch(/private/);
+      expect(endpointProblem('https://[2001::1]/in')).toMatch(/reserved/);
+      expect(endpointProblem('https://169.254.169.254/')).toMatch(/link-local/);
+      expect(await checkedAddresses('10.0.0.5', 443)).toEqual({ refused: expect.stringMatching(/private/) });
+      expect(await checkedAddresses('localhost', 443)).toEqual({ addresses: expect.arrayContaining([expect.objectContaining({ family: expect.any(Number) })]) });
+    }));
+});
+
 describe('the dispatcher on AWS (no ALLOW_HTTP_LOOPBACK_WEBHOOKS)', () => {
   it('refuses addresses that are not public before connecting', () =>
     withEnv(undefined, async () => {
@@ -118,7 +283,7 @@ describe('the dispatcher on AWS (no ALLOW_HTTP_LOOPBACK_WEBHOOKS)', () => {
 
 describe('pinnedLookup', () => {
   it("answers the checked address whatever name it is asked, in both of Node's callback forms", async () => {
-    const lookup = pinnedLookup('93.184.216.34', 4);
+    const lookup = pinnedLookup([{ address: '93.184.216.34', family: 4 }]);
     const one = await new Promise((resolve) => lookup('rebinding.example', {}, (error, address, family) => resolve({ error, address, family })));
     expect(one).toEqual({ error: null, address: '93.184.216.34', family: 4 });
     const all = await new Promise((resolve) => (lookup as typeof dnsLookup)('rebinding.example', { all: true }, (error, addresses) => resolve({ error, addresses })));
