@@ -21,9 +21,7 @@ import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '.
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
 import { fanOutQueue } from './queue';
-import type { BROADCAST_STATUSES, CreateBroadcastInput, UpdateBroadcastInput } from './operations';
-
-export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
+import type { BroadcastRecord, BroadcastStatus, CreateBroadcastInput, UpdateBroadcastInput } from './model';
 
 /** How long a queued or sending broadcast may go without progress before the dispatcher restarts its fan-out. */
 export const FANOUT_LEASE_MS = 5 * 60 * 1000;
@@ -58,7 +56,7 @@ export interface BroadcastItem extends Item {
   failure_reason?: string;
 }
 
-export function toBroadcast(item: Item) {
+export function toBroadcast(item: Item): BroadcastRecord {
   const b = item as BroadcastItem;
   return {
     object: 'broadcast' as const,
@@ -79,7 +77,6 @@ export function toBroadcast(item: Item) {
     sent_at: b.sent_at ?? null,
   };
 }
-export type BroadcastRecord = ReturnType<typeof toBroadcast>;
 
 const missing = () => notFound('Broadcast', 'broadcast_id');
 const notDraft = (status: string) => conflict('broadcast_not_draft', `Only a draft broadcast can be changed; this one is ${status}`);

@@ -25,7 +25,8 @@
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { batchGet, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
-import { FANOUT_LEASE_MS, type BroadcastItem, type BroadcastStatus } from './broadcasts';
+import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
+import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
 import { findSendingDomain } from '../domains/domains';
 import { addressDomain, emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from '../emails/emails';

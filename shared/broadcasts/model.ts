@@ -1,0 +1,80 @@
+/**
+ * The broadcasts feature's model: the broadcast as the API shows it, its statuses, and what create
+ * and update take; the record and input types are derived from these schemas. The stored item
+ * (BroadcastItem, shared/broadcasts/broadcasts.ts) stays with the logic: it extends the table's Item.
+ */
+import * as z from 'zod/mini';
+import { address, addresses } from '../emails/model';
+import { id, timestamp } from '../platform/http/schemas';
+
+export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const;
+export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
+
+const counters = z.object({
+  recipients: z.number(),
+  sent: z.number(),
+  skipped: z.number(),
+  failed: z.number(),
+});
+
+export const broadcast = z.object({
+  object: z.literal('broadcast'),
+  id,
+  name: z.nullable(z.string()),
+  segment_id: id,
+  topic_id: z.nullable(id),
+  from: z.string(),
+  subject: z.string(),
+  reply_to: z.nullable(z.array(z.string())),
+  preview_text: z.nullable(z.string()),
+  html: z.nullable(z.string()),
+  text: z.nullable(z.string()),
+  status: z.enum(BROADCAST_STATUSES),
+  counters,
+  created_at: timestamp,
+  scheduled_at: z.nullable(timestamp),
+  sent_at: z.nullable(timestamp),
+});
+export type BroadcastRecord = z.output<typeof broadcast>;
+
+const name = z.string().check(z.trim(), z.maxLength(256));
+const subject = z.string().check(z.minLength(1), z.maxLength(998));
+const previewText = z.string().check(z.maxLength(998));
+/** When to send: an ISO 8601 time with offset (POST /broadcasts and POST /broadcasts/{id}/send). */
+export const scheduledAt = z.iso.datetime({ offset: true });
+const htmlOrText = (b: { html?: string | null; text?: string | null }) => (b.html ?? undefined) !== undefined || (b.text ?? undefined) !== undefined;
+
+export const createBody = z
+  .strictObject({
+    segment_id: id,
+    topic_id: z.optional(z.nullable(id)),
+    name: z.optional(name),
+    from: address,
+    subject,
+    reply_to: z.optional(addresses),
+    preview_text: z.optional(previewText),
+    html: z.optional(z.string()),
+    text: z.optional(z.string()),
+    scheduled_at: z.optional(scheduledAt),
+    send: z.optional(z.boolean()),
+  })
+  .check(
+    z.refine(htmlOrText, { message: 'html or text is required', path: ['html'] }),
+    z.refine((b) => !(b.send === false && b.scheduled_at), { message: 'scheduled_at schedules the sending; it cannot go with send: false', path: ['scheduled_at'] }),
+  );
+export type CreateBroadcastInput = z.output<typeof createBody>;
+
+export const updateBody = z
+  .strictObject({
+    segment_id: z.optional(id),
+    topic_id: z.optional(z.nullable(id)),
+    name: z.optional(name),
+    from: z.optional(address),
+    subject: z.optional(subject),
+    reply_to: z.optional(addresses),
+    preview_text: z.optional(previewText),
+    html: z.optional(z.nullable(z.string())),
+    text: z.optional(z.nullable(z.string())),
+  })
+  .check(z.refine((b) => Object.keys(b).length > 0, { message: 'give at least one field to change', path: [] }));
+export type UpdateBroadcastInput = z.output<typeof updateBody>;
