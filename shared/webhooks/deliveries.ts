@@ -15,24 +15,7 @@
 import { createHash } from 'node:crypto';
 import * as keys from '../platform/db/keys';
 import { logger } from '../platform/log';
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface DeliveryRecord {
-  object: 'webhook_delivery';
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  response_code: number | null;
-  error: string | null;
-  next_attempt_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+import type { DeliveryRecord } from './model';
 
 export interface DeliveryItem extends Omit<DeliveryRecord, 'object'> {
   project_id: string;

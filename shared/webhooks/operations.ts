@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { API_VERSION } from '../platform/http/api-version';
 import { EVENT_TYPES } from '../events/model';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
+import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
 import { endpointProblem } from './endpoint';
+import { delivery, webhook, webhookEvent, webhookWithSecret } from './model';
 
 const endpoint = z.string().check(
   z.trim(),
@@ -15,48 +15,6 @@ const endpoint = z.string().check(
 );
 const events = z.array(z.enum(EVENT_TYPES)).check(z.minLength(1), z.maxLength(EVENT_TYPES.length));
 const description = z.nullable(z.string().check(z.trim(), z.maxLength(256)));
-
-export const webhook = z.object({
-  object: z.literal('webhook'),
-  id,
-  api_version: z.literal(API_VERSION),
-  endpoint: z.string(),
-  events: z.array(z.enum(EVENT_TYPES)),
-  description: z.nullable(z.string()),
-  status: z.enum(['enabled', 'disabled', 'pending']),
-  secret_prefix: z.string(),
-  consecutive_failures: z.number(),
-  last_success_at: z.nullable(timestamp),
-  last_failure_at: z.nullable(timestamp),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-const withSecret = z.extend(webhook, { signing_secret: z.string() });
-
-export const delivery = z.object({
-  object: z.literal('webhook_delivery'),
-  id,
-  webhook_id: id,
-  event_id: id,
-  event_type: z.enum(EVENT_TYPES),
-  status: z.enum(['pending', 'delivered', 'failed']),
-  attempt_count: z.number(),
-  response_code: z.nullable(z.number()),
-  error: z.nullable(z.string()),
-  next_attempt_at: z.nullable(timestamp),
-  completed_at: z.nullable(timestamp),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-
-export const webhookEvent = z.object({
-  id,
-  webhook_id: id,
-  type: z.enum(EVENT_TYPES),
-  data: z.record(z.string(), z.unknown()),
-  created_at: z.nullable(timestamp),
-  attempt: z.nullable(z.object({ number: z.number(), status: z.enum(['succeeded', 'failed']), response_code: z.nullable(z.number()), at: timestamp })),
-});
 
 const webhookParams = z.strictObject({ webhookId: id });
 const deliveryParams = z.strictObject({ webhookId: id, deliveryId: id });
@@ -75,7 +33,7 @@ export const create = defineOperation({
   tags: ['Webhooks'],
   auth: 'api_key',
   body: z.strictObject({ endpoint, events, description: z.optional(description) }),
-  responses: { 201: { description: 'The new webhook with its signing secret', schema: withSecret }, ...commonErrors },
+  responses: { 201: { description: 'The new webhook with its signing secret', schema: webhookWithSecret }, ...commonErrors },
 });
 
 export const list = defineOperation({
@@ -131,7 +89,7 @@ export const rotateSecret = defineOperation({
   tags: ['Webhooks'],
   auth: 'api_key',
   params: webhookParams,
-  responses: { 200: { description: 'The webhook with its new signing secret', schema: withSecret }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+  responses: { 200: { description: 'The webhook with its new signing secret', schema: webhookWithSecret }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
 });
 
 export const listDeliveries = defineOperation({

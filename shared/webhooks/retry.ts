@@ -7,7 +7,8 @@ import * as keys from '../platform/db/keys';
 import { update, updateItem, type Item } from '../platform/db/table';
 import { unprocessable } from '../platform/errors';
 import { nowIso } from '../platform/ids';
-import { toDeliveryRecord, type DeliveryItem, type DeliveryRecord } from './deliveries';
+import { toDeliveryRecord, type DeliveryItem } from './deliveries';
+import type { DeliveryRecord } from './model';
 import { deliveryQueue } from './queue';
 import { readDelivery } from './webhooks';
 

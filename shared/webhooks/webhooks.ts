@@ -19,32 +19,15 @@ import * as keys from '../platform/db/keys';
 import { batchGet, del, getItem, put, queryGsi1Page, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
 import { conflict, notFound } from '../platform/errors';
 import { eventWrite } from '../events/events';
-import type { EventType, PlatformEvent } from '../events/model';
+import type { PlatformEvent } from '../events/model';
 import { newId, nowIso } from '../platform/ids';
 import type { CreateWebhookInput, UpdateWebhookInput } from './operations';
-import { toDeliveryRecord, type DeliveryItem, type DeliveryRecord } from './deliveries';
+import { toDeliveryRecord, type DeliveryItem } from './deliveries';
+import type { DeliveryRecord, Webhook, WebhookEvent } from './model';
 import { newSigningSecret, ROTATED_SECRET_TTL_MS, secretPrefix } from './signing';
 
 /** This many deliveries in a row ending `failed` disable the webhook (DESIGN.md). */
 export const MAX_FAILED_DELIVERIES = 30;
-
-export type WebhookStatus = 'enabled' | 'disabled' | 'pending';
-
-export interface Webhook {
-  object: 'webhook';
-  id: string;
-  api_version: string;
-  endpoint: string;
-  events: EventType[];
-  description: string | null;
-  status: WebhookStatus;
-  secret_prefix: string;
-  consecutive_failures: number;
-  last_success_at: string | null;
-  last_failure_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 export interface WebhookItem extends Omit<Webhook, 'object' | 'api_version'> {
   project_id: string;
@@ -187,15 +170,6 @@ export async function readDelivery(caller: Caller, webhookId: string, deliveryId
 }
 
 export const getDelivery = async (caller: Caller, webhookId: string, deliveryId: string): Promise<DeliveryRecord> => toDeliveryRecord((await readDelivery(caller, webhookId, deliveryId)).delivery);
-
-export interface WebhookEvent {
-  id: string;
-  webhook_id: string;
-  type: string;
-  data: Record<string, unknown>;
-  created_at: string | null;
-  attempt: { number: number; status: 'succeeded' | 'failed'; response_code: number | null; at: string } | null;
-}
 
 /** GET /webhook-events: the project's deliveries, newest event first (GSI1), each with its event (one BatchGet). */
 export async function listWebhookEvents(caller: Caller, page: { limit: number; after?: string }) {

@@ -1,0 +1,68 @@
+/**
+ * The webhooks feature's model: the webhook, its deliveries and the webhook-events items as the
+ * API shows them, with their statuses; the record types are derived from these schemas. What
+ * create and update take stays in operations.ts: the endpoint check (shared/webhooks/endpoint.ts)
+ * is logic. The stored items (WebhookItem, DeliveryItem) stay with the logic that writes them.
+ */
+import * as z from 'zod/mini';
+import { EVENT_TYPES } from '../events/model';
+import { API_VERSION } from '../platform/http/api-version';
+import { id, timestamp } from '../platform/http/schemas';
+
+export const WEBHOOK_STATUSES = ['enabled', 'disabled', 'pending'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const webhook = z.object({
+  object: z.literal('webhook'),
+  id,
+  api_version: z.literal(API_VERSION),
+  endpoint: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)),
+  description: z.nullable(z.string()),
+  status: z.enum(WEBHOOK_STATUSES),
+  secret_prefix: z.string(),
+  consecutive_failures: z.number(),
+  last_success_at: z.nullable(timestamp),
+  last_failure_at: z.nullable(timestamp),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Webhook = z.output<typeof webhook>;
+
+/** The webhook as create and rotate answer it: the only time its secret is shown. */
+export const webhookWithSecret = z.extend(webhook, { signing_secret: z.string() });
+
+export const delivery = z.object({
+  object: z.literal('webhook_delivery'),
+  id,
+  webhook_id: id,
+  event_id: id,
+  event_type: z.enum(EVENT_TYPES),
+  status: z.enum(DELIVERY_STATUSES),
+  attempt_count: z.number(),
+  response_code: z.nullable(z.number()),
+  error: z.nullable(z.string()),
+  next_attempt_at: z.nullable(timestamp),
+  completed_at: z.nullable(timestamp),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+/**
+ * A delivery as stored and shown: the schema's type, except that `event_type` is any string (the
+ * fan-out copies it from the event item of the table's stream, where it is a plain string).
+ */
+export type DeliveryRecord = Omit<z.output<typeof delivery>, 'event_type'> & { event_type: string };
+
+/** An item of GET /webhook-events: one delivery with its event. */
+export const webhookEvent = z.object({
+  id,
+  webhook_id: id,
+  type: z.enum(EVENT_TYPES),
+  data: z.record(z.string(), z.unknown()),
+  created_at: z.nullable(timestamp),
+  attempt: z.nullable(z.object({ number: z.number(), status: z.enum(['succeeded', 'failed']), response_code: z.nullable(z.number()), at: timestamp })),
+});
+/** The schema's type, `type` a plain string as DeliveryRecord's `event_type` is. */
+export type WebhookEvent = Omit<z.output<typeof webhookEvent>, 'type'> & { type: string };
