@@ -31,7 +31,8 @@ import { bucketName, deleteObject, getObject, headObject, putObject } from '../p
 import { messageFromSesHeaders, parseMessage, type ParsedMessage, type SesHeaders } from './mime';
 import { logger } from '../platform/log';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
-import { attachmentKey, bodyKey, toSummary, type Verdict } from './received-emails';
+import type { Verdict } from './model';
+import { attachmentKey, bodyKey, toSummary } from './received-emails';
 
 /**
  * SES accepts messages up to 40 MB. The worker (256 MB of memory, like every function) parses up

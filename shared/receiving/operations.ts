@@ -1,41 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
-
-const verdict = z.nullable(z.enum(['pass', 'fail', 'gray', 'processing_failed', 'disabled']));
-const attachmentMeta = {
-  id,
-  filename: z.nullable(z.string()),
-  size: z.number(),
-  content_type: z.string(),
-  content_disposition: z.enum(['attachment', 'inline']),
-  content_id: z.nullable(z.string()),
-};
-const downloadUrl = { download_url: z.string(), expires_at: timestamp };
-
-export const receivedEmailSummary = z.object({
-  object: z.literal('email'),
-  id,
-  to: z.array(z.string()),
-  from: z.string(),
-  created_at: timestamp,
-  subject: z.string(),
-  bcc: z.array(z.string()),
-  cc: z.array(z.string()),
-  reply_to: z.array(z.string()),
-  received_for: z.array(z.string()),
-  message_id: z.nullable(z.string()),
-  attachments: z.array(z.object(attachmentMeta)),
-  spam_verdict: verdict,
-  virus_verdict: verdict,
-});
-export const receivedEmail = z.extend(receivedEmailSummary, {
-  html: z.nullable(z.string()),
-  text: z.nullable(z.string()),
-  headers: z.record(z.string(), z.string()),
-  raw: z.nullable(z.object(downloadUrl)),
-});
-export const attachment = z.object({ object: z.literal('attachment'), ...attachmentMeta, ...downloadUrl });
+import { commonErrors, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import { attachment, receivedEmail, receivedEmailSummary } from './model';
 
 const emailParams = z.strictObject({ email_id: id });
 /** Resend's `html_format`: only `cid`, which is what `html` always holds here (no data: URIs). */

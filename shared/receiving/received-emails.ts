@@ -14,50 +14,8 @@ import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { getItem, queryPage, type Item, type PageRequest } from '../platform/db/table';
 import { notFound, unprocessable } from '../platform/errors';
-import { contentDisposition, getObject, presignGet, type DownloadUrl } from '../platform/aws/s3';
-
-/** SES's verdicts, lower-cased: `pass`, `fail`, `gray`, `processing_failed`, or `disabled` when the rule does not scan. */
-export type Verdict = 'pass' | 'fail' | 'gray' | 'processing_failed' | 'disabled';
-
-export interface AttachmentMeta {
-  id: string;
-  filename: string | null;
-  size: number;
-  content_type: string;
-  content_disposition: 'attachment' | 'inline';
-  content_id: string | null;
-}
-
-/** A received email in lists and in `email.received` / `email.stored` events: everything but the bodies, headers and raw URL. */
-export interface ReceivedEmailSummary {
-  object: 'email';
-  id: string;
-  to: string[];
-  from: string;
-  created_at: string;
-  subject: string;
-  bcc: string[];
-  cc: string[];
-  reply_to: string[];
-  received_for: string[];
-  message_id: string | null;
-  attachments: AttachmentMeta[];
-  spam_verdict: Verdict | null;
-  virus_verdict: Verdict | null;
-}
-
-export interface ReceivedEmail extends ReceivedEmailSummary {
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string>;
-  raw: DownloadUrl | null;
-}
-
-export interface AttachmentData extends AttachmentMeta {
-  object: 'attachment';
-  download_url: string;
-  expires_at: string;
-}
+import { contentDisposition, getObject, presignGet } from '../platform/aws/s3';
+import type { AttachmentData, AttachmentMeta, ReceivedEmail, ReceivedEmailSummary } from './model';
 
 export interface StoredBody {
   headers: Record<string, string>;
