@@ -40,33 +40,18 @@ import {
   type PageRequest,
   type WriteAction,
 } from '../platform/db/table';
-import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type Capability, type IdentityState, type Tls } from './identity';
-import { buildRecords, isSettled, type DomainRecord, type DomainStatus } from './records';
+import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type IdentityState } from './identity';
+import type { Capability, CreateDomainInput, Domain, DomainStatus, Tls, UpdateDomainInput } from './model';
+import { buildRecords, isSettled } from './records';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
-import type { CreateDomainInput, UpdateDomainInput } from './operations';
 import { SES_REGION } from '../platform/aws/ses';
 
 /** A name claim still `creating` after this long belongs to a create that died; another create may take it. */
 export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;
-
-export interface Domain {
-  object: 'domain';
-  id: string;
-  name: string;
-  status: DomainStatus;
-  region: string;
-  records: DomainRecord[];
-  tls: Tls;
-  capabilities: { sending: Capability; receiving: Capability };
-  open_tracking: boolean;
-  click_tracking: boolean;
-  tracking_subdomain: string | null;
-  created_at: string;
-}
 
 interface DomainItem {
   id: string;

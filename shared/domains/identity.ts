@@ -26,7 +26,8 @@ import {
   UpdateConfigurationSetEventDestinationCommand,
   type EventType,
 } from '../platform/aws/ses';
-import { mailFromDomain, statusFromSes, type DomainStatus } from './records';
+import type { Capability, DomainStatus, Tls } from './model';
+import { mailFromDomain, statusFromSes } from './records';
 import { conflict, unprocessable } from '../platform/errors';
 import { logger } from '../platform/log';
 import { sesClient } from '../platform/aws/ses';
@@ -38,9 +39,6 @@ import { sesClient } from '../platform/aws/ses';
  * destination publishes to the SES events topic (SES_EVENTS_TOPIC_ARN on AWS).
  */
 export const configurationSetName = (domainId: string): string => `es-${domainId}`;
-
-export type Tls = 'opportunistic' | 'enforced';
-export type Capability = 'enabled' | 'disabled';
 
 /** The one event destination of each domain's configuration set (AWS only). */
 export const EVENT_DESTINATION_NAME = 'email-service-events';

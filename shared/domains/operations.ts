@@ -1,42 +1,7 @@
 import * as z from 'zod/mini';
-import { DOMAIN_STATUSES } from './records';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
-
-const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-/** At least two labels of letters, digits and inner hyphens; the last starts with a letter (so no IP address). */
-const HOSTNAME = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$`);
-/** One or more labels, to be put in front of the domain name. */
-const SUBDOMAIN = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
-
-const hostname = z.string().check(z.trim(), z.toLowerCase(), z.maxLength(253), z.regex(HOSTNAME, 'must be a hostname with at least two labels, like example.com'));
-const tls = z.enum(['opportunistic', 'enforced']);
-const capability = z.enum(['enabled', 'disabled']);
-
-export const domainRecord = z.object({
-  record: z.enum(['SPF', 'DKIM', 'MX', 'Receiving', 'Tracking']),
-  name: z.string(),
-  type: z.enum(['CNAME', 'MX', 'TXT']),
-  ttl: z.string(),
-  status: z.enum(DOMAIN_STATUSES),
-  value: z.string(),
-  priority: z.optional(z.number()),
-});
-
-export const domain = z.object({
-  object: z.literal('domain'),
-  id,
-  name: z.string(),
-  status: z.enum(DOMAIN_STATUSES),
-  region: z.string(),
-  records: z.array(domainRecord),
-  tls,
-  capabilities: z.object({ sending: capability, receiving: capability }),
-  open_tracking: z.boolean(),
-  click_tracking: z.boolean(),
-  tracking_subdomain: z.nullable(z.string()),
-  created_at: timestamp,
-});
+import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import { createDomainBody, domain, updateDomainBody } from './model';
 
 const domainParams = z.strictObject({ domain_id: id });
 
@@ -51,13 +16,7 @@ export const create = defineOperation({
     'POST /domains/{domain_id}/verify (a scheduled check also re-reads pending domains every minute).',
   tags: ['Domains'],
   auth: 'api_key',
-  body: z.strictObject({
-    name: hostname,
-    // Resend clients may name the region; a deployment sends from its own one only
-    region: z.optional(z.literal('ap-southeast-2', 'this deployment sends from ap-southeast-2 only')),
-    tls: z.optional(tls),
-    capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
-  }),
+  body: createDomainBody,
   responses: { 201: { description: 'The new domain', schema: domain }, ...commonErrors, 409: conflictResponse },
 });
 
@@ -91,15 +50,7 @@ export const update = defineOperation({
   tags: ['Domains'],
   auth: 'api_key',
   params: domainParams,
-  body: z
-    .strictObject({
-      open_tracking: z.optional(z.boolean()),
-      click_tracking: z.optional(z.boolean()),
-      tracking_subdomain: z.optional(z.nullable(z.string().check(z.trim(), z.toLowerCase(), z.maxLength(200), z.regex(SUBDOMAIN, 'must be one or more DNS labels, like links')))),
-      tls: z.optional(tls),
-      capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
-    })
-    .check(z.refine((body) => Object.keys(body).length > 0, { message: 'give at least one field to change' })),
+  body: updateDomainBody,
   responses: { 200: { description: 'The updated domain', schema: domain }, ...commonErrors, 404: notFoundResponse },
 });
 
@@ -125,5 +76,3 @@ export const verify = defineOperation({
   responses: { 200: { description: 'The domain with its current status', schema: domain }, ...commonErrors, 404: notFoundResponse },
 });
 
-export type CreateDomainInput = z.output<typeof create.body>;
-export type UpdateDomainInput = z.output<typeof update.body>;

@@ -12,10 +12,9 @@
  *   query DNS itself, so those two always say `not_started`.
  * - names are fully qualified; `ttl` is `Auto` (any TTL works).
  *
- * Imports nothing, so the operation schemas (and with them the route table) can use it.
+ * Imports only the model's types (the statuses and the record shape are declared there).
  */
-export const DOMAIN_STATUSES = ['not_started', 'pending', 'verified', 'failed', 'temporary_failure'] as const;
-export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+import type { DomainRecord, DomainStatus } from './model';
 
 /** Statuses SES keeps working on: the scheduled check re-reads domains in these. */
 export const UNSETTLED_STATUSES: readonly DomainStatus[] = ['not_started', 'pending', 'temporary_failure'];
@@ -34,16 +33,6 @@ export const statusFromSes = (sesStatus: string | undefined): DomainStatus => (s
 
 /** The custom MAIL FROM domain the service sets up for every domain. */
 export const mailFromDomain = (domain: string): string => `send.${domain}`;
-
-export interface DomainRecord {
-  record: 'DKIM' | 'SPF' | 'MX' | 'Receiving' | 'Tracking';
-  name: string;
-  type: 'CNAME' | 'MX' | 'TXT';
-  ttl: 'Auto';
-  status: DomainStatus;
-  value: string;
-  priority?: number;
-}
 
 export interface RecordInput {
   name: string;

@@ -1,0 +1,71 @@
+/**
+ * The domains feature's model: the domain and its DNS records as the API shows them, their
+ * statuses and settings, and what create and update take; the record and input types are derived
+ * from these schemas. The stored items stay with the logic (shared/domains/domains.ts).
+ */
+import * as z from 'zod/mini';
+import { id, timestamp } from '../platform/http/schemas';
+
+export const DOMAIN_STATUSES = ['not_started', 'pending', 'verified', 'failed', 'temporary_failure'] as const;
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+/** At least two labels of letters, digits and inner hyphens; the last starts with a letter (so no IP address). */
+const HOSTNAME = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$`);
+/** One or more labels, to be put in front of the domain name. */
+const SUBDOMAIN = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
+
+const hostname = z.string().check(z.trim(), z.toLowerCase(), z.maxLength(253), z.regex(HOSTNAME, 'must be a hostname with at least two labels, like example.com'));
+export const TLS_MODES = ['opportunistic', 'enforced'] as const;
+export type Tls = (typeof TLS_MODES)[number];
+export const CAPABILITIES = ['enabled', 'disabled'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+const tls = z.enum(TLS_MODES);
+const capability = z.enum(CAPABILITIES);
+
+export const domainRecord = z.object({
+  record: z.enum(['SPF', 'DKIM', 'MX', 'Receiving', 'Tracking']),
+  name: z.string(),
+  type: z.enum(['CNAME', 'MX', 'TXT']),
+  ttl: z.string(),
+  status: z.enum(DOMAIN_STATUSES),
+  value: z.string(),
+  priority: z.optional(z.number()),
+});
+export type DomainRecord = z.output<typeof domainRecord>;
+
+export const domain = z.object({
+  object: z.literal('domain'),
+  id,
+  name: z.string(),
+  status: z.enum(DOMAIN_STATUSES),
+  region: z.string(),
+  records: z.array(domainRecord),
+  tls,
+  capabilities: z.object({ sending: capability, receiving: capability }),
+  open_tracking: z.boolean(),
+  click_tracking: z.boolean(),
+  tracking_subdomain: z.nullable(z.string()),
+  created_at: timestamp,
+});
+export type Domain = z.output<typeof domain>;
+
+export const createDomainBody = z.strictObject({
+  name: hostname,
+  // Resend clients may name the region; a deployment sends from its own one only
+  region: z.optional(z.literal('ap-southeast-2', 'this deployment sends from ap-southeast-2 only')),
+  tls: z.optional(tls),
+  capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
+});
+export type CreateDomainInput = z.output<typeof createDomainBody>;
+
+export const updateDomainBody = z
+  .strictObject({
+    open_tracking: z.optional(z.boolean()),
+    click_tracking: z.optional(z.boolean()),
+    tracking_subdomain: z.optional(z.nullable(z.string().check(z.trim(), z.toLowerCase(), z.maxLength(200), z.regex(SUBDOMAIN, 'must be one or more DNS labels, like links')))),
+    tls: z.optional(tls),
+    capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
+  })
+  .check(z.refine((body) => Object.keys(body).length > 0, { message: 'give at least one field to change' }));
+export type UpdateDomainInput = z.output<typeof updateDomainBody>;
