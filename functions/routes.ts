@@ -34,6 +34,8 @@ export interface Route {
   operation: Operation;
   /** what the function may do on AWS (functions/needs.ts), besides the API-key GetItem every authenticated route gets */
   needs: Needs;
+  /** gets PUBLIC_API_URL, the API's base URL (the OAuth metadata's issuer) */
+  publicApiUrl?: boolean;
 }
 
 /**
@@ -128,12 +130,12 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/templates/{id_or_alias}/duplicate', handler: 'templates/duplicate', operation: templateOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
 
   // OAuth (public clients with PKCE; the token, revocation and metadata routes take no key and answer RFC 6749 errors)
-  { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', operation: oauthOps.metadata, needs: {} },
+  { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', operation: oauthOps.metadata, needs: {}, publicApiUrl: true },
   { method: 'POST', path: '/oauth/clients', handler: 'oauth/create-client', operation: oauthOps.createClient, needs: { table: ['PutItem'] } },
   { method: 'GET', path: '/oauth/clients', handler: 'oauth/list-clients', operation: oauthOps.listClients, needs: { table: ['Query'] } },
   { method: 'DELETE', path: '/oauth/clients/{oauth_client_id}', handler: 'oauth/delete-client', operation: oauthOps.deleteClient, needs: { table: ['GetItem', 'DeleteItem', 'Query'] } },
   { method: 'GET', path: '/oauth/authorize', handler: 'oauth/authorize', operation: oauthOps.authorize, needs: { table: ['GetItem', 'PutItem'] } },
-  { method: 'POST', path: '/oauth/token', handler: 'oauth/token', operation: oauthOps.token, needs: { table: ['BatchGetItem', 'DeleteItem', 'ConditionCheckItem', 'PutItem', 'UpdateItem'] } },
+  { method: 'POST', path: '/oauth/token', handler: 'oauth/token', operation: oauthOps.token, needs: { table: ['BatchGetItem', 'DeleteItem', 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'GetItem'] } }, // GetItem: a reused refresh token revokes its grant
   { method: 'POST', path: '/oauth/revoke', handler: 'oauth/revoke', operation: oauthOps.revoke, needs: { table: ['GetItem', 'DeleteItem'] } },
   { method: 'GET', path: '/oauth/grants', handler: 'oauth/list-grants', operation: oauthOps.listGrants, needs: { table: ['Query'] } },
   { method: 'DELETE', path: '/oauth/grants/{grant_id}', handler: 'oauth/delete-grant', operation: oauthOps.deleteGrant, needs: { table: ['GetItem', 'DeleteItem'] } },

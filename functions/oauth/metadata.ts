@@ -2,16 +2,15 @@ import { ok, publicApi } from '#shared/platform/http/public-api';
 import * as oauthOps from '#shared/access/operations/oauth';
 import { OAUTH_SCOPES } from '#shared/access/oauth-tokens';
 
-const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
-
 /**
- * RFC 8414 metadata. The issuer is the URL the request reached: its Host header (API Gateway
- * passes the API's domain) and X-Forwarded-Proto (https on AWS; absent locally, so http).
+ * RFC 8414 metadata. The issuer is the API's configured base URL (PUBLIC_API_URL: the stack sets
+ * the API Gateway URL, the local runtime its own), never the request's Host or X-Forwarded-*
+ * headers, which the caller chooses (RFC 8414 §3.3: the issuer must be the one clients expect).
  */
-export const handler = publicApi(oauthOps.metadata, async ({ headers }) => {
-  const host = headers.host && HOST.test(headers.host) ? headers.host : 'localhost';
-  const proto = headers['x-forwarded-proto']?.split(',')[0].trim() === 'https' ? 'https' : 'http';
-  const issuer = `${proto}://${host}`;
+export const handler = publicApi(oauthOps.metadata, async () => {
+  const configured = process.env.PUBLIC_API_URL;
+  if (!configured) throw new Error('PUBLIC_API_URL is not set: the OAuth issuer comes from configuration');
+  const issuer = configured.replace(/\/+$/, '');
   return ok({
     issuer,
     authorization_endpoint: `${issuer}/oauth/authorize`,

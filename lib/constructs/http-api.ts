@@ -45,6 +45,7 @@ export class ServiceApi extends Construct {
       for (const route of groupRoutes) {
         const fnId = functionName(route);
         const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route) });
+        if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.httpApi.apiEndpoint);
         new apigw.HttpRoute(nested, `${fnId}Route`, {
           httpApi: this.httpApi,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),

@@ -40,6 +40,7 @@ interface ApiKeyHashItem {
 /** What an OAuth access token's item holds for authentication (shared/access/oauth.ts writes it). */
 interface AccessTokenItem {
   project_id: string;
+  grant_id: string;
   permission: Permission;
   livemode: boolean;
   /** epoch seconds; DynamoDB's TTL deletes the item up to days later, so the lookup checks it */
@@ -49,13 +50,14 @@ interface AccessTokenItem {
 /**
  * The caller a bearer token stands for, or undefined for a malformed, unknown, expired or
  * revoked token. An API key or an OAuth access token (`es_oat_`, its grant's scope as the
- * permission): either way one GetItem on the token's hash.
+ * permission, and its grant, which keeps it away from credential management: shared/platform/http/operation.ts
+ * `Scope`): either way one GetItem on the token's hash.
  */
 export async function authenticate(token: string): Promise<Caller | undefined> {
   if (ACCESS_TOKEN_PATTERN.test(token)) {
     const item = await getItem<AccessTokenItem & Record<string, unknown>>(keys.oauthAccessToken(hashToken(token)));
     if (!item || item.expires_at <= epochSeconds()) return undefined;
-    return { projectId: item.project_id, permission: item.permission, livemode: item.livemode };
+    return { projectId: item.project_id, permission: item.permission, livemode: item.livemode, grantId: item.grant_id };
   }
   if (!API_KEY_PATTERN.test(token)) return undefined;
   const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hashToken(token)));

@@ -4,7 +4,9 @@
  * the grant under its project (listed by GET /oauth/grants, with the hashes of its live tokens)
  * and one global item per token keyed by the token's SHA-256 (the access token's item is what
  * `authenticate` reads, in one GetItem, like an API key's hash item). Every item has a TTL:
- * the access token's 1 hour, the grant's and the refresh token's 30 days.
+ * the access token's 1 hour, the grant's and the refresh token's 30 days. A refresh token that a
+ * refresh rotated away stays, marked `rotated_at`, until its TTL: presenting it again revokes the
+ * grant (shared/access/oauth.ts).
  *
  * Revoking deletes the three items on the condition that the grant still holds the token
  * hashes that were read, so a refresh committing in between cannot leave a fresh pair alive:
@@ -55,6 +57,11 @@ export interface TokenItem extends TokenHashes {
   permission?: OAuthScope;
   /** refresh token items: the grant's scope, the most a refresh may ask for */
   scope?: OAuthScope;
+  /**
+   * refresh token items: when a refresh rotated it away. The item stays (until its own expiry) so that
+   * presenting it again is recognised as reuse and revokes the grant (RFC 9700 §4.14.2).
+   */
+  rotated_at?: string;
 }
 
 export interface OAuthGrantRecord {
@@ -147,32 +154,35 @@ export async function listGrants(caller: Caller, page: PageRequest) {
   return { records: items.map(toRecord), hasMore };
 }
 
-/** DELETE /oauth/grants/{id}: both tokens stop working at once. An unknown or expired grant is 404. */
-export async function revokeGrant(caller: Caller, grantId: string): Promise<void> {
+/** Revokes the grant with its current tokens; false when there is no live grant of that id. */
+export async function revokeGrantById(projectId: string, grantId: string): Promise<boolean> {
   const revoked = await revokeWithRetry(
     async () => {
-      const grant = await getItem<GrantItem>(keys.oauthGrant(caller.projectId, grantId));
+      const grant = await getItem<GrantItem>(keys.oauthGrant(projectId, grantId));
       return grant && grant.expires_at > epochSeconds() ? grant : undefined;
     },
-    () => ({ projectId: caller.projectId, grantId }),
+    () => ({ projectId, grantId }),
   );
-  if (!revoked) throw notFound('OAuth grant', 'grant_id');
+  return revoked !== undefined;
+}
+
+/** DELETE /oauth/grants/{id}: both tokens stop working at once. An unknown or expired grant is 404. */
+export async function revokeGrant(caller: Caller, grantId: string): Promise<void> {
+  if (!(await revokeGrantById(caller.projectId, grantId))) throw notFound('OAuth grant', 'grant_id');
 }
 
 /**
- * POST /oauth/revoke (RFC 7009): the grant of an access or refresh token, if the token was
- * issued to `clientId`. Anything else (unknown, expired, revoked, another client's) is a no-op.
+ * POST /oauth/revoke (RFC 7009): the grant of an access or refresh token (with the pair it holds
+ * now), if the token was issued to `clientId`. Anything else (unknown, expired, revoked, another
+ * client's) is a no-op. An already rotated refresh token revokes its grant too, as its reuse at
+ * the token endpoint does.
  */
 export async function revokeToken(token: string, clientId: string): Promise<void> {
   const key = ACCESS_TOKEN_PATTERN.test(token) ? keys.oauthAccessToken(hashToken(token)) : REFRESH_TOKEN_PATTERN.test(token) ? keys.oauthRefreshToken(hashToken(token)) : undefined;
   if (!key) return;
-  await revokeWithRetry(
-    async () => {
-      const item = await getItem<TokenItem>(key);
-      return item?.client_id === clientId ? item : undefined;
-    },
-    (item) => ({ projectId: item.project_id, grantId: item.grant_id }),
-  );
+  const item = await getItem<TokenItem>(key);
+  if (item?.client_id !== clientId) return;
+  await revokeGrantById(item.project_id, item.grant_id);
 }
 
 /** Grants per transaction: three deletes each, under DynamoDB's 100 actions. */

@@ -9,9 +9,12 @@
  *    client in one round trip, checks them and PKCE, and in ONE transaction deletes the code on
  *    the condition that it still exists (so it works once, even for two racing requests),
  *    checks the client still exists, and writes the grant and its two token items.
- * 3. `refreshGrant` rotates: one transaction deletes the presented refresh token (conditionally:
- *    a refresh token works once) and the previous access token, points the grant at the new
- *    pair (on the condition that it still holds the old one) and writes the new pair.
+ * 3. `refreshGrant` rotates: one transaction marks the presented refresh token rotated
+ *    (conditionally: a refresh token works once), deletes the previous access token, points the
+ *    grant at the new pair (on the condition that it still holds the old one) and writes the new
+ *    pair. The rotated token's item stays until it would have expired: presenting it again is
+ *    reuse (RFC 9700 §4.14.2: a stolen token, or a client replaying it), and revokes the grant,
+ *    so the current pair stops working too, whoever holds it.
  *
  * Errors of steps 2 and 3 are RFC 6749 §5.2 codes (`oauthError`), which the token endpoint
  * renders in the RFC's form.
@@ -19,11 +22,11 @@
 import { hashToken } from './api-key-token';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, checkExists, del, put, putItem, transact, update, type Item } from '../platform/db/table';
+import { batchGet, checkExists, del, isConditionFailed, put, putItem, transact, update, type Item } from '../platform/db/table';
 import { oauthError, unprocessable } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { findClient, type ClientLookup } from './oauth-clients';
-import { newTokenPair, tokenResponse, tokenWrites, type GrantItem, type TokenItem } from './oauth-grants';
+import { newTokenPair, revokeGrantById, tokenResponse, tokenWrites, type GrantItem, type TokenItem } from './oauth-grants';
 import { CLIENT_ID_PATTERN, CODE_TTL_SECONDS, DEFAULT_SCOPE, epochSeconds, isoFromEpoch, newCode, pkceMatches, scopeCovers, type OAuthScope } from './oauth-tokens';
 import { redirectUriMatches } from './redirect-uri';
 
@@ -143,24 +146,45 @@ export async function refreshGrant(input: RefreshInput) {
   const invalid = () => oauthError('invalid_grant', 'The refresh token is invalid, expired, revoked or already used');
   if (!item || !item.scope || item.expires_at <= epochSeconds()) throw invalid();
   if (item.client_id !== input.client_id) throw oauthError('invalid_grant', 'The refresh token was issued to another client');
+  if (item.rotated_at) throw await reused(item);
   const accessScope = input.scope ?? item.scope;
   if (!scopeCovers(item.scope, accessScope)) throw oauthError('invalid_scope', `The grant has ${item.scope}; a refresh cannot widen it`);
 
   const pair = newTokenPair();
   const grant = { project_id: item.project_id, id: item.grant_id, client_id: item.client_id, scope: item.scope, livemode: item.livemode };
-  await transact([
-    del(refreshKey, { ifExists: invalid }), // a refresh token works once
-    del(keys.oauthAccessToken(item.access_hash)),
-    update(
-      keys.oauthGrant(grant.project_id, grant.id),
-      {
-        set: { access_hash: pair.access_hash, refresh_hash: pair.refresh_hash, expires_at: pair.refresh_expires_at },
-        condition: { expression: '#refresh = :refresh', names: { '#refresh': 'refresh_hash' }, values: { ':refresh': item.refresh_hash } },
-      },
-      invalid, // revoked (or refreshed) meanwhile
-    ),
-    checkExists(keys.oauthClientId(grant.client_id), unknownClient),
-    ...tokenWrites(grant, pair, accessScope),
-  ]);
+  try {
+    await transact([
+      // a refresh token works once: the item stays, marked, to recognise a replay
+      update(
+        refreshKey,
+        { set: { rotated_at: nowIso() }, condition: { expression: 'attribute_exists(PK) AND attribute_not_exists(#rotated)', names: { '#rotated': 'rotated_at' } } },
+        { tag: ROTATED, withItem: true },
+      ),
+      del(keys.oauthAccessToken(item.access_hash)),
+      update(
+        keys.oauthGrant(grant.project_id, grant.id),
+        {
+          set: { access_hash: pair.access_hash, refresh_hash: pair.refresh_hash, expires_at: pair.refresh_expires_at },
+          condition: { expression: '#refresh = :refresh', names: { '#refresh': 'refresh_hash' }, values: { ':refresh': item.refresh_hash } },
+        },
+        invalid, // revoked (or refreshed) meanwhile
+      ),
+      checkExists(keys.oauthClientId(grant.client_id), unknownClient),
+      ...tokenWrites(grant, pair, accessScope),
+    ]);
+  } catch (error) {
+    if (!isConditionFailed(error, ROTATED)) throw error;
+    // another request rotated it first (the same token presented twice at once): reuse as well; gone: revoked
+    if (error.item?.rotated_at) throw await reused(item);
+    throw invalid();
+  }
   return tokenResponse(pair, accessScope);
+}
+
+const ROTATED = 'refresh token already rotated or gone';
+
+/** RFC 9700 §4.14.2: a rotated refresh token presented again revokes its grant; the answer is the usual invalid_grant. */
+async function reused(item: TokenItem): Promise<Error> {
+  await revokeGrantById(item.project_id, item.grant_id);
+  return oauthError('invalid_grant', 'The refresh token was already used: the grant is revoked');
 }

@@ -102,7 +102,7 @@ export const send = defineOperation({
     idempotencyNote,
   tags: ['Emails'],
   auth: 'api_key',
-  allowSendingAccess: true,
+  scope: 'sending_access',
   body: sendEmailBody,
   responses: { 200: { description: 'The email is accepted', schema: z.object({ id }) }, ...commonErrors, 409: conflictResponse },
 });
@@ -116,7 +116,7 @@ export const sendBatch = defineOperation({
     idempotencyNote,
   tags: ['Emails'],
   auth: 'api_key',
-  allowSendingAccess: true,
+  scope: 'sending_access',
   body: z.array(sendEmailBody).check(z.minLength(1), z.maxLength(MAX_BATCH)),
   responses: { 200: { description: 'The emails are accepted', schema: z.object({ data: z.array(z.object({ id })) }) }, ...commonErrors, 409: conflictResponse },
 });
@@ -126,7 +126,6 @@ export const get = defineOperation({
   summary: 'Retrieve an email',
   tags: ['Emails'],
   auth: 'api_key',
-  allowSendingAccess: true,
   params: emailParams,
   responses: { 200: { description: 'The email', schema: email }, ...commonErrors, 404: notFoundResponse },
 });
@@ -136,7 +135,6 @@ export const list = defineOperation({
   summary: 'List emails, newest first',
   tags: ['Emails'],
   auth: 'api_key',
-  allowSendingAccess: true,
   query: listQuery,
   responses: { 200: { description: 'A page of emails', schema: listOf(email) }, ...commonErrors },
 });
@@ -146,7 +144,6 @@ export const update = defineOperation({
   summary: 'Reschedule a scheduled email',
   tags: ['Emails'],
   auth: 'api_key',
-  allowSendingAccess: true,
   params: emailParams,
   body: z.strictObject({ scheduled_at: z.iso.datetime({ offset: true }) }),
   responses: {
@@ -162,7 +159,6 @@ export const cancel = defineOperation({
   summary: 'Cancel a scheduled email',
   tags: ['Emails'],
   auth: 'api_key',
-  allowSendingAccess: true,
   params: emailParams,
   responses: {
     200: { description: 'The email is canceled', schema: z.object({ object: z.literal('email'), id }) },
@@ -181,7 +177,6 @@ export const retry = defineOperation({
     'As the contract says, the 404 and 409 bodies carry `errors` as an object, e.g. `{"code":"email_not_retryable","last_event":"delivered"}`.',
   tags: ['Emails'],
   auth: 'api_key',
-  allowSendingAccess: true,
   params: emailParams,
   responses: {
     200: { description: 'The email, re-queued', schema: email },

@@ -12,4 +12,6 @@ export interface Caller {
   permission: Permission;
   /** the API key used; undefined for callers outside HTTP (CLI, local bootstrap) */
   apiKeyId?: string;
+  /** the OAuth grant whose access token was used; undefined for API keys (the pipeline keeps credential management to API keys) */
+  grantId?: string;
 }

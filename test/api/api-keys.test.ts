@@ -1,6 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/platform/db/client';
-import { api } from '../support/http';
+import { routes } from '../../functions/routes';
+import { requiredScope } from '../../shared/platform/http/operation';
+import { api, request } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 
 const runtime = useRuntimeTable();
@@ -48,6 +50,28 @@ describe('API keys', () => {
     const res = await api.post('/segments', { name: 'nope' }, { key: body.token });
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ name: 'application_error', errors: [{ code: 'insufficient_scope' }] });
+  });
+
+  // Driven by the route table: a route added later is covered by its declared scope (default full_access).
+  const MISSING_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
+  const keyedRoutes = routes.filter((r) => r.operation.auth === 'api_key');
+  const notForSending = keyedRoutes.filter((r) => requiredScope(r.operation) !== 'sending_access');
+  it.each(notForSending.map((r) => [`${r.method} ${r.path}`, r] as const))('gives a sending_access key 403 insufficient_scope on %s', async (_, route) => {
+    const { body } = await api.post('/api-keys', { name: 'sender', permission: 'sending_access' });
+    const path = route.path.replace(/\{[A-Za-z0-9_]+\}/g, MISSING_ID);
+    const res = await request(route.method, path, route.operation.body ? {} : undefined, { key: body.token });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 403,
+      body: { name: 'application_error', statusCode: 403, message: expect.stringMatching(/sending_access/), errors: [expect.objectContaining({ code: 'insufficient_scope' })] },
+    });
+  });
+
+  it('lets a sending_access key send, and only send (POST /emails, POST /emails/batch)', async () => {
+    expect(keyedRoutes.filter((r) => requiredScope(r.operation) === 'sending_access').map((r) => `${r.method} ${r.path}`)).toEqual(['POST /emails', 'POST /emails/batch']);
+    const { body } = await api.post('/api-keys', { name: 'sender', permission: 'sending_access' });
+    // past the scope check: the empty bodies fail validation instead
+    expect((await api.post('/emails', {}, { key: body.token })).status).toBe(422);
+    expect((await api.post('/emails/batch', [], { key: body.token })).status).toBe(422);
   });
 
   it('refuses an unknown permission with 422', async () => {

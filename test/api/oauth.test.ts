@@ -1,5 +1,6 @@
 /** OAuth over HTTP: clients, authorize, the token exchange with PKCE, refresh, revocation, grants, metadata. */
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashToken } from '../../shared/access/api-key-token';
 import { documentClient } from '../../shared/platform/db/client';
@@ -109,7 +110,7 @@ describe('the authorization code flow (acceptance)', () => {
     expectOAuthError(await exchange(client.client_id, code, newVerifier()), 'invalid_grant');
   });
 
-  it('gives a sending_access token (the default scope) 403 outside sending and 200 on emails', async () => {
+  it('gives a sending_access token (the default scope) 403 outside sending, reading emails included', async () => {
     const client = await registerClient();
     const { code, verifier, body } = await authorize(client.client_id);
     expect(body.scope).toBe('sending_access');
@@ -118,7 +119,8 @@ describe('the authorization code flow (acceptance)', () => {
     const denied = await api.post('/segments', { name: 'nope' }, { key: tokens.access_token });
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ name: 'application_error', errors: [{ code: 'insufficient_scope' }] });
-    expect((await api.get('/emails', { key: tokens.access_token })).status).toBe(200);
+    expect((await api.get('/emails', { key: tokens.access_token })).status).toBe(403);
+    expect((await api.post('/emails', {}, { key: tokens.access_token })).status).toBe(422); // past the scope check
     // nor can it authorize clients itself
     const again = await api.get(authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(newVerifier()) }), { key: tokens.access_token });
     expect(again.status).toBe(403);
@@ -143,9 +145,8 @@ describe('the authorization code flow (acceptance)', () => {
     expect(item).toMatchObject({ project_id: runtime.projectId, permission: 'full_access', livemode: false });
     expect(JSON.stringify(item)).not.toContain(access);
     expect(JSON.stringify(item)).not.toContain(refresh);
-    // a test-mode token acts in test mode: the key it creates is a test key
-    const created = await api.post('/api-keys', { name: 'via oauth' }, { key: access });
-    expect(created.body.token).toMatch(/^es_test_/);
+    // it acts in test mode (authenticate reads `livemode` from the item), and mints no key of either mode
+    expect((await api.post('/api-keys', { name: 'via oauth' }, { key: access })).status).toBe(403);
   });
 });
 
@@ -191,6 +192,15 @@ describe('GET /oauth/authorize refuses each invalid parameter with 422 naming it
     expect422(await api.get(authorizeUrl({ ...valid(), redirect_uri: 'http://127.0.0.1:53123/other' })), 'redirect_uri');
     expect422(await api.get(authorizeUrl({ ...valid(), redirect_uri: 'http://localhost:53123/callback' })), 'redirect_uri');
     expect422(await api.get(authorizeUrl({ ...valid(), redirect_uri: 'https://127.0.0.1:53123/callback' })), 'redirect_uri');
+  });
+
+  it('holds a loopback redirect_uri registered with a port to that port, compared as a number', async () => {
+    const pinned = await registerClient({ redirect_uris: ['http://127.0.0.1:8080/callback'] });
+    const at = (redirect_uri: string) => api.get(authorizeUrl({ ...valid(), client_id: pinned.client_id, redirect_uri }));
+    expect((await at('http://127.0.0.1:08080/callback')).status).toBe(200);
+    expect422(await at('http://127.0.0.1:9000/callback'), 'redirect_uri');
+    expect422(await at('http://127.0.0.1/callback'), 'redirect_uri');
+    expect422(await api.get(authorizeUrl({ ...valid(), redirect_uri: 'http://127.0.0.1:0/callback' })), 'redirect_uri');
   });
 
   it('refuses a code_challenge that is short, long or not base64url', async () => {
@@ -326,9 +336,37 @@ describe('refresh tokens', () => {
     expect(res.body.refresh_token).not.toBe(refresh);
     expect((await api.get('/segments', { key: res.body.access_token })).status).toBe(200);
     expect((await api.get('/segments', { key: access })).status).toBe(401);
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }), 'invalid_grant');
     const next = await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: res.body.refresh_token, client_id: client.client_id });
     expect(next.status).toBe(200);
+    expect((await api.get('/segments', { key: next.body.access_token })).status).toBe(200);
+  });
+
+  it('revoke the whole grant when a rotated refresh token comes back (RFC 9700 reuse detection)', async () => {
+    const { client, refresh } = await tokensFor();
+    // the legitimate client rotates; an attacker then replays the stolen, already rotated token
+    const current = await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id });
+    expect(current.status).toBe(200);
+    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }), 'invalid_grant');
+    // the legitimate holder's current pair is gone with the grant
+    expect((await api.get('/segments', { key: current.body.access_token })).status).toBe(401);
+    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: current.body.refresh_token, client_id: client.client_id }), 'invalid_grant');
+    const grants = await api.get('/oauth/grants?limit=100');
+    expect(grants.body.data.map((g: { client_id: string }) => g.client_id)).not.toContain(client.client_id);
+  });
+
+  it('revoke the grant when one refresh token is presented twice at once: one answer at most gets tokens, and they die with the grant', async () => {
+    const { client, refresh } = await tokensFor();
+    const both = await Promise.all([1, 2].map(() => postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id })));
+    expect(both.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+    for (const r of both.filter((r) => r.status !== 200)) expectOAuthError(r, 'invalid_grant');
+    for (const r of both.filter((r) => r.status === 200)) expect((await api.get('/segments', { key: r.body.access_token })).status).toBe(401);
+  });
+
+  it('revoke the grant when a rotated refresh token is sent to POST /oauth/revoke', async () => {
+    const { client, refresh } = await tokensFor();
+    const current = await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id });
+    expect((await postForm('/oauth/revoke', { token: refresh, client_id: client.client_id })).status).toBe(200);
+    expect((await api.get('/segments', { key: current.body.access_token })).status).toBe(401);
   });
 
   it('may narrow the scope of the new access token, never widen it', async () => {
@@ -372,6 +410,41 @@ describe('revocation', () => {
     expect((await postForm('/oauth/revoke', { token: 'not-a-token', client_id: other.client_id })).status).toBe(200);
     expectOAuthError(await postForm('/oauth/revoke', { client_id: other.client_id }), 'invalid_request');
     expectOAuthError(await postForm('/oauth/revoke', { token: access }), 'invalid_request');
+  });
+});
+
+describe('what a grant may do', () => {
+  it('cannot mint credentials: no API key, OAuth client or authorization code with a full_access token (403)', async () => {
+    const { client, access } = await tokensFor('full_access');
+    const key = { key: access };
+    const attempts = {
+      apiKey: await api.post('/api-keys', { name: 'minted by a grant' }, key),
+      client: await api.post('/oauth/clients', { name: 'minted by a grant', redirect_uris: [REDIRECT] }, key),
+      code: await api.get(authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(newVerifier()), scope: 'full_access' }), key),
+      keys: await api.get('/api-keys', key),
+      grants: await api.get('/oauth/grants', key),
+    };
+    for (const res of Object.values(attempts)) {
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 403,
+        body: { name: 'application_error', statusCode: 403, message: expect.stringMatching(/OAuth access tokens/), errors: [expect.objectContaining({ code: 'insufficient_scope' })] },
+      });
+    }
+    // and everything else of full_access still works with it
+    expect((await api.post('/segments', { name: 'made by a grant' }, key)).status).toBe(201);
+  });
+
+  it('revoking the grant leaves nothing it made working', async () => {
+    const { client, access, refresh } = await tokensFor('full_access');
+    const grant = (await api.get('/oauth/grants?limit=100')).body.data.find((g: { client_id: string }) => g.client_id === client.client_id);
+    const name = `minted by grant ${grant.id}`;
+    expect((await api.post('/api-keys', { name }, { key: access })).status).toBe(403);
+    expect((await api.post('/oauth/clients', { name, redirect_uris: [REDIRECT] }, { key: access })).status).toBe(403);
+    expect((await api.get('/api-keys?limit=100')).text).not.toContain(name);
+    expect((await api.get('/oauth/clients?limit=100')).text).not.toContain(name);
+    expect((await api.delete(`/oauth/grants/${grant.id}`)).status).toBe(200);
+    expect((await api.get('/segments', { key: access })).status).toBe(401);
+    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }), 'invalid_grant');
   });
 });
 
@@ -436,6 +509,23 @@ describe('clients', () => {
     const ok = await api.post('/oauth/clients', { name: 'Loopbacks', redirect_uris: ['http://[::1]:8080/cb', 'http://localhost/cb', 'http://127.0.0.1:1/cb'] });
     expect(ok.status).toBe(201);
   });
+
+  it('refuses redirect URIs with control or other non-URI characters, which the URL parser would have dropped', async () => {
+    const bad = [
+      'https://app.example/cb\r\nSet-Cookie: a=b',
+      'https://app.example/c\tb',
+      'https://app.example/cb\u0000',
+      'http://127.0.0.1/cb\n',
+      'https://app.example/a b',
+      'https://app.example/cb\u2028',
+    ];
+    const res = await api.post('/oauth/clients', { name: 'Smuggler', redirect_uris: ['https://ok.example/cb', ...bad] });
+    expect(res.status).toBe(422);
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(bad.map((_, i) => `redirect_uris.${i + 1}`).sort());
+    // nothing was registered, so authorize can never hand one back
+    const clients = await api.get('/oauth/clients?limit=100');
+    expect(clients.text).not.toContain('Smuggler');
+  });
 });
 
 describe('GET /.well-known/oauth-authorization-server', () => {
@@ -457,12 +547,19 @@ describe('GET /.well-known/oauth-authorization-server', () => {
     });
   });
 
-  it('says https behind a TLS-terminating proxy (X-Forwarded-Proto, as API Gateway sends)', async () => {
-    const res = await api.get('/.well-known/oauth-authorization-server', { key: null, headers: { 'x-forwarded-proto': 'https' } });
-    expect(res.body.issuer).toBe(
-      baseUrl()
-        .replace(/\/$/, '')
-        .replace(/^http:/, 'https:'),
-    );
+  it('takes the issuer from configuration, never from the Host or X-Forwarded-* headers the caller chooses', async () => {
+    const url = new URL('/.well-known/oauth-authorization-server', baseUrl());
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(url, { headers: { host: 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const metadata = JSON.parse(body);
+    expect(metadata.issuer).toBe(baseUrl().replace(/\/$/, ''));
+    expect(body).not.toContain('evil.example');
   });
 });

@@ -14,6 +14,8 @@ import {
   scopeCovers,
 } from '../../shared/access/oauth-tokens';
 import { redirectUriMatches, redirectUriProblem } from '../../shared/access/redirect-uri';
+import { requiredScope, scopeRefusal } from '../../shared/platform/http/operation';
+import { routes } from '../../functions/routes';
 
 describe('PKCE (RFC 7636)', () => {
   // RFC 7636 Appendix B
@@ -82,8 +84,20 @@ describe('redirect URIs', () => {
         ['https://app.example/cb#', /fragment/],
         ['https://user:pw@app.example/cb', /user/],
         [`https://app.example/${'a'.repeat(2048)}`, /2048/],
+        // the URL parser drops tabs and newlines and escapes spaces: these parse, and must still be refused
+        ['https://app.example/cb\r\nSet-Cookie: x=1', /URI characters/],
+        ['https://app.example/cb\n', /URI characters/],
+        ['https://app.example/c\tb', /URI characters/],
+        ['https://app.example/cb\u0000', /URI characters/],
+        ['https://app.example/c b', /URI characters/],
+        ['https://app.example/cb?x=<script>', /URI characters/],
+        ['https://app.example/cb\u2028', /URI characters/],
+        ['https://app.example/caf\u00e9', /URI characters/],
+        ['https://app.example\\@evil.example/cb', /URI characters/],
+        ['https://app.example/cb?x=%zz', /URI characters/],
+        ['http://127.0.0.1:0/cb', /port 0/],
       ] as Array<[string, RegExp]>
-    ).map(([uri, reason]) => [uri.length > 60 ? `a URI of ${uri.length} characters` : uri, uri, reason] as const),
+    ).map(([uri, reason]) => [uri.length > 60 ? `a URI of ${uri.length} characters` : /[^\x21-\x7e]/.test(uri) ? JSON.stringify(uri) : uri, uri, reason] as const),
   )('may not register %s', (_, uri, reason) => {
     expect(redirectUriProblem(uri)).toMatch(reason);
   });
@@ -106,10 +120,10 @@ describe('redirect URIs', () => {
     expect(redirectUriMatches('https://127.0.0.1/cb', 'https://127.0.0.1:8080/cb')).toBe(false);
   });
 
-  it('let a loopback URI differ in port only (RFC 8252 §7.3)', () => {
+  it('let a loopback URI registered without a port differ in port only (RFC 8252 §7.3)', () => {
     expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:51004/cb')).toBe(true);
-    expect(redirectUriMatches('http://127.0.0.1:8080/cb', 'http://127.0.0.1:51004/cb')).toBe(true);
-    expect(redirectUriMatches('http://127.0.0.1:8080/cb', 'http://127.0.0.1/cb')).toBe(true);
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:1/cb')).toBe(true);
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:65535/cb')).toBe(true);
     expect(redirectUriMatches('http://[::1]/cb', 'http://[::1]:1234/cb')).toBe(true);
     expect(redirectUriMatches('http://localhost/cb?a=1', 'http://localhost:1234/cb?a=1')).toBe(true);
     expect(redirectUriMatches('http://127.0.0.1', 'http://127.0.0.1:1234')).toBe(true);
@@ -121,6 +135,23 @@ describe('redirect URIs', () => {
     expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:/cb')).toBe(false);
     expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1.evil.example/cb')).toBe(false);
     expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:80@evil.example/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:0/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:00000/cb')).toBe(false);
+  });
+
+  it('hold a loopback URI registered with a port to that port, compared as a number', () => {
+    expect(redirectUriMatches('http://127.0.0.1:80/cb', 'http://127.0.0.1:0080/cb')).toBe(true);
+    expect(redirectUriMatches('http://127.0.0.1:0080/cb', 'http://127.0.0.1:80/cb')).toBe(true);
+    expect(redirectUriMatches('http://127.0.0.1:80/cb', 'http://127.0.0.1/cb')).toBe(true); // no port is 80
+    expect(redirectUriMatches('http://[::1]:08080/cb', 'http://[::1]:8080/cb')).toBe(true);
+    expect(redirectUriMatches('http://127.0.0.1:8080/cb', 'http://127.0.0.1:51004/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1:8080/cb', 'http://127.0.0.1/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1:8080/cb', 'http://127.0.0.1:80800/cb')).toBe(false);
+  });
+
+  it('never match a requested URI with characters a URI cannot hold', () => {
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:8080/cb\r\nX: y')).toBe(false);
+    expect(redirectUriMatches('https://app.example/cb', 'https://app.example/c\tb')).toBe(false);
   });
 });
 
@@ -139,5 +170,37 @@ describe('OAuth table keys', () => {
   it('never let an OAuth collection prefix swallow another collection', () => {
     const prefixes = [keys.oauthClients('p').prefix, keys.oauthGrants('p').prefix, keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix];
     for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(b.startsWith(a)).toBe(false);
+  });
+});
+
+describe('scopes', () => {
+  const keyed = routes.filter((r) => r.operation.auth === 'api_key');
+  const scopeOf = (operationId: string) => requiredScope(keyed.find((r) => r.operation.operationId === operationId)!.operation);
+
+  it('let sending_access keys and tokens only send, as on Resend', () => {
+    const sending = keyed.filter((r) => requiredScope(r.operation) === 'sending_access').map((r) => `${r.method} ${r.path}`);
+    expect(sending.sort()).toEqual(['POST /emails', 'POST /emails/batch']);
+  });
+
+  it('keep API keys, OAuth clients, authorization codes and grants to full_access API keys', () => {
+    const credentialRoutes = keyed.filter((r) => r.path.startsWith('/api-keys') || r.path.startsWith('/oauth/'));
+    expect(credentialRoutes.length).toBeGreaterThanOrEqual(9);
+    for (const route of credentialRoutes) expect([route.path, requiredScope(route.operation)]).toEqual([route.path, 'full_access_api_key']);
+    expect(scopeOf('createApiKey')).toBe('full_access_api_key');
+    expect(scopeOf('createOAuthClient')).toBe('full_access_api_key');
+    expect(scopeOf('authorize')).toBe('full_access_api_key');
+  });
+
+  it('refuse by permission, then by kind of credential', () => {
+    const apiKey = (permission: 'full_access' | 'sending_access') => ({ permission });
+    const token = (permission: 'full_access' | 'sending_access') => ({ permission, grantId: 'g1' });
+    expect(scopeRefusal(apiKey('sending_access'), 'sending_access')).toBeUndefined();
+    expect(scopeRefusal(token('sending_access'), 'sending_access')).toBeUndefined();
+    expect(scopeRefusal(apiKey('sending_access'), 'full_access')).toMatch(/sending_access/);
+    expect(scopeRefusal(token('sending_access'), 'full_access')).toMatch(/sending_access/);
+    expect(scopeRefusal(apiKey('full_access'), 'full_access')).toBeUndefined();
+    expect(scopeRefusal(token('full_access'), 'full_access')).toBeUndefined();
+    expect(scopeRefusal(apiKey('full_access'), 'full_access_api_key')).toBeUndefined();
+    expect(scopeRefusal(token('full_access'), 'full_access_api_key')).toMatch(/OAuth access tokens/);
   });
 });

@@ -20,6 +20,7 @@ export const create = defineOperation({
     '(`es_live_` or `es_test_`), so a test key cannot mint a live one. `sending_access` keys may only send emails.',
   tags: ['API keys'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   body: z.strictObject({
     name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
     permission: z.optional(permission),
@@ -35,6 +36,7 @@ export const list = defineOperation({
   summary: 'List API keys (never their tokens)',
   tags: ['API keys'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   query: listQuery,
   responses: { 200: { description: 'A page of API keys, newest first', schema: listOf(apiKey) }, ...commonErrors },
 });
@@ -45,6 +47,7 @@ export const remove = defineOperation({
   description: 'The key stops working at once, including for a request that uses it to revoke itself.',
   tags: ['API keys'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   params: z.strictObject({ api_key_id: id }),
   responses: { 200: { description: 'The key is revoked', schema: deleted('api_key') }, ...commonErrors, 404: notFoundResponse },
 });

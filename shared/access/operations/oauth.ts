@@ -8,7 +8,7 @@ import { defineOperation } from '../../platform/http/operation';
 import { OAUTH_ERROR_CODES } from '../../platform/errors';
 import { CODE_CHALLENGE_PATTERN, CODE_VERIFIER_PATTERN, OAUTH_SCOPES } from '../oauth-tokens';
 import { MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS, redirectUriProblem } from '../redirect-uri';
-import { commonErrors, deleted, errorEnvelope, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
+import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
 
 const scope = z.enum(OAUTH_SCOPES);
 const clientId = z.string().check(z.minLength(1), z.maxLength(128));
@@ -50,7 +50,8 @@ export const metadata = defineOperation({
   operationId: 'getOAuthAuthorizationServerMetadata',
   summary: 'OAuth authorization server metadata (RFC 8414; no authentication)',
   description:
-    'The issuer is the URL this request reached (its Host and X-Forwarded-Proto: the API Gateway URL on AWS). ' +
+    "The issuer is the API's configured base URL (`PUBLIC_API_URL`: the API Gateway URL on AWS, the local runtime's own " +
+    'URL locally), never taken from the request (its Host or X-Forwarded-* headers). ' +
     "`authorization_endpoint` is GET /oauth/authorize, which the consent interface calls with the project's key " +
     'after the user agreed; it answers JSON, never a redirect.',
   tags: ['OAuth'],
@@ -81,9 +82,12 @@ export const createClient = defineOperation({
     'A public client (no secret): it proves itself with PKCE. `client_id` is its public identifier (`es_client_` + 24 ' +
     `base62), unique in the whole deployment; \`id\` names it in this API. 1-${MAX_REDIRECT_URIS} redirect URIs, each an ` +
     'absolute `https` URI or `http` on a loopback host (127.0.0.1, [::1], localhost; RFC 8252), without fragment or ' +
-    `user information, at most ${MAX_REDIRECT_URI_LENGTH} characters; duplicates are kept once.`,
+    `user information, at most ${MAX_REDIRECT_URI_LENGTH} characters, only RFC 3986 URI characters (no spaces or control ` +
+    'characters; anything else percent-encoded); duplicates are kept once. A loopback URI registered without a port ' +
+    'admits any port (1-65535) at authorization; one registered with a port admits that port only (compared as a number).',
   tags: ['OAuth'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   body: z.strictObject({
     name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
     redirect_uris: z.array(registrableRedirectUri).check(z.minLength(1), z.maxLength(MAX_REDIRECT_URIS)),
@@ -96,6 +100,7 @@ export const listClients = defineOperation({
   summary: 'List OAuth clients, newest first',
   tags: ['OAuth'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   query: listQuery,
   responses: { 200: { description: 'A page of OAuth clients', schema: listOf(oauthClient) }, ...commonErrors },
 });
@@ -106,6 +111,7 @@ export const deleteClient = defineOperation({
   description: "The path takes the client's `id` (not its `client_id`). Its codes and refresh tokens stop working at once, and every " + 'grant of the client is revoked with its tokens.',
   tags: ['OAuth'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   params: z.strictObject({ oauth_client_id: id }),
   responses: { 200: { description: 'The client is gone', schema: deleted('oauth_client') }, ...commonErrors, 404: notFoundResponse },
 });
@@ -114,8 +120,9 @@ export const authorize = defineOperation({
   operationId: 'authorize',
   summary: 'Issue an authorization code for the consent interface',
   description:
-    'Called with a `full_access` key of the project once the user agreed. Checks that the client belongs to the project, ' +
-    'that `redirect_uri` is one it registered (exactly; a loopback `http` URI may differ in port only, RFC 8252), that ' +
+    'Called with a `full_access` API key of the project once the user agreed (an OAuth token cannot authorize: what a ' +
+    'grant made would outlive it). Checks that the client belongs to the project, that `redirect_uri` is one it ' +
+    'registered (exactly; a loopback `http` URI registered without a port may name any port, RFC 8252), that ' +
     '`code_challenge` is an S256 challenge (43-128 base64url characters; `code_challenge_method` may only be `S256`, its ' +
     'default here) and the scope (`full_access` or `sending_access`, default `sending_access`). Any invalid parameter ' +
     'is 422 with `errors[].path` naming it; the endpoint never redirects. Parameters it does not know are ignored, as ' +
@@ -124,6 +131,7 @@ export const authorize = defineOperation({
     'key that authorized it. `state` comes back unchanged (null when absent).',
   tags: ['OAuth'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   query: z.object({
     client_id: clientId,
     redirect_uri: redirectUri,
@@ -147,7 +155,6 @@ export const authorize = defineOperation({
       }),
     },
     ...commonErrors,
-    403: { description: 'A `sending_access` key or token cannot authorize clients (`insufficient_scope`)', schema: errorEnvelope },
   },
 });
 
@@ -172,7 +179,8 @@ export const token = defineOperation({
     'Form-encoded (`application/x-www-form-urlencoded`, RFC 6749) or JSON. `authorization_code`: the code, its ' +
     '`code_verifier` (PKCE: base64url(SHA-256(verifier)) must equal the challenge), the same `client_id` and ' +
     '`redirect_uri` as the authorization; a code works once, within 10 minutes. `refresh_token`: rotates the refresh ' +
-    'token (the old one and the previous access token stop working); `scope` may narrow full_access to ' +
+    'token (the old one and the previous access token stop working; presenting an already rotated refresh token again ' +
+    'revokes the whole grant, RFC 9700 §4.14.2, so the current tokens stop working too); `scope` may narrow full_access to ' +
     'sending_access for the new access token. Access tokens (`es_oat_`, 1 hour) are bearer keys of the granted scope; ' +
     'refresh tokens (`es_ort_`) last 30 days from their issue. Errors follow RFC 6749 §5.2 (`{error, ' +
     'error_description}`, 400, or 401 for `invalid_client`), not our envelope, because OAuth clients parse that form. ' +
@@ -238,6 +246,7 @@ export const listGrants = defineOperation({
     'A grant is one authorization of a client: one access and one refresh token at a time. `expires_at` is when its ' + 'refresh token expires (30 days after it was issued; each refresh moves it).',
   tags: ['OAuth'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   query: listQuery,
   responses: { 200: { description: 'A page of grants', schema: listOf(oauthGrant) }, ...commonErrors },
 });
@@ -245,9 +254,10 @@ export const listGrants = defineOperation({
 export const deleteGrant = defineOperation({
   operationId: 'deleteOAuthGrant',
   summary: 'Revoke an OAuth grant',
-  description: 'Its access and refresh token stop working at once (one transaction).',
+  description: 'Its access and refresh token stop working at once (one transaction). A grant makes nothing else: its tokens cannot create API keys, OAuth clients or authorization codes.',
   tags: ['OAuth'],
   auth: 'api_key',
+  scope: 'full_access_api_key',
   params: z.strictObject({ grant_id: id }),
   responses: { 200: { description: 'The grant is revoked', schema: deleted('oauth_grant') }, ...commonErrors, 404: notFoundResponse },
 });

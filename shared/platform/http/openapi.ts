@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { API_VERSION } from './api-version';
-import { documentedResponses, type Operation } from './operation';
+import { documentedResponses, requiredScope, SCOPE_NOTES, type Operation } from './operation';
 
 interface DocumentedRoute {
   method: string;
@@ -50,13 +50,17 @@ export function openApiDocument(routes: readonly DocumentedRoute[]) {
         ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: schemaOf(response.schema, 'output') } } } : {}),
       };
     }
+    // which keys may call it: said in the description, and machine-readable in `x-required-scope`
+    const scope = operation.auth === 'api_key' ? requiredScope(operation) : undefined;
+    const description = [operation.description, scope && SCOPE_NOTES[scope]].filter(Boolean).join(' ');
     paths[path] ??= {};
     paths[path][method.toLowerCase()] = {
       operationId: operation.operationId,
       summary: operation.summary,
-      ...(operation.description ? { description: operation.description } : {}),
+      ...(description ? { description } : {}),
       tags: operation.tags,
       security: operation.auth === 'api_key' ? [{ bearerAuth: [] }] : [],
+      ...(scope ? { 'x-required-scope': scope } : {}),
       parameters: [
         ...parameters(operation.params, 'path'),
         ...parameters(operation.query, 'query'),
@@ -79,7 +83,16 @@ export function openApiDocument(routes: readonly DocumentedRoute[]) {
     },
     servers: [{ url: '/' }],
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`es_live_` or `es_test_` + 32 base62 characters' } },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key (`es_live_` or `es_test_` + 32 base62 characters) or an OAuth access token (`es_oat_`). Each operation ' +
+            'names the least it needs in `x-required-scope`: `sending_access` (any key or token), `full_access` (a full_access ' +
+            'key or token) or `full_access_api_key` (a full_access API key; never an OAuth token). Otherwise: 403 `insufficient_scope`.',
+        },
+      },
     },
     paths,
   };

@@ -9,6 +9,43 @@ import { insufficientScopeResponse, payloadTooLargeResponse } from './schemas';
 
 type Schema = z.ZodMiniType;
 
+/**
+ * What a keyed operation needs from the caller's credential, least to most:
+ * - `sending_access`: any API key or OAuth access token (only sending: POST /emails, POST /emails/batch, as on Resend);
+ * - `full_access` (the default): a `full_access` API key or a `full_access` OAuth access token;
+ * - `full_access_api_key`: a `full_access` API key, never an OAuth token: the operations that make or
+ *   manage credentials (API keys, OAuth clients, authorization codes, grants), so that nothing a grant
+ *   makes can outlive its revocation.
+ */
+export const SCOPES = ['sending_access', 'full_access', 'full_access_api_key'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The scope an operation needs (its `scope`, default `full_access`). */
+export const requiredScope = (operation: Pick<Operation, 'scope'>): Scope => operation.scope ?? 'full_access';
+
+/** What the pipeline knows of a credential: its permission, and the OAuth grant when it is an access token. */
+export interface Credential {
+  permission: 'full_access' | 'sending_access';
+  grantId?: string;
+}
+
+/** Why `credential` may not call an operation needing `scope` (the 403 `insufficient_scope` message), or undefined when it may. */
+export function scopeRefusal(credential: Credential, scope: Scope): string | undefined {
+  if (scope === 'sending_access') return undefined;
+  if (credential.permission !== 'full_access') return 'This key has sending_access: it may only send emails (POST /emails, POST /emails/batch)';
+  if (scope === 'full_access_api_key' && credential.grantId !== undefined) {
+    return 'OAuth access tokens cannot manage API keys, OAuth clients, authorizations or grants: use an API key of the project';
+  }
+  return undefined;
+}
+
+/** Who may call an operation, as the OpenAPI description says it. */
+export const SCOPE_NOTES: Record<Scope, string> = {
+  sending_access: 'Any API key or OAuth access token may call this, `sending_access` ones included.',
+  full_access: 'Needs a `full_access` API key or OAuth access token; a `sending_access` one gets 403 `insufficient_scope`.',
+  full_access_api_key: 'Needs a `full_access` API key; OAuth access tokens (whatever their scope) and `sending_access` keys get 403 `insufficient_scope`.',
+};
+
 export type BodyFormat = 'json' | 'form';
 
 export interface ResponseSpec {
@@ -27,8 +64,8 @@ export interface Operation<P extends Schema | undefined = Schema | undefined, Q 
   tags: string[];
   /** 'none' only for /health, the OpenAPI document, the public OAuth routes (token, revoke, metadata) and unsubscribe links */
   auth: 'api_key' | 'none';
-  /** OAuth `sending_access` tokens and API keys with that permission may call only these */
-  allowSendingAccess?: boolean;
+  /** the least a caller's key or token must allow (see `Scope`); default `full_access` */
+  scope?: Scope;
   params?: P;
   query?: Q;
   body?: B;
@@ -52,13 +89,14 @@ export const defineOperation = <const O extends Operation>(operation: O): O => o
 
 /**
  * Every answer an operation gives, as the OpenAPI document publishes them: its own, and those the
- * pipeline gives on its behalf: a keyed operation that a `sending_access` key may not call answers
- * 403, an operation with a body the 413 of its size limit. Here, not in `defineOperation`, so the
+ * pipeline gives on its behalf: a keyed operation that some keys may not call answers 403, an
+ * operation with a body the 413 of its size limit. Here, not in `defineOperation`, so the
  * handlers' bundles do not carry it.
  */
 export function documentedResponses(operation: Operation): Record<number, ResponseSpec> {
   const responses = { ...operation.responses };
-  if (operation.auth === 'api_key' && !operation.allowSendingAccess) responses[403] ??= insufficientScopeResponse;
+  const scope = requiredScope(operation);
+  if (operation.auth === 'api_key' && scope !== 'sending_access') responses[403] ??= { ...insufficientScopeResponse, description: SCOPE_NOTES[scope] };
   if (operation.body && operation.errorFormat !== 'oauth') responses[413] ??= payloadTooLargeResponse; // RFC 6749 errors have no 413
   return responses;
 }

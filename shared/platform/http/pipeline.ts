@@ -19,7 +19,7 @@ import type { Caller } from '../caller';
 import { ApiError, badRequest, forbidden, internalError, invalidApiKey, OAUTH_ERROR_CODES, payloadTooLarge, unprocessable, type ErrorDetail } from '../errors';
 import { API_VERSION } from './api-version';
 import { logger as rootLogger, type Logger } from '../log';
-import type { BodyFormat, Operation } from './operation';
+import { requiredScope, scopeRefusal, type BodyFormat, type Operation } from './operation';
 
 /** Request bodies above this are refused with 413 (DESIGN.md limits). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -171,7 +171,11 @@ function accessLog(request: HttpRequest, status: number): void {
 /** Resolves a bearer token to its caller; undefined for a malformed, unknown or revoked token. */
 export type Authenticator = (token: string) => Promise<Caller | undefined>;
 
-/** Bearer key -> Caller. A missing, malformed, unknown or revoked key gets the historical 401. */
+/**
+ * Bearer key -> Caller. A missing, malformed, unknown or revoked key gets the historical 401; a
+ * key or token the operation's `scope` does not admit gets 403 `insufficient_scope`, before any
+ * validation, so nothing about the request's values is revealed to it.
+ */
 function authentication(operation: Operation, authenticate: Authenticator | undefined): MiddlewareObj<Event, Result, Error, Context> {
   return {
     before: async (request) => {
@@ -180,9 +184,8 @@ function authentication(operation: Operation, authenticate: Authenticator | unde
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header(request.event, 'authorization') ?? '');
       const caller = match ? await authenticate(match[1]) : undefined;
       if (!caller) throw invalidApiKey();
-      if (caller.permission === 'sending_access' && !operation.allowSendingAccess) {
-        throw forbidden('insufficient_scope', 'This key has sending_access and may only send emails');
-      }
+      const refusal = scopeRefusal(caller, requiredScope(operation));
+      if (refusal) throw forbidden('insufficient_scope', refusal);
       const state = stateOf(request.event);
       state.caller = caller;
       state.logger = state.logger.child({ project_id: caller.projectId });
