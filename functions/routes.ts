@@ -94,7 +94,8 @@ export const routes: readonly Route[] = [
   },
   {
     method: 'DELETE', path: '/domains/{domain_id}', handler: 'domains/delete', operation: domainOps.remove,
-    needs: { table: ['GetItem', 'DeleteItem', 'PutItem'], ses: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'] },
+    // Query, BatchGetItem, UpdateItem: cancelling the emails still waiting to go out from the domain
+    needs: { table: ['GetItem', 'DeleteItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem'], ses: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'] },
   },
   { method: 'POST', path: '/domains/{domain_id}/verify', handler: 'domains/verify', operation: domainOps.verify, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] } },
 
@@ -106,11 +107,11 @@ export const routes: readonly Route[] = [
 
   // Emails
   { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem'], queues: ['send'] } },
-  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem'], queues: ['send'] } },
+  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem'], queues: ['send'] } },
   { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
-  { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'] } },
+  { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
   { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] } },
 
   // Receiving (mail to receiving-enabled domains, stored by the inbound worker of functions/workers.ts; literal

@@ -96,7 +96,8 @@ export const workers: readonly Worker[] = [
     name: 'sender',
     handler: 'workers/sender',
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5 },
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], ses: ['ses:SendEmail', 'ses:GetAccount'] },
+    // ConditionCheckItem: the From domain re-checked in the claim; DeleteItem: the email's pending entry
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'] },
   },
   {
     // SES Bounce and Complaint events -> suppression entries (idempotent: an address keeps its first entry)
@@ -115,7 +116,8 @@ export const workers: readonly Worker[] = [
     name: 'dispatch-due-emails',
     handler: 'workers/dispatch-due-emails',
     trigger: { kind: 'schedule', everySeconds: 60 },
-    needs: { table: ['Query', 'UpdateItem'], queues: ['send'] },
+    // GetItem, PutItem, DeleteItem: settling staged emails of a batch whose request died (shared/emails/emails.ts)
+    needs: { table: ['Query', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send'] },
   },
   {
     // re-reads domains SES is still verifying; emits domain.verified / domain.verification_failed

@@ -256,8 +256,11 @@ export async function updateDomain(caller: Caller, domainId: string, input: Upda
   return domain;
 }
 
-/** Removes the SES identity and configuration set, then the domain, its name claim and `domain.deleted` together. */
-export async function deleteDomain(caller: Caller, domainId: string): Promise<void> {
+/**
+ * Removes the SES identity and configuration set, then the domain, its name claim and `domain.deleted` together.
+ * Returns the domain as it was: its caller cancels the emails still waiting to go out from it (cancelPendingEmailsFrom).
+ */
+export async function deleteDomain(caller: Caller, domainId: string): Promise<Domain> {
   const item = await readDomain(caller, domainId);
   await removeIdentity(item.name, item.configuration_set); // a retry after a failure here finds them gone: fine
   await transact([
@@ -265,6 +268,7 @@ export async function deleteDomain(caller: Caller, domainId: string): Promise<vo
     del(keys.domainName(item.name)), // ours while the domain exists: only `creating` claims can be taken over
     eventWrite(caller, 'domain.deleted', toDomain(item)),
   ]);
+  return toDomain(item);
 }
 
 export async function verifyDomain(caller: Caller, domainId: string): Promise<Domain> {

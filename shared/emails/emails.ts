@@ -10,23 +10,42 @@
  * dispatcher (functions/workers/dispatch-due-emails.ts) enqueues emails whose scheduled time or
  * lease has passed. So a Lambda dying between the commit and the enqueue delays an email, never
  * loses it, and a duplicate message is harmless: the sender claims the email with a condition.
+ *
+ * A waiting email is also listed under its From domain (keys.pendingEmailFrom), so deleting the
+ * domain cancels it (cancelPendingEmailsFrom) without a Scan.
+ *
+ * A batch is all or nothing. One that fits a transaction is one transaction. A larger one (over
+ * 33 emails, or over the transaction's bytes) is staged: its emails are written under another
+ * prefix (keys.stagedEmail) that no reader sees, then ONE conditional write commits the batch
+ * (keys.emailBatch, with the Idempotency-Key record), then the staged emails are published. A
+ * request that dies before the commit leaves staged emails that the due-email dispatcher
+ * discards after their lease (it marks the batch abandoned first, so a commit can no longer
+ * happen); one that dies after it leaves them for the dispatcher, or a replay, to publish.
  */
 import type { SendEmailInput } from './operations';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { getItem, isConditionFailed, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import { batchGet, del, getItem, isConditionFailed, MAX_TRANSACTION_ACTIONS, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
 import { findSendingDomain, sendingDomainProblems } from '../domains/domains';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
-import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest } from './idempotency';
+import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
 import { sendQueue } from './send-queue';
 import type { TemplateItem } from '../templates/model';
 import { findTemplate, renderPublished } from '../templates/templates';
 
-/** How long an enqueued email may wait before the dispatcher enqueues it again. */
+/**
+ * How long an enqueued email may wait before the dispatcher enqueues it again, and how long a
+ * sender's claim (`sending`) lasts: far above the sender's 30 s Lambda timeout, so a claim this
+ * old belongs to a sender that died (shared/emails/sender.ts ends it `failed`).
+ */
 export const SEND_LEASE_MS = 2 * 60 * 1000;
+/** A staged batch whose request died is settled by the dispatcher this long after staging (far above the route's 10 s timeout). */
+const BATCH_RECORD_TTL_SECONDS = 24 * 60 * 60;
+/** DynamoDB's 4 MB per transaction, less room for keys and attribute names. */
+const TRANSACTION_BYTES = 3.5 * 1024 * 1024;
 /** Scheduling further ahead than this is refused (SES-backed providers allow up to 30 days). */
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 /** Items stay well under DynamoDB's 400 KB item limit; bigger emails would need S3 (not yet). */
@@ -61,6 +80,11 @@ export interface EmailItem extends EmailRecord {
   attachments?: { filename: string; content: string; content_type?: string }[];
   configuration_set?: string;
   failure_reason?: string;
+  /** why it was canceled, when not by the API (its domain was deleted) */
+  cancel_reason?: string;
+  /** the sender's claim: when it took the email (`sending`), and how many times it has */
+  sending_at?: string;
+  send_attempts?: number;
 }
 
 const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -127,6 +151,9 @@ async function resolveContent(input: SendEmailInput, path: string[], lookupTempl
   if (subject !== undefined && (subject.length < 1 || subject.length > 998)) {
     throw unprocessable([{ code: 'invalid_subject', message: 'the rendered subject must be 1-998 characters', path: [...path, 'subject'].join('.') }]);
   }
+  if (!resolved.html && !resolved.text) {
+    throw unprocessable([{ code: 'missing_content', message: 'html or text must have content (after rendering the template)', path: [...path, 'html'].join('.') }]);
+  }
   if (from === undefined || subject === undefined) {
     const missing = (['from', 'subject'] as const).filter((field) => resolved[field] === undefined);
     throw unprocessable(missing.map((field) => ({ code: 'invalid_type', message: `${field} is required: neither the request nor the template has one`, path: [...path, field].join('.') })));
@@ -183,7 +210,7 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
 }
 
 /** `dueAt`: when the dispatcher should enqueue it again if it is still waiting (default: a send lease from now). */
-export function emailWrites(caller: Caller, item: EmailItem, dueAt?: string): WriteAction[] {
+export function emailWrites(caller: Pick<Caller, 'projectId' | 'livemode'>, item: EmailItem, dueAt?: string): WriteAction[] {
   const due = item.scheduled_at ?? dueAt ?? new Date(Date.now() + SEND_LEASE_MS).toISOString();
   return [
     put({ ...keys.email(caller.projectId, item.id), ...keys.emailDue(caller.projectId, item.id, due), type: 'email', ...item }),
@@ -191,17 +218,140 @@ export function emailWrites(caller: Caller, item: EmailItem, dueAt?: string): Wr
   ];
 }
 
+/** Lists a waiting email under its From domain (keys.pendingEmailFrom); put again whenever it waits again. */
+export function pendingEmailWrite(projectId: string, email: Pick<EmailItem, 'id' | 'from'>): WriteAction {
+  return put({ ...keys.pendingEmailFrom(projectId, addressDomain(email.from), email.id), type: 'pending_email', project_id: projectId, email_id: email.id });
+}
+
+export function pendingEmailDelete(projectId: string, email: Pick<EmailItem, 'id' | 'from'>): WriteAction {
+  return del(keys.pendingEmailFrom(projectId, addressDomain(email.from), email.id));
+}
+
+/** An accepted email's writes: the email, its event, its pending entry. */
+const ACCEPT_WRITES = 3;
+const acceptWrites = (caller: Pick<Caller, 'projectId' | 'livemode'>, item: EmailItem): WriteAction[] => [...emailWrites(caller, item), pendingEmailWrite(caller.projectId, item)];
+/** What an email weighs in a transaction: the item, and its event again (which holds all but the attachments). */
+const transactionBytes = (item: EmailItem): number => 2 * Buffer.byteLength(JSON.stringify(item)) + 2048;
+
+/** Splits emails into groups that each fit one transaction of `writesPerEmail` actions per email (plus `reserved`). */
+function transactionGroups(items: EmailItem[], writesPerEmail: number, reserved = 0): EmailItem[][] {
+  const groups: EmailItem[][] = [];
+  let group: EmailItem[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = transactionBytes(item);
+    if (group.length && ((group.length + 1) * writesPerEmail + reserved > MAX_TRANSACTION_ACTIONS || bytes + size > TRANSACTION_BYTES)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(item);
+    bytes += size;
+  }
+  if (group.length) groups.push(group);
+  return groups;
+}
+
+/** Puts the emails that are sent at once on the send queue (after their commit: if this fails, the dispatcher sends them when their lease runs out). */
+async function enqueueImmediate(projectId: string, items: EmailItem[]): Promise<void> {
+  const immediate = items.filter((item) => !item.scheduled_at).map((item) => ({ project_id: projectId, email_id: item.id }));
+  if (!immediate.length) return;
+  await sendQueue.enqueue(immediate).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
+}
+
+/** The staged form of an email: not an email yet, found again by the dispatcher after the lease if the request dies. */
+const stagedWrite = (projectId: string, batchId: string, item: EmailItem, staledAt: string): WriteAction =>
+  put({ ...keys.stagedEmail(projectId, item.id), ...keys.emailDue(projectId, item.id, staledAt), type: 'staged_email', project_id: projectId, id: item.id, batch_id: batchId, email: item });
+
+const batchRecord = (projectId: string, batchId: string, state: 'committed' | 'abandoned', emailIds: string[]): WriteAction =>
+  put(
+    { ...keys.emailBatch(projectId, batchId), type: 'email_batch', project_id: projectId, state, email_ids: emailIds, expires_at: Math.floor(Date.now() / 1000) + BATCH_RECORD_TTL_SECONDS },
+    { ifAbsent: { tag: 'batch decided', withItem: true } },
+  );
+
+/**
+ * Publishes staged emails of a committed batch: each staged item deleted (only if it is still
+ * there: publishing twice writes nothing) and the email written as accepted. Returns the emails
+ * this call published.
+ */
+async function publishStaged(projectId: string, emails: EmailItem[]): Promise<EmailItem[]> {
+  const published: EmailItem[] = [];
+  const writes = (item: EmailItem) => [del(keys.stagedEmail(projectId, item.id), { ifExists: { tag: 'published' } }), ...acceptWrites({ projectId, livemode: item.livemode }, item)];
+  // the groups are independent: written side by side (a batch is at most 5 MB, so a few transactions)
+  await Promise.all(
+    transactionGroups(emails, 1 + ACCEPT_WRITES).map(async (group) => {
+      try {
+        await transact(group.flatMap(writes));
+        published.push(...group);
+      } catch (error) {
+        if (!isConditionFailed(error, 'published')) throw error;
+        // another publisher (a replay, the dispatcher) got to some of them: one at a time
+        for (const item of group) {
+          try {
+            await transact(writes(item));
+            published.push(item);
+          } catch (single) {
+            if (!isConditionFailed(single, 'published')) throw single;
+          }
+        }
+      }
+    }),
+  );
+  return published;
+}
+
+/** A replay of a staged batch: publishes what is still staged, so every id it answers exists. */
+async function completeReplay(projectId: string, replay: PreviousResponse): Promise<string[]> {
+  if (replay.batch_id) {
+    const staged = await batchGet(replay.email_ids.map((id) => keys.stagedEmail(projectId, id)));
+    await enqueueImmediate(
+      projectId,
+      await publishStaged(
+        projectId,
+        staged.map((item) => item.email as EmailItem),
+      ),
+    );
+  }
+  return replay.email_ids;
+}
+
+/**
+ * The dispatcher's handling of a staged email past its lease (the request that staged it is
+ * over): published if its batch committed, deleted if not, after marking the batch abandoned
+ * so that its commit can no longer happen. Returns what became of it.
+ */
+export async function settleStagedEmail(staged: Item): Promise<'published' | 'discarded'> {
+  const projectId = staged.project_id as string;
+  const email = staged.email as EmailItem;
+  let batch = await getItem(keys.emailBatch(projectId, staged.batch_id));
+  if (!batch) {
+    try {
+      await transact([batchRecord(projectId, staged.batch_id, 'abandoned', [])]);
+      batch = { state: 'abandoned' };
+    } catch (error) {
+      if (!isConditionFailed(error, 'batch decided')) throw error;
+      batch = error.item; // the commit won after all
+    }
+  }
+  if (batch?.state === 'committed') {
+    await enqueueImmediate(projectId, await publishStaged(projectId, [email]));
+    return 'published';
+  }
+  await transact([del(keys.stagedEmail(projectId, email.id))]);
+  return 'discarded';
+}
+
 /**
  * Accepts emails: validated first (all or nothing), written with their events, then enqueued.
- * A batch of up to 100 needs 200 writes, over DynamoDB's 100 per transaction, so it is written
- * in transactions of 49 emails, the idempotency record in the first. Everything that can refuse
- * an email is checked before the first write; only an outage between two transactions could
- * leave part of a batch written (the client's retry with the same key replays those ids).
+ * Everything that can refuse an email is checked before the first write. The write is all or
+ * nothing too: one transaction when the batch fits, else staged and committed by one write
+ * (see the top of this file). An Idempotency-Key's record is written in the commit, so a
+ * replay only ever answers ids of emails that were committed.
  */
 export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], options: { batch: boolean; idempotency?: IdempotencyRequest }): Promise<string[]> {
   if (options.idempotency) {
     const replay = await previousResponse(options.idempotency);
-    if (replay) return replay;
+    if (replay) return completeReplay(caller.projectId, replay);
   }
   const items: EmailItem[] = [];
   const problems: ErrorDetail[] = [];
@@ -225,22 +375,35 @@ export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], opt
   }
   if (problems.length) throw unprocessable(problems);
   const ids = items.map((item) => item.id);
-  const perTransaction = 49;
-  for (let i = 0; i < items.length; i += perTransaction) {
-    const writes = items.slice(i, i + perTransaction).flatMap((item) => emailWrites(caller, item));
-    const first = i === 0 && options.idempotency ? [idempotencyWrite(options.idempotency, ids)] : [];
+  const idempotency = options.idempotency;
+  const raced = (error: unknown): string[] | Promise<string[]> => {
+    if (!idempotency || !isConditionFailed(error, IDEMPOTENCY_RACE)) throw error;
+    // an identical request committed first: answer with its emails (ours were never committed)
+    const replay = replayOf(idempotency, error.item);
+    if (!replay) throw error;
+    return completeReplay(caller.projectId, replay);
+  };
+
+  const groups = transactionGroups(items, ACCEPT_WRITES, idempotency ? 1 : 0);
+  if (groups.length === 1) {
     try {
-      await transact([...first, ...writes]);
+      await transact([...(idempotency ? [idempotencyWrite(idempotency, ids)] : []), ...items.flatMap((item) => acceptWrites(caller, item))]);
     } catch (error) {
-      if (!isConditionFailed(error, IDEMPOTENCY_RACE)) throw error;
-      return replayOf(options.idempotency!, error.item) ?? ids; // an identical request won the race
+      return raced(error);
     }
+    await enqueueImmediate(caller.projectId, items);
+    return ids;
   }
-  const immediate = items.filter((item) => !item.scheduled_at).map((item) => ({ project_id: caller.projectId, email_id: item.id }));
-  if (immediate.length) {
-    // After the commit: if this fails, the dispatcher sends them when their lease runs out.
-    await sendQueue.enqueue(immediate).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
+
+  const batchId = newId();
+  const staledAt = new Date(Date.now() + SEND_LEASE_MS).toISOString();
+  await Promise.all(transactionGroups(items, 1).map((group) => transact(group.map((item) => stagedWrite(caller.projectId, batchId, item, staledAt)))));
+  try {
+    await transact([batchRecord(caller.projectId, batchId, 'committed', ids), ...(idempotency ? [idempotencyWrite(idempotency, ids, batchId)] : [])]);
+  } catch (error) {
+    return raced(error); // our staged emails are left for the dispatcher to discard
   }
+  await enqueueImmediate(caller.projectId, await publishStaged(caller.projectId, items));
   return ids;
 }
 
@@ -283,7 +446,56 @@ export async function cancelEmail(caller: Caller, emailId: string): Promise<void
       notScheduled('canceled'),
     ),
     eventWrite(caller, 'email.canceled', { ...toRecord(existing), last_event: 'canceled' }),
+    pendingEmailDelete(caller.projectId, existing as EmailItem),
   ]);
+}
+
+/** The emails of one page of a domain's pending entries canceled at a time (3 writes each, one transaction each). */
+const CANCEL_PAGE = 25;
+
+/**
+ * Deleting a domain cancels the project's emails still waiting to go out from it (`canceled`,
+ * with `cancel_reason`, and `email.canceled`): a page of its pending entries at a time, each
+ * email in a transaction conditional on it still waiting, until `deadline` (epoch ms). An entry
+ * whose email moved on meanwhile is dropped. What is left at the deadline is refused by the
+ * sender's own check of the domain when it comes due. Returns how many it canceled.
+ */
+export async function cancelPendingEmailsFrom(projectId: string, domainName: string, deadline: number): Promise<number> {
+  const reason = `the domain ${domainName} was deleted before the email was sent`;
+  let canceled = 0;
+  while (Date.now() < deadline) {
+    // every entry read is deleted below, so the first page is always the next one
+    const { items: entries } = await queryPage(keys.pendingEmailsFrom(projectId, domainName), { limit: CANCEL_PAGE });
+    if (!entries.length) break;
+    const emails = new Map((await batchGet(entries.map((entry) => keys.email(projectId, entry.email_id)))).map((email) => [email.id as string, email as EmailItem]));
+    await Promise.all(
+      entries.map(async (entry) => {
+        const marker = del(keys.pendingEmailFrom(projectId, domainName, entry.email_id));
+        const email = emails.get(entry.email_id);
+        if (!email) return transact([marker]);
+        try {
+          await transact([
+            update(
+              keys.email(projectId, email.id),
+              {
+                set: { last_event: 'canceled', cancel_reason: reason },
+                remove: ['GSI1PK', 'GSI1SK'],
+                condition: { expression: 'last_event IN (:queued, :scheduled)', values: { ':queued': 'queued', ':scheduled': 'scheduled' } },
+              },
+              { tag: 'no longer waiting' },
+            ),
+            eventWrite({ projectId, livemode: email.livemode }, 'email.canceled', { ...toRecord(email), last_event: 'canceled', cancel_reason: reason }),
+            marker,
+          ]);
+          canceled += 1;
+        } catch (error) {
+          if (!isConditionFailed(error, 'no longer waiting')) throw error;
+          await transact([marker]); // the sender took it, or it was canceled: nothing to cancel
+        }
+      }),
+    );
+  }
+  return canceled;
 }
 
 /** Retry: only a failed email goes back to queued; the contract makes `errors` an object here. */
@@ -304,12 +516,13 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
       keys.email(caller.projectId, emailId),
       {
         set: { last_event: 'queued', ...keys.emailDue(caller.projectId, emailId, new Date(Date.now() + SEND_LEASE_MS).toISOString()) },
-        remove: ['failure_reason'],
+        remove: ['failure_reason', 'send_attempts'], // a retry gets the sender's attempts afresh
         condition: { expression: 'last_event = :failed', values: { ':failed': 'failed' } },
       },
       () => notRetryable('no longer failed'),
     ),
     eventWrite(caller, 'email.queued', record),
+    pendingEmailWrite(caller.projectId, existing as EmailItem),
   ]);
   await sendQueue.enqueue([{ project_id: caller.projectId, email_id: emailId }]).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send it', { error }));
   return record;

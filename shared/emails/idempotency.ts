@@ -8,6 +8,11 @@
  * `invalid_idempotent_request`. Departure from DESIGN.md's `concurrent_idempotent_requests`: two
  * identical requests racing both get the winner's ids (one send), which no client can tell from
  * a replay, instead of one of them getting a 409.
+ *
+ * A record past `expires_at` that TTL has not deleted yet counts as absent everywhere: a read
+ * ignores it and the write's condition lets a new record replace it.
+ * A batch too large for one transaction records `batch_id` too: its emails were staged and
+ * committed with this record (shared/emails/emails.ts), so a replay publishes any still staged.
  */
 import { createHash } from 'node:crypto';
 import * as keys from '../platform/db/keys';
@@ -33,30 +38,41 @@ export function idempotencyRequest(projectId: string, key: string | undefined, b
 /** The tag of the failed condition of `idempotencyWrite`: a request with the key got there first; its record comes with it (`replayOf`). */
 export const IDEMPOTENCY_RACE = 'idempotency race';
 
-/** The ids a previous request with this key got, when its body was the same; 409 when it was not. */
-export async function previousResponse(request: IdempotencyRequest): Promise<string[] | undefined> {
+/** What a previous request with this key committed: its email ids, and its batch when it was staged. */
+export interface PreviousResponse {
+  email_ids: string[];
+  batch_id?: string;
+}
+
+/** What a previous request with this key committed, when its body was the same; 409 when it was not. */
+export async function previousResponse(request: IdempotencyRequest): Promise<PreviousResponse | undefined> {
   return replayOf(request, await getItem(keys.idempotency(request.projectId, request.keyHash)));
 }
 
 /** The same, from the key's record as it was read (or as the failed condition brought it). */
-export function replayOf(request: IdempotencyRequest, record: Item | undefined): string[] | undefined {
-  if (!record || record.expires_at * 1000 < Date.now()) return undefined; // TTL deletion can lag
+export function replayOf(request: IdempotencyRequest, record: Item | undefined): PreviousResponse | undefined {
+  if (!record || record.expires_at * 1000 <= Date.now()) return undefined; // TTL deletion can lag
   if (record.body_hash !== request.bodyHash) {
     throw conflict('invalid_idempotent_request', 'This Idempotency-Key was used with a different request body', 'Idempotency-Key');
   }
-  return record.email_ids;
+  return { email_ids: record.email_ids, ...(record.batch_id ? { batch_id: record.batch_id } : {}) };
 }
 
-export function idempotencyWrite(request: IdempotencyRequest, emailIds: string[]): WriteAction {
-  return put(
-    {
-      ...keys.idempotency(request.projectId, request.keyHash),
-      type: 'idempotency',
-      project_id: request.projectId,
-      body_hash: request.bodyHash,
-      email_ids: emailIds,
-      expires_at: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS,
-    },
-    { ifAbsent: { tag: IDEMPOTENCY_RACE, withItem: true } },
-  );
+/** The record, new or replacing an expired one (the condition); `batchId` when the emails were staged. */
+export function idempotencyWrite(request: IdempotencyRequest, emailIds: string[], batchId?: string): WriteAction {
+  const now = Math.floor(Date.now() / 1000);
+  const action = put({
+    ...keys.idempotency(request.projectId, request.keyHash),
+    type: 'idempotency',
+    project_id: request.projectId,
+    body_hash: request.bodyHash,
+    email_ids: emailIds,
+    ...(batchId ? { batch_id: batchId } : {}),
+    expires_at: now + IDEMPOTENCY_TTL_SECONDS,
+  });
+  return {
+    ...action,
+    params: { ...action.params, ConditionExpression: 'attribute_not_exists(PK) OR expires_at <= :now', ExpressionAttributeValues: { ':now': now } },
+    onConditionFailed: { tag: IDEMPOTENCY_RACE, withItem: true },
+  };
 }

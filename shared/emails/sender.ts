@@ -2,17 +2,28 @@
  * Sends one accepted email through SES v2: the sender worker calls `sendQueuedEmail` for each
  * message of the send queue.
  *
- * Exactly-once as far as we can make it: the email is claimed (queued|scheduled -> sending) with
- * a condition before SES is called, so a duplicate message or a second sender finds it taken.
- * If a sender dies after SES accepted the email but before recording it, the email stays
- * `sending` and is not sent again (at most once: SES gives no way to ask whether it sent it).
- * Throttling or a fault before SES accepted puts it back to `queued` for a later attempt.
+ * At most once: the email is claimed (queued|scheduled -> sending) with a condition before SES
+ * is called, so a duplicate message or a second sender finds it taken. The claim re-checks the
+ * From domain in the same transaction (the project's, sending enabled, verified for live mail):
+ * a scheduled or retried email whose domain was deleted, or is now another project's, ends
+ * `failed` with the reason and never reaches SES.
+ *
+ * The claim records when (`sending_at`) and keeps a due entry at the end of its lease
+ * (SEND_LEASE_MS, far above the sender's Lambda timeout). If the sender dies between the claim
+ * and recording the outcome, the due-email dispatcher finds the claim after the lease and the
+ * next sender ends it `failed` with UNCONFIRMED_SEND: SES may or may not have taken it, and it
+ * cannot be asked, so it is never sent again.
+ *
+ * SES refusing with an answer (throttling, a 4xx or 5xx it returns) means it did not send: the
+ * email goes back to `queued`, at most MAX_SEND_ATTEMPTS times in all, then `failed` with SES's
+ * error. No answer at all (a timeout, a dropped connection) may hide a send: `failed`, as above.
  */
 import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, put, transact, update } from '../platform/db/table';
-import { bareAddress, SEND_LEASE_MS, toRecord, type EmailItem } from './emails';
+import { batchGet, getItem, isConditionFailed, put, transact, update, type Item } from '../platform/db/table';
+import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND_LEASE_MS, toRecord, type EmailItem } from './emails';
+import { sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
 import { acquireSendSlot } from './send-rate';
@@ -30,8 +41,52 @@ export const PERMANENT_SEND_ERRORS = new Set([
 
 export type SendOutcome = 'sent' | 'skipped' | 'suppressed' | 'failed' | 'retry';
 
+/** Sends SES answered with an error (it did not send) before the email ends `failed` with SES's last error. */
+export const MAX_SEND_ATTEMPTS = 5;
+/** The reason of an email whose sender stopped between its claim and recording what SES did. */
+export const UNCONFIRMED_SEND = 'the sender stopped before confirming the send; it may or may not have been sent';
+
 const WAITING = { expression: 'last_event IN (:queued, :scheduled)', values: { ':queued': 'queued', ':scheduled': 'scheduled' } };
-const SENDING = { expression: 'last_event = :sending', values: { ':sending': 'sending' } };
+/** This sender's claim still holds: `sending`, claimed at the time it recorded (not a later claim after a put-back). */
+const claimedAt = (sendingAt: string) => ({ expression: 'last_event = :sending AND sending_at = :claimed_at', values: { ':sending': 'sending', ':claimed_at': sendingAt } });
+/** A claim's end removes its due entry and claim time. */
+const CLAIM_ATTRIBUTES = ['GSI1PK', 'GSI1SK', 'sending_at'];
+
+/** SES answered the request with an error (so it did not send), or the connection was never made. */
+function sesDidNotSend(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return (status !== undefined && status >= 400) || (error as { code?: string }).code === 'ECONNREFUSED';
+}
+
+/** Ends a claimed email `failed` with `reason` and `email.failed`, if the claim is still this one. */
+async function failClaimed(caller: Caller, email: EmailItem, sendingAt: string, reason: string): Promise<SendOutcome> {
+  try {
+    await transact([
+      update(keys.email(email.project_id, email.id), { set: { last_event: 'failed', failure_reason: reason }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }, { tag: 'claim lost' }),
+      eventWrite(caller, 'email.failed', { ...toRecord(email), last_event: 'failed', failure_reason: reason }),
+    ]);
+  } catch (error) {
+    if (isConditionFailed(error, 'claim lost')) return 'skipped';
+    throw error;
+  }
+  return 'failed';
+}
+
+/**
+ * A message (redelivered, or the dispatcher's after the lease) for an email still `sending`: a
+ * live sender holds it within the lease; after it, its sender died and it ends `failed`.
+ */
+async function endAbandonedClaim(caller: Caller, email: EmailItem): Promise<SendOutcome> {
+  if (!email.sending_at || Date.parse(email.sending_at) + SEND_LEASE_MS > Date.now()) return 'skipped';
+  return failClaimed(caller, email, email.sending_at, UNCONFIRMED_SEND);
+}
+
+/** Why the claim's domain check failed, from the name's claim as it was. */
+function domainRefusal(caller: Caller, email: EmailItem, claim: Item | undefined): string {
+  const name = addressDomain(email.from);
+  const problems = sendingDomainProblems(caller, name, sendingDomainOf(caller.projectId, claim), 'from');
+  return `not sent: ${problems.map((p) => p.message).join('; ') || `the domain ${name} cannot send for this project`}`;
+}
 
 async function suppressedAddresses(projectId: string, addresses: string[]): Promise<Set<string>> {
   const bare = [...new Set(addresses.map(bareAddress))];
@@ -64,15 +119,17 @@ function sesRequest(email: EmailItem, keep: (address: string) => boolean) {
 export async function sendQueuedEmail(projectId: string, emailId: string): Promise<SendOutcome> {
   const key = keys.email(projectId, emailId);
   const email = (await getItem(key)) as EmailItem | undefined;
-  if (!email || !['queued', 'scheduled'].includes(email.last_event)) return 'skipped';
-  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later
+  if (!email) return 'skipped';
   const caller: Caller = { projectId, livemode: email.livemode, permission: 'full_access' };
+  if (email.last_event === 'sending') return endAbandonedClaim(caller, email);
+  if (!['queued', 'scheduled'].includes(email.last_event)) return 'skipped';
+  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later
 
   const suppressed = await suppressedAddresses(projectId, [...email.to, ...email.cc, ...email.bcc]);
   const keep = (address: string) => !suppressed.has(bareAddress(address));
   if (![...email.to, ...email.cc, ...email.bcc].some(keep)) {
     try {
-      await transact([update(key, { set: { last_event: 'suppressed' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' })]);
+      await transact([update(key, { set: { last_event: 'suppressed' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }), pendingEmailDelete(projectId, email)]);
     } catch (error) {
       if (isConditionFailed(error, 'taken')) return 'skipped';
       throw error;
@@ -80,15 +137,49 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
     return 'suppressed';
   }
 
+  const sendingAt = new Date().toISOString();
+  const attempt = (email.send_attempts ?? 0) + 1;
+  const leaseEnd = new Date(Date.parse(sendingAt) + SEND_LEASE_MS).toISOString();
   try {
     await transact([
-      update(key, { set: { last_event: 'sending' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
+      update(key, { set: { last_event: 'sending', sending_at: sendingAt, send_attempts: attempt, ...keys.emailDue(projectId, emailId, leaseEnd) }, condition: WAITING }, { tag: 'taken' }),
+      sendingDomainCheck(caller, addressDomain(email.from), { tag: 'domain refused', withItem: true }),
+      pendingEmailDelete(projectId, email),
       eventWrite(caller, 'email.sending', { ...toRecord(email), last_event: 'sending' }),
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'taken')) return 'skipped';
-    throw error;
+    if (!isConditionFailed(error, 'domain refused')) throw error;
+    const reason = domainRefusal(caller, email, error.item);
+    try {
+      await transact([
+        update(key, { set: { last_event: 'failed', failure_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
+        pendingEmailDelete(projectId, email),
+        eventWrite(caller, 'email.failed', { ...toRecord(email), last_event: 'failed', failure_reason: reason }),
+      ]);
+    } catch (failing) {
+      if (isConditionFailed(failing, 'taken')) return 'skipped';
+      throw failing;
+    }
+    return 'failed';
   }
+  const putBack = async (): Promise<SendOutcome> => {
+    // SES did not take it: queued again, due after a lease (the failed message is also redelivered sooner)
+    try {
+      await transact([
+        update(
+          key,
+          { set: { last_event: 'queued', ...keys.emailDue(projectId, emailId, new Date(Date.now() + SEND_LEASE_MS).toISOString()) }, remove: ['sending_at'], condition: claimedAt(sendingAt) },
+          { tag: 'claim lost' },
+        ),
+        pendingEmailWrite(projectId, email),
+      ]);
+    } catch (error) {
+      if (isConditionFailed(error, 'claim lost')) return 'skipped';
+      throw error;
+    }
+    return 'retry';
+  };
 
   let messageId: string;
   if (!email.livemode) {
@@ -96,30 +187,24 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
   } else {
     try {
       await acquireSendSlot();
+    } catch {
+      return putBack(); // SES not called yet
+    }
+    try {
       const out = await sesSendClient.send(sesRequest(email, keep));
       messageId = out.MessageId!;
     } catch (error) {
-      const name = (error as Error).name;
-      if (PERMANENT_SEND_ERRORS.has(name)) {
-        const reason = `${name}: ${(error as Error).message}`;
-        const failed = { ...toRecord(email), last_event: 'failed' as const };
-        await transact([update(key, { set: { last_event: 'failed', failure_reason: reason }, condition: SENDING }), eventWrite(caller, 'email.failed', { ...failed, failure_reason: reason })]);
-        return 'failed';
-      }
-      // Throttled or a fault: SES did not take it; back to queued for the next attempt.
-      await transact([
-        update(key, {
-          set: { last_event: 'queued', ...keys.emailDue(projectId, emailId, new Date(Date.now() + SEND_LEASE_MS).toISOString()) },
-          condition: SENDING,
-        }),
-      ]);
-      return 'retry';
+      const reason = `${(error as Error).name}: ${(error as Error).message}`;
+      if (PERMANENT_SEND_ERRORS.has((error as Error).name)) return failClaimed(caller, email, sendingAt, reason);
+      if (!sesDidNotSend(error)) return failClaimed(caller, email, sendingAt, `${UNCONFIRMED_SEND} (${reason})`);
+      if (attempt >= MAX_SEND_ATTEMPTS) return failClaimed(caller, email, sendingAt, `${reason} (after ${attempt} attempts)`);
+      return putBack();
     }
   }
 
   const sent = { ...toRecord(email), last_event: 'sent' as const, message_id: messageId };
   await transact([
-    update(key, { set: { last_event: 'sent', message_id: messageId }, condition: SENDING }),
+    update(key, { set: { last_event: 'sent', message_id: messageId }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }),
     put({ ...keys.sesMessage(messageId), type: 'ses_message', project_id: projectId, email_id: emailId }),
     eventWrite(caller, 'email.sent', sent),
   ]);

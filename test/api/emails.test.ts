@@ -90,6 +90,18 @@ describe('POST /emails', () => {
     expect(unverified.body.errors[0]).toMatchObject({ code: 'domain_not_verified', path: 'from' });
   });
 
+  it('refuses an email with neither html nor text content (empty strings) with 422, also in a batch', async () => {
+    const res = await api.post('/emails', { from: `a@${domain}`, to: 'r@example.com', subject: 'Empty', html: '', text: '' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([expect.objectContaining({ code: 'missing_content', path: 'html' })]);
+    const batch = await api.post('/emails/batch', [
+      { from: `a@${domain}`, to: 'r@example.com', subject: 'Fine', text: 'x' },
+      { from: `a@${domain}`, to: 'r@example.com', subject: 'Empty', html: '' },
+    ]);
+    expect(batch.status).toBe(422);
+    expect(batch.body.errors).toEqual([expect.objectContaining({ code: 'missing_content', path: '1.html' })]);
+  });
+
   it('validates the body: addresses, html or text, recipients limit, tags', async () => {
     const bad = await api.post('/emails', { from: `a@${domain}`, to: ['ok@example.com', 'not an address'], subject: 's' });
     expect(bad.status).toBe(422);
@@ -151,9 +163,62 @@ describe('Idempotency-Key', () => {
     expect(other.status).toBe(409);
     expect(other.body).toMatchObject({ name: 'application_error', errors: [{ code: 'invalid_idempotent_request' }] });
   });
+
+  it('treats a record past its expiry that TTL has not deleted yet as absent: the email is written and its id exists', async () => {
+    const { createHash } = await import('node:crypto');
+    const { putItem, put } = await import('../../shared/platform/db/table');
+    const keys = await import('../../shared/platform/db/keys');
+    const key = `expired-${Date.now()}`;
+    const body = { from: `a@${domain}`, to: 'success@simulator.amazonses.com', subject: `Expired key ${Date.now()}`, text: 'x' };
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    // as a request a day ago left it: same key, same body, expired an hour ago, its email long gone
+    await putItem(
+      put({
+        ...keys.idempotency(runtime.projectId, sha(key)),
+        type: 'idempotency',
+        project_id: runtime.projectId,
+        body_hash: sha(JSON.stringify(body)),
+        email_ids: ['01890000-0000-7000-8000-000000000000'],
+        expires_at: Math.floor(Date.now() / 1000) - 3600,
+      }),
+    );
+    const res = await api.post('/emails', body, { headers: { 'Idempotency-Key': key } });
+    expect(res.status).toBe(200);
+    expect(res.body.id).not.toBe('01890000-0000-7000-8000-000000000000');
+    expect((await api.get(`/emails/${res.body.id}`)).status).toBe(200);
+    const replay = await api.post('/emails', body, { headers: { 'Idempotency-Key': key } });
+    expect(replay.body).toEqual(res.body); // the new record answers from now on
+  });
 });
 
 describe('POST /emails/batch', () => {
+  it('writes a batch over one transaction (98 emails, 4+ MB with their events) all at once, and a replay answers only ids that exist', async () => {
+    const big = `<p>${'x'.repeat(45 * 1024)}</p>`;
+    const tag = Date.now();
+    // the first 49 fit a transaction; the last 49 weigh 4.4 MB with their events. Scheduled an hour
+    // ahead: this test is about writing them, and sending 98 large emails would hold up the other tests' mail
+    const scheduled_at = new Date(Date.now() + 60 * 60 * 1000).toISOString();
+    const batch = Array.from({ length: 98 }, (_, n) => ({
+      from: `a@${domain}`,
+      to: `r${n}@example.com`,
+      subject: `Big batch ${tag} ${n}`,
+      scheduled_at,
+      ...(n < 49 ? { text: 'small' } : { html: big }),
+    }));
+    const headers = { 'Idempotency-Key': `big-batch-${tag}` };
+    const res = await api.post('/emails/batch', batch, { headers });
+    expect(res.status).toBe(200);
+    const ids: string[] = res.body.data.map((e: { id: string }) => e.id);
+    expect(new Set(ids).size).toBe(98);
+    for (let i = 0; i < ids.length; i += 14) {
+      const found = await Promise.all(ids.slice(i, i + 14).map((id) => api.get(`/emails/${id}`)));
+      expect(found.map((r) => r.status)).toEqual(found.map(() => 200));
+    }
+    const replay = await api.post('/emails/batch', batch, { headers });
+    expect(replay.status).toBe(200);
+    expect(replay.body.data.map((e: { id: string }) => e.id)).toEqual(ids);
+  }, 60_000);
+
   it('sends every email of a valid batch', async () => {
     const res = await api.post(
       '/emails/batch',

@@ -2,6 +2,8 @@
  * SES throttles a send: the sender makes exactly one call (the SDK does not retry it behind the
  * send-rate limiter's back), puts the email back to `queued` and reports the message as a batch
  * item failure; the redelivered message sends it, once; a duplicate message sends nothing.
+ * An error SES keeps answering is tried MAX_SEND_ATTEMPTS times, then the email is `failed` with
+ * it; a send SES never answers (the connection dropped) may have gone out: `failed`, not retried.
  *
  * The real sender handler runs here against a table of this test's own in the runtime's
  * DynamoDB Local, and an SES v2 endpoint of the test's own that throttles the first send, so the
@@ -14,7 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { createTableInput } from '../../lib/table-definition';
 import type { Caller } from '../../shared/platform/caller';
 import * as keys from '../../shared/platform/db/keys';
-import { getItem, transact } from '../../shared/platform/db/table';
+import { getItem, put, putItem, transact } from '../../shared/platform/db/table';
+import { MAX_SEND_ATTEMPTS, UNCONFIRMED_SEND } from '../../shared/emails/sender';
 import { emailWrites, type EmailItem } from '../../shared/emails/emails';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
@@ -27,8 +30,8 @@ const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SESV2', 'SEND_RATE_PER_SECOND
 
 let dynamo: DynamoDBClient;
 let ses: Server;
-/** what the fake SES answers next: a throttling error or an accepted send */
-let throttleNext = true;
+/** what the fake SES answers next: a throttling error, an accepted send, an error it does not explain, or nothing (the connection dropped) */
+let answer: 'throttle' | 'accept' | 'fault' | 'drop' = 'throttle';
 const sesCalls: string[] = [];
 let sender: (event: SQSEvent) => Promise<SQSBatchResponse>;
 
@@ -39,7 +42,12 @@ beforeAll(async () => {
     request.resume();
     request.on('end', () => {
       sesCalls.push(`${request.method} ${request.url}`);
-      if (throttleNext) {
+      if (answer === 'drop') {
+        request.socket.destroy();
+      } else if (answer === 'fault') {
+        response.writeHead(500, { 'content-type': 'application/json', 'x-amzn-errortype': 'InternalFailure' });
+        response.end(JSON.stringify({ message: 'Something SES does not explain' }));
+      } else if (answer === 'throttle') {
         response.writeHead(429, { 'content-type': 'application/json', 'x-amzn-errortype': 'TooManyRequestsException' });
         response.end(JSON.stringify({ message: 'Maximum sending rate exceeded.' }));
       } else {
@@ -85,8 +93,23 @@ const sqsEvent = (messageId: string, body: unknown): SQSEvent =>
     ],
   }) as SQSEvent;
 
-it('puts a throttled email back in the queue after one SES call, then sends it exactly once', async () => {
+/** A queued live email of a new project, From its verified domain (the sender re-checks the domain's claim). */
+async function queuedEmail(subject: string): Promise<{ caller: Caller; email: EmailItem }> {
   const caller: Caller = { projectId: newId(), livemode: true, permission: 'full_access' };
+  const domainId = newId();
+  await putItem(
+    put({
+      ...keys.domainName('throttled.example.com'),
+      type: 'domain_name',
+      project_id: caller.projectId,
+      domain_id: domainId,
+      name: 'throttled.example.com',
+      state: 'active',
+      status: 'verified',
+      sending: 'enabled',
+      configuration_set: `es-${domainId}`,
+    }),
+  );
   const email: EmailItem = {
     object: 'email',
     id: newId(),
@@ -98,7 +121,7 @@ it('puts a throttled email back in the queue after one SES call, then sends it e
     cc: [],
     bcc: [],
     reply_to: [],
-    subject: 'throttled once',
+    subject,
     html: null,
     text: 'hello',
     headers: {},
@@ -108,6 +131,13 @@ it('puts a throttled email back in the queue after one SES call, then sends it e
     created_at: new Date().toISOString(),
   };
   await transact(emailWrites(caller, email));
+  return { caller, email };
+}
+
+it('puts a throttled email back in the queue after one SES call, then sends it exactly once', async () => {
+  answer = 'throttle';
+  sesCalls.length = 0;
+  const { caller, email } = await queuedEmail('throttled once');
   const message = { project_id: caller.projectId, email_id: email.id };
 
   const first = await sender(sqsEvent('m-1', message));
@@ -117,7 +147,7 @@ it('puts a throttled email back in the queue after one SES call, then sends it e
   expect(afterThrottle).toMatchObject({ last_event: 'queued', message_id: null });
   expect(Date.parse(String(afterThrottle!.GSI1SK).split('#')[0])).toBeGreaterThan(Date.now()); // due again later
 
-  throttleNext = false;
+  answer = 'accept';
   const redelivered = await sender(sqsEvent('m-1', message));
   expect(redelivered.batchItemFailures).toEqual([]);
   expect(sesCalls).toHaveLength(2);
@@ -127,4 +157,35 @@ it('puts a throttled email back in the queue after one SES call, then sends it e
   expect(duplicate.batchItemFailures).toEqual([]);
   expect(sesCalls).toHaveLength(2); // already sent: SES is not called again
   expect(sesCalls.every((call) => call === 'POST /v2/email/outbound-emails')).toBe(true);
+});
+
+it(`tries an error SES keeps answering ${MAX_SEND_ATTEMPTS} times, then ends the email failed with that error`, async () => {
+  answer = 'fault';
+  sesCalls.length = 0;
+  const { caller, email } = await queuedEmail('never accepted');
+  const message = { project_id: caller.projectId, email_id: email.id };
+  for (let attempt = 1; attempt < MAX_SEND_ATTEMPTS; attempt++) {
+    expect((await sender(sqsEvent(`f-${attempt}`, message))).batchItemFailures).toHaveLength(1);
+    expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'queued', send_attempts: attempt });
+  }
+  expect((await sender(sqsEvent('f-last', message))).batchItemFailures).toEqual([]);
+  expect(sesCalls).toHaveLength(MAX_SEND_ATTEMPTS);
+  const failed = await getItem(keys.email(caller.projectId, email.id));
+  expect(failed).toMatchObject({ last_event: 'failed', failure_reason: `InternalFailure: Something SES does not explain (after ${MAX_SEND_ATTEMPTS} attempts)` });
+  expect(failed?.GSI1PK).toBeUndefined(); // the dispatcher will not bring it back
+
+  expect((await sender(sqsEvent('f-again', message))).batchItemFailures).toEqual([]);
+  expect(sesCalls).toHaveLength(MAX_SEND_ATTEMPTS); // a late message changes nothing
+});
+
+it('ends an email failed, without trying again, when SES never answered (it may have sent it)', async () => {
+  answer = 'drop';
+  sesCalls.length = 0;
+  const { caller, email } = await queuedEmail('no answer');
+  const message = { project_id: caller.projectId, email_id: email.id };
+  expect((await sender(sqsEvent('d-1', message))).batchItemFailures).toEqual([]);
+  expect(sesCalls).toHaveLength(1);
+  const failed = await getItem(keys.email(caller.projectId, email.id));
+  expect(failed?.last_event).toBe('failed');
+  expect(String(failed?.failure_reason)).toMatch(new RegExp(`^${UNCONFIRMED_SEND.replace(/[.;]/g, '.')} \\(`));
 });

@@ -13,8 +13,11 @@
  * | api key hash    | API_KEY_HASH#<sha256>   | API_KEY_HASH         | -      | -      | every authenticated request (GetItem)                |
  * | segment         | PROJECT#<pid>           | SEGMENT#<sid>        | -      | -      | POST/GET/PATCH/DELETE /segments (Query on prefix to list); deleting one also removes its members (below) |
  * | event           | PROJECT#<pid>           | EVENT#<eid>          | -      | -      | outbox: written in the change's transaction; GET /events (Query, newest first); TTL 30 days |
- * | email           | PROJECT#<pid>           | EMAIL#<eid>          | EMAIL_DUE#<0-7> (while waiting for the sender) | <due ISO time>#<pid>#<eid> | POST/GET /emails, retry, cancel; the due-email dispatcher (Query GSI1 <= now) |
+ * | email           | PROJECT#<pid>           | EMAIL#<eid>          | EMAIL_DUE#<0-7> (while waiting for the sender, and while `sending`: until the claim's lease ends) | <due ISO time>#<pid>#<eid> | POST/GET /emails, retry, cancel; the due-email dispatcher (Query GSI1 <= now), which also finds a `sending` claim whose sender died |
  * | idempotency     | PROJECT#<pid>           | IDEMPOTENCY#<sha256(key)> | -  | -      | POST /emails(/batch) with Idempotency-Key; TTL 24 h |
+ * | pending email   | PROJECT#<pid>#PENDING_FROM#<domain name> | EMAIL#<eid> | - | -  | an accepted email still waiting (queued/scheduled) listed under its From domain: put with the email (and on retry or a send put back), deleted when the sender claims it, on cancel; DELETE /domains Queries the partition in pages and cancels each (no Scan). Broadcast emails have none |
+ * | staged email    | PROJECT#<pid>           | STAGED_EMAIL#<eid>   | EMAIL_DUE#<0-7> | <lease end>#<pid>#<eid> | a batch too large for one transaction: its emails before the commit (GET/list never read this prefix); published (deleted, the email put) after the batch commits; the due-email dispatcher finds one the request left behind (Query GSI1) and publishes or discards it by its batch |
+ * | email batch     | PROJECT#<pid>           | EMAIL_BATCH#<bid>    | -      | -      | a staged batch's commit point: put with attribute_not_exists, `committed` by the request (with the Idempotency-Key record) or `abandoned` by the dispatcher, never both; TTL 1 day |
  * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem)                    |
  * | SES event seen  | SES_EVENT#<message id>  | <sha256 of the event> | -  | -      | email-status worker: each SES event applied once; TTL 7 days |
  * | send rate       | SEND_RATE#<epoch second> | SEND_RATE           | -      | -      | the sender's account-wide per-second send counter; TTL |
@@ -78,6 +81,12 @@ export function emailDue(projectId: string, emailId: string, dueAt: string) {
   return { GSI1PK: emailDueShard(shard), GSI1SK: `${dueAt}#${projectId}#${emailId}` };
 }
 export const idempotency = (projectId: string, keyHash: string): Key => ({ PK: projectPk(projectId), SK: `IDEMPOTENCY#${keyHash}` });
+/** Waiting emails by From domain: deleting the domain cancels them with a Query of this partition. */
+export const pendingEmailFrom = (projectId: string, domainName: string, emailId: string): Key => ({ PK: `${projectPk(projectId)}#PENDING_FROM#${domainName.toLowerCase()}`, SK: `EMAIL#${emailId}` });
+export const pendingEmailsFrom = (projectId: string, domainName: string) => ({ PK: `${projectPk(projectId)}#PENDING_FROM#${domainName.toLowerCase()}`, prefix: 'EMAIL#' });
+/** An email of a large batch before the batch commits: another prefix than `EMAIL#`, so no reader of emails sees it. */
+export const stagedEmail = (projectId: string, emailId: string): Key => ({ PK: projectPk(projectId), SK: `STAGED_EMAIL#${emailId}` });
+export const emailBatch = (projectId: string, batchId: string): Key => ({ PK: projectPk(projectId), SK: `EMAIL_BATCH#${batchId}` });
 export const sesMessage = (messageId: string): Key => ({ PK: `SES_MESSAGE#${messageId}`, SK: 'SES_MESSAGE' });
 export const sendRate = (epochSecond: number): Key => ({ PK: `SEND_RATE#${epochSecond}`, SK: 'SEND_RATE' });
 export const suppression = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION#${address.toLowerCase()}` });
