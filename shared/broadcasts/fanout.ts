@@ -32,7 +32,7 @@ import { findSendingDomain } from '../domains/domains';
 import { addressDomain, emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from '../emails/emails';
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
-import { render, type Values } from '../templates/render';
+import { render, renderHeader, type Values } from '../templates/render';
 import { maxSendRate } from '../emails/send-rate';
 import { sendQueue } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
@@ -82,7 +82,7 @@ async function personalise(b: BroadcastItem, contact: Item, configurationSet: st
     cc: [],
     bcc: [],
     reply_to: b.reply_to ?? [],
-    subject: render(b.subject, values, { missing: 'empty', escape: false }).text,
+    subject: renderHeader(b.subject, values, { missing: 'empty' }).text,
     html,
     text: b.text === null ? null : render(b.text, values, { missing: 'empty', escape: false }).text,
     headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },

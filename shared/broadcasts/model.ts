@@ -4,8 +4,8 @@
  * (BroadcastItem, shared/broadcasts/broadcasts.ts) stays with the logic: it extends the table's Item.
  */
 import * as z from 'zod/mini';
-import { address, addresses } from '../emails/model';
-import { id, timestamp } from '../platform/http/schemas';
+import { addresses, fromAddress } from '../emails/model';
+import { headerSafe, id, timestamp } from '../platform/http/schemas';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const;
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
@@ -38,7 +38,7 @@ export const broadcast = z.object({
 export type BroadcastRecord = z.output<typeof broadcast>;
 
 const name = z.string().check(z.trim(), z.maxLength(256));
-const subject = z.string().check(z.minLength(1), z.maxLength(998));
+const subject = z.string().check(z.minLength(1), z.maxLength(998), headerSafe);
 const previewText = z.string().check(z.maxLength(998));
 /** When to send: an ISO 8601 time with offset (POST /broadcasts and POST /broadcasts/{id}/send). */
 export const scheduledAt = z.iso.datetime({ offset: true });
@@ -49,7 +49,7 @@ export const createBody = z
     segment_id: id,
     topic_id: z.optional(z.nullable(id)),
     name: z.optional(name),
-    from: address,
+    from: fromAddress,
     subject,
     reply_to: z.optional(addresses),
     preview_text: z.optional(previewText),
@@ -69,7 +69,7 @@ export const updateBody = z
     segment_id: z.optional(id),
     topic_id: z.optional(z.nullable(id)),
     name: z.optional(name),
-    from: z.optional(address),
+    from: z.optional(fromAddress),
     subject: z.optional(subject),
     reply_to: z.optional(addresses),
     preview_text: z.optional(previewText),

@@ -3,15 +3,22 @@
  * POST /emails, templates and broadcasts take them).
  */
 import * as z from 'zod/mini';
+import { mailboxProblem } from './addresses';
 
-/** `addr@domain` or `Display Name <addr@domain>`; at most 254 characters for the address itself. */
-export const ADDRESS = /^(?:[^<>]{0,256}<)?([^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)>?$/;
-export const address = z.string().check(
-  z.trim(),
-  z.maxLength(320),
-  z.refine((value) => {
-    const match = ADDRESS.exec(value);
-    return !!match && match[1].length <= 254 && value.includes('<') === value.endsWith('>');
-  }, 'must be an email address, optionally as "Name <address>"'),
-);
+/**
+ * One mailbox: `addr`, `<addr>`, `Name <addr>` or `"Name" <addr>`, read as SES will read it
+ * (shared/emails/addresses.ts: exactly one mailbox, no groups or comments, no address or control
+ * characters in the display name).
+ */
+const mailbox = (role: 'from' | 'recipient') =>
+  z.string().check(
+    z.trim(),
+    z.superRefine((value, ctx) => {
+      const problem = mailboxProblem(value, role);
+      if (problem) ctx.addIssue({ code: 'custom', input: value, message: problem });
+    }),
+  );
+export const address = mailbox('recipient');
+/** A From: one mailbox whose display name takes no `,` or `;` either (its domain is checked against the project's when sending). */
+export const fromAddress = mailbox('from');
 export const addresses = z.union([address, z.array(address).check(z.minLength(1), z.maxLength(50))]);

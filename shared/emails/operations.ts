@@ -1,18 +1,60 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
-import { address, addresses } from './model';
+import { commonErrors, conflictResponse, dynamoNumber, errorEnvelope, headerSafe, id, listOf, listQuery, notFoundResponse, timestamp } from '../platform/http/schemas';
+import { addresses, fromAddress } from './model';
 
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
 const tag = z.strictObject({
   name: z.string().check(z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters')),
   value: z.string().check(z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters')),
 });
+/** A MIME type (RFC 6838 names), with optional `; name=value` parameters: it goes into the attachment's Content-Type header. */
+const MIME_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0,126}(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\]*"))*$/;
 const attachment = z.strictObject({
-  filename: z.string().check(z.minLength(1), z.maxLength(256)),
+  // goes into the attachment's Content-Disposition and Content-Type headers
+  filename: z.string().check(z.minLength(1), z.maxLength(256), headerSafe, z.regex(/^[^"\\]*$/, 'must not contain " or \\')),
   content: z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')),
-  content_type: z.optional(z.string().check(z.maxLength(256))),
+  content_type: z.optional(z.string().check(z.maxLength(256), headerSafe, z.regex(MIME_TYPE, 'must be a MIME type such as application/pdf, optionally with ; name=value parameters'))),
 });
+
+/**
+ * Custom headers as SES v2 takes them (MessageHeader): a name of printable ASCII but `:`
+ * (RFC 5322's field-name), 1-126 characters; a value of printable ASCII, 1-870 characters (no
+ * line breaks, so no header of its own). The fields the message itself is made of, and SES's own
+ * `X-SES-*` controls (configuration set, tags), are the service's: refused in any case.
+ */
+export const RESERVED_HEADERS: readonly string[] = [
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'sender',
+  'reply-to',
+  'subject',
+  'message-id',
+  'return-path',
+  'date',
+  'dkim-signature',
+  'domainkey-signature',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'content-id',
+  'mime-version',
+  'received',
+  'feedback-id',
+];
+const RESERVED_HEADER_PREFIXES: readonly string[] = ['resent-', 'x-ses-'];
+const headerName = z.string().check(
+  z.regex(/^[!-9;-~]{1,126}$/, 'must be a header name: 1-126 printable ASCII characters, no ":" or space'),
+  z.superRefine((name, ctx) => {
+    const lower = name.toLowerCase();
+    if (RESERVED_HEADERS.includes(lower) || RESERVED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix))) {
+      ctx.addIssue({ code: 'custom', input: name, message: `the ${name} header is set by the service (from, to, subject and the other fields of the request); it cannot be given as a custom header` });
+    }
+  }),
+);
+const headerValue = z.string().check(z.regex(/^[ -~]{1,870}$/, 'must be 1-870 printable ASCII characters (no line breaks or control characters)'));
 
 export const MAX_RECIPIENTS = 50;
 export const MAX_BATCH = 100;
@@ -20,21 +62,21 @@ export const MAX_BATCH = 100;
 /** `template.variables`: values by key, a string or a number as the variable is declared. */
 const templateRef = z.strictObject({
   id: z.string().check(z.minLength(1), z.maxLength(64)),
-  variables: z.optional(z.record(z.string().check(z.maxLength(64)), z.union([z.string(), z.number().check(z.refine(Number.isFinite, 'must be a finite number'))]))),
+  variables: z.optional(z.record(z.string().check(z.maxLength(64)), z.union([z.string(), dynamoNumber]))),
 });
 const FROM_TEMPLATE = 'comes from the template: leave it out when sending with template';
 
 export const sendEmailBody = z
   .strictObject({
-    from: z.optional(address),
+    from: z.optional(fromAddress),
     to: addresses,
     cc: z.optional(addresses),
     bcc: z.optional(addresses),
     reply_to: z.optional(addresses),
-    subject: z.optional(z.string().check(z.minLength(1), z.maxLength(998))),
+    subject: z.optional(z.string().check(z.minLength(1), z.maxLength(998), headerSafe)),
     html: z.optional(z.string()),
     text: z.optional(z.string()),
-    headers: z.optional(z.record(z.string().check(z.regex(/^[!-9;-~]{1,256}$/, 'must be a header name')), z.string().check(z.maxLength(2048)))),
+    headers: z.optional(z.record(headerName, headerValue)),
     tags: z.optional(z.array(tag).check(z.maxLength(50))),
     scheduled_at: z.optional(z.iso.datetime({ offset: true })),
     attachments: z.optional(z.array(attachment).check(z.maxLength(20))),
@@ -86,10 +128,16 @@ const templateNote =
   "`subject` and `reply_to` default to the template's. 422 (path under `template`): `template_not_found`, " +
   '`template_not_published` (never published), `unknown_template_variable` (not declared), `invalid_template_variable` ' +
   '(not of the declared type), `missing_template_variable` (used, no value, no fallback); a rendered subject must be 1-998 characters (`invalid_subject`).';
+const messageNote =
+  'Each of `from`, `to`, `cc`, `bcc` and `reply_to` (or each entry of their lists) is exactly one mailbox: `addr`, `<addr>`, ' +
+  '`Name <addr>` or `"Name" <addr>`; lists, groups and comments are refused (422), and a display name may not hold `@`, `<`, `>` or ' +
+  'control characters (`,` `;` only inside double quotes, and never in `from`); encoded-words are decoded before that check. ' +
+  '`subject`, attachment `filename` and `content_type` refuse CR, LF, NUL, U+2028, U+2029 and other control characters (422). ' +
+  `\`headers\`: names of printable ASCII but \`:\` (1-126), values of printable ASCII (1-870), as SES takes them; ${RESERVED_HEADERS.join(', ')} ` +
+  'and `Resent-*`, `X-SES-*` are set by the service and refused (422, any case).';
 const idempotencyNote =
   'With an `Idempotency-Key` header (1-256 characters), the same key and body within 24 h replays the first response ' +
-  'and sends nothing new; the same key with another body is 409 `invalid_idempotent_request`. A replay answers only ids of ' +
-  'emails that were written.';
+  'and sends nothing new; the same key with another body is 409 `invalid_idempotent_request`.';
 
 export const send = defineOperation({
   operationId: 'sendEmail',
@@ -97,9 +145,9 @@ export const send = defineOperation({
   description:
     'Stores the email as `queued` (or `scheduled` when `scheduled_at` is in the future) and sends it through SES from the ' +
     "sender's verified domain. Live keys need a verified domain; test keys (`es_test_`) may use any domain of the " +
-    'project and never reach SES. `html` or `text` must have content, after rendering a template (422 `missing_content`). ' +
-    "The sender checks the From domain again: an email whose domain is no longer the project's, enabled and (live) verified " +
-    'ends `failed` with the reason, without reaching SES; deleting a domain cancels its emails still waiting. ' +
+    'project and never reach SES. ' +
+    messageNote +
+    ' ' +
     templateNote +
     ' ' +
     idempotencyNote,
@@ -115,9 +163,9 @@ export const sendBatch = defineOperation({
   summary: 'Send up to 100 emails at once',
   description:
     'Strict: every email is validated first; one invalid email refuses the whole batch (422, paths start with its index). ' +
-    'All or nothing: the emails are written together or none is (a batch over one DynamoDB transaction is staged and ' +
-    'committed by one write). ' +
     'Each email may use a `template` as in POST /emails; each distinct template is read once. ' +
+    messageNote +
+    ' ' +
     idempotencyNote,
   tags: ['Emails'],
   auth: 'api_key',

@@ -4,9 +4,9 @@
  * schemas; the stored item, which no schema describes, is declared beside them.
  */
 import * as z from 'zod/mini';
-import { address, addresses } from '../emails/model';
+import { addresses, fromAddress } from '../emails/model';
 import { UUID_PATTERN } from '../platform/ids';
-import { id, timestamp } from '../platform/http/schemas';
+import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schemas';
 
 /** 1-64 of lower-case letters, digits, `.`, `_`, `-`; never shaped like a UUID, which the paths read as an id. */
 export const ALIAS = /^[a-z0-9._-]{1,64}$/;
@@ -21,7 +21,7 @@ const alias = z.string().check(
   z.refine((value) => !UUID_PATTERN.test(value), 'must not look like a UUID (paths read a UUID as a template id)'),
 );
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
-const subject = z.string().check(z.minLength(1), z.maxLength(998));
+const subject = z.string().check(z.minLength(1), z.maxLength(998), headerSafe);
 const html = z.string().check(z.minLength(1));
 
 const variable = z
@@ -31,7 +31,7 @@ const variable = z
       z.refine((key) => !RESERVED_VARIABLES.includes(key), `is reserved (${RESERVED_VARIABLES.join(', ')})`),
     ),
     type: z.enum(['string', 'number']),
-    fallback_value: z.optional(z.nullable(z.union([z.string().check(z.maxLength(10_000)), z.number().check(z.refine(Number.isFinite, 'must be a finite number'))]))),
+    fallback_value: z.optional(z.nullable(z.union([z.string().check(z.maxLength(10_000)), dynamoNumber]))),
   })
   .check(
     z.refine((v) => v.fallback_value === undefined || v.fallback_value === null || typeof v.fallback_value === v.type, {
@@ -54,7 +54,7 @@ const variables = z.array(variable).check(
 const fields = {
   name,
   alias: z.optional(z.nullable(alias)),
-  from: z.optional(z.nullable(address)),
+  from: z.optional(z.nullable(fromAddress)),
   subject: z.optional(z.nullable(subject)),
   reply_to: z.optional(z.nullable(addresses)),
   html,

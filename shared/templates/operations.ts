@@ -13,7 +13,9 @@ const fieldRules =
   '`.`, `_`, `-`, never shaped like a UUID; paths take the id or the alias. `variables` are `{key, type: string|number, ' +
   `fallback_value?}\` (at most ${MAX_VARIABLES}, keys unique, letters, digits and _; ${RESERVED_VARIABLES.join(', ')} are reserved); ` +
   'the fallback must match the type. Every `{{{KEY}}}` / `{{KEY}}` in html, text and subject must be a declared variable ' +
-  '(422 `undeclared_template_variable`). The draft with its published version must fit one item: each at most 150 KB (413 `template_too_large`).';
+  '(422 `undeclared_template_variable`). The draft with its published version must fit one item: each at most 150 KB (413 `template_too_large`). ' +
+  '`subject` refuses line breaks and control characters (422), and a variable rendered into it has its line breaks and control characters replaced by a space; ' +
+  '`from` is one mailbox whose display name holds no address, `,` or `;`; a number `fallback_value` is 0 or a magnitude from 1e-130 to 2^53-1 (what DynamoDB stores as given).';
 const versions =
   'A template is a draft until its first publish; publishing copies the draft to the published version that sending uses. ' +
   'Editing a published template changes only the draft (`has_unpublished_versions: true`) until the next publish.';

@@ -19,8 +19,23 @@ export interface Rendered {
   missing: string[];
 }
 
-/** `escape: false` for plain text and subjects, where `{{KEY}}` inserts the value as it is too. */
-export function render(text: string, values: Values, options: { missing?: 'keep' | 'empty'; escape?: boolean } = {}): Rendered {
+/**
+ * What could end a header line somewhere on its way (CR, LF, NUL and the other C0 and C1
+ * controls but tab, DEL, U+2028, U+2029): the same class shared/platform/http/schemas.ts refuses
+ * on input, repeated here so that workers rendering subjects do not carry zod.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they end header lines)
+const HEADER_UNSAFE_RUN = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u2028\u2029]+/g;
+/** A value as it may go into a header field: each run of line breaks or control characters becomes one space (as unfolding would). */
+export const headerSafeValue = (value: string): string => value.replace(HEADER_UNSAFE_RUN, ' ');
+
+/**
+ * `escape: false` for plain text and subjects, where `{{KEY}}` inserts the value as it is too.
+ * `context: 'header'` for subjects: values are inserted as they are, with line breaks and control
+ * characters replaced (headerSafeValue), so no value (a send's variable, a contact's name or
+ * property) can start a header line of its own.
+ */
+export function render(text: string, values: Values, options: { missing?: 'keep' | 'empty'; escape?: boolean; context?: 'body' | 'header' } = {}): Rendered {
   const missing: string[] = [];
   const out = text.replace(VARIABLE, (whole, raw: string | undefined, escaped: string | undefined) => {
     const key = (raw ?? escaped)!;
@@ -29,10 +44,14 @@ export function render(text: string, values: Values, options: { missing?: 'keep'
       if (!missing.includes(key)) missing.push(key);
       return options.missing === 'empty' ? '' : whole;
     }
+    if (options.context === 'header') return headerSafeValue(String(value));
     return raw !== undefined || options.escape === false ? String(value) : escapeHtml(String(value));
   });
   return { text: out, missing };
 }
+
+/** A subject (or another header field) rendered with `values`: see `context: 'header'`. */
+export const renderHeader = (text: string, values: Values, options: { missing?: 'keep' | 'empty' } = {}): Rendered => render(text, values, { ...options, context: 'header' });
 
 /** The variable keys a text uses, each once, in order of appearance. */
 export function variablesIn(text: string): string[] {

@@ -24,7 +24,7 @@ import { del, getItem, put, putItem, queryPage, transact, update, updateItem, ty
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
 import type { CreateTemplateInput, PublishedVersion, TemplateContent, TemplateItem, TemplateRecord, TemplateVariable, UpdateTemplateInput } from './model';
-import { render, variablesIn, type Values } from './render';
+import { render, renderHeader, variablesIn, type Values } from './render';
 
 /** Each version (the draft, the published snapshot) at most this many bytes, so both fit one 400 KB item. */
 export const MAX_VERSION_BYTES = 150 * 1024;
@@ -285,7 +285,7 @@ export function renderPublished(item: TemplateItem | undefined, given: Record<st
   }
   const html = render(version.html, values);
   const text = version.text === null ? null : render(version.text, values, { escape: false });
-  const subject = version.subject === null ? null : render(version.subject, values, { escape: false });
+  const subject = version.subject === null ? null : renderHeader(version.subject, values);
   const unfilled = [...new Set([...html.missing, ...(text?.missing ?? []), ...(subject?.missing ?? [])])];
   for (const key of unfilled) {
     problems.push({ code: 'missing_template_variable', message: `${key} has no value and no fallback`, path: at('variables', key) });

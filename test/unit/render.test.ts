@@ -1,4 +1,4 @@
-import { escapeHtml, render, variablesIn } from '../../shared/templates/render';
+import { escapeHtml, headerSafeValue, render, renderHeader, variablesIn } from '../../shared/templates/render';
 
 describe('render', () => {
   it('inserts {{{KEY}}} as it is and {{KEY}} HTML-escaped', () => {
@@ -57,5 +57,28 @@ describe('variablesIn', () => {
 describe('escapeHtml', () => {
   it('escapes the five HTML special characters and nothing else', () => {
     expect(escapeHtml(`<a href="x">Tom & Jerry's</a> é`)).toBe('&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; é');
+  });
+});
+
+describe('renderHeader (subjects)', () => {
+  const injections = ['Ann\r\nBcc: victim@evil.example', 'Ann\nX-Evil: 1', 'Ann\rX', 'Ann\u0000X', 'Ann\u2028X', 'Ann\u2029X', 'Ann\u0085X', 'Ann\u000bX'];
+
+  it.each(injections)('cannot start a header line with a value: %j', (value) => {
+    const out = renderHeader('Hello {{FIRST_NAME}} / {{{FIRST_NAME}}}', { FIRST_NAME: value }, { missing: 'empty' }).text;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+    expect(out).not.toMatch(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(out.startsWith('Hello Ann ')).toBe(true);
+  });
+
+  it('inserts values as they are otherwise (no HTML escaping) and keeps the template text and tabs', () => {
+    expect(renderHeader('Re:\t{{A}} & {{{B}}}', { A: '<b>&', B: 7 }).text).toBe('Re:\t<b>& & 7');
+  });
+
+  it('turns a run of line breaks into one space', () => {
+    expect(headerSafeValue('a\r\n\r\nb\u2028\u2029c')).toBe('a b c');
+  });
+
+  it('reports missing keys as render does', () => {
+    expect(renderHeader('{{A}}', {})).toEqual({ text: '{{A}}', missing: ['A'] });
   });
 });

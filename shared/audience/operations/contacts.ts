@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { BARE_ADDRESS, isAddress, MAX_ADDRESS_LENGTH } from '../../emails/addresses';
 import { defineOperation } from '../../platform/http/operation';
 import { UUID_PATTERN } from '../../platform/ids';
-import { commonErrors, conflictResponse, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
+import { commonErrors, conflictResponse, dynamoNumber, headerSafe, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
 import { segment } from './segments';
 import { SUBSCRIPTIONS } from './topics';
 
@@ -22,8 +22,9 @@ export const PROPERTY_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export type PropertyValue = string | number | boolean | null;
 
 const email = z.string().check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
-const personName = z.nullable(z.string().check(z.trim(), z.maxLength(256)));
-const propertyValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), z.number(), z.boolean()]));
+// names render into broadcast subjects ({{{FIRST_NAME}}}): no line breaks or control characters
+const personName = z.nullable(z.string().check(z.trim(), z.maxLength(256), headerSafe));
+const propertyValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), dynamoNumber, z.boolean()]));
 const properties = z
   .record(z.string().check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')), propertyValue)
   .check(z.refine((p) => Object.keys(p).length <= MAX_PROPERTIES, `at most ${MAX_PROPERTIES} properties`));
@@ -98,7 +99,8 @@ const rules =
   'One contact per address per project, compared case-insensitively (`email` is kept as given, trimmed). ' +
   '`segments` takes `[{id}]` or plain ids; an unknown segment or topic id is 422 naming its path. ' +
   `At most ${MAX_SEGMENTS_PER_CONTACT} segments per contact and ${MAX_TOPICS_PER_REQUEST} topics per request; ` +
-  `\`properties\`: at most ${MAX_PROPERTIES} keys (letters, digits, \`_\`), values string (up to ${MAX_PROPERTY_VALUE_LENGTH} characters), number, boolean or null. ` +
+  `\`properties\`: at most ${MAX_PROPERTIES} keys (letters, digits, \`_\`), values string (up to ${MAX_PROPERTY_VALUE_LENGTH} characters), number (as DynamoDB stores it: 0 or a magnitude from 1e-130 to ${Number.MAX_SAFE_INTEGER}), boolean or null. ` +
+  '`first_name` and `last_name` refuse line breaks and control characters (they render into subjects). ' +
   "`topics` in the record are the explicit subscriptions; the effective one falls back to the topic's `default_subscription`.";
 const byIdOrEmail = "The path takes the contact's id or its email address (any case).";
 

@@ -49,3 +49,23 @@ export const payloadTooLargeResponse = { description: 'The body is over 5 MB (`p
 
 export const notFoundResponse = { description: 'No such resource in this project', schema: errorEnvelope } as const;
 export const conflictResponse = { description: 'The change conflicts with the current state', schema: errorEnvelope } as const;
+
+/**
+ * What could end a header line somewhere on its way: C0 and C1 controls but tab, DEL, and the
+ * Unicode line and paragraph separators. Text that goes into a header field (subjects, display
+ * names, custom header values, attachment names and types) is refused with one of these.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they end header lines)
+export const HEADER_UNSAFE = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u2028\u2029]/;
+export const headerSafe = /* @__PURE__ */ z.refine<string>((value) => !HEADER_UNSAFE.test(value), 'must not contain line breaks or control characters (CR, LF, NUL, U+2028, U+2029, ...)');
+
+/**
+ * A number DynamoDB stores as it was given: the document client refuses integers past
+ * Number.MAX_SAFE_INTEGER (every double that large is an integer, so this bounds the magnitude
+ * too, far inside DynamoDB's 1e126), and DynamoDB refuses non-zero magnitudes below 1e-130. A
+ * JSON number never carries more than 17 significant digits into a double, under DynamoDB's 38.
+ */
+export const DYNAMO_NUMBER_MIN_MAGNITUDE = 1e-130;
+export const isDynamoNumber = (value: number): boolean => Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER && (value === 0 || Math.abs(value) >= DYNAMO_NUMBER_MIN_MAGNITUDE);
+// an annotated IIFE: esbuild drops it from the bundles that do not use it (a bare method chain it keeps)
+export const dynamoNumber = /* @__PURE__ */ (() => z.number().check(z.refine(isDynamoNumber, `must be 0 or a magnitude from 1e-130 to ${Number.MAX_SAFE_INTEGER}`)))();
