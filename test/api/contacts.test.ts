@@ -359,3 +359,31 @@ describe('contacts', () => {
     expect((await api.get('/contacts/not-an-id-or-address')).body.errors[0].path).toBe('contact_id');
   });
 });
+
+describe('contact values as headers and DynamoDB take them (issue 16)', () => {
+  it('refuses CR, LF, NUL and U+2028/2029 in first_name and last_name (they render into subjects) with 422, on create and update', async () => {
+    for (const name of ['Ada\r\nBcc: victim@evil.example', 'Ada\nX: 1', 'Ada\u0000B', 'Ada\u2028Bcc: victim@evil.example', 'Ada\u2029Lovelace']) {
+      for (const field of ['first_name', 'last_name']) {
+        const created = await api.post('/contacts', { email: address('crlf'), [field]: name });
+        expect([name, created.status]).toEqual([name, 422]);
+        expect(created.body.errors[0].path).toBe(field);
+      }
+    }
+    const contact = await api.post('/contacts', { email: address('crlf'), first_name: 'Ada' });
+    expect(contact.status).toBe(201);
+    const updated = await api.patch(`/contacts/${contact.body.id}`, { first_name: 'Ada\r\nBcc: victim@evil.example' });
+    expect(updated.status).toBe(422);
+    expect((await api.get(`/contacts/${contact.body.id}`)).body.first_name).toBe('Ada');
+  });
+
+  it('refuses property numbers outside what DynamoDB stores (1e300, 1e-200, 2^64) with 422, never 500', async () => {
+    for (const value of [1e300, -1e300, 1e-200, 2 ** 64, 2 ** 53]) {
+      const res = await api.post('/contacts', { email: address('number'), properties: { score: value } });
+      expect([value, res.status]).toEqual([value, 422]);
+      expect(res.body.errors[0].path).toBe('properties.score');
+    }
+    const fine = await api.post('/contacts', { email: address('number'), properties: { score: 9007199254740991, tiny: 1e-130, zero: 0, neg: -2.5 } });
+    expect(fine.status).toBe(201);
+    expect(fine.body.properties).toEqual({ score: 9007199254740991, tiny: 1e-130, zero: 0, neg: -2.5 });
+  });
+});

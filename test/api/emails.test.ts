@@ -437,3 +437,146 @@ describe('POST /emails with a template', () => {
     expect(bad.body.errors).toEqual([expect.objectContaining({ code: 'missing_template_variable', path: '1.template.variables.PRODUCT' })]);
   });
 });
+
+describe('messages as SES will see them (issue 16)', () => {
+  const tag = () => Date.now().toString(36);
+
+  it('refuses recipients hidden in a display name: an entry is one mailbox, in to, cc, bcc and reply_to', async () => {
+    const smuggled = 'x@evil.example, y@evil.example <ok@example.com>';
+    for (const field of ['to', 'cc', 'bcc', 'reply_to']) {
+      const res = await api.post('/emails', { from: `a@${domain}`, to: 'ok@example.com', [field]: [smuggled], subject: 's', text: 't' });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual([expect.objectContaining({ path: `${field}.0` })]);
+    }
+    // a group, a comma list in one string, a comment, a quoted name holding an address, an encoded-word decoding to one
+    for (const to of [
+      'team: a@evil.example, b@evil.example;',
+      'a@evil.example, b@evil.example',
+      'ok@example.com (b@evil.example)',
+      '"b@evil.example" <ok@example.com>',
+      '=?utf-8?Q?b=40evil.example?= <ok@example.com>',
+    ]) {
+      expect((await api.post('/emails', { from: `a@${domain}`, to, subject: 's', text: 't' })).status).toBe(422);
+    }
+    // names that are only names still go: quoted with a comma, encoded-words, plain
+    for (const to of ['"Doe, Jane" <ok@example.com>', '=?utf-8?B?SsO2cmc=?= <ok@example.com>', 'Jane Q. Doe <ok@example.com>']) {
+      expect((await api.post('/emails', { from: `a@${domain}`, to, subject: 's', text: 't' })).status).toBe(200);
+    }
+  });
+
+  it('counts every mailbox toward the limit: 50 entries cannot carry 550 recipients', async () => {
+    const to = Array.from({ length: 50 }, (_, i) => `${Array.from({ length: 10 }, (_, j) => `r${i}-${j}@evil.example`).join(', ')}, r${i} <r${i}@example.com>`);
+    const res = await api.post('/emails', { from: `a@${domain}`, to, subject: 's', text: 't' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0].path).toMatch(/^to\.\d+$/);
+  });
+
+  it('does not mail a suppressed address hidden beside another recipient in one entry', async () => {
+    const victim = `victim-${tag()}@example.com`;
+    expect((await api.post('/suppressions', { email: victim })).status).toBe(201);
+    const subject = `Smuggled past the suppression list ${tag()}`;
+    const res = await api.post('/emails', { from: `a@${domain}`, to: `${victim}, friend <success@simulator.amazonses.com>`, subject, text: 't' });
+    expect(res.status).toBe(422);
+    expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(false);
+  });
+
+  it("refuses a From whose display name carries another mailbox, or that is not exactly one mailbox on the project's domain", async () => {
+    for (const from of [
+      `"ceo@other-company.example" <news@${domain}>`,
+      `ceo@other-company.example <news@${domain}>`,
+      `ceo@other-company.example, Acme <news@${domain}>`,
+      `Acme <news@${domain}>, ceo@other-company.example`,
+      `=?utf-8?Q?ceo=40other-company.example?= <news@${domain}>`,
+      `"Acme, Inc; ceo" <news@${domain}>`,
+      `Acme: news@${domain};`,
+    ]) {
+      const res = await api.post('/emails', { from, to: 'ok@example.com', subject: 's', text: 't' });
+      expect([from, res.status]).toEqual([from, 422]);
+      expect(res.body.errors[0].path).toBe('from');
+    }
+  });
+
+  it('refuses CR, LF, NUL and U+2028/2029 in the subject, display names, custom headers and attachments with 422', async () => {
+    const base = { from: `Acme <a@${domain}>`, to: 'ok@example.com', subject: 'Hello', text: 't' };
+    const attachment = { filename: 'a.txt', content: 'aGVsbG8=', content_type: 'text/plain' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ subject: 'Hello\r\nBcc: victim@evil.example' }, 'subject'],
+      [{ subject: 'Hello\nX-Injected: 1' }, 'subject'],
+      [{ subject: 'Hello\u0000' }, 'subject'],
+      [{ subject: 'Hello\u2028Bcc: victim@evil.example' }, 'subject'],
+      [{ subject: 'Hello\u2029' }, 'subject'],
+      [{ from: `Acme\r\nBcc: victim@evil.example <a@${domain}>` }, 'from'],
+      [{ to: 'Friend\r\n <ok@example.com>' }, 'to'],
+      [{ headers: { 'X-Campaign': 'a\r\nBcc: victim@evil.example' } }, 'headers.X-Campaign'],
+      [{ headers: { 'X-Campaign': 'a\u2028b' } }, 'headers.X-Campaign'],
+      [{ attachments: [{ ...attachment, filename: 'a.txt\r\nX-Injected: 1' }] }, 'attachments.0.filename'],
+      [{ attachments: [{ ...attachment, content_type: 'text/plain\r\nBcc: victim@evil.example' }] }, 'attachments.0.content_type'],
+      [{ attachments: [{ ...attachment, content_type: 'text/plain; name="a\u0000"' }] }, 'attachments.0.content_type'],
+    ];
+    for (const [change, path] of cases) {
+      const res = await api.post('/emails', { ...base, ...change });
+      expect([JSON.stringify(change), res.status]).toEqual([JSON.stringify(change), 422]);
+      expect(res.body.errors.map((e: { path: string }) => e.path).some((p: string) => p.startsWith(path))).toBe(true);
+    }
+    const batch = await api.post('/emails/batch', [base, { ...base, subject: 'Hi\r\nBcc: victim@evil.example' }]);
+    expect(batch.status).toBe(422);
+    expect(batch.body.errors[0].path).toBe('1.subject');
+  });
+
+  it("refuses custom header names that are not RFC 5322 field names within SES's limits, and the headers the service sets", async () => {
+    const base = { from: `a@${domain}`, to: 'ok@example.com', subject: 'Hello', text: 't' };
+    for (const name of [
+      'Bcc',
+      'bcc',
+      'From',
+      'To',
+      'Cc',
+      'Sender',
+      'Reply-To',
+      'Subject',
+      'Message-ID',
+      'Return-Path',
+      'Date',
+      'DKIM-Signature',
+      'Content-Type',
+      'Content-Transfer-Encoding',
+      'MIME-Version',
+      'X-SES-CONFIGURATION-SET',
+      'X Space',
+      'X:Colon',
+      'X-\u00e9',
+      'X'.repeat(127),
+    ]) {
+      const res = await api.post('/emails', { ...base, headers: { [name]: 'v' } });
+      expect([name, res.status]).toEqual([name, 422]);
+    }
+    expect((await api.post('/emails', { ...base, headers: { 'X-Value': 'v'.repeat(871) } })).status).toBe(422);
+    expect((await api.post('/emails', { ...base, headers: { 'X-Entity-Ref-ID': 'v'.repeat(870), 'In-Reply-To': '<a@b.example>' } })).status).toBe(200);
+  });
+
+  it('refuses template variables that DynamoDB cannot store as numbers with 422, never 500', async () => {
+    for (const value of [1e300, -1e300, 1e-200, 2 ** 64]) {
+      const res = await api.post('/emails', { to: 'ok@example.com', template: { id: 'any-template', variables: { N: value } } });
+      expect([value, res.status]).toEqual([value, 422]);
+      expect(res.body.errors[0].path).toBe('template.variables.N');
+    }
+  });
+
+  it('renders a template variable with CRLF into the subject without starting a header of its own', async () => {
+    const created = await api.post('/templates', {
+      name: 'Injection',
+      from: `Shop <shop@${domain}>`,
+      subject: 'Order {{ITEM}}',
+      html: '<p>{{ITEM}}</p>',
+      variables: [{ key: 'ITEM', type: 'string' }],
+    });
+    expect(created.status).toBe(201);
+    expect((await api.post(`/templates/${created.body.id}/publish`)).status).toBe(200);
+    const res = await api.post('/emails', { to: 'success@simulator.amazonses.com', template: { id: created.body.id, variables: { ITEM: `tea ${tag()}\r\nBcc: victim@evil.example\u2028X: 1` } } });
+    expect(res.status).toBe(200);
+    const email = await settled(res.body.id);
+    expect(email.subject).toMatch(/^Order tea \w+ Bcc: victim@evil\.example X: 1$/);
+    expect(email.bcc).toEqual([]);
+    expect(email.html).toContain('\r\n'); // the body keeps the value as it is
+  });
+});

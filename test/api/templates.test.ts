@@ -252,3 +252,39 @@ describe('templates', () => {
     expect((await api.get(`/templates/${mine.id}`)).body).toMatchObject({ name: 'Order confirmation', alias });
   });
 });
+
+describe('template fields as headers and DynamoDB take them (issue 16)', () => {
+  it('refuses CR, LF, NUL and U+2028/2029 in subject and from, and a From carrying another mailbox, with 422', async () => {
+    for (const [change, path] of [
+      [{ subject: 'Order {{ORDER}}\r\nBcc: victim@evil.example' }, 'subject'],
+      [{ subject: 'Order\u2028{{ORDER}}' }, 'subject'],
+      [{ subject: 'Order\u0000' }, 'subject'],
+      [{ from: 'Shop\r\nBcc: victim@evil.example <orders@shop.example.com>' }, 'from'],
+      [{ from: '"ceo@other-company.example" <orders@shop.example.com>' }, 'from'],
+      [{ from: 'ceo@other-company.example, Shop <orders@shop.example.com>' }, 'from'],
+      [{ reply_to: 'x@evil.example, y@evil.example <help@shop.example.com>' }, 'reply_to'],
+    ] as const) {
+      const res = await api.post('/templates', { ...orderTemplate(), ...change });
+      expect([JSON.stringify(change), res.status]).toEqual([JSON.stringify(change), 422]);
+      expect(res.body.errors[0].path).toBe(path);
+    }
+    const created = await api.post('/templates', orderTemplate());
+    const updated = await api.patch(`/templates/${created.body.id}`, { subject: 'Order\r\nBcc: victim@evil.example' });
+    expect(updated.status).toBe(422);
+  });
+
+  it('refuses number fallbacks outside what DynamoDB stores (1e300, 1e-200, 2^64) with 422, never 500', async () => {
+    for (const value of [1e300, 1e-200, 2 ** 64]) {
+      const res = await api.post('/templates', {
+        ...orderTemplate(),
+        variables: [
+          { key: 'PRICE', type: 'number', fallback_value: value },
+          { key: 'PRODUCT', type: 'string' },
+          { key: 'ORDER', type: 'string' },
+        ],
+      });
+      expect([value, res.status]).toEqual([value, 422]);
+      expect(res.body.errors[0].path).toBe('variables.0.fallback_value');
+    }
+  });
+});
