@@ -4,8 +4,16 @@ import { commonErrors, conflictResponse, dynamoNumber, errorEnvelope, headerSafe
 import { addresses, fromAddress } from './model';
 
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
+/** Tag names the sender puts on every SES send itself (shared/emails/sender.ts): a send may not carry them (any case). */
+export const RESERVED_TAG_NAMES: readonly string[] = ['email_id', 'project_id'];
 const tag = z.strictObject({
-  name: z.string().check(z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters')),
+  name: z.string().check(
+    z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters'),
+    z.superRefine((name, ctx) => {
+      if (RESERVED_TAG_NAMES.includes(name.toLowerCase()))
+        ctx.addIssue({ code: 'custom', input: name, message: `tag name "${name}" is reserved: the service sets ${RESERVED_TAG_NAMES.join(' and ')} on every email itself` });
+    }),
+  ),
   value: z.string().check(z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters')),
 });
 /** A MIME type (RFC 6838 names), with optional `; name=value` parameters: it goes into the attachment's Content-Type header. */
@@ -135,6 +143,7 @@ const messageNote =
   '`subject`, attachment `filename` and `content_type` refuse CR, LF, NUL, U+2028, U+2029 and other control characters (422). ' +
   `\`headers\`: names of printable ASCII but \`:\` (1-126), values of printable ASCII (1-870), as SES takes them; ${RESERVED_HEADERS.join(', ')} ` +
   'and `Resent-*`, `X-SES-*` are set by the service and refused (422, any case).';
+const tagsNote = `\`tags\` names ${RESERVED_TAG_NAMES.map((n) => `\`${n}\``).join(' and ')} are reserved (the service sets them on every email): 422.`;
 const idempotencyNote =
   'With an `Idempotency-Key` header (1-256 characters), the same key and body within 24 h replays the first response ' +
   'and sends nothing new; the same key with another body is 409 `invalid_idempotent_request`.';
@@ -146,6 +155,8 @@ export const send = defineOperation({
     'Stores the email as `queued` (or `scheduled` when `scheduled_at` is in the future) and sends it through SES from the ' +
     "sender's verified domain. Live keys need a verified domain; test keys (`es_test_`) may use any domain of the " +
     'project and never reach SES. ' +
+    tagsNote +
+    ' ' +
     messageNote +
     ' ' +
     templateNote +
@@ -164,6 +175,8 @@ export const sendBatch = defineOperation({
   description:
     'Strict: every email is validated first; one invalid email refuses the whole batch (422, paths start with its index). ' +
     'Each email may use a `template` as in POST /emails; each distinct template is read once. ' +
+    tagsNote +
+    ' ' +
     messageNote +
     ' ' +
     idempotencyNote,

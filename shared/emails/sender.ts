@@ -21,12 +21,13 @@
 import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, put, transact, update, type Item } from '../platform/db/table';
+import { batchGet, getItem, isConditionFailed, transact, update, type Item } from '../platform/db/table';
 import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND_LEASE_MS, toRecord, type EmailItem } from './emails';
 import { sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
 import { acquireSendSlot } from './send-rate';
+import { sesMessageWrite } from './ses-message';
 import { sesSendClient } from '../platform/aws/ses';
 
 /** SES error names that mean "this will never succeed as sent", as opposed to throttling or a fault. */
@@ -205,7 +206,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
   const sent = { ...toRecord(email), last_event: 'sent' as const, message_id: messageId };
   await transact([
     update(key, { set: { last_event: 'sent', message_id: messageId }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }),
-    put({ ...keys.sesMessage(messageId), type: 'ses_message', project_id: projectId, email_id: emailId }),
+    sesMessageWrite(messageId, projectId, emailId, email.configuration_set), // SES feedback finds the email by this alone
     eventWrite(caller, 'email.sent', sent),
   ]);
   return 'sent';

@@ -7,8 +7,8 @@
  *   changes only to a later stage (RANK); the platform event is still written, because it happened.
  * - Idempotent: every SES event leaves a marker item, written with a condition in the same
  *   transaction as its effects, so a redelivered notification changes nothing and emits nothing.
- * - The email is found by the `email_id` / `project_id` tags the sender set, else through the
- *   SES message id.
+ * - The email is found only through the SES message id the sender recorded (./ses-message.ts),
+ *   never through tags: a send's own tags could name another project's email.
  * - A Transient bounce (mailbox full, auto-reply) is `delivery_delayed`, not `bounced`; Send
  *   events are ignored (the sender records `sent` and emits `email.sent` itself).
  * - An event for an email the sender has not finished recording (`sending`) is retried later
@@ -22,6 +22,8 @@ import { toRecord, type EmailItem, type LastEvent } from './emails';
 import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
+import { logger } from '../platform/log';
+import { routeFeedback } from './ses-message';
 
 /** Later stages outrank earlier ones; a status never moves to a lower rank. */
 const RANK: Record<LastEvent, number> = {
@@ -90,25 +92,22 @@ export function sesEventFromSqsBody(body: string): Record<string, any> {
   return parsed;
 }
 
-async function findEmail(ses: Record<string, any>): Promise<{ projectId: string; emailId: string } | undefined> {
-  const tags = ses.mail.tags ?? {};
-  const projectId = tags.project_id?.[0];
-  const emailId = tags.email_id?.[0];
-  if (projectId && emailId) return { projectId, emailId };
-  const lookup = await getItem(keys.sesMessage(ses.mail.messageId));
-  return lookup ? { projectId: lookup.project_id, emailId: lookup.email_id } : undefined;
-}
-
 export class NotYetSent extends Error {}
 
-export type StatusOutcome = 'applied' | 'duplicate' | 'ignored' | 'unknown_email';
+/** `misrouted`: the notification's configuration set is not the one the email was sent through (dropped, logged). */
+export type StatusOutcome = 'applied' | 'duplicate' | 'ignored' | 'unknown_email' | 'misrouted';
 
 /** Applies one SES event to its email. */
 export async function applySesEvent(ses: Record<string, any>): Promise<StatusOutcome> {
   const translated = translate(ses);
   if (!translated) return 'ignored';
-  const target = await findEmail(ses);
-  if (!target) return 'unknown_email';
+  const route = await routeFeedback(ses.mail);
+  if (route.kind === 'unknown') return 'unknown_email';
+  if (route.kind === 'mismatch') {
+    logger.warn('SES event dropped: its configuration set is not the one the email was sent through', { ses_message_id: ses.mail.messageId, ...route });
+    return 'misrouted';
+  }
+  const target = route;
   const eventKey = createHash('sha256')
     .update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '']]))
     .digest('hex');

@@ -18,14 +18,15 @@
  *
  * Both formats are read: SES event publishing (`eventType`, what the configuration sets publish)
  * and the older identity notifications (`notificationType`), each either inside an SNS envelope or
- * bare (raw message delivery). The project and the email come from the `project_id`/`email_id`
- * tags the sender sets, else from the SES message id lookup the sender writes (identity
- * notifications carry no tags). A message from which no project can be found is an error, so it
- * is retried (the sender may not have written the lookup yet) and ends in the DLQ.
+ * bare (raw message delivery). The project and the email come only from the SES message id
+ * lookup the sender writes (shared/emails/ses-message.ts), never from tags: a send's own tags
+ * could name another project. A message whose id has no lookup is an error, so it is retried
+ * (the sender may not have written the lookup yet) and ends in the DLQ; one whose configuration
+ * set is not the send's is dropped and logged.
  */
 import { isAddress } from '../emails/addresses';
-import * as keys from '../platform/db/keys';
-import { getItem } from '../platform/db/table';
+import { routeFeedback } from '../emails/ses-message';
+import { logger } from '../platform/log';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
 import type { SuppressionEntry } from './model';
 import { suppressAddress, withdrawComplaint } from './suppressions';
@@ -114,27 +115,10 @@ export function decide(ses: SesEvent): FeedbackDecision {
   return { suppress: [], withdraw: [] }; // not feedback the suppression list cares about
 }
 
-/** The project and email an SES event belongs to: the sender's tags, else its SES message id lookup. */
-async function findOrigin(ses: SesEvent): Promise<{ projectId: string; emailId: string | null }> {
-  const tag = (name: string) => {
-    const value = ses.mail.tags?.[name];
-    return Array.isArray(value) && typeof value[0] === 'string' && value[0] ? value[0] : undefined;
-  };
-  let projectId = tag('project_id');
-  let emailId = tag('email_id');
-  if (!projectId || !emailId) {
-    const lookup = await getItem(keys.sesMessage(ses.mail.messageId));
-    if (lookup && (!projectId || lookup.project_id === projectId)) {
-      projectId = lookup.project_id as string;
-      emailId ??= lookup.email_id as string;
-    }
-  }
-  if (!projectId) throw new MalformedNotification(`no project for SES message ${ses.mail.messageId} (no project_id tag, no lookup)`);
-  return { projectId, emailId: emailId ?? null };
-}
-
 export interface FeedbackOutcome {
   project_id?: string;
+  /** the notification named another configuration set than the send's: nothing applied */
+  misrouted?: true;
   suppressed: number;
   withdrawn: number;
   /** addresses that already had an entry */
@@ -147,7 +131,13 @@ export async function applySuppressionFeedback(body: string): Promise<FeedbackOu
   const decision = decide(ses);
   const outcome: FeedbackOutcome = { suppressed: 0, withdrawn: 0, unchanged: 0 };
   if (decision.suppress.length === 0 && decision.withdraw.length === 0) return outcome;
-  const { projectId, emailId } = await findOrigin(ses);
+  const route = await routeFeedback(ses.mail);
+  if (route.kind === 'unknown') throw new MalformedNotification(`no email for SES message ${ses.mail.messageId} (no SES message id lookup)`);
+  if (route.kind === 'mismatch') {
+    logger.warn('SES notification dropped: its configuration set is not the one the email was sent through', { ses_message_id: ses.mail.messageId, ...route });
+    return { ...outcome, misrouted: true };
+  }
+  const { projectId, emailId } = route;
   outcome.project_id = projectId;
   // One address may be listed twice in a notification: each is written once.
   const entries = [...new Map(decision.suppress.map((e) => [e.email, e])).values()];

@@ -4,12 +4,12 @@
  * email-status worker moves `last_event` forward and writes `email.*` events. Out-of-order and
  * repeated notifications are put on the real local queue by hand.
  */
-import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { snsEnvelope } from '../../lib/local/aws/ses-events';
 import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
-import { useRuntimeTable } from '../support/table';
+import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
 const runtime = useRuntimeTable();
@@ -37,12 +37,12 @@ const lastEvent = (id: string, expected: string) =>
     (e) => e.last_event === expected,
   );
 
-async function eventsOf(emailId: string) {
+async function eventsOf(emailId: string, projectId = runtime.projectId) {
   const out = await documentClient.send(
     new QueryCommand({
       TableName: runtime.tableName,
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)',
-      ExpressionAttributeValues: { ':pk': `PROJECT#${runtime.projectId}`, ':e': 'EVENT#' },
+      ExpressionAttributeValues: { ':pk': `PROJECT#${projectId}`, ':e': 'EVENT#' },
     }),
   );
   return (out.Items ?? []).map((i) => i.event).filter((e) => e.data.object.id === emailId);
@@ -90,4 +90,92 @@ it('never moves backwards, and applies a repeated notification once', async () =
   const events = await eventsOf(id);
   expect(events.filter((e) => e.type === 'email.opened')).toHaveLength(1); // the repeat changed nothing
   expect((await api.get(`/emails/${id}`)).body.last_event).toBe('opened'); // the late delay did not move it back
+});
+
+/** Until the runtime's poller has taken and finished every message of the queue. */
+const drained = (QueueUrl: string) =>
+  waitFor(
+    () => sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] })),
+    (out) => out.Attributes?.ApproximateNumberOfMessages === '0' && out.Attributes?.ApproximateNumberOfMessagesNotVisible === '0',
+  );
+
+describe('feedback reaches only the project that sent the email', () => {
+  // Project B, with a delivered email of its own: the email project A's forged tags would name.
+  let other: { projectId: string; key: string };
+  let otherEmail: { id: string; message_id: string };
+  beforeAll(async () => {
+    other = await createOtherProject();
+    const name = `status-b-${Date.now().toString(36)}.example.com`;
+    const created = await api.post('/domains', { name }, { key: other.key });
+    await waitFor(
+      () => api.post(`/domains/${created.body.id}/verify`, undefined, { key: other.key }),
+      (r) => r.body.status === 'verified',
+    );
+    const sent = await api.post('/emails', { from: `n@${name}`, to: 'reader-b@example.com', subject: 'b', text: 'x' }, { key: other.key });
+    expect(sent.status).toBe(200);
+    otherEmail = await waitFor(
+      () => api.get(`/emails/${sent.body.id}`, { key: other.key }).then((r) => r.body),
+      (e) => e.last_event === 'delivered',
+    );
+  });
+
+  it.each(['project_id', 'email_id', 'Project_ID'])('refuses a send tagged %s (422), on POST /emails and /emails/batch', async (name) => {
+    const email = {
+      from: `n@${domain}`,
+      to: 'bounce@simulator.amazonses.com',
+      subject: 'forged',
+      text: 'x',
+      tags: [
+        { name: 'ok', value: 'yes' },
+        { name, value: other.projectId },
+      ],
+    };
+    const single = await api.post('/emails', email);
+    expect(single.status).toBe(422);
+    expect(single.body).toMatchObject({ name: 'validation_error', errors: [{ path: 'tags.1.name', message: expect.stringContaining('reserved') }] });
+    const batch = await api.post('/emails/batch', [{ ...email, tags: [] }, email]);
+    expect(batch.status).toBe(422);
+    expect(batch.body.errors).toEqual([expect.objectContaining({ path: '1.tags.1.name' })]);
+  });
+
+  it('routes SES feedback by its message id alone: tags naming another project and email are ignored', async () => {
+    const address = `reader-${Date.now().toString(36)}@example.com`;
+    const id = await send(address);
+    const email = await lastEvent(id, 'delivered');
+    // What a send with forged tags would publish: A's message id, B's project and email in the tags.
+    const mail = { messageId: email.message_id, tags: { email_id: [otherEmail.id], project_id: [other.projectId] }, destination: [address] };
+    const bounce = { eventType: 'Bounce', mail, bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: address }] } };
+    for (const QueueName of ['ses-events', 'ses-suppression']) {
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName }));
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(bounce)) }));
+    }
+
+    // the email and the suppression list of the project the message id names
+    await lastEvent(id, 'bounced');
+    const entry = await waitFor(
+      () => api.get(`/suppressions/${encodeURIComponent(address)}`),
+      (r) => r.status === 200,
+    );
+    expect(entry.body).toMatchObject({ source: 'bounce', message_id: id });
+    // and nothing of the project the tags name
+    expect((await api.get(`/emails/${otherEmail.id}`, { key: other.key })).body.last_event).toBe('delivered');
+    expect((await eventsOf(otherEmail.id, other.projectId)).map((e) => e.type)).not.toContain('email.bounced');
+    expect((await api.get(`/suppressions/${encodeURIComponent(address)}`, { key: other.key })).status).toBe(404);
+  });
+
+  it('drops an SES event whose configuration set is not the one the email was sent through', async () => {
+    const address = `reader-${Date.now().toString(36)}@example.com`;
+    const id = await send(address);
+    const email = await lastEvent(id, 'delivered');
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ses-events' }));
+    const event = {
+      eventType: 'Open',
+      mail: { messageId: email.message_id, tags: { 'ses:configuration-set': ['es-not-this-one'] }, destination: [address] },
+      open: { timestamp: new Date().toISOString(), userAgent: 'test', ipAddress: '127.0.0.1' },
+    };
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(event)) }));
+    await drained(QueueUrl!);
+    expect((await eventsOf(id)).map((e) => e.type)).not.toContain('email.opened');
+    expect((await api.get(`/emails/${id}`)).body.last_event).toBe('delivered');
+  });
 });

@@ -48,7 +48,7 @@ function mail(messageId: string, recipients: string[], tags: Record<string, stri
       { name: 'Subject', value: 'Your receipt' },
     ],
     commonHeaders: { from: ['Notifications <news@mail.example.com>'], to: recipients, messageId, subject: 'Your receipt' },
-    ...(tags ? { tags: { 'ses:configuration-set': ['es-config'], 'ses:source-ip': ['192.0.2.10'], 'ses:from-domain': ['mail.example.com'], ...tags } } : {}),
+    ...(tags ? { tags: { 'ses:configuration-set': [CONFIGURATION_SET], 'ses:source-ip': ['192.0.2.10'], 'ses:from-domain': ['mail.example.com'], ...tags } } : {}),
   };
 }
 
@@ -58,10 +58,27 @@ interface Send {
   recipients: string[];
 }
 
-function newSend(recipients: string[]): Send {
+/** The configuration set the sends below went through (the `ses:configuration-set` tag of their events). */
+const CONFIGURATION_SET = 'es-config';
+
+/** A send SES accepted, not yet recorded: feedback for it finds no email. */
+function unrecordedSend(recipients: string[]): Send {
   return { emailId: randomUUID(), messageId: sesMessageId(), recipients };
 }
 
+/** A send as the sender records it: the SES message id lookup, the only route from feedback to the project and email. */
+async function newSend(recipients: string[], projectId = project.projectId): Promise<Send> {
+  const send = unrecordedSend(recipients);
+  await documentClient.send(
+    new PutCommand({
+      TableName: runtime.tableName,
+      Item: { ...keys.sesMessage(send.messageId), type: 'ses_message', project_id: projectId, email_id: send.emailId, configuration_set: CONFIGURATION_SET },
+    }),
+  );
+  return send;
+}
+
+/** The tags the sender sets (no longer read for routing, but SES still carries them). */
 const tagsOf = (send: Send) => ({ email_id: [send.emailId], project_id: [project.projectId] });
 
 function bounceEvent(send: Send, bounceType: string, bounceSubType: string, diagnostics: (string | undefined)[] = []) {
@@ -135,7 +152,7 @@ async function drained(): Promise<void> {
 }
 
 it('suppresses every recipient of a permanent bounce: subtype, diagnostic code as reason, our email id', async () => {
-  const send = newSend([address('gone'), address('nobody'), address('silent')]);
+  const send = await newSend([address('gone'), address('nobody'), address('silent')]);
   await publish(bounceEvent(send, 'Permanent', 'General', ['smtp; 550 5.1.1 user unknown', 'smtp; 550 5.1.1 <nobody>: Recipient address rejected']));
   const entries = await Promise.all(send.recipients.map(entryAppears));
   expect(entries[0]).toEqual({
@@ -153,25 +170,25 @@ it('suppresses every recipient of a permanent bounce: subtype, diagnostic code a
 });
 
 it('keeps the SES bounce subtype (NoEmail, OnAccountSuppressionList)', async () => {
-  const noEmail = newSend([address('noemail')]);
-  const onList = newSend([address('onlist')]);
+  const noEmail = await newSend([address('noemail')]);
+  const onList = await newSend([address('onlist')]);
   await publish(bounceEvent(noEmail, 'Permanent', 'NoEmail'), bounceEvent(onList, 'Permanent', 'OnAccountSuppressionList'));
   expect(await entryAppears(noEmail.recipients[0])).toMatchObject({ subtype: 'NoEmail', reason: 'Permanent bounce: the address does not exist' });
   expect(await entryAppears(onList.recipients[0])).toMatchObject({ subtype: 'OnAccountSuppressionList' });
 });
 
 it('never suppresses for transient or undetermined bounces', async () => {
-  const full = newSend([address('full'), address('away')]);
-  const unknown = newSend([address('undetermined')]);
+  const full = await newSend([address('full'), address('away')]);
+  const unknown = await newSend([address('undetermined')]);
   await publish(bounceEvent(full, 'Transient', 'MailboxFull', ['smtp; 452 4.2.2 mailbox full']), bounceEvent(unknown, 'Undetermined', 'Undetermined'));
   await drained();
   for (const email of [...full.recipients, ...unknown.recipients]) expect((await entry(email)).status).toBe(404);
 });
 
 it('suppresses for a complaint: the feedback type as subtype, null without one, other for auth-failure', async () => {
-  const abuse = newSend([address('abuse'), address('abuse-too')]);
-  const none = newSend([address('nofeedback')]);
-  const auth = newSend([address('authfail')]);
+  const abuse = await newSend([address('abuse'), address('abuse-too')]);
+  const none = await newSend([address('nofeedback')]);
+  const auth = await newSend([address('authfail')]);
   await publish(complaintEvent(abuse, 'abuse'), complaintEvent(none, undefined), complaintEvent(auth, 'auth-failure'));
   for (const email of abuse.recipients) expect(await entryAppears(email)).toMatchObject({ source: 'complaint', subtype: 'abuse', message_id: abuse.emailId });
   expect(await entryAppears(none.recipients[0])).toMatchObject({ source: 'complaint', subtype: null, message_id: none.emailId });
@@ -179,16 +196,16 @@ it('suppresses for a complaint: the feedback type as subtype, null without one, 
 });
 
 it('withdraws an earlier complaint on not-spam, never suppresses for it, and leaves other sources alone', async () => {
-  const complained = newSend([address('changed-mind')]);
+  const complained = await newSend([address('changed-mind')]);
   await publish(complaintEvent(complained, 'abuse'));
   await entryAppears(complained.recipients[0]);
 
-  const bounced = newSend([address('bounced-then-not-spam')]);
+  const bounced = await newSend([address('bounced-then-not-spam')]);
   await publish(bounceEvent(bounced, 'Permanent', 'General'));
   const bounceEntry = await entryAppears(bounced.recipients[0]);
 
   const fresh = address('never-complained');
-  await publish(complaintEvent({ ...newSend([complained.recipients[0], bounced.recipients[0], fresh]) }, 'not-spam'));
+  await publish(complaintEvent(await newSend([complained.recipients[0], bounced.recipients[0], fresh]), 'not-spam'));
   await waitFor(
     () => entry(complained.recipients[0]),
     (r) => r.status === 404,
@@ -201,7 +218,7 @@ it('withdraws an earlier complaint on not-spam, never suppresses for it, and lea
 });
 
 it('applies a duplicate notification once: one entry, unchanged', async () => {
-  const send = newSend([address('twice')]);
+  const send = await newSend([address('twice')]);
   const body = snsNotification(bounceEvent(send, 'Permanent', 'General', ['smtp; 550 5.1.1 user unknown']));
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   const first = await entryAppears(send.recipients[0]);
@@ -215,11 +232,30 @@ it('applies a duplicate notification once: one entry, unchanged', async () => {
 });
 
 it('reads the older notification format (notificationType, no tags) through the SES message id lookup', async () => {
-  const send = newSend([address('legacy')]);
-  await documentClient.send(new PutCommand({ TableName: runtime.tableName, Item: { ...keys.sesMessage(send.messageId), type: 'ses_message', project_id: project.projectId, email_id: send.emailId } }));
+  const send = await newSend([address('legacy')]);
   const { eventType: _, ...event } = bounceEvent(send, 'Permanent', 'General', ['smtp; 550 5.1.1 user unknown']);
   await publish({ notificationType: 'Bounce', ...event, mail: mail(send.messageId, send.recipients, undefined) });
   expect(await entryAppears(send.recipients[0])).toMatchObject({ source: 'bounce', message_id: send.emailId, reason: 'smtp; 550 5.1.1 user unknown' });
+});
+
+it('routes by the SES message id alone: tags naming another project and email are ignored', async () => {
+  const victim = await createOtherProject();
+  const send = await newSend([address('forged')]);
+  const forgedTags = { email_id: [randomUUID()], project_id: [victim.projectId] };
+  await publish({ ...bounceEvent(send, 'Permanent', 'General'), mail: mail(send.messageId, send.recipients, forgedTags) });
+  expect(await entryAppears(send.recipients[0])).toMatchObject({ source: 'bounce', message_id: send.emailId });
+  await drained();
+  const victimList = await api.get('/suppressions?limit=100', { key: victim.key });
+  expect(victimList.status).toBe(200);
+  expect(victimList.body.data).toEqual([]);
+});
+
+it('drops a notification whose configuration set is not the one the send went through', async () => {
+  const send = await newSend([address('other-set')]);
+  const event = bounceEvent(send, 'Permanent', 'General');
+  await publish({ ...event, mail: { ...event.mail, tags: { ...event.mail.tags, 'ses:configuration-set': ['es-someone-else'] } } });
+  await drained();
+  expect((await entry(send.recipients[0])).status).toBe(404);
 });
 
 it('sends a malformed message to the DLQ after its receives, and processes the rest of its batch', async () => {
@@ -229,13 +265,13 @@ it('sends a malformed message to the DLQ after its receives, and processes the r
   const queue = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }) } }));
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
 
-  const good = newSend([address('batch-ok-1'), address('batch-ok-2')]);
-  const orphan = newSend([address('orphan')]);
+  const good = await newSend([address('batch-ok-1'), address('batch-ok-2')]);
+  const orphan = unrecordedSend([address('orphan')]);
   const { eventType: _, ...orphanEvent } = bounceEvent(orphan, 'Permanent', 'General');
   const malformed = [
     'this is not JSON',
     JSON.stringify({ Type: 'Notification', MessageId: randomUUID(), TopicArn: 'arn:aws:sns:ap-southeast-2:123456789012:x' }), // no Message
-    snsNotification({ eventType: 'Bounce', ...orphanEvent, mail: mail(orphan.messageId, orphan.recipients, undefined) }), // no tags, no lookup: unknown project
+    snsNotification({ eventType: 'Bounce', ...orphanEvent, mail: mail(orphan.messageId, orphan.recipients, undefined) }), // no lookup: unknown message id
   ];
   await sqs.send(
     new SendMessageBatchCommand({
