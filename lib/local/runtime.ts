@@ -65,6 +65,43 @@ const closeServer = (server: Server) =>
     server.closeAllConnections?.();
   });
 
+/**
+ * Code that serves the stand-ins' requests in this process (third-party stand-ins and our own
+ * fronts). An error thrown there outside any handler is logged and the runtime keeps serving: no
+ * request to any port may stop it (aws-ses-v2-local answers some requests twice, and the second
+ * answer throws; one `GET /get-emlContent` of an unknown message stopped the whole runtime).
+ */
+const STAND_IN_CODE = /[\\/](node_modules[\\/](aws-ses-v2-local|express|local-aws-sqs|smtp-server|postal-mime)|lib[\\/]local[\\/]aws)[\\/]/;
+/** How long a stop after an uncaught error of our own may take before the process exits anyway. */
+const CRASH_STOP_DEADLINE_MS = 7000;
+
+/**
+ * The last resort for errors nothing caught (process-wide `uncaughtException` and
+ * `unhandledRejection`): one raised in a stand-in's code is logged and the runtime keeps serving;
+ * any other is a bug of ours and ends the process as a crash would (exit code 1), but only after
+ * the runtime stopped (DynamoDB Local's JVM, DATA_DIR's lock). Answers the function that removes it.
+ */
+function lastResort(stop: () => Promise<void>, log: (line: string) => void): () => void {
+  const onError = (kind: string) => (error: unknown) => {
+    const detail = (error instanceof Error && error.stack) || String(error);
+    if (STAND_IN_CODE.test(detail)) {
+      log(JSON.stringify({ level: 'ERROR', message: `${kind} in a stand-in's code; the local runtime keeps serving`, error: detail }));
+      return;
+    }
+    log(JSON.stringify({ level: 'FATAL', message: `${kind}: stopping the local runtime`, error: detail }));
+    setTimeout(() => process.exit(1), CRASH_STOP_DEADLINE_MS).unref();
+    void stop().finally(() => process.exit(1));
+  };
+  const onException = onError('uncaught exception');
+  const onRejection = onError('unhandled rejection');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  };
+}
+
 export async function startLocalRuntime(settings: LocalSettings, log: (line: string) => void = console.log): Promise<LocalRuntime> {
   const cleanups: (() => Promise<void>)[] = [];
   let lock: DataDirLock | undefined;
@@ -73,6 +110,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     lock?.release(); // last: DATA_DIR is free once nothing of this runtime uses it
     lock = undefined;
   };
+  const removeLastResort = lastResort(stop, log);
+  cleanups.push(async () => removeLastResort()); // runs last of all
   try {
     mkdirSync(settings.dataDir, { recursive: true });
     const region = 'ap-southeast-2';
@@ -94,14 +133,19 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
 
     const sesEventsSqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
+    // aws-ses-v2-local on a port nobody is told about: the SES front answers for it on both the
+    // SES endpoint and the mail viewer's port (lib/local/aws/ses-front.ts says why).
     const { default: startSes } = await import('aws-ses-v2-local');
-    const sesServer = await startSes({ host: '127.0.0.1', port: settings.sesPort });
+    const { getStoreReadonly } = await import('aws-ses-v2-local/dist/store');
+    const sesStorePort = await freePort();
+    const sesServer = await startSes({ host: '127.0.0.1', port: sesStorePort });
     cleanups.push(() => closeServer(sesServer));
     const mailViewerUrl = `http://127.0.0.1:${settings.sesPort}`;
     const sesFront = new SesFront({
       host: '127.0.0.1',
       port: await freePort(),
-      upstream: mailViewerUrl,
+      upstream: `http://127.0.0.1:${sesStorePort}`,
+      hasMessage: (messageId) => getStoreReadonly().emails.some((email) => email.messageId === messageId),
       stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
       verifyDelayMs: settings.sesVerifyDelayMs,
       maxSendRate: settings.sesMaxSendRate,
@@ -119,6 +163,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const sesFrontServer = await sesFront.start();
     cleanups.push(() => closeServer(sesFrontServer));
     const sesEndpoint = `http://127.0.0.1:${sesFront.port}`;
+    const mailViewerServer = await sesFront.startViewer(settings.sesPort);
+    cleanups.push(() => closeServer(mailViewerServer));
 
     // The inbound mail bucket: a folder under DATA_DIR, served over S3's HTTP API.
     const s3 = await startLocalS3(join(settings.dataDir, 's3'));
@@ -136,18 +182,30 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      // Webhooks may POST over plain http to loopback receivers, and the dispatcher skips its
-      // SSRF address checks (shared/webhooks/endpoint.ts). Never set on AWS.
-      ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true',
+      // Unless told `false`, webhooks may POST over plain http to loopback receivers, and loopback
+      // addresses pass the dispatcher's address check (shared/webhooks/endpoint.ts). Never set on AWS.
+      ALLOW_HTTP_LOOPBACK_WEBHOOKS: String(settings.allowHttpLoopbackWebhooks),
       // As the stack tells the domain routes: their configuration sets get an SNS event destination
       // (the local SES front records it; every send's events reach the queues either way).
       SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
     });
+    // The runtime's own ports, which no webhook may reach (shared/webhooks/endpoint.ts); SMTP and the
+    // API join them once they listen, before the workers start and the API takes a request.
+    const ports: Record<string, number> = {
+      dynamodb: dynamo.port,
+      sqs: sqsPort,
+      ses: sesFront.port,
+      mailViewer: settings.sesPort || (mailViewerServer.address() as { port: number }).port,
+      sesStore: sesStorePort,
+      s3: Number(new URL(s3.endpoint).port),
+    };
+    const publishPorts = () => (process.env.LOCAL_RUNTIME_PORTS = Object.values(ports).join(','));
+    publishPorts();
 
     const { provisionDefaultProject } = await import('./bootstrap');
     const provisioned = await provisionDefaultProject(settings.localApiKey);
 
-    const pollers = await startWorkers({ sqsEndpoint, dynamoEndpoint: dynamo.endpoint, region, credentials, streamArn, scheduleIntervalSeconds: settings.scheduleIntervalSeconds, log });
+    const pollers = await createWorkers({ sqsEndpoint, dynamoEndpoint: dynamo.endpoint, region, credentials, streamArn, scheduleIntervalSeconds: settings.scheduleIntervalSeconds, log });
     cleanups.push(async () => {
       await Promise.all(pollers.map((p) => p.stop()));
     });
@@ -162,13 +220,17 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       return fallback;
     });
     cleanups.push(() => smtp.close());
+    ports.smtp = smtp.port;
 
     const { startHttpGateway } = await import('./lambda/http-gateway');
     const http = await startHttpGateway(settings.host, settings.port);
     cleanups.push(() => closeServer(http));
     const { port } = http.address() as { port: number };
+    ports.api = port;
+    publishPorts(); // in the same tick as the listen: no request is served before
     const apiUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
     process.env.PUBLIC_API_URL = apiUrl; // links in emails (unsubscribe); workers read it when they run
+    for (const poller of pollers) poller.start();
 
     const runtimeFile = join(settings.dataDir, RUNTIME_FILE);
     writeFileSync(
@@ -186,6 +248,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
           mailViewerUrl,
           tableName: LOCAL_TABLE_NAME,
           projectId: provisioned.projectId,
+          ports,
         },
         null,
         2,
@@ -224,8 +287,8 @@ interface WorkerEnvironment {
   log: (line: string) => void;
 }
 
-/** Creates every queue (with its DLQ) and starts a poller for every worker of functions/workers.ts. */
-async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<void> }[]> {
+/** Creates every queue (with its DLQ) and a poller, not yet started, for every worker of functions/workers.ts. */
+async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; stop(): Promise<void> }[]> {
   const { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable, workers } = await import('../../functions/workers');
   const sqs = new SQSClient({ endpoint: env.sqsEndpoint, region: env.region, credentials: env.credentials });
   const queueUrls = new Map<string, { url: string; arn: string }>();
@@ -285,7 +348,6 @@ async function startWorkers(env: WorkerEnvironment): Promise<{ stop(): Promise<v
       pollers.push(new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name)));
     }
   }
-  for (const poller of pollers) poller.start();
   return pollers;
 }
 

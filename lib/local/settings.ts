@@ -26,6 +26,17 @@ export interface LocalSettings {
   dynamoDbPort: number;
   /** run every scheduled worker this often instead of its own interval (tests) */
   scheduleIntervalSeconds?: number;
+  /**
+   * ALLOW_HTTP_LOOPBACK_WEBHOOKS: webhooks may use plain http to loopback receivers (true unless
+   * set to `false`). The runtime's own ports are refused either way (shared/webhooks/endpoint.ts).
+   */
+  allowHttpLoopbackWebhooks: boolean;
+}
+
+function flag(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`${name} must be true or false, got "${value}"`);
 }
 
 function port(name: string, value: string | undefined, fallback: number): number {
@@ -61,5 +72,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): LocalSetting
     sqsPort: port('LOCAL_SQS_PORT', env.LOCAL_SQS_PORT, 0),
     dynamoDbPort: port('LOCAL_DYNAMODB_PORT', env.LOCAL_DYNAMODB_PORT, 0),
     scheduleIntervalSeconds: env.LOCAL_SCHEDULE_INTERVAL_SECONDS ? positive('LOCAL_SCHEDULE_INTERVAL_SECONDS', env.LOCAL_SCHEDULE_INTERVAL_SECONDS, 60) : undefined,
+    allowHttpLoopbackWebhooks: flag('ALLOW_HTTP_LOOPBACK_WEBHOOKS', env.ALLOW_HTTP_LOOPBACK_WEBHOOKS, true),
   };
 }

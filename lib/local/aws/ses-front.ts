@@ -12,7 +12,12 @@
  *   as SES throttles; a From whose domain is not a verified identity gets 400 MessageRejected.
  * - GET /_local/send-stats answers how many sends were accepted, and how many throttled, in each
  *   second (benchmarks);
- * - identities and configuration sets are kept in DATA_DIR/ses-identities.json across restarts.
+ * - identities and configuration sets are kept in DATA_DIR/ses-identities.json across restarts;
+ * - the mail viewer (LOCAL_SES_PORT) is this front too, on a second port: aws-ses-v2-local itself
+ *   listens on a port of its own that nothing is told about. Its handlers answer some malformed
+ *   requests twice, and the second answer throws outside any handler (one `GET /get-emlContent`
+ *   with an unknown `messageId` stopped the whole runtime), so the front answers those itself:
+ *   404 for a missing, repeated or unknown `messageId`, 400 for a `since` that is not an epoch second.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +33,8 @@ export interface SesFrontOptions {
   maxSendRate: number;
   /** called with each accepted send (request body and SES message id): the hook SES events hang on */
   onSent?: (send: { request: Record<string, unknown>; messageId: string }) => void;
+  /** whether aws-ses-v2-local holds a message with this id (its store, read in process) */
+  hasMessage: (messageId: string) => boolean;
 }
 
 interface Identity {
@@ -93,9 +100,21 @@ export class SesFront {
     if (options.stateFile && existsSync(options.stateFile)) this.state = JSON.parse(readFileSync(options.stateFile, 'utf8'));
   }
 
+  /** The SES endpoint, on `options.port`. */
   async start(): Promise<Server> {
-    this.server = createServer((request, response) => {
+    this.server = await this.listen(this.options.port);
+    return this.server;
+  }
+
+  /** The mail viewer, on a port of its own (the same front: aws-ses-v2-local is never reached directly). */
+  startViewer(port: number): Promise<Server> {
+    return this.listen(port);
+  }
+
+  private async listen(port: number): Promise<Server> {
+    const server = createServer((request, response) => {
       this.handle(request, response).catch((error) => {
+        if (response.headersSent) return void response.destroy();
         if (error instanceof SesError) {
           response.setHeader('x-amzn-errortype', error.type);
           send(response, error.status, { __type: error.type, message: error.message });
@@ -103,10 +122,10 @@ export class SesFront {
       });
     });
     await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.options.port, this.options.host, () => resolve());
+      server.once('error', reject);
+      server.listen(port, this.options.host, () => resolve());
     });
-    return this.server;
+    return server;
   }
 
   get port(): number {
@@ -161,7 +180,7 @@ export class SesFront {
       // Local only: how many sends SES accepted in each second, as SES's own clock saw them.
       return send(response, 200, { perSecond: Object.fromEntries(this.acceptedPerSecond), throttledPerSecond: Object.fromEntries(this.throttledPerSecond) });
     }
-    if (v2 !== 'v2' || email !== 'email') return this.proxy(request, response, undefined);
+    if (v2 !== 'v2' || email !== 'email') return this.viewer(request, response, url);
 
     if (resource === 'account' && method === 'GET' && !name) {
       return send(response, 200, {
@@ -282,6 +301,31 @@ export class SesFront {
       return this.proxy(request, response, body);
     }
 
+    return this.proxy(request, response, undefined);
+  }
+
+  /**
+   * The mail viewer's own routes, checked before aws-ses-v2-local sees them (Express matches paths
+   * without regard to case or a trailing slash, so neither do these checks).
+   */
+  private viewer(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname.toLowerCase().replace(/\/+$/, '');
+    if (path === '/get-emlcontent') {
+      const ids = url.searchParams.getAll('messageId');
+      if (ids.length !== 1 || !ids[0] || !this.options.hasMessage(ids[0])) {
+        send(response, 404, { message: 'Email not found within the store' });
+        return Promise.resolve();
+      }
+      request.url = `/get-emlContent?messageId=${encodeURIComponent(ids[0])}`; // exactly the id that was checked
+    }
+    if (path === '/store' && url.searchParams.has('since')) {
+      const since = url.searchParams.getAll('since');
+      if (since.length !== 1 || !/^\d{1,15}$/.test(since[0])) {
+        send(response, 400, { message: 'since must be one epoch timestamp in seconds' });
+        return Promise.resolve();
+      }
+      request.url = `/store?since=${since[0]}`;
+    }
     return this.proxy(request, response, undefined);
   }
 

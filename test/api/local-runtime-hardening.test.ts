@@ -1,0 +1,159 @@
+/**
+ * The local runtime against a hostile neighbour (issue 16): a runtime of its own (the crashers
+ * here would take the suites' shared one down with them), started as `npm start` starts it, with
+ * ALLOW_HTTP_LOOPBACK_WEBHOOKS=false.
+ *
+ * - The setting is honoured: no plain-http webhook to loopback, no loopback in any spelling.
+ * - No request to any of its ports stops it: the mail viewer's known crashers (an unknown or
+ *   missing `messageId` on /get-emlContent killed the process with an unhandled rejection) and a
+ *   few odd requests on every port, raw over TCP; then the API still answers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../lib/local/ports';
+
+const root = join(__dirname, '..', '..');
+const key = `es_test_${'H'.repeat(32)}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'email-service-hardening-'));
+let child: ChildProcess;
+let output = '';
+let apiUrl = '';
+let ports: Record<string, number> = {};
+
+const portOf = (url: string) => Number(new URL(url).port);
+
+beforeAll(async () => {
+  child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin', 'local.ts')], {
+    cwd: root,
+    detached: true, // a group of its own: afterAll kills whatever is left of it
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DYNAMODB_IN_MEMORY: 'true',
+      LOCAL_API_KEY: key,
+      LOCAL_SES_PORT: String(await freePort()),
+      LOCAL_SMTP_PORT: String(await freePort()),
+      ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'false',
+      LOG_LEVEL: 'WARN',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (c) => (output += c));
+  child.stderr!.on('data', (c) => (output += c));
+  const deadline = Date.now() + 90_000;
+  while (!apiUrl) {
+    const match = /^API (http:\/\/\S+)$/m.exec(output);
+    if (match) apiUrl = match[1];
+    else if (child.exitCode !== null) throw new Error(`exited early:\n${output}`);
+    else if (Date.now() > deadline) throw new Error(`not ready:\n${output}`);
+    else await new Promise((r) => setTimeout(r, 100));
+  }
+  const info = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+  ports = {
+    api: portOf(info.apiUrl),
+    dynamodb: portOf(info.dynamoDbEndpoint),
+    sqs: portOf(info.sqsEndpoint),
+    ses: portOf(info.sesEndpoint),
+    mailViewer: portOf(info.mailViewerUrl),
+    s3: portOf(info.s3Endpoint),
+    smtp: info.smtpPort,
+    ...info.ports, // every port of the runtime, when it lists them
+  };
+}, 120_000);
+
+afterAll(async () => {
+  if (child?.pid) {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+      await new Promise((r) => setTimeout(r, 3000));
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(apiUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json().catch(() => undefined)) as any };
+};
+
+/** Sends `bytes` to 127.0.0.1:`port` and reads what comes back until the peer closes or 1.5 s pass. */
+const raw = (port: number, bytes: string | Buffer) =>
+  new Promise<string>((resolve) => {
+    let answer = '';
+    const socket = connect(port, '127.0.0.1');
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(done, 1500);
+    socket.on('connect', () => socket.write(bytes));
+    socket.on('data', (c) => (answer += c));
+    socket.on('error', done);
+    socket.on('close', done);
+  });
+
+const get = (path: string, headers = '') => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`;
+const post = (path: string, body: string, headers = '') =>
+  `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+
+it('honours ALLOW_HTTP_LOOPBACK_WEBHOOKS=false: no http to loopback, no loopback in any spelling (422)', async () => {
+  const receiver = await freePort();
+  for (const endpoint of [`http://127.0.0.1:${receiver}/hook`, `http://localhost:${receiver}/hook`, 'https://LOCALHOST./hook', 'https://127.1/hook', `https://[::1]:${receiver}/`]) {
+    const res = await call('POST', '/webhooks', { endpoint, events: ['email.sent'] });
+    expect({ endpoint, status: res.status, name: res.body?.name }).toEqual({ endpoint, status: 422, name: 'validation_error' });
+  }
+});
+
+it('survives the known crashers and odd requests on every port, and still answers', async () => {
+  expect(Object.keys(ports).length).toBeGreaterThanOrEqual(7);
+  const crashers = [
+    get('/get-emlContent?messageId=does-not-exist'),
+    get('/get-emlContent'),
+    get('/get-emlContent?messageId=a&messageId=b'),
+    get('/store?since=yesterday'),
+    post('/', '{"Action":"Nothing"}', 'Authorization: AWS4-HMAC-SHA256 Credential=x\r\n'),
+    post('/v2/email/outbound-emails', '{', 'Authorization: AWS4-HMAC-SHA256 Credential=x\r\n'),
+    post('/v2/email/outbound-emails', '{"Content":{}}', 'Authorization: AWS4-HMAC-SHA256 Credential=x\r\n'),
+    post('/v2/email/templates', '[]', 'Authorization: AWS4-HMAC-SHA256 Credential=x\r\n'),
+    post('/', 'Action=SendEmail', 'Authorization: AWS4-HMAC-SHA256 Credential=x\r\n'),
+    get('/%'),
+    get('/..%2f..%2fetc%2fpasswd'),
+    get('/v2/email/identities/%E0%A4%A'),
+    get('/?Action=ReceiveMessage&QueueUrl=%'),
+    post('/', '{"QueueUrl":1}', 'X-Amz-Target: AmazonSQS.ReceiveMessage\r\n'),
+    post('/', 'null', 'X-Amz-Target: DynamoDB_20120810.GetItem\r\n'),
+    `PUT /bucket/${'x'.repeat(5000)} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc`,
+    Buffer.from([0, 1, 2, 255, 13, 10, 13, 10]),
+    'EHLO x\r\nMAIL FROM:<>\r\nRCPT TO:<\u0000@x>\r\nDATA\r\n.\r\nQUIT\r\n',
+  ];
+  for (const [name, port] of Object.entries(ports)) {
+    for (const bytes of crashers) {
+      await raw(port, bytes);
+      expect({ name, port, alive: child.exitCode === null, output: child.exitCode === null ? '' : output }).toEqual({ name, port, alive: true, output: '' });
+    }
+  }
+  await new Promise((r) => setTimeout(r, 500)); // a rejection left unhandled surfaces a moment later
+  expect({ alive: child.exitCode === null, output: child.exitCode === null ? '' : output }).toEqual({ alive: true, output: '' });
+  // aws-ses-v2-local's own port still crashes its handler: the last resort logged it and kept serving
+  expect(output).toMatch(/in a stand-in's code; the local runtime keeps serving/);
+  expect((await call('GET', '/domains')).status).toBe(200);
+  const viewer = await fetch(`http://127.0.0.1:${ports.mailViewer}/store`);
+  expect(viewer.status).toBe(200);
+  // an unknown message is a clean 404 from the mail viewer, on both of the SES ports
+  for (const port of [ports.mailViewer, ports.ses]) {
+    expect((await fetch(`http://127.0.0.1:${port}/get-emlContent?messageId=does-not-exist`)).status).toBe(404);
+  }
+}, 120_000);
