@@ -42,8 +42,8 @@ import { findTemplate, renderPublished } from '../templates/templates';
  * old belongs to a sender that died (shared/emails/sender.ts ends it `failed`).
  */
 export const SEND_LEASE_MS = 2 * 60 * 1000;
-/** A staged batch whose request died is settled by the dispatcher this long after staging (far above the route's 10 s timeout). */
-const BATCH_RECORD_TTL_SECONDS = 24 * 60 * 60;
+/** A batch record outlives its staged emails by far: the dispatcher settles them minutes after staging (a lease, far above the route's 10 s timeout). */
+const BATCH_RECORD_TTL_SECONDS = 7 * 24 * 60 * 60;
 /** DynamoDB's 4 MB per transaction, less room for keys and attribute names. */
 const TRANSACTION_BYTES = 3.5 * 1024 * 1024;
 /** Scheduling further ahead than this is refused (SES-backed providers allow up to 30 days). */
