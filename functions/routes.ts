@@ -161,11 +161,11 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, needs: { table: ['Query'] } },
 
   // Webhooks (deliveries are made by the webhook-fanout and webhook-dispatcher workers of functions/workers.ts)
-  { method: 'POST', path: '/webhooks', handler: 'webhooks/create', operation: webhookOps.create, needs: { table: ['PutItem'] } },
+  { method: 'POST', path: '/webhooks', handler: 'webhooks/create', operation: webhookOps.create, needs: { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem'] } },
   { method: 'GET', path: '/webhooks', handler: 'webhooks/list', operation: webhookOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/webhooks/{webhookId}', handler: 'webhooks/get', operation: webhookOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/webhooks/{webhookId}', handler: 'webhooks/update', operation: webhookOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'] } },
-  { method: 'DELETE', path: '/webhooks/{webhookId}', handler: 'webhooks/delete', operation: webhookOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', handler: 'webhooks/delete', operation: webhookOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'UpdateItem', 'PutItem'] } },
   { method: 'POST', path: '/webhooks/{webhookId}/signing-secret/rotate', handler: 'webhooks/rotate-secret', operation: webhookOps.rotateSecret, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'] } },
   { method: 'GET', path: '/webhooks/{webhookId}/deliveries', handler: 'webhooks/list-deliveries', operation: webhookOps.listDeliveries, needs: { table: ['GetItem', 'Query'] } },
   { method: 'GET', path: '/webhooks/{webhookId}/deliveries/{deliveryId}', handler: 'webhooks/get-delivery', operation: webhookOps.getDelivery, needs: { table: ['BatchGetItem'] } },

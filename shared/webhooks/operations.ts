@@ -29,11 +29,15 @@ export const create = defineOperation({
     '`endpoint` must be https (plain http only to a loopback address, and only in the local runtime); `events` are event ' +
     'types of the contract (422 names a bad one by its index). The webhook starts `pending` and becomes `enabled` with ' +
     'its first successful delivery. The answer carries `signing_secret` (`whsec_...`), shown only here. ' +
+    // 20: DEFAULT_MAX_WEBHOOKS_PER_PROJECT of ./webhooks.ts (not imported: operations stay free of the table client)
+    "A project has at most 20 webhooks (the deployment's `MAX_WEBHOOKS_PER_PROJECT`), " +
+    'since every event is one request per webhook: one more is 409 `webhook_limit_reached` and creates nothing. ' +
+    'Several webhooks may share an endpoint (within that limit). ' +
     signing,
   tags: ['Webhooks'],
   auth: 'api_key',
   body: z.strictObject({ endpoint, events, description: z.optional(description) }),
-  responses: { 201: { description: 'The new webhook with its signing secret', schema: webhookWithSecret }, ...commonErrors },
+  responses: { 201: { description: 'The new webhook with its signing secret', schema: webhookWithSecret }, ...commonErrors, 409: conflictResponse },
 });
 
 export const list = defineOperation({

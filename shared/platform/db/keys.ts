@@ -17,7 +17,7 @@
  * | idempotency     | PROJECT#<pid>           | IDEMPOTENCY#<sha256(key)> | -  | -      | POST /emails(/batch) with Idempotency-Key; TTL 24 h |
  * | pending email   | PROJECT#<pid>#PENDING_FROM#<domain name> | EMAIL#<eid> | - | -  | an accepted email still waiting (queued/scheduled) listed under its From domain: put with the email (and on retry or a send put back), deleted when the sender claims it, on cancel; DELETE /domains Queries the partition in pages and cancels each (no Scan). Broadcast emails have none |
  * | staged email    | PROJECT#<pid>           | STAGED_EMAIL#<eid>   | EMAIL_DUE#<0-7> | <lease end>#<pid>#<eid> | a batch too large for one transaction: its emails before the commit (GET/list never read this prefix); published (deleted, the email put) after the batch commits; the due-email dispatcher finds one the request left behind (Query GSI1) and publishes or discards it by its batch |
- * | email batch     | PROJECT#<pid>           | EMAIL_BATCH#<bid>    | -      | -      | a staged batch's commit point: put with attribute_not_exists, `committed` by the request (with the Idempotency-Key record) or `abandoned` by the dispatcher, never both; TTL 7 days |
+ * | email batch     | PROJECT#<pid>           | EMAIL_BATCH#<bid>    | -      | -      | a staged batch's commit point: put with attribute_not_exists, `committed` by the request (with the Idempotency-Key record) or `abandoned` by the dispatcher, never both; TTL 1 day |
  * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem)                    |
  * | SES event seen  | SES_EVENT#<message id>  | <sha256 of the event> | -  | -      | email-status worker: each SES event applied once; TTL 7 days |
  * | send rate       | SEND_RATE#<epoch second> | SEND_RATE           | -      | -      | the sender's account-wide per-second send counter; TTL |
@@ -26,6 +26,7 @@
  * | domain          | PROJECT#<pid>           | DOMAIN#<did>         | DOMAIN_UNSETTLED (while not_started, pending or temporary_failure) | <did> | POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest first) |
  * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it, the sender's findSendingDomain (GetItem) |
  * | webhook         | PROJECT#<pid>           | WEBHOOK#<wid>        | -      | -      | POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix) |
+ * | webhook count   | PROJECT#<pid>           | WEBHOOK_COUNT        | -      | -      | the project's number of webhooks (`webhook_count`): added to in the create's transaction with a condition under MAX_WEBHOOKS_PER_PROJECT, taken from in the delete's |
  * | webhook delivery | PROJECT#<pid>          | WEBHOOK_DELIVERY#<wid>#<did> | WEBHOOK_EVENTS#<pid> | <did> | the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery (GetItem); GET /webhooks/{id}/deliveries (Query on prefix, newest first); GET /webhook-events (Query GSI1, newest first); TTL with its event |
  * | contact         | PROJECT#<pid>           | CONTACT#<cid>        | -      | -      | POST/GET/PATCH/DELETE /contacts (Query on prefix to list); holds `segment_ids` (list) and `topics` (map topic id -> opt_in/opt_out); the broadcast fan-out (BatchGet) |
  * | contact email   | PROJECT#<pid>           | CONTACT_EMAIL#<lower-cased address> | - | - | one contact per address per project (attribute_not_exists in the create's transaction) -> `contact_id`: GET/PATCH/DELETE /contacts/{email} |
@@ -115,6 +116,8 @@ export const oauthRefreshToken = (sha256Hex: string): Key => ({ PK: `OAUTH_REFRE
 
 export const webhook = (projectId: string, webhookId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK#${webhookId}` });
 export const webhooks = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'WEBHOOK#' });
+/** The project's webhook counter (its sort key is outside the `WEBHOOK#` prefix, so lists never see it). */
+export const webhookCount = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'WEBHOOK_COUNT' });
 /** A webhook's deliveries sort under it by delivery id, which carries its event's time (shared/webhooks/deliveries.ts). */
 export const webhookDelivery = (projectId: string, webhookId: string, deliveryId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK_DELIVERY#${webhookId}#${deliveryId}` });
 export const webhookDeliveries = (projectId: string, webhookId: string) => ({ PK: projectPk(projectId), prefix: `WEBHOOK_DELIVERY#${webhookId}#` });
