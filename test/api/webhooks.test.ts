@@ -5,7 +5,9 @@
  * 4 attempts, a second apart. Tests that count deliveries use a project of their own, so the
  * suites running in parallel in the default project cannot add events to them.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { api } from '../support/http';
@@ -166,6 +168,36 @@ describe('webhook CRUD', () => {
     expect((await api.get(`/webhooks/${MISSING}`)).status).toBe(404);
     expect((await api.patch(`/webhooks/${MISSING}`, { description: 'x' })).status).toBe(404);
     await api.delete(`/webhooks/${hook.id}`);
+  });
+});
+
+describe("the local runtime's own services", () => {
+  // issue 16: a webhook to the mail viewer's /clear-store was accepted and delivered (it wiped the viewer)
+  it('refuses, with 422, an endpoint on any port of the runtime itself, whatever the host spells it', async () => {
+    const info = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR!, 'runtime.json'), 'utf8'));
+    const portOf = (url: string) => Number(new URL(url).port);
+    const ports = new Set<number>([
+      portOf(info.apiUrl),
+      portOf(info.dynamoDbEndpoint),
+      portOf(info.sqsEndpoint),
+      portOf(info.sesEndpoint),
+      portOf(info.mailViewerUrl),
+      portOf(info.s3Endpoint),
+      info.smtpPort,
+      ...Object.values<number>(info.ports ?? {}),
+    ]);
+    for (const port of ports) {
+      for (const endpoint of [`http://127.0.0.1:${port}/clear-store`, `http://localhost.:${port}/`, `http://[::1]:${port}/`, `https://127.0.0.1:${port}/`]) {
+        const res = await api.post('/webhooks', { endpoint, events: ['email.sent'] });
+        expect({ endpoint, status: res.status, message: res.body.errors?.[0]?.message }).toEqual({ endpoint, status: 422, message: expect.stringMatching(/local runtime's own services/) });
+      }
+    }
+    // a receiver of one's own on loopback stays allowed
+    const receiver = await new Receiver().start();
+    const ok = await api.post('/webhooks', { endpoint: receiver.url, events: ['email.sent'] });
+    expect(ok.status).toBe(201);
+    await api.delete(`/webhooks/${ok.body.id}`);
+    await receiver.stop();
   });
 });
 
