@@ -1,6 +1,6 @@
 import { ok, publicApi } from '#shared/platform/http/public-api';
 import * as oauthOps from '#shared/access/operations/oauth';
-import { OAUTH_SCOPES } from '#shared/access/oauth-tokens';
+import { OAUTH_SCOPES } from '#shared/access/model';
 
 /**
  * RFC 8414 metadata. The issuer is the API's configured base URL (PUBLIC_API_URL: the stack sets

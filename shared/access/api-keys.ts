@@ -15,16 +15,8 @@ import { del, getItem, put, queryPage, transact, type PageRequest } from '../pla
 import { conflict, notFound } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId, nowIso } from '../platform/ids';
+import type { ApiKeyRecord } from './model';
 import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
-
-export interface ApiKeyRecord {
-  object: 'api_key';
-  id: string;
-  name: string;
-  permission: Permission;
-  mode: KeyMode;
-  created_at: string;
-}
 
 interface ApiKeyItem extends ApiKeyRecord {
   token_hash: string;

@@ -15,16 +15,8 @@ import { del, getItem, put, queryPage, transact, type PageRequest } from '../pla
 import { notFound } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { revokeGrantsOfClient } from './oauth-grants';
+import type { OAuthClientRecord } from './model';
 import { newClientId } from './oauth-tokens';
-
-export interface OAuthClientRecord {
-  object: 'oauth_client';
-  id: string;
-  client_id: string;
-  name: string;
-  redirect_uris: string[];
-  created_at: string;
-}
 
 /** The lookup item of a `client_id`. */
 export interface ClientLookup {

@@ -17,17 +17,8 @@ import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { del, getItem, isConditionFailed, put, queryPage, transact, type PageRequest, type WriteAction } from '../platform/db/table';
 import { conflict, notFound } from '../platform/errors';
-import {
-  ACCESS_TOKEN_PATTERN,
-  ACCESS_TOKEN_TTL_SECONDS,
-  epochSeconds,
-  isoFromEpoch,
-  newAccessToken,
-  newRefreshToken,
-  REFRESH_TOKEN_PATTERN,
-  REFRESH_TOKEN_TTL_SECONDS,
-  type OAuthScope,
-} from './oauth-tokens';
+import { ACCESS_TOKEN_PATTERN, ACCESS_TOKEN_TTL_SECONDS, epochSeconds, isoFromEpoch, newAccessToken, newRefreshToken, REFRESH_TOKEN_PATTERN, REFRESH_TOKEN_TTL_SECONDS } from './oauth-tokens';
+import type { OAuthGrantRecord, OAuthScope } from './model';
 
 /** The token hashes a grant holds, and each token item holds too (so either token finds the pair). */
 export interface TokenHashes {
@@ -62,15 +53,6 @@ export interface TokenItem extends TokenHashes {
    * presenting it again is recognised as reuse and revokes the grant (RFC 9700 §4.14.2).
    */
   rotated_at?: string;
-}
-
-export interface OAuthGrantRecord {
-  object: 'oauth_grant';
-  id: string;
-  client_id: string;
-  scope: OAuthScope;
-  created_at: string;
-  expires_at: string;
 }
 
 /** A new token pair, plain (for the client, once) and hashed (for the table). */

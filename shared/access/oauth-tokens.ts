@@ -11,6 +11,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from './api-key-token';
+import type { OAuthScope } from './model';
 
 export const CLIENT_ID_PATTERN = /^es_client_[0-9A-Za-z]{24}$/;
 export const CODE_PATTERN = /^es_code_[0-9A-Za-z]{40}$/;
@@ -26,8 +27,6 @@ export const CODE_TTL_SECONDS = 10 * 60;
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 
-export const OAUTH_SCOPES = ['full_access', 'sending_access'] as const;
-export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 export const DEFAULT_SCOPE: OAuthScope = 'sending_access';
 
 /** Whether a grant of `granted` covers `requested`: full_access covers sending_access, not the reverse. */

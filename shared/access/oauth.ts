@@ -27,7 +27,8 @@ import { oauthError, unprocessable } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { findClient, type ClientLookup } from './oauth-clients';
 import { newTokenPair, revokeGrantById, tokenResponse, tokenWrites, type GrantItem, type TokenItem } from './oauth-grants';
-import { CLIENT_ID_PATTERN, CODE_TTL_SECONDS, DEFAULT_SCOPE, epochSeconds, isoFromEpoch, newCode, pkceMatches, scopeCovers, type OAuthScope } from './oauth-tokens';
+import { CLIENT_ID_PATTERN, CODE_TTL_SECONDS, DEFAULT_SCOPE, epochSeconds, isoFromEpoch, newCode, pkceMatches, scopeCovers } from './oauth-tokens';
+import type { OAuthScope } from './model';
 import { redirectUriMatches } from './redirect-uri';
 
 interface CodeItem {

@@ -1,16 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../../platform/http/operation';
-import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
-
-const permission = z.enum(['full_access', 'sending_access']);
-export const apiKey = z.object({
-  object: z.literal('api_key'),
-  id,
-  name: z.string(),
-  permission,
-  mode: z.enum(['live', 'test']),
-  created_at: timestamp,
-});
+import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse } from '../../platform/http/schemas';
+import { apiKey, createApiKeyBody } from '../model';
 
 export const create = defineOperation({
   operationId: 'createApiKey',
@@ -21,10 +12,7 @@ export const create = defineOperation({
   tags: ['API keys'],
   auth: 'api_key',
   scope: 'full_access_api_key',
-  body: z.strictObject({
-    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
-    permission: z.optional(permission),
-  }),
+  body: createApiKeyBody,
   responses: {
     201: { description: 'The new key, with its token shown this once', schema: z.object({ id, token: z.string() }) },
     ...commonErrors,

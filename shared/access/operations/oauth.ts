@@ -6,9 +6,10 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../../platform/http/operation';
 import { OAUTH_ERROR_CODES } from '../../platform/errors';
-import { CODE_CHALLENGE_PATTERN, CODE_VERIFIER_PATTERN, OAUTH_SCOPES } from '../oauth-tokens';
+import { CODE_CHALLENGE_PATTERN, CODE_VERIFIER_PATTERN } from '../oauth-tokens';
 import { MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS, redirectUriProblem } from '../redirect-uri';
 import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
+import { OAUTH_SCOPES, oauthClient, oauthGrant } from '../model';
 
 const scope = z.enum(OAUTH_SCOPES);
 const clientId = z.string().check(z.minLength(1), z.maxLength(128));
@@ -19,24 +20,6 @@ const registrableRedirectUri = z.string().check(
     if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
   }),
 );
-
-export const oauthClient = z.object({
-  object: z.literal('oauth_client'),
-  id,
-  client_id: z.string(),
-  name: z.string(),
-  redirect_uris: z.array(z.string()),
-  created_at: timestamp,
-});
-
-export const oauthGrant = z.object({
-  object: z.literal('oauth_grant'),
-  id,
-  client_id: z.string(),
-  scope,
-  created_at: timestamp,
-  expires_at: timestamp,
-});
 
 /** RFC 6749 §5.2: the token and revocation endpoints answer errors in this form, not in our envelope. */
 const oauthErrorBody = z.object({ error: z.enum(OAUTH_ERROR_CODES), error_description: z.string() });
