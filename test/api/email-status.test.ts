@@ -4,7 +4,7 @@
  * email-status worker moves `last_event` forward and writes `email.*` events. Out-of-order and
  * repeated notifications are put on the real local queue by hand.
  */
-import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { snsEnvelope } from '../../lib/local/aws/ses-events';
 import { documentClient } from '../../shared/platform/db/client';
@@ -92,13 +92,6 @@ it('never moves backwards, and applies a repeated notification once', async () =
   expect((await api.get(`/emails/${id}`)).body.last_event).toBe('opened'); // the late delay did not move it back
 });
 
-/** Until the runtime's poller has taken and finished every message of the queue. */
-const drained = (QueueUrl: string) =>
-  waitFor(
-    () => sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] })),
-    (out) => out.Attributes?.ApproximateNumberOfMessages === '0' && out.Attributes?.ApproximateNumberOfMessagesNotVisible === '0',
-  );
-
 describe('feedback reaches only the project that sent the email', () => {
   // Project B, with a delivered email of its own: the email project A's forged tags would name.
   let other: { projectId: string; key: string };
@@ -168,13 +161,19 @@ describe('feedback reaches only the project that sent the email', () => {
     const id = await send(address);
     const email = await lastEvent(id, 'delivered');
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ses-events' }));
-    const event = {
+    const mail = { messageId: email.message_id, destination: [address] };
+    const open = {
       eventType: 'Open',
-      mail: { messageId: email.message_id, tags: { 'ses:configuration-set': ['es-not-this-one'] }, destination: [address] },
+      mail: { ...mail, tags: { 'ses:configuration-set': ['es-not-this-one'] } },
       open: { timestamp: new Date().toISOString(), userAgent: 'test', ipAddress: '127.0.0.1' },
     };
-    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(event)) }));
-    await drained(QueueUrl!);
+    // then, in the same batch (handled in order), an event SES published without the tag: its effect shows the batch was handled
+    const delay = { eventType: 'DeliveryDelay', mail, deliveryDelay: { timestamp: new Date().toISOString(), delayType: 'MailboxFull', delayedRecipients: [] } };
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: [open, delay].map((body, i) => ({ Id: String(i), MessageBody: JSON.stringify(snsEnvelope(body)) })) }));
+    await waitFor(
+      () => eventsOf(id),
+      (events) => events.some((e) => e.type === 'email.delivery_delayed'),
+    );
     expect((await eventsOf(id)).map((e) => e.type)).not.toContain('email.opened');
     expect((await api.get(`/emails/${id}`)).body.last_event).toBe('delivered');
   });
