@@ -9,6 +9,10 @@
  *   revocation routes) whenever the request breaks the route's schemas, the key or the limits;
  * - when the request is valid as far as the schemas go (a list with an odd but valid query, a
  *   name that is all emoji), any answer but a 5xx, and a 4xx still in the envelope;
+ * - the header, recipient and number payload classes (issue 16: control characters in header
+ *   text, mailboxes hidden in one entry, reserved or malformed custom headers, numbers DynamoDB
+ *   cannot store) aimed at every field that takes them, each refused with a 4xx: the oracle holds
+ *   that contract apart from the schemas;
  * - and a refused request leaves nothing behind: the project's partition holds exactly the
  *   items it held before (the check reads the partition's keys; every route runs in a project of
  *   its own, so nothing else writes there).
@@ -21,7 +25,7 @@ import { createApiKey } from '../../shared/access/api-keys';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import { createProject } from '../../shared/access/projects';
-import { expectation, fixedCases, hostileCases, judge, jsonSchemaOf, pathParams, Seed, type HostileCase, type JsonSchema, type RouteContext } from '../support/hostile';
+import { expectation, fixedCases, hostileCases, judge, jsonSchemaOf, pathParams, payloadCases, Seed, type HostileCase, type JsonSchema, type RouteContext } from '../support/hostile';
 import { baseUrl } from '../support/http';
 import { useRuntimeTable } from '../support/table';
 
@@ -261,7 +265,7 @@ describe('hostile input on every route', () => {
       const ids = await pathFixtures(route, fixtures);
       const seedBody = route.operation.body ? new Seed(route.operation.body, await fixtures.hintsFor(jsonSchemaOf(route.operation.body))).valid() : undefined;
       const ctx: RouteContext = { route, fixtures: ids, seedBody, apiKey: project.key };
-      const cases = [...fixedCases(ctx), ...fc.sample(hostileCases(ctx), { seed: routeSeed(route), numRuns: RUNS })];
+      const cases = [...fixedCases(ctx), ...payloadCases(ctx), ...fc.sample(hostileCases(ctx), { seed: routeSeed(route), numRuns: RUNS })];
 
       const violations: string[] = [];
       let refused = 0;

@@ -6,8 +6,13 @@
  * content types, unicode edge cases, path ids that are not ids and injection-looking strings;
  * `expectRejection` then says, with the same schemas and the same routing the gateway uses,
  * whether the service must refuse the request (4xx) or may accept it.
+ *
+ * Besides the schemas, the oracle holds the contract for what becomes a message header or a
+ * DynamoDB number (issue 16), read independently of the schemas (`contractProblem`): the payload
+ * classes (`payloadCases`) aim header, recipient and number payloads at exactly those fields.
  */
 import fc from 'fast-check';
+import { addressParser } from 'postal-mime';
 import * as z from 'zod/mini';
 import { matchRoute, type Route } from '../../functions/routes';
 import { API_VERSION } from '../../shared/platform/http/api-version';
@@ -659,6 +664,203 @@ export function fixedCases(ctx: RouteContext): HostileCase[] {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Payload classes (issue 16): what must never reach SES or DynamoDB as it is given
+
+/** Fields whose text becomes (part of) a header line: the subject, names rendered into subjects, an attachment's name and type. */
+const HEADER_TEXT_FIELDS = ['subject', 'first_name', 'last_name', 'filename', 'content_type'];
+/** Fields of mailboxes: each entry goes to SES as it is, so it must be exactly one mailbox. */
+const RECIPIENT_FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to'];
+/** Fields whose numbers are stored (contact properties, template fallbacks) or sent beside them (template variables). */
+const NUMBER_FIELDS = ['properties', 'variables', 'fallback_value'];
+/** Fields the service trims before anything else (so surrounding whitespace, line breaks included, is gone). */
+const TRIMMED_FIELDS = ['first_name', 'last_name', ...RECIPIENT_FIELDS];
+
+/** Header class: what ends a header line somewhere (CR, LF, NUL, U+2028/2029 and the other controls) with a header after it. */
+export const HEADER_PAYLOADS: readonly string[] = [
+  'Hostile\r\nBcc: victim@evil.test',
+  'Hostile\nBcc: victim@evil.test',
+  'Hostile\rBcc: victim@evil.test',
+  'Hostile\r\n\r\n<html>smuggled body</html>',
+  'Hostile\u0000Bcc: victim@evil.test',
+  'Hostile\u2028Bcc: victim@evil.test',
+  'Hostile\u2029X-Injected: 1',
+  'Hostile\u0085X-Injected: 1',
+  'Hostile\u000bX',
+  'Hostile\u001bX',
+  'Hostile\u007fX',
+];
+
+/** Header names that are no RFC 5322 field name within SES's limits (printable ASCII but `:`, 1-126), or that the service sets itself. */
+export const RESERVED_HEADER_NAMES: readonly string[] = [
+  'From',
+  'To',
+  'Cc',
+  'Bcc',
+  'Sender',
+  'Reply-To',
+  'Subject',
+  'Message-ID',
+  'Return-Path',
+  'Date',
+  'DKIM-Signature',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'MIME-Version',
+];
+const HEADER_NAME_PAYLOADS: readonly string[] = [...RESERVED_HEADER_NAMES, 'bcc', 'BCC', 'X Space', 'X:Colon', 'X-\u00e9', 'X'.repeat(127), 'X-Hostile\r\nBcc', 'X-Hostile\u0000'];
+const HEADER_NAME = /^[!-9;-~]{1,126}$/;
+const HEADER_VALUE = /^[ -~]{1,870}$/;
+
+/** Recipient class: more mailboxes than the entry seems to hold, around a real address (`addr`). */
+export const recipientPayloads = (addr: string): string[] => [
+  `x@evil.test, y@evil.test <${addr}>`,
+  `"x@evil.test, y@evil.test" <${addr}>`,
+  `x@evil.test <${addr}>`,
+  `"x@evil.test" <${addr}>`,
+  `=?utf-8?Q?x=40evil.test?= <${addr}>`,
+  `Team: x@evil.test, ${addr};`,
+  'undisclosed-recipients:;',
+  `${addr}, x@evil.test`,
+  `${addr};x@evil.test`,
+  `${addr} (x@evil.test)`,
+  `<${addr}> x@evil.test`,
+  `Hostile <${addr}>, x@evil.test`,
+  ...HEADER_PAYLOADS.map((name) => `${name} <${addr}>`),
+];
+/** 50 entries carrying 11 mailboxes each: 550 recipients under a 50-entry limit. */
+const manyMailboxes = (addr: string): string[] => Array.from({ length: 50 }, (_, i) => `${Array.from({ length: 10 }, (_, j) => `r${i}-${j}@evil.test`).join(', ')}, R${i} <${addr}>`);
+
+/** Number class: numbers DynamoDB cannot store as given (out of its range, or integers past 2^53 the document client refuses). */
+export const NUMBER_PAYLOADS: readonly number[] = [1e300, -1e300, 1e-200, -1e-200, 2 ** 64, 2 ** 53, Number.MAX_VALUE, Number.MIN_VALUE];
+const storableNumber = (n: number) => Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
+
+const acceptsNumber = (schema: JsonSchema): boolean => {
+  const types = [schema.type, ...(schema.anyOf ?? []).map((s) => s.type)].flat();
+  return types.includes('number') || types.includes('integer');
+};
+/** A plain member value; an enum offers `number` where it has it (a variable's `type`), so a number beside it is in place. */
+const plainMember = (schema: JsonSchema): unknown => (nonNull(schema).enum?.includes('number') ? 'number' : plainValue(schema));
+/** An object with its required members plain, and `member` set to `value`. */
+function plainObject(schema: JsonSchema, member: string, value: unknown): Record<string, unknown> {
+  const s = nonNull(schema);
+  const out: Record<string, unknown> = {};
+  for (const name of s.required ?? []) out[name] = plainMember(s.properties?.[name] ?? {});
+  out[member] = value;
+  return out;
+}
+/** The bare address of a seed's mailbox field, to hide others around. */
+function seedAddress(value: unknown): string {
+  const first = Array.isArray(value) ? value[0] : value;
+  const match = typeof first === 'string' ? /<([^<>]+)>\s*$/.exec(first) : null;
+  return match ? match[1] : typeof first === 'string' && first.includes('@') ? first : 'hostile@example.com';
+}
+
+/**
+ * The header, recipient and number payload classes, aimed at every field of the route's body
+ * that takes them (top level, an array's objects, a map's values), each in an otherwise valid
+ * body. The oracle (`contractProblem`) says every one must be refused.
+ */
+export function payloadCases(ctx: RouteContext): HostileCase[] {
+  const { route } = ctx;
+  if (!route.operation.body || route.method === 'GET') return [];
+  const schema = jsonSchemaOf(route.operation.body);
+  const object = objectSchema(schema);
+  const isArray = nonNull(schema).type === 'array';
+  const base = (isArray ? (ctx.seedBody as unknown[] | undefined)?.[0] : ctx.seedBody) as Record<string, unknown> | undefined;
+  const headers = { authorization: `Bearer ${ctx.apiKey}`, 'content-type': 'application/json' };
+  const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(ctx.fixtures[name] ?? newId()));
+  const cases: HostileCase[] = [];
+  const add = (kind: string, name: string, value: unknown) => {
+    const body = { ...base, [name]: value };
+    cases.push({ kind: `payload ${kind}: ${name}`, method: route.method, path, headers, body: JSON.stringify(isArray ? [body] : body) });
+  };
+  for (const [name, property] of Object.entries(object?.properties ?? {})) {
+    const s = nonNull(property);
+    if (HEADER_TEXT_FIELDS.includes(name)) for (const p of HEADER_PAYLOADS) add('header', name, p);
+    if (RECIPIENT_FIELDS.includes(name)) {
+      const addr = seedAddress(base?.[name]);
+      for (const p of recipientPayloads(addr)) add('recipient', name, p);
+      if (['to', 'cc', 'bcc'].includes(name)) add('recipient (550 mailboxes in 50 entries)', name, manyMailboxes(addr));
+    }
+    if (name === 'headers' && typeof s.additionalProperties === 'object') {
+      for (const p of HEADER_PAYLOADS) add('header value', name, { 'X-Hostile': p });
+      for (const n of HEADER_NAME_PAYLOADS) add('header name', name, { [n]: 'hostile' });
+    }
+    const item = s.type === 'array' && s.items ? nonNull(s.items) : undefined;
+    for (const [member, memberSchema] of Object.entries(item?.properties ?? {})) {
+      if (HEADER_TEXT_FIELDS.includes(member)) for (const p of HEADER_PAYLOADS) add(`header (${member})`, name, [plainObject(item!, member, p)]);
+      if (NUMBER_FIELDS.includes(member) && acceptsNumber(nonNull(memberSchema))) for (const n of NUMBER_PAYLOADS) add(`number (${member})`, name, [plainObject(item!, member, n)]);
+    }
+    // a map of numbers (properties), or an object holding one (template.variables)
+    if (NUMBER_FIELDS.includes(name) && typeof s.additionalProperties === 'object' && acceptsNumber(nonNull(s.additionalProperties))) {
+      for (const n of NUMBER_PAYLOADS) add('number', name, { hostile_number: n });
+    }
+    for (const [member, memberSchema] of Object.entries(s.type === 'object' ? (s.properties ?? {}) : {})) {
+      const m = nonNull(memberSchema);
+      if (NUMBER_FIELDS.includes(member) && typeof m.additionalProperties === 'object' && acceptsNumber(nonNull(m.additionalProperties))) {
+        for (const n of NUMBER_PAYLOADS) add(`number (${member})`, name, plainObject(s, member, { HOSTILE_NUMBER: n }));
+      }
+    }
+  }
+  return cases;
+}
+
+/** Why a mailbox entry is not exactly one plain mailbox as RFC 5322 (postal-mime's parser) reads it, or undefined. */
+function mailboxProblem(entry: string): string | undefined {
+  if (CONTROL.test(entry)) return 'a control character in a mailbox';
+  const parsed = addressParser(entry);
+  if (parsed.length !== 1 || parsed[0].group) return `${parsed.length} mailboxes or a group in one entry`;
+  if (/[@<>]/.test(parsed[0].name ?? '') || CONTROL.test(parsed[0].name ?? '')) return 'an address or a control character in a display name';
+  return undefined;
+}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they end header lines)
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
+/** How many mailboxes an entry holds as RFC 5322 reads it (a group's members counted). */
+const mailboxCount = (entry: string): number => addressParser(entry).reduce((n, m) => n + (m.group ? m.group.length : 1), 0);
+
+/**
+ * The contract for what becomes a message header or a DynamoDB number, whatever the schemas say:
+ * no control character in header text (after the trimming the service documents), every mailbox
+ * entry exactly one mailbox with no address in its name, at most 50 mailboxes in to+cc+bcc,
+ * custom headers within SES's limits and never the ones the service sets, and numbers DynamoDB
+ * stores as given. The reason the body breaks it, or undefined.
+ */
+export function contractProblem(value: unknown, numbers = false): string | undefined {
+  if (typeof value === 'number') return numbers && !storableNumber(value) ? `the number ${value} cannot be stored by DynamoDB as given` : undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const problem = contractProblem(item, numbers);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const record = value as Record<string, unknown>;
+  const text = (name: string, v: unknown) => (typeof v === 'string' ? (TRIMMED_FIELDS.includes(name) ? v.trim() : v) : undefined);
+  for (const [name, v] of Object.entries(record)) {
+    if (HEADER_TEXT_FIELDS.includes(name) && CONTROL.test(text(name, v) ?? '')) return `a control character in ${name}`;
+    if (RECIPIENT_FIELDS.includes(name)) {
+      for (const entry of [v].flat()) {
+        const problem = typeof entry === 'string' ? mailboxProblem(text(name, entry)!) : undefined;
+        if (problem) return `${name}: ${problem}`;
+      }
+    }
+    if (name === 'headers' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [header, headerValue] of Object.entries(v)) {
+        if (!HEADER_NAME.test(header)) return `the header name ${JSON.stringify(header)} is no RFC 5322 field name within SES's limits`;
+        if (RESERVED_HEADER_NAMES.some((reserved) => reserved.toLowerCase() === header.toLowerCase())) return `the ${header} header is the service's`;
+        if (typeof headerValue === 'string' && !HEADER_VALUE.test(headerValue)) return `the ${header} header's value is not 1-870 printable ASCII characters`;
+      }
+    }
+    const problem = contractProblem(v, numbers || NUMBER_FIELDS.includes(name));
+    if (problem) return problem;
+  }
+  const mailboxes = ['to', 'cc', 'bcc'].flatMap((name) => [record[name]].flat()).filter((e): e is string => typeof e === 'string');
+  if (mailboxes.length && mailboxes.reduce((n, e) => n + mailboxCount(e), 0) > 50) return 'more than 50 mailboxes in to, cc and bcc';
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The oracle
 
 // The body reading of shared/platform/http/pipeline.ts, as a client can predict it.
@@ -718,6 +920,8 @@ export function expectation(base: string, c: HostileCase, apiKey: string): Expec
     const body = readBody(c, route);
     if (!body.ok) return { route, mustReject: true, reason: 'body cannot be read' };
     if (!op.body.safeParse(body.value).success) return { route, mustReject: true, reason: 'body breaks the schema' };
+    const contract = contractProblem(body.value);
+    if (contract) return { route, mustReject: true, reason: `the body breaks the header and number contract: ${contract}` };
   }
   return { route, mustReject: false, reason: 'valid as far as the schemas go' };
 }
