@@ -146,7 +146,8 @@ const messageNote =
 const tagsNote = `\`tags\` names ${RESERVED_TAG_NAMES.map((n) => `\`${n}\``).join(' and ')} are reserved (the service sets them on every email): 422.`;
 const idempotencyNote =
   'With an `Idempotency-Key` header (1-256 characters), the same key and body within 24 h replays the first response ' +
-  'and sends nothing new; the same key with another body is 409 `invalid_idempotent_request`.';
+  'and sends nothing new; the same key with another body is 409 `invalid_idempotent_request`. A replay answers only ids of ' +
+  'emails that were written.';
 
 export const send = defineOperation({
   operationId: 'sendEmail',
@@ -154,7 +155,9 @@ export const send = defineOperation({
   description:
     'Stores the email as `queued` (or `scheduled` when `scheduled_at` is in the future) and sends it through SES from the ' +
     "sender's verified domain. Live keys need a verified domain; test keys (`es_test_`) may use any domain of the " +
-    'project and never reach SES. ' +
+    'project and never reach SES. `html` or `text` must have content, after rendering a template (422 `missing_content`). ' +
+    "The sender checks the From domain again: an email whose domain is no longer the project's, enabled and (live) verified " +
+    'ends `failed` with the reason, without reaching SES; deleting a domain cancels its emails still waiting. ' +
     tagsNote +
     ' ' +
     messageNote +
@@ -174,6 +177,8 @@ export const sendBatch = defineOperation({
   summary: 'Send up to 100 emails at once',
   description:
     'Strict: every email is validated first; one invalid email refuses the whole batch (422, paths start with its index). ' +
+    'All or nothing: the emails are written together or none is (a batch over one DynamoDB transaction is staged and ' +
+    'committed by one write). ' +
     'Each email may use a `template` as in POST /emails; each distinct template is read once. ' +
     tagsNote +
     ' ' +
