@@ -165,6 +165,12 @@ export async function benchSuppressionWriter(
     // 2. the suppression writer: batches of 10 notifications, as Lambda's SQS trigger hands them over
     const projectId = newId();
     const records = Array.from({ length: notifications }, (_, i) => bounceRecord(projectId, i));
+    // what the sender records for each send (untimed): the writer finds the project by the SES message id alone
+    const { sesMessageWrite } = await import('../shared/emails/ses-message');
+    await timed(records.length, concurrency, async (i) => {
+      const { mail } = JSON.parse(JSON.parse(records[i].body).Message);
+      await putItem(sesMessageWrite(mail.messageId, projectId, mail.tags.email_id[0], mail.tags['ses:configuration-set'][0]));
+    });
     const batches: SQSEvent[] = [];
     for (let i = 0; i < records.length; i += 10) batches.push({ Records: records.slice(i, i + 10) });
     let failures = 0;
