@@ -50,14 +50,17 @@ import {
   MAX_SEGMENTS_PER_CONTACT,
   segmentRefId,
   segmentRefPath,
+  type Contact,
+  type ContactTopic,
   type CreateContactInput,
   type PropertyValue,
+  type SegmentRecord,
+  type Subscription,
   type TopicSubscription,
   type UpdateContactInput,
   type UpdateContactTopicsInput,
-} from './operations/contacts';
-import type { Subscription } from './operations/topics';
-import { toSegmentRecord, type SegmentRecord } from './segments';
+} from './model';
+import { toSegmentRecord } from './segments';
 import { toTopic } from './topics';
 
 export interface ContactItem {
@@ -73,27 +76,6 @@ export interface ContactItem {
   topics: Record<string, Subscription>;
   created_at: string;
   updated_at: string;
-}
-
-export interface Contact {
-  object: 'contact';
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  unsubscribed: boolean;
-  properties: Record<string, PropertyValue>;
-  segment_ids: string[];
-  topics: { id: string; subscription: Subscription }[];
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ContactTopic {
-  id: string;
-  name: string;
-  description: string | null;
-  subscription: Subscription;
 }
 
 export const toContact = (item: ContactItem): Contact => ({

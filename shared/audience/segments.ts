@@ -25,13 +25,7 @@ import {
 import { notFound } from '../platform/errors';
 import { logger } from '../platform/log';
 import { newId, nowIso } from '../platform/ids';
-
-export interface SegmentRecord {
-  object: 'segment';
-  id: string;
-  name: string;
-  created_at: string;
-}
+import type { SegmentRecord } from './model';
 
 export const toSegmentRecord = (item: Record<string, unknown>): SegmentRecord => ({
   object: 'segment',

@@ -13,18 +13,7 @@ import * as keys from '../platform/db/keys';
 import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest } from '../platform/db/table';
 import { unprocessable, notFound } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
-import type { CreateTopicInput, Subscription, UpdateTopicInput, Visibility } from './operations/topics';
-
-export interface Topic {
-  object: 'topic';
-  id: string;
-  name: string;
-  description: string | null;
-  default_subscription: Subscription;
-  visibility: Visibility;
-  created_at: string;
-  updated_at: string;
-}
+import type { CreateTopicInput, Topic, UpdateTopicInput } from './model';
 
 export interface TopicItem extends Omit<Topic, 'object'> {
   type: 'topic';

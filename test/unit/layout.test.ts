@@ -88,8 +88,6 @@ const MODEL_IMPORT_EXCEPTIONS: Record<string, string> = {
 /** What a model may import: zod, the platform's HTTP schemas and ids, other features' models. */
 const modelMayImport = (imp: Import) =>
   imp.file ? isModel(imp.file) || imp.file.startsWith(`${PLATFORM}http/`) || imp.file === `${PLATFORM}ids.ts` || imp.file in MODEL_IMPORT_EXCEPTIONS : /^zod(\/|$)/.test(imp.specifier);
-/** Features still to get their model.ts (issue 15); the list only shrinks. */
-const WITHOUT_MODEL_YET = ['audience'];
 const isOperations = (file: string) => /^shared\/[^/]+\/(operations\.ts|operations\/[^/]+\.ts)$/.test(file) || /^shared\/platform\/http\/[^/]*operations\.ts$/.test(file);
 
 /** The first path from `file` to a file importing the SDK (through shared/ files), or undefined. */
@@ -165,11 +163,9 @@ describe('the layout of shared/', () => {
 
   it('gives every feature a model.ts', () => {
     expect(features.length).toBeGreaterThanOrEqual(10);
-    const missing = features.filter((f) => !existsSync(join(ROOT, SHARED, f, 'model.ts')) && !WITHOUT_MODEL_YET.includes(f));
-    const stale = WITHOUT_MODEL_YET.filter((f) => existsSync(join(ROOT, SHARED, f, 'model.ts')));
+    const missing = features.filter((f) => !existsSync(join(ROOT, SHARED, f, 'model.ts')));
     if (missing.length)
       throw new Error(`${missing.map((f) => `shared/${f}/`).join(', ')}: a feature keeps its item types and API shapes (zod schemas, ` + 'and the types derived from them) in model.ts.');
-    if (stale.length) throw new Error(`WITHOUT_MODEL_YET lists features that have a model.ts; remove them from test/unit/layout.test.ts: ${stale.join(', ')}`);
   });
 
   it('keeps every model.ts to zod, platform/http, platform/ids and other models', () => {

@@ -1,95 +1,21 @@
 import * as z from 'zod/mini';
-import { BARE_ADDRESS, isAddress, MAX_ADDRESS_LENGTH } from '../../emails/addresses';
+import { isAddress } from '../../emails/addresses';
 import { defineOperation } from '../../platform/http/operation';
 import { UUID_PATTERN } from '../../platform/ids';
-import { commonErrors, conflictResponse, dynamoNumber, headerSafe, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
-import { segment } from './segments';
-import { SUBSCRIPTIONS } from './topics';
-
-/**
- * Limits of a contact. Deleting a contact removes its email claim and every membership in one
- * transaction, and a PATCH that replaces all its segments removes and adds memberships (with a
- * ConditionCheck per added segment) and checks every topic in the body, also in one transaction:
- * 3 + 25 + 2 x 25 + 20 = 98 actions, under DynamoDB's 100.
- */
-export const MAX_SEGMENTS_PER_CONTACT = 25;
-export const MAX_TOPICS_PER_REQUEST = 20;
-export const MAX_PROPERTIES = 50;
-export const MAX_PROPERTY_VALUE_LENGTH = 2000;
-/** Property keys are usable as template variables (`{{{plan}}}`): letters, digits and `_`, not starting with a digit. */
-export const PROPERTY_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-
-export type PropertyValue = string | number | boolean | null;
-
-const email = z.string().check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
-// names render into broadcast subjects ({{{FIRST_NAME}}}): no line breaks or control characters
-const personName = z.nullable(z.string().check(z.trim(), z.maxLength(256), headerSafe));
-const propertyValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), dynamoNumber, z.boolean()]));
-const properties = z
-  .record(z.string().check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')), propertyValue)
-  .check(z.refine((p) => Object.keys(p).length <= MAX_PROPERTIES, `at most ${MAX_PROPERTIES} properties`));
-
-/** No id twice in one list: the issue names the second occurrence. */
-const uniqueIds = <T>(idOf: (item: T) => string, pathOf: (i: number, item: T) => (string | number)[]) =>
-  z.superRefine<T[]>((items, ctx) => {
-    const seen = new Set<string>();
-    items.forEach((item, i) => {
-      const value = idOf(item);
-      if (seen.has(value)) ctx.addIssue({ code: 'custom', message: `${value} is listed twice`, path: pathOf(i, item), input: item });
-      seen.add(value);
-    });
-  });
-
-/** `[{id}]` as the contract says, or plain id strings, as the Resend SDK sends in places. */
-export type SegmentRef = string | { id: string };
-export const segmentRefId = (ref: SegmentRef): string => (typeof ref === 'string' ? ref : ref.id);
-/** Where a reference sits in the body, for the 422 that names an unknown one. */
-export const segmentRefPath = (i: number, ref: SegmentRef): string => (typeof ref === 'string' ? `segments.${i}` : `segments.${i}.id`);
-const segments = z.array(z.union([id, z.strictObject({ id })])).check(
-  z.maxLength(MAX_SEGMENTS_PER_CONTACT),
-  uniqueIds<SegmentRef>(segmentRefId, (i, ref) => (typeof ref === 'string' ? [i] : [i, 'id'])),
-);
-
-const topicSubscription = z.strictObject({ id, subscription: z.enum(SUBSCRIPTIONS) });
-export type TopicSubscription = z.output<typeof topicSubscription>;
-const topics = z.array(topicSubscription).check(
-  z.maxLength(MAX_TOPICS_PER_REQUEST),
-  uniqueIds<TopicSubscription>(
-    (t) => t.id,
-    (i) => [i, 'id'],
-  ),
-);
-
-const contactFields = {
-  email,
-  first_name: z.optional(personName),
-  last_name: z.optional(personName),
-  unsubscribed: z.optional(z.boolean()),
-  properties: z.optional(properties),
-  segments: z.optional(segments),
-  topics: z.optional(topics),
-};
-
-export const contact = z.object({
-  object: z.literal('contact'),
-  id,
-  email: z.string(),
-  first_name: z.nullable(z.string()),
-  last_name: z.nullable(z.string()),
-  unsubscribed: z.boolean(),
-  properties: z.record(z.string(), propertyValue),
-  segment_ids: z.array(id),
-  topics: z.array(z.object({ id, subscription: z.enum(SUBSCRIPTIONS) })),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-
-export const contactTopic = z.object({
-  id,
-  name: z.string(),
-  description: z.nullable(z.string()),
-  subscription: z.enum(SUBSCRIPTIONS),
-});
+import { commonErrors, conflictResponse, id, listOf, listQuery, notFoundResponse } from '../../platform/http/schemas';
+import {
+  contact,
+  contactTopic,
+  createContactBody,
+  MAX_PROPERTIES,
+  MAX_PROPERTY_VALUE_LENGTH,
+  MAX_SEGMENTS_PER_CONTACT,
+  MAX_TOPICS_PER_REQUEST,
+  membership,
+  segment,
+  updateContactBody,
+  updateContactTopicsBody,
+} from '../model';
 
 const contactId = z.string().check(z.refine((v) => UUID_PATTERN.test(v) || isAddress(v), "must be a contact id (UUID) or the contact's email address"));
 const contactParams = z.strictObject({ contact_id: contactId });
@@ -110,10 +36,9 @@ export const create = defineOperation({
   description: `409 \`contact_exists\` when the project already has a contact with this address. ${rules}`,
   tags: ['Contacts'],
   auth: 'api_key',
-  body: z.strictObject(contactFields),
+  body: createContactBody,
   responses: { 201: { description: 'The new contact', schema: contact }, ...commonErrors, 409: conflictResponse },
 });
-export type CreateContactInput = z.output<typeof create.body>;
 
 export const list = defineOperation({
   operationId: 'listContacts',
@@ -157,10 +82,9 @@ export const update = defineOperation({
   tags: ['Contacts'],
   auth: 'api_key',
   params: contactParams,
-  body: z.strictObject(contactFields),
+  body: updateContactBody,
   responses: { 200: { description: 'The updated contact', schema: contact }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
 });
-export type UpdateContactInput = z.output<typeof update.body>;
 
 export const remove = defineOperation({
   operationId: 'deleteContact',
@@ -186,8 +110,6 @@ export const listSegments = defineOperation({
   query: listQuery,
   responses: { 200: { description: 'A page of segments', schema: listOf(segment) }, ...commonErrors, 404: notFoundResponse },
 });
-
-const membership = z.object({ object: z.literal('contact_segment'), id, contact_id: id, segment_id: id });
 
 export const addSegment = defineOperation({
   operationId: 'addContactToSegment',
@@ -235,11 +157,6 @@ export const updateTopics = defineOperation({
   tags: ['Contacts'],
   auth: 'api_key',
   params: contactParams,
-  // The SDK's bare array is read as `{topics: [...]}`, so a 422 names `topics.0.id` in either form (the SDK's own field name).
-  body: z.pipe(
-    z.transform((input: unknown) => (Array.isArray(input) ? { topics: input } : input)),
-    z.strictObject({ topics }),
-  ),
+  body: updateContactTopicsBody,
   responses: { 200: { description: 'The contact', schema: contact }, ...commonErrors, 404: notFoundResponse },
 });
-export type UpdateContactTopicsInput = z.output<typeof updateTopics.body>;

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../../platform/http/operation';
-import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
+import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse } from '../../platform/http/schemas';
+import { segment, segmentBody } from '../model';
 
-export const segment = z.object({ object: z.literal('segment'), id, name: z.string(), created_at: timestamp });
 const segmentParams = z.strictObject({ segment_id: id });
 
 export const create = defineOperation({
@@ -10,7 +10,7 @@ export const create = defineOperation({
   summary: 'Create a segment',
   tags: ['Segments'],
   auth: 'api_key',
-  body: z.strictObject({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)) }),
+  body: segmentBody,
   responses: { 201: { description: 'The new segment', schema: segment }, ...commonErrors },
 });
 
@@ -38,7 +38,7 @@ export const update = defineOperation({
   tags: ['Segments'],
   auth: 'api_key',
   params: segmentParams,
-  body: z.strictObject({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)) }),
+  body: segmentBody,
   responses: { 200: { description: 'The segment', schema: segment }, ...commonErrors, 404: notFoundResponse },
 });
 

@@ -1,25 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../../platform/http/operation';
-import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
-
-export const SUBSCRIPTIONS = ['opt_in', 'opt_out'] as const;
-export type Subscription = (typeof SUBSCRIPTIONS)[number];
-export const VISIBILITIES = ['public', 'private'] as const;
-export type Visibility = (typeof VISIBILITIES)[number];
-
-const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
-const description = z.nullable(z.string().check(z.trim(), z.maxLength(1000)));
-
-export const topic = z.object({
-  object: z.literal('topic'),
-  id,
-  name: z.string(),
-  description: z.nullable(z.string()),
-  default_subscription: z.enum(SUBSCRIPTIONS),
-  visibility: z.enum(VISIBILITIES),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse } from '../../platform/http/schemas';
+import { createTopicBody, topic, updateTopicBody } from '../model';
 
 const topicParams = z.strictObject({ topic_id: id });
 const rules =
@@ -33,15 +15,9 @@ export const create = defineOperation({
   description: `\`default_subscription\` is required and cannot be changed later; \`visibility\` defaults to \`private\`. ${rules}`,
   tags: ['Topics'],
   auth: 'api_key',
-  body: z.strictObject({
-    name,
-    description: z.optional(description),
-    default_subscription: z.enum(SUBSCRIPTIONS),
-    visibility: z.optional(z.enum(VISIBILITIES)),
-  }),
+  body: createTopicBody,
   responses: { 201: { description: 'The new topic', schema: topic }, ...commonErrors },
 });
-export type CreateTopicInput = z.output<typeof create.body>;
 
 export const list = defineOperation({
   operationId: 'listTopics',
@@ -61,8 +37,6 @@ export const get = defineOperation({
   responses: { 200: { description: 'The topic', schema: topic }, ...commonErrors, 404: notFoundResponse },
 });
 
-const fixed = z.unknown().check(z.refine(() => false, 'default_subscription is fixed when the topic is created; create a new topic instead'));
-
 export const update = defineOperation({
   operationId: 'updateTopic',
   summary: 'Update a topic',
@@ -71,22 +45,9 @@ export const update = defineOperation({
   tags: ['Topics'],
   auth: 'api_key',
   params: topicParams,
-  body: z
-    .strictObject({
-      id: z.optional(id),
-      name: z.optional(name),
-      description: z.optional(description),
-      visibility: z.optional(z.enum(VISIBILITIES)),
-      default_subscription: z.optional(fixed),
-    })
-    .check(
-      z.refine((b) => b.name !== undefined || b.description !== undefined || b.visibility !== undefined, {
-        message: 'give at least one of name, description, visibility',
-      }),
-    ),
+  body: updateTopicBody,
   responses: { 200: { description: 'The updated topic', schema: topic }, ...commonErrors, 404: notFoundResponse },
 });
-export type UpdateTopicInput = z.output<typeof update.body>;
 
 export const remove = defineOperation({
   operationId: 'deleteTopic',

@@ -1,0 +1,167 @@
+/**
+ * The audience feature's model: topics, segments and contacts as the API shows them, the
+ * subscription and visibility values, the contact limits, and what the create and update routes
+ * take; the record and input types are derived from these schemas. The stored items (ContactItem,
+ * TopicItem) stay with the logic that writes them.
+ */
+import * as z from 'zod/mini';
+import { BARE_ADDRESS, MAX_ADDRESS_LENGTH } from '../emails/addresses';
+import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schemas';
+
+// Topics
+
+export const SUBSCRIPTIONS = ['opt_in', 'opt_out'] as const;
+export type Subscription = (typeof SUBSCRIPTIONS)[number];
+export const VISIBILITIES = ['public', 'private'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+const topicName = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
+const topicDescription = z.nullable(z.string().check(z.trim(), z.maxLength(1000)));
+
+export const topic = z.object({
+  object: z.literal('topic'),
+  id,
+  name: z.string(),
+  description: z.nullable(z.string()),
+  default_subscription: z.enum(SUBSCRIPTIONS),
+  visibility: z.enum(VISIBILITIES),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Topic = z.output<typeof topic>;
+
+export const createTopicBody = z.strictObject({
+  name: topicName,
+  description: z.optional(topicDescription),
+  default_subscription: z.enum(SUBSCRIPTIONS),
+  visibility: z.optional(z.enum(VISIBILITIES)),
+});
+export type CreateTopicInput = z.output<typeof createTopicBody>;
+
+const fixed = z.unknown().check(z.refine(() => false, 'default_subscription is fixed when the topic is created; create a new topic instead'));
+export const updateTopicBody = z
+  .strictObject({
+    id: z.optional(id),
+    name: z.optional(topicName),
+    description: z.optional(topicDescription),
+    visibility: z.optional(z.enum(VISIBILITIES)),
+    default_subscription: z.optional(fixed),
+  })
+  .check(
+    z.refine((b) => b.name !== undefined || b.description !== undefined || b.visibility !== undefined, {
+      message: 'give at least one of name, description, visibility',
+    }),
+  );
+export type UpdateTopicInput = z.output<typeof updateTopicBody>;
+
+// Segments
+
+export const segment = z.object({ object: z.literal('segment'), id, name: z.string(), created_at: timestamp });
+export type SegmentRecord = z.output<typeof segment>;
+
+/** What POST /segments and PATCH /segments/{segment_id} take. */
+export const segmentBody = z.strictObject({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)) });
+
+// Contacts
+
+/**
+ * Limits of a contact. Deleting a contact removes its email claim and every membership in one
+ * transaction, and a PATCH that replaces all its segments removes and adds memberships (with a
+ * ConditionCheck per added segment) and checks every topic in the body, also in one transaction:
+ * 3 + 25 + 2 x 25 + 20 = 98 actions, under DynamoDB's 100.
+ */
+export const MAX_SEGMENTS_PER_CONTACT = 25;
+export const MAX_TOPICS_PER_REQUEST = 20;
+export const MAX_PROPERTIES = 50;
+export const MAX_PROPERTY_VALUE_LENGTH = 2000;
+/** Property keys are usable as template variables (`{{{plan}}}`): letters, digits and `_`, not starting with a digit. */
+export const PROPERTY_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export type PropertyValue = string | number | boolean | null;
+
+const email = z.string().check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
+// names render into broadcast subjects ({{{FIRST_NAME}}}): no line breaks or control characters
+const personName = z.nullable(z.string().check(z.trim(), z.maxLength(256), headerSafe));
+const propertyValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), dynamoNumber, z.boolean()]));
+const properties = z
+  .record(z.string().check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')), propertyValue)
+  .check(z.refine((p) => Object.keys(p).length <= MAX_PROPERTIES, `at most ${MAX_PROPERTIES} properties`));
+
+/** No id twice in one list: the issue names the second occurrence. */
+const uniqueIds = <T>(idOf: (item: T) => string, pathOf: (i: number, item: T) => (string | number)[]) =>
+  z.superRefine<T[]>((items, ctx) => {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      const value = idOf(item);
+      if (seen.has(value)) ctx.addIssue({ code: 'custom', message: `${value} is listed twice`, path: pathOf(i, item), input: item });
+      seen.add(value);
+    });
+  });
+
+/** `[{id}]` as the contract says, or plain id strings, as the Resend SDK sends in places. */
+export type SegmentRef = string | { id: string };
+export const segmentRefId = (ref: SegmentRef): string => (typeof ref === 'string' ? ref : ref.id);
+/** Where a reference sits in the body, for the 422 that names an unknown one. */
+export const segmentRefPath = (i: number, ref: SegmentRef): string => (typeof ref === 'string' ? `segments.${i}` : `segments.${i}.id`);
+const segments = z.array(z.union([id, z.strictObject({ id })])).check(
+  z.maxLength(MAX_SEGMENTS_PER_CONTACT),
+  uniqueIds<SegmentRef>(segmentRefId, (i, ref) => (typeof ref === 'string' ? [i] : [i, 'id'])),
+);
+
+const topicSubscription = z.strictObject({ id, subscription: z.enum(SUBSCRIPTIONS) });
+export type TopicSubscription = z.output<typeof topicSubscription>;
+const topics = z.array(topicSubscription).check(
+  z.maxLength(MAX_TOPICS_PER_REQUEST),
+  uniqueIds<TopicSubscription>(
+    (t) => t.id,
+    (i) => [i, 'id'],
+  ),
+);
+
+const contactFields = {
+  email,
+  first_name: z.optional(personName),
+  last_name: z.optional(personName),
+  unsubscribed: z.optional(z.boolean()),
+  properties: z.optional(properties),
+  segments: z.optional(segments),
+  topics: z.optional(topics),
+};
+
+export const contact = z.object({
+  object: z.literal('contact'),
+  id,
+  email: z.string(),
+  first_name: z.nullable(z.string()),
+  last_name: z.nullable(z.string()),
+  unsubscribed: z.boolean(),
+  properties: z.record(z.string(), propertyValue),
+  segment_ids: z.array(id),
+  topics: z.array(z.object({ id, subscription: z.enum(SUBSCRIPTIONS) })),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Contact = z.output<typeof contact>;
+
+export const contactTopic = z.object({
+  id,
+  name: z.string(),
+  description: z.nullable(z.string()),
+  subscription: z.enum(SUBSCRIPTIONS),
+});
+export type ContactTopic = z.output<typeof contactTopic>;
+
+export const createContactBody = z.strictObject(contactFields);
+export type CreateContactInput = z.output<typeof createContactBody>;
+export const updateContactBody = z.strictObject(contactFields);
+export type UpdateContactInput = z.output<typeof updateContactBody>;
+
+// The SDK's bare array is read as `{topics: [...]}`, so a 422 names `topics.0.id` in either form (the SDK's own field name).
+export const updateContactTopicsBody = z.pipe(
+  z.transform((input: unknown) => (Array.isArray(input) ? { topics: input } : input)),
+  z.strictObject({ topics }),
+);
+export type UpdateContactTopicsInput = z.output<typeof updateContactTopicsBody>;
+
+/** A contact's membership of a segment, as POST and DELETE /contacts/{contact_id}/segments/{segment_id} answer it. */
+export const membership = z.object({ object: z.literal('contact_segment'), id, contact_id: id, segment_id: id });
