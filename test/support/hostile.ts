@@ -734,10 +734,9 @@ const manyMailboxes = (addr: string): string[] => Array.from({ length: 50 }, (_,
 export const NUMBER_PAYLOADS: readonly number[] = [1e300, -1e300, 1e-200, -1e-200, 2 ** 64, 2 ** 53, Number.MAX_VALUE, Number.MIN_VALUE];
 const storableNumber = (n: number) => Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
 
-const acceptsNumber = (schema: JsonSchema): boolean => {
-  const types = [schema.type, ...(schema.anyOf ?? []).map((s) => s.type)].flat();
-  return types.includes('number') || types.includes('integer');
-};
+/** Whether a schema takes a number, also as one branch of a union (`string | number | null`). */
+/** Whether a schema takes a number, also as a branch of a (nested) union such as `string | number | null`. */
+const acceptsNumber = (schema: JsonSchema): boolean => [schema.type].flat().some((t) => t === 'number' || t === 'integer') || (schema.anyOf ?? []).some(acceptsNumber);
 /** A plain member value; an enum offers `number` where it has it (a variable's `type`), so a number beside it is in place. */
 const plainMember = (schema: JsonSchema): unknown => (nonNull(schema).enum?.includes('number') ? 'number' : plainValue(schema));
 /** An object with its required members plain, and `member` set to `value`. */
@@ -789,15 +788,15 @@ export function payloadCases(ctx: RouteContext): HostileCase[] {
     const item = s.type === 'array' && s.items ? nonNull(s.items) : undefined;
     for (const [member, memberSchema] of Object.entries(item?.properties ?? {})) {
       if (HEADER_TEXT_FIELDS.includes(member)) for (const p of HEADER_PAYLOADS) add(`header (${member})`, name, [plainObject(item!, member, p)]);
-      if (NUMBER_FIELDS.includes(member) && acceptsNumber(nonNull(memberSchema))) for (const n of NUMBER_PAYLOADS) add(`number (${member})`, name, [plainObject(item!, member, n)]);
+      if (NUMBER_FIELDS.includes(member) && acceptsNumber(memberSchema)) for (const n of NUMBER_PAYLOADS) add(`number (${member})`, name, [plainObject(item!, member, n)]);
     }
     // a map of numbers (properties), or an object holding one (template.variables)
-    if (NUMBER_FIELDS.includes(name) && typeof s.additionalProperties === 'object' && acceptsNumber(nonNull(s.additionalProperties))) {
+    if (NUMBER_FIELDS.includes(name) && typeof s.additionalProperties === 'object' && acceptsNumber(s.additionalProperties)) {
       for (const n of NUMBER_PAYLOADS) add('number', name, { hostile_number: n });
     }
     for (const [member, memberSchema] of Object.entries(s.type === 'object' ? (s.properties ?? {}) : {})) {
       const m = nonNull(memberSchema);
-      if (NUMBER_FIELDS.includes(member) && typeof m.additionalProperties === 'object' && acceptsNumber(nonNull(m.additionalProperties))) {
+      if (NUMBER_FIELDS.includes(member) && typeof m.additionalProperties === 'object' && acceptsNumber(m.additionalProperties)) {
         for (const n of NUMBER_PAYLOADS) add(`number (${member})`, name, plainObject(s, member, { HOSTILE_NUMBER: n }));
       }
     }
