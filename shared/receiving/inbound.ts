@@ -7,9 +7,11 @@
  * notification:
  *
  * 1. The envelope recipients are grouped by domain; a domain counts when a project owns it
- *    (the deployment-wide name claim of shared/domains/domains.ts) and has `capabilities.receiving`
- *    enabled. Recipients of other domains are dropped and logged, never attributed to a
- *    project; when nobody takes the message, its raw object is deleted too.
+ *    (the deployment-wide name claim of shared/domains/domains.ts), it is `verified` (SES receives
+ *    only for verified identities; a name anyone can claim must not bring its mail to a project
+ *    that never proved it holds the DNS) and has `capabilities.receiving` enabled. Recipients of
+ *    other domains are dropped and logged, never attributed to a project; when nobody takes the
+ *    message, its raw object is deleted too.
  * 2. The raw message is read from the bucket and parsed (shared/receiving/mime.ts); one larger
  *    than MAX_PARSE_BYTES is recorded from the headers in SES's notification, without bodies.
  * 3. Per project (one message can reach several): the received email, its idempotency item
@@ -99,7 +101,7 @@ interface Taker {
   recipients: string[];
 }
 
-/** The projects that receive mail for these recipients: active name claim + domain with receiving enabled (two BatchGets). */
+/** The projects that receive mail for these recipients: active name claim + verified domain with receiving enabled (two BatchGets). */
 async function receivingProjects(recipients: string[]): Promise<Map<string, Taker>> {
   const byDomain = new Map<string, string[]>();
   for (const recipient of recipients) {
@@ -114,7 +116,7 @@ async function receivingProjects(recipients: string[]): Promise<Map<string, Take
   if (claims.length === 0) return takers;
   const domains = await batchGet(claims.map((c) => keys.domain(c.project_id, c.domain_id)));
   for (const domain of domains) {
-    if (domain.capabilities?.receiving !== 'enabled') continue;
+    if (domain.capabilities?.receiving !== 'enabled' || domain.status !== 'verified') continue;
     const taker: Taker = takers.get(domain.project_id) ?? { projectId: domain.project_id, livemode: domain.livemode !== false, recipients: [] };
     taker.recipients.push(...(byDomain.get(String(domain.name).toLowerCase()) ?? []));
     takers.set(domain.project_id, taker);
@@ -238,7 +240,7 @@ export interface InboundOutcome {
   ses_message_id: string;
   /** received emails written or finished by this call */
   stored: { project_id: string; received_email_id: string; new: boolean }[];
-  /** recipients of no receiving-enabled domain */
+  /** recipients of no verified, receiving-enabled domain */
   dropped: string[];
 }
 

@@ -9,7 +9,8 @@ const getQuery = z.strictObject({ html_format: z.optional(z.enum(['cid'])) });
 const attachmentParams = z.strictObject({ email_id: id, attachment_id: id });
 
 const RECEIVING =
-  'Mail sent to any address of a domain with `capabilities.receiving: "enabled"` (its `Receiving` MX record points at SES). ' +
+  'Mail sent to any address of a verified domain with `capabilities.receiving: "enabled"` (its `Receiving` MX record points at SES); ' +
+  'mail for a domain that has not verified is dropped, as SES does. ' +
   "Addresses are `Name <address>` or the bare address; `received_for` lists the envelope recipients of this project's domains; " +
   "`spam_verdict` and `virus_verdict` are SES's (`disabled` where nothing scanned, as in the local runtime). " +
   'Kept for the retention of the inbound bucket (30 days unless configured otherwise).';

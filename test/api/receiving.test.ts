@@ -167,12 +167,21 @@ let plainDomain: { id: string; name: string };
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let signingSecret: string;
 const as = () => ({ key });
+/** The local SES verifies a domain about a second after it is created (never one under `.invalid`). */
+const verified = (domainId: string) =>
+  waitFor(
+    () => api.post(`/domains/${domainId}/verify`, undefined, as()),
+    (r) => r.body.status === 'verified',
+    10_000,
+    200,
+  );
 
 beforeAll(async () => {
   ({ key } = await createOtherProject());
   const created = await api.post('/domains', { name: uniqueDomain('inbound'), capabilities: { receiving: 'enabled' } }, as());
   expect(created.status).toBe(201);
   domain = created.body;
+  await verified(domain.id); // mail is received only for verified domains
   plainDomain = (await api.post('/domains', { name: uniqueDomain('no-inbound') }, as())).body;
   receiver = await startReceiver();
   const hook = await api.post('/webhooks', { endpoint: receiver.url, events: ['email.received', 'email.stored'] }, as());
@@ -342,8 +351,24 @@ it('drops mail for domains that do not receive: not stored, no event, raw messag
   expect(receiver.receipts.some((r) => r.json.data?.object?.subject === subject)).toBe(false);
 });
 
+it('drops mail for a receiving-enabled domain that never verified, as SES does', async () => {
+  const unverified = (await api.post('/domains', { name: `never-${Date.now().toString(36)}.example.invalid`, capabilities: { receiving: 'enabled' } }, as())).body;
+  expect(unverified.status).not.toBe('verified');
+  const subject = `Unverified ${Date.now()}`;
+  const to = `x@${unverified.name}`;
+  const id = await sendMail([to], crlf(['From: a@outside.example', `To: ${to}`, `Subject: ${subject}`, '', 'hi']));
+  await waitFor(
+    async () => existsSync(rawPath(id)),
+    (exists) => !exists,
+  );
+  expect((await listReceived()).some((e) => e.subject === subject)).toBe(false);
+  expect(((await api.get('/events', as())).body.data as any[]).some((e) => e.data.object.subject === subject)).toBe(false);
+  expect((await api.get(`/domains/${unverified.id}`, as())).body.status).not.toBe('verified');
+});
+
 it('stops receiving for a domain once receiving is disabled, and gives the receiving MX record only while enabled', async () => {
   const other = (await api.post('/domains', { name: uniqueDomain('toggle'), capabilities: { receiving: 'enabled' } }, as())).body;
+  await verified(other.id);
   expect(other.records).toEqual(
     expect.arrayContaining([expect.objectContaining({ record: 'Receiving', type: 'MX', name: other.name, value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 })]),
   );

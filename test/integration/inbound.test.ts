@@ -36,18 +36,29 @@ interface Project {
   key: string;
   domain: string;
 }
-async function receivingProject(): Promise<Project> {
+async function receivingProject(name = uniqueDomain('intake')): Promise<Project & { id: string }> {
   const { key } = await createOtherProject();
-  const res = await api.post('/domains', { name: uniqueDomain('intake'), capabilities: { receiving: 'enabled' } }, { key });
+  const res = await api.post('/domains', { name, capabilities: { receiving: 'enabled' } }, { key });
   expect(res.status).toBe(201);
-  return { key, domain: res.body.name };
+  return { key, domain: res.body.name, id: res.body.id };
+}
+/** A receiving project whose domain has verified (the local SES verifies after about a second). */
+async function verifiedReceivingProject(): Promise<Project> {
+  const project = await receivingProject();
+  await waitFor(
+    () => api.post(`/domains/${project.id}/verify`, undefined, { key: project.key }),
+    (r) => r.body.status === 'verified',
+    10_000,
+    200,
+  );
+  return project;
 }
 
 let one: Project;
 let two: Project;
 let queueUrl: string;
 beforeAll(async () => {
-  [one, two] = await Promise.all([receivingProject(), receivingProject()]);
+  [one, two] = await Promise.all([verifiedReceivingProject(), verifiedReceivingProject()]);
   queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'inbound' }))).QueueUrl!;
 });
 
@@ -137,6 +148,17 @@ it('records a message too large to parse from the headers in the notification, w
   expect(await eventsOf(one, record.id)).toEqual(expect.arrayContaining(['email.received', 'email.stored']));
   // handled again: nothing new
   expect(await receiveInbound(body, { maxParseBytes: 1000 })).toMatchObject({ stored: [{ received_email_id: record.id, new: false }] });
+});
+
+it('drops the recipients of a receiving-enabled domain that never verified, and keeps no raw message for them', async () => {
+  const unverified = await receivingProject(`never-${Date.now().toString(36)}.example.invalid`); // the local SES never verifies `.invalid`
+  const subject = `Unverified ${Date.now()}`;
+  const to = `u@${unverified.domain}`;
+  const { id, body } = await stored(message(to, subject), [to]);
+  expect(await receiveInbound(body)).toEqual({ ses_message_id: id, stored: [], dropped: [to] });
+  expect(await getObject(`raw/${id}`)).toBeUndefined();
+  expect(await received(unverified)).toEqual([]);
+  expect(((await api.get('/events', { key: unverified.key })).body.data as any[]).filter((e) => e.type.startsWith('email.'))).toEqual([]);
 });
 
 it('ignores SES notifications that are not receipts', async () => {
