@@ -17,6 +17,22 @@
  * the dead attempt made in SES. The functions time out after 10 s, far below that age, so a live
  * create never loses its claim to a takeover.
  *
+ * Names are not first come, forever:
+ * - A claim that never verified (status not_started, pending or failed, never `verified_at`) expires
+ *   claimExpiryMs() after it was made (DOMAIN_CLAIM_EXPIRY_HOURS, default 72: SES's own window for
+ *   finding the DKIM records). The next create of the name takes it over in one transaction that
+ *   re-checks the expiry on the claim and deletes the old project's domain (`domain.deleted` in that
+ *   project, its count down by one); then (b) removes the old SES identity and configuration set
+ *   (an identity is per name in the AWS account) before creating the new one.
+ * - A subdomain of another project's verified domain is refused (409 `parent_domain_verified`):
+ *   each parent name is a key, read with GetItems in parallel. A parent of another project's verified domain
+ *   is allowed: whoever verifies the parent controls its DNS, and the sender and the inbound worker
+ *   look up exact names, so it gets no power over the subdomain's claim.
+ * - A project has at most maxDomainsPerProject() domains (MAX_DOMAINS_PER_PROJECT, default 50:
+ *   SES's 10,000 identities are the account's, shared by all projects): 409 `domain_limit_reached`.
+ *   A counter item (keys.domainCount) is read first, so a project at the limit costs SES nothing,
+ *   and is added to in (c) with the condition, so racing creates cannot pass it; deletes take from it.
+ *
  * Status: the identity's DKIM status (shared/domains/records.ts). It is re-read by POST
  * /domains/{id}/verify and, for domains SES is still working on, by the scheduled check
  * (functions/workers/domain-verification.ts). A change to `verified` emits `domain.verified`; to
@@ -38,6 +54,7 @@ import {
   type Item,
   type OnConditionFailed,
   type PageRequest,
+  type UpdateSpec,
   type WriteAction,
 } from '../platform/db/table';
 import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type IdentityState } from './identity';
@@ -52,6 +69,10 @@ import { SES_REGION } from '../platform/aws/ses';
 
 /** A name claim still `creating` after this long belongs to a create that died; another create may take it. */
 export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;
+const positiveEnv = (name: string, fallback: number) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
+/** How long a claim that never verified holds its name (see the module comment). */
+export const claimExpiryMs = () => positiveEnv('DOMAIN_CLAIM_EXPIRY_HOURS', 72) * 3_600_000;
+export const maxDomainsPerProject = () => Math.floor(positiveEnv('MAX_DOMAINS_PER_PROJECT', 50));
 
 interface DomainItem {
   id: string;
@@ -82,6 +103,8 @@ interface DomainNameItem {
   configuration_set: string;
   status?: DomainStatus;
   sending?: Capability;
+  /** set when the domain verifies: the claim never expires after that */
+  verified_at?: string;
 }
 
 const toDomain = (item: DomainItem): Domain => ({
@@ -112,6 +135,10 @@ const taken = (name: string) => () => conflict('domain_exists', `The domain ${na
 const claimedBy = (domainId: string) => ({ expression: '#claim_domain = :claim_domain', names: { '#claim_domain': 'domain_id' }, values: { ':claim_domain': domainId } });
 /** GSI1 entry while SES is still verifying, so the scheduled check finds the domain by key. */
 const unsettledIndex = (item: DomainItem) => (isSettled(item.status) ? {} : keys.domainUnsettled(item.id));
+const limitReached = (max: number) => () => conflict('domain_limit_reached', `A project has at most ${max} domains (MAX_DOMAINS_PER_PROJECT)`, 'name');
+/** Adds `by` to the project's domain counter (created at its first domain). */
+const countDomains = (projectId: string, by: 1 | -1, condition?: UpdateSpec['condition'], onFailed?: OnConditionFailed) =>
+  update(keys.domainCount(projectId), { set: { type: 'domain_count', project_id: projectId }, add: { domain_count: by }, condition }, onFailed);
 
 /** Deletes the name claim only while it is still this domain's (DynamoDB condition), ignoring one that is not. */
 async function releaseClaim(name: string, domainId: string): Promise<void> {
@@ -129,36 +156,59 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   const id = newId();
   const now = nowIso();
   const claimKey = keys.domainName(name);
+  const max = maxDomainsPerProject();
+  if (Number((await getItem(keys.domainCount(caller.projectId)))?.domain_count) >= max) throw limitReached(max)();
+  const labels = name.split('.');
+  // each parent name is a key (at most 126; usually one or two), read in parallel
+  const parents = await Promise.all(labels.slice(1, -1).map((_, i) => getItem<DomainNameItem>(keys.domainName(labels.slice(i + 1).join('.')))));
+  const owned = parents.find((c) => c && c.project_id !== caller.projectId && (c.status === 'verified' || c.verified_at));
+  if (owned) throw conflict('parent_domain_verified', `${owned.name} is a verified domain of another project: its subdomains cannot be added`, 'name');
 
   // (a) claim the name: first as new (no read on the usual path), and only when it is taken, read
-  // the claim to see whether it is a create that died long ago, which is taken over
+  // the claim to see whether it is a create that died long ago or a claim that expired, which is taken over
   const claim = (previous?: DomainNameItem) =>
-    updateItem(
-      update(
-        claimKey,
-        {
-          set: { type: 'domain_name', project_id: caller.projectId, domain_id: id, name, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
-          condition: previous
-            ? {
-                expression: '#claim_domain = :previous AND #claim_state = :creating',
-                names: { '#claim_domain': 'domain_id', '#claim_state': 'state' },
-                values: { ':previous': previous.domain_id, ':creating': 'creating' },
-              }
-            : { expression: 'attribute_not_exists(PK)' },
-        },
-        // the name's claim exists: taken, unless it is an abandoned create, which the failed condition shows
-        previous ? taken(name) : { tag: 'name claimed', withItem: true },
-      ),
+    update(
+      claimKey,
+      {
+        set: { type: 'domain_name', project_id: caller.projectId, domain_id: id, name, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
+        condition: previous
+          ? {
+              // still the claim that was read, still too old, and still never verified
+              expression: '#d = :d AND #s = :s AND #at < :at AND attribute_not_exists(verified_at) AND (attribute_not_exists(#st) OR #st IN (:n, :p, :f))',
+              names: { '#d': 'domain_id', '#s': 'state', '#at': 'claimed_at', '#st': 'status' },
+              values: {
+                ':d': previous.domain_id,
+                ':s': previous.state,
+                ':at': new Date(Date.now() - (previous.state === 'creating' ? CLAIM_TAKEOVER_MS : claimExpiryMs())).toISOString(),
+                ':n': 'not_started',
+                ':p': 'pending',
+                ':f': 'failed',
+              },
+            }
+          : { expression: 'attribute_not_exists(PK)' },
+      },
+      // the name's claim exists: taken, unless the failed condition shows an abandoned create or an expired claim
+      previous ? taken(name) : { tag: 'name claimed', withItem: true },
     );
   let previous: DomainNameItem | undefined;
   try {
-    await claim();
+    await updateItem(claim());
   } catch (error) {
     if (!isConditionFailed(error, 'name claimed')) throw error;
     previous = error.item as DomainNameItem | undefined;
-    const abandoned = previous?.state === 'creating' && Date.parse(previous.claimed_at) < Date.now() - CLAIM_TAKEOVER_MS;
-    if (!previous || !abandoned) throw taken(name)();
-    await claim(previous);
+    if (!previous) throw taken(name)();
+    // an active claim: its project's domain goes in the same transaction as the claim
+    const old = previous.state === 'active' ? await getItem<DomainItem>(keys.domain(previous.project_id, previous.domain_id)) : undefined;
+    await transact([
+      claim(previous),
+      ...(old
+        ? [
+            del(keys.domain(old.project_id, old.id), { ifExists: taken(name) }),
+            countDomains(old.project_id, -1),
+            eventWrite({ projectId: old.project_id, livemode: old.livemode }, 'domain.deleted', toDomain(old)),
+          ]
+        : []),
+    ]);
   }
 
   // (b) SES; on failure the claim is released so the name stays free
@@ -195,6 +245,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
     await transact([
       put({ ...keys.domain(caller.projectId, id), type: 'domain', ...item, ...unsettledIndex(item) }, { ifAbsent: () => new Error(`domain id ${id} exists`) }),
       update(claimKey, { set: { state: 'active', status: item.status, sending: item.capabilities.sending }, condition: claimedBy(id) }, taken(name)),
+      countDomains(caller.projectId, 1, { expression: 'attribute_not_exists(domain_count) OR domain_count < :max', values: { ':max': max } }, limitReached(max)),
       eventWrite(caller, 'domain.created', domain),
     ]);
   } catch (error) {
@@ -265,7 +316,8 @@ export async function deleteDomain(caller: Caller, domainId: string): Promise<Do
   await removeIdentity(item.name, item.configuration_set); // a retry after a failure here finds them gone: fine
   await transact([
     del(keys.domain(caller.projectId, domainId), { ifExists: missing }), // a concurrent delete loses here
-    del(keys.domainName(item.name)), // ours while the domain exists: only `creating` claims can be taken over
+    del(keys.domainName(item.name)), // ours while the domain exists: a takeover of an active claim deletes its domain
+    countDomains(caller.projectId, -1),
     eventWrite(caller, 'domain.deleted', toDomain(item)),
   ]);
   return toDomain(item);
@@ -316,7 +368,15 @@ async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; change
         },
         { tag: 'status moved', withItem: true },
       ),
-      ...(statusChanged ? [update(keys.domainName(item.name), { set: { status: next.status }, condition: claimedBy(item.id) }, { tag: 'claim moved' })] : []),
+      ...(statusChanged
+        ? [
+            update(
+              keys.domainName(item.name),
+              { set: { status: next.status, ...(next.status === 'verified' ? { verified_at: next.updated_at } : {}) }, condition: claimedBy(item.id) },
+              { tag: 'claim moved' },
+            ),
+          ]
+        : []),
       ...(eventType ? [eventWrite({ projectId: item.project_id, livemode: item.livemode }, eventType, domain)] : []),
     ]);
   } catch (error) {

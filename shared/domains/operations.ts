@@ -11,7 +11,10 @@ export const create = defineOperation({
   description:
     "Creates the SES identity (Easy DKIM, custom MAIL FROM `send.<name>`) and a configuration set of the domain's own. " +
     '`name` is lower-cased. Names are unique across the whole deployment, not per project (SES identities belong to the ' +
-    'AWS account): a name that any project already has is 409 `domain_exists`. `tls` defaults to `opportunistic`, ' +
+    'AWS account): a name that any project already has is 409 `domain_exists`, unless that domain never verified and ' +
+    "was created over DOMAIN_CLAIM_EXPIRY_HOURS (72) ago: then this create takes the name over and the other project's " +
+    "domain is deleted. A subdomain of another project's verified domain is 409 `parent_domain_verified`; over " +
+    'MAX_DOMAINS_PER_PROJECT (50) domains, 409 `domain_limit_reached`. `tls` defaults to `opportunistic`, ' +
     '`capabilities` to sending enabled and receiving disabled. The domain starts `pending`; publish its `records`, then ' +
     'POST /domains/{domain_id}/verify (a scheduled check also re-reads pending domains every minute).',
   tags: ['Domains'],
@@ -75,4 +78,3 @@ export const verify = defineOperation({
   params: domainParams,
   responses: { 200: { description: 'The domain with its current status', schema: domain }, ...commonErrors, 404: notFoundResponse },
 });
-

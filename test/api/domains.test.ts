@@ -5,7 +5,7 @@
  * so a test that waits past the delay may find the domain settled by it: the events are the same.
  */
 import { CreateConfigurationSetCommand, CreateEmailIdentityCommand, GetConfigurationSetCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
@@ -355,5 +355,117 @@ describe("findSendingDomain (the sender's lookup)", () => {
     await sleep(VERIFY_DELAY_MS);
     await api.post(`/domains/${domain.id}/verify`);
     expect((await findSendingDomain(runtime.projectId, name))?.status).toBe('verified');
+  });
+});
+
+describe('claims on names (issue 16)', () => {
+  const HOUR = 3_600_000;
+  const verified = (id: string, key?: string) =>
+    waitFor(
+      () => api.post(`/domains/${id}/verify`, undefined, { key }),
+      (r) => r.body.status === 'verified',
+      10_000,
+      200,
+    );
+  /** Makes the name's claim look `hours` old, as if it had been made then (the expiry is in hours: no test waits for it). */
+  const backdateClaim = (name: string, hours: number) =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: runtime.tableName,
+        Key: { PK: `DOMAIN_NAME#${name}`, SK: 'DOMAIN_NAME' },
+        UpdateExpression: 'SET claimed_at = :at',
+        ExpressionAttributeValues: { ':at': new Date(Date.now() - hours * HOUR).toISOString() },
+      }),
+    );
+  const domainCount = async (projectId: string) =>
+    (await documentClient.send(new GetCommand({ TableName: runtime.tableName, Key: { PK: `PROJECT#${projectId}`, SK: 'DOMAIN_COUNT' } }))).Item?.domain_count;
+
+  it('lets another project take over a name whose claim never verified once it expired (72 h), deleting the old domain', async () => {
+    const [squatter, owner] = await Promise.all([createOtherProject(), createOtherProject()]);
+    const name = unique('squat', 'example.invalid'); // the local SES never verifies `.invalid` names
+    const { body: old } = await api.post('/domains', { name }, { key: squatter.key });
+    expect(await domainCount(squatter.projectId)).toBe(1);
+    expect((await api.post('/domains', { name }, { key: owner.key })).status).toBe(409); // not expired yet
+    await backdateClaim(name, 71);
+    expect((await api.post('/domains', { name }, { key: owner.key })).status).toBe(409);
+
+    await backdateClaim(name, 73);
+    const taken = await api.post('/domains', { name }, { key: owner.key });
+    expect(taken.status).toBe(201);
+    expect((await api.get(`/domains/${old.id}`, { key: squatter.key })).status).toBe(404);
+    expect(await typesOf(squatter.projectId, old.id)).toEqual(expect.arrayContaining(['domain.created', 'domain.deleted']));
+    expect(await domainCount(squatter.projectId)).toBe(0);
+    // the SES identity is per name in the account: now the new domain's, and the old configuration set is gone
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${taken.body.id}`);
+    await expect(configurationSet(old.id)).rejects.toMatchObject({ name: 'NotFoundException' });
+    const { findSendingDomain } = await import('../../shared/domains/domains');
+    expect(await findSendingDomain(owner.projectId, name)).toMatchObject({ id: taken.body.id });
+    expect(await findSendingDomain(squatter.projectId, name)).toBeUndefined();
+    expect(await domainCount(owner.projectId)).toBe(1);
+  });
+
+  it('never expires a claim whose domain verified', async () => {
+    const owner = await createOtherProject();
+    const name = unique('owned');
+    const { body: domain } = await api.post('/domains', { name }, { key: owner.key });
+    await verified(domain.id, owner.key);
+    await backdateClaim(name, 24 * 365);
+    const again = await api.post('/domains', { name }, { key: (await createOtherProject()).key });
+    expect(again.status).toBe(409);
+    expect(again.body.errors[0].code).toBe('domain_exists');
+    expect((await api.get(`/domains/${domain.id}`, { key: owner.key })).body.status).toBe('verified');
+  });
+
+  it("refuses a subdomain of another project's verified domain (409 parent_domain_verified); its own project and parents are fine", async () => {
+    const [owner, other] = await Promise.all([createOtherProject(), createOtherProject()]);
+    const parent = unique('parent');
+    const { body: domain } = await api.post('/domains', { name: parent }, { key: owner.key });
+    const early = await api.post('/domains', { name: `early.${parent}` }, { key: other.key }); // before it verifies: it proves nothing yet
+    expect(early.status).toBe(201);
+    await verified(domain.id, owner.key);
+
+    for (const name of [`mail.${parent}`, `a.b.c.${parent}`]) {
+      const res = await api.post('/domains', { name }, { key: other.key });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ name: 'application_error', statusCode: 409, errors: [{ code: 'parent_domain_verified', path: 'name' }] });
+      expect(res.body.message).toContain(parent);
+    }
+    expect((await api.post('/domains', { name: `mail.${parent}` }, { key: owner.key })).status).toBe(201);
+
+    // a parent of another project's verified domain is allowed: control of the parent's DNS is the authority
+    const apex = unique('apex');
+    const { body: child } = await api.post('/domains', { name: `mail.${apex}` }, { key: owner.key });
+    await verified(child.id, owner.key);
+    expect((await api.post('/domains', { name: apex }, { key: other.key })).status).toBe(201);
+  });
+
+  it('limits the domains of a project (MAX_DOMAINS_PER_PROJECT, 50 by default): 409 domain_limit_reached, race-safe, freed by a delete', async () => {
+    const project = await createOtherProject();
+    const key = project.key;
+    const { body: first } = await api.post('/domains', { name: unique('limit') }, { key });
+    expect(await domainCount(project.projectId)).toBe(1);
+    // as if 48 more existed: creating them all through SES would only make the test slow
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: runtime.tableName,
+        Key: { PK: `PROJECT#${project.projectId}`, SK: 'DOMAIN_COUNT' },
+        UpdateExpression: 'SET domain_count = :n',
+        ExpressionAttributeValues: { ':n': 49 },
+      }),
+    );
+
+    const racing = await Promise.all([1, 2, 3].map(() => api.post('/domains', { name: unique('limit') }, { key })));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const refused = racing.find((r) => r.status === 409)!;
+    expect(refused.body).toMatchObject({ name: 'application_error', errors: [{ code: 'domain_limit_reached' }] });
+    expect(refused.body.message).toContain('50');
+    expect(await domainCount(project.projectId)).toBe(50);
+    // nothing of the refused ones is left: their names are free again
+    const listed = (await api.get('/domains?limit=100', { key })).body.data.map((d: { id: string }) => d.id);
+    expect(listed).toHaveLength(2);
+
+    expect((await api.delete(`/domains/${first.id}`, { key })).status).toBe(200);
+    expect(await domainCount(project.projectId)).toBe(49);
+    expect((await api.post('/domains', { name: unique('limit') }, { key })).status).toBe(201);
   });
 });

@@ -24,7 +24,8 @@
  * | suppression     | PROJECT#<pid>           | SUPPRESSION#<lower-cased address> | - | - | the canonical entry, one per address (attribute_not_exists claims it): the sender drops suppressed recipients (BatchGet); POST /suppressions; GET/DELETE /suppressions/{email}; the suppression writer |
  * | suppression id  | PROJECT#<pid>           | SUPPRESSION_ID#<sid> | -      | -      | the same record by id, written and deleted in the canonical entry's transaction: GET/DELETE /suppressions/{id}; GET /suppressions (Query on prefix, newest first; `source` as a FilterExpression) |
  * | domain          | PROJECT#<pid>           | DOMAIN#<did>         | DOMAIN_UNSETTLED (while not_started, pending or temporary_failure) | <did> | POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest first) |
- * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it, the sender's findSendingDomain (GetItem) |
+ * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it (or takes over an expired, never verified one) and GetItems its parent names' claims (a subdomain of another project's verified domain is refused), the sender's findSendingDomain (GetItem) |
+ * | domain count    | PROJECT#<pid>           | DOMAIN_COUNT         | -      | -      | the project's number of domains (`domain_count`): read before a create, added to in the create's transaction with a condition under MAX_DOMAINS_PER_PROJECT, taken from in the delete's (and in a takeover of the project's expired claim) |
  * | webhook         | PROJECT#<pid>           | WEBHOOK#<wid>        | -      | -      | POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix) |
  * | webhook count   | PROJECT#<pid>           | WEBHOOK_COUNT        | -      | -      | the project's number of webhooks (`webhook_count`): added to in the create's transaction with a condition under MAX_WEBHOOKS_PER_PROJECT, taken from in the delete's |
  * | webhook delivery | PROJECT#<pid>          | WEBHOOK_DELIVERY#<wid>#<did> | WEBHOOK_EVENTS#<pid> | <did> | the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery (GetItem); GET /webhooks/{id}/deliveries (Query on prefix, newest first); GET /webhook-events (Query GSI1, newest first); TTL with its event |
@@ -99,6 +100,8 @@ export const domain = (projectId: string, domainId: string): Key => ({ PK: proje
 export const domains = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'DOMAIN#' });
 /** Global: one per domain name in the whole deployment, read only on its exact key. */
 export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLowerCase()}`, SK: 'DOMAIN_NAME' });
+/** The project's domain counter (its sort key is outside the `DOMAIN#` prefix, so lists never see it). */
+export const domainCount = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'DOMAIN_COUNT' });
 /** Domains SES is still verifying sit in this GSI1 partition, so the scheduled check finds them without a Scan. */
 export const DOMAINS_UNSETTLED = 'DOMAIN_UNSETTLED';
 export const domainUnsettled = (domainId: string) => ({ GSI1PK: DOMAINS_UNSETTLED, GSI1SK: domainId });
