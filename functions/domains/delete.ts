@@ -1,5 +1,5 @@
 import { deleteDomain } from '#shared/domains/domains';
-import { cancelPendingEmailsFrom } from '#shared/emails/emails';
+import { cancelPendingEmailsFrom } from '#shared/emails/pending';
 import { api, ok } from '#shared/access/api';
 import * as domainOps from '#shared/domains/operations';
 

@@ -22,7 +22,9 @@
  * discards after their lease (it marks the batch abandoned first, so a commit can no longer
  * happen); one that dies after it leaves them for the dispatcher, or a replay, to publish.
  */
-import type { SendEmailInput } from './operations';
+import type { EmailRecord, SendEmailInput } from './model';
+// the record type's old home: record.ts and others import it from here
+export type { EmailRecord, LastEvent } from './model';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { batchGet, del, getItem, isConditionFailed, MAX_TRANSACTION_ACTIONS, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
@@ -33,8 +35,14 @@ import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
 import { sendQueue } from './send-queue';
+import { addressDomain, toRecord } from './record';
+import { pendingEmailDelete, pendingEmailWrite } from './pending';
 import type { TemplateItem } from '../templates/model';
 import { findTemplate, renderPublished } from '../templates/templates';
+
+// the pending entries and the record shape live in leaf modules (pending.ts, record.ts); their users import them from here too
+export { cancelPendingEmailsFrom, pendingEmailDelete, pendingEmailWrite } from './pending';
+export { addressDomain, bareAddress, toRecord } from './record';
 
 /**
  * How long an enqueued email may wait before the dispatcher enqueues it again, and how long a
@@ -51,29 +59,6 @@ export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 /** Items stay well under DynamoDB's 400 KB item limit; bigger emails would need S3 (not yet). */
 export const MAX_EMAIL_ITEM_BYTES = 350 * 1024;
 
-export type LastEvent = 'queued' | 'scheduled' | 'sending' | 'sent' | 'delivered' | 'delivery_delayed' | 'bounced' | 'complained' | 'opened' | 'clicked' | 'failed' | 'canceled' | 'suppressed';
-
-export interface EmailRecord {
-  object: 'email';
-  id: string;
-  message_id: string | null;
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  reply_to: string[];
-  subject: string;
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string>;
-  tags: { name: string; value: string }[];
-  last_event: LastEvent;
-  scheduled_at: string | null;
-  created_at: string;
-  /** only on the emails of a broadcast (shared/broadcasts/fanout.ts) */
-  broadcast_id?: string;
-}
-
 export interface EmailItem extends EmailRecord {
   project_id: string;
   livemode: boolean;
@@ -88,40 +73,6 @@ export interface EmailItem extends EmailRecord {
 }
 
 const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
-
-/** The bare address of `Name <addr>`, lower-cased (suppression and domain checks compare these). */
-export function bareAddress(address: string): string {
-  const match = /<([^>]+)>\s*$/.exec(address);
-  return (match ? match[1] : address).trim().toLowerCase();
-}
-
-/** The domain part of a From address (`Name <a@b.example>` -> `b.example`): the sending domain it must belong to. */
-export function addressDomain(address: string): string {
-  return bareAddress(address).split('@')[1];
-}
-
-export function toRecord(item: Item): EmailRecord {
-  const e = item as EmailItem;
-  return {
-    object: 'email',
-    id: e.id,
-    message_id: e.message_id ?? null,
-    from: e.from,
-    to: e.to,
-    cc: e.cc ?? [],
-    bcc: e.bcc ?? [],
-    reply_to: e.reply_to ?? [],
-    subject: e.subject,
-    html: e.html ?? null,
-    text: e.text ?? null,
-    headers: e.headers ?? {},
-    tags: e.tags ?? [],
-    last_event: e.last_event,
-    scheduled_at: e.scheduled_at ?? null,
-    created_at: e.created_at,
-    ...(e.broadcast_id ? { broadcast_id: e.broadcast_id } : {}),
-  };
-}
 
 /** Checks what the schema cannot (the template, the sending domain, time window, size) and builds the item. */
 type DomainLookup = (name: string) => ReturnType<typeof findSendingDomain>;
@@ -216,15 +167,6 @@ export function emailWrites(caller: Pick<Caller, 'projectId' | 'livemode'>, item
     put({ ...keys.email(caller.projectId, item.id), ...keys.emailDue(caller.projectId, item.id, due), type: 'email', ...item }),
     eventWrite(caller, item.scheduled_at ? 'email.scheduled' : 'email.queued', toRecord(item)),
   ];
-}
-
-/** Lists a waiting email under its From domain (keys.pendingEmailFrom); put again whenever it waits again. */
-export function pendingEmailWrite(projectId: string, email: Pick<EmailItem, 'id' | 'from'>): WriteAction {
-  return put({ ...keys.pendingEmailFrom(projectId, addressDomain(email.from), email.id), type: 'pending_email', project_id: projectId, email_id: email.id });
-}
-
-export function pendingEmailDelete(projectId: string, email: Pick<EmailItem, 'id' | 'from'>): WriteAction {
-  return del(keys.pendingEmailFrom(projectId, addressDomain(email.from), email.id));
 }
 
 /** An accepted email's writes: the email, its event, its pending entry. */
@@ -448,54 +390,6 @@ export async function cancelEmail(caller: Caller, emailId: string): Promise<void
     eventWrite(caller, 'email.canceled', { ...toRecord(existing), last_event: 'canceled' }),
     pendingEmailDelete(caller.projectId, existing as EmailItem),
   ]);
-}
-
-/** The emails of one page of a domain's pending entries canceled at a time (3 writes each, one transaction each). */
-const CANCEL_PAGE = 25;
-
-/**
- * Deleting a domain cancels the project's emails still waiting to go out from it (`canceled`,
- * with `cancel_reason`, and `email.canceled`): a page of its pending entries at a time, each
- * email in a transaction conditional on it still waiting, until `deadline` (epoch ms). An entry
- * whose email moved on meanwhile is dropped. What is left at the deadline is refused by the
- * sender's own check of the domain when it comes due. Returns how many it canceled.
- */
-export async function cancelPendingEmailsFrom(projectId: string, domainName: string, deadline: number): Promise<number> {
-  const reason = `the domain ${domainName} was deleted before the email was sent`;
-  let canceled = 0;
-  while (Date.now() < deadline) {
-    // every entry read is deleted below, so the first page is always the next one
-    const { items: entries } = await queryPage(keys.pendingEmailsFrom(projectId, domainName), { limit: CANCEL_PAGE });
-    if (!entries.length) break;
-    const emails = new Map((await batchGet(entries.map((entry) => keys.email(projectId, entry.email_id)))).map((email) => [email.id as string, email as EmailItem]));
-    await Promise.all(
-      entries.map(async (entry) => {
-        const marker = del(keys.pendingEmailFrom(projectId, domainName, entry.email_id));
-        const email = emails.get(entry.email_id);
-        if (!email) return transact([marker]);
-        try {
-          await transact([
-            update(
-              keys.email(projectId, email.id),
-              {
-                set: { last_event: 'canceled', cancel_reason: reason },
-                remove: ['GSI1PK', 'GSI1SK'],
-                condition: { expression: 'last_event IN (:queued, :scheduled)', values: { ':queued': 'queued', ':scheduled': 'scheduled' } },
-              },
-              { tag: 'no longer waiting' },
-            ),
-            eventWrite({ projectId, livemode: email.livemode }, 'email.canceled', { ...toRecord(email), last_event: 'canceled', cancel_reason: reason }),
-            marker,
-          ]);
-          canceled += 1;
-        } catch (error) {
-          if (!isConditionFailed(error, 'no longer waiting')) throw error;
-          await transact([marker]); // the sender took it, or it was canceled: nothing to cancel
-        }
-      }),
-    );
-  }
-  return canceled;
 }
 
 /** Retry: only a failed email goes back to queued; the contract makes `errors` an object here. */
