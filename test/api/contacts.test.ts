@@ -387,3 +387,44 @@ describe('contact values as headers and DynamoDB take them (issue 16)', () => {
     expect(fine.body.properties).toEqual({ score: 9007199254740991, tiny: 1e-130, zero: 0, neg: -2.5 });
   });
 });
+
+describe('contact values rendered into a broadcast subject (issue 16)', () => {
+  it('cannot start a header line: a property with CRLF and a first_name stored with one before the rule render with spaces', async () => {
+    const { updateItem, update } = await import('../../shared/platform/db/table');
+    const { waitFor } = await import('../support/wait');
+    const tag = Date.now().toString(36);
+    const domain = `crlf-${tag}.example.com`;
+    const created = await api.post('/domains', { name: domain });
+    expect(created.status).toBe(201);
+    await waitFor(
+      () => api.post(`/domains/${created.body.id}/verify`),
+      (r) => r.body.status === 'verified',
+    );
+    const segmentId = await segment(`crlf ${tag}`);
+    const contact = await api.post('/contacts', {
+      email: `success+${tag}@simulator.amazonses.com`,
+      first_name: 'Ada',
+      segments: [segmentId],
+      properties: { note: 'vip\r\nBcc: victim@evil.example' },
+    });
+    expect(contact.status).toBe(201);
+    // as a contact written before names were checked: the name itself carries a header line
+    await updateItem(update(keys.contact(runtime.projectId, contact.body.id), { set: { first_name: 'Ada\r\nCc: victim@evil.example\u2028X: 1' } }));
+
+    const broadcast = await api.post('/broadcasts', { segment_id: segmentId, from: `Acme <news@${domain}>`, subject: `News ${tag} for {{{FIRST_NAME}}} ({{{note}}})`, text: 'Hi {{{FIRST_NAME}}}' });
+    expect(broadcast.status).toBe(201);
+    expect((await api.post(`/broadcasts/${broadcast.body.id}/send`, {})).status).toBe(200);
+    await waitFor(
+      () => api.get(`/broadcasts/${broadcast.body.id}`),
+      (r) => r.body.status === 'sent',
+      30_000,
+    );
+    const email = await waitFor(
+      async () => (await api.get('/emails?limit=100')).body.data.find((e: { broadcast_id?: string }) => e.broadcast_id === broadcast.body.id),
+      (e) => !!e,
+    );
+    expect(email.subject).toBe(`News ${tag} for Ada Cc: victim@evil.example X: 1 (vip Bcc: victim@evil.example)`);
+    expect([...email.cc, ...email.bcc]).toEqual([]);
+    expect(email.text).toContain('\r\n'); // the body keeps the value as it is
+  }, 60_000);
+});
