@@ -23,8 +23,8 @@
  * happen); one that dies after it leaves them for the dispatcher, or a replay, to publish.
  */
 import type { EmailRecord, SendEmailInput } from './model';
-// the record type's old home: record.ts and others import it from here
-export type { EmailRecord, LastEvent } from './model';
+// the record type's old home, re-exported for the modules that still import it from here
+export type { EmailRecord } from './model';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { batchGet, del, getItem, isConditionFailed, MAX_TRANSACTION_ACTIONS, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';

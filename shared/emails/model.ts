@@ -1,8 +1,11 @@
 /**
- * The emails feature's model: the shapes other features' models build on too (addresses as
- * POST /emails, templates and broadcasts take them).
+ * The emails feature's model: the email as the API shows it, what POST /emails and /emails/batch
+ * take, and the address shapes other features' models build on too (templates and broadcasts
+ * take addresses as POST /emails does). SendEmailInput and EmailRecord are derived from these
+ * schemas; the stored item (EmailItem) stays with the logic (shared/emails/emails.ts).
  */
 import * as z from 'zod/mini';
+import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schemas';
 import { mailboxProblem } from './addresses';
 
 /**
@@ -22,3 +25,133 @@ export const address = mailbox('recipient');
 /** A From: one mailbox whose display name takes no `,` or `;` either (its domain is checked against the project's when sending). */
 export const fromAddress = mailbox('from');
 export const addresses = z.union([address, z.array(address).check(z.minLength(1), z.maxLength(50))]);
+
+/** The `last_event` values the service writes (the schema documents a string). */
+export type LastEvent = 'queued' | 'scheduled' | 'sending' | 'sent' | 'delivered' | 'delivery_delayed' | 'bounced' | 'complained' | 'opened' | 'clicked' | 'failed' | 'canceled' | 'suppressed';
+
+const TAG = /^[A-Za-z0-9_-]{1,256}$/;
+/** Tag names the sender puts on every SES send itself (shared/emails/sender.ts): a send may not carry them (any case). */
+export const RESERVED_TAG_NAMES: readonly string[] = ['email_id', 'project_id'];
+const tag = z.strictObject({
+  name: z.string().check(
+    z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters'),
+    z.superRefine((name, ctx) => {
+      if (RESERVED_TAG_NAMES.includes(name.toLowerCase()))
+        ctx.addIssue({ code: 'custom', input: name, message: `tag name "${name}" is reserved: the service sets ${RESERVED_TAG_NAMES.join(' and ')} on every email itself` });
+    }),
+  ),
+  value: z.string().check(z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters')),
+});
+/** A MIME type (RFC 6838 names), with optional `; name=value` parameters: it goes into the attachment's Content-Type header. */
+const MIME_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0,126}(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\]*"))*$/;
+const attachment = z.strictObject({
+  // goes into the attachment's Content-Disposition and Content-Type headers
+  filename: z.string().check(z.minLength(1), z.maxLength(256), headerSafe, z.regex(/^[^"\\]*$/, 'must not contain " or \\')),
+  content: z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')),
+  content_type: z.optional(z.string().check(z.maxLength(256), headerSafe, z.regex(MIME_TYPE, 'must be a MIME type such as application/pdf, optionally with ; name=value parameters'))),
+});
+
+/**
+ * Custom headers as SES v2 takes them (MessageHeader): a name of printable ASCII but `:`
+ * (RFC 5322's field-name), 1-126 characters; a value of printable ASCII, 1-870 characters (no
+ * line breaks, so no header of its own). The fields the message itself is made of, and SES's own
+ * `X-SES-*` controls (configuration set, tags), are the service's: refused in any case.
+ */
+export const RESERVED_HEADERS: readonly string[] = [
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'sender',
+  'reply-to',
+  'subject',
+  'message-id',
+  'return-path',
+  'date',
+  'dkim-signature',
+  'domainkey-signature',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'content-id',
+  'mime-version',
+  'received',
+  'feedback-id',
+];
+const RESERVED_HEADER_PREFIXES: readonly string[] = ['resent-', 'x-ses-'];
+const headerName = z.string().check(
+  z.regex(/^[!-9;-~]{1,126}$/, 'must be a header name: 1-126 printable ASCII characters, no ":" or space'),
+  z.superRefine((name, ctx) => {
+    const lower = name.toLowerCase();
+    if (RESERVED_HEADERS.includes(lower) || RESERVED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix))) {
+      ctx.addIssue({ code: 'custom', input: name, message: `the ${name} header is set by the service (from, to, subject and the other fields of the request); it cannot be given as a custom header` });
+    }
+  }),
+);
+const headerValue = z.string().check(z.regex(/^[ -~]{1,870}$/, 'must be 1-870 printable ASCII characters (no line breaks or control characters)'));
+
+export const MAX_RECIPIENTS = 50;
+export const MAX_BATCH = 100;
+
+/** `template.variables`: values by key, a string or a number as the variable is declared. */
+const templateRef = z.strictObject({
+  id: z.string().check(z.minLength(1), z.maxLength(64)),
+  variables: z.optional(z.record(z.string().check(z.maxLength(64)), z.union([z.string(), dynamoNumber]))),
+});
+const FROM_TEMPLATE = 'comes from the template: leave it out when sending with template';
+
+export const sendEmailBody = z
+  .strictObject({
+    from: z.optional(fromAddress),
+    to: addresses,
+    cc: z.optional(addresses),
+    bcc: z.optional(addresses),
+    reply_to: z.optional(addresses),
+    subject: z.optional(z.string().check(z.minLength(1), z.maxLength(998), headerSafe)),
+    html: z.optional(z.string()),
+    text: z.optional(z.string()),
+    headers: z.optional(z.record(headerName, headerValue)),
+    tags: z.optional(z.array(tag).check(z.maxLength(50))),
+    scheduled_at: z.optional(z.iso.datetime({ offset: true })),
+    attachments: z.optional(z.array(attachment).check(z.maxLength(20))),
+    template: z.optional(templateRef),
+  })
+  .check(
+    // from and subject are required, unless a template is given (it may have them; shared/templates/templates.ts)
+    z.superRefine((e, ctx) => {
+      if (e.template !== undefined) return;
+      for (const field of ['from', 'subject'] as const) {
+        if (e[field] === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'string', input: undefined, path: [field] });
+      }
+    }),
+    z.refine((e) => e.template !== undefined || e.html !== undefined || e.text !== undefined, { message: 'html or text is required', path: ['html'] }),
+    z.refine((e) => e.template === undefined || e.html === undefined, { message: `html ${FROM_TEMPLATE}`, path: ['html'] }),
+    z.refine((e) => e.template === undefined || e.text === undefined, { message: `text ${FROM_TEMPLATE}`, path: ['text'] }),
+    z.refine((e) => [e.to, e.cc ?? [], e.bcc ?? []].flat().length <= MAX_RECIPIENTS, {
+      message: `to, cc and bcc together take at most ${MAX_RECIPIENTS} addresses`,
+      path: ['to'],
+    }),
+  );
+export type SendEmailInput = z.output<typeof sendEmailBody>;
+
+export const email = z.object({
+  object: z.literal('email'),
+  id,
+  message_id: z.nullable(z.string()),
+  from: z.string(),
+  to: z.array(z.string()),
+  cc: z.array(z.string()),
+  bcc: z.array(z.string()),
+  reply_to: z.array(z.string()),
+  subject: z.string(),
+  html: z.nullable(z.string()),
+  text: z.nullable(z.string()),
+  headers: z.record(z.string(), z.string()),
+  tags: z.array(z.object({ name: z.string(), value: z.string() })),
+  last_event: z.string(),
+  scheduled_at: z.nullable(timestamp),
+  created_at: timestamp,
+  broadcast_id: z.optional(id),
+});
+/** An email as stored and shown: the schema's type, `last_event` narrowed to the statuses the service writes. */
+export type EmailRecord = Omit<z.output<typeof email>, 'last_event'> & { last_event: LastEvent };
