@@ -7,7 +7,7 @@
  * Tags are never used to route: a send's own tags travel in the same `mail.tags` map as ours, so
  * a project that tagged its mail `project_id=<another project>` would otherwise change that
  * project's emails and suppression list. (The tag names the sender sets are refused on input
- * too: RESERVED_TAG_NAMES in ./operations.ts.)
+ * too: RESERVED_TAG_NAMES in ./model.ts.)
  */
 import * as keys from '../platform/db/keys';
 import { getItem, put, type WriteAction } from '../platform/db/table';
