@@ -12,7 +12,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ROUTE_TIMEOUT_SECONDS, type SesAction, type TableAction } from '../functions/needs';
-import { BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
+import { BUNDLE_ALIAS, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
 
 /** Repository root: esbuild resolves the `#shared/*` imports from its package.json. */
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -57,6 +57,8 @@ export class ApiFunction extends NodejsFunction {
         banner: BUNDLE_BANNER,
         // Bundle the AWS SDK too (lib/bundling.ts says why).
         externalModules: [],
+        // NodejsFunction has no `alias` option; the CLI flag is the same thing.
+        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIAS).map(([from, to]) => `${from}=${to}`) },
       },
     });
   }

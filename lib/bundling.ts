@@ -4,10 +4,16 @@
  * - ESM output with a `createRequire` banner (some dependencies still call `require`);
  * - `mainFields: ['module', 'main']`: esbuild's default for node picks the SDK's CommonJS
  *   builds, which are 35-40% larger and load ~30 ms slower (DESIGN.md);
- * - the AWS SDK clients are bundled (no externals): a bundled client beats the runtime's copy on cold start.
+ * - the AWS SDK clients are bundled (no externals): a bundled client beats the runtime's copy on cold start;
+ * - the SDK's default credential chain is replaced by the environment's credentials, which is where
+ *   Lambda puts the role's (shared/platform/aws/lambda-credentials.ts says why).
  */
 export const BUNDLE_TARGET = 'node22';
 export const BUNDLE_MAIN_FIELDS = ['module', 'main'];
+/** Import paths replaced when bundling (esbuild's `alias`), resolved from the repository root. */
+export const BUNDLE_ALIAS: Record<string, string> = {
+  '@aws-sdk/credential-provider-node': './shared/platform/aws/lambda-credentials.ts',
+};
 export const BUNDLE_BANNER = "import{createRequire as __cr}from'module';const require=__cr(import.meta.url);";
 
 /** Module initialisation and size budgets per function (DESIGN.md), checked by `npm run bench`. */

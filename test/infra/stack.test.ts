@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { NestedStack, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
+import { grantedActions } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
 import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
@@ -535,6 +536,7 @@ describe('EmailService stack (bundled with esbuild)', () => {
     const assemblyDir = app.synth().directory;
     const functions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function');
     expect(functions).toHaveLength(routes.length + 1 + workers.length);
+    let withEnvironmentCredentials = 0;
     for (const fn of functions) {
       const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
       const bundle = fs.readFileSync(path.join(assemblyDir, `asset.${hash}`, 'index.mjs'), 'utf8');
@@ -542,7 +544,14 @@ describe('EmailService stack (bundled with esbuild)', () => {
       expect(bundle).not.toMatch(/["']#shared\//); // alias resolved, not left for Node to find
       expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//); // SDK bundled, not imported from the runtime
       expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b/);
+      // credentials from Lambda's environment only: none of the SDK's default chain (lib/bundling.ts)
+      if (bundle.includes('AWS_SESSION_TOKEN')) withEnvironmentCredentials++;
+      expect(bundle).not.toContain('AWS_WEB_IDENTITY_TOKEN_FILE');
+      expect(bundle).not.toContain('sso_start_url');
     }
+    // every function that calls AWS reads them: all but the fallback and the routes granted nothing
+    const callingNoAws = 1 + routes.filter((route) => grantedActions(routeNeeds(route)).length === 0).length;
+    expect(withEnvironmentCredentials).toBe(functions.length - callingNoAws);
     // the route functions are in the nested stacks; the parent keeps the fallback and the workers
     template.resourceCountIs('AWS::Lambda::Function', 1 + workers.length);
   }, 180_000);
