@@ -7,7 +7,7 @@
  */
 import type { Operation } from '../shared/platform/http/operation';
 import { matchPath } from '../shared/platform/http/paths';
-import type { Needs, TableAction } from './needs';
+import { type Needs, ROUTE_TIMEOUT_SECONDS, type TableAction } from './needs';
 import * as apiKeyOps from '../shared/access/operations/api-keys';
 import * as broadcastOps from '../shared/broadcasts/operations';
 import * as contactOps from '../shared/audience/operations/contacts';
@@ -36,7 +36,20 @@ export interface Route {
   needs: Needs;
   /** gets PUBLIC_API_URL, the API's base URL (the OAuth metadata's issuer) */
   publicApiUrl?: boolean;
+  /** the function's timeout when ROUTE_TIMEOUT_SECONDS (10 s) is too short; HTTP API waits 30 s at most */
+  timeoutSeconds?: number;
 }
+
+/** A route's Lambda timeout, on AWS and in the local runtime. */
+export const routeTimeoutSeconds = (route: Pick<Route, 'timeoutSeconds'>): number => route.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS;
+
+/**
+ * POST /emails/batch is the heaviest write of the API: up to 100 emails and ~5 MB, which past one
+ * transaction are staged, committed and published (three passes over the bytes, shared/emails/emails.ts).
+ * Locally, on a busy 2-core machine, that took 8-12 s of 10; on AWS DynamoDB throttling can stretch it
+ * the same way. Below HTTP API's 30 s, with room for a cold start.
+ */
+const BATCH_TIMEOUT_SECONDS = 25;
 
 /**
  * The unsubscribe routes read the signing secret of the links (shared/broadcasts/unsubscribe.ts); whoever
@@ -107,7 +120,7 @@ export const routes: readonly Route[] = [
 
   // Emails
   { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem'], queues: ['send'] } },
-  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem'], queues: ['send'] } },
+  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem'], queues: ['send'] }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
   { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
@@ -176,7 +189,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/webhook-events', handler: 'webhook-events/list', operation: webhookOps.listEvents, needs: { table: ['Query', 'BatchGetItem'] } },
 ];
 
-export const fallbackRoute: Pick<Route, 'handler' | 'operation' | 'needs'> = { handler: 'fallback', operation: serviceOps.fallback, needs: {} };
+export const fallbackRoute: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds'> = { handler: 'fallback', operation: serviceOps.fallback, needs: {} };
 
 /** A route's whole needs: its own plus the key lookup of authentication. */
 export function routeNeeds(route: Pick<Route, 'operation' | 'needs'>): Needs {

@@ -8,13 +8,13 @@
  * integration, route, permission) and CloudFormation allows 500 per stack, so one stack would
  * stop at ~60 routes. The fallback stays in the parent stack.
  */
-import { NestedStack, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, NestedStack, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
+import { fallbackRoute, functionName, routeNeeds, routes, routeTimeoutSeconds } from '../../functions/routes';
 import type { FunctionFactory } from './function-factory';
 
 export interface ServiceApiProps {
@@ -44,7 +44,7 @@ export class ServiceApi extends Construct {
       const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, { description: `The ${group} routes of the HTTP API` });
       for (const route of groupRoutes) {
         const fnId = functionName(route);
-        const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route) });
+        const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route), timeout: Duration.seconds(routeTimeoutSeconds(route)) });
         if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.httpApi.apiEndpoint);
         new apigw.HttpRoute(nested, `${fnId}Route`, {
           httpApi: this.httpApi,

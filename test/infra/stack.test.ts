@@ -82,19 +82,24 @@ describe('EmailService stack (bundling skipped)', () => {
   it('has one function per route plus the fallback, all Node.js 22 on arm64 with the table name', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(routes.length + 1 + workers.length);
-    for (const { id } of allFunctions) {
+    for (const { id, route } of allFunctions) {
       expect(resources[logicalId(id)]).toMatchObject({
         Type: 'AWS::Lambda::Function',
         Properties: {
           Runtime: 'nodejs22.x',
           Architectures: ['arm64'],
           MemorySize: 256,
-          Timeout: 10,
+          Timeout: route.timeoutSeconds ?? 10,
           Handler: 'index.handler',
           Environment: { Variables: { TABLE_NAME: { Ref: tableId } } },
         },
       });
     }
+  });
+
+  it("gives POST /emails/batch, the heaviest write, 25 s (under HTTP API's 30 s), and every other route 10 s", () => {
+    const longer = allFunctions.filter(({ route }) => route.timeoutSeconds !== undefined).map(({ id }) => [id, resources[logicalId(id)].Properties.Timeout]);
+    expect(longer).toEqual([['PostEmailsBatch', 25]]);
   });
 
   it('routes every route key, and $default, to its own function', () => {

@@ -9,8 +9,8 @@
  * - event source mappings cut batches to the same 6 MB (./queue-poller.ts, ./stream-poller.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ROUTE_TIMEOUT_SECONDS, type Needs } from '../../../functions/needs';
-import { functionName, routeNeeds, type Route } from '../../../functions/routes';
+import type { Needs } from '../../../functions/needs';
+import { functionName, routeNeeds, routeTimeoutSeconds, type Route } from '../../../functions/routes';
 import { workerFunctionName, workers, workerTimeoutSeconds } from '../../../functions/workers';
 import { installAwsCallChecker } from '../../../shared/platform/aws/call-guard';
 import type { AnyHandler } from './handlers';
@@ -34,10 +34,10 @@ export interface FunctionIdentity {
 }
 
 /** A route of functions/routes.ts (or the fallback route) as its function: name, needs and timeout as the stack makes them. */
-export const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'needs'> & { method?: string; path?: string }): FunctionIdentity => ({
+export const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds'> & { method?: string; path?: string }): FunctionIdentity => ({
   name: functionName(route),
   needs: routeNeeds(route),
-  timeoutMs: ROUTE_TIMEOUT_SECONDS * 1000,
+  timeoutMs: routeTimeoutSeconds(route) * 1000,
 });
 
 /** A worker of functions/workers.ts as its function: name, needs and timeout as the stack makes them. */
