@@ -192,14 +192,18 @@ export async function updateWebhook(caller: Caller, webhookId: string, input: Up
 }
 
 export async function deleteWebhook(caller: Caller, webhookId: string): Promise<void> {
-  const item = await readWebhook(caller, webhookId);
-  await againOnRace(async () =>
-    transact([
+  // the webhook and the counter side by side: one read round trip before the write
+  const [item, firstCount] = await Promise.all([readWebhook(caller, webhookId), countDelete(caller.projectId)]);
+  let counted: WriteAction[] | undefined = firstCount;
+  await againOnRace(async () => {
+    const countWrites = counted ?? (await countDelete(caller.projectId)); // a retry reads the counter anew
+    counted = undefined;
+    await transact([
       del(keys.webhook(caller.projectId, webhookId), { ifExists: missing }), // a concurrent delete loses here, so the count drops once
-      ...(await countDelete(caller.projectId)),
+      ...countWrites,
       eventWrite(caller, 'webhook.endpoint.deleted', toWebhook(item)),
-    ]),
-  );
+    ]);
+  });
 }
 
 export async function rotateSecret(caller: Caller, webhookId: string): Promise<Webhook & { signing_secret: string }> {
