@@ -15,6 +15,7 @@
  * - no control characters (CR, LF, NUL, U+2028, U+2029, ...) anywhere.
  */
 import { addressParser } from 'postal-mime';
+import { HEADER_UNSAFE } from '../platform/http/header-text';
 
 export const BARE_ADDRESS = /^[^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 export const MAX_ADDRESS_LENGTH = 254;
@@ -22,9 +23,6 @@ export const MAX_ADDRESS_LENGTH = 254;
 export const MAX_MAILBOX_LENGTH = 320;
 export const isAddress = (value: string): boolean => value.length <= MAX_ADDRESS_LENGTH && BARE_ADDRESS.test(value);
 
-/** C0 and C1 controls but tab, DEL, and the Unicode line and paragraph separators: what could end a header line somewhere. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they end header lines)
-const CONTROL = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u2028\u2029]/;
 /** `Name <addr>`: an unquoted phrase (no specials but `.`) or one quoted string without escapes, then the angle address. */
 const NAME_ADDR = /^(?:"([^"\\]*)"|([^"\\()<>[\]:;@,]*?))\s*<([^<>]*)>$/;
 
@@ -38,7 +36,7 @@ export interface Mailbox {
 /** One mailbox, or why the value is not exactly one acceptable mailbox (a sentence for `errors[].message`). */
 export function parseMailbox(input: string, role: 'from' | 'recipient' = 'recipient'): Mailbox | { problem: string } {
   const value = input.trim();
-  if (CONTROL.test(value)) return { problem: 'must not contain line breaks or control characters' };
+  if (HEADER_UNSAFE.test(value)) return { problem: 'must not contain line breaks or control characters' };
   if (value.length > MAX_MAILBOX_LENGTH) return { problem: `must be at most ${MAX_MAILBOX_LENGTH} characters` };
   const nameAddr = NAME_ADDR.exec(value);
   const rawName = nameAddr ? (nameAddr[1] ?? nameAddr[2]).trim() : '';
@@ -53,7 +51,7 @@ export function parseMailbox(input: string, role: 'from' | 'recipient' = 'recipi
   }
   const name = mailbox.name ?? '';
   for (const shown of [rawName, name]) {
-    if (/[@<>]/.test(shown) || CONTROL.test(shown)) return { problem: 'the display name must not contain an address (@ < >) or control characters' };
+    if (/[@<>]/.test(shown) || HEADER_UNSAFE.test(shown)) return { problem: 'the display name must not contain an address (@ < >) or control characters' };
     if (role === 'from' && /[,;]/.test(shown)) return { problem: 'the From display name must not contain , or ;' };
   }
   return { address, name };

@@ -6,6 +6,7 @@
  * caller decides whether that is an error (templates: 422) or fine (broadcasts: empty string,
  * via `missing: 'empty'`).
  */
+import { headerSafeValue } from '../platform/http/header-text';
 const VARIABLE = /\{\{\{\s*([A-Za-z0-9_]+)\s*\}\}\}|\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -19,15 +20,7 @@ export interface Rendered {
   missing: string[];
 }
 
-/**
- * What could end a header line somewhere on its way (CR, LF, NUL and the other C0 and C1
- * controls but tab, DEL, U+2028, U+2029): the same class shared/platform/http/schemas.ts refuses
- * on input, repeated here so that workers rendering subjects do not carry zod.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they end header lines)
-const HEADER_UNSAFE_RUN = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u2028\u2029]+/g;
-/** A value as it may go into a header field: each run of line breaks or control characters becomes one space (as unfolding would). */
-export const headerSafeValue = (value: string): string => value.replace(HEADER_UNSAFE_RUN, ' ');
+export { headerSafeValue };
 
 /**
  * `escape: false` for plain text and subjects, where `{{KEY}}` inserts the value as it is too.

@@ -4,6 +4,7 @@
  * with esbuild, see bench/), which alone would break the 450 KB budget.
  */
 import * as z from 'zod/mini';
+import { HEADER_UNSAFE } from './header-text';
 import { en } from 'zod/v4/locales';
 import { UUID_PATTERN } from '../ids';
 
@@ -50,13 +51,7 @@ export const payloadTooLargeResponse = { description: 'The body is over 5 MB (`p
 export const notFoundResponse = { description: 'No such resource in this project', schema: errorEnvelope } as const;
 export const conflictResponse = { description: 'The change conflicts with the current state', schema: errorEnvelope } as const;
 
-/**
- * What could end a header line somewhere on its way: C0 and C1 controls but tab, DEL, and the
- * Unicode line and paragraph separators. Text that goes into a header field (subjects, display
- * names, custom header values, attachment names and types) is refused with one of these.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they end header lines)
-export const HEADER_UNSAFE = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u2028\u2029]/;
+/** Refuses text that could end a header line (header-text.ts). */
 export const headerSafe = /* @__PURE__ */ z.refine<string>((value) => !HEADER_UNSAFE.test(value), 'must not contain line breaks or control characters (CR, LF, NUL, U+2028, U+2029, ...)');
 
 /**
