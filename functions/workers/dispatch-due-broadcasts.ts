@@ -1,4 +1,4 @@
-import { dispatchDueBroadcasts } from '#shared/broadcasts/fanout';
+import { dispatchDueBroadcasts } from '#shared/broadcasts/due';
 import { logger } from '#shared/platform/log';
 
 /** Scheduled: starts scheduled broadcasts whose time has come and resumes fan-outs whose message was lost. */

@@ -24,7 +24,7 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, put, queryGsi1Pages, queryPage, transact, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
+import { batchGet, getItem, isConditionFailed, put, queryPage, transact, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
@@ -260,32 +260,4 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     if (isConditionFailed(error, 'cursor moved')) return 'stale'; // canceled meanwhile, or another message did this page
     throw error;
   }
-}
-
-/**
- * The due-broadcast dispatcher: scheduled broadcasts whose time has come, and queued or sending
- * ones whose lease ran out (a lost message), get a fan-out message from their cursor and a new
- * lease, claimed with a condition so two runs never both send it.
- */
-export async function dispatchDueBroadcasts(now = new Date()): Promise<number> {
-  const messages: FanOutMessage[] = [];
-  for await (const page of queryGsi1Pages<BroadcastItem>(keys.BROADCASTS_DUE, { below: `${now.toISOString()}~` })) {
-    for (const item of page) {
-      const lease = new Date(now.getTime() + FANOUT_LEASE_MS).toISOString();
-      try {
-        await updateItem(
-          update(
-            keys.broadcast(item.project_id, item.id),
-            { set: keys.broadcastDue(item.project_id, item.id, lease), condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } } },
-            { tag: 'cursor moved' },
-          ),
-        );
-        messages.push({ project_id: item.project_id, broadcast_id: item.id, after: item.cursor ?? '' });
-      } catch (error) {
-        if (!isConditionFailed(error, 'cursor moved')) throw error; // another run, or the fan-out, got there first
-      }
-    }
-  }
-  await fanOutQueue.enqueue(messages);
-  return messages.length;
 }

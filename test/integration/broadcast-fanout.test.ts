@@ -20,7 +20,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as fanOut } from '../../functions/workers/broadcast-fanout';
 import { QueuePoller } from '../../lib/local/lambda/queue-poller';
 import { createTableInput } from '../../lib/table-definition';
-import { dispatchDueBroadcasts } from '../../shared/broadcasts/fanout';
+import { dispatchDueBroadcasts } from '../../shared/broadcasts/due';
 import { fanOutQueue } from '../../shared/broadcasts/queue';
 import { FANOUT_LEASE_MS } from '../../shared/broadcasts/broadcasts';
 import { documentClient } from '../../shared/platform/db/client';
