@@ -23,26 +23,36 @@ export interface Needs {
   ses?: readonly SesAction[];
   /** the inbound mail bucket (lib/inbound.ts): `read` (GetObject, also what its presigned URLs need) or `read-write`; INBOUND_BUCKET */
   inboundBucket?: 'read' | 'read-write';
+  /** the content bucket (lib/constructs/content-bucket.ts): `read` (GetObject) or `write` (PutObject: content is written once, never changed or deleted by code); CONTENT_BUCKET */
+  contentBucket?: 'read' | 'write' | 'read-write';
   /** grants (as `grantedActions` names them) that no test exercises, each with the reason it is still granted */
   untested?: Readonly<Record<string, string>>;
 }
 
-/** The S3 object actions each kind of bucket access grants (ListBucket too for read-write: lib/inbound.ts). */
+/** The S3 object actions each kind of inbound bucket access grants (ListBucket too for read-write: lib/inbound.ts). */
 export const BUCKET_ACTIONS = {
   read: ['s3:GetObject'],
   'read-write': ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
 } as const;
 
+/** The S3 object actions each kind of content bucket access grants. */
+export const CONTENT_BUCKET_ACTIONS = {
+  read: ['s3:GetObject'],
+  write: ['s3:PutObject'],
+  'read-write': ['s3:GetObject', 's3:PutObject'],
+} as const;
+
 /**
  * Every grant of a declaration under one name each, as the local runtime records calls:
- * `dynamodb:GetItem`, `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject`.
+ * `dynamodb:GetItem`, `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject:inbound` (action and bucket).
  */
 export function grantedActions(needs: Needs): string[] {
   return [
     ...(needs.table ?? []).map((action) => `dynamodb:${action}`),
     ...(needs.queues ?? []).map((queue) => `sqs:SendMessage:${queue}`),
     ...(needs.ses ?? []),
-    ...(needs.inboundBucket ? BUCKET_ACTIONS[needs.inboundBucket] : []),
+    ...(needs.inboundBucket ? BUCKET_ACTIONS[needs.inboundBucket].map((action) => `${action}:inbound`) : []),
+    ...(needs.contentBucket ? CONTENT_BUCKET_ACTIONS[needs.contentBucket].map((action) => `${action}:content`) : []),
   ].sort();
 }
 

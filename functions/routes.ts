@@ -119,13 +119,13 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: '/suppressions/{id_or_email}', handler: 'suppressions/delete', operation: suppressionOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
 
   // Emails
-  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem'], queues: ['send'] } },
-  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem'], queues: ['send'] }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
+  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem'], queues: ['send'], contentBucket: 'write' } },
+  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem'], queues: ['send'], contentBucket: 'write' }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
   { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
-  { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'] } },
+  { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'], contentBucket: 'read' } },
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
-  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'] } },
+  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'], contentBucket: 'read' } },
 
   // Receiving (mail to receiving-enabled domains, stored by the inbound worker of functions/workers.ts; literal
   // `/emails/receiving` wins over `/emails/{email_id}` on API Gateway and in the local gateway)

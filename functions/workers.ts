@@ -97,7 +97,7 @@ export const workers: readonly Worker[] = [
     handler: 'workers/sender',
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5 },
     // ConditionCheckItem: the From domain re-checked in the claim; DeleteItem: the email's pending entry
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'] },
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
   },
   {
     // SES Bounce and Complaint events -> suppression entries (idempotent: an address keeps its first entry)
@@ -152,7 +152,7 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
     // ses:GetAccount: the send rate, to give each email a lease that lasts until its turn (locally the runtime's
     // functions share its cache: test/integration/lambda-emulation.test.ts reads it as each function)
-    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queues: ['send', 'broadcast-fanout'], ses: ['ses:GetAccount'] },
+    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queues: ['send', 'broadcast-fanout'], ses: ['ses:GetAccount'], contentBucket: 'write' },
     publicApiUrl: true,
   },
   {

@@ -4,6 +4,7 @@
  * - `Queues` (queues.ts): every queue of functions/workers.ts with its DLQ and DLQ alarm;
  * - `SesEvents` (ses-events.ts): the topic SES publishes sending events to, feeding the feedback queues;
  * - `InboundMail` (lib/inbound.ts): the bucket, receipt rule set and topic of received mail;
+ * - `ContentBucket` (content-bucket.ts): each email's content, written once;
  * - `ServiceApi` (http-api.ts): the HTTP API of functions/routes.ts, one function per route in nested stacks;
  * - `Workers` (workers.ts): one function per worker of functions/workers.ts with its trigger.
  *
@@ -21,6 +22,7 @@ import type { Needs } from '../functions/needs';
 import { INBOUND_QUEUE, workerFunctionName } from '../functions/workers';
 import { ApiFunction } from './api-function';
 import type { FunctionFactory, FunctionSpec } from './constructs/function-factory';
+import { ContentBucket, emailRetentionDays } from './constructs/content-bucket';
 import { ServiceApi } from './constructs/http-api';
 import { type QueuePair, Queues } from './constructs/queues';
 import { SesEvents } from './constructs/ses-events';
@@ -43,6 +45,8 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   readonly sesEventsTopic: sns.Topic;
   /** inbound mail: bucket, SES receipt rule set, notification topic (lib/inbound.ts) */
   readonly inbound: InboundMail;
+  /** each email's content, written once (lib/constructs/content-bucket.ts) */
+  readonly content: ContentBucket;
   /** the same queues as the construct: `named` (throws on a name functions/workers.ts lacks) and the send grant */
   private readonly queueSet: Queues;
   private readonly sesEvents: SesEvents;
@@ -56,6 +60,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     this.sesEvents = new SesEvents(this, 'SesEvents', { queues: this.queueSet });
     this.sesEventsTopic = this.sesEvents.topic;
     this.inbound = new InboundMail(this, 'InboundMail', { queue: this.queueSet.named(INBOUND_QUEUE).queue, retentionDays: inboundRetentionDays(this) });
+    this.content = new ContentBucket(this, 'Content', { retentionDays: emailRetentionDays(this) });
 
     // Everything a function may use exists from here on: the constructs below make functions.
     const api = new ServiceApi(this, 'Api', { functions: this });
@@ -72,6 +77,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
       description: 'Activate once for inbound mail: aws ses set-active-receipt-rule-set --rule-set-name <this> --region ap-southeast-2',
     });
     new CfnOutput(this, 'InboundBucketName', { value: this.inbound.bucket.bucketName, description: 'Raw received messages and their attachments' });
+    new CfnOutput(this, 'ContentBucketName', { value: this.content.bucket.bucketName, description: "Sent emails' content (html, text, headers, attachments), one object per email" });
   }
 
   /** A function for `functions/<handler>.ts` in `scope` (a construct of this stack or a nested stack), granted its needs. */
@@ -104,6 +110,13 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     for (const arn of arnNames(this.inbound.bucket.node.defaultChild as CfnElement)) {
       acknowledge(`AwsSolutions-IAM5[Resource::${arn}/*]`, 'the objects of the inbound bucket: their keys are SES message ids, unknown at deploy time');
     }
+    for (const arn of arnNames(this.content.bucket.node.defaultChild as CfnElement)) {
+      acknowledge(`AwsSolutions-IAM5[Resource::${arn}/*]`, 'the objects of the content bucket: their keys are email ids, made at run time');
+    }
+    Validations.of(this.content.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'only the service writes and reads the bucket, through its functions (logged in their own logs); server access logs would need a second bucket',
+    });
     Validations.of(this.inbound.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason: 'only SES writes the bucket and only presigned URLs from the API (in its access log) and the inbound worker read it; server access logs would need a second bucket',
@@ -123,6 +136,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     if (needs.ses?.length) acknowledgeSesResources(fn);
     this.sesEvents.tellDestinationMakers(fn, needs.ses ?? []);
     if (needs.inboundBucket) this.inbound.grant(fn, needs.inboundBucket);
+    if (needs.contentBucket) this.content.grant(fn, needs.contentBucket);
     return fn;
   }
 }

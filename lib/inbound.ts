@@ -29,16 +29,11 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INBOUND_RAW_PREFIX } from '../functions/workers';
 import type { ApiFunction } from './api-function';
+import { daysFromContext } from './context';
 export const DEFAULT_RETENTION_DAYS = 30;
 
 /** `inboundRetentionDays` from the CDK context (`cdk deploy -c inboundRetentionDays=90`), default 30. */
-export function inboundRetentionDays(scope: Construct): number {
-  const value = scope.node.tryGetContext('inboundRetentionDays');
-  if (value === undefined) return DEFAULT_RETENTION_DAYS;
-  const days = Number(value);
-  if (!Number.isInteger(days) || days < 1) throw new Error(`inboundRetentionDays must be a whole number of days (at least 1), got ${JSON.stringify(value)}`);
-  return days;
-}
+export const inboundRetentionDays = (scope: Construct): number => daysFromContext(scope, 'inboundRetentionDays', DEFAULT_RETENTION_DAYS);
 
 export interface InboundMailProps {
   /** the queue the worker reads (functions/workers.ts INBOUND_QUEUE) */

@@ -58,6 +58,8 @@ export interface LocalRuntime {
 export const RUNTIME_FILE = 'runtime.json';
 /** The inbound bucket's name locally (a folder under DATA_DIR/s3). */
 export const LOCAL_INBOUND_BUCKET = 'email-service-inbound';
+/** The content bucket's name locally (emails' content, shared/emails/content.ts; no lifecycle expiry locally). */
+export const LOCAL_CONTENT_BUCKET = 'email-service-content';
 
 const closeServer = (server: Server) =>
   new Promise<void>((resolve) => {
@@ -166,7 +168,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const mailViewerServer = await sesFront.startViewer(settings.sesPort);
     cleanups.push(() => closeServer(mailViewerServer));
 
-    // The inbound mail bucket: a folder under DATA_DIR, served over S3's HTTP API.
+    // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API.
     const s3 = await startLocalS3(join(settings.dataDir, 's3'));
     cleanups.push(() => closeServer(s3.server));
 
@@ -181,6 +183,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       AWS_ENDPOINT_URL_SESV2: sesEndpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
+      CONTENT_BUCKET: LOCAL_CONTENT_BUCKET,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Unless told `false`, webhooks may POST over plain http to loopback receivers, and loopback
       // addresses pass the dispatcher's address check (shared/webhooks/endpoint.ts). Never set on AWS.
@@ -244,6 +247,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
           sesEndpoint,
           s3Endpoint: s3.endpoint,
           inboundBucket: LOCAL_INBOUND_BUCKET,
+          contentBucket: LOCAL_CONTENT_BUCKET,
           smtpPort: smtp.port,
           mailViewerUrl,
           tableName: LOCAL_TABLE_NAME,

@@ -29,7 +29,8 @@ import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
 import { findSendingDomain } from '../domains/domains';
-import { addressDomain, emailWrites, MAX_EMAIL_ITEM_BYTES, SEND_LEASE_MS, type EmailItem } from '../emails/emails';
+import { addressDomain, emailExpiresAt, emailWrites, MAX_EMAIL_CONTENT_BYTES, SEND_LEASE_MS, type PreparedEmail } from '../emails/emails';
+import { contentBytes, putEmailContents } from '../emails/content';
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
 import { render, renderHeader, type Values } from '../templates/render';
@@ -49,7 +50,7 @@ export type SkipReason = 'contact_deleted' | 'unsubscribed' | 'topic_opt_out' | 
 type Plan =
   | { contactId: string; outcome: 'skipped'; reason: SkipReason; email?: string }
   | { contactId: string; outcome: 'failed'; reason: string; email: string }
-  | { contactId: string; outcome: 'sent'; email: string; item: EmailItem; dueAt: string };
+  | ({ contactId: string; outcome: 'sent'; email: string; dueAt: string } & PreparedEmail);
 
 /** A contact's effective subscription: its explicit one, else the topic's default. */
 export function subscribedTo(contact: Item, topic: Item): boolean {
@@ -60,7 +61,8 @@ export function subscribedTo(contact: Item, topic: Item): boolean {
 /** The preheader (`preview_text`): hidden text at the top of the HTML that inboxes show after the subject. */
 const preheader = (text: string) => `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;
 
-async function personalise(b: BroadcastItem, contact: Item, configurationSet: string): Promise<EmailItem> {
+/** The contact's email: its item and its content (stored once, before the page's transactions). */
+async function personalise(b: BroadcastItem, contact: Item, configurationSet: string): Promise<PreparedEmail> {
   const url = unsubscribeUrl(await unsubscribeToken({ projectId: b.project_id, contactId: contact.id as string, topicId: b.topic_id }));
   const properties = (contact.properties ?? {}) as Values;
   const values: Values = {
@@ -71,8 +73,9 @@ async function personalise(b: BroadcastItem, contact: Item, configurationSet: st
     RESEND_UNSUBSCRIBE_URL: url,
   };
   const html = b.html === null ? null : render((b.preview_text ? preheader(b.preview_text) : '') + b.html, values, { missing: 'empty' }).text;
-  return {
-    object: 'email',
+  const createdAt = nowIso();
+  const item = {
+    object: 'email' as const,
     id: newId(),
     project_id: b.project_id,
     livemode: b.livemode ?? true,
@@ -83,16 +86,20 @@ async function personalise(b: BroadcastItem, contact: Item, configurationSet: st
     bcc: [],
     reply_to: b.reply_to ?? [],
     subject: renderHeader(b.subject, values, { missing: 'empty' }).text,
+    tags: [],
+    last_event: 'queued' as const,
+    scheduled_at: null,
+    created_at: createdAt,
+    configuration_set: configurationSet,
+    broadcast_id: b.id,
+    expires_at: emailExpiresAt(createdAt),
+  };
+  const content = {
     html,
     text: b.text === null ? null : render(b.text, values, { missing: 'empty', escape: false }).text,
     headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-    tags: [],
-    last_event: 'queued',
-    scheduled_at: null,
-    created_at: nowIso(),
-    configuration_set: configurationSet,
-    broadcast_id: b.id,
   };
+  return { item, content };
 }
 
 async function planPage(b: BroadcastItem, contactIds: string[], topic: Item | undefined, configurationSet: string): Promise<Plan[]> {
@@ -107,9 +114,9 @@ async function planPage(b: BroadcastItem, contactIds: string[], topic: Item | un
       if (contact.unsubscribed === true) return { contactId, outcome: 'skipped', reason: 'unsubscribed', email };
       if (topic && !subscribedTo(contact, topic)) return { contactId, outcome: 'skipped', reason: 'topic_opt_out', email };
       if (suppressed.has(email.toLowerCase())) return { contactId, outcome: 'skipped', reason: 'suppressed', email };
-      const item = await personalise(b, contact, configurationSet);
-      if (Buffer.byteLength(JSON.stringify(item)) > MAX_EMAIL_ITEM_BYTES) return { contactId, outcome: 'failed', reason: 'email_too_large', email };
-      return { contactId, outcome: 'sent', email, item, dueAt: '' };
+      const { item, content } = await personalise(b, contact, configurationSet);
+      if (contentBytes(content) > MAX_EMAIL_CONTENT_BYTES) return { contactId, outcome: 'failed', reason: 'email_too_large', email };
+      return { contactId, outcome: 'sent', email, item, content, dueAt: '' };
     }),
   );
 }
@@ -241,6 +248,11 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     const contactIds = page.items.map((member) => member.contact_id as string);
     const plans = await planPage(b, contactIds, topic, domain.configuration_set);
     await spreadLeases(b, plans);
+    // each email's content before the transactions that accept them (as POST /emails does)
+    await putEmailContents(
+      b.project_id,
+      plans.flatMap((p) => (p.outcome === 'sent' ? [{ emailId: p.item.id, content: p.content }] : [])),
+    );
     const emailIds = await writePage(b, plans);
     if (emailIds.length) {
       await sendQueue.enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id }))).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));

@@ -5,6 +5,12 @@
  * feedback), or -> failed (SES refused it for good; retry puts it back to queued), -> suppressed
  * (every recipient on the suppression list), scheduled -> canceled. Status only moves forward.
  *
+ * Content once: an email's html, text, headers and attachments are stored once, apart from its
+ * item (./content.ts), before the transaction that accepts it; the item holds the envelope and the
+ * status, so every status change updates a small item and no event copies a body. Records expire
+ * after EMAIL_RETENTION_DAYS (default 30, as Resend keeps logs) counted from when the email is
+ * sent or scheduled; the content bucket's lifecycle outlives them.
+ *
  * An email waiting for the sender carries a "due" entry on GSI1 (keys.emailDue). The API sends a
  * queue message right after the commit and gives the email a 2-minute lease; the due-email
  * dispatcher (functions/workers/dispatch-due-emails.ts) enqueues emails whose scheduled time or
@@ -22,9 +28,9 @@
  * discards after their lease (it marks the batch abandoned first, so a commit can no longer
  * happen); one that dies after it leaves them for the dispatcher, or a replay, to publish.
  */
-import type { EmailRecord, SendEmailInput } from './model';
-// the record type's old home, re-exported for the modules that still import it from here
-export type { EmailRecord } from './model';
+import type { EmailRecord, EmailSummary, SendEmailInput } from './model';
+// the record types' old home, re-exported for the modules that still import them from here
+export type { EmailRecord, EmailSummary } from './model';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { batchGet, del, getItem, isConditionFailed, MAX_TRANSACTION_ACTIONS, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
@@ -35,14 +41,15 @@ import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
 import { sendQueue } from './send-queue';
-import { addressDomain, toRecord } from './record';
+import { addressDomain, toRecord, toSummary } from './record';
+import { getEmailContent, putEmailContents, type EmailContent } from './content';
 import { pendingEmailDelete, pendingEmailWrite } from './pending';
 import type { TemplateItem } from '../templates/model';
 import { findTemplate, renderPublished } from '../templates/templates';
 
 // the pending entries and the record shape live in leaf modules (pending.ts, record.ts); their users import them from here too
 export { cancelPendingEmailsFrom, pendingEmailDelete, pendingEmailWrite } from './pending';
-export { addressDomain, bareAddress, toRecord } from './record';
+export { addressDomain, bareAddress, toRecord, toSummary } from './record';
 
 /**
  * How long an enqueued email may wait before the dispatcher enqueues it again, and how long a
@@ -56,13 +63,24 @@ const BATCH_RECORD_TTL_SECONDS = 7 * 24 * 60 * 60;
 const TRANSACTION_BYTES = 3.5 * 1024 * 1024;
 /** Scheduling further ahead than this is refused (SES-backed providers allow up to 30 days). */
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
-/** Items stay well under DynamoDB's 400 KB item limit; bigger emails would need S3 (not yet). */
-export const MAX_EMAIL_ITEM_BYTES = 350 * 1024;
+/**
+ * The largest content one email may have (html, text, headers and attachments as stored): POST
+ * /emails cannot bring more than its 5 MB request, and a broadcast's personalised email is refused
+ * past this. SES v2 takes messages up to 40 MB.
+ */
+export const MAX_EMAIL_CONTENT_BYTES = 10 * 1024 * 1024;
+const DEFAULT_RETENTION_DAYS = 30;
 
-export interface EmailItem extends EmailRecord {
+/** When an email's record expires (DynamoDB TTL, epoch seconds): EMAIL_RETENTION_DAYS after `from` (its send or scheduled time). */
+export function emailExpiresAt(from: string | number): number {
+  const days = Number(process.env.EMAIL_RETENTION_DAYS) || DEFAULT_RETENTION_DAYS;
+  return Math.floor(new Date(from).getTime() / 1000) + days * 24 * 60 * 60;
+}
+
+/** The stored email: the envelope and status (its content is stored apart, ./content.ts). */
+export interface EmailItem extends EmailSummary {
   project_id: string;
   livemode: boolean;
-  attachments?: { filename: string; content: string; content_type?: string }[];
   configuration_set?: string;
   failure_reason?: string;
   /** why it was canceled, when not by the API (its domain was deleted) */
@@ -70,6 +88,14 @@ export interface EmailItem extends EmailRecord {
   /** the sender's claim: when it took the email (`sending`), and how many times it has */
   sending_at?: string;
   send_attempts?: number;
+  /** TTL (epoch seconds): emailExpiresAt */
+  expires_at?: number;
+}
+
+/** An email ready to be accepted: its item and its content. */
+export interface PreparedEmail {
+  item: EmailItem;
+  content: EmailContent;
 }
 
 const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -112,7 +138,7 @@ async function resolveContent(input: SendEmailInput, path: string[], lookupTempl
   return { ...resolved, from, subject };
 }
 
-async function prepare(caller: Caller, request: SendEmailInput, path: string[], lookupDomain: DomainLookup, lookupTemplate: TemplateLookup): Promise<EmailItem> {
+async function prepare(caller: Caller, request: SendEmailInput, path: string[], lookupDomain: DomainLookup, lookupTemplate: TemplateLookup): Promise<PreparedEmail> {
   // The request's own `from` names the domain: read it while the template is read (one round trip, not two).
   // Its promise is kept by lookupDomain, so the read below reuses it; unawaited it must not reject unhandled.
   if (request.template && request.from) lookupDomain(addressDomain(request.from)).catch(() => undefined);
@@ -142,22 +168,20 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
     bcc: list(input.bcc),
     reply_to: list(input.reply_to),
     subject: input.subject,
-    html: input.html ?? null,
-    text: input.text ?? null,
-    headers: input.headers ?? {},
     tags: input.tags ?? [],
     last_event: scheduledAt ? 'scheduled' : 'queued',
     scheduled_at: scheduledAt,
     created_at: new Date(now).toISOString(),
     configuration_set: domain?.configuration_set,
+    expires_at: emailExpiresAt(scheduledAt ?? now),
+  };
+  const content: EmailContent = {
+    html: input.html ?? null,
+    text: input.text ?? null,
+    headers: input.headers ?? {},
     ...(input.attachments?.length ? { attachments: input.attachments } : {}),
   };
-  if (Buffer.byteLength(JSON.stringify(item)) > MAX_EMAIL_ITEM_BYTES) {
-    throw new ApiError(413, 'validation_error', `An email may be at most ${MAX_EMAIL_ITEM_BYTES / 1024} KB with its attachments`, [
-      { code: 'email_too_large', message: `at most ${MAX_EMAIL_ITEM_BYTES / 1024} KB with attachments`, path: path.join('.') },
-    ]);
-  }
-  return item;
+  return { item, content };
 }
 
 /** `dueAt`: when the dispatcher should enqueue it again if it is still waiting (default: a send lease from now). */
@@ -165,14 +189,14 @@ export function emailWrites(caller: Pick<Caller, 'projectId' | 'livemode'>, item
   const due = item.scheduled_at ?? dueAt ?? new Date(Date.now() + SEND_LEASE_MS).toISOString();
   return [
     put({ ...keys.email(caller.projectId, item.id), ...keys.emailDue(caller.projectId, item.id, due), type: 'email', ...item }),
-    eventWrite(caller, item.scheduled_at ? 'email.scheduled' : 'email.queued', toRecord(item)),
+    eventWrite(caller, item.scheduled_at ? 'email.scheduled' : 'email.queued', toSummary(item)),
   ];
 }
 
 /** An accepted email's writes: the email, its event, its pending entry. */
 const ACCEPT_WRITES = 3;
 const acceptWrites = (caller: Pick<Caller, 'projectId' | 'livemode'>, item: EmailItem): WriteAction[] => [...emailWrites(caller, item), pendingEmailWrite(caller.projectId, item)];
-/** What an email weighs in a transaction: the item, and its event again (which holds all but the attachments). */
+/** What an email weighs in a transaction: the item, its event (the same fields again) and its pending entry. */
 const transactionBytes = (item: EmailItem): number => 2 * Buffer.byteLength(JSON.stringify(item)) + 2048;
 
 /** Splits emails into groups that each fit one transaction of `writesPerEmail` actions per email (plus `reserved`). */
@@ -295,7 +319,7 @@ export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], opt
     const replay = await previousResponse(options.idempotency);
     if (replay) return completeReplay(caller.projectId, replay);
   }
-  const items: EmailItem[] = [];
+  const prepared: PreparedEmail[] = [];
   const problems: ErrorDetail[] = [];
   const domains = new Map<string, ReturnType<typeof findSendingDomain>>(); // a batch reads each sending domain once
   const lookupDomain: DomainLookup = (name) => {
@@ -309,14 +333,20 @@ export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], opt
   };
   for (const [index, input] of inputs.entries()) {
     try {
-      items.push(await prepare(caller, input, options.batch ? [String(index)] : [], lookupDomain, lookupTemplate));
+      prepared.push(await prepare(caller, input, options.batch ? [String(index)] : [], lookupDomain, lookupTemplate));
     } catch (error) {
       if (error instanceof ApiError && error.statusCode === 422 && Array.isArray(error.errors)) problems.push(...error.errors);
       else throw error;
     }
   }
   if (problems.length) throw unprocessable(problems);
+  const items = prepared.map((p) => p.item);
   const ids = items.map((item) => item.id);
+  // The content first: a committed email always has its content (one whose commit fails leaves an object the lifecycle expires).
+  await putEmailContents(
+    caller.projectId,
+    prepared.map((p) => ({ emailId: p.item.id, content: p.content })),
+  );
   const idempotency = options.idempotency;
   const raced = (error: unknown): string[] | Promise<string[]> => {
     if (!idempotency || !isConditionFailed(error, IDEMPOTENCY_RACE)) throw error;
@@ -349,15 +379,20 @@ export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], opt
   return ids;
 }
 
+/** The item, unless it is past its retention (DynamoDB's TTL deletes expired items within days, not at once). */
+const unexpired = (item: Item | undefined): Item | undefined => (item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= Date.now()) ? item : undefined);
+
+/** The email with its content: the item and the content object are read side by side. */
 export async function getEmail(caller: Caller, emailId: string): Promise<EmailRecord> {
-  const item = await getItem(keys.email(caller.projectId, emailId));
-  if (!item) throw notFound('Email', 'email_id');
-  return toRecord(item);
+  const [item, content] = await Promise.all([getItem(keys.email(caller.projectId, emailId)), getEmailContent(caller.projectId, emailId)]);
+  if (!unexpired(item)) throw notFound('Email', 'email_id');
+  return toRecord(item!, content);
 }
 
+/** A page of emails without their content (as Resend lists them): the list reads items only. */
 export async function listEmails(caller: Caller, page: PageRequest) {
   const { items, hasMore } = await queryPage(keys.emails(caller.projectId), page);
-  return { records: items.map(toRecord), hasMore };
+  return { records: items.map(toSummary), hasMore };
 }
 
 const notScheduled = (what: string) => () => conflict('email_not_scheduled', `Only a scheduled email can be ${what}`);
@@ -387,14 +422,15 @@ export async function cancelEmail(caller: Caller, emailId: string): Promise<void
       { set: { last_event: 'canceled' }, remove: ['GSI1PK', 'GSI1SK'], condition: { expression: 'last_event = :scheduled', values: { ':scheduled': 'scheduled' } } },
       notScheduled('canceled'),
     ),
-    eventWrite(caller, 'email.canceled', { ...toRecord(existing), last_event: 'canceled' }),
+    eventWrite(caller, 'email.canceled', { ...toSummary(existing), last_event: 'canceled' }),
     pendingEmailDelete(caller.projectId, existing as EmailItem),
   ]);
 }
 
 /** Retry: only a failed email goes back to queued; the contract makes `errors` an object here. */
 export async function retryEmail(caller: Caller, emailId: string): Promise<EmailRecord> {
-  const existing = await getItem(keys.email(caller.projectId, emailId));
+  const [found, content] = await Promise.all([getItem(keys.email(caller.projectId, emailId)), getEmailContent(caller.projectId, emailId)]);
+  const existing = unexpired(found);
   if (!existing) {
     throw new ApiError(404, 'not_found', 'Email not found', { code: 'not_found', email_id: emailId });
   }
@@ -404,7 +440,8 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
       last_event: lastEvent,
     });
   if (existing.last_event !== 'failed') throw notRetryable(existing.last_event);
-  const record: EmailRecord = { ...toRecord(existing), last_event: 'queued' };
+  if (!content) throw conflict('email_content_expired', 'The content of this email is no longer stored (past its retention): it cannot be sent again');
+  const record: EmailRecord = { ...toRecord(existing, content), last_event: 'queued' };
   await transact([
     update(
       keys.email(caller.projectId, emailId),
@@ -415,7 +452,7 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
       },
       () => notRetryable('no longer failed'),
     ),
-    eventWrite(caller, 'email.queued', record),
+    eventWrite(caller, 'email.queued', { ...toSummary(existing), last_event: 'queued' }),
     pendingEmailWrite(caller.projectId, existing as EmailItem),
   ]);
   await sendQueue.enqueue([{ project_id: caller.projectId, email_id: emailId }]).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send it', { error }));

@@ -153,5 +153,11 @@ export const email = z.object({
   created_at: timestamp,
   broadcast_id: z.optional(id),
 });
-/** An email as stored and shown: the schema's type, `last_event` narrowed to the statuses the service writes. */
+/** An email as GET /emails/{id} shows it: the schema's type, `last_event` narrowed to the statuses the service writes. */
 export type EmailRecord = Omit<z.output<typeof email>, 'last_event'> & { last_event: LastEvent };
+/**
+ * An email without its content (html, text, headers: stored once apart, shared/emails/content.ts):
+ * the items of GET /emails, and `data.object` of email events.
+ */
+export const emailSummary = z.omit(email, { html: true, text: true, headers: true });
+export type EmailSummary = Omit<EmailRecord, 'html' | 'text' | 'headers'>;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
 import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
-import { email, MAX_BATCH, RESERVED_HEADERS, RESERVED_TAG_NAMES, sendEmailBody } from './model';
+import { email, emailSummary, MAX_BATCH, RESERVED_HEADERS, RESERVED_TAG_NAMES, sendEmailBody } from './model';
 
 const emailParams = z.strictObject({ email_id: id });
 const templateNote =
@@ -79,10 +79,13 @@ export const get = defineOperation({
 export const list = defineOperation({
   operationId: 'listEmails',
   summary: 'List emails, newest first',
+  description:
+    'Each item is the email without its content (`html`, `text`, `headers`), as Resend lists emails: the content is stored once apart ' +
+    'from the email and read only by GET /emails/{email_id}. Emails are kept for the retention (`EMAIL_RETENTION_DAYS`, default 30 days).',
   tags: ['Emails'],
   auth: 'api_key',
   query: listQuery,
-  responses: { 200: { description: 'A page of emails', schema: listOf(email) }, ...commonErrors },
+  responses: { 200: { description: 'A page of emails', schema: listOf(emailSummary) }, ...commonErrors },
 });
 
 export const update = defineOperation({

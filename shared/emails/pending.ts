@@ -7,7 +7,7 @@ import * as keys from '../platform/db/keys';
 import { batchGet, del, isConditionFailed, put, queryPage, transact, update, type WriteAction } from '../platform/db/table';
 import { eventWrite } from '../events/events';
 import type { EmailItem } from './emails';
-import { addressDomain, toRecord } from './record';
+import { addressDomain, toSummary } from './record';
 
 /** Lists a waiting email under its From domain (keys.pendingEmailFrom); put again whenever it waits again. */
 export function pendingEmailWrite(projectId: string, email: Pick<EmailItem, 'id' | 'from'>): WriteAction {
@@ -52,7 +52,7 @@ export async function cancelPendingEmailsFrom(projectId: string, domainName: str
               },
               { tag: 'no longer waiting' },
             ),
-            eventWrite({ projectId, livemode: email.livemode }, 'email.canceled', { ...toRecord(email), last_event: 'canceled', cancel_reason: reason }),
+            eventWrite({ projectId, livemode: email.livemode }, 'email.canceled', { ...toSummary(email), last_event: 'canceled', cancel_reason: reason }),
             marker,
           ]);
           canceled += 1;

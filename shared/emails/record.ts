@@ -1,9 +1,15 @@
 /**
  * An email item as the API shows it, and the addresses it is keyed by: a leaf module, so the
  * functions that only need these (DELETE /domains cancelling waiting mail) bundle nothing else.
+ *
+ * The item holds the envelope and the status; the content (html, text, headers, attachments) is
+ * stored once beside it (./content.ts). So there are two shapes: the summary (the item alone:
+ * lists, and `data.object` of every email event, which never carries a body) and the whole
+ * record (GET /emails/{id}: the item with its content).
  */
 import type { Item } from '../platform/db/table';
-import type { EmailItem, EmailRecord } from './emails';
+import type { EmailContent } from './content';
+import type { EmailItem, EmailRecord, EmailSummary } from './emails';
 
 /** The bare address of `Name <addr>`, lower-cased (suppression and domain checks compare these). */
 export function bareAddress(address: string): string {
@@ -16,7 +22,8 @@ export function addressDomain(address: string): string {
   return bareAddress(address).split('@')[1];
 }
 
-export function toRecord(item: Item): EmailRecord {
+/** The email without its content: what lists show and what email events carry. */
+export function toSummary(item: Item): EmailSummary {
   const e = item as EmailItem;
   return {
     object: 'email',
@@ -28,13 +35,16 @@ export function toRecord(item: Item): EmailRecord {
     bcc: e.bcc ?? [],
     reply_to: e.reply_to ?? [],
     subject: e.subject,
-    html: e.html ?? null,
-    text: e.text ?? null,
-    headers: e.headers ?? {},
     tags: e.tags ?? [],
     last_event: e.last_event,
     scheduled_at: e.scheduled_at ?? null,
     created_at: e.created_at,
     ...(e.broadcast_id ? { broadcast_id: e.broadcast_id } : {}),
   };
+}
+
+/** The whole email: its item with its content (`html`, `text` null and no headers when the content is gone: past its retention). */
+export function toRecord(item: Item, content: EmailContent | undefined): EmailRecord {
+  const { object, id, message_id, from, to, cc, bcc, reply_to, subject, ...rest } = toSummary(item);
+  return { object, id, message_id, from, to, cc, bcc, reply_to, subject, html: content?.html ?? null, text: content?.text ?? null, headers: content?.headers ?? {}, ...rest };
 }

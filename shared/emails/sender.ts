@@ -22,12 +22,13 @@ import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { batchGet, getItem, isConditionFailed, transact, update, type Item } from '../platform/db/table';
-import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND_LEASE_MS, toRecord, type EmailItem } from './emails';
+import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND_LEASE_MS, toSummary, type EmailItem } from './emails';
 import { sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
 import { acquireSendSlot } from './send-rate';
 import { sesMessageWrite } from './ses-message';
+import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
 
 /** SES error names that mean "this will never succeed as sent", as opposed to throttling or a fault. */
@@ -44,6 +45,8 @@ export type SendOutcome = 'sent' | 'skipped' | 'suppressed' | 'failed' | 'retry'
 
 /** Sends SES answered with an error (it did not send) before the email ends `failed` with SES's last error. */
 export const MAX_SEND_ATTEMPTS = 5;
+/** The reason of an email whose content is gone (past the content bucket's lifecycle) when its turn comes. */
+export const MISSING_CONTENT = 'not sent: the content of the email is no longer stored';
 /** The reason of an email whose sender stopped between its claim and recording what SES did. */
 export const UNCONFIRMED_SEND = 'the sender stopped before confirming the send; it may or may not have been sent';
 
@@ -64,10 +67,25 @@ async function failClaimed(caller: Caller, email: EmailItem, sendingAt: string, 
   try {
     await transact([
       update(keys.email(email.project_id, email.id), { set: { last_event: 'failed', failure_reason: reason }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }, { tag: 'claim lost' }),
-      eventWrite(caller, 'email.failed', { ...toRecord(email), last_event: 'failed', failure_reason: reason }),
+      eventWrite(caller, 'email.failed', { ...toSummary(email), last_event: 'failed', failure_reason: reason }),
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'claim lost')) return 'skipped';
+    throw error;
+  }
+  return 'failed';
+}
+
+/** Ends an email that is still waiting (never claimed) `failed` with `reason` and `email.failed`. */
+async function failWaiting(caller: Caller, email: EmailItem, reason: string): Promise<SendOutcome> {
+  try {
+    await transact([
+      update(keys.email(email.project_id, email.id), { set: { last_event: 'failed', failure_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
+      pendingEmailDelete(email.project_id, email),
+      eventWrite(caller, 'email.failed', { ...toSummary(email), last_event: 'failed', failure_reason: reason }),
+    ]);
+  } catch (error) {
+    if (isConditionFailed(error, 'taken')) return 'skipped';
     throw error;
   }
   return 'failed';
@@ -95,7 +113,7 @@ async function suppressedAddresses(projectId: string, addresses: string[]): Prom
   return new Set(found.map((item) => String(item.SK).slice('SUPPRESSION#'.length)));
 }
 
-function sesRequest(email: EmailItem, keep: (address: string) => boolean) {
+function sesRequest(email: EmailItem, content: EmailContent, keep: (address: string) => boolean) {
   return new SendEmailCommand({
     FromEmailAddress: email.from,
     Destination: { ToAddresses: email.to.filter(keep), CcAddresses: email.cc.filter(keep), BccAddresses: email.bcc.filter(keep) },
@@ -107,11 +125,11 @@ function sesRequest(email: EmailItem, keep: (address: string) => boolean) {
       Simple: {
         Subject: { Data: email.subject, Charset: 'UTF-8' },
         Body: {
-          ...(email.html !== null ? { Html: { Data: email.html, Charset: 'UTF-8' } } : {}),
-          ...(email.text !== null ? { Text: { Data: email.text, Charset: 'UTF-8' } } : {}),
+          ...(content.html !== null ? { Html: { Data: content.html, Charset: 'UTF-8' } } : {}),
+          ...(content.text !== null ? { Text: { Data: content.text, Charset: 'UTF-8' } } : {}),
         },
-        Headers: Object.entries(email.headers).map(([Name, Value]) => ({ Name, Value })),
-        Attachments: email.attachments?.map((a) => ({ FileName: a.filename, RawContent: Buffer.from(a.content, 'base64'), ContentType: a.content_type })),
+        Headers: Object.entries(content.headers).map(([Name, Value]) => ({ Name, Value })),
+        Attachments: content.attachments?.map((a) => ({ FileName: a.filename, RawContent: Buffer.from(a.content, 'base64'), ContentType: a.content_type })),
       },
     },
   });
@@ -126,7 +144,8 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
   if (!['queued', 'scheduled'].includes(email.last_event)) return 'skipped';
   if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later
 
-  const suppressed = await suppressedAddresses(projectId, [...email.to, ...email.cc, ...email.bcc]);
+  // The content (stored once at acceptance, ./content.ts) is read with the suppression entries, before the claim.
+  const [suppressed, content] = await Promise.all([suppressedAddresses(projectId, [...email.to, ...email.cc, ...email.bcc]), getEmailContent(projectId, emailId)]);
   const keep = (address: string) => !suppressed.has(bareAddress(address));
   if (![...email.to, ...email.cc, ...email.bcc].some(keep)) {
     try {
@@ -138,6 +157,8 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
     return 'suppressed';
   }
 
+  if (!content) return failWaiting(caller, email, MISSING_CONTENT);
+
   const sendingAt = new Date().toISOString();
   const attempt = (email.send_attempts ?? 0) + 1;
   const leaseEnd = new Date(Date.parse(sendingAt) + SEND_LEASE_MS).toISOString();
@@ -146,23 +167,12 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
       update(key, { set: { last_event: 'sending', sending_at: sendingAt, send_attempts: attempt, ...keys.emailDue(projectId, emailId, leaseEnd) }, condition: WAITING }, { tag: 'taken' }),
       sendingDomainCheck(caller, addressDomain(email.from), { tag: 'domain refused', withItem: true }),
       pendingEmailDelete(projectId, email),
-      eventWrite(caller, 'email.sending', { ...toRecord(email), last_event: 'sending' }),
+      eventWrite(caller, 'email.sending', { ...toSummary(email), last_event: 'sending' }),
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'taken')) return 'skipped';
     if (!isConditionFailed(error, 'domain refused')) throw error;
-    const reason = domainRefusal(caller, email, error.item);
-    try {
-      await transact([
-        update(key, { set: { last_event: 'failed', failure_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
-        pendingEmailDelete(projectId, email),
-        eventWrite(caller, 'email.failed', { ...toRecord(email), last_event: 'failed', failure_reason: reason }),
-      ]);
-    } catch (failing) {
-      if (isConditionFailed(failing, 'taken')) return 'skipped';
-      throw failing;
-    }
-    return 'failed';
+    return failWaiting(caller, email, domainRefusal(caller, email, error.item));
   }
   const putBack = async (): Promise<SendOutcome> => {
     // SES did not take it: queued again, due after a lease (the failed message is also redelivered sooner)
@@ -192,7 +202,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
       return putBack(); // SES not called yet
     }
     try {
-      const out = await sesSendClient.send(sesRequest(email, keep));
+      const out = await sesSendClient.send(sesRequest(email, content, keep));
       messageId = out.MessageId!;
     } catch (error) {
       const reason = `${(error as Error).name}: ${(error as Error).message}`;
@@ -203,7 +213,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
     }
   }
 
-  const sent = { ...toRecord(email), last_event: 'sent' as const, message_id: messageId };
+  const sent = { ...toSummary(email), last_event: 'sent' as const, message_id: messageId };
   await transact([
     update(key, { set: { last_event: 'sent', message_id: messageId }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }),
     sesMessageWrite(messageId, projectId, emailId, email.configuration_set), // SES feedback finds the email by this alone

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { getItem, isConditionFailed, put, transact, update, type WriteAction } from '../platform/db/table';
-import { toRecord, type EmailItem } from './emails';
+import { toSummary, type EmailItem } from './emails';
 import type { LastEvent } from './model';
 import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
@@ -134,7 +134,7 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
     }
     if (translated.type) {
       const caller: Caller = { projectId: target.projectId, livemode: item.livemode, permission: 'full_access' };
-      writes.push(eventWrite(caller, translated.type, { ...toRecord(item), last_event: current, ...translated.detail }));
+      writes.push(eventWrite(caller, translated.type, { ...toSummary(item), last_event: current, ...translated.detail }));
     }
     try {
       await transact(writes);

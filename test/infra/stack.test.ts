@@ -422,13 +422,8 @@ describe('EmailService SES events topic', () => {
   });
 });
 
-describe('EmailService inbound mail', () => {
-  const { stack, template, resources } = synthesized();
-  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
-  const bucketId = idOf(stack.inbound.bucket);
-  const topicId = idOf(stack.inbound.topic);
-  const { queue, dlq } = stack.queues.get(INBOUND_QUEUE)!;
-  // Route functions may live in nested stacks: read each function in its own stack's template.
+/** Route functions may live in nested stacks: each function read in its own stack's template. */
+function functionTemplates(stack: Stack & { functions: Map<string, Construct> }, resources: Record<string, Resource>) {
   const templates = new Map<Stack, Record<string, Resource>>();
   const resourcesOf = (construct: Construct) => {
     const owner = Stack.of(construct);
@@ -439,12 +434,24 @@ describe('EmailService inbound mail', () => {
     const fn = stack.functions.get(fnId)!;
     return resourcesOf(fn)[Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement)];
   };
-  const s3Actions = (fnId: string) => {
+  return { resourcesOf, functionResource };
+}
+
+describe('EmailService inbound mail', () => {
+  const { stack, template, resources } = synthesized();
+  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const bucketId = idOf(stack.inbound.bucket);
+  const topicId = idOf(stack.inbound.topic);
+  const { queue, dlq } = stack.queues.get(INBOUND_QUEUE)!;
+  const { resourcesOf, functionResource } = functionTemplates(stack, resources);
+  /** The S3 actions of the function's role on one bucket (its resource names the bucket's construct: `InboundMail` or `Content`). */
+  const s3Actions = (fnId: string, bucket = 'InboundMail') => {
     const own = resourcesOf(stack.functions.get(fnId)!);
     const roleId = functionResource(fnId).Properties.Role['Fn::GetAtt'][0];
     return Object.values(own)
       .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
-      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+      .filter((st) => JSON.stringify(st.Resource).includes(bucket))
       .flatMap((st) => [st.Action].flat())
       .filter((a) => a.startsWith('s3:'))
       .sort();
@@ -531,6 +538,33 @@ describe('EmailService inbound mail', () => {
         expect(s3Actions(id)).toEqual([]);
         expect(variables.INBOUND_BUCKET).toBeUndefined();
       }
+    }
+  });
+});
+
+describe('EmailService content bucket', () => {
+  const { stack, resources } = synthesized();
+  const bucketId = stack.getLogicalId(stack.content.bucket.node.defaultChild as CfnElement);
+  const { functionResource } = functionTemplates(stack, resources);
+
+  it("keeps each email's content in an encrypted, private, TLS-only bucket that expires it after the retention and the scheduling window", () => {
+    expect(resources[bucketId]).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: {
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        LifecycleConfiguration: { Rules: [expect.objectContaining({ ExpirationInDays: 61, Status: 'Enabled' })] },
+      },
+    });
+  });
+
+  it('tells exactly the functions that declare it the bucket and the retention', () => {
+    const declaring = new Set([...routes.filter((r) => r.needs.contentBucket).map((r) => functionName(r)), ...workers.filter((w) => w.needs.contentBucket).map((w) => workerFunctionId(w.name))]);
+    expect([...declaring].sort()).toEqual(['BroadcastFanoutWorker', 'GetEmailsEmailId', 'PostEmails', 'PostEmailsBatch', 'PostEmailsEmailIdRetry', 'SenderWorker'].sort());
+    for (const id of stack.functions.keys()) {
+      const variables = functionResource(id).Properties.Environment.Variables;
+      if (declaring.has(id)) expect(variables).toMatchObject({ CONTENT_BUCKET: expect.anything(), EMAIL_RETENTION_DAYS: '30' });
+      else expect(variables.CONTENT_BUCKET).toBeUndefined();
     }
   });
 });

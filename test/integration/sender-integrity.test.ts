@@ -13,6 +13,7 @@
  */
 import { UNCONFIRMED_SEND } from '../../shared/emails/sender';
 import type { EmailItem } from '../../shared/emails/emails';
+import { putEmailContent } from '../../shared/emails/content';
 import * as keys from '../../shared/platform/db/keys';
 import { del, getItem, put, transact, update } from '../../shared/platform/db/table';
 import { newId } from '../../shared/platform/ids';
@@ -105,9 +106,6 @@ describe('a sender killed between its claim and the send', () => {
       bcc: [],
       reply_to: [],
       subject,
-      html: null,
-      text: 'x',
-      headers: {},
       tags: [],
       last_event: 'queued',
       scheduled_at: null,
@@ -115,6 +113,7 @@ describe('a sender killed between its claim and the send', () => {
     };
     // accepted, then claimed as the sender claims (sending, when, a due entry at the lease's end),
     // and the sender killed right after: nothing more is written
+    await putEmailContent(a.projectId, emailId, { html: null, text: 'x', headers: {} });
     await transact([put({ ...keys.email(a.projectId, emailId), type: 'email', ...email })]);
     await transact([
       update(keys.email(a.projectId, emailId), {
@@ -175,9 +174,6 @@ describe('a staged batch left behind by its request', () => {
       bcc: [],
       reply_to: [],
       subject: `Staged ${batchState ?? 'never committed'} ${Date.now()}`,
-      html: null,
-      text: 'x',
-      headers: {},
       tags: [],
       last_event: 'queued',
       scheduled_at: null,
@@ -185,6 +181,7 @@ describe('a staged batch left behind by its request', () => {
     };
     // staged by a request that died (its lease already over), then committed or not
     const past = new Date(Date.now() - 1000).toISOString();
+    await putEmailContent(a.projectId, emailId, { html: null, text: 'x', headers: {} });
     await transact([
       put({ ...keys.stagedEmail(a.projectId, emailId), ...keys.emailDue(a.projectId, emailId, past), type: 'staged_email', project_id: a.projectId, id: emailId, batch_id: batchId, email }),
       ...(batchState ? [put({ ...keys.emailBatch(a.projectId, batchId), type: 'email_batch', project_id: a.projectId, state: batchState, email_ids: [emailId] })] : []),

@@ -9,6 +9,7 @@
  * DynamoDB Local, and an SES v2 endpoint of the test's own that throttles the first send, so the
  * runtime's workers never see these emails.
  */
+import { putEmailContent } from '../../shared/emails/content';
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createServer, type Server } from 'node:http';
@@ -122,14 +123,12 @@ async function queuedEmail(subject: string): Promise<{ caller: Caller; email: Em
     bcc: [],
     reply_to: [],
     subject,
-    html: null,
-    text: 'hello',
-    headers: {},
     tags: [],
     last_event: 'queued',
     scheduled_at: null,
     created_at: new Date().toISOString(),
   };
+  await putEmailContent(caller.projectId, email.id, { html: null, text: 'hello', headers: {} });
   await transact(emailWrites(caller, email));
   return { caller, email };
 }

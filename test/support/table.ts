@@ -1,7 +1,7 @@
 /**
  * Direct access to the test runtime's table, for tests that check what a request wrote (the
  * outbox event of a change) or that need a second project. Points the shared data modules at
- * the runtime's DynamoDB Local through the same variables the handlers use.
+ * the runtime's DynamoDB Local (and its S3 stand-in's buckets) through the same variables the handlers use.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,9 @@ export interface RuntimeInfo {
   mailViewerUrl: string;
   tableName: string;
   projectId: string;
+  s3Endpoint: string;
+  inboundBucket: string;
+  contentBucket: string;
 }
 
 export function useRuntimeTable(): RuntimeInfo {
@@ -23,6 +26,9 @@ export function useRuntimeTable(): RuntimeInfo {
   Object.assign(process.env, {
     TABLE_NAME: runtime.tableName,
     AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamoDbEndpoint,
+    AWS_ENDPOINT_URL_S3: runtime.s3Endpoint,
+    INBOUND_BUCKET: runtime.inboundBucket,
+    CONTENT_BUCKET: runtime.contentBucket,
     AWS_REGION: 'ap-southeast-2',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',

@@ -13,7 +13,7 @@
  *   (ChangeMessageVisibility, DeleteMessage, ReceiveMessage) only on the function's own trigger
  *   queue, which its event source mapping grants.
  * - SES v2: `ses:<Operation>`; S3: GetObject (also HeadObject and presigned GETs), PutObject,
- *   DeleteObject, by the function's bucket access.
+ *   DeleteObject, by the function's access to that bucket (inbound or content).
  *
  * Calls made outside any invocation (the runtime's own pollers, a test's setup) are not checked
  * (./invocation.ts installs the checker).
@@ -83,7 +83,8 @@ export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement
       return [{ grant: `ses:${operation}`, action: `ses:${operation}`, resource: `arn:aws:ses:${REGION}:${ACCOUNT}:*` }];
     case 's3': {
       const action = S3_ACTIONS[operation] ?? `s3:${operation}`;
-      return [{ grant: action, action, resource: `arn:aws:s3:::${String(input.Bucket)}/*` }];
+      const bucket = input.Bucket === process.env.CONTENT_BUCKET ? 'content' : 'inbound';
+      return [{ grant: `${action}:${bucket}`, action, resource: `arn:aws:s3:::${String(input.Bucket)}/*` }];
     }
   }
 }

@@ -1,6 +1,8 @@
 /**
- * The inbound mail bucket (lib/inbound.ts): raw messages as SES stored them, attachments and
- * large bodies as the inbound worker stores them, and time-limited download URLs.
+ * The service's two buckets: the inbound mail bucket (lib/inbound.ts: raw messages as SES stored
+ * them, attachments and large bodies as the inbound worker stores them, and time-limited download
+ * URLs) and the content bucket (lib/constructs/content-bucket.ts: each sent email's content,
+ * written once, shared/emails/content.ts). Every call names its bucket (`inbound` by default).
  *
  * Why not `@aws-sdk/client-s3`: that client and its presigner add about 130 KB to a bundle that
  * already carries the DynamoDB client (measured with the project's esbuild settings: DynamoDB +
@@ -10,7 +12,7 @@
  * credential chain; test/unit/inbound-objects.test.ts checks every request and URL against what
  * the real `@aws-sdk/client-s3` and `@aws-sdk/s3-request-presigner` produce.
  *
- * The bucket is `INBOUND_BUCKET`; the endpoint is the SDK's own `AWS_ENDPOINT_URL_S3` when set
+ * The buckets are `INBOUND_BUCKET` and `CONTENT_BUCKET`; the endpoint is the SDK's own `AWS_ENDPOINT_URL_S3` when set
  * (path-style, as S3-compatible endpoints expect: the local runtime's stand-in), else the
  * regional virtual-hosted endpoint. No code here knows where it runs.
  */
@@ -69,9 +71,14 @@ function region(): string {
   return value;
 }
 
-export function bucketName(): string {
-  const name = process.env.INBOUND_BUCKET;
-  if (!name) throw new Error('INBOUND_BUCKET is not set');
+/** Which of the service's buckets a call is for. */
+export type BucketKind = 'inbound' | 'content';
+/** The environment variable that names each bucket, on AWS and locally. */
+export const BUCKET_VARIABLES: Record<BucketKind, string> = { inbound: 'INBOUND_BUCKET', content: 'CONTENT_BUCKET' };
+
+export function bucketName(kind: BucketKind = 'inbound'): string {
+  const name = process.env[BUCKET_VARIABLES[kind]];
+  if (!name) throw new Error(`${BUCKET_VARIABLES[kind]} is not set`);
   return name;
 }
 
@@ -82,9 +89,8 @@ const encodeKey = (key: string) =>
     .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
 
-function request(method: string, key: string, query: Record<string, string> = {}, headers: Record<string, string> = {}, body?: Uint8Array): HttpRequest {
+function request(bucket: string, method: string, key: string, query: Record<string, string> = {}, headers: Record<string, string> = {}, body?: Uint8Array): HttpRequest {
   const custom = process.env.AWS_ENDPOINT_URL_S3;
-  const bucket = bucketName();
   const base = custom ? new URL(custom) : new URL(`https://${bucket}.s3.${region()}.amazonaws.com`);
   const basePath = base.pathname.replace(/\/$/, '');
   const port = base.port ? Number(base.port) : undefined;
@@ -108,8 +114,8 @@ function urlOf(req: HttpRequest): string {
 }
 
 /** `operation`: the S3 API call, for the local runtime's check of the function's needs (platform/aws/call-guard.ts). */
-async function send(operation: string, req: HttpRequest): Promise<Response> {
-  checkAwsCall({ service: 's3', operation, input: { Bucket: bucketName(), Key: req.path } });
+async function send(operation: string, bucket: string, req: HttpRequest): Promise<Response> {
+  checkAwsCall({ service: 's3', operation, input: { Bucket: bucket, Key: req.path } });
   const signed = await s3Signer().sign(req);
   const headers = { ...signed.headers };
   delete headers.host; // fetch sets it from the URL
@@ -123,8 +129,9 @@ async function failure(response: Response, what: string): Promise<ObjectStoreErr
 }
 
 /** The object's bytes, or undefined when there is no such object. */
-export async function getObject(key: string): Promise<Buffer | undefined> {
-  const response = await send('GetObject', request('GET', key, { 'x-id': 'GetObject' }));
+export async function getObject(key: string, kind: BucketKind = 'inbound'): Promise<Buffer | undefined> {
+  const bucket = bucketName(kind);
+  const response = await send('GetObject', bucket, request(bucket, 'GET', key, { 'x-id': 'GetObject' }));
   if (response.status === 404) {
     await response.body?.cancel();
     return undefined;
@@ -134,22 +141,25 @@ export async function getObject(key: string): Promise<Buffer | undefined> {
 }
 
 /** The object's size, or undefined when there is no such object. */
-export async function headObject(key: string): Promise<{ size: number } | undefined> {
-  const response = await send('HeadObject', request('HEAD', key));
+export async function headObject(key: string, kind: BucketKind = 'inbound'): Promise<{ size: number } | undefined> {
+  const bucket = bucketName(kind);
+  const response = await send('HeadObject', bucket, request(bucket, 'HEAD', key));
   if (response.status === 404) return undefined;
   if (!response.ok) throw new ObjectStoreError(response.status, `HTTP${response.status}`, `HeadObject ${key}: ${response.status}`);
   return { size: Number(response.headers.get('content-length') ?? 0) };
 }
 
-export async function putObject(key: string, body: Uint8Array, contentType: string): Promise<void> {
-  const response = await send('PutObject', request('PUT', key, { 'x-id': 'PutObject' }, { 'content-type': contentType, 'content-length': String(body.byteLength) }, body));
+export async function putObject(key: string, body: Uint8Array, contentType: string, kind: BucketKind = 'inbound'): Promise<void> {
+  const bucket = bucketName(kind);
+  const response = await send('PutObject', bucket, request(bucket, 'PUT', key, { 'x-id': 'PutObject' }, { 'content-type': contentType, 'content-length': String(body.byteLength) }, body));
   if (!response.ok) throw await failure(response, `PutObject ${key}`);
   await response.body?.cancel();
 }
 
 /** Deletes the object; deleting one that is not there succeeds, as in S3. */
-export async function deleteObject(key: string): Promise<void> {
-  const response = await send('DeleteObject', request('DELETE', key, { 'x-id': 'DeleteObject' }));
+export async function deleteObject(key: string, kind: BucketKind = 'inbound'): Promise<void> {
+  const bucket = bucketName(kind);
+  const response = await send('DeleteObject', bucket, request(bucket, 'DELETE', key, { 'x-id': 'DeleteObject' }));
   if (!response.ok && response.status !== 404) throw await failure(response, `DeleteObject ${key}`);
   await response.body?.cancel();
 }
@@ -164,7 +174,8 @@ export interface DownloadUrl {
  * response headers S3 sends can be set through the URL (`response-content-type`,
  * `response-content-disposition`), so a browser saves an attachment under its own name.
  */
-export async function presignGet(key: string, options: { expiresInSeconds?: number; contentType?: string; contentDisposition?: string; now?: Date } = {}): Promise<DownloadUrl> {
+export async function presignGet(key: string, options: { expiresInSeconds?: number; contentType?: string; contentDisposition?: string; now?: Date; bucket?: BucketKind } = {}): Promise<DownloadUrl> {
+  const bucket = bucketName(options.bucket);
   const expiresIn = options.expiresInSeconds ?? DOWNLOAD_URL_TTL_SECONDS;
   const now = options.now ?? new Date();
   const query: Record<string, string> = {};
@@ -172,8 +183,8 @@ export async function presignGet(key: string, options: { expiresInSeconds?: numb
   if (options.contentType) query['response-content-type'] = options.contentType;
   query['x-id'] = 'GetObject';
   // A presigned URL works only if its signer may GetObject: checked when it is made.
-  checkAwsCall({ service: 's3', operation: 'GetObject', input: { Bucket: bucketName(), Key: key } });
-  const req = request('GET', key, query, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });
+  checkAwsCall({ service: 's3', operation: 'GetObject', input: { Bucket: bucket, Key: key } });
+  const req = request(bucket, 'GET', key, query, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });
   const presigned = await s3Signer().presign(req, { expiresIn, signingDate: now, unsignableHeaders: new Set(['content-type']) });
   return { download_url: urlOf(presigned), expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString() };
 }

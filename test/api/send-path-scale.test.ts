@@ -1,0 +1,137 @@
+/**
+ * The send path at the sizes real mail has (issue 17), through the HTTP API and the real pipeline:
+ * an email's content is stored once, apart from its small status item, so no transaction, item
+ * or response grows with the bodies.
+ *
+ * - a batch of 100 emails of 45 KB (4.5 MB of html) is accepted, each readable whole by GET;
+ * - GET /events after 1,000 emails of 50 KB answers the newest 1,000 events in well under 6 MB
+ *   (Lambda's response limit), none carrying a body;
+ * - a broadcast with 100 KB of html to 500 contacts is sent to every one of them.
+ *
+ * Each test has a project of its own with a test-mode key: its mail never reaches the local SES
+ * (whose store every other suite reads whole), while the fan-out, the transactions, the content
+ * store and the sender are the same as for live mail.
+ */
+import { createApiKey } from '../../shared/access/api-keys';
+import { createProject } from '../../shared/access/projects';
+import { api } from '../support/http';
+import { useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+
+useRuntimeTable();
+
+let counter = 0;
+const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
+
+/** A project of its own with a test key and a domain (test keys may send from any domain of their project). */
+async function sandbox(): Promise<{ key: string; domain: string }> {
+  const project = await createProject(unique('scale'));
+  const { token: key } = await createApiKey({ projectId: project.id, livemode: false, permission: 'full_access' }, { name: 'scale', mode: 'test' });
+  const domain = `${unique('scale')}.example.com`;
+  expect((await api.post('/domains', { name: domain }, { key })).status).toBe(201);
+  return { key, domain };
+}
+
+const html = (kb: number, label: string) => `<p>${label}</p><p>${'x'.repeat(kb * 1024)}</p>`;
+
+/** Every email of the project, a page of 100 at a time. */
+async function allEmails(key: string): Promise<{ id: string; last_event: string; [field: string]: unknown }[]> {
+  const all = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await api.get(`/emails?limit=100${after ? `&after=${after}` : ''}`, { key });
+    expect(page.status).toBe(200);
+    all.push(...page.body.data);
+    if (!page.body.has_more) return all;
+    after = page.body.data.at(-1).id;
+  }
+}
+
+describe('content stored once', () => {
+  it('accepts a batch of 100 emails of 45 KB, each read back whole; lists and events carry no body', async () => {
+    const { key, domain } = await sandbox();
+    const batch = Array.from({ length: 100 }, (_, n) => ({ from: `a@${domain}`, to: `r${n}@example.com`, subject: `Big ${n}`, html: html(45, `email ${n}`) }));
+    const res = await api.post('/emails/batch', batch, { key });
+    expect(res.status).toBe(200);
+    const ids: string[] = res.body.data.map((e: { id: string }) => e.id);
+    expect(new Set(ids).size).toBe(100);
+
+    const one = await api.get(`/emails/${ids[37]}`, { key });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: ids[37], subject: 'Big 37', html: html(45, 'email 37') });
+
+    const listed = await allEmails(key);
+    expect(listed.map((e) => e.id).sort()).toEqual([...ids].sort());
+    for (const email of listed) expect(email).not.toHaveProperty('html');
+
+    const sent = await waitFor(
+      () => allEmails(key),
+      (emails) => emails.every((e) => e.last_event === 'sent'),
+      60_000,
+      500,
+    );
+    expect(sent).toHaveLength(100);
+    const events = (await api.get('/events', { key })).body.data as { type: string; data: { object: Record<string, unknown> } }[];
+    expect(events.filter((e) => e.type === 'email.sent')).toHaveLength(100);
+    for (const event of events) expect(event.data.object).not.toHaveProperty('html');
+  }, 120_000);
+
+  it('answers GET /events after 1,000 emails of 50 KB with the newest 1,000 events, in well under 6 MB', async () => {
+    const { key, domain } = await sandbox();
+    const perBatch = 84; // 84 x 50 KB: under the 5 MB request limit
+    for (let first = 0; first < 1000; first += perBatch) {
+      const size = Math.min(perBatch, 1000 - first);
+      const batch = Array.from({ length: size }, (_, n) => ({ from: `a@${domain}`, to: `r${first + n}@example.com`, subject: `Events ${first + n}`, html: html(50, `email ${first + n}`) }));
+      const res = await api.post('/emails/batch', batch, { key });
+      expect(res.status).toBe(200);
+    }
+    // 1,000 queued events at least, and the sender's sending and sent events coming
+    const events = await waitFor(
+      () => api.get('/events', { key }),
+      (r) => r.status === 200 && r.body.data.filter((e: { type: string }) => e.type === 'email.sent').length >= 300,
+      120_000,
+      1000,
+    );
+    expect(events.body.data).toHaveLength(1000);
+    expect(events.body.has_more).toBe(false);
+    const bytes = Buffer.byteLength(JSON.stringify(events.body));
+    expect(bytes).toBeLessThan(2 * 1024 * 1024); // about 1 KB an event: no body in any of them
+    for (const event of events.body.data as { data: { object: Record<string, unknown> } }[]) expect(event.data.object).not.toHaveProperty('html');
+  }, 300_000);
+});
+
+describe('a broadcast with 100 KB of html', () => {
+  it('is sent to each of 500 contacts once', async () => {
+    const { key, domain } = await sandbox();
+    const segment = (await api.post('/segments', { name: unique('everyone') }, { key })).body.id;
+    for (let first = 0; first < 500; first += 25) {
+      const created = await Promise.all(
+        Array.from({ length: 25 }, (_, n) => api.post('/contacts', { email: `reader${first + n}@example.com`, first_name: `R${first + n}`, segments: [{ id: segment }] }, { key })),
+      );
+      expect(created.map((r) => r.status)).toEqual(created.map(() => 201));
+    }
+    const body = `<p>Hi {{{FIRST_NAME}}}</p>${html(100, 'newsletter')}<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a>`;
+    const broadcast = await api.post('/broadcasts', { segment_id: segment, from: `News <news@${domain}>`, subject: 'The big one', html: body }, { key });
+    expect(broadcast.status).toBe(201);
+    expect((await api.post(`/broadcasts/${broadcast.body.id}/send`, {}, { key })).status).toBe(200);
+
+    const done = await waitFor(
+      () => api.get(`/broadcasts/${broadcast.body.id}`, { key }),
+      (r) => ['sent', 'failed'].includes(r.body.status),
+      120_000,
+      500,
+    );
+    expect(done.body).toMatchObject({ status: 'sent', counters: { recipients: 500, sent: 500, skipped: 0, failed: 0 } });
+    const emails = await waitFor(
+      () => allEmails(key),
+      (all) => all.length === 500 && all.every((e) => e.last_event === 'sent'),
+      180_000,
+      1000,
+    );
+    expect(new Set(emails.map((e) => (e.to as string[])[0])).size).toBe(500);
+    const one = await api.get(`/emails/${emails[0].id}`, { key });
+    const reader = Number(/reader(\d+)@/.exec((one.body.to as string[])[0])![1]);
+    expect(one.body.html).toContain(`<p>Hi R${reader}</p>`);
+    expect(Buffer.byteLength(one.body.html)).toBeGreaterThan(100 * 1024);
+  }, 360_000);
+});
