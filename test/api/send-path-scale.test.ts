@@ -14,6 +14,8 @@
  */
 import { createApiKey } from '../../shared/access/api-keys';
 import { createProject } from '../../shared/access/projects';
+import * as keys from '../../shared/platform/db/keys';
+import { getItem } from '../../shared/platform/db/table';
 import { api } from '../support/http';
 import { useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
@@ -24,12 +26,12 @@ let counter = 0;
 const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 
 /** A project of its own with a test key and a domain (test keys may send from any domain of their project). */
-async function sandbox(): Promise<{ key: string; domain: string }> {
+async function sandbox(): Promise<{ key: string; domain: string; projectId: string }> {
   const project = await createProject(unique('scale'));
   const { token: key } = await createApiKey({ projectId: project.id, livemode: false, permission: 'full_access' }, { name: 'scale', mode: 'test' });
   const domain = `${unique('scale')}.example.com`;
   expect((await api.post('/domains', { name: domain }, { key })).status).toBe(201);
-  return { key, domain };
+  return { key, domain, projectId: project.id };
 }
 
 const html = (kb: number, label: string) => `<p>${label}</p><p>${'x'.repeat(kb * 1024)}</p>`;
@@ -49,7 +51,7 @@ async function allEmails(key: string): Promise<{ id: string; last_event: string;
 
 describe('content stored once', () => {
   it('accepts a batch of 100 emails of 45 KB, each read back whole; lists and events carry no body', async () => {
-    const { key, domain } = await sandbox();
+    const { key, domain, projectId } = await sandbox();
     const batch = Array.from({ length: 100 }, (_, n) => ({ from: `a@${domain}`, to: `r${n}@example.com`, subject: `Big ${n}`, html: html(45, `email ${n}`) }));
     const res = await api.post('/emails/batch', batch, { key });
     expect(res.status).toBe(200);
@@ -59,6 +61,11 @@ describe('content stored once', () => {
     const one = await api.get(`/emails/${ids[37]}`, { key });
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ id: ids[37], subject: 'Big 37', html: html(45, 'email 37') });
+
+    // the stored item is the envelope and status only: every status change rewrites under 1 KB
+    const item = await getItem(keys.email(projectId, ids[37]));
+    expect(item).toMatchObject({ subject: 'Big 37' });
+    expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(1024);
 
     const listed = await allEmails(key);
     expect(listed.map((e) => e.id).sort()).toEqual([...ids].sort());
