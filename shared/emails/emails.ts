@@ -43,6 +43,8 @@ import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type Id
 import { sendQueue } from './send-queue';
 import { addressDomain, toRecord, toSummary } from './record';
 import { getEmailContent, putEmailContents, type EmailContent } from './content';
+import { emailExpiresAt } from './retention';
+export { emailExpiresAt } from './retention';
 import { pendingEmailDelete, pendingEmailWrite } from './pending';
 import type { TemplateItem } from '../templates/model';
 import { findTemplate, renderPublished } from '../templates/templates';
@@ -69,13 +71,6 @@ export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
  * past this. SES v2 takes messages up to 40 MB.
  */
 export const MAX_EMAIL_CONTENT_BYTES = 10 * 1024 * 1024;
-const DEFAULT_RETENTION_DAYS = 30;
-
-/** When an email's record expires (DynamoDB TTL, epoch seconds): EMAIL_RETENTION_DAYS after `from` (its send or scheduled time). */
-export function emailExpiresAt(from: string | number): number {
-  const days = Number(process.env.EMAIL_RETENTION_DAYS) || DEFAULT_RETENTION_DAYS;
-  return Math.floor(new Date(from).getTime() / 1000) + days * 24 * 60 * 60;
-}
 
 /** The stored email: the envelope and status (its content is stored apart, ./content.ts). */
 export interface EmailItem extends EmailSummary {

@@ -11,10 +11,18 @@
  */
 import * as keys from '../platform/db/keys';
 import { getItem, put, type WriteAction } from '../platform/db/table';
+import { emailExpiresAt } from './retention';
 
-/** The lookup the sender writes in the transaction that records the SES message id. */
+/** The lookup the sender writes in the transaction that records the SES message id; it expires with the email (./retention.ts). */
 export const sesMessageWrite = (messageId: string, projectId: string, emailId: string, configurationSet: string | undefined): WriteAction =>
-  put({ ...keys.sesMessage(messageId), type: 'ses_message', project_id: projectId, email_id: emailId, ...(configurationSet ? { configuration_set: configurationSet } : {}) });
+  put({
+    ...keys.sesMessage(messageId),
+    type: 'ses_message',
+    project_id: projectId,
+    email_id: emailId,
+    ...(configurationSet ? { configuration_set: configurationSet } : {}),
+    expires_at: emailExpiresAt(Date.now()),
+  });
 
 export type FeedbackRoute =
   | { kind: 'email'; projectId: string; emailId: string }
