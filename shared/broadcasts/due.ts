@@ -1,35 +1,46 @@
 /**
- * The due-broadcast dispatcher (a scheduled worker): see dispatchDueBroadcasts.
+ * The due-broadcast dispatcher (a scheduled worker): scheduled broadcasts whose time has come, and
+ * queued or sending ones whose lease ran out (a lost message), get a fan-out message from their
+ * cursor and a new lease, claimed with a condition so two runs never both send it.
+ *
+ * Bounded like the due-email dispatcher (shared/emails/due.ts): a page of the due index at a time,
+ * its messages sent before the next page is read, until the run's deadline; what a run leased is
+ * no longer due, so the next run goes on with the rest.
  */
 import * as keys from '../platform/db/keys';
 import { isConditionFailed, queryGsi1Pages, update, updateItem } from '../platform/db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
 import { fanOutQueue, type FanOutMessage } from './queue';
 
-/**
- * The due-broadcast dispatcher: scheduled broadcasts whose time has come, and queued or sending
- * ones whose lease ran out (a lost message), get a fan-out message from their cursor and a new
- * lease, claimed with a condition so two runs never both send it.
- */
-export async function dispatchDueBroadcasts(now = new Date()): Promise<number> {
-  const messages: FanOutMessage[] = [];
-  for await (const page of queryGsi1Pages<BroadcastItem>(keys.BROADCASTS_DUE, { below: `${now.toISOString()}~` })) {
-    for (const item of page) {
-      const lease = new Date(now.getTime() + FANOUT_LEASE_MS).toISOString();
-      try {
-        await updateItem(
-          update(
-            keys.broadcast(item.project_id, item.id),
-            { set: keys.broadcastDue(item.project_id, item.id, lease), condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } } },
-            { tag: 'cursor moved' },
-          ),
-        );
-        messages.push({ project_id: item.project_id, broadcast_id: item.id, after: item.cursor ?? '' });
-      } catch (error) {
-        if (!isConditionFailed(error, 'cursor moved')) throw error; // another run, or the fan-out, got there first
-      }
-    }
+const PAGE_SIZE = 100;
+
+/** Takes the broadcast's lease; the message to send, or undefined when another run or the fan-out got there first. */
+async function lease(item: BroadcastItem & { GSI1SK?: string }, now: Date): Promise<FanOutMessage | undefined> {
+  const until = new Date(now.getTime() + FANOUT_LEASE_MS).toISOString();
+  try {
+    await updateItem(
+      update(
+        keys.broadcast(item.project_id, item.id),
+        { set: keys.broadcastDue(item.project_id, item.id, until), condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } } },
+        { tag: 'cursor moved' },
+      ),
+    );
+    return { project_id: item.project_id, broadcast_id: item.id, after: item.cursor ?? '' };
+  } catch (error) {
+    if (isConditionFailed(error, 'cursor moved')) return undefined;
+    throw error;
   }
-  await fanOutQueue.enqueue(messages);
-  return messages.length;
+}
+
+/** One run; `deadline` (epoch ms) bounds it. Returns how many fan-out messages it sent. */
+export async function dispatchDueBroadcasts(now = new Date(), options: { deadline?: number } = {}): Promise<number> {
+  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+  let enqueued = 0;
+  for await (const page of queryGsi1Pages<BroadcastItem & { GSI1SK?: string }>(keys.BROADCASTS_DUE, { below: `${now.toISOString()}~`, pageSize: PAGE_SIZE })) {
+    if (Date.now() >= deadline) break;
+    const messages = (await Promise.all(page.map((item) => lease(item, now)))).filter((m): m is FanOutMessage => m !== undefined);
+    await fanOutQueue.enqueue(messages);
+    enqueued += messages.length;
+  }
+  return enqueued;
 }

@@ -1,0 +1,117 @@
+/**
+ * The due-email dispatcher under a backlog (issue 17): 20,000 emails due in the same minute are
+ * each enqueued exactly once, page by page, by runs that stop at their bound and leave the rest to
+ * the next run, even with two runs at the same time. A table and a send queue of its own (in the
+ * test runtime's DynamoDB Local and SQS), so the runtime's own dispatcher and sender never see
+ * these emails; the runs go through the local Lambda emulation (the function's needs, its 30 s
+ * timeout and the remaining time its handler bounds itself by).
+ */
+import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { handler as dispatch } from '../../functions/workers/dispatch-due-emails';
+import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
+import { createTableInput } from '../../lib/table-definition';
+import { dispatchDueEmails } from '../../shared/emails/due';
+import * as keys from '../../shared/platform/db/keys';
+import { newId } from '../../shared/platform/ids';
+import { useRuntimeTable } from '../support/table';
+
+const runtime = useRuntimeTable();
+const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const suffix = newId().slice(-12);
+const tableName = `due-dispatcher-${suffix}`;
+const saved = { ...process.env };
+const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SEND'];
+const BACKLOG = 20_000;
+
+let dynamo: DynamoDBClient;
+let sqs: SQSClient;
+let sendQueueUrl: string;
+
+beforeAll(async () => {
+  dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
+  sqs = new SQSClient({ ...config, endpoint: runtime.sqsEndpoint });
+  await dynamo.send(new CreateTableCommand(createTableInput(tableName)));
+  sendQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `send-${suffix}` }))).QueueUrl!;
+  Object.assign(process.env, { TABLE_NAME: tableName, AWS_ENDPOINT_URL_SQS: runtime.sqsEndpoint, QUEUE_URL_SEND: sendQueueUrl });
+});
+
+afterAll(async () => {
+  await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  await sqs.send(new DeleteQueueCommand({ QueueUrl: sendQueueUrl })).catch(() => undefined);
+  for (const name of VARIABLES) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+  dynamo.destroy();
+  sqs.destroy();
+});
+
+/** Setup: `count` queued emails of a few projects, all due at `dueAt`, written 25 at a time (BatchWriteItem), 8 requests in flight. */
+async function dueEmails(count: number, dueAt: string): Promise<string[]> {
+  const projects = [newId(), newId(), newId()];
+  const items = Array.from({ length: count }, (_, n) => {
+    const projectId = projects[n % projects.length];
+    const id = newId();
+    return { ...keys.email(projectId, id), ...keys.emailDue(projectId, id, dueAt), type: 'email', project_id: projectId, id, last_event: 'queued', livemode: false };
+  });
+  const requests = [];
+  for (let i = 0; i < items.length; i += 25) requests.push(items.slice(i, i + 25));
+  for (let i = 0; i < requests.length; i += 8) {
+    await Promise.all(
+      requests.slice(i, i + 8).map(async (chunk) => {
+        let pending = chunk.map((item) => ({ PutRequest: { Item: marshall(item) } }));
+        while (pending.length) {
+          const out = await dynamo.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
+          pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+        }
+      }),
+    );
+  }
+  return items.map((item) => item.id);
+}
+
+/** Every message on the send queue, received and deleted by 4 receivers side by side: the email ids, with repeats. */
+async function drainSendQueue(): Promise<string[]> {
+  const ids: string[] = [];
+  const receiver = async () => {
+    for (let empty = 0; empty < 2; ) {
+      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: sendQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
+      const messages = out.Messages ?? [];
+      if (!messages.length) {
+        empty++;
+        continue;
+      }
+      ids.push(...messages.map((m) => (JSON.parse(m.Body!) as { email_id: string }).email_id));
+      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: sendQueueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+    }
+  };
+  await Promise.all([receiver(), receiver(), receiver(), receiver()]);
+  return ids;
+}
+
+type Run = { enqueued: number; stoppedEarly: boolean };
+const scheduledRun = () => invoke(workerFunction('dispatch-due-emails'), dispatch as never, {}) as Promise<Run>;
+
+it('enqueues 20,000 emails due in the same minute exactly once, page by page over bounded runs', async () => {
+  const ids = await dueEmails(BACKLOG, new Date(Date.now() - 30_000).toISOString());
+
+  // a run bounded to 1,000 stops early, having enqueued its pages: they are on the queue already
+  const first = await dispatchDueEmails(new Date(), { maxEmails: 1_000 });
+  expect(first.stoppedEarly).toBe(true);
+  expect(first.enqueued).toBeGreaterThanOrEqual(1_000);
+  expect(first.enqueued).toBeLessThan(BACKLOG);
+  const seen = await drainSendQueue();
+  expect(seen).toHaveLength(first.enqueued);
+
+  // then scheduled runs, two at once the first time, until one finds nothing left
+  const runs: Run[] = await Promise.all([scheduledRun(), scheduledRun()]);
+  while (runs.at(-1)!.stoppedEarly || runs.at(-1)!.enqueued > 0) runs.push(await scheduledRun());
+  expect(runs.at(-1)).toEqual({ enqueued: 0, stoppedEarly: false });
+  seen.push(...(await drainSendQueue()));
+
+  expect(first.enqueued + runs.reduce((sum, run) => sum + run.enqueued, 0)).toBe(BACKLOG);
+  expect(seen).toHaveLength(BACKLOG); // no email twice ...
+  expect(new Set(seen)).toEqual(new Set(ids)); // ... and every one
+}, 300_000);
