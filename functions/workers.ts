@@ -58,8 +58,13 @@ export const INBOUND_QUEUE = 'inbound';
 export const INBOUND_RAW_PREFIX = 'raw/';
 
 export const queues: readonly QueueDefinition[] = [
-  // One message per email to send. 30 s covers a batch of 10 sends waiting for rate slots.
-  { name: 'send', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+  // One message per email to send, in two lanes (shared/emails/send-queue.ts): transactional mail,
+  // and broadcast emails (grouped by project: an SQS fair queue). 30 s covers a batch of 10 sends
+  // waiting for rate slots. A message that finds no slot comes back when its turn should be
+  // (ChangeMessageVisibility) and a send SES refused is counted in the email (MAX_SEND_ATTEMPTS),
+  // so receives are not failures: maxReceiveCount only catches a message no sender can read.
+  { name: 'send', visibilityTimeoutSeconds: 30, maxReceiveCount: 100 },
+  { name: 'send-bulk', visibilityTimeoutSeconds: 30, maxReceiveCount: 100 },
   // SES events (SNS envelopes from the SES events topic): bounces and complaints only ...
   { name: 'ses-suppression', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
   // ... and every event, for the emails' status.
@@ -100,6 +105,13 @@ export const workers: readonly Worker[] = [
     needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
   },
   {
+    // the bulk lane: the same sender for broadcast emails, which never take the transactional reserve of the send rate
+    name: 'bulk-sender',
+    handler: 'workers/bulk-sender',
+    trigger: { kind: 'queue', queue: 'send-bulk', batchSize: 10, maxConcurrency: 5 },
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
+  },
+  {
     // SES Bounce and Complaint events -> suppression entries (idempotent: an address keeps its first entry)
     name: 'suppression-writer',
     handler: 'workers/suppression-writer',
@@ -117,7 +129,7 @@ export const workers: readonly Worker[] = [
     handler: 'workers/dispatch-due-emails',
     trigger: { kind: 'schedule', everySeconds: 60 },
     // GetItem, PutItem, DeleteItem: settling staged emails of a batch whose request died (shared/emails/emails.ts)
-    needs: { table: ['Query', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send'] },
+    needs: { table: ['Query', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send', 'send-bulk'] },
   },
   {
     // re-reads domains SES is still verifying; emits domain.verified / domain.verification_failed
@@ -152,7 +164,7 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
     // ses:GetAccount: the send rate, to give each email a lease that lasts until its turn (locally the runtime's
     // functions share its cache: test/integration/lambda-emulation.test.ts reads it as each function)
-    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queues: ['send', 'broadcast-fanout'], ses: ['ses:GetAccount'], contentBucket: 'write' },
+    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queues: ['send-bulk', 'broadcast-fanout'], ses: ['ses:GetAccount'], contentBucket: 'write' },
     publicApiUrl: true,
   },
   {

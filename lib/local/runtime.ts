@@ -151,6 +151,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
       verifyDelayMs: settings.sesVerifyDelayMs,
       maxSendRate: settings.sesMaxSendRate,
+      max24HourSend: settings.sesMax24HourSend,
       // As if every configuration set had the SNS event destination: SES events to the feedback queues.
       onSent: ({ request, messageId }) => {
         if (!request.ConfigurationSetName) return;

@@ -22,6 +22,7 @@ export interface LocalSettings {
   sesVerifyDelayMs: number;
   /** the SES account's maximum send rate that GetAccount reports and sends are throttled to */
   sesMaxSendRate: number;
+  sesMax24HourSend: number;
   sqsPort: number;
   dynamoDbPort: number;
   /** run every scheduled worker this often instead of its own interval (tests) */
@@ -69,6 +70,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): LocalSetting
     smtpPortRequired: Boolean(env.LOCAL_SMTP_PORT),
     sesVerifyDelayMs: positive('LOCAL_SES_VERIFY_DELAY_MS', env.LOCAL_SES_VERIFY_DELAY_MS, 1000),
     sesMaxSendRate: positive('LOCAL_SES_MAX_SEND_RATE', env.LOCAL_SES_MAX_SEND_RATE, 14),
+    sesMax24HourSend: positive('LOCAL_SES_MAX_24_HOUR_SEND', env.LOCAL_SES_MAX_24_HOUR_SEND, 50_000),
     sqsPort: port('LOCAL_SQS_PORT', env.LOCAL_SQS_PORT, 0),
     dynamoDbPort: port('LOCAL_DYNAMODB_PORT', env.LOCAL_DYNAMODB_PORT, 0),
     scheduleIntervalSeconds: env.LOCAL_SCHEDULE_INTERVAL_SECONDS ? positive('LOCAL_SCHEDULE_INTERVAL_SECONDS', env.LOCAL_SCHEDULE_INTERVAL_SECONDS, 60) : undefined,

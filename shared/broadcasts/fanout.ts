@@ -35,7 +35,7 @@ import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
 import { render, renderHeader, type Values } from '../templates/render';
 import { maxSendRate } from '../emails/send-rate';
-import { sendQueue } from '../emails/send-queue';
+import { bulkSendQueue } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
 
 /** Contacts per queue message: two BatchGets of 100 keys and about 3-4 transactions. */
@@ -255,7 +255,9 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
     );
     const emailIds = await writePage(b, plans);
     if (emailIds.length) {
-      await sendQueue.enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id }))).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
+      await bulkSendQueue
+        .enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id })))
+        .catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
     }
     const last = contactIds.at(-1) ?? message.after;
     if (!page.hasMore) {

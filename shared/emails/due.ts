@@ -18,7 +18,7 @@ import * as keys from '../platform/db/keys';
 import { isConditionFailed, queryGsi1Pages, update, updateItem, type Item } from '../platform/db/table';
 import { logger } from '../platform/log';
 import { SEND_LEASE_MS, settleStagedEmail } from './emails';
-import { sendQueue, type SendMessage } from './send-queue';
+import { sendQueueFor, type SendMessage } from './send-queue';
 
 /** Due entries read per Query. */
 const PAGE_SIZE = 200;
@@ -52,16 +52,16 @@ async function lease(item: Item, now: Date): Promise<boolean> {
   }
 }
 
-/** The page's emails leased, DUE_PARALLEL at a time; returns the messages of those this run took. */
-async function leasePage(page: Item[], now: Date): Promise<SendMessage[]> {
-  const taken: SendMessage[] = [];
+/** The page's emails leased, DUE_PARALLEL at a time; returns the messages of those this run took, by lane (broadcast emails are bulk). */
+async function leasePage(page: Item[], now: Date): Promise<{ transactional: SendMessage[]; bulk: SendMessage[] }> {
+  const taken = { transactional: [] as SendMessage[], bulk: [] as SendMessage[] };
   for (let i = 0; i < page.length; i += DUE_PARALLEL) {
     await Promise.all(
       page.slice(i, i + DUE_PARALLEL).map(async (item) => {
         if (item.type === 'staged_email') {
           await settleStagedEmail(item).catch((error) => logger.error('staged email not settled; next run', { email_id: item.id, error }));
         } else if (await lease(item, now)) {
-          taken.push({ project_id: item.project_id, email_id: item.id });
+          taken[item.broadcast_id ? 'bulk' : 'transactional'].push({ project_id: item.project_id, email_id: item.id });
         }
       }),
     );
@@ -81,9 +81,9 @@ export async function dispatchDueEmails(now = new Date(), options: { deadline?: 
   for (let shard = 0; shard < keys.EMAIL_DUE_SHARDS; shard++) {
     for await (const page of queryGsi1Pages(keys.emailDueShard(shard), { below: bound, pageSize: PAGE_SIZE })) {
       if (Date.now() >= deadline || enqueued >= maxEmails) return { enqueued, stoppedEarly: true };
-      const messages = await leasePage(page, now);
-      await sendQueue.enqueue(messages);
-      enqueued += messages.length;
+      const { transactional, bulk } = await leasePage(page, now);
+      await Promise.all([sendQueueFor('transactional').enqueue(transactional), sendQueueFor('bulk').enqueue(bulk)]);
+      enqueued += transactional.length + bulk.length;
     }
   }
   return { enqueued, stoppedEarly: false };

@@ -1,10 +1,17 @@
 /**
- * The send queue: one message per email to send, `{project_id, email_id}`. The email item is the
- * truth; a message only says "look at this email". Losing one is safe (the due-email dispatcher
- * re-enqueues emails that wait too long) and so is a duplicate (the sender claims each email
- * with a condition before sending).
+ * The send queues, one per lane: one message per email to send, `{project_id, email_id}`. The
+ * email item is the truth; a message only says "look at this email". Losing one is safe (the
+ * due-email dispatcher re-enqueues emails that wait too long) and so is a duplicate (the sender
+ * claims each email with a condition before sending).
+ *
+ * Lanes, so transactional mail never waits behind bulk mail: `send` takes POST /emails, batches
+ * and retries; `send-bulk` takes broadcast emails, each message in its project's group (an SQS
+ * fair queue: one project's million-recipient broadcast does not hold up another project's). The
+ * same sender consumes both, and bulk sends never take the send-rate slots kept for
+ * transactional mail (./send-rate.ts).
  */
 import { queue } from '../platform/aws/queues';
+import type { SendLane } from './send-rate';
 
 export interface SendMessage {
   project_id: string;
@@ -13,3 +20,7 @@ export interface SendMessage {
 
 /** `enqueue` throws when SQS does not take every message; callers leave those emails to the due-email dispatcher. */
 export const sendQueue = queue<SendMessage>('send', 'throw');
+/** Broadcast emails, grouped by project (fair between projects). */
+export const bulkSendQueue = queue<SendMessage>('send-bulk', 'throw', (message) => message.project_id);
+
+export const sendQueueFor = (lane: SendLane) => (lane === 'bulk' ? bulkSendQueue : sendQueue);

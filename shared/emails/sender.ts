@@ -14,6 +14,12 @@
  * next sender ends it `failed` with UNCONFIRMED_SEND: SES may or may not have taken it, and it
  * cannot be asked, so it is never sent again.
  *
+ * The send slot comes first (./send-rate.ts, the email's lane: bulk for broadcast emails): a
+ * message that finds no slot within its wait writes nothing and emits nothing, and the worker
+ * makes it come back about when its turn in the backlog should be. So a slow account (the SES
+ * sandbox's 1 a second) makes messages wait, never fail, and a retry never emits a second
+ * `email.sending` (only the first claim of an email emits it).
+ *
  * SES refusing with an answer (throttling, a 4xx or 5xx it returns) means it did not send: the
  * email goes back to `queued`, at most MAX_SEND_ATTEMPTS times in all, then `failed` with SES's
  * error. No answer at all (a timeout, a dropped connection) may hide a send: `failed`, as above.
@@ -26,7 +32,7 @@ import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND
 import { sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
-import { acquireSendSlot } from './send-rate';
+import { acquireSendSlot, NoSendSlot } from './send-rate';
 import { sesMessageWrite } from './ses-message';
 import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
@@ -41,7 +47,8 @@ export const PERMANENT_SEND_ERRORS = new Set([
   'NotFoundException',
 ]);
 
-export type SendOutcome = 'sent' | 'skipped' | 'suppressed' | 'failed' | 'retry';
+/** `{waitSeconds}`: no send slot within the wait (nothing was written, SES not called): come back then. */
+export type SendOutcome = 'sent' | 'skipped' | 'suppressed' | 'failed' | 'retry' | { waitSeconds: number };
 
 /** Sends SES answered with an error (it did not send) before the email ends `failed` with SES's last error. */
 export const MAX_SEND_ATTEMPTS = 5;
@@ -135,7 +142,12 @@ function sesRequest(email: EmailItem, content: EmailContent, keep: (address: str
   });
 }
 
-export async function sendQueuedEmail(projectId: string, emailId: string): Promise<SendOutcome> {
+/**
+ * Sends one email (see the module comment). `slotWaitMs`: how long it may wait for a send slot
+ * (the worker's remaining time); the slot is taken BEFORE the claim, so a message that finds no
+ * slot writes nothing and emits nothing, and comes back later (`{waitSeconds}`).
+ */
+export async function sendQueuedEmail(projectId: string, emailId: string, options: { slotWaitMs?: number } = {}): Promise<SendOutcome> {
   const key = keys.email(projectId, emailId);
   const email = (await getItem(key)) as EmailItem | undefined;
   if (!email) return 'skipped';
@@ -159,6 +171,16 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
 
   if (!content) return failWaiting(caller, email, MISSING_CONTENT);
 
+  if (email.livemode) {
+    // the send slot first: SES is called right after the claim, in the slot's second
+    try {
+      await acquireSendSlot(email.broadcast_id ? 'bulk' : 'transactional', options.slotWaitMs);
+    } catch (error) {
+      if (error instanceof NoSendSlot) return { waitSeconds: error.retryAfterSeconds };
+      throw error;
+    }
+  }
+
   const sendingAt = new Date().toISOString();
   const attempt = (email.send_attempts ?? 0) + 1;
   const leaseEnd = new Date(Date.parse(sendingAt) + SEND_LEASE_MS).toISOString();
@@ -167,7 +189,8 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
       update(key, { set: { last_event: 'sending', sending_at: sendingAt, send_attempts: attempt, ...keys.emailDue(projectId, emailId, leaseEnd) }, condition: WAITING }, { tag: 'taken' }),
       sendingDomainCheck(caller, addressDomain(email.from), { tag: 'domain refused', withItem: true }),
       pendingEmailDelete(projectId, email),
-      eventWrite(caller, 'email.sending', { ...toSummary(email), last_event: 'sending' }),
+      // one email.sending per email: a claim after SES turned an attempt away is not news
+      ...(attempt === 1 ? [eventWrite(caller, 'email.sending', { ...toSummary(email), last_event: 'sending' })] : []),
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'taken')) return 'skipped';
@@ -196,11 +219,6 @@ export async function sendQueuedEmail(projectId: string, emailId: string): Promi
   if (!email.livemode) {
     messageId = `test-${newId()}`; // test keys never reach SES
   } else {
-    try {
-      await acquireSendSlot();
-    } catch {
-      return putBack(); // SES not called yet
-    }
     try {
       const out = await sesSendClient.send(sesRequest(email, content, keep));
       messageId = out.MessageId!;

@@ -38,7 +38,7 @@ const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', 
 const suffix = newId().slice(-12);
 const tableName = `broadcast-fanout-${suffix}`;
 const saved = { ...process.env };
-const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'SEND_RATE_PER_SECOND', 'QUEUE_URL_BROADCAST_FANOUT', 'QUEUE_URL_SEND', 'BROADCAST_PAGE_SIZE', 'PUBLIC_API_URL'];
+const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'SEND_RATE_PER_SECOND', 'QUEUE_URL_BROADCAST_FANOUT', 'QUEUE_URL_SEND', 'QUEUE_URL_SEND_BULK', 'BROADCAST_PAGE_SIZE', 'PUBLIC_API_URL'];
 
 let dynamo: DynamoDBClient;
 let sqs: SQSClient;
@@ -61,6 +61,7 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_SQS: runtime.sqsEndpoint,
     QUEUE_URL_BROADCAST_FANOUT: fanOutQueueUrl,
     QUEUE_URL_SEND: sendQueueUrl,
+    QUEUE_URL_SEND_BULK: sendQueueUrl, // broadcast emails go to the bulk lane
     BROADCAST_PAGE_SIZE: '40',
     SEND_RATE_PER_SECOND: '10',
     PUBLIC_API_URL: 'https://email.example.test',

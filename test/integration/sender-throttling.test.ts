@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { createTableInput } from '../../lib/table-definition';
 import type { Caller } from '../../shared/platform/caller';
 import * as keys from '../../shared/platform/db/keys';
-import { getItem, put, putItem, transact } from '../../shared/platform/db/table';
+import { getItem, put, putItem, queryPage, transact } from '../../shared/platform/db/table';
 import { MAX_SEND_ATTEMPTS, UNCONFIRMED_SEND } from '../../shared/emails/sender';
 import { emailWrites, type EmailItem } from '../../shared/emails/emails';
 import { newId } from '../../shared/platform/ids';
@@ -34,7 +34,7 @@ let ses: Server;
 /** what the fake SES answers next: a throttling error, an accepted send, an error it does not explain, or nothing (the connection dropped) */
 let answer: 'throttle' | 'accept' | 'fault' | 'drop' = 'throttle';
 const sesCalls: string[] = [];
-let sender: (event: SQSEvent) => Promise<SQSBatchResponse>;
+let sender: (event: SQSEvent, context?: never) => Promise<SQSBatchResponse>;
 
 beforeAll(async () => {
   dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
@@ -42,6 +42,12 @@ beforeAll(async () => {
   ses = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
+      if (request.url === '/v2/email/account') {
+        // GetAccount: the sender reads the daily quota (the rate is SEND_RATE_PER_SECOND's); not a send
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ SendQuota: { Max24HourSend: 50_000, MaxSendRate: 100, SentLast24Hours: 0 } }));
+        return;
+      }
       sesCalls.push(`${request.method} ${request.url}`);
       if (answer === 'drop') {
         request.socket.destroy();
@@ -95,22 +101,23 @@ const sqsEvent = (messageId: string, body: unknown): SQSEvent =>
   }) as SQSEvent;
 
 /** A queued live email of a new project, From its verified domain (the sender re-checks the domain's claim). */
-async function queuedEmail(subject: string): Promise<{ caller: Caller; email: EmailItem }> {
-  const caller: Caller = { projectId: newId(), livemode: true, permission: 'full_access' };
+async function queuedEmail(subject: string, sameProject?: Caller): Promise<{ caller: Caller; email: EmailItem }> {
+  const caller: Caller = sameProject ?? { projectId: newId(), livemode: true, permission: 'full_access' };
   const domainId = newId();
-  await putItem(
-    put({
-      ...keys.domainName('throttled.example.com'),
-      type: 'domain_name',
-      project_id: caller.projectId,
-      domain_id: domainId,
-      name: 'throttled.example.com',
-      state: 'active',
-      status: 'verified',
-      sending: 'enabled',
-      configuration_set: `es-${domainId}`,
-    }),
-  );
+  if (!sameProject)
+    await putItem(
+      put({
+        ...keys.domainName('throttled.example.com'),
+        type: 'domain_name',
+        project_id: caller.projectId,
+        domain_id: domainId,
+        name: 'throttled.example.com',
+        state: 'active',
+        status: 'verified',
+        sending: 'enabled',
+        configuration_set: `es-${domainId}`,
+      }),
+    );
   const email: EmailItem = {
     object: 'email',
     id: newId(),
@@ -156,7 +163,43 @@ it('puts a throttled email back in the queue after one SES call, then sends it e
   expect(duplicate.batchItemFailures).toEqual([]);
   expect(sesCalls).toHaveLength(2); // already sent: SES is not called again
   expect(sesCalls.every((call) => call === 'POST /v2/email/outbound-emails')).toBe(true);
+  // two claims, one email.sending: a webhook subscriber hears of the send once
+  expect(await eventTypes(caller.projectId)).toEqual(['email.queued', 'email.sending', 'email.sent']);
 });
+
+/** The types of a project's events, oldest first. */
+async function eventTypes(projectId: string): Promise<string[]> {
+  const { items } = await queryPage(keys.events(projectId), { limit: 100 });
+  return items.reverse().map((item) => String(item.event_type));
+}
+
+it('at a rate of 1 a second, a burst waits for its slots without writing anything, and each email is sent once', async () => {
+  answer = 'accept';
+  sesCalls.length = 0;
+  process.env.SEND_RATE_PER_SECOND = '1';
+  try {
+    const first = await queuedEmail('slow 1');
+    const emails = [first, ...(await Promise.all([2, 3, 4, 5].map((n) => queuedEmail(`slow ${n}`, first.caller))))];
+    const byMessage = new Map(emails.map(({ caller, email }, n) => [`s-${n}`, { project_id: caller.projectId, email_id: email.id }]));
+    let pending = [...byMessage.keys()];
+    const waited: string[] = [];
+    for (let round = 0; pending.length && round < 20; round++) {
+      const event = { Records: pending.flatMap((id) => sqsEvent(id, byMessage.get(id)).Records) } as SQSEvent;
+      // an invocation with 12 s left may wait 2 s for slots: at 1 a second, not all five get one
+      const result = await sender(event, { getRemainingTimeInMillis: () => 12_000 } as never);
+      pending = result.batchItemFailures.map((f) => f.itemIdentifier);
+      waited.push(...pending);
+    }
+    expect(pending).toEqual([]);
+    expect(waited.length).toBeGreaterThan(0); // some had to come back later ...
+    expect(sesCalls).toHaveLength(5); // ... and nothing was sent twice
+    for (const { caller, email } of emails) expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'sent', send_attempts: 1 });
+    const types = await eventTypes(first.caller.projectId);
+    for (const type of ['email.queued', 'email.sending', 'email.sent']) expect(types.filter((t) => t === type)).toHaveLength(5);
+  } finally {
+    process.env.SEND_RATE_PER_SECOND = '100';
+  }
+}, 60_000);
 
 it(`tries an error SES keeps answering ${MAX_SEND_ATTEMPTS} times, then ends the email failed with that error`, async () => {
   answer = 'fault';

@@ -31,6 +31,8 @@ export interface SesFrontOptions {
   stateFile?: string;
   verifyDelayMs: number;
   maxSendRate: number;
+  /** GetAccount's Max24HourSend, and the sends SES accepts in any 24 hours (LOCAL_SES_MAX_24_HOUR_SEND, default 50,000) */
+  max24HourSend?: number;
   /** called with each accepted send (request body and SES message id): the hook SES events hang on */
   onSent?: (send: { request: Record<string, unknown>; messageId: string }) => void;
   /** whether aws-ses-v2-local holds a message with this id (its store, read in process) */
@@ -93,6 +95,14 @@ export class SesFront {
   private server?: Server;
   /** sends accepted per epoch second (the last 15 minutes), for GET /_local/send-stats */
   private readonly acceptedPerSecond = new Map<number, number>();
+  /** when each send of the last 24 hours was accepted (epoch ms), for GetAccount's SentLast24Hours */
+  private readonly acceptedAt: number[] = [];
+
+  private sentLast24Hours(): number {
+    const since = Date.now() - 24 * 60 * 60 * 1000;
+    while (this.acceptedAt.length && this.acceptedAt[0] < since) this.acceptedAt.shift();
+    return this.acceptedAt.length;
+  }
   /** sends refused with 429 per epoch second, likewise */
   private readonly throttledPerSecond = new Map<number, number>();
 
@@ -188,7 +198,7 @@ export class SesFront {
         EnforcementStatus: 'HEALTHY',
         ProductionAccessEnabled: true,
         SendingEnabled: true,
-        SendQuota: { Max24HourSend: 50_000, MaxSendRate: this.options.maxSendRate, SentLast24Hours: 0 },
+        SendQuota: { Max24HourSend: this.options.max24HourSend ?? 50_000, MaxSendRate: this.options.maxSendRate, SentLast24Hours: this.sentLast24Hours() },
       });
     }
 
@@ -296,7 +306,9 @@ export class SesFront {
         this.throttledPerSecond.set(second, (this.throttledPerSecond.get(second) ?? 0) + 1);
         throw new SesError(429, 'TooManyRequestsException', 'Maximum sending rate exceeded.');
       }
+      if (this.sentLast24Hours() >= (this.options.max24HourSend ?? 50_000)) throw new SesError(400, 'LimitExceededException', 'Daily message quota exceeded.');
       this.acceptedPerSecond.set(second, accepted + 1);
+      this.acceptedAt.push(Date.now());
       for (const counts of [this.acceptedPerSecond, this.throttledPerSecond]) for (const old of counts.keys()) if (old < second - 900) counts.delete(old);
       return this.proxy(request, response, body);
     }

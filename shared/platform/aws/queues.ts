@@ -14,14 +14,18 @@
  *   messages), for a caller that reports exactly those as failed.
  * - `delay` makes a received message come back after the given seconds (ChangeMessageVisibility,
  *   at most SQS's 12 hours): a retry that is the same message, later.
+ * - `backlog` is the queue's ApproximateNumberOfMessages (for its own consumer: the event source
+ *   mapping's grant covers GetQueueAttributes on its queue).
+ * - A queue made with `group` sends each message with that MessageGroupId: on a standard queue
+ *   that is an SQS fair queue, which keeps one group's backlog from delaying the others.
  */
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { guarded } from './call-guard';
 
 const sqs = guarded('sqs', new SQSClient({}));
 
 /** The logical queues the service's code sends to (functions/workers.ts defines every queue). */
-export const QUEUE_NAMES = ['send', 'webhook-delivery', 'broadcast-fanout'] as const;
+export const QUEUE_NAMES = ['send', 'send-bulk', 'webhook-delivery', 'broadcast-fanout'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /**
@@ -68,6 +72,8 @@ export interface Queue<M, Refused> {
   enqueue(messages: readonly M[]): Promise<Refused>;
   /** Makes a received message come back after `seconds` (at least 1, capped at SQS's 12 hours). */
   delay(receiptHandle: string, seconds: number): Promise<void>;
+  /** Messages waiting (ApproximateNumberOfMessages). */
+  backlog(): Promise<number>;
 }
 
 function queueUrl(name: QueueName): string {
@@ -78,21 +84,27 @@ function queueUrl(name: QueueName): string {
 }
 
 /** One request; resolves with the messages SQS refused and its first reason, rejects when the request fails. */
-async function sendBatch<M>(QueueUrl: string, batch: { message: M; body: string }[]): Promise<{ refused: M[]; reason?: string }> {
-  const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: batch.map((entry, i) => ({ Id: String(i), MessageBody: entry.body })) }));
+async function sendBatch<M>(QueueUrl: string, batch: { message: M; body: string; group?: string }[]): Promise<{ refused: M[]; reason?: string }> {
+  const out = await sqs.send(
+    new SendMessageBatchCommand({ QueueUrl, Entries: batch.map((entry, i) => ({ Id: String(i), MessageBody: entry.body, ...(entry.group ? { MessageGroupId: entry.group } : {}) })) }),
+  );
   const failed = out.Failed ?? [];
   return { refused: failed.map((f) => batch[Number(f.Id)].message), reason: failed[0]?.Message };
 }
 
 /** The typed queue `name`; `onRefused` says what `enqueue` does with messages SQS does not take. */
-export function queue<M>(name: QueueName, onRefused: 'throw'): Queue<M, void>;
-export function queue<M>(name: QueueName, onRefused: 'return'): Queue<M, M[]>;
-export function queue<M>(name: QueueName, onRefused: 'throw' | 'return'): Queue<M, void> | Queue<M, M[]> {
+export function queue<M>(name: QueueName, onRefused: 'throw', group?: (message: M) => string): Queue<M, void>;
+export function queue<M>(name: QueueName, onRefused: 'return', group?: (message: M) => string): Queue<M, M[]>;
+export function queue<M>(name: QueueName, onRefused: 'throw' | 'return', group?: (message: M) => string): Queue<M, void> | Queue<M, M[]> {
   const batches = (messages: readonly M[]) =>
     requestBatches(
-      messages.map((message) => ({ message, body: JSON.stringify(message) })),
+      messages.map((message) => ({ message, body: JSON.stringify(message), group: group?.(message) })),
       (entry) => Buffer.byteLength(entry.body),
     );
+  const backlog = async () => {
+    const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl(name), AttributeNames: ['ApproximateNumberOfMessages'] }));
+    return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
+  };
   const delay = async (receiptHandle: string, seconds: number) => {
     const VisibilityTimeout = Math.max(1, Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(seconds)));
     await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(name), ReceiptHandle: receiptHandle, VisibilityTimeout }));
@@ -101,7 +113,9 @@ export function queue<M>(name: QueueName, onRefused: 'throw' | 'return'): Queue<
     return {
       name,
       delay,
+      backlog,
       async enqueue(messages) {
+        if (!messages.length) return [];
         const QueueUrl = queueUrl(name);
         const refused = await Promise.all(
           batches(messages).map((batch) =>
@@ -118,7 +132,9 @@ export function queue<M>(name: QueueName, onRefused: 'throw' | 'return'): Queue<
   return {
     name,
     delay,
+    backlog,
     async enqueue(messages) {
+      if (!messages.length) return;
       const QueueUrl = queueUrl(name);
       await Promise.all(
         batches(messages).map(async (batch) => {

@@ -20,7 +20,7 @@
  * | email batch     | PROJECT#<pid>           | EMAIL_BATCH#<bid>    | -      | -      | a staged batch's commit point: put with attribute_not_exists, `committed` by the request (with the Idempotency-Key record) or `abandoned` by the dispatcher, never both; TTL 7 days |
  * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem)                    |
  * | SES event seen  | SES_EVENT#<message id>  | <sha256 of the event> | -  | -      | email-status worker: each SES event applied once; TTL 7 days |
- * | send rate       | SEND_RATE#<epoch second> | SEND_RATE           | -      | -      | the sender's account-wide per-second send counter; TTL |
+ * | send rate       | SEND_RATE#<epoch second>[#<shard>] | SEND_RATE | -      | -      | the sender's account-wide per-second send counters (one per SHARD_RATE sends a second, shared/emails/send-rate.ts); TTL |
  * | suppression     | PROJECT#<pid>           | SUPPRESSION#<lower-cased address> | - | - | the canonical entry, one per address (attribute_not_exists claims it): the sender drops suppressed recipients (BatchGet); POST /suppressions; GET/DELETE /suppressions/{email}; the suppression writer |
  * | suppression id  | PROJECT#<pid>           | SUPPRESSION_ID#<sid> | -      | -      | the same record by id, written and deleted in the canonical entry's transaction: GET/DELETE /suppressions/{id}; GET /suppressions (Query on prefix, newest first; `source` as a FilterExpression) |
  * | domain          | PROJECT#<pid>           | DOMAIN#<did>         | DOMAIN_UNSETTLED (while not_started, pending or temporary_failure) | <did> | POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest first) |
@@ -90,7 +90,7 @@ export const pendingEmailsFrom = (projectId: string, domainName: string) => ({ P
 export const stagedEmail = (projectId: string, emailId: string): Key => ({ PK: projectPk(projectId), SK: `STAGED_EMAIL#${emailId}` });
 export const emailBatch = (projectId: string, batchId: string): Key => ({ PK: projectPk(projectId), SK: `EMAIL_BATCH#${batchId}` });
 export const sesMessage = (messageId: string): Key => ({ PK: `SES_MESSAGE#${messageId}`, SK: 'SES_MESSAGE' });
-export const sendRate = (epochSecond: number): Key => ({ PK: `SEND_RATE#${epochSecond}`, SK: 'SEND_RATE' });
+export const sendRate = (epochSecond: number, shard = 0): Key => ({ PK: shard ? `SEND_RATE#${epochSecond}#${shard}` : `SEND_RATE#${epochSecond}`, SK: 'SEND_RATE' });
 export const suppression = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION#${address.toLowerCase()}` });
 /** The suppression's record again, under its id: lookups by id and the newest-first list (its prefix is not a prefix of `SUPPRESSION#`). */
 export const suppressionById = (projectId: string, suppressionId: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION_ID#${suppressionId}` });
