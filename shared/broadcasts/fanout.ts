@@ -24,7 +24,7 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, put, queryPage, transact, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
+import { batchGet, getItem, isConditionFailed, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, put, queryPage, transact, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
@@ -155,16 +155,21 @@ function counting(b: BroadcastItem, plans: Plan[]): WriteAction {
  * second message for an email is harmless, the sender claims each email once).
  */
 async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
+  // chunks within a transaction's 100 actions and its bytes (the email item and its event twice, the recipient record)
   const chunks: Plan[][] = [[]];
   let size = 1; // the counter update
+  let bytes = 0;
   for (const plan of plans) {
     const n = plan.outcome === 'sent' ? 3 : 1;
-    if (size + n > 100) {
+    const weight = plan.outcome === 'sent' ? 2 * Buffer.byteLength(JSON.stringify(plan.item)) + 2048 : 1024;
+    if (size + n > MAX_TRANSACTION_ACTIONS || bytes + weight > MAX_TRANSACTION_BYTES) {
       chunks.push([]);
       size = 1;
+      bytes = 0;
     }
     chunks[chunks.length - 1].push(plan);
     size += n;
+    bytes += weight;
   }
   const emailIds: string[] = [];
   for (const chunk of chunks.filter((c) => c.length)) {
@@ -228,7 +233,38 @@ const DEFAULT_SEND_RATE = 14;
 
 export type PageResult = 'next' | 'done' | 'stale' | 'failed';
 
-/** One page of the fan-out (see the module comment). Throws on faults: the message is retried. */
+/** Attempts at one page before the broadcast ends `failed` (counted in the broadcast item, not by receive count). */
+export const MAX_PAGE_ATTEMPTS = 5;
+
+/**
+ * A page that threw: counted on the broadcast (`page_attempts`, reset when the cursor moves), and
+ * at MAX_PAGE_ATTEMPTS the broadcast ends `failed` with the page and the error, so it never stays
+ * `queued` or `sending` forever. False when the page is to be tried again.
+ */
+async function pageFailed(b: BroadcastItem, after: string, error: unknown): Promise<boolean> {
+  const cause = `${(error as Error).name}: ${(error as Error).message}`.slice(0, 500);
+  const condition = {
+    expression: '#cursor = :after AND #status IN (:scheduled, :queued, :sending)',
+    names: { '#cursor': 'cursor', '#status': 'status' },
+    values: { ':after': after, ':scheduled': 'scheduled', ':queued': 'queued', ':sending': 'sending' },
+  };
+  try {
+    const counted = await updateItem(update(keys.broadcast(b.project_id, b.id), { add: { page_attempts: 1 }, set: { last_page_error: cause }, condition }, { tag: 'cursor moved' }));
+    if (Number(counted.page_attempts) < MAX_PAGE_ATTEMPTS) return false;
+    const reason = `the page of recipients ${after ? `after contact ${after}` : 'at the start of the segment'} failed ${MAX_PAGE_ATTEMPTS} times: ${cause}`;
+    await finish(b, { status: 'failed', failure_reason: reason }, after);
+    logger.error('broadcast failed', { broadcast_id: b.id, reason });
+    return true;
+  } catch (failure) {
+    if (isConditionFailed(failure, 'cursor moved')) return true; // another attempt moved on, or it was canceled
+    throw failure;
+  }
+}
+
+/**
+ * One page of the fan-out (see the module comment). Throws on faults (the message is retried),
+ * until the page has failed MAX_PAGE_ATTEMPTS times: then the broadcast ends `failed`.
+ */
 export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
   const b = await getItem<BroadcastItem>(keys.broadcast(message.project_id, message.broadcast_id));
   if (!b || !ACTIVE.includes(b.status) || (b.cursor ?? '') !== message.after) return 'stale';
@@ -265,13 +301,14 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
       return 'done';
     }
     const lease = new Date(Date.now() + FANOUT_LEASE_MS).toISOString();
-    await finish(b, { status: 'sending', cursor: last, ...keys.broadcastDue(b.project_id, b.id, lease) }, message.after);
+    await finish(b, { status: 'sending', cursor: last, page_attempts: 0, ...keys.broadcastDue(b.project_id, b.id, lease) }, message.after);
     await fanOutQueue
       .enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }])
       .catch((error) => logger.warn('next page enqueue failed; the due-broadcast dispatcher will resume', { broadcast_id: b.id, error }));
     return 'next';
   } catch (error) {
     if (isConditionFailed(error, 'cursor moved')) return 'stale'; // canceled meanwhile, or another message did this page
+    if (await pageFailed(b, message.after, error)) return 'failed';
     throw error;
   }
 }

@@ -33,7 +33,21 @@ import type { EmailRecord, EmailSummary, SendEmailInput } from './model';
 export type { EmailRecord, EmailSummary } from './model';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, MAX_TRANSACTION_ACTIONS, put, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  MAX_TRANSACTION_ACTIONS,
+  MAX_TRANSACTION_BYTES,
+  put,
+  queryPage,
+  transact,
+  update,
+  type Item,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { findSendingDomain, sendingDomainProblems } from '../domains/domains';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { eventWrite } from '../events/events';
@@ -61,8 +75,6 @@ export { addressDomain, bareAddress, toRecord, toSummary } from './record';
 export const SEND_LEASE_MS = 2 * 60 * 1000;
 /** A batch record outlives its staged emails by far: the dispatcher settles them minutes after staging (a lease, far above the route's 10 s timeout). */
 const BATCH_RECORD_TTL_SECONDS = 7 * 24 * 60 * 60;
-/** DynamoDB's 4 MB per transaction, less room for keys and attribute names. */
-const TRANSACTION_BYTES = 3.5 * 1024 * 1024;
 /** Scheduling further ahead than this is refused (SES-backed providers allow up to 30 days). */
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 /**
@@ -201,7 +213,7 @@ function transactionGroups(items: EmailItem[], writesPerEmail: number, reserved 
   let bytes = 0;
   for (const item of items) {
     const size = transactionBytes(item);
-    if (group.length && ((group.length + 1) * writesPerEmail + reserved > MAX_TRANSACTION_ACTIONS || bytes + size > TRANSACTION_BYTES)) {
+    if (group.length && ((group.length + 1) * writesPerEmail + reserved > MAX_TRANSACTION_ACTIONS || bytes + size > MAX_TRANSACTION_BYTES)) {
       groups.push(group);
       group = [];
       bytes = 0;

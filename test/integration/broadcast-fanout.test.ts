@@ -31,7 +31,8 @@ import { newId } from '../../shared/platform/ids';
 import { readUnsubscribeToken } from '../../shared/broadcasts/unsubscribe';
 import { getEmailContent } from '../../shared/emails/content';
 import { useRuntimeTable } from '../support/table';
-import { workerFunction } from '../../lib/local/lambda/invocation';
+import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
+import { MAX_PAGE_ATTEMPTS } from '../../shared/broadcasts/fanout';
 
 const runtime = useRuntimeTable();
 const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
@@ -247,6 +248,91 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   const enqueued = new Set((await drain(sendQueueUrl)).map((body) => JSON.parse(body).email_id as string));
   expect(enqueued).toEqual(new Set(emails.map((e) => e.id as string)));
 }, 120_000);
+
+it('ends a broadcast failed, with the page and the error, when a page keeps failing', async () => {
+  const projectId = newId();
+  const segmentId = newId();
+  const broadcastId = newId();
+  const at = new Date().toISOString();
+  const base = { project_id: projectId, created_at: at, updated_at: at };
+  const contactId = newId();
+  await table.transact(
+    [
+      { ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'All' },
+      {
+        ...keys.domainName('failing.example.com'),
+        type: 'domain_name',
+        project_id: projectId,
+        domain_id: 'd-2',
+        name: 'failing.example.com',
+        state: 'active',
+        claimed_at: at,
+        configuration_set: 'es-d-2',
+        status: 'verified',
+        sending: 'enabled',
+      },
+      {
+        ...keys.contact(projectId, contactId),
+        ...base,
+        type: 'contact',
+        id: contactId,
+        email: 'only@example.com',
+        first_name: null,
+        last_name: null,
+        unsubscribed: false,
+        segment_ids: [segmentId],
+        topics: {},
+      },
+      { ...keys.segmentMember(projectId, segmentId, contactId), ...base, type: 'segment_member', segment_id: segmentId, contact_id: contactId },
+      {
+        ...keys.broadcast(projectId, broadcastId),
+        ...keys.broadcastDue(projectId, broadcastId, new Date(Date.now() + FANOUT_LEASE_MS).toISOString()),
+        ...base,
+        type: 'broadcast',
+        id: broadcastId,
+        segment_id: segmentId,
+        from: 'news@failing.example.com',
+        subject: 'Hello',
+        html: '<p>Hi</p>',
+        text: null,
+        status: 'queued',
+        livemode: true,
+        cursor: '',
+      },
+    ].map((item) => table.put(item)),
+  );
+  // every transaction of the fan-out fails, as DynamoDB refuses one that is too large
+  installAwsCallChecker((call) => {
+    checkNeeds?.(call);
+    if (call.operation === 'TransactWriteItemsCommand') throw Object.assign(new Error('Transaction payload size cannot exceed 4MB'), { name: 'ValidationException' });
+  });
+  const message = { project_id: projectId, broadcast_id: broadcastId, after: '' };
+  const event = {
+    Records: [
+      {
+        messageId: 'm',
+        receiptHandle: 'r',
+        body: JSON.stringify(message),
+        attributes: {},
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn',
+        awsRegion: 'ap-southeast-2',
+      },
+    ],
+  };
+  const answers = [];
+  for (let attempt = 1; attempt <= MAX_PAGE_ATTEMPTS; attempt++)
+    answers.push(((await invoke(workerFunction('broadcast-fanout'), fanOut as never, event)) as { batchItemFailures: unknown[] }).batchItemFailures.length);
+  expect(answers).toEqual([1, 1, 1, 1, 0]); // retried four times, then done with: the broadcast has ended
+  const ended = await table.getItem(keys.broadcast(projectId, broadcastId));
+  expect(ended).toMatchObject({
+    status: 'failed',
+    failure_reason: `the page of recipients at the start of the segment failed ${MAX_PAGE_ATTEMPTS} times: ValidationException: Transaction payload size cannot exceed 4MB`,
+  });
+  expect(ended?.GSI1PK).toBeUndefined(); // the due-broadcast dispatcher will not bring it back
+});
 
 it("drops a message that is not the broadcast's cursor, and reports an unreadable one as a batch item failure", async () => {
   const record = (messageId: string, body: string) => ({

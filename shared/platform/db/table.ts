@@ -199,6 +199,8 @@ export async function putItem(action: WriteAction): Promise<void> {
 
 /** At most 100 actions (DynamoDB's limit); callers that could exceed it must split and say why that is safe. */
 export const MAX_TRANSACTION_ACTIONS = 100;
+/** What callers put in one transaction at most: DynamoDB's 4 MB per transaction, less room for keys and attribute names. */
+export const MAX_TRANSACTION_BYTES = 3.5 * 1024 * 1024;
 
 export async function transact(actions: WriteAction[]): Promise<void> {
   if (actions.length === 0) return;
