@@ -245,7 +245,7 @@ export const getDelivery = async (caller: Caller, webhookId: string, deliveryId:
 
 /** GET /webhook-events: the project's deliveries, newest event first (GSI1), each with its event (one BatchGet). */
 export async function listWebhookEvents(caller: Caller, page: { limit: number; after?: string }) {
-  const { items, hasMore } = await queryGsi1Page<DeliveryItem & Item>(keys.webhookEventsPartition(caller.projectId), page);
+  const { items, hasMore } = await queryGsi1Page<DeliveryItem & Item>(keys.webhookEventsPartitions(caller.projectId), page);
   const eventIds = unique(items.map((d) => d.event_id));
   const events = await batchGet<Item>(eventIds.map((id) => keys.event(caller.projectId, id)));
   const byId = new Map(events.map((e) => [(e.event as PlatformEvent).id, e.event as PlatformEvent]));

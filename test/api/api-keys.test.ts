@@ -1,21 +1,12 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/platform/db/client';
 import { routes } from '../../functions/routes';
 import { requiredScope } from '../../shared/platform/http/operation';
 import { api, request } from '../support/http';
-import { createOtherProject, useRuntimeTable } from '../support/table';
+import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 
-const runtime = useRuntimeTable();
+useRuntimeTable();
 
 async function eventsOf(projectId: string) {
-  const out = await documentClient.send(
-    new QueryCommand({
-      TableName: runtime.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': `PROJECT#${projectId}`, ':prefix': 'EVENT#' },
-    }),
-  );
-  return (out.Items ?? []).map((item) => item.event);
+  return (await projectEvents(projectId)).map((item) => item.event);
 }
 
 describe('API keys', () => {

@@ -8,7 +8,7 @@ import { CreateConfigurationSetCommand, CreateEmailIdentityCommand, GetConfigura
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
-import { createOtherProject, useRuntimeTable } from '../support/table';
+import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
 const runtime = useRuntimeTable();
@@ -21,14 +21,7 @@ const VERIFY_DELAY_MS = 1_200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function eventsOf(projectId: string, domainId: string): Promise<{ type: string; livemode: boolean; data: { object: Record<string, any> } }[]> {
-  const out = await documentClient.send(
-    new QueryCommand({
-      TableName: runtime.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': `PROJECT#${projectId}`, ':prefix': 'EVENT#' },
-    }),
-  );
-  return (out.Items ?? []).map((item) => item.event).filter((e) => e.data.object.id === domainId);
+  return (await projectEvents(projectId)).map((item) => item.event).filter((e) => e.data.object.id === domainId);
 }
 const typesOf = async (projectId: string, domainId: string) => (await eventsOf(projectId, domainId)).map((e) => e.type);
 

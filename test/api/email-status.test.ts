@@ -5,11 +5,9 @@
  * repeated notifications are put on the real local queue by hand.
  */
 import { GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { snsEnvelope } from '../../lib/local/aws/ses-events';
-import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
-import { createOtherProject, useRuntimeTable } from '../support/table';
+import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
 const runtime = useRuntimeTable();
@@ -38,15 +36,11 @@ const lastEvent = (id: string, expected: string) =>
   );
 
 async function eventsOf(emailId: string, projectId = runtime.projectId) {
-  const out = await documentClient.send(
-    new QueryCommand({
-      TableName: runtime.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)',
-      ExpressionAttributeValues: { ':pk': `PROJECT#${projectId}`, ':e': 'EVENT#' },
-      ScanIndexForward: false, // newest first: one page (1 MB) holds this test's events whatever the project holds before them
-    }),
-  );
-  return (out.Items ?? []).map((i) => i.event).filter((e) => e.data.object.id === emailId);
+  // newest first: the project's newest events hold this test's, whatever the project holds before them
+  return (await projectEvents(projectId))
+    .reverse()
+    .map((i) => i.event)
+    .filter((e) => e.data.object.id === emailId);
 }
 
 it('marks a send to success@ delivered, with an email.delivered event', async () => {

@@ -3,10 +3,8 @@
  * sender worker -> local SES (rate-limited, identity-checked) -> the mail viewer's store.
  */
 import { CreateEmailIdentityCommand, DeleteEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
-import { createOtherProject, useRuntimeTable } from '../support/table';
+import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
 const runtime = useRuntimeTable();
@@ -133,14 +131,7 @@ describe('POST /emails', () => {
     expect(email.last_event).toBe('sent');
     expect(email.message_id).toMatch(/^test-/);
     expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(false);
-    const events = await documentClient.send(
-      new QueryCommand({
-        TableName: runtime.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)',
-        ExpressionAttributeValues: { ':pk': `PROJECT#${other.projectId}`, ':e': 'EVENT#' },
-      }),
-    );
-    const mine = (events.Items ?? []).map((i) => i.event).filter((e) => e.data.object.id === res.body.id);
+    const mine = (await projectEvents(other.projectId)).map((i) => i.event).filter((e) => e.data.object.id === res.body.id);
     expect(mine.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent']);
     expect(mine.every((e) => e.livemode === false)).toBe(true);
   });

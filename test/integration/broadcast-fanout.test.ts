@@ -80,16 +80,19 @@ afterAll(async () => {
   sqs.destroy();
 });
 
-async function queryAll(pk: string, prefix: string) {
+/** Every item of a (sharded) collection of this test's table. */
+async function queryAll(collection: { PKs: string[]; prefix: string }) {
   const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient.send(
-      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': prefix }, ExclusiveStartKey }),
-    );
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for (const pk of collection.PKs) {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const out = await documentClient.send(
+        new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': collection.prefix }, ExclusiveStartKey }),
+      );
+      items.push(...(out.Items ?? []));
+      ExclusiveStartKey = out.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
   return items;
 }
 
@@ -216,7 +219,7 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   expect(pages).toBe(4); // 1, 2 (died), 2 again, 3
   expect(await broadcast()).toMatchObject({ status: 'sent', count_recipients: 100, count_sent: 97, count_skipped: 3, count_failed: 0 });
 
-  const emails = await queryAll(`PROJECT#${projectId}`, 'EMAIL#');
+  const emails = await queryAll(keys.emails(projectId));
   expect(emails).toHaveLength(97);
   const recipients = emails.map((e) => (e.to as string[])[0]);
   expect(new Set(recipients).size).toBe(97);
@@ -232,7 +235,7 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   const token = /^<https:\/\/email\.example\.test\/unsubscribe\/([A-Za-z0-9_-]+)>$/.exec(headers['List-Unsubscribe'])![1];
   expect(await readUnsubscribeToken(token)).toEqual({ projectId, contactId: contacts[7].id, topicId });
 
-  const outcomes = await queryAll(`PROJECT#${projectId}#BROADCAST#${broadcastId}`, 'CONTACT#');
+  const outcomes = await queryAll(keys.broadcastRecipients(projectId, broadcastId));
   expect(outcomes).toHaveLength(100);
   expect(Object.fromEntries(outcomes.filter((o) => o.outcome === 'skipped').map((o) => [o.email, o.reason]))).toEqual({
     [contacts[0].email]: 'unsubscribed',

@@ -18,7 +18,6 @@ import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { WEBHOOK_FANOUT_FILTER } from '../../functions/workers';
 import { handler as dispatcherHandler } from '../../functions/workers/webhook-dispatcher';
@@ -28,12 +27,12 @@ import { QueuePoller } from '../../lib/local/lambda/queue-poller';
 import { StreamPoller } from '../../lib/local/lambda/stream-poller';
 import { createTableInput } from '../../lib/table-definition';
 import type { Caller } from '../../shared/platform/caller';
-import { documentClient } from '../../shared/platform/db/client';
-import { transact } from '../../shared/platform/db/table';
+import * as keys from '../../shared/platform/db/keys';
+import { queryPage, transact } from '../../shared/platform/db/table';
 import { eventWrite } from '../../shared/events/events';
 import { newId } from '../../shared/platform/ids';
 import { createWebhook, updateWebhook } from '../../shared/webhooks/webhooks';
-import { useRuntimeTable } from '../support/table';
+import { projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { workerFunction } from '../../lib/local/lambda/invocation';
 
@@ -127,12 +126,7 @@ it('delivers each event exactly once per subscribed webhook when the first strea
   await transact(sent.slice(0, 8).map((o) => eventWrite(caller, 'email.sent', o)));
   await transact([...sent.slice(8).map((o) => eventWrite(caller, 'email.sent', o)), ...['x', 'y'].map((id) => eventWrite(caller, 'email.delivered', { id }))]);
   const events = await waitFor(
-    async () =>
-      (
-        await documentClient.send(
-          new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)', ExpressionAttributeValues: { ':pk': `PROJECT#${caller.projectId}`, ':e': 'EVENT#' } }),
-        )
-      ).Items ?? [],
+    () => projectEvents(caller.projectId),
     (items) => items.filter((i) => i.event_type !== 'webhook.endpoint.created' && i.event_type !== 'webhook.endpoint.disabled').length === 17,
   );
   const idsOf = (type: string) =>
@@ -162,15 +156,10 @@ it('delivers each event exactly once per subscribed webhook when the first strea
   expect(count('/b')).toEqual({ total: 17, unique: [...idsOf('email.sent'), ...idsOf('email.delivered')].sort() });
   expect(count('/c').total).toBe(0); // not subscribed
   expect(count('/d').total).toBe(0); // disabled
-  const deliveries = (
-    await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :d)',
-        ExpressionAttributeValues: { ':pk': `PROJECT#${caller.projectId}`, ':d': 'WEBHOOK_DELIVERY#' },
-      }),
-    )
-  ).Items!;
+  const deliveries = [
+    ...(await queryPage(keys.webhookDeliveries(caller.projectId, a.id), { limit: 100 })).items,
+    ...(await queryPage(keys.webhookDeliveries(caller.projectId, b.id), { limit: 100 })).items,
+  ];
   expect(deliveries).toHaveLength(32);
   expect(deliveries.every((x) => x.status === 'delivered' && x.attempt_count === 1)).toBe(true);
   expect(new Set(deliveries.map((x) => x.webhook_id))).toEqual(new Set([a.id, b.id]));

@@ -45,3 +45,11 @@ export async function createOtherProject(): Promise<{ projectId: string; key: st
   const { token } = await createApiKey({ projectId: project.id, livemode: true, permission: 'full_access' }, { name: 'other', mode: 'live' });
   return { projectId: project.id, key: token };
 }
+
+/** A project's stored event items (the outbox), oldest first: its newest `max`, read through the keys module (events are sharded). */
+export async function projectEvents(projectId: string, max = 1000): Promise<Record<string, any>[]> {
+  const keys = await import('../../shared/platform/db/keys');
+  const { queryPage } = await import('../../shared/platform/db/table');
+  const { items } = await queryPage(keys.events(projectId), { limit: max });
+  return items.reverse();
+}

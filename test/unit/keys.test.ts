@@ -1,13 +1,31 @@
 /** Exact key strings: a change here is a data migration, so it must be deliberate. */
 import * as keys from '../../shared/platform/db/keys';
+import { newId } from '../../shared/platform/ids';
 
 describe('table keys', () => {
   it('puts every project resource under the project partition', () => {
     expect(keys.segment('p1', 's1')).toEqual({ PK: 'PROJECT#p1', SK: 'SEGMENT#s1' });
     expect(keys.segments('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'SEGMENT#' });
     expect(keys.apiKey('p1', 'k1')).toEqual({ PK: 'PROJECT#p1', SK: 'API_KEY#k1' });
-    expect(keys.event('p1', 'e1')).toEqual({ PK: 'PROJECT#p1', SK: 'EVENT#e1' });
     expect(keys.project('p1')).toEqual({ PK: 'PROJECT#p1', SK: 'PROJECT' });
+  });
+
+  it('spreads the collections written per email over 16 shards of the project, by the random end of the id', () => {
+    const id = '01a20abc-ed14-74e4-ba7e-1149298b61ff'; // ...ff: shard 255 % 16 = 15
+    expect(keys.shardOf(id)).toBe(15);
+    expect(keys.email('p1', id)).toEqual({ PK: 'PROJECT#p1#EMAILS#15', SK: `EMAIL#${id}` });
+    expect(keys.event('p1', id)).toEqual({ PK: 'PROJECT#p1#EVENTS#15', SK: `EVENT#${id}` });
+    expect(keys.pendingEmailFrom('p1', 'Example.COM', id)).toEqual({ PK: 'PROJECT#p1#PENDING_FROM#example.com#15', SK: `EMAIL#${id}` });
+    expect(keys.broadcastRecipient('p1', 'b1', id)).toEqual({ PK: 'PROJECT#p1#BROADCAST#b1#15', SK: `CONTACT#${id}` });
+    for (const collection of [keys.emails('p1'), keys.events('p1'), keys.pendingEmailsFrom('p1', 'example.com'), keys.broadcastRecipients('p1', 'b1')]) {
+      expect(collection.PKs).toHaveLength(keys.COLLECTION_SHARDS);
+      expect(new Set(collection.PKs).size).toBe(keys.COLLECTION_SHARDS);
+    }
+    expect(keys.emails('p1').PKs).toContain(keys.email('p1', id).PK);
+    // ids spread evenly: 1,600 UUIDv7s land on every shard
+    const counts = new Array(keys.COLLECTION_SHARDS).fill(0);
+    for (let i = 0; i < 1600; i++) counts[keys.shardOf(newId())]++;
+    expect(Math.min(...counts)).toBeGreaterThan(50);
   });
 
   it('keeps global lookups on keys of their own', () => {

@@ -350,12 +350,14 @@ describe('retry schedule', () => {
 });
 
 describe('webhook keys', () => {
-  it('keeps webhooks and their deliveries under the project, every delivery again on GSI1', () => {
+  it('keeps webhooks under the project, their deliveries in its delivery shards, every delivery again on GSI1', () => {
     expect(keys.webhook('p1', 'w1')).toEqual({ PK: 'PROJECT#p1', SK: 'WEBHOOK#w1' });
     expect(keys.webhooks('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'WEBHOOK#' });
-    expect(keys.webhookDelivery('p1', 'w1', 'd1')).toEqual({ PK: 'PROJECT#p1', SK: 'WEBHOOK_DELIVERY#w1#d1' });
-    expect(keys.webhookDeliveries('p1', 'w1')).toEqual({ PK: 'PROJECT#p1', prefix: 'WEBHOOK_DELIVERY#w1#' });
-    expect(keys.webhookEventsIndex('p1', 'd1')).toEqual({ GSI1PK: 'WEBHOOK_EVENTS#p1', GSI1SK: 'd1' });
+    // deliveries are written per email event: spread over the project's delivery shards, by delivery id (d3: shard 3)
+    expect(keys.webhookDelivery('p1', 'w1', 'd3')).toEqual({ PK: 'PROJECT#p1#DELIVERIES#3', SK: 'WEBHOOK_DELIVERY#w1#d3' });
+    expect(keys.webhookDeliveries('p1', 'w1')).toEqual({ PKs: Array.from({ length: 16 }, (_, i) => `PROJECT#p1#DELIVERIES#${i}`), prefix: 'WEBHOOK_DELIVERY#w1#' });
+    expect(keys.webhookEventsIndex('p1', 'd3')).toEqual({ GSI1PK: 'WEBHOOK_EVENTS#p1#3', GSI1SK: 'd3' });
+    expect(keys.webhookEventsPartitions('p1')).toContain('WEBHOOK_EVENTS#p1#3');
   });
 
   it('never lets a webhook prefix swallow another collection, or the reverse', () => {

@@ -4,6 +4,9 @@
  * One table (see lib/table-definition.ts). Every key of a project's resources starts with the
  * project, so no Query can cross tenants; the few global lookups are items of their own, read
  * only on their exact key. Ids are UUIDv7, so a Query on a prefix returns items in creation order.
+ * The collections written for every email are sharded (COLLECTION_SHARDS partitions, `<shard>` below,
+ * from the item's id): one project at 500 emails a second stays far under a partition's 1,000
+ * write units a second, and readers merge the shards by sort key (table.ts `queryPage`).
  *
  * | entity          | PK                      | SK                   | GSI1PK | GSI1SK | used by                                              |
  * |-----------------|-------------------------|----------------------|--------|--------|------------------------------------------------------|
@@ -12,13 +15,13 @@
  * | api key         | PROJECT#<pid>           | API_KEY#<kid>        | -      | -      | POST/GET/DELETE /api-keys (Query on prefix to list)  |
  * | api key hash    | API_KEY_HASH#<sha256>   | API_KEY_HASH         | -      | -      | every authenticated request (GetItem)                |
  * | segment         | PROJECT#<pid>           | SEGMENT#<sid>        | -      | -      | POST/GET/PATCH/DELETE /segments (Query on prefix to list); deleting one also removes its members (below) |
- * | event           | PROJECT#<pid>           | EVENT#<eid>          | -      | -      | outbox: written in the change's transaction; GET /events (Query, newest first); TTL 30 days |
- * | email           | PROJECT#<pid>           | EMAIL#<eid>          | EMAIL_DUE#<0-7> (while waiting for the sender, and while `sending`: until the claim's lease ends) | <due ISO time>#<pid>#<eid> | POST/GET /emails, retry, cancel; the due-email dispatcher (Query GSI1 <= now), which also finds a `sending` claim whose sender died |
+ * | event           | PROJECT#<pid>#EVENTS#<shard> | EVENT#<eid>     | -      | -      | outbox: written in the change's transaction; GET /events (the 16 shards merged, newest first); TTL 30 days. Ids and metadata, never a body |
+ * | email           | PROJECT#<pid>#EMAILS#<shard> | EMAIL#<eid>     | EMAIL_DUE#<0-7> (while waiting for the sender, and while `sending`: until the claim's lease ends) | <due ISO time>#<pid>#<eid> | the envelope and status only (the content is an S3 object, shared/emails/content.ts); POST/GET /emails (the shards merged), retry, cancel; the due-email dispatcher (Query GSI1 <= now), which also finds a `sending` claim whose sender died; TTL EMAIL_RETENTION_DAYS |
  * | idempotency     | PROJECT#<pid>           | IDEMPOTENCY#<sha256(key)> | -  | -      | POST /emails(/batch) with Idempotency-Key; TTL 24 h |
- * | pending email   | PROJECT#<pid>#PENDING_FROM#<domain name> | EMAIL#<eid> | - | -  | an accepted email still waiting (queued/scheduled) listed under its From domain: put with the email (and on retry or a send put back), deleted when the sender claims it, on cancel; DELETE /domains Queries the partition in pages and cancels each (no Scan). Broadcast emails have none |
+ * | pending email   | PROJECT#<pid>#PENDING_FROM#<domain name>#<shard> | EMAIL#<eid> | - | -  | an accepted email still waiting (queued/scheduled) listed under its From domain: put with the email (and on retry or a send put back), deleted when the sender claims it, on cancel; DELETE /domains Queries the shards in pages and cancels each (no Scan). Broadcast emails have none |
  * | staged email    | PROJECT#<pid>           | STAGED_EMAIL#<eid>   | EMAIL_DUE#<0-7> | <lease end>#<pid>#<eid> | a batch too large for one transaction: its emails before the commit (GET/list never read this prefix); published (deleted, the email put) after the batch commits; the due-email dispatcher finds one the request left behind (Query GSI1) and publishes or discards it by its batch |
  * | email batch     | PROJECT#<pid>           | EMAIL_BATCH#<bid>    | -      | -      | a staged batch's commit point: put with attribute_not_exists, `committed` by the request (with the Idempotency-Key record) or `abandoned` by the dispatcher, never both; TTL 7 days |
- * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem)                    |
+ * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem); TTL with the email |
  * | SES event seen  | SES_EVENT#<message id>  | <sha256 of the event> | -  | -      | email-status worker: each SES event applied once; TTL 7 days |
  * | send rate       | SEND_RATE#<epoch second>[#<shard>] | SEND_RATE | -      | -      | the sender's account-wide per-second send counters (one per SHARD_RATE sends a second, shared/emails/send-rate.ts); TTL |
  * | suppression     | PROJECT#<pid>           | SUPPRESSION#<lower-cased address> | - | - | the canonical entry, one per address (attribute_not_exists claims it): the sender drops suppressed recipients (BatchGet); POST /suppressions; GET/DELETE /suppressions/{email}; the suppression writer |
@@ -28,7 +31,7 @@
  * | domain count    | PROJECT#<pid>           | DOMAIN_COUNT         | -      | -      | the project's number of domains (`domain_count`): read before a create, added to in the create's transaction with a condition under MAX_DOMAINS_PER_PROJECT, taken from in the delete's (and in a takeover of the project's expired claim) |
  * | webhook         | PROJECT#<pid>           | WEBHOOK#<wid>        | -      | -      | POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix) |
  * | webhook count   | PROJECT#<pid>           | WEBHOOK_COUNT        | -      | -      | the project's number of webhooks (`webhook_count`): added to in the create's transaction with a condition under MAX_WEBHOOKS_PER_PROJECT, taken from in the delete's |
- * | webhook delivery | PROJECT#<pid>          | WEBHOOK_DELIVERY#<wid>#<did> | WEBHOOK_EVENTS#<pid> | <did> | the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery (GetItem); GET /webhooks/{id}/deliveries (Query on prefix, newest first); GET /webhook-events (Query GSI1, newest first); TTL with its event |
+ * | webhook delivery | PROJECT#<pid>#DELIVERIES#<shard> | WEBHOOK_DELIVERY#<wid>#<did> | WEBHOOK_EVENTS#<pid>#<shard> | <did> | the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery (GetItem); GET /webhooks/{id}/deliveries (the shards merged on the webhook's prefix, newest first); GET /webhook-events (the GSI1 shards merged, newest first); TTL with its event |
  * | contact         | PROJECT#<pid>           | CONTACT#<cid>        | -      | -      | POST/GET/PATCH/DELETE /contacts (Query on prefix to list); holds `segment_ids` (list) and `topics` (map topic id -> opt_in/opt_out); the broadcast fan-out (BatchGet) |
  * | contact email   | PROJECT#<pid>           | CONTACT_EMAIL#<lower-cased address> | - | - | one contact per address per project (attribute_not_exists in the create's transaction) -> `contact_id`: GET/PATCH/DELETE /contacts/{email} |
  * | segment member  | PROJECT#<pid>#SEGMENT#<sid> | CONTACT#<cid>    | -      | -      | a contact in a segment, written in the same transaction as the contact's `segment_ids`: GET /contacts?segment_id= and the broadcast fan-out (Query the partition, pages in contact order); segment deletion removes them (the request, then the segment-cleanup worker: Query the partition) |
@@ -36,7 +39,7 @@
  * | template        | PROJECT#<pid>           | TEMPLATE#<tid>       | -      | -      | POST/GET/PATCH/DELETE /templates, publish, duplicate (Query on prefix to list); holds the draft and the `published` version; POST /emails with `template` (GetItem) |
  * | template alias  | PROJECT#<pid>           | TEMPLATE_ALIAS#<alias> | -    | -      | alias uniqueness (attribute_not_exists in the template's transaction) -> `template_id`: GET/PATCH/DELETE /templates/{alias} |
  * | broadcast       | PROJECT#<pid>           | BROADCAST#<bid>      | BROADCAST_DUE (while scheduled) | <scheduled ISO time>#<pid>#<bid> | POST/GET/PATCH/DELETE /broadcasts, send, cancel (Query on prefix to list); counters; the scheduled-broadcast dispatcher (Query GSI1 <= now) |
- * | broadcast recipient | PROJECT#<pid>#BROADCAST#<bid> | CONTACT#<cid> | -   | -      | the fan-out's per-recipient record (outcome, email id), put with attribute_not_exists in the same transaction as the recipient's email and the counter update, so a redelivered batch sends nobody twice |
+ * | broadcast recipient | PROJECT#<pid>#BROADCAST#<bid>#<shard> | CONTACT#<cid> | - | - | the fan-out's per-recipient record (outcome, email id), put with attribute_not_exists in the same transaction as the recipient's email and the counter update, so a redelivered batch sends nobody twice |
  * | unsubscribe secret | DEPLOYMENT           | UNSUBSCRIBE_SECRET   | -      | -      | the HMAC key of the unsubscribe tokens (created on first use with attribute_not_exists) |
  * | oauth client    | PROJECT#<pid>           | OAUTH_CLIENT#<id>    | -      | -      | POST/GET/DELETE /oauth/clients (Query on prefix to list) |
  * | oauth client id | OAUTH_CLIENT_ID#<client_id> | OAUTH_CLIENT_ID  | -      | -      | global lookup of a public client id -> project, redirect URIs: GET /oauth/authorize, POST /oauth/token (BatchGet with the code or refresh token; ConditionCheck in the grant's transaction) |
@@ -64,8 +67,9 @@ export const apiKeyHash = (sha256Hex: string): Key => ({ PK: `API_KEY_HASH#${sha
 export const segment = (projectId: string, segmentId: string): Key => ({ PK: projectPk(projectId), SK: `SEGMENT#${segmentId}` });
 export const segments = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'SEGMENT#' });
 
-export const event = (projectId: string, eventId: string): Key => ({ PK: projectPk(projectId), SK: `EVENT#${eventId}` });
-export const events = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'EVENT#' });
+const eventsPk = (projectId: string) => `${projectPk(projectId)}#EVENTS`;
+export const event = (projectId: string, eventId: string): Key => ({ PK: `${eventsPk(projectId)}#${shardOf(eventId)}`, SK: `EVENT#${eventId}` });
+export const events = (projectId: string): ShardedCollection => ({ PKs: shardPks(eventsPk(projectId)), prefix: 'EVENT#' });
 
 /** A collection of items under one partition whose sort keys share a prefix followed by the item id. */
 export interface Collection {
@@ -73,8 +77,31 @@ export interface Collection {
   prefix: string;
 }
 
-export const email = (projectId: string, emailId: string): Key => ({ PK: projectPk(projectId), SK: `EMAIL#${emailId}` });
-export const emails = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'EMAIL#' });
+/**
+ * The same, spread over several partitions (write sharding): the collections written for every
+ * email (emails, events, pending entries, broadcast recipients, webhook deliveries) would otherwise
+ * put one project's whole sending on one partition key, which takes 1,000 write units a second.
+ * Readers merge the shards by sort key (table.ts `queryPage`).
+ */
+export interface ShardedCollection {
+  PKs: string[];
+  prefix: string;
+}
+
+/**
+ * Partitions per sharded collection. An email costs about 8 write units on its own item over its
+ * life (accepted, claimed, sent, delivered: transactional writes of a small item) and as many on
+ * its events; a project sending 500 emails a second puts 500 x 8 / 16 = 250 write units a second
+ * on each shard, a quarter of what a partition takes (bench/RESULTS.md measures it).
+ */
+export const COLLECTION_SHARDS = 16;
+/** An item's shard: from the random low bits of its UUIDv7 id (its last two hex digits). */
+export const shardOf = (id: string): number => parseInt(id.replace(/-/g, '').slice(-2), 16) % COLLECTION_SHARDS;
+const shardPks = (base: string): string[] => Array.from({ length: COLLECTION_SHARDS }, (_, shard) => `${base}#${shard}`);
+
+const emailsPk = (projectId: string) => `${projectPk(projectId)}#EMAILS`;
+export const email = (projectId: string, emailId: string): Key => ({ PK: `${emailsPk(projectId)}#${shardOf(emailId)}`, SK: `EMAIL#${emailId}` });
+export const emails = (projectId: string): ShardedCollection => ({ PKs: shardPks(emailsPk(projectId)), prefix: 'EMAIL#' });
 /** Due emails are spread over a few GSI1 partitions so one busy minute is not one hot partition. */
 export const EMAIL_DUE_SHARDS = 8;
 export const emailDueShard = (shard: number) => `EMAIL_DUE#${shard}`;
@@ -84,8 +111,9 @@ export function emailDue(projectId: string, emailId: string, dueAt: string) {
 }
 export const idempotency = (projectId: string, keyHash: string): Key => ({ PK: projectPk(projectId), SK: `IDEMPOTENCY#${keyHash}` });
 /** Waiting emails by From domain: deleting the domain cancels them with a Query of this partition. */
-export const pendingEmailFrom = (projectId: string, domainName: string, emailId: string): Key => ({ PK: `${projectPk(projectId)}#PENDING_FROM#${domainName.toLowerCase()}`, SK: `EMAIL#${emailId}` });
-export const pendingEmailsFrom = (projectId: string, domainName: string) => ({ PK: `${projectPk(projectId)}#PENDING_FROM#${domainName.toLowerCase()}`, prefix: 'EMAIL#' });
+const pendingFromPk = (projectId: string, domainName: string) => `${projectPk(projectId)}#PENDING_FROM#${domainName.toLowerCase()}`;
+export const pendingEmailFrom = (projectId: string, domainName: string, emailId: string): Key => ({ PK: `${pendingFromPk(projectId, domainName)}#${shardOf(emailId)}`, SK: `EMAIL#${emailId}` });
+export const pendingEmailsFrom = (projectId: string, domainName: string): ShardedCollection => ({ PKs: shardPks(pendingFromPk(projectId, domainName)), prefix: 'EMAIL#' });
 /** An email of a large batch before the batch commits: another prefix than `EMAIL#`, so no reader of emails sees it. */
 export const stagedEmail = (projectId: string, emailId: string): Key => ({ PK: projectPk(projectId), SK: `STAGED_EMAIL#${emailId}` });
 export const emailBatch = (projectId: string, batchId: string): Key => ({ PK: projectPk(projectId), SK: `EMAIL_BATCH#${batchId}` });
@@ -122,11 +150,15 @@ export const webhooks = (projectId: string) => ({ PK: projectPk(projectId), pref
 /** The project's webhook counter (its sort key is outside the `WEBHOOK#` prefix, so lists never see it). */
 export const webhookCount = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'WEBHOOK_COUNT' });
 /** A webhook's deliveries sort under it by delivery id, which carries its event's time (shared/webhooks/deliveries.ts). */
-export const webhookDelivery = (projectId: string, webhookId: string, deliveryId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK_DELIVERY#${webhookId}#${deliveryId}` });
-export const webhookDeliveries = (projectId: string, webhookId: string) => ({ PK: projectPk(projectId), prefix: `WEBHOOK_DELIVERY#${webhookId}#` });
-/** Every delivery of a project again on GSI1, newest first: GET /webhook-events. */
-export const webhookEventsPartition = (projectId: string) => `WEBHOOK_EVENTS#${projectId}`;
-export const webhookEventsIndex = (projectId: string, deliveryId: string) => ({ GSI1PK: webhookEventsPartition(projectId), GSI1SK: deliveryId });
+const deliveriesPk = (projectId: string) => `${projectPk(projectId)}#DELIVERIES`;
+export const webhookDelivery = (projectId: string, webhookId: string, deliveryId: string): Key => ({
+  PK: `${deliveriesPk(projectId)}#${shardOf(deliveryId)}`,
+  SK: `WEBHOOK_DELIVERY#${webhookId}#${deliveryId}`,
+});
+export const webhookDeliveries = (projectId: string, webhookId: string): ShardedCollection => ({ PKs: shardPks(deliveriesPk(projectId)), prefix: `WEBHOOK_DELIVERY#${webhookId}#` });
+/** Every delivery of a project again on GSI1 (sharded as the table's), newest first: GET /webhook-events. */
+export const webhookEventsPartitions = (projectId: string): string[] => shardPks(`WEBHOOK_EVENTS#${projectId}`);
+export const webhookEventsIndex = (projectId: string, deliveryId: string) => ({ GSI1PK: `WEBHOOK_EVENTS#${projectId}#${shardOf(deliveryId)}`, GSI1SK: deliveryId });
 
 /** Contacts: one per lower-cased address per project (the contact email item claims the address). */
 export const contact = (projectId: string, contactId: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT#${contactId}` });
@@ -148,8 +180,12 @@ export const broadcasts = (projectId: string) => ({ PK: projectPk(projectId), pr
 /** Scheduled broadcasts wait in one GSI1 partition (few per minute), read by the scheduled-broadcast dispatcher. */
 export const BROADCASTS_DUE = 'BROADCAST_DUE';
 export const broadcastDue = (projectId: string, broadcastId: string, dueAt: string) => ({ GSI1PK: BROADCASTS_DUE, GSI1SK: `${dueAt}#${projectId}#${broadcastId}` });
-export const broadcastRecipient = (projectId: string, broadcastId: string, contactId: string): Key => ({ PK: `${projectPk(projectId)}#BROADCAST#${broadcastId}`, SK: `CONTACT#${contactId}` });
-export const broadcastRecipients = (projectId: string, broadcastId: string) => ({ PK: `${projectPk(projectId)}#BROADCAST#${broadcastId}`, prefix: 'CONTACT#' });
+const recipientsPk = (projectId: string, broadcastId: string) => `${projectPk(projectId)}#BROADCAST#${broadcastId}`;
+export const broadcastRecipient = (projectId: string, broadcastId: string, contactId: string): Key => ({
+  PK: `${recipientsPk(projectId, broadcastId)}#${shardOf(contactId)}`,
+  SK: `CONTACT#${contactId}`,
+});
+export const broadcastRecipients = (projectId: string, broadcastId: string): ShardedCollection => ({ PKs: shardPks(recipientsPk(projectId, broadcastId)), prefix: 'CONTACT#' });
 export const unsubscribeSecret = (): Key => ({ PK: 'DEPLOYMENT', SK: 'UNSUBSCRIBE_SECRET' });
 
 /** Inbound mail: a received email per (SES message, project); ids are UUIDv7, so the list is newest first. */
