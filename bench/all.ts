@@ -2,11 +2,12 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks runs one of them (RESULTS.md is
- * then not rewritten, so it always holds a whole run).
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency runs one of them
+ * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
+ * the send path's figures of issue 17, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLE_BUDGET_BYTES, INIT_BUDGET_MS } from '../lib/bundling';
@@ -18,6 +19,8 @@ import { type benchSendPipeline, formatSendPipeline, sendPipelineMet } from './s
 import { type benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
 import { RESULT_MARK } from './run-one';
 import { type benchWebhooks, formatWebhooks } from './webhooks';
+import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
+import { type benchTransactionalLatency, formatTransactionalLatency, transactionalLatencyMet } from './transactional-latency';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -51,9 +54,19 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const sections: string[] = [];
   const summary: SummaryRow[] = [];
-  const section = (title: string, table: string) => {
-    console.log(`## ${title}\n\n${table}\n`);
-    sections.push(`## ${title}\n\n${table}\n`);
+  const section = (title: string, table: string, marker?: string) => {
+    const text = `## ${title}\n\n${table}\n`;
+    console.log(text);
+    sections.push(marker ? `<!-- bench:${marker} -->\n${text}<!-- /bench:${marker} -->\n` : text);
+    // run alone, a marked section replaces its earlier self in RESULTS.md (the rest stays a whole run's)
+    const results = join(__dirname, 'RESULTS.md');
+    if (only && marker && existsSync(results)) {
+      const old = readFileSync(results, 'utf8');
+      const pattern = new RegExp(`<!-- bench:${marker} -->[\\s\\S]*?<!-- /bench:${marker} -->\\n`);
+      const marked = `<!-- bench:${marker} -->\n${text}<!-- /bench:${marker} -->\n`;
+      writeFileSync(results, pattern.test(old) ? old.replace(pattern, marked) : `${old.trimEnd()}\n\n${marked}`);
+      console.log(`Section "${marker}" written to bench/RESULTS.md`);
+    }
   };
   const header = `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${new Date().toISOString()}`;
   console.log(`# Benchmarks\n\n${header}\n`);
@@ -142,6 +155,38 @@ async function main(): Promise<void> {
         met: run.lost === 0 && run.duplicated === 0,
       });
     }
+  }
+
+  if (!only || only === 'cost') {
+    const r = isolated<Awaited<ReturnType<typeof benchSendPathCost>>>('cost');
+    section('The send path: DynamoDB units per email, the hottest partitions, and the cost per 100,000 emails (bench/send-path-cost.ts says how they are measured)', formatSendPathCost(r), 'cost');
+    const twenty = r.rows.find((row) => row.kb === 20)!;
+    const hottest = r.hottest.keys[0];
+    summary.push(
+      {
+        benchmark: 'DynamoDB write units per 20 KB email over its life',
+        figure: `${twenty.writePerEmail.toFixed(1)} (5 KB ${r.rows[0].writePerEmail.toFixed(1)}, 60 KB ${r.rows[2].writePerEmail.toFixed(1)})`,
+        budget: 'at most 30 (issue 17)',
+        met: twenty.writePerEmail <= 30,
+      },
+      {
+        benchmark: 'hottest partition key at 500 emails/s of one project',
+        figure: `${hottest.at500PerSecond.toFixed(0)} WCU/s (${hottest.key})`,
+        budget: 'under 1,000 (issue 17)',
+        met: hottest.at500PerSecond < 1000,
+      },
+      { benchmark: 'cost per 100,000 emails besides SES', figure: `$${r.totalBesidesSes.toFixed(2)}`, budget: 'under $5 (issue 17)', met: r.totalBesidesSes < 5 },
+    );
+  }
+  if (!only || only === 'latency') {
+    const r = isolated<Awaited<ReturnType<typeof benchTransactionalLatency>>>('latency');
+    section(`Transactional latency under a ${r.contacts.toLocaleString('en')}-recipient broadcast backlog at ${r.rate}/s`, formatTransactionalLatency(r), 'latency');
+    summary.push({
+      benchmark: 'POST /emails to sent behind a bulk backlog',
+      figure: `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (${r.samples} emails)`,
+      budget: 'p99 under 2 s (issue 17)',
+      met: transactionalLatencyMet(r),
+    });
   }
 
   const table = [

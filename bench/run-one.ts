@@ -14,6 +14,8 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   suppression: () => import('./suppression-writer').then((m) => m.benchSuppressionWriter()),
   broadcast: () => import('./broadcast-fanout').then((m) => m.benchBroadcastFanOut()),
   webhooks: () => import('./webhooks').then((m) => m.benchWebhooks()),
+  cost: () => import('./send-path-cost').then((m) => m.benchSendPathCost()),
+  latency: () => import('./transactional-latency').then((m) => m.benchTransactionalLatency()),
 };
 export const BENCHMARK_NAMES = Object.keys(benchmarks);
 

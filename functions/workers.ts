@@ -101,15 +101,15 @@ export const workers: readonly Worker[] = [
     name: 'sender',
     handler: 'workers/sender',
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5 },
-    // ConditionCheckItem: the From domain re-checked in the claim; DeleteItem: the email's pending entry
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
+    // DeleteItem: the email's pending entry
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
   },
   {
     // the bulk lane: the same sender for broadcast emails, which never take the transactional reserve of the send rate
     name: 'bulk-sender',
     handler: 'workers/bulk-sender',
     trigger: { kind: 'queue', queue: 'send-bulk', batchSize: 10, maxConcurrency: 5 },
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
   },
   {
     // SES Bounce and Complaint events -> suppression entries (idempotent: an address keeps its first entry)

@@ -3,10 +3,14 @@
  * message of the send queue.
  *
  * At most once: the email is claimed (queued|scheduled -> sending) with a condition before SES
- * is called, so a duplicate message or a second sender finds it taken. The claim re-checks the
- * From domain in the same transaction (the project's, sending enabled, verified for live mail):
- * a scheduled or retried email whose domain was deleted, or is now another project's, ends
- * `failed` with the reason and never reaches SES.
+ * is called, so a duplicate message or a second sender finds it taken. The From domain is checked
+ * again first, from its name's claim read with the suppression entries (the project's, sending
+ * enabled, verified for live mail): a scheduled or retried email whose domain was deleted, or is
+ * now another project's, ends `failed` with the reason and never reaches SES. A read, not a
+ * ConditionCheck in the claim's transaction: a ConditionCheck bills a write on the claim's
+ * partition for every email, 1,000 write units a second for one domain sending 500 a second,
+ * all a partition takes; a domain deleted in the milliseconds between the read and the claim is
+ * no different from one deleted just after the send.
  *
  * The claim records when (`sending_at`) and keeps a due entry at the end of its lease
  * (SEND_LEASE_MS, far above the sender's Lambda timeout). If the sender dies between the claim
@@ -27,9 +31,9 @@
 import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, transact, update, type Item } from '../platform/db/table';
+import { batchGet, getItem, isConditionFailed, transact, update } from '../platform/db/table';
 import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND_LEASE_MS, toSummary, type EmailItem } from './emails';
-import { sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
+import { findSendingDomain, sendingDomainProblems, type SendingDomain } from '../domains/domains';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
 import { acquireSendSlot, NoSendSlot } from './send-rate';
@@ -107,11 +111,10 @@ async function endAbandonedClaim(caller: Caller, email: EmailItem): Promise<Send
   return failClaimed(caller, email, email.sending_at, UNCONFIRMED_SEND);
 }
 
-/** Why the claim's domain check failed, from the name's claim as it was. */
-function domainRefusal(caller: Caller, email: EmailItem, claim: Item | undefined): string {
-  const name = addressDomain(email.from);
-  const problems = sendingDomainProblems(caller, name, sendingDomainOf(caller.projectId, claim), 'from');
-  return `not sent: ${problems.map((p) => p.message).join('; ') || `the domain ${name} cannot send for this project`}`;
+/** Why the From domain cannot send this email now (undefined when it can), from its name's claim. */
+function domainRefusal(caller: Caller, email: EmailItem, domain: SendingDomain): string | undefined {
+  const problems = sendingDomainProblems(caller, addressDomain(email.from), domain, 'from');
+  return problems.length ? `not sent: ${problems.map((p) => p.message).join('; ')}` : undefined;
 }
 
 async function suppressedAddresses(projectId: string, addresses: string[]): Promise<Set<string>> {
@@ -157,7 +160,11 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later
 
   // The content (stored once at acceptance, ./content.ts) is read with the suppression entries, before the claim.
-  const [suppressed, content] = await Promise.all([suppressedAddresses(projectId, [...email.to, ...email.cc, ...email.bcc]), getEmailContent(projectId, emailId)]);
+  const [suppressed, content, domain] = await Promise.all([
+    suppressedAddresses(projectId, [...email.to, ...email.cc, ...email.bcc]),
+    getEmailContent(projectId, emailId),
+    findSendingDomain(projectId, addressDomain(email.from)),
+  ]);
   const keep = (address: string) => !suppressed.has(bareAddress(address));
   if (![...email.to, ...email.cc, ...email.bcc].some(keep)) {
     try {
@@ -170,6 +177,8 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   }
 
   if (!content) return failWaiting(caller, email, MISSING_CONTENT);
+  const refusal = domainRefusal(caller, email, domain);
+  if (refusal) return failWaiting(caller, email, refusal);
 
   if (email.livemode) {
     // the send slot first: SES is called right after the claim, in the slot's second
@@ -187,15 +196,13 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   try {
     await transact([
       update(key, { set: { last_event: 'sending', sending_at: sendingAt, send_attempts: attempt, ...keys.emailDue(projectId, emailId, leaseEnd) }, condition: WAITING }, { tag: 'taken' }),
-      sendingDomainCheck(caller, addressDomain(email.from), { tag: 'domain refused', withItem: true }),
       pendingEmailDelete(projectId, email),
       // one email.sending per email: a claim after SES turned an attempt away is not news
       ...(attempt === 1 ? [eventWrite(caller, 'email.sending', { ...toSummary(email), last_event: 'sending' })] : []),
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'taken')) return 'skipped';
-    if (!isConditionFailed(error, 'domain refused')) throw error;
-    return failWaiting(caller, email, domainRefusal(caller, email, error.item));
+    throw error;
   }
   const putBack = async (): Promise<SendOutcome> => {
     // SES did not take it: queued again, due after a lease (the failed message is also redelivered sooner)
