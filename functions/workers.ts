@@ -129,7 +129,7 @@ export const workers: readonly Worker[] = [
     handler: 'workers/dispatch-due-emails',
     trigger: { kind: 'schedule', everySeconds: 60 },
     // GetItem, PutItem, DeleteItem: settling staged emails of a batch whose request died (shared/emails/emails.ts)
-    needs: { table: ['Query', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send', 'send-bulk'] },
+    needs: { table: ['Query', 'BatchGetItem', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send', 'send-bulk'] },
   },
   {
     // re-reads domains SES is still verifying; emits domain.verified / domain.verification_failed
@@ -137,7 +137,7 @@ export const workers: readonly Worker[] = [
     handler: 'workers/domain-verification',
     trigger: { kind: 'schedule', everySeconds: 60 },
     needs: {
-      table: ['Query', 'GetItem', 'UpdateItem', 'PutItem'],
+      table: ['Query', 'BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'],
       ses: ['ses:GetEmailIdentity'],
       untested: { 'dynamodb:GetItem': 'reads the domain again only when its name claim changed during the check (a delete racing it)' },
     },
@@ -172,7 +172,7 @@ export const workers: readonly Worker[] = [
     name: 'dispatch-due-broadcasts',
     handler: 'workers/dispatch-due-broadcasts',
     trigger: { kind: 'schedule', everySeconds: 60 },
-    needs: { table: ['Query', 'UpdateItem'], queues: ['broadcast-fanout'] },
+    needs: { table: ['Query', 'BatchGetItem', 'UpdateItem'], queues: ['broadcast-fanout'] },
   },
   {
     // removed segment items -> the memberships DELETE /segments/{id} left (shared/audience/segments.ts).

@@ -169,7 +169,7 @@ function createTable(scope: Construct): dynamodb.Table {
       indexName: index.name,
       partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
+      projectionType: dynamodb.ProjectionType[index.projection],
     });
   }
   return table;

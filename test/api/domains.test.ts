@@ -29,7 +29,7 @@ async function unsettledIds(): Promise<string[]> {
   const out = await documentClient.send(
     new QueryCommand({ TableName: runtime.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': 'DOMAIN_UNSETTLED' } }),
   );
-  return (out.Items ?? []).map((item) => item.id);
+  return (out.Items ?? []).map((item) => String(item.SK).slice('DOMAIN#'.length)); // GSI1 projects keys only
 }
 
 const configurationSet = (domainId: string) => ses.send(new GetConfigurationSetCommand({ ConfigurationSetName: `es-${domainId}` }));

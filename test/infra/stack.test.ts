@@ -66,7 +66,7 @@ describe('EmailService stack (bundling skipped)', () => {
               { AttributeName: 'GSI1PK', KeyType: 'HASH' },
               { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
             ],
-            Projection: { ProjectionType: 'ALL' },
+            Projection: { ProjectionType: 'KEYS_ONLY' },
           },
         ],
         TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },

@@ -7,6 +7,7 @@
  * The collections written for every email are sharded (COLLECTION_SHARDS partitions, `<shard>` below,
  * from the item's id): one project at 500 emails a second stays far under a partition's 1,000
  * write units a second, and readers merge the shards by sort key (table.ts `queryPage`).
+ * GSI1 projects keys only: its readers take the items from the table (table.ts `queryGsi1Page(s)`).
  *
  * | entity          | PK                      | SK                   | GSI1PK | GSI1SK | used by                                              |
  * |-----------------|-------------------------|----------------------|--------|--------|------------------------------------------------------|

@@ -356,6 +356,22 @@ export async function queryPage<T extends Item = Item>(collection: Collection | 
 }
 
 /**
+ * GSI1 projects keys only (lib/table-definition.ts: an index write for every change of an item's
+ * attributes would double what each status update costs), so its readers take the items from the
+ * table: one consistent BatchGet per page of index entries, in the index's order. Each item keeps
+ * the index entry's GSI1PK and GSI1SK, the position the reader saw, so a conditional update on
+ * `GSI1SK = :seen` still fails when the item moved on meanwhile; entries whose item is gone drop out.
+ */
+async function itemsOf<T extends Item>(entries: Item[]): Promise<T[]> {
+  if (!entries.length) return [];
+  const items = new Map((await batchGet<T>(entries.map((e) => ({ PK: e.PK, SK: e.SK })))).map((item) => [`${item.PK}|${item.SK}`, item]));
+  return entries.flatMap((e) => {
+    const item = items.get(`${e.PK}|${e.SK}`);
+    return item ? [{ ...item, GSI1PK: e.GSI1PK, GSI1SK: e.GSI1SK } as T] : [];
+  });
+}
+
+/**
  * The items of one GSI1 partition, a page at a time, in GSI1SK order; with `below`, only those
  * whose GSI1SK sorts before it. For worker sweeps (due emails, domains SES is still verifying).
  */
@@ -372,7 +388,7 @@ export async function* queryGsi1Pages<T extends Item = Item>(partition: string, 
         ExclusiveStartKey,
       }),
     );
-    yield (out.Items ?? []) as T[];
+    yield await itemsOf<T>(out.Items ?? []);
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
 }
@@ -393,5 +409,5 @@ export async function queryGsi1Page<T extends Item = Item>(partitions: string | 
     }),
   );
   const merged = await mergeReaders(readers, page.limit + 1, (a, b) => a.GSI1SK > b.GSI1SK);
-  return bounded(merged, page.limit);
+  return bounded(await itemsOf<T>(merged), page.limit);
 }
