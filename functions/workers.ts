@@ -19,8 +19,12 @@ export interface QueueDefinition {
 }
 
 export type Trigger =
-  /** `maxConcurrency`: at most this many concurrent invocations (Lambda's SQS maximum concurrency, at least 2) */
-  | { kind: 'queue'; queue: string; batchSize: number; maxConcurrency?: number }
+  /**
+   * `maxConcurrency`: at most this many concurrent invocations (Lambda's SQS maximum concurrency, at
+   * least 2). `scaledBySendRate`: batch size and concurrency come from the account's send rate
+   * (`senderScaling`), as the stack and the local runtime know it, instead of the numbers here.
+   */
+  | { kind: 'queue'; queue: string; batchSize: number; maxConcurrency?: number; scaledBySendRate?: true }
   /** `filter` is a Lambda event-filtering pattern over the stream record, applied the same way locally */
   | { kind: 'stream'; batchSize: number; filter?: Record<string, unknown>; maxRetryAttempts: number }
   | { kind: 'schedule'; everySeconds: number };
@@ -96,11 +100,30 @@ export const WEBHOOK_FANOUT_FILTER = { eventName: ['INSERT'], dynamodb: { NewIma
 /** The segment-cleanup filter: removed items whose entity `type` is `segment` (shared/audience/segments.ts). */
 export const SEGMENT_CLEANUP_FILTER = { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['segment'] } } } };
 
+/**
+ * A send queue's batch size and concurrency for an account sending `rate` emails a second: about
+ * a second of sends in flight (each message waits for its slot, at most 20 s, then calls SES), so
+ * at the SES sandbox's 1 a second two invocations of one message each, at 14 two of ten, at 500
+ * fifty of ten. The sender never exceeds the rate whatever runs (shared/emails/send-rate.ts); this
+ * only keeps messages from waiting in an invocation for slots far ahead. On AWS the rate is the
+ * CDK context `sesSendRate` (default 14, SES's usual production start; set it when the account's
+ * quota grows), locally SEND_RATE_PER_SECOND or the local SES's rate.
+ */
+export function senderScaling(rate: number): { batchSize: number; maxConcurrency: number } {
+  const batchSize = rate < 10 ? 1 : 10;
+  return { batchSize, maxConcurrency: Math.max(2, Math.ceil(rate / batchSize)) };
+}
+
+/** A worker's queue trigger as deployed for an account sending `sendRate` a second. */
+export function queueTrigger(trigger: Extract<Trigger, { kind: 'queue' }>, sendRate: number): Extract<Trigger, { kind: 'queue' }> {
+  return trigger.scaledBySendRate ? { ...trigger, ...senderScaling(sendRate) } : trigger;
+}
+
 export const workers: readonly Worker[] = [
   {
     name: 'sender',
     handler: 'workers/sender',
-    trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5 },
+    trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
     // DeleteItem: the email's pending entry
     needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
   },
@@ -108,7 +131,7 @@ export const workers: readonly Worker[] = [
     // the bulk lane: the same sender for broadcast emails, which never take the transactional reserve of the send rate
     name: 'bulk-sender',
     handler: 'workers/bulk-sender',
-    trigger: { kind: 'queue', queue: 'send-bulk', batchSize: 10, maxConcurrency: 5 },
+    trigger: { kind: 'queue', queue: 'send-bulk', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
     needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
   },
   {

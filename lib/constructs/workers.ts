@@ -15,7 +15,7 @@ import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
-import { queueUrlVariable, workerFunctionName, workers as workerDefinitions, workerTimeoutSeconds } from '../../functions/workers';
+import { queueTrigger, queueUrlVariable, workerFunctionName, workers as workerDefinitions, workerTimeoutSeconds } from '../../functions/workers';
 import type { FunctionFactory } from './function-factory';
 import type { Queues } from './queues';
 
@@ -29,6 +29,14 @@ export interface WorkersProps {
   apiUrl: string;
 }
 
+/** The account's send rate the send queues are sized for: CDK context `sesSendRate` (`cdk deploy -c sesSendRate=200`), default 14 (functions/workers.ts `senderScaling`). */
+export function sesSendRate(scope: Construct): number {
+  const value = scope.node.tryGetContext('sesSendRate');
+  const rate = value === undefined ? 14 : Number(value);
+  if (!Number.isFinite(rate) || rate < 1) throw new Error(`sesSendRate must be a number of emails a second (at least 1), got ${JSON.stringify(value)}`);
+  return rate;
+}
+
 export class Workers extends Construct {
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
@@ -36,7 +44,7 @@ export class Workers extends Construct {
       const fnId = workerFunctionName(worker.name);
       const fn = props.functions.makeFunction(this, fnId, { handler: worker.handler, needs: worker.needs, timeout: Duration.seconds(workerTimeoutSeconds(worker)) });
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', props.apiUrl);
-      const { trigger } = worker;
+      const trigger = worker.trigger.kind === 'queue' ? queueTrigger(worker.trigger, sesSendRate(this)) : worker.trigger;
       if (trigger.kind === 'queue') {
         const { queue } = props.queues.named(trigger.queue);
         // Its own queue's URL, for the calls its event source mapping allows there (ChangeMessageVisibility: a retry

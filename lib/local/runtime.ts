@@ -209,7 +209,16 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const { provisionDefaultProject } = await import('./bootstrap');
     const provisioned = await provisionDefaultProject(settings.localApiKey);
 
-    const pollers = await createWorkers({ sqsEndpoint, dynamoEndpoint: dynamo.endpoint, region, credentials, streamArn, scheduleIntervalSeconds: settings.scheduleIntervalSeconds, log });
+    const pollers = await createWorkers({
+      sqsEndpoint,
+      dynamoEndpoint: dynamo.endpoint,
+      region,
+      credentials,
+      streamArn,
+      scheduleIntervalSeconds: settings.scheduleIntervalSeconds,
+      sendRate: Number(process.env.SEND_RATE_PER_SECOND) || settings.sesMaxSendRate,
+      log,
+    });
     cleanups.push(async () => {
       await Promise.all(pollers.map((p) => p.stop()));
     });
@@ -289,12 +298,15 @@ interface WorkerEnvironment {
   streamArn: string;
   /** LOCAL_SCHEDULE_INTERVAL_SECONDS: run every schedule this often instead (tests) */
   scheduleIntervalSeconds?: number;
+  /** the account's send rate as the runtime knows it (SEND_RATE_PER_SECOND, else the local SES's): sizes the send queues' pollers */
+  sendRate: number;
   log: (line: string) => void;
 }
 
 /** Creates every queue (with its DLQ) and a poller, not yet started, for every worker of functions/workers.ts. */
 async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; stop(): Promise<void> }[]> {
-  const { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable, workers } = await import('../../functions/workers');
+  const { QUEUE_MAX_MESSAGE_BYTES, queues, queueTrigger, queueUrlVariable, workers } = await import('../../functions/workers');
+  const { sendRate } = env;
   const sqs = new SQSClient({ endpoint: env.sqsEndpoint, region: env.region, credentials: env.credentials });
   const queueUrls = new Map<string, { url: string; arn: string }>();
   for (const queue of queues) {
@@ -320,7 +332,7 @@ async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; s
   for (const worker of workers) {
     const handler = await loadHandler(worker.handler);
     const fn = workerFunction(worker.name);
-    const { trigger } = worker;
+    const trigger = worker.trigger.kind === 'queue' ? queueTrigger(worker.trigger, sendRate) : worker.trigger;
     if (trigger.kind === 'queue') {
       const queue = queueUrls.get(trigger.queue);
       if (!queue) throw new Error(`worker ${worker.name} reads unknown queue ${trigger.queue}`);

@@ -15,7 +15,7 @@ import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSu
 import { BUNDLE_BANNER } from '../../lib/bundling';
 import { buildApp, workerFunctionId } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
-import { cdkJsonContext, type Resource, synth, synthesized } from '../support/synth';
+import { cdkJsonContext, type Resource, type Synthesized, synth, synthesized } from '../support/synth';
 
 const allFunctions = [
   ...routes.map((route) => ({ id: functionName(route), routeKey: `${route.method} ${route.path}`, route })),
@@ -539,6 +539,23 @@ describe('EmailService inbound mail', () => {
         expect(variables.INBOUND_BUCKET).toBeUndefined();
       }
     }
+  });
+});
+
+describe('EmailService send queues sized by the send rate', () => {
+  /** The event source mapping of a worker's function. */
+  const mapping = ({ resources, stack }: Synthesized, worker: string) => {
+    const fnId = stack.getLogicalId(stack.functions.get(workerFunctionId(worker))!.node.defaultChild as CfnElement);
+    return Object.values(resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName?.Ref === fnId)!.Properties;
+  };
+
+  it("gives both senders a second of sends in flight at SES's usual 14/s by default, and more for a faster account (context sesSendRate)", () => {
+    const usual = synthesized();
+    for (const worker of ['sender', 'bulk-sender']) expect(mapping(usual, worker)).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 2 } });
+    const fast = synth({ bundle: false, context: { ...cdkJsonContext, sesSendRate: 500 } });
+    expect(mapping(fast, 'sender')).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 50 } });
+    const sandbox = synth({ bundle: false, context: { ...cdkJsonContext, sesSendRate: 1 } });
+    expect(mapping(sandbox, 'sender')).toMatchObject({ BatchSize: 1, ScalingConfig: { MaximumConcurrency: 2 } });
   });
 });
 
