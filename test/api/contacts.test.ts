@@ -425,6 +425,7 @@ describe('contact values rendered into a broadcast subject (issue 16)', () => {
     );
     expect(email.subject).toBe(`News ${tag} for Ada Cc: victim@evil.example X: 1 (vip Bcc: victim@evil.example)`);
     expect([...email.cc, ...email.bcc]).toEqual([]);
-    expect(email.text).toContain('\r\n'); // the body keeps the value as it is
+    // the list shows no content: the email itself keeps the value in its body as it is
+    expect((await api.get(`/emails/${email.id}`)).body.text).toContain('\r\n');
   }, 60_000);
 });

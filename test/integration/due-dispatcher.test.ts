@@ -1,10 +1,11 @@
 /**
  * The due-email dispatcher under a backlog (issue 17): 20,000 emails due in the same minute are
  * each enqueued exactly once, page by page, by runs that stop at their bound and leave the rest to
- * the next run, even with two runs at the same time. A table and a send queue of its own (in the
- * test runtime's DynamoDB Local and SQS), so the runtime's own dispatcher and sender never see
- * these emails; the runs go through the local Lambda emulation (the function's needs, its 30 s
- * timeout and the remaining time its handler bounds itself by).
+ * the next run, even with two runs at the same time. A DynamoDB Local and an SQS of its own: the
+ * runtime's dispatcher and sender never see these emails, and 20,000 leases and messages do not
+ * hold up the runtime every other suite is talking to meanwhile. The runs go through the local
+ * Lambda emulation (the function's needs, its 30 s timeout and the remaining time its handler
+ * bounds itself by).
  */
 import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -16,30 +17,42 @@ import { dispatchDueEmails } from '../../shared/emails/due';
 import * as keys from '../../shared/platform/db/keys';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
+import type { Server } from 'node:http';
+import { createSqsServer } from 'local-aws-sqs';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/aws/dynamodb';
+import { freePort } from '../../lib/local/ports';
 
-const runtime = useRuntimeTable();
+useRuntimeTable();
 const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 const suffix = newId().slice(-12);
 const tableName = `due-dispatcher-${suffix}`;
 const saved = { ...process.env };
-const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SEND'];
+const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SEND'];
 const BACKLOG = 20_000;
 
 let dynamo: DynamoDBClient;
 let sqs: SQSClient;
 let sendQueueUrl: string;
+let ownDynamo: DynamoDbLocal;
+let ownSqs: Server;
 
 beforeAll(async () => {
-  dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
-  sqs = new SQSClient({ ...config, endpoint: runtime.sqsEndpoint });
+  ownDynamo = await startDynamoDbLocal({ port: await freePort() });
+  const sqsPort = await freePort();
+  ownSqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: 'ap-southeast-2', emulateQueueCreationLifecycle: false });
+  const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
+  dynamo = new DynamoDBClient({ ...config, endpoint: ownDynamo.endpoint });
+  sqs = new SQSClient({ ...config, endpoint: sqsEndpoint });
   await dynamo.send(new CreateTableCommand(createTableInput(tableName)));
   sendQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `send-${suffix}` }))).QueueUrl!;
-  Object.assign(process.env, { TABLE_NAME: tableName, AWS_ENDPOINT_URL_SQS: runtime.sqsEndpoint, QUEUE_URL_SEND: sendQueueUrl });
-});
+  Object.assign(process.env, { TABLE_NAME: tableName, AWS_ENDPOINT_URL_DYNAMODB: ownDynamo.endpoint, AWS_ENDPOINT_URL_SQS: sqsEndpoint, QUEUE_URL_SEND: sendQueueUrl });
+}, 60_000);
 
 afterAll(async () => {
   await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
   await sqs.send(new DeleteQueueCommand({ QueueUrl: sendQueueUrl })).catch(() => undefined);
+  await ownDynamo?.stop();
+  await new Promise((resolve) => ownSqs?.close(resolve));
   for (const name of VARIABLES) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
