@@ -27,12 +27,13 @@ const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', 
 const suffix = newId().slice(-12);
 const tableName = `due-dispatcher-${suffix}`;
 const saved = { ...process.env };
-const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SEND'];
+const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SEND', 'QUEUE_URL_SEND_BULK'];
 const BACKLOG = 20_000;
 
 let dynamo: DynamoDBClient;
 let sqs: SQSClient;
 let sendQueueUrl: string;
+let bulkQueueUrl: string;
 let ownDynamo: DynamoDbLocal;
 let ownSqs: Server;
 
@@ -45,12 +46,19 @@ beforeAll(async () => {
   sqs = new SQSClient({ ...config, endpoint: sqsEndpoint });
   await dynamo.send(new CreateTableCommand(createTableInput(tableName)));
   sendQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `send-${suffix}` }))).QueueUrl!;
-  Object.assign(process.env, { TABLE_NAME: tableName, AWS_ENDPOINT_URL_DYNAMODB: ownDynamo.endpoint, AWS_ENDPOINT_URL_SQS: sqsEndpoint, QUEUE_URL_SEND: sendQueueUrl });
+  bulkQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `send-bulk-${suffix}` }))).QueueUrl!;
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    AWS_ENDPOINT_URL_DYNAMODB: ownDynamo.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+    QUEUE_URL_SEND: sendQueueUrl,
+    QUEUE_URL_SEND_BULK: bulkQueueUrl,
+  });
 }, 60_000);
 
 afterAll(async () => {
   await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
-  await sqs.send(new DeleteQueueCommand({ QueueUrl: sendQueueUrl })).catch(() => undefined);
+  for (const url of [sendQueueUrl, bulkQueueUrl]) await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
   await ownDynamo?.stop();
   await new Promise((resolve) => ownSqs?.close(resolve));
   for (const name of VARIABLES) {
@@ -61,13 +69,22 @@ afterAll(async () => {
   sqs.destroy();
 });
 
-/** Setup: `count` queued emails of a few projects, all due at `dueAt`, written 25 at a time (BatchWriteItem), 8 requests in flight. */
+/** Setup: `count` queued emails of a few projects (every tenth a broadcast's), all due at `dueAt`, written 25 at a time (BatchWriteItem), 8 requests in flight. */
 async function dueEmails(count: number, dueAt: string): Promise<string[]> {
   const projects = [newId(), newId(), newId()];
   const items = Array.from({ length: count }, (_, n) => {
     const projectId = projects[n % projects.length];
     const id = newId();
-    return { ...keys.email(projectId, id), ...keys.emailDue(projectId, id, dueAt), type: 'email', project_id: projectId, id, last_event: 'queued', livemode: false };
+    return {
+      ...keys.email(projectId, id),
+      ...keys.emailDue(projectId, id, dueAt),
+      type: 'email',
+      project_id: projectId,
+      id,
+      last_event: 'queued',
+      livemode: false,
+      ...(n % 10 === 0 ? { broadcast_id: 'b-1' } : {}),
+    };
   });
   const requests = [];
   for (let i = 0; i < items.length; i += 25) requests.push(items.slice(i, i + 25));
@@ -85,19 +102,22 @@ async function dueEmails(count: number, dueAt: string): Promise<string[]> {
   return items.map((item) => item.id);
 }
 
-/** Every message on the send queue, received and deleted by 4 receivers side by side: the email ids, with repeats. */
-async function drainSendQueue(): Promise<string[]> {
+/** The ids of the emails of a broadcast among `ids` (every tenth, as `dueEmails` writes them). */
+const broadcastIds = (ids: string[]) => ids.filter((_, n) => n % 10 === 0);
+
+/** Every message on a send queue (the transactional one by default), received and deleted by 4 receivers side by side: the email ids, with repeats. */
+async function drainSendQueue(queueUrl = sendQueueUrl): Promise<string[]> {
   const ids: string[] = [];
   const receiver = async () => {
     for (let empty = 0; empty < 2; ) {
-      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: sendQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
+      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
       const messages = out.Messages ?? [];
       if (!messages.length) {
         empty++;
         continue;
       }
       ids.push(...messages.map((m) => (JSON.parse(m.Body!) as { email_id: string }).email_id));
-      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: sendQueueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
     }
   };
   await Promise.all([receiver(), receiver(), receiver(), receiver()]);
@@ -115,14 +135,20 @@ it('enqueues 20,000 emails due in the same minute exactly once, page by page ove
   expect(first.stoppedEarly).toBe(true);
   expect(first.enqueued).toBeGreaterThanOrEqual(1_000);
   expect(first.enqueued).toBeLessThan(BACKLOG);
-  const seen = await drainSendQueue();
+  const seen = [...(await drainSendQueue()), ...(await drainSendQueue(bulkQueueUrl))];
   expect(seen).toHaveLength(first.enqueued);
 
   // then scheduled runs, two at once the first time, until one finds nothing left
   const runs: Run[] = await Promise.all([scheduledRun(), scheduledRun()]);
   while (runs.at(-1)!.stoppedEarly || runs.at(-1)!.enqueued > 0) runs.push(await scheduledRun());
   expect(runs.at(-1)).toEqual({ enqueued: 0, stoppedEarly: false });
-  seen.push(...(await drainSendQueue()));
+  const transactional = await drainSendQueue();
+  const bulk = await drainSendQueue(bulkQueueUrl);
+  seen.push(...transactional, ...bulk);
+  // a broadcast's emails go back to the bulk lane, the others to the transactional one
+  const ofBroadcast = new Set(broadcastIds(ids));
+  expect(bulk.every((id) => ofBroadcast.has(id))).toBe(true);
+  expect(transactional.some((id) => ofBroadcast.has(id))).toBe(false);
 
   expect(first.enqueued + runs.reduce((sum, run) => sum + run.enqueued, 0)).toBe(BACKLOG);
   expect(seen).toHaveLength(BACKLOG); // no email twice ...

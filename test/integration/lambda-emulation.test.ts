@@ -138,7 +138,7 @@ describe('grants whose call a shared cache hides locally', () => {
   // The runtime's functions share one process, so the account's send rate that one of them read is
   // cached for all (shared/emails/send-rate.ts): which function calls GetAccount first is a race.
   // Here each reads it with a cache of its own (a fresh module), as each Lambda does on AWS.
-  it.each(['sender', 'broadcast-fanout'])('lets the %s worker read the account send rate from SES', async (worker) => {
+  it.each(['sender', 'bulk-sender', 'broadcast-fanout'])('lets the %s worker read the account send rate from SES', async (worker) => {
     Object.assign(process.env, { AWS_ENDPOINT_URL_SESV2: runtime.sesEndpoint });
     delete process.env.SEND_RATE_PER_SECOND;
     let sendRate: typeof import('../../shared/emails/send-rate') | undefined;
