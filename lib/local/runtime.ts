@@ -344,6 +344,9 @@ async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; s
           queueArn: queue.arn,
           batchSize: trigger.batchSize,
           concurrency: trigger.maxConcurrency,
+          // Lambda long-polls a queue, so a message is picked up as it arrives; the send queues' pollers
+          // look more often than the others' (100 ms) so a transactional email does not wait on the poll
+          ...(trigger.scaledBySendRate ? { idleMs: 20 } : {}),
           handler,
           onError: onError(worker.name),
         }),
