@@ -21,12 +21,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../lib/local/ports';
-import { startLocalRuntime } from '../lib/local/runtime';
-import { readSettings } from '../lib/local/settings';
+import { startBenchApi } from './local-api';
 import type { AwsCall } from '../shared/platform/aws/call-guard';
 
 const KEY = `es_live_${'C'.repeat(32)}`;
@@ -125,9 +120,7 @@ const kindOf = (key: string): string =>
     .join('#');
 
 export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFECYCLE_EMAILS ?? 20)): Promise<SendPathCostResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-cost-'));
   process.env.SEND_RATE_PER_SECOND = '50';
-  process.env.LOG_LEVEL = 'ERROR';
   let delivered = 0;
   const receiver: Server = createServer((req, res) => {
     req.resume();
@@ -137,19 +130,7 @@ export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFEC
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const runtime = await startLocalRuntime(
-    readSettings({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      DYNAMODB_IN_MEMORY: 'true',
-      LOCAL_API_KEY: KEY,
-      LOCAL_SES_PORT: String(await freePort()),
-      LOCAL_SES_MAX_SEND_RATE: '50',
-      LOCAL_SES_VERIFY_DELAY_MS: '0',
-      LOCAL_SCHEDULE_INTERVAL_SECONDS: '5',
-    }),
-    () => undefined,
-  );
+  const { call, stop } = await startBenchApi('cost', KEY, { LOCAL_SES_MAX_SEND_RATE: '50' });
   // After the runtime loaded the handlers' modules: the same document client and call guard they use.
   const { documentClient } = await import('../shared/platform/db/client');
   (documentClient.middlewareStack as unknown as { add: (m: unknown, o: unknown) => void }).add(
@@ -170,15 +151,6 @@ export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFEC
     if (call.service === 's3' && op === 'GetObject') units.s3Gets++;
     if (call.service === 'sqs' && op.startsWith('SendMessage')) units.sqsSends += op === 'SendMessageBatch' ? ((call.input as { Entries?: unknown[] }).Entries?.length ?? 1) : 1;
     if (call.service === 'ses' && op === 'SendEmail') units.sesSends++;
-  };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(runtime.apiUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<any>;
   };
   const until = async (done: () => Promise<boolean>, what: string) => {
     for (const deadline = Date.now() + 180_000; !(await done()); await new Promise((r) => setTimeout(r, 250))) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -250,9 +222,8 @@ export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFEC
     const costPer100k = costTable(twenty);
     return { rows, hottest: { emails: spread, keys: hottest }, costPer100k, totalBesidesSes: costPer100k.filter((c) => c.item !== 'SES sending').reduce((sum, c) => sum + c.dollars, 0) };
   } finally {
-    await runtime.stop();
+    await stop();
     await new Promise((resolve) => receiver.close(resolve));
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -16,12 +16,7 @@
  *
  * Run alone: `npx tsx bench/send-pipeline.ts` (BENCH_EMAILS, BENCH_RATE to change the figures).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../lib/local/ports';
-import { startLocalRuntime } from '../lib/local/runtime';
-import { readSettings } from '../lib/local/settings';
+import { startBenchApi } from './local-api';
 
 export interface SendPipelineResult {
   emails: number;
@@ -38,33 +33,8 @@ export interface SendPipelineResult {
 const KEY = `es_live_${'B'.repeat(32)}`;
 
 export async function benchSendPipeline(emails = Number(process.env.BENCH_EMAILS ?? 1500), rate = Number(process.env.BENCH_RATE ?? 25)): Promise<SendPipelineResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-send-'));
   process.env.SEND_RATE_PER_SECOND = String(rate);
-  process.env.LOG_LEVEL = 'ERROR';
-  const runtime = await startLocalRuntime(
-    {
-      ...readSettings({
-        PORT: '0',
-        DATA_DIR: dataDir,
-        DYNAMODB_IN_MEMORY: 'true',
-        LOCAL_API_KEY: KEY,
-        LOCAL_SES_PORT: String(await freePort()),
-        LOCAL_SES_MAX_SEND_RATE: String(rate),
-        LOCAL_SES_VERIFY_DELAY_MS: '0',
-        LOCAL_SCHEDULE_INTERVAL_SECONDS: '5',
-      }),
-    },
-    () => undefined,
-  );
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(runtime.apiUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<any>;
-  };
+  const { runtime, call, stop } = await startBenchApi('send', KEY, { LOCAL_SES_MAX_SEND_RATE: String(rate) });
   try {
     const domain = await call('POST', '/domains', { name: 'bench.example.com' });
     await call('POST', `/domains/${domain.id}/verify`);
@@ -106,8 +76,7 @@ export async function benchSendPipeline(emails = Number(process.env.BENCH_EMAILS
       seconds: (Date.now() - started) / 1000,
     };
   } finally {
-    await runtime.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -12,12 +12,7 @@
  *
  * Run alone: `npx tsx bench/transactional-latency.ts` (BENCH_BULK_CONTACTS, BENCH_LATENCY_SECONDS).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../lib/local/ports';
-import { startLocalRuntime } from '../lib/local/runtime';
-import { readSettings } from '../lib/local/settings';
+import { startBenchApi } from './local-api';
 
 const KEY = `es_live_${'D'.repeat(32)}`;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -40,31 +35,8 @@ export async function benchTransactionalLatency(
   contacts = Number(process.env.BENCH_BULK_CONTACTS ?? 20_000),
   seconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 60),
 ): Promise<TransactionalLatencyResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-latency-'));
-  process.env.LOG_LEVEL = 'ERROR';
   delete process.env.SEND_RATE_PER_SECOND; // the rate SES reports: 14
-  const runtime = await startLocalRuntime(
-    readSettings({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      DYNAMODB_IN_MEMORY: 'true',
-      LOCAL_API_KEY: KEY,
-      LOCAL_SES_PORT: String(await freePort()),
-      LOCAL_SES_MAX_SEND_RATE: '14',
-      LOCAL_SES_VERIFY_DELAY_MS: '0',
-      LOCAL_SCHEDULE_INTERVAL_SECONDS: '5',
-    }),
-    () => undefined,
-  );
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(runtime.apiUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<any>;
-  };
+  const { runtime, call, stop } = await startBenchApi('latency', KEY, { LOCAL_SES_MAX_SEND_RATE: '14' });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   try {
     const keys = await import('../shared/platform/db/keys');
@@ -154,8 +126,7 @@ export async function benchTransactionalLatency(
       backlogAtEnd: final.counters.recipients - (sentAfter - sorted.length), // SES's count since the start: the broadcast's and ours
     };
   } finally {
-    await runtime.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

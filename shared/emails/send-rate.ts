@@ -4,9 +4,8 @@
  * sender Lambdas run, so the rate is kept in the table: counters per second, incremented with a
  * condition that they stay at or under their limit.
  *
- * - Pacing: within a second, bulk slot n waits until n/rate of its first 850 ms has passed, so
- *   sends are spread evenly rather than bunched at the start of each second (a transactional send
- *   goes as soon as it has its slot: it is not to wait behind the bulk sends' places) (SES, on its own clock,
+ * - Pacing: within a second, slot n waits until n/rate of its first 850 ms has passed, so sends
+ *   are spread evenly rather than bunched at the start of each second (SES, on its own clock,
  *   would see a bunch straddle two seconds as a burst over the rate). A sender that wakes up too
  *   late in its slot's second (under 100 ms left) takes a slot of a later second instead, so a
  *   send goes out in the second that counted it.
@@ -149,9 +148,9 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
   for (;;) {
     const place = await takeSlot(second, limits);
     if (place !== undefined) {
-      // Bulk waits for its paced place in the second; a transactional send goes at once (its slot
-      // is counted in this second all the same, so the second still carries at most the rate).
-      const slotStart = lane === 'bulk' ? second * 1000 + (place * PACED_MS) / rate : second * 1000;
+      // Every send waits for its paced place, transactional ones too: a burst sent at once straddles
+      // the second's end on SES's clock and is throttled there (bench/send-pipeline.ts showed it).
+      const slotStart = second * 1000 + (place * PACED_MS) / rate;
       if (slotStart > Date.now()) await sleep(slotStart - Date.now());
       // Woken (or delayed) too close to, or into, the next second: this second's counter may not
       // be the one SES sees the send in, so take a slot of a later second instead. A send only

@@ -1,0 +1,50 @@
+/**
+ * The benchmarks' way to the service: the local runtime started in this process (DynamoDB in
+ * memory, the local SES verifying at once, schedules every 5 s) with one live key, and a caller
+ * of its HTTP API that throws on any answer but 2xx. `settings` adds or overrides runtime settings.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../lib/local/ports';
+import { type LocalRuntime, startLocalRuntime } from '../lib/local/runtime';
+import { readSettings } from '../lib/local/settings';
+
+export interface BenchApi {
+  runtime: LocalRuntime;
+  call: (method: string, path: string, body?: unknown) => Promise<any>;
+  /** stops the runtime and removes its data */
+  stop: () => Promise<void>;
+}
+
+export async function startBenchApi(name: string, key: string, settings: Record<string, string> = {}): Promise<BenchApi> {
+  const dataDir = mkdtempSync(join(tmpdir(), `email-service-bench-${name}-`));
+  process.env.LOG_LEVEL = 'ERROR';
+  const runtime = await startLocalRuntime(
+    readSettings({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DYNAMODB_IN_MEMORY: 'true',
+      LOCAL_API_KEY: key,
+      LOCAL_SES_PORT: String(await freePort()),
+      LOCAL_SES_VERIFY_DELAY_MS: '0',
+      LOCAL_SCHEDULE_INTERVAL_SECONDS: '5',
+      ...settings,
+    }),
+    () => undefined,
+  );
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(runtime.apiUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<any>;
+  };
+  const stop = async () => {
+    await runtime.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { runtime, call, stop };
+}
