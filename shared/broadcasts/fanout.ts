@@ -24,12 +24,12 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, put, queryPage, transact, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
+import { batchGet, getItem, isConditionFailed, put, queryPage, transact, transactionChunks, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
 import { findSendingDomain } from '../domains/domains';
-import { addressDomain, emailExpiresAt, emailWrites, MAX_EMAIL_CONTENT_BYTES, SEND_LEASE_MS, type PreparedEmail } from '../emails/emails';
+import { addressDomain, emailExpiresAt, emailTransactionBytes, emailWrites, MAX_EMAIL_CONTENT_BYTES, SEND_LEASE_MS, type PreparedEmail } from '../emails/emails';
 import { contentBytes, putEmailContents } from '../emails/content';
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
@@ -155,24 +155,14 @@ function counting(b: BroadcastItem, plans: Plan[]): WriteAction {
  * second message for an email is harmless, the sender claims each email once).
  */
 async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
-  // chunks within a transaction's 100 actions and its bytes (the email item and its event twice, the recipient record)
-  const chunks: Plan[][] = [[]];
-  let size = 1; // the counter update
-  let bytes = 0;
-  for (const plan of plans) {
-    const n = plan.outcome === 'sent' ? 3 : 1;
-    const weight = plan.outcome === 'sent' ? 2 * Buffer.byteLength(JSON.stringify(plan.item)) + 2048 : 1024;
-    if (size + n > MAX_TRANSACTION_ACTIONS || bytes + weight > MAX_TRANSACTION_BYTES) {
-      chunks.push([]);
-      size = 1;
-      bytes = 0;
-    }
-    chunks[chunks.length - 1].push(plan);
-    size += n;
-    bytes += weight;
-  }
+  // a recipient with an email is 3 actions (its record, the email, its event), one skipped is its record; each chunk also counts
+  const chunks = transactionChunks(plans, {
+    actions: (plan) => (plan.outcome === 'sent' ? 3 : 1),
+    bytes: (plan) => (plan.outcome === 'sent' ? emailTransactionBytes(plan.item) : 1024),
+    reserved: 1, // the counter update
+  });
   const emailIds: string[] = [];
-  for (const chunk of chunks.filter((c) => c.length)) {
+  for (const chunk of chunks) {
     try {
       await transact([...chunk.flatMap((p) => planWrites(b, p)), counting(b, chunk)]);
       emailIds.push(...chunk.flatMap((p) => (p.outcome === 'sent' ? [p.item.id] : [])));
@@ -194,6 +184,13 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
   return emailIds;
 }
 
+/** The broadcast is still active and its cursor still `after`: no other message has done this page, nobody canceled it. */
+const stillAt = (after: string) => ({
+  expression: '#cursor = :after AND #status IN (:scheduled, :queued, :sending)',
+  names: { '#cursor': 'cursor', '#status': 'status' },
+  values: { ':after': after, ':scheduled': 'scheduled', ':queued': 'queued', ':sending': 'sending' },
+});
+
 async function finish(b: BroadcastItem, set: Item, after: string): Promise<void> {
   await updateItem(
     update(
@@ -201,11 +198,7 @@ async function finish(b: BroadcastItem, set: Item, after: string): Promise<void>
       {
         set: { ...set, updated_at: nowIso() },
         ...(set.status === 'sending' ? {} : { remove: ['GSI1PK', 'GSI1SK'] }),
-        condition: {
-          expression: '#cursor = :after AND #status IN (:scheduled, :queued, :sending)',
-          names: { '#cursor': 'cursor', '#status': 'status' },
-          values: { ':after': after, ':scheduled': 'scheduled', ':queued': 'queued', ':sending': 'sending' },
-        },
+        condition: stillAt(after),
       },
       { tag: 'cursor moved' },
     ),
@@ -243,13 +236,8 @@ export const MAX_PAGE_ATTEMPTS = 5;
  */
 async function pageFailed(b: BroadcastItem, after: string, error: unknown): Promise<boolean> {
   const cause = `${(error as Error).name}: ${(error as Error).message}`.slice(0, 500);
-  const condition = {
-    expression: '#cursor = :after AND #status IN (:scheduled, :queued, :sending)',
-    names: { '#cursor': 'cursor', '#status': 'status' },
-    values: { ':after': after, ':scheduled': 'scheduled', ':queued': 'queued', ':sending': 'sending' },
-  };
   try {
-    const counted = await updateItem(update(keys.broadcast(b.project_id, b.id), { add: { page_attempts: 1 }, set: { last_page_error: cause }, condition }, { tag: 'cursor moved' }));
+    const counted = await updateItem(update(keys.broadcast(b.project_id, b.id), { add: { page_attempts: 1 }, set: { last_page_error: cause }, condition: stillAt(after) }, { tag: 'cursor moved' }));
     if (Number(counted.page_attempts) < MAX_PAGE_ATTEMPTS) return false;
     const reason = `the page of recipients ${after ? `after contact ${after}` : 'at the start of the segment'} failed ${MAX_PAGE_ATTEMPTS} times: ${cause}`;
     await finish(b, { status: 'failed', failure_reason: reason }, after);

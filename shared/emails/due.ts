@@ -19,6 +19,7 @@ import { isConditionFailed, queryGsi1Pages, update, updateItem, type Item } from
 import { logger } from '../platform/log';
 import { SEND_LEASE_MS, settleStagedEmail } from './emails';
 import { sendQueueFor, type SendMessage } from './send-queue';
+import { laneOf } from './send-rate';
 
 /** Due entries read per Query. */
 const PAGE_SIZE = 200;
@@ -61,7 +62,7 @@ async function leasePage(page: Item[], now: Date): Promise<{ transactional: Send
         if (item.type === 'staged_email') {
           await settleStagedEmail(item).catch((error) => logger.error('staged email not settled; next run', { email_id: item.id, error }));
         } else if (await lease(item, now)) {
-          taken[item.broadcast_id ? 'bulk' : 'transactional'].push({ project_id: item.project_id, email_id: item.id });
+          taken[laneOf(item)].push({ project_id: item.project_id, email_id: item.id });
         }
       }),
     );

@@ -33,21 +33,7 @@ import type { EmailRecord, EmailSummary, SendEmailInput } from './model';
 export type { EmailRecord, EmailSummary } from './model';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import {
-  batchGet,
-  del,
-  getItem,
-  isConditionFailed,
-  MAX_TRANSACTION_ACTIONS,
-  MAX_TRANSACTION_BYTES,
-  put,
-  queryPage,
-  transact,
-  update,
-  type Item,
-  type PageRequest,
-  type WriteAction,
-} from '../platform/db/table';
+import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, transactionChunks, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
 import { findSendingDomain, sendingDomainProblems } from '../domains/domains';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { eventWrite } from '../events/events';
@@ -204,26 +190,11 @@ export function emailWrites(caller: Pick<Caller, 'projectId' | 'livemode'>, item
 const ACCEPT_WRITES = 3;
 const acceptWrites = (caller: Pick<Caller, 'projectId' | 'livemode'>, item: EmailItem): WriteAction[] => [...emailWrites(caller, item), pendingEmailWrite(caller.projectId, item)];
 /** What an email weighs in a transaction: the item, its event (the same fields again) and its pending entry. */
-const transactionBytes = (item: EmailItem): number => 2 * Buffer.byteLength(JSON.stringify(item)) + 2048;
+export const emailTransactionBytes = (item: EmailItem): number => 2 * Buffer.byteLength(JSON.stringify(item)) + 2048;
 
 /** Splits emails into groups that each fit one transaction of `writesPerEmail` actions per email (plus `reserved`). */
-function transactionGroups(items: EmailItem[], writesPerEmail: number, reserved = 0): EmailItem[][] {
-  const groups: EmailItem[][] = [];
-  let group: EmailItem[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = transactionBytes(item);
-    if (group.length && ((group.length + 1) * writesPerEmail + reserved > MAX_TRANSACTION_ACTIONS || bytes + size > MAX_TRANSACTION_BYTES)) {
-      groups.push(group);
-      group = [];
-      bytes = 0;
-    }
-    group.push(item);
-    bytes += size;
-  }
-  if (group.length) groups.push(group);
-  return groups;
-}
+const transactionGroups = (items: EmailItem[], writesPerEmail: number, reserved = 0): EmailItem[][] =>
+  transactionChunks(items, { actions: () => writesPerEmail, bytes: emailTransactionBytes, reserved });
 
 /** Puts the emails that are sent at once on the send queue (after their commit: if this fails, the dispatcher sends them when their lease runs out). */
 async function enqueueImmediate(projectId: string, items: EmailItem[]): Promise<void> {

@@ -32,6 +32,8 @@ import { logger } from '../platform/log';
 
 /** The lanes of the send path (./send-queue.ts): bulk never takes the transactional reserve. */
 export type SendLane = 'transactional' | 'bulk';
+/** A broadcast's emails are bulk, every other email transactional. */
+export const laneOf = (email: { broadcast_id?: string | null }): SendLane => (email.broadcast_id ? 'bulk' : 'transactional');
 
 const ACCOUNT_CACHE_MS = 60 * 1000;
 interface Account {

@@ -36,7 +36,7 @@ import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND
 import { findSendingDomain, sendingDomainProblems, type SendingDomain } from '../domains/domains';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
-import { acquireSendSlot, NoSendSlot } from './send-rate';
+import { acquireSendSlot, laneOf, NoSendSlot } from './send-rate';
 import { sesMessageWrite } from './ses-message';
 import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
@@ -183,7 +183,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   if (email.livemode) {
     // the send slot first: SES is called right after the claim, in the slot's second
     try {
-      await acquireSendSlot(email.broadcast_id ? 'bulk' : 'transactional', options.slotWaitMs);
+      await acquireSendSlot(laneOf(email), options.slotWaitMs);
     } catch (error) {
       if (error instanceof NoSendSlot) return { waitSeconds: error.retryAfterSeconds };
       throw error;

@@ -31,6 +31,7 @@ import { newId } from '../../shared/platform/ids';
 import { readUnsubscribeToken } from '../../shared/broadcasts/unsubscribe';
 import { getEmailContent } from '../../shared/emails/content';
 import { useRuntimeTable } from '../support/table';
+import { sqsRecord } from '../support/sqs';
 import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
 import { MAX_PAGE_ATTEMPTS } from '../../shared/broadcasts/fanout';
 
@@ -310,21 +311,7 @@ it('ends a broadcast failed, with the page and the error, when a page keeps fail
     if (call.operation === 'TransactWriteItemsCommand') throw Object.assign(new Error('Transaction payload size cannot exceed 4MB'), { name: 'ValidationException' });
   });
   const message = { project_id: projectId, broadcast_id: broadcastId, after: '' };
-  const event = {
-    Records: [
-      {
-        messageId: 'm',
-        receiptHandle: 'r',
-        body: JSON.stringify(message),
-        attributes: {},
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn',
-        awsRegion: 'ap-southeast-2',
-      },
-    ],
-  };
+  const event = { Records: [sqsRecord('m', JSON.stringify(message))] };
   const answers = [];
   for (let attempt = 1; attempt <= MAX_PAGE_ATTEMPTS; attempt++)
     answers.push(((await invoke(workerFunction('broadcast-fanout'), fanOut as never, event)) as { batchItemFailures: unknown[] }).batchItemFailures.length);
@@ -338,18 +325,7 @@ it('ends a broadcast failed, with the page and the error, when a page keeps fail
 });
 
 it("drops a message that is not the broadcast's cursor, and reports an unreadable one as a batch item failure", async () => {
-  const record = (messageId: string, body: string) => ({
-    messageId,
-    receiptHandle: 'r',
-    body,
-    attributes: {},
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn',
-    awsRegion: 'ap-southeast-2',
-  });
   const stale = JSON.stringify({ project_id: newId(), broadcast_id: newId(), after: '' }); // readable, no such broadcast: done with
-  const result = await fanOut({ Records: [record('bad-json', '{'), record('bad-shape', '{"project_id":1}'), record('stale', stale)] } as never);
+  const result = await fanOut({ Records: [sqsRecord('bad-json', '{'), sqsRecord('bad-shape', '{"project_id":1}'), sqsRecord('stale', stale)] } as never);
   expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);
 });

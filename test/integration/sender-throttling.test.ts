@@ -22,6 +22,7 @@ import { MAX_SEND_ATTEMPTS, UNCONFIRMED_SEND } from '../../shared/emails/sender'
 import { emailWrites, type EmailItem } from '../../shared/emails/emails';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
+import { sqsRecord } from '../support/sqs';
 
 const runtime = useRuntimeTable();
 const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
@@ -83,22 +84,7 @@ afterAll(async () => {
   dynamo.destroy();
 });
 
-const sqsEvent = (messageId: string, body: unknown): SQSEvent =>
-  ({
-    Records: [
-      {
-        messageId,
-        receiptHandle: messageId,
-        body: JSON.stringify(body),
-        attributes: {},
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:ap-southeast-2:000000000000:send',
-        awsRegion: 'ap-southeast-2',
-      },
-    ],
-  }) as SQSEvent;
+const sqsEvent = (messageId: string, body: unknown): SQSEvent => ({ Records: [sqsRecord(messageId, JSON.stringify(body), 'arn:aws:sqs:ap-southeast-2:000000000000:send')] });
 
 /** A queued live email of a new project, From its verified domain (the sender re-checks the domain's claim). */
 async function queuedEmail(subject: string, sameProject?: Caller): Promise<{ caller: Caller; email: EmailItem }> {

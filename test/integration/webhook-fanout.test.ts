@@ -33,6 +33,7 @@ import { eventWrite } from '../../shared/events/events';
 import { newId } from '../../shared/platform/ids';
 import { createWebhook, updateWebhook } from '../../shared/webhooks/webhooks';
 import { projectEvents, useRuntimeTable } from '../support/table';
+import { sqsRecord } from '../support/sqs';
 import { waitFor } from '../support/wait';
 import { workerFunction } from '../../lib/local/lambda/invocation';
 
@@ -167,18 +168,7 @@ it('delivers each event exactly once per subscribed webhook when the first strea
 }, 60_000);
 
 it('reports an unreadable delivery message as a batch item failure, so it ends in the DLQ', async () => {
-  const record = (messageId: string, body: string) => ({
-    messageId,
-    receiptHandle: 'r',
-    body,
-    attributes: {},
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn',
-    awsRegion: 'ap-southeast-2',
-  });
   const gone = JSON.stringify({ project_id: newId(), webhook_id: newId(), delivery_id: newId() }); // readable, but no such delivery: done with
-  const result = await dispatcherHandler({ Records: [record('bad-json', '{'), record('bad-shape', '{"project_id":1}'), record('gone', gone)] } as never);
+  const result = await dispatcherHandler({ Records: [sqsRecord('bad-json', '{'), sqsRecord('bad-shape', '{"project_id":1}'), sqsRecord('gone', gone)] } as never);
   expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);
 });

@@ -96,8 +96,10 @@ export interface ShardedCollection {
  * on each shard, a quarter of what a partition takes (bench/RESULTS.md measures it).
  */
 export const COLLECTION_SHARDS = 16;
-/** An item's shard: from the random low bits of its UUIDv7 id (its last two hex digits). */
-export const shardOf = (id: string): number => parseInt(id.replace(/-/g, '').slice(-2), 16) % COLLECTION_SHARDS;
+/** One of `shards` partitions for an id: from the random low bits of its UUIDv7 (its last two hex digits). */
+const idShard = (id: string, shards: number): number => parseInt(id.replace(/-/g, '').slice(-2), 16) % shards;
+/** An item's shard of its collection. */
+export const shardOf = (id: string): number => idShard(id, COLLECTION_SHARDS);
 const shardPks = (base: string): string[] => Array.from({ length: COLLECTION_SHARDS }, (_, shard) => `${base}#${shard}`);
 
 const emailsPk = (projectId: string) => `${projectPk(projectId)}#EMAILS`;
@@ -107,8 +109,7 @@ export const emails = (projectId: string): ShardedCollection => ({ PKs: shardPks
 export const EMAIL_DUE_SHARDS = 8;
 export const emailDueShard = (shard: number) => `EMAIL_DUE#${shard}`;
 export function emailDue(projectId: string, emailId: string, dueAt: string) {
-  const shard = parseInt(emailId.replace(/-/g, '').slice(-2), 16) % EMAIL_DUE_SHARDS;
-  return { GSI1PK: emailDueShard(shard), GSI1SK: `${dueAt}#${projectId}#${emailId}` };
+  return { GSI1PK: emailDueShard(idShard(emailId, EMAIL_DUE_SHARDS)), GSI1SK: `${dueAt}#${projectId}#${emailId}` };
 }
 export const idempotency = (projectId: string, keyHash: string): Key => ({ PK: projectPk(projectId), SK: `IDEMPOTENCY#${keyHash}` });
 /** Waiting emails by From domain: deleting the domain cancels them with a Query of this partition. */

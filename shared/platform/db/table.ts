@@ -202,6 +202,34 @@ export const MAX_TRANSACTION_ACTIONS = 100;
 /** What callers put in one transaction at most: DynamoDB's 4 MB per transaction, less room for keys and attribute names. */
 export const MAX_TRANSACTION_BYTES = 3.5 * 1024 * 1024;
 
+/**
+ * `items` in order, in groups that each fit one transaction: `actions(item)` actions and
+ * `bytes(item)` bytes of it each, within MAX_TRANSACTION_ACTIONS (less `reserved` actions the
+ * caller adds to every group) and MAX_TRANSACTION_BYTES.
+ */
+export function transactionChunks<T>(items: readonly T[], size: { actions: (item: T) => number; bytes: (item: T) => number; reserved?: number }): T[][] {
+  const reserved = size.reserved ?? 0;
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let actions = reserved;
+  let bytes = 0;
+  for (const item of items) {
+    const itemActions = size.actions(item);
+    const itemBytes = size.bytes(item);
+    if (chunk.length && (actions + itemActions > MAX_TRANSACTION_ACTIONS || bytes + itemBytes > MAX_TRANSACTION_BYTES)) {
+      chunks.push(chunk);
+      chunk = [];
+      actions = reserved;
+      bytes = 0;
+    }
+    chunk.push(item);
+    actions += itemActions;
+    bytes += itemBytes;
+  }
+  if (chunk.length) chunks.push(chunk);
+  return chunks;
+}
+
 export async function transact(actions: WriteAction[]): Promise<void> {
   if (actions.length === 0) return;
   if (actions.length > MAX_TRANSACTION_ACTIONS) throw new Error(`transaction of ${actions.length} actions exceeds ${MAX_TRANSACTION_ACTIONS}`);
@@ -289,12 +317,17 @@ function queryReader<T extends Item>(input: Record<string, unknown>): { next(n: 
 }
 
 /**
- * The first `count` items of several Queries merged in one order (`before(a, b)`: a comes first),
- * each read lazily in chunks, so a merged page of 1,000 over 16 partitions reads about 1,000
- * items, not 16,000.
+ * The first `count` items of one or several Queries merged in one order (`before(a, b)`: a comes
+ * first), each read lazily in chunks of `chunk` (by default: all of `count` from a single Query;
+ * over several, a share of it, so a merged page of 1,000 over 16 partitions reads about 1,000
+ * items, not 16,000).
  */
-async function mergeReaders<T extends Item>(readers: ReturnType<typeof queryReader<T>>[], count: number, before: (a: T, b: T) => boolean): Promise<T[]> {
-  const chunk = Math.max(10, Math.ceil((count / readers.length) * 1.5));
+async function mergeReaders<T extends Item>(
+  readers: ReturnType<typeof queryReader<T>>[],
+  count: number,
+  before: (a: T, b: T) => boolean,
+  chunk = readers.length === 1 ? count : Math.max(10, Math.ceil((count / readers.length) * 1.5)),
+): Promise<T[]> {
   const buffers: T[][] = await Promise.all(readers.map((r) => r.next(chunk)));
   const merged: T[] = [];
   while (merged.length < count) {
@@ -319,40 +352,19 @@ async function mergeReaders<T extends Item>(readers: ReturnType<typeof queryRead
 export async function queryPage<T extends Item = Item>(collection: Collection | ShardedCollection, page: PageRequest, filter?: QueryFilter): Promise<Page<T>> {
   const cursor = page.before ?? page.after;
   const newestFirst = page.before === undefined;
-  const order = (items: T[]) => (newestFirst ? items : items.reverse());
-  if ('PKs' in collection) {
-    const readers = collection.PKs.map((PK) =>
-      queryReader<T>({
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': collection.prefix },
-        ScanIndexForward: !newestFirst,
-        ExclusiveStartKey: cursor ? { PK, SK: collection.prefix + cursor } : undefined,
-      }),
-    );
-    const merged = await mergeReaders(readers, page.limit + 1, (a, b) => (newestFirst ? a.SK > b.SK : a.SK < b.SK));
-    const { items, hasMore } = bounded(merged, page.limit);
-    return { items: order(items), hasMore };
-  }
-  const items: T[] = [];
-  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined = cursor ? { PK: collection.PK, SK: collection.prefix + cursor } : undefined;
-  do {
-    // A Query page stops at 1 MB; keep reading until limit+1 items or the end of the collection.
-    const out = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix, ...filter?.values },
-        ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
-        ScanIndexForward: !newestFirst,
-        Limit: filter ? Math.max(FILTERED_READ, page.limit + 1) : page.limit + 1 - items.length,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...((out.Items ?? []) as T[]));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey && items.length < page.limit + 1);
-  const { items: pageItems, hasMore } = bounded(items, page.limit); // a filtered read may bring more than limit+1
-  return { items: order(pageItems), hasMore };
+  const readers = ('PKs' in collection ? collection.PKs : [collection.PK]).map((PK) =>
+    queryReader<T>({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': PK, ':prefix': collection.prefix, ...filter?.values },
+      ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+      ScanIndexForward: !newestFirst,
+      ExclusiveStartKey: cursor ? { PK, SK: collection.prefix + cursor } : undefined,
+    }),
+  );
+  const count = page.limit + 1; // one more than the page: whether there are more
+  const merged = await mergeReaders(readers, count, (a, b) => (newestFirst ? a.SK > b.SK : a.SK < b.SK), filter ? Math.max(FILTERED_READ, count) : undefined);
+  const { items, hasMore } = bounded(merged, page.limit);
+  return { items: newestFirst ? items : items.reverse(), hasMore };
 }
 
 /**
