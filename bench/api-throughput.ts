@@ -9,7 +9,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../lib/local/ports';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { readSettings } from '../lib/local/settings';
 
@@ -42,7 +41,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 export async function benchApiThroughput(requests = Number(process.env.BENCH_REQUESTS ?? 3000), concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)): Promise<ApiThroughputResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-api-'));
   process.env.LOG_LEVEL = 'ERROR';
-  const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()) }), () => undefined);
+  const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0' }), () => undefined);
   try {
     const { put, putItem, transact } = await import('../shared/platform/db/table');
     const keys = await import('../shared/platform/db/keys');

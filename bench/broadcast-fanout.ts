@@ -10,6 +10,7 @@
  *
  * Run alone: `npx tsx bench/broadcast-fanout.ts` (BENCH_CONTACTS to change the size).
  */
+import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -39,10 +40,10 @@ export interface BroadcastFanOutResult {
 export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_CONTACTS ?? 100_000)): Promise<BroadcastFanOutResult> {
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const region = 'ap-southeast-2';
-  const dynamo = await startDynamoDbLocal({ port: await freePort() });
+  const dynamo = await startDynamoDbLocal({ port: freePort });
   const { createSqsServer } = await import('local-aws-sqs');
-  const sqsPort = await freePort();
-  const sqsServer = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+  const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+  const sqsPort = (sqsServer.address() as AddressInfo).port;
   const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
   try {

@@ -14,7 +14,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../lib/local/ports';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { readSettings } from '../lib/local/settings';
 
@@ -90,7 +89,7 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-calls-'));
   process.env.LOG_LEVEL = 'ERROR';
   const runtime = await startLocalRuntime(
-    readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()), LOCAL_SES_VERIFY_DELAY_MS: '0' }),
+    readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0', LOCAL_SES_VERIFY_DELAY_MS: '0' }),
     () => undefined,
   );
   const { documentClient } = await import('../shared/platform/db/client');

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../lib/local/ports';
 import { type LocalRuntime, startLocalRuntime } from '../lib/local/runtime';
 import { readSettings } from '../lib/local/settings';
 
@@ -26,7 +25,7 @@ export async function startBenchApi(name: string, key: string, settings: Record<
       DATA_DIR: dataDir,
       DYNAMODB_IN_MEMORY: 'true',
       LOCAL_API_KEY: key,
-      LOCAL_SES_PORT: String(await freePort()),
+      LOCAL_SES_PORT: '0',
       LOCAL_SES_VERIFY_DELAY_MS: '0',
       LOCAL_SCHEDULE_INTERVAL_SECONDS: '5',
       ...settings,

@@ -100,7 +100,7 @@ export async function benchSuppressionWriter(
   notifications = Number(process.env.BENCH_NOTIFICATIONS ?? 10_000),
   concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32),
 ): Promise<SuppressionWriterResult> {
-  const dynamo = await startDynamoDbLocal({ port: await freePort() });
+  const dynamo = await startDynamoDbLocal({ port: freePort });
   try {
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'ap-southeast-2', credentials });

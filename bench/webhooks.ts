@@ -20,7 +20,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../lib/local/ports';
 import { startLocalRuntime } from '../lib/local/runtime';
 import { readSettings } from '../lib/local/settings';
 
@@ -62,7 +61,7 @@ export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVE
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: String(await freePort()) }), () => undefined);
+  const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0' }), () => undefined);
   try {
     // The runtime set TABLE_NAME and the endpoints in this process: write like any change does.
     const { put, putItem, transact } = await import('../shared/platform/db/table');

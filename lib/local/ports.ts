@@ -30,7 +30,8 @@ const isFree = (port: number, host: string): Promise<boolean> =>
   });
 
 /**
- * A port nothing listens on right now, for stand-ins whose port the user did not set: a random one
+ * A port nothing listens on right now, for DynamoDB Local's JVM (which cannot listen on port 0 and
+ * say where; every Node server of the runtime listens on port 0 instead): a random one
  * below the ephemeral range (see above), so only another program choosing the same port in the same
  * moment could take it.
  */

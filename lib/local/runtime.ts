@@ -17,6 +17,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -122,16 +123,18 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     // One runtime per DATA_DIR; a JVM left by one killed hard is stopped first (lib/local/data-dir-lock.ts).
     const databaseDir = settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb');
     lock = await lockDataDir(settings.dataDir, databaseDir, log);
-    const dynamo: DynamoDbLocal = await startDynamoDbLocal({ port: settings.dynamoDbPort || (await freePort()), dataDir: databaseDir });
+    const dynamo: DynamoDbLocal = await startDynamoDbLocal({ port: settings.dynamoDbPort || freePort, dataDir: databaseDir });
     cleanups.push(() => dynamo.stop());
     lock.recordJvm(dynamo.process.pid!, dynamo.port);
     const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
     const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE_NAME);
 
     const { createSqsServer } = await import('local-aws-sqs');
-    const sqsPort = settings.sqsPort || (await freePort());
-    const sqsServer = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+    // Every Node server of the runtime not given a port listens on port 0: the kernel picks one in
+    // the same call that binds it, so two runtimes started at once (the test suites) never race for one.
+    const sqsServer = await createSqsServer({ port: settings.sqsPort, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
     cleanups.push(() => closeServer(sqsServer));
+    const sqsPort = (sqsServer.address() as AddressInfo).port;
     const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
 
     const sesEventsSqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
@@ -139,13 +142,12 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     // SES endpoint and the mail viewer's port (lib/local/aws/ses-front.ts says why).
     const { default: startSes } = await import('aws-ses-v2-local');
     const { getStoreReadonly } = await import('aws-ses-v2-local/dist/store');
-    const sesStorePort = await freePort();
-    const sesServer = await startSes({ host: '127.0.0.1', port: sesStorePort });
+    const sesServer = await startSes({ host: '127.0.0.1', port: 0 });
     cleanups.push(() => closeServer(sesServer));
-    const mailViewerUrl = `http://127.0.0.1:${settings.sesPort}`;
+    const sesStorePort = (sesServer.address() as AddressInfo).port;
     const sesFront = new SesFront({
       host: '127.0.0.1',
-      port: await freePort(),
+      port: 0,
       upstream: `http://127.0.0.1:${sesStorePort}`,
       hasMessage: (messageId) => getStoreReadonly().emails.some((email) => email.messageId === messageId),
       stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
@@ -168,6 +170,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const sesEndpoint = `http://127.0.0.1:${sesFront.port}`;
     const mailViewerServer = await sesFront.startViewer(settings.sesPort);
     cleanups.push(() => closeServer(mailViewerServer));
+    const mailViewerPort = (mailViewerServer.address() as AddressInfo).port;
+    const mailViewerUrl = `http://127.0.0.1:${mailViewerPort}`;
 
     // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API.
     const s3 = await startLocalS3(join(settings.dataDir, 's3'));
@@ -199,7 +203,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       dynamodb: dynamo.port,
       sqs: sqsPort,
       ses: sesFront.port,
-      mailViewer: settings.sesPort || (mailViewerServer.address() as { port: number }).port,
+      mailViewer: mailViewerPort,
       sesStore: sesStorePort,
       s3: Number(new URL(s3.endpoint).port),
     };

@@ -7,6 +7,7 @@
  * Lambda emulation (the function's needs, its 30 s timeout and the remaining time its handler
  * bounds itself by).
  */
+import type { AddressInfo } from 'node:net';
 import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -38,9 +39,9 @@ let ownDynamo: DynamoDbLocal;
 let ownSqs: Server;
 
 beforeAll(async () => {
-  ownDynamo = await startDynamoDbLocal({ port: await freePort() });
-  const sqsPort = await freePort();
-  ownSqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: 'ap-southeast-2', emulateQueueCreationLifecycle: false });
+  ownDynamo = await startDynamoDbLocal({ port: freePort });
+  ownSqs = await createSqsServer({ port: 0, hostname: '127.0.0.1', region: 'ap-southeast-2', emulateQueueCreationLifecycle: false });
+  const sqsPort = (ownSqs.address() as AddressInfo).port;
   const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
   dynamo = new DynamoDBClient({ ...config, endpoint: ownDynamo.endpoint });
   sqs = new SQSClient({ ...config, endpoint: sqsEndpoint });

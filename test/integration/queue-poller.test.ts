@@ -3,20 +3,19 @@
  * batch failures stay on the queue and come back, a thrown handler fails the whole batch, and
  * a message that keeps failing ends in the DLQ.
  */
+import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { createSqsServer } from 'local-aws-sqs';
-import { freePort } from '../../lib/local/ports';
 import { QueuePoller } from '../../lib/local/lambda/queue-poller';
 
 let server: Server;
 let sqs: SQSClient;
 
 beforeAll(async () => {
-  const port = await freePort();
-  server = await createSqsServer({ port, hostname: '127.0.0.1', region: 'ap-southeast-2', emulateQueueCreationLifecycle: false });
-  sqs = new SQSClient({ endpoint: `http://127.0.0.1:${port}`, region: 'ap-southeast-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  server = await createSqsServer({ port: 0, hostname: '127.0.0.1', region: 'ap-southeast-2', emulateQueueCreationLifecycle: false });
+  sqs = new SQSClient({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, region: 'ap-southeast-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 });
 
 afterAll(async () => {

@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../lib/local/ports';
 import { TEST_API_KEY } from './constants';
 
 export default async function globalSetup(): Promise<void> {
@@ -26,8 +25,8 @@ export default async function globalSetup(): Promise<void> {
       DATA_DIR: dataDir,
       DYNAMODB_IN_MEMORY: 'true',
       LOCAL_API_KEY: TEST_API_KEY,
-      LOCAL_SES_PORT: String(await freePort()),
-      LOCAL_SMTP_PORT: String(await freePort()), // inbound mail (test/api/receiving.test.ts)
+      LOCAL_SES_PORT: '0',
+      LOCAL_SMTP_PORT: '0', // inbound mail (test/api/receiving.test.ts)
       LOCAL_SCHEDULE_INTERVAL_SECONDS: '1', // scheduled workers (due emails, domain checks) every second
       WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', // webhook deliveries: 4 attempts, a second apart
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
