@@ -33,15 +33,22 @@ afterAll(async () => {
 });
 
 it('keeps a slot of every second for transactional mail behind a bulk backlog, and never exceeds the rate', async () => {
-  // 16 bulk sends at once: 4 a second, so they reserve about four seconds ahead ...
-  const bulk = Array.from({ length: 16 }, () => acquireSendSlot('bulk', 15_000));
+  // 24 bulk sends at once: 4 a second, so they reserve about six seconds ahead ...
+  const bulk = Array.from({ length: 24 }, () => acquireSendSlot('bulk', 15_000));
   await new Promise((r) => setTimeout(r, 50));
-  // ... and a transactional send asked for after them still gets this second or the next
+  // ... and a transactional send asked for after them goes out as soon as it has its answer (a
+  // paced place in the second it answers in, or the next), well before the bulk backlog's end.
+  // Not measured from when it was asked: on a busy machine its DynamoDB calls may queue behind the
+  // bulk ones' for a second or more, and the test asserts behaviour, not timing.
   const transactional = await acquireSendSlot('transactional', 15_000);
+  const answeredIn = Math.floor(Date.now() / 1000);
   const bulkSeconds = await Promise.all(bulk);
   const first = Math.min(...bulkSeconds);
-  expect(Math.max(...bulkSeconds) - first).toBeGreaterThanOrEqual(3);
-  expect(transactional - first).toBeLessThanOrEqual(1);
+  const last = Math.max(...bulkSeconds);
+  expect(last - first).toBeGreaterThanOrEqual(5);
+  expect(transactional).toBeGreaterThanOrEqual(answeredIn - 1);
+  expect(transactional).toBeLessThanOrEqual(answeredIn);
+  expect(transactional).toBeLessThan(last - 1);
 
   const perSecond = new Map<number, number>();
   for (const second of bulkSeconds) perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
