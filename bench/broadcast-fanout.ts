@@ -150,8 +150,6 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
                   subject: 'Hello {{{FIRST_NAME}}}',
                   reply_to: null,
                   preview_text: 'This month',
-                  html: '<p>Hi {{FIRST_NAME}}, on {{{plan}}}.</p><p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
-                  text: 'Hi {{{FIRST_NAME}}}',
                   status: 'queued',
                   scheduled_at: null,
                   sent_at: null,
@@ -161,6 +159,16 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
                   count_failed: 0,
                   livemode: true,
                   cursor: '',
+                },
+              },
+            },
+            {
+              PutRequest: {
+                Item: {
+                  ...keys.broadcastContent(projectId, broadcastId),
+                  type: 'broadcast_content',
+                  html: '<p>Hi {{FIRST_NAME}}, on {{{plan}}}.</p><p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
+                  text: 'Hi {{{FIRST_NAME}}}',
                 },
               },
             },

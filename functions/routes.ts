@@ -156,9 +156,9 @@ export const routes: readonly Route[] = [
 
   // Broadcasts (sending is the broadcast-fanout worker's, one page of the segment per message; functions/workers.ts)
   { method: 'POST', path: '/broadcasts', handler: 'broadcasts/create', operation: broadcastOps.create, needs: { table: ['BatchGetItem', 'GetItem', 'PutItem', 'ConditionCheckItem'], queues: ['broadcast-fanout'] } },
-  { method: 'GET', path: '/broadcasts', handler: 'broadcasts/list', operation: broadcastOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/broadcasts', handler: 'broadcasts/list', operation: broadcastOps.list, needs: { table: ['Query', 'BatchGetItem'] } },
   { method: 'GET', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/get', operation: broadcastOps.get, needs: { table: ['GetItem'] } },
-  { method: 'PATCH', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/update', operation: broadcastOps.update, needs: { table: ['GetItem', 'BatchGetItem', 'UpdateItem'] } },
+  { method: 'PATCH', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/update', operation: broadcastOps.update, needs: { table: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'] } },
   { method: 'DELETE', path: '/broadcasts/{broadcast_id}', handler: 'broadcasts/delete', operation: broadcastOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
   { method: 'POST', path: '/broadcasts/{broadcast_id}/send', handler: 'broadcasts/send', operation: broadcastOps.send, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem'], queues: ['broadcast-fanout'] } },
   { method: 'POST', path: '/broadcasts/{broadcast_id}/cancel', handler: 'broadcasts/cancel', operation: broadcastOps.cancel, needs: { table: ['GetItem', 'UpdateItem'] } },

@@ -181,13 +181,14 @@ export const workers: readonly Worker[] = [
     needs: { table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'] },
   },
   {
-    // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcasts/fanout.ts)
+    // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcasts/fanout.ts);
+    // maxConcurrency 10: room for MAX_PAGES_IN_FLIGHT (8) pages of one broadcast side by side
     name: 'broadcast-fanout',
     handler: 'workers/broadcast-fanout',
     trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
     // ses:GetAccount: the send rate, to give each email a lease that lasts until its turn (locally the runtime's
     // functions share its cache: test/integration/lambda-emulation.test.ts reads it as each function)
-    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], queues: ['send-bulk', 'broadcast-fanout'], ses: ['ses:GetAccount'], contentBucket: 'write' },
+    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], queues: ['send-bulk', 'broadcast-fanout'], ses: ['ses:GetAccount'], contentBucket: 'write' },
     publicApiUrl: true,
   },
   {

@@ -11,10 +11,14 @@
  * (keys.broadcastDue): the scheduled time, or a lease while queued/sending that every page renews.
  * The due-broadcast dispatcher starts scheduled broadcasts and restarts a fan-out whose message was
  * lost (its lease ran out), from the broadcast's `cursor`.
+ *
+ * The html and text are an item of their own (keys.broadcastContent), written only while a draft:
+ * the broadcast's item stays small, so the fan-out's many counter and cursor updates (each bills
+ * the whole item, twice inside a transaction) cost a write unit or two instead of one per KB of html.
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import { batchGet, bounded, del, getItem, isConditionFailed, put, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
 import { findSendingDomain, sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
 import { addressDomain, MAX_SCHEDULE_AHEAD_MS } from '../emails/emails';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
@@ -37,8 +41,6 @@ export interface BroadcastItem extends Item {
   subject: string;
   reply_to: string[] | null;
   preview_text: string | null;
-  html: string | null;
-  text: string | null;
   status: BroadcastStatus;
   created_at: string;
   updated_at: string;
@@ -51,12 +53,35 @@ export interface BroadcastItem extends Item {
   count_failed: number;
   /** set when sent: the mode of the key that sent it */
   livemode?: boolean;
-  /** the fan-out's position: the last contact id of the last page done ('' before the first) */
+  /** the fan-out's position: the last contact id of the last page claimed ('' before the first) */
   cursor?: string;
+  /** fan-out pages claimed and not yet done (shared/broadcasts/fanout.ts) */
+  pages_in_flight?: number;
+  /** the last page of the segment has been claimed */
+  exhausted?: boolean;
   failure_reason?: string;
 }
 
-export function toBroadcast(item: Item): BroadcastRecord {
+/** A broadcast's html and text, in an item of their own. */
+export interface BroadcastContent {
+  html: string | null;
+  text: string | null;
+}
+
+const contentItem = (projectId: string, broadcastId: string, content: BroadcastContent): Item => ({
+  ...keys.broadcastContent(projectId, broadcastId),
+  type: 'broadcast_content',
+  html: content.html,
+  text: content.text,
+});
+
+/** The broadcast's content (the fan-out reads it once per page; it never changes once sent). */
+export async function getBroadcastContent(projectId: string, broadcastId: string, consistent = true): Promise<BroadcastContent> {
+  const item = await getItem(keys.broadcastContent(projectId, broadcastId), consistent);
+  return { html: (item?.html as string | null) ?? null, text: (item?.text as string | null) ?? null };
+}
+
+export function toBroadcast(item: Item, content: BroadcastContent): BroadcastRecord {
   const b = item as BroadcastItem;
   return {
     object: 'broadcast' as const,
@@ -68,8 +93,8 @@ export function toBroadcast(item: Item): BroadcastRecord {
     subject: b.subject,
     reply_to: b.reply_to ?? null,
     preview_text: b.preview_text ?? null,
-    html: b.html ?? null,
-    text: b.text ?? null,
+    html: content.html,
+    text: content.text,
     status: b.status,
     counters: { recipients: b.count_recipients ?? 0, sent: b.count_sent ?? 0, skipped: b.count_skipped ?? 0, failed: b.count_failed ?? 0 },
     created_at: b.created_at,
@@ -82,12 +107,12 @@ const missing = () => notFound('Broadcast', 'broadcast_id');
 const notDraft = (status: string) => conflict('broadcast_not_draft', `Only a draft broadcast can be changed; this one is ${status}`);
 const toList = (value: string | string[] | undefined): string[] | null => (value === undefined ? null : Array.isArray(value) ? value : [value]);
 
-/** A broadcast's html and text live in its item: well under DynamoDB's 400 KB item limit. */
+/** A broadcast's html and text live in one item: well under DynamoDB's 400 KB item limit. */
 export const MAX_BROADCAST_ITEM_BYTES = 350 * 1024;
 
-/** A broadcast must fit one item (each of its emails' content is stored apart, shared/emails/content.ts). */
-function checkSize(item: BroadcastItem): void {
-  if (Buffer.byteLength(JSON.stringify(item)) > MAX_BROADCAST_ITEM_BYTES) {
+/** A broadcast's content must fit its item (each of its emails' content is stored apart, shared/emails/content.ts). */
+function checkSize(content: BroadcastContent): void {
+  if (Buffer.byteLength(JSON.stringify(content)) > MAX_BROADCAST_ITEM_BYTES) {
     const message = `A broadcast's content may be at most ${MAX_BROADCAST_ITEM_BYTES / 1024} KB`;
     throw new ApiError(413, 'validation_error', message, [{ code: 'broadcast_too_large', message, path: 'html' }]);
   }
@@ -112,7 +137,7 @@ async function checkAudience(caller: Caller, segmentId: string | undefined, topi
  * When the check fails, the claim it failed on says why (422), or, should it show nothing wrong,
  * the transaction is tried once more. The fan-out reads the domain again for its configuration set.
  */
-async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction): Promise<Item> {
+async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction[]): Promise<Item> {
   const domainName = addressDomain(draft.from);
   const domainProblems = async () => sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
   const now = Date.now();
@@ -125,8 +150,16 @@ async function startSending(caller: Caller, draft: { id: string; from: string },
     if (time > now) at = new Date(time).toISOString(); // a time already past sends now
   }
   const due = at ?? new Date(now + FANOUT_LEASE_MS).toISOString();
-  const fields = { status: at ? 'scheduled' : 'queued', scheduled_at: at, livemode: caller.livemode, cursor: '', ...keys.broadcastDue(caller.projectId, draft.id, due) };
-  const attempt = () => transact([sendingDomainCheck(caller, domainName, { tag: 'domain not sendable', withItem: true }), write(fields)]);
+  const fields = {
+    status: at ? 'scheduled' : 'queued',
+    scheduled_at: at,
+    livemode: caller.livemode,
+    cursor: '',
+    pages_in_flight: 0,
+    exhausted: false,
+    ...keys.broadcastDue(caller.projectId, draft.id, due),
+  };
+  const attempt = () => transact([sendingDomainCheck(caller, domainName, { tag: 'domain not sendable', withItem: true }), ...write(fields)]);
   try {
     await attempt();
   } catch (error) {
@@ -145,10 +178,10 @@ async function startFanOut(projectId: string, broadcastId: string): Promise<void
     .catch((error) => logger.warn('fan-out enqueue failed; the due-broadcast dispatcher will start it', { error }));
 }
 
-type Content = Pick<BroadcastItem, 'name' | 'segment_id' | 'topic_id' | 'from' | 'subject' | 'reply_to' | 'preview_text' | 'html' | 'text'>;
+type Settings = Pick<BroadcastItem, 'name' | 'segment_id' | 'topic_id' | 'from' | 'subject' | 'reply_to' | 'preview_text'>;
 
-/** A new draft with this content: the one shape of a broadcast item that create and duplicate both write. */
-function draftItem(caller: Caller, content: Content): BroadcastItem {
+/** A new draft with these settings: the one shape of a broadcast item that create and duplicate both write. */
+function draftItem(caller: Caller, settings: Settings): BroadcastItem {
   const at = nowIso();
   const id = newId();
   return {
@@ -156,7 +189,7 @@ function draftItem(caller: Caller, content: Content): BroadcastItem {
     type: 'broadcast',
     project_id: caller.projectId,
     id,
-    ...content,
+    ...settings,
     status: 'draft',
     created_at: at,
     updated_at: at,
@@ -179,19 +212,19 @@ export async function createBroadcast(caller: Caller, input: CreateBroadcastInpu
     subject: input.subject,
     reply_to: toList(input.reply_to),
     preview_text: input.preview_text ?? null,
-    html: input.html ?? null,
-    text: input.text ?? null,
   });
+  const content: BroadcastContent = { html: input.html ?? null, text: input.text ?? null };
+  checkSize(content);
   const sendNow = input.send === true || input.scheduled_at !== undefined;
-  checkSize(item);
+  const writes = (draft: BroadcastItem) => [put(draft), put(contentItem(caller.projectId, draft.id, content))];
   if (sendNow) {
     const draft = item;
-    item = { ...item, ...(await startSending(caller, item, input.scheduled_at, (fields) => put({ ...draft, ...fields }))) };
+    item = { ...item, ...(await startSending(caller, item, input.scheduled_at, (fields) => writes({ ...draft, ...fields }))) };
   } else {
-    await putItem(put(item));
+    await transact(writes(item));
   }
   if (item.status === 'queued') await startFanOut(caller.projectId, item.id);
-  return toBroadcast(item);
+  return toBroadcast(item, content);
 }
 
 async function load(caller: Caller, broadcastId: string): Promise<BroadcastItem> {
@@ -200,49 +233,74 @@ async function load(caller: Caller, broadcastId: string): Promise<BroadcastItem>
   return item;
 }
 
-export async function getBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
-  return toBroadcast(await load(caller, broadcastId));
+/** The broadcast and its content (two GetItems at once). */
+async function loadWithContent(caller: Caller, broadcastId: string): Promise<{ item: BroadcastItem; content: BroadcastContent }> {
+  const [item, content] = await Promise.all([load(caller, broadcastId), getBroadcastContent(caller.projectId, broadcastId)]);
+  return { item, content };
 }
 
+export async function getBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
+  const { item, content } = await loadWithContent(caller, broadcastId);
+  return toBroadcast(item, content);
+}
+
+/** A page of broadcasts with their content (one BatchGet), cut short at MAX_PAGE_BYTES like any list. */
 export async function listBroadcasts(caller: Caller, page: PageRequest) {
-  const { items, hasMore } = await queryPage(keys.broadcasts(caller.projectId), page);
-  return { records: items.map(toBroadcast), hasMore };
+  const { items, hasMore } = await queryPage<BroadcastItem>(keys.broadcasts(caller.projectId), page);
+  const contents = new Map((await batchGet(items.map((b) => keys.broadcastContent(caller.projectId, b.id)))).map((c) => [c.SK as string, c]));
+  const records = items.map((b) => {
+    const c = contents.get(keys.broadcastContent(caller.projectId, b.id).SK);
+    return toBroadcast(b, { html: (c?.html as string | null) ?? null, text: (c?.text as string | null) ?? null });
+  });
+  const bound = bounded(records, records.length);
+  return { records: bound.items, hasMore: hasMore || bound.hasMore };
 }
 
 const IS_DRAFT = { expression: '#status = :draft', names: { '#status': 'status' }, values: { ':draft': 'draft' } };
 
 /** A draft only: the condition makes a draft sent meanwhile a 409, not a lost edit. */
 export async function updateBroadcast(caller: Caller, broadcastId: string, input: UpdateBroadcastInput): Promise<BroadcastRecord> {
-  const current = await load(caller, broadcastId);
+  const { item: current, content: currentContent } = await loadWithContent(caller, broadcastId);
   if (current.status !== 'draft') throw notDraft(current.status);
   await checkAudience(caller, input.segment_id, input.topic_id);
+  const { html, text, ...settings } = input;
   const changes: Item = { updated_at: nowIso() };
-  for (const [field, value] of Object.entries(input)) {
+  for (const [field, value] of Object.entries(settings)) {
     if (value !== undefined) changes[field] = field === 'reply_to' ? toList(value as string | string[]) : value;
   }
-  const next = { ...current, ...changes } as BroadcastItem;
-  if (next.html === null && next.text === null) throw unprocessable([{ code: 'invalid_value', message: 'html or text is required', path: 'html' }]);
-  checkSize(next);
-  const updated = await updateItem<BroadcastItem>(update(keys.broadcast(caller.projectId, broadcastId), { set: changes, condition: IS_DRAFT }, () => notDraft('no longer a draft')));
-  return toBroadcast(updated);
+  const content: BroadcastContent = { html: html === undefined ? currentContent.html : html, text: text === undefined ? currentContent.text : text };
+  if (content.html === null && content.text === null) throw unprocessable([{ code: 'invalid_value', message: 'html or text is required', path: 'html' }]);
+  checkSize(content);
+  const contentChanged = html !== undefined || text !== undefined;
+  await transact([
+    update(keys.broadcast(caller.projectId, broadcastId), { set: changes, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
+    ...(contentChanged ? [put(contentItem(caller.projectId, broadcastId, content))] : []),
+  ]);
+  return toBroadcast({ ...current, ...changes }, content);
 }
 
 export async function deleteBroadcast(caller: Caller, broadcastId: string): Promise<void> {
   const current = await load(caller, broadcastId);
   if (current.status !== 'draft') throw notDraft(current.status);
-  await transact([del(keys.broadcast(caller.projectId, broadcastId), { ifUnchanged: { expected: { status: 'draft' }, onChanged: () => notDraft('no longer a draft') } })]);
+  await transact([
+    del(keys.broadcast(caller.projectId, broadcastId), { ifUnchanged: { expected: { status: 'draft' }, onChanged: () => notDraft('no longer a draft') } }),
+    del(keys.broadcastContent(caller.projectId, broadcastId)),
+  ]);
 }
 
 export async function sendBroadcast(caller: Caller, broadcastId: string, scheduledAt: string | undefined): Promise<BroadcastRecord> {
   const current = await load(caller, broadcastId);
   if (current.status !== 'draft') throw notDraft(current.status);
   const updatedAt = nowIso();
-  const fields = await startSending(caller, current, scheduledAt, (fields) =>
-    update(keys.broadcast(caller.projectId, broadcastId), { set: { ...fields, updated_at: updatedAt }, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
-  );
+  const [fields, content] = await Promise.all([
+    startSending(caller, current, scheduledAt, (fields) => [
+      update(keys.broadcast(caller.projectId, broadcastId), { set: { ...fields, updated_at: updatedAt }, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
+    ]),
+    getBroadcastContent(caller.projectId, broadcastId),
+  ]);
   const updated = { ...current, ...fields, updated_at: updatedAt } as BroadcastItem;
   if (updated.status === 'queued') await startFanOut(caller.projectId, broadcastId);
-  return toBroadcast(updated);
+  return toBroadcast(updated, content);
 }
 
 const CANCELABLE: readonly BroadcastStatus[] = ['scheduled', 'queued', 'sending'];
@@ -251,23 +309,27 @@ export async function cancelBroadcast(caller: Caller, broadcastId: string): Prom
   const current = await load(caller, broadcastId);
   const refuse = (status: string) => conflict('broadcast_not_cancelable', `Only a scheduled, queued or sending broadcast can be canceled; this one is ${status}`);
   if (!CANCELABLE.includes(current.status)) throw refuse(current.status);
-  const updated = await updateItem<BroadcastItem>(
-    update(
-      keys.broadcast(caller.projectId, broadcastId),
-      {
-        set: { status: 'canceled', updated_at: nowIso() },
-        remove: ['GSI1PK', 'GSI1SK'],
-        condition: { expression: '#status IN (:a, :b, :c)', names: { '#status': 'status' }, values: { ':a': 'scheduled', ':b': 'queued', ':c': 'sending' } },
-      },
-      () => refuse('finished meanwhile'),
+  const [updated, content] = await Promise.all([
+    updateItem<BroadcastItem>(
+      update(
+        keys.broadcast(caller.projectId, broadcastId),
+        {
+          set: { status: 'canceled', updated_at: nowIso() },
+          remove: ['GSI1PK', 'GSI1SK'],
+          condition: { expression: '#status IN (:a, :b, :c)', names: { '#status': 'status' }, values: { ':a': 'scheduled', ':b': 'queued', ':c': 'sending' } },
+        },
+        () => refuse('finished meanwhile'),
+      ),
     ),
-  );
-  return toBroadcast(updated);
+    getBroadcastContent(caller.projectId, broadcastId),
+  ]);
+  return toBroadcast(updated, content);
 }
 
 export async function duplicateBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
-  const { name, segment_id, topic_id, from, subject, reply_to, preview_text, html, text } = await load(caller, broadcastId);
-  const copy = draftItem(caller, { name, segment_id, topic_id, from, subject, reply_to, preview_text, html, text });
-  await putItem(put(copy));
-  return toBroadcast(copy);
+  const { item, content } = await loadWithContent(caller, broadcastId);
+  const { name, segment_id, topic_id, from, subject, reply_to, preview_text } = item;
+  const copy = draftItem(caller, { name, segment_id, topic_id, from, subject, reply_to, preview_text });
+  await transact([put(copy), put(contentItem(caller.projectId, copy.id, content))]);
+  return toBroadcast(copy, content);
 }

@@ -1,21 +1,23 @@
 /**
  * The due-broadcast dispatcher (a scheduled worker): scheduled broadcasts whose time has come, and
- * queued or sending ones whose lease ran out (a lost message), get a fan-out message from their
- * cursor and a new lease, claimed with a condition so two runs never both send it.
+ * queued or sending ones whose lease ran out (a lost message), get a new lease, claimed with a
+ * condition so two runs never both send it, and fan-out messages: one from their cursor, and one
+ * per page still in flight (its record, shared/broadcasts/fanout.ts). A message that is no longer
+ * needed is stale and dropped by the fan-out.
  *
  * Bounded like the due-email dispatcher (shared/emails/due.ts): a page of the due index at a time,
  * its messages sent before the next page is read, until the run's deadline; what a run leased is
  * no longer due, so the next run goes on with the rest.
  */
 import * as keys from '../platform/db/keys';
-import { isConditionFailed, queryGsi1Pages, update, updateItem } from '../platform/db/table';
+import { isConditionFailed, queryGsi1Pages, queryPage, update, updateItem } from '../platform/db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
 import { fanOutQueue, type FanOutMessage } from './queue';
 
 const PAGE_SIZE = 100;
 
-/** Takes the broadcast's lease; the message to send, or undefined when another run or the fan-out got there first. */
-async function lease(item: BroadcastItem & { GSI1SK?: string }, now: Date): Promise<FanOutMessage | undefined> {
+/** Takes the broadcast's lease; the messages to send, none when another run or the fan-out got there first. */
+async function lease(item: BroadcastItem & { GSI1SK?: string }, now: Date): Promise<FanOutMessage[]> {
   const until = new Date(now.getTime() + FANOUT_LEASE_MS).toISOString();
   try {
     await updateItem(
@@ -25,11 +27,14 @@ async function lease(item: BroadcastItem & { GSI1SK?: string }, now: Date): Prom
         { tag: 'cursor moved' },
       ),
     );
-    return { project_id: item.project_id, broadcast_id: item.id, after: item.cursor ?? '' };
   } catch (error) {
-    if (isConditionFailed(error, 'cursor moved')) return undefined;
+    if (isConditionFailed(error, 'cursor moved')) return [];
     throw error;
   }
+  const message = (after: string): FanOutMessage => ({ project_id: item.project_id, broadcast_id: item.id, after });
+  // pages in flight are at most MAX_PAGES_IN_FLIGHT, and those of an ended attempt: one page of records reads them
+  const pages = (item.pages_in_flight ?? 0) > 0 ? (await queryPage(keys.broadcastPages(item.project_id, item.id), { limit: 100 })).items : [];
+  return [message(item.cursor ?? ''), ...pages.map((page) => message(page.after as string))];
 }
 
 /** One run; `deadline` (epoch ms) bounds it. Returns how many fan-out messages it sent. */
@@ -38,7 +43,7 @@ export async function dispatchDueBroadcasts(now = new Date(), options: { deadlin
   let enqueued = 0;
   for await (const page of queryGsi1Pages<BroadcastItem & { GSI1SK?: string }>(keys.BROADCASTS_DUE, { below: `${now.toISOString()}~`, pageSize: PAGE_SIZE })) {
     if (Date.now() >= deadline) break;
-    const messages = (await Promise.all(page.map((item) => lease(item, now)))).filter((m): m is FanOutMessage => m !== undefined);
+    const messages = (await Promise.all(page.map((item) => lease(item, now)))).flat();
     await fanOutQueue.enqueue(messages);
     enqueued += messages.length;
   }

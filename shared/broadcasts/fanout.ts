@@ -1,31 +1,38 @@
 /**
  * The broadcast fan-out: one page of a broadcast's segment per queue message, never the whole
- * segment in one Lambda.
+ * segment in one Lambda, and several pages of one broadcast at once, as many as the send rate needs.
  *
- * For a page (100 contacts of the segment's member partition, after the broadcast's `cursor`):
- * the segment, topic and sending domain (its configuration set; a broadcast whose segment, topic
- * or domain was deleted ends `failed`), the contacts and their suppression entries (two
- * BatchGets), then an outcome per contact:
- * skipped (deleted since, unsubscribed, opted out of the broadcast's topic explicitly or by the
- * topic's opt_out default, suppressed), failed (the personalised email is over the size limit), or
- * an email (with `broadcast_id`, personalised, with RFC 8058 one-click unsubscribe headers)
- * accepted exactly as POST /emails accepts one, so the sending issue's pipeline sends it.
+ * Claiming a page: a message `{after}` whose `after` is the broadcast's `cursor` reads the next 100
+ * members of the segment after it and, in one transaction, moves the cursor past them, counts a page
+ * in flight (`pages_in_flight`; `exhausted` when it was the segment's last) and puts the page's
+ * record (keys.broadcastPage: its contact ids and attempts). While fewer pages than the send rate
+ * needs (fanOutParallelism) are in flight, the claim at once sends the message for the next page, so
+ * pages run side by side; otherwise the next page waits for one to finish.
+ *
+ * Doing a page: the segment, topic and sending domain (its configuration set; a broadcast whose
+ * segment, topic or domain was deleted ends `failed`), the contacts and their suppression entries
+ * (two BatchGets), then an outcome per contact: skipped (deleted since, unsubscribed, opted out of
+ * the broadcast's topic explicitly or by the topic's opt_out default, suppressed), failed (the
+ * personalised email is over the size limit), or an email (with `broadcast_id`, personalised, with
+ * RFC 8058 one-click unsubscribe headers) accepted exactly as POST /emails accepts one, so the
+ * sending pipeline sends it. Then the page's emails are enqueued (if that fails, the due-email
+ * dispatcher sends them when their lease runs out), and one transaction deletes the page's record
+ * and counts it out. The page that leaves nothing in flight after the last claim marks the
+ * broadcast `sent`; any other sends the message for the cursor's page (a duplicate is stale).
  *
  * No one gets a second copy: each contact's outcome is a recipient record put with
  * attribute_not_exists in the SAME transaction as its email, its email.queued event and the
- * broadcast's counters. A page is written in a few such transactions (at most 100 actions each);
- * if one fails because a recipient record exists (the page is being redone after a crash),
- * that chunk is redone one recipient at a time, skipping those already done, so the counters
- * count each recipient once. Then the page's emails are enqueued, also those an earlier attempt
- * made (if that fails, the due-email dispatcher sends them when their lease runs out) and the cursor moves, with a condition on
- * its old value; only then is the next page's message sent. A message whose `after` is not the
- * cursor is stale and dropped; a lost next-page message is re-sent by the due-broadcast
- * dispatcher when the broadcast's lease runs out.
+ * broadcast's counters, in chunks within DynamoDB's 100 actions and 4 MB. A redelivered page finds
+ * its record and is done again from the same contact ids; a chunk that fails because a recipient
+ * record exists is redone one recipient at a time, skipping those done, so the counters count each
+ * recipient once. A message that is neither a page in flight nor the cursor's is stale and dropped.
+ * Lost messages are re-sent by the due-broadcast dispatcher when the broadcast's lease (renewed by
+ * every claim and every page done) runs out: the cursor's, and one per page record left.
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, put, queryPage, transact, transactionChunks, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
-import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
+import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, transactionChunks, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
+import { FANOUT_LEASE_MS, getBroadcastContent, type BroadcastContent, type BroadcastItem } from './broadcasts';
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
 import { findSendingDomain } from '../domains/domains';
@@ -40,8 +47,25 @@ import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
 
 /** Contacts per queue message: two BatchGets of 100 keys and about 3-4 transactions. */
 export const pageSize = (): number => Number(process.env.BROADCAST_PAGE_SIZE) || 100;
-/** Recipient records expire after this; the broadcast is long finished by then. */
+/** Recipient and page records expire after this; the broadcast is long finished by then. */
 const RECIPIENT_TTL_SECONDS = 90 * 24 * 60 * 60;
+
+/**
+ * Emails a second one chain of pages makes: a page of 100 takes about 2 s (two BatchGets, 100
+ * content puts, 3-4 transactions), so one chain keeps up with SES's default 14/s with room to spare.
+ */
+const CHAIN_EMAILS_PER_SECOND = 50;
+/** Pages of one broadcast in flight at most (the fan-out function's maxConcurrency is 10, functions/workers.ts). */
+export const MAX_PAGES_IN_FLIGHT = 8;
+/** Pages of one broadcast in flight at once: as many chains as the account's send rate needs. */
+export const fanOutParallelism = (rate: number): number => Math.min(MAX_PAGES_IN_FLIGHT, Math.max(1, Math.ceil(rate / CHAIN_EMAILS_PER_SECOND)));
+
+/** A claimed page (keys.broadcastPage): the contacts it is to do, whatever the segment does meanwhile. */
+interface PageItem extends Item {
+  after: string;
+  contact_ids: string[];
+  attempts?: number;
+}
 
 const ACTIVE: readonly BroadcastStatus[] = ['scheduled', 'queued', 'sending'];
 
@@ -62,7 +86,7 @@ export function subscribedTo(contact: Item, topic: Item): boolean {
 const preheader = (text: string) => `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;
 
 /** The contact's email: its item and its content (stored once, before the page's transactions). */
-async function personalise(b: BroadcastItem, contact: Item, configurationSet: string): Promise<PreparedEmail> {
+async function personalise(b: BroadcastItem, source: BroadcastContent, contact: Item, configurationSet: string): Promise<PreparedEmail> {
   const url = unsubscribeUrl(await unsubscribeToken({ projectId: b.project_id, contactId: contact.id as string, topicId: b.topic_id }));
   const properties = (contact.properties ?? {}) as Values;
   const values: Values = {
@@ -72,7 +96,7 @@ async function personalise(b: BroadcastItem, contact: Item, configurationSet: st
     EMAIL: contact.email as string,
     RESEND_UNSUBSCRIBE_URL: url,
   };
-  const html = b.html === null ? null : render((b.preview_text ? preheader(b.preview_text) : '') + b.html, values, { missing: 'empty' }).text;
+  const html = source.html === null ? null : render((b.preview_text ? preheader(b.preview_text) : '') + source.html, values, { missing: 'empty' }).text;
   const createdAt = nowIso();
   const item = {
     object: 'email' as const,
@@ -96,13 +120,13 @@ async function personalise(b: BroadcastItem, contact: Item, configurationSet: st
   };
   const content = {
     html,
-    text: b.text === null ? null : render(b.text, values, { missing: 'empty', escape: false }).text,
+    text: source.text === null ? null : render(source.text, values, { missing: 'empty', escape: false }).text,
     headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
   };
   return { item, content };
 }
 
-async function planPage(b: BroadcastItem, contactIds: string[], topic: Item | undefined, configurationSet: string): Promise<Plan[]> {
+async function planPage(b: BroadcastItem, source: BroadcastContent, contactIds: string[], topic: Item | undefined, configurationSet: string): Promise<Plan[]> {
   const contacts = new Map((await batchGet(contactIds.map((id) => keys.contact(b.project_id, id)))).map((c) => [c.id as string, c]));
   const addresses = [...contacts.values()].map((c) => String(c.email).toLowerCase());
   const suppressed = new Set((await batchGet(addresses.map((a) => keys.suppression(b.project_id, a)))).map((s) => String(s.SK).slice('SUPPRESSION#'.length)));
@@ -114,7 +138,7 @@ async function planPage(b: BroadcastItem, contactIds: string[], topic: Item | un
       if (contact.unsubscribed === true) return { contactId, outcome: 'skipped', reason: 'unsubscribed', email };
       if (topic && !subscribedTo(contact, topic)) return { contactId, outcome: 'skipped', reason: 'topic_opt_out', email };
       if (suppressed.has(email.toLowerCase())) return { contactId, outcome: 'skipped', reason: 'suppressed', email };
-      const { item, content } = await personalise(b, contact, configurationSet);
+      const { item, content } = await personalise(b, source, contact, configurationSet);
       if (contentBytes(content) > MAX_EMAIL_CONTENT_BYTES) return { contactId, outcome: 'failed', reason: 'email_too_large', email };
       return { contactId, outcome: 'sent', email, item, content, dueAt: '' };
     }),
@@ -184,25 +208,104 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
   return emailIds;
 }
 
-/** The broadcast is still active and its cursor still `after`: no other message has done this page, nobody canceled it. */
+const ACTIVE_CONDITION = '#status IN (:scheduled, :queued, :sending)';
+const ACTIVE_VALUES = { ':scheduled': 'scheduled', ':queued': 'queued', ':sending': 'sending' };
+/** The broadcast is still active: nobody canceled it, it has not ended. */
+const stillActive = { expression: ACTIVE_CONDITION, names: { '#status': 'status' }, values: ACTIVE_VALUES };
+/** ... and its cursor still `after`, its last page not yet claimed: no other message claimed this page. */
 const stillAt = (after: string) => ({
-  expression: '#cursor = :after AND #status IN (:scheduled, :queued, :sending)',
-  names: { '#cursor': 'cursor', '#status': 'status' },
-  values: { ':after': after, ':scheduled': 'scheduled', ':queued': 'queued', ':sending': 'sending' },
+  expression: `#cursor = :after AND (attribute_not_exists(#exhausted) OR #exhausted = :no) AND ${ACTIVE_CONDITION}`,
+  names: { '#cursor': 'cursor', '#exhausted': 'exhausted', '#status': 'status' },
+  values: { ':after': after, ':no': false, ...ACTIVE_VALUES },
 });
+/** ... and every page claimed is done: the broadcast is sent. */
+const allDone = {
+  expression: `#exhausted = :yes AND #inFlight = :zero AND ${ACTIVE_CONDITION}`,
+  names: { '#exhausted': 'exhausted', '#inFlight': 'pages_in_flight', '#status': 'status' },
+  values: { ':yes': true, ':zero': 0, ...ACTIVE_VALUES },
+};
 
-async function finish(b: BroadcastItem, set: Item, after: string): Promise<void> {
-  await updateItem(
-    update(
-      keys.broadcast(b.project_id, b.id),
-      {
-        set: { ...set, updated_at: nowIso() },
-        ...(set.status === 'sending' ? {} : { remove: ['GSI1PK', 'GSI1SK'] }),
-        condition: stillAt(after),
-      },
-      { tag: 'cursor moved' },
-    ),
-  );
+const leaseFields = (b: BroadcastItem) => ({ ...keys.broadcastDue(b.project_id, b.id, new Date(Date.now() + FANOUT_LEASE_MS).toISOString()), updated_at: nowIso() });
+
+/** Ends the broadcast (`sent` or `failed`): off the due index. */
+async function finish(b: BroadcastItem, set: Item, condition: typeof stillActive): Promise<void> {
+  await updateItem(update(keys.broadcast(b.project_id, b.id), { set: { ...set, updated_at: nowIso() }, remove: ['GSI1PK', 'GSI1SK'], condition }, { tag: 'cursor moved' }));
+}
+
+/**
+ * Claims the page after `after` (see the module comment); undefined when another message claimed
+ * it first. Sends the next page's message when the broadcast has room for another page in flight.
+ */
+async function claimPage(b: BroadcastItem, after: string): Promise<PageItem | undefined> {
+  const members = await queryPage(keys.segmentMembers(b.project_id, b.segment_id), { limit: pageSize(), after: after || undefined });
+  const contactIds = members.items.map((member) => member.contact_id as string);
+  const last = contactIds.at(-1) ?? after;
+  const page: PageItem = {
+    ...keys.broadcastPage(b.project_id, b.id, after),
+    type: 'broadcast_page',
+    after,
+    contact_ids: contactIds,
+    attempts: 0,
+    expires_at: Math.floor(Date.now() / 1000) + RECIPIENT_TTL_SECONDS,
+  };
+  try {
+    await transact([
+      update(
+        keys.broadcast(b.project_id, b.id),
+        { set: { status: 'sending', cursor: last, exhausted: !members.hasMore, claim_attempts: 0, ...leaseFields(b) }, add: { pages_in_flight: 1 }, condition: stillAt(after) },
+        { tag: 'cursor moved' },
+      ),
+      put(page, { ifAbsent: { tag: 'cursor moved' } }),
+    ]);
+  } catch (error) {
+    if (isConditionFailed(error, 'cursor moved')) return undefined;
+    throw error;
+  }
+  const rate = await maxSendRate().catch(() => DEFAULT_SEND_RATE);
+  if (members.hasMore && (b.pages_in_flight ?? 0) + 1 < fanOutParallelism(rate)) {
+    await fanOutQueue
+      .enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }])
+      .catch((error) => logger.warn('next page enqueue failed; a page done or the due-broadcast dispatcher will go on', { broadcast_id: b.id, error }));
+  }
+  return page;
+}
+
+/** The page is done: its record goes and it is counted out, together, once. False when another attempt did it first, or the broadcast ended meanwhile. */
+async function completePage(b: BroadcastItem, page: PageItem): Promise<boolean> {
+  try {
+    await transact([
+      del(keys.broadcastPage(b.project_id, b.id, page.after), { ifExists: { tag: 'page done' } }),
+      update(keys.broadcast(b.project_id, b.id), { add: { pages_in_flight: -1 }, set: leaseFields(b), condition: stillActive }, { tag: 'cursor moved' }),
+    ]);
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error, 'page done') || isConditionFailed(error, 'cursor moved')) return false;
+    throw error;
+  }
+}
+
+/**
+ * After a page: the broadcast is `sent` when its last page was claimed and none is in flight;
+ * otherwise the cursor's page gets a message (stale if a claim already sent it).
+ */
+async function goOn(projectId: string, broadcastId: string): Promise<PageResult> {
+  const b = await getItem<BroadcastItem>(keys.broadcast(projectId, broadcastId));
+  if (!b || !ACTIVE.includes(b.status)) return 'stale';
+  if (b.exhausted && (b.pages_in_flight ?? 0) === 0) {
+    try {
+      await finish(b, { status: 'sent', sent_at: nowIso() }, allDone);
+      return 'done';
+    } catch (error) {
+      if (isConditionFailed(error, 'cursor moved')) return 'stale'; // another page finished it
+      throw error;
+    }
+  }
+  if (!b.exhausted) {
+    await fanOutQueue
+      .enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: b.cursor ?? '' }])
+      .catch((error) => logger.warn('next page enqueue failed; the due-broadcast dispatcher will resume', { broadcast_id: b.id, error }));
+  }
+  return 'next';
 }
 
 /**
@@ -226,51 +329,74 @@ const DEFAULT_SEND_RATE = 14;
 
 export type PageResult = 'next' | 'done' | 'stale' | 'failed';
 
-/** Attempts at one page before the broadcast ends `failed` (counted in the broadcast item, not by receive count). */
+/** Attempts at one page before the broadcast ends `failed` (counted in the page's record, not by receive count). */
 export const MAX_PAGE_ATTEMPTS = 5;
 
-/**
- * A page that threw: counted on the broadcast (`page_attempts`, reset when the cursor moves), and
- * at MAX_PAGE_ATTEMPTS the broadcast ends `failed` with the page and the error, so it never stays
- * `queued` or `sending` forever. False when the page is to be tried again.
- */
-async function pageFailed(b: BroadcastItem, after: string, error: unknown): Promise<boolean> {
-  const cause = `${(error as Error).name}: ${(error as Error).message}`.slice(0, 500);
+/** The reason a broadcast fails with after a page's MAX_PAGE_ATTEMPTS. */
+const failureReason = (after: string, cause: string) => `the page of recipients ${after ? `after contact ${after}` : 'at the start of the segment'} failed ${MAX_PAGE_ATTEMPTS} times: ${cause}`;
+const causeOf = (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`.slice(0, 500);
+
+/** Counts a failed attempt (`counted`: the item's count afterwards); at MAX_PAGE_ATTEMPTS the broadcast ends `failed`. True when it has ended. */
+async function failedAttempt(b: BroadcastItem, after: string, cause: string, count: () => Promise<Item>, attempts: string): Promise<boolean> {
   try {
-    const counted = await updateItem(update(keys.broadcast(b.project_id, b.id), { add: { page_attempts: 1 }, set: { last_page_error: cause }, condition: stillAt(after) }, { tag: 'cursor moved' }));
-    if (Number(counted.page_attempts) < MAX_PAGE_ATTEMPTS) return false;
-    const reason = `the page of recipients ${after ? `after contact ${after}` : 'at the start of the segment'} failed ${MAX_PAGE_ATTEMPTS} times: ${cause}`;
-    await finish(b, { status: 'failed', failure_reason: reason }, after);
+    if (Number((await count())[attempts]) < MAX_PAGE_ATTEMPTS) return false;
+    const reason = failureReason(after, cause);
+    await finish(b, { status: 'failed', failure_reason: reason }, stillActive);
     logger.error('broadcast failed', { broadcast_id: b.id, reason });
     return true;
   } catch (failure) {
-    if (isConditionFailed(failure, 'cursor moved')) return true; // another attempt moved on, or it was canceled
+    if (isConditionFailed(failure, 'page done') || isConditionFailed(failure, 'cursor moved')) return true; // another attempt did it, or the broadcast ended
     throw failure;
   }
 }
 
 /**
- * One page of the fan-out (see the module comment). Throws on faults (the message is retried),
+ * A page that threw: counted in its record, and at MAX_PAGE_ATTEMPTS the broadcast ends `failed`
+ * with the page and the error, so it never stays `queued` or `sending` forever. False when the page
+ * is to be tried again.
+ */
+function pageFailed(b: BroadcastItem, page: PageItem, error: unknown): Promise<boolean> {
+  const cause = causeOf(error);
+  const key = keys.broadcastPage(b.project_id, b.id, page.after);
+  const count = () => updateItem(update(key, { add: { attempts: 1 }, set: { last_error: cause }, condition: { expression: 'attribute_exists(PK)' } }, { tag: 'page done' }));
+  return failedAttempt(b, page.after, cause, count, 'attempts');
+}
+
+/** A claim that threw (no page record yet): counted on the broadcast (`claim_attempts`, reset by each claim), likewise. */
+function claimFailed(b: BroadcastItem, after: string, error: unknown): Promise<boolean> {
+  const cause = causeOf(error);
+  const count = () => updateItem(update(keys.broadcast(b.project_id, b.id), { add: { claim_attempts: 1 }, set: { last_page_error: cause }, condition: stillAt(after) }, { tag: 'cursor moved' }));
+  return failedAttempt(b, after, cause, count, 'claim_attempts');
+}
+
+/**
+ * One message of the fan-out (see the module comment). Throws on faults (the message is retried),
  * until the page has failed MAX_PAGE_ATTEMPTS times: then the broadcast ends `failed`.
  */
 export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
   const b = await getItem<BroadcastItem>(keys.broadcast(message.project_id, message.broadcast_id));
-  if (!b || !ACTIVE.includes(b.status) || (b.cursor ?? '') !== message.after) return 'stale';
-  const [segment, topic, domain] = await Promise.all([
+  if (!b || !ACTIVE.includes(b.status)) return 'stale';
+  let page = await getItem<PageItem>(keys.broadcastPage(b.project_id, b.id, message.after));
+  if (!page) {
+    if ((b.cursor ?? '') !== message.after) return 'stale'; // a page done, or a duplicate
+    if (b.exhausted) return goOn(b.project_id, b.id); // every page claimed: ends the broadcast if none is left in flight
+  }
+  const [segment, topic, domain, source] = await Promise.all([
     getItem(keys.segment(b.project_id, b.segment_id)),
     b.topic_id ? getItem(keys.topic(b.project_id, b.topic_id)) : Promise.resolve(undefined),
     findSendingDomain(b.project_id, addressDomain(b.from)),
+    getBroadcastContent(b.project_id, b.id, false), // written only while a draft
   ]);
   try {
     if (!segment || (b.topic_id && !topic) || !domain) {
       const reason = !segment ? 'the segment was deleted' : !domain ? 'the sending domain was deleted' : 'the topic was deleted';
-      await finish(b, { status: 'failed', failure_reason: reason }, message.after);
+      await finish(b, { status: 'failed', failure_reason: reason }, stillActive);
       logger.warn('broadcast failed', { broadcast_id: b.id, reason });
       return 'failed';
     }
-    const page = await queryPage(keys.segmentMembers(b.project_id, b.segment_id), { limit: pageSize(), after: message.after || undefined });
-    const contactIds = page.items.map((member) => member.contact_id as string);
-    const plans = await planPage(b, contactIds, topic, domain.configuration_set);
+    page ??= await claimPage(b, message.after);
+    if (!page) return 'stale'; // another message claimed it first
+    const plans = await planPage(b, source, page.contact_ids, topic, domain.configuration_set);
     await spreadLeases(b, plans);
     // each email's content before the transactions that accept them (as POST /emails does)
     await putEmailContents(
@@ -283,20 +409,12 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
         .enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id })))
         .catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
     }
-    const last = contactIds.at(-1) ?? message.after;
-    if (!page.hasMore) {
-      await finish(b, { status: 'sent', sent_at: nowIso(), cursor: last }, message.after);
-      return 'done';
-    }
-    const lease = new Date(Date.now() + FANOUT_LEASE_MS).toISOString();
-    await finish(b, { status: 'sending', cursor: last, page_attempts: 0, ...keys.broadcastDue(b.project_id, b.id, lease) }, message.after);
-    await fanOutQueue
-      .enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }])
-      .catch((error) => logger.warn('next page enqueue failed; the due-broadcast dispatcher will resume', { broadcast_id: b.id, error }));
-    return 'next';
+    if (!(await completePage(b, page))) return 'stale';
+    return await goOn(b.project_id, b.id);
   } catch (error) {
-    if (isConditionFailed(error, 'cursor moved')) return 'stale'; // canceled meanwhile, or another message did this page
-    if (await pageFailed(b, message.after, error)) return 'failed';
+    if (isConditionFailed(error, 'cursor moved')) return 'stale'; // canceled or ended meanwhile
+    if (page && (await pageFailed(b, page, error))) return 'failed';
+    if (!page && (await claimFailed(b, message.after, error))) return 'failed';
     throw error;
   }
 }

@@ -33,7 +33,7 @@ import { getEmailContent } from '../../shared/emails/content';
 import { useRuntimeTable } from '../support/table';
 import { sqsRecord } from '../support/sqs';
 import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
-import { MAX_PAGE_ATTEMPTS } from '../../shared/broadcasts/fanout';
+import { fanOutParallelism, MAX_PAGE_ATTEMPTS } from '../../shared/broadcasts/fanout';
 
 const runtime = useRuntimeTable();
 const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
@@ -80,6 +80,12 @@ afterAll(async () => {
   dynamo.destroy();
   sqs.destroy();
 });
+
+/** The fan-out function fed from this test's fan-out queue, one message per invocation, through `handler`. */
+async function fanOutPoller(handler: (event: never) => ReturnType<typeof fanOut>): Promise<QueuePoller> {
+  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fanOutQueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  return new QueuePoller({ fn: workerFunction('broadcast-fanout'), sqs, queueUrl: fanOutQueueUrl, queueArn, batchSize: 1, handler: handler as never, idleMs: 20 });
+}
 
 /** Every item of a (sharded) collection of this test's table. */
 async function queryAll(collection: { PKs: string[]; prefix: string }) {
@@ -158,8 +164,6 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
       subject: 'Hello {{{FIRST_NAME}}}',
       reply_to: null,
       preview_text: null,
-      html: '<p>Hi {{FIRST_NAME}} ({{{plan}}})</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">unsubscribe</a>',
-      text: 'Hi {{FIRST_NAME}}',
       status: 'queued',
       scheduled_at: null,
       sent_at: null,
@@ -169,6 +173,12 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
       count_failed: 0,
       livemode: true,
       cursor: '',
+    },
+    {
+      ...keys.broadcastContent(projectId, broadcastId),
+      type: 'broadcast_content',
+      html: '<p>Hi {{FIRST_NAME}} ({{{plan}}})</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">unsubscribe</a>',
+      text: 'Hi {{FIRST_NAME}}',
     },
   ];
   for (let i = 0; i < items.length; i += 25) await table.transact(items.slice(i, i + 25).map((item) => table.put(item)));
@@ -180,22 +190,14 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
     checkNeeds?.(call);
     if (pages === 2 && call.operation === 'TransactWriteItemsCommand' && ++pageTwoTransactions === 2) throw new Error('the Lambda died here');
   });
-  const poller = new QueuePoller({
-    fn: workerFunction('broadcast-fanout'),
-    sqs,
-    queueUrl: fanOutQueueUrl,
-    queueArn: (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fanOutQueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!,
-    batchSize: 1,
-    handler: (async (event: never) => {
-      pages++;
-      if (pages === 1) process.env.QUEUE_URL_BROADCAST_FANOUT = `${runtime.sqsEndpoint}/000000000000/no-such-queue-${suffix}`;
-      try {
-        return await fanOut(event);
-      } finally {
-        process.env.QUEUE_URL_BROADCAST_FANOUT = fanOutQueueUrl;
-      }
-    }) as never,
-    idleMs: 50,
+  const poller = await fanOutPoller(async (event) => {
+    pages++;
+    if (pages === 1) process.env.QUEUE_URL_BROADCAST_FANOUT = `${runtime.sqsEndpoint}/000000000000/no-such-queue-${suffix}`;
+    try {
+      return await fanOut(event);
+    } finally {
+      process.env.QUEUE_URL_BROADCAST_FANOUT = fanOutQueueUrl;
+    }
   });
   const broadcast = () => table.getItem(keys.broadcast(projectId, broadcastId));
   const pollUntil = async (done: () => Promise<boolean>) => {
@@ -254,57 +256,7 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
 }, 120_000);
 
 it('ends a broadcast failed, with the page and the error, when a page keeps failing', async () => {
-  const projectId = newId();
-  const segmentId = newId();
-  const broadcastId = newId();
-  const at = new Date().toISOString();
-  const base = { project_id: projectId, created_at: at, updated_at: at };
-  const contactId = newId();
-  await table.transact(
-    [
-      { ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'All' },
-      {
-        ...keys.domainName('failing.example.com'),
-        type: 'domain_name',
-        project_id: projectId,
-        domain_id: 'd-2',
-        name: 'failing.example.com',
-        state: 'active',
-        claimed_at: at,
-        configuration_set: 'es-d-2',
-        status: 'verified',
-        sending: 'enabled',
-      },
-      {
-        ...keys.contact(projectId, contactId),
-        ...base,
-        type: 'contact',
-        id: contactId,
-        email: 'only@example.com',
-        first_name: null,
-        last_name: null,
-        unsubscribed: false,
-        segment_ids: [segmentId],
-        topics: {},
-      },
-      { ...keys.segmentMember(projectId, segmentId, contactId), ...base, type: 'segment_member', segment_id: segmentId, contact_id: contactId },
-      {
-        ...keys.broadcast(projectId, broadcastId),
-        ...keys.broadcastDue(projectId, broadcastId, new Date(Date.now() + FANOUT_LEASE_MS).toISOString()),
-        ...base,
-        type: 'broadcast',
-        id: broadcastId,
-        segment_id: segmentId,
-        from: 'news@failing.example.com',
-        subject: 'Hello',
-        html: '<p>Hi</p>',
-        text: null,
-        status: 'queued',
-        livemode: true,
-        cursor: '',
-      },
-    ].map((item) => table.put(item)),
-  );
+  const { projectId, broadcastId } = await queuedBroadcast(1);
   // every transaction of the fan-out fails, as DynamoDB refuses one that is too large
   installAwsCallChecker((call) => {
     checkNeeds?.(call);
@@ -329,3 +281,85 @@ it("drops a message that is not the broadcast's cursor, and reports an unreadabl
   const result = await fanOut({ Records: [sqsRecord('bad-json', '{'), sqsRecord('bad-shape', '{"project_id":1}'), sqsRecord('stale', stale)] } as never);
   expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);
 });
+
+/** A queued broadcast of `count` contacts (none skipped) from a verified domain, straight into this test's table. */
+async function queuedBroadcast(count: number) {
+  const projectId = newId();
+  const segmentId = newId();
+  const broadcastId = newId();
+  const at = new Date().toISOString();
+  const base = { project_id: projectId, created_at: at, updated_at: at };
+  const domain = `${suffix}.parallel.example.com`;
+  const contactIds = Array.from({ length: count }, () => newId());
+  const items = [
+    { ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'All' },
+    {
+      ...keys.domainName(domain),
+      type: 'domain_name',
+      project_id: projectId,
+      domain_id: 'd-3',
+      name: domain,
+      state: 'active',
+      claimed_at: at,
+      configuration_set: 'es-d-3',
+      status: 'verified',
+      sending: 'enabled',
+    },
+    ...contactIds.flatMap((id, i) => [
+      { ...keys.contact(projectId, id), ...base, type: 'contact', id, email: `member${i}@example.com`, first_name: null, last_name: null, unsubscribed: false, segment_ids: [segmentId], topics: {} },
+      { ...keys.segmentMember(projectId, segmentId, id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: id },
+    ]),
+    {
+      ...keys.broadcast(projectId, broadcastId),
+      ...keys.broadcastDue(projectId, broadcastId, new Date(Date.now() + FANOUT_LEASE_MS).toISOString()),
+      ...base,
+      type: 'broadcast',
+      id: broadcastId,
+      segment_id: segmentId,
+      topic_id: null,
+      from: `news@${domain}`,
+      subject: 'Hello',
+      status: 'queued',
+      livemode: true,
+      cursor: '',
+      pages_in_flight: 0,
+      exhausted: false,
+    },
+    { ...keys.broadcastContent(projectId, broadcastId), type: 'broadcast_content', html: '<p>Hi {{EMAIL}}</p>', text: null },
+  ];
+  for (let i = 0; i < items.length; i += 25) await table.transact(items.slice(i, i + 25).map((item) => table.put(item)));
+  return { projectId, broadcastId };
+}
+
+it('runs pages of one broadcast side by side, as many as the send rate needs, and still sends each recipient once', async () => {
+  process.env.SEND_RATE_PER_SECOND = '200'; // fanOutParallelism(200) = 4 pages in flight
+  expect(fanOutParallelism(200)).toBe(4);
+  expect(fanOutParallelism(14)).toBe(1); // SES's default rate: one chain keeps up
+  const { projectId, broadcastId } = await queuedBroadcast(300); // 8 pages of 40
+  const pagesInFlight = async () => (await queryAll({ PKs: [keys.broadcastPages(projectId, broadcastId).PK], prefix: 'PAGE#' })).length;
+  let most = 0;
+  const poller = await fanOutPoller(async (event) => {
+    most = Math.max(most, await pagesInFlight()); // pages claimed by others and not yet done, as this one starts
+    return fanOut(event);
+  });
+  const broadcast = () => table.getItem(keys.broadcast(projectId, broadcastId));
+  await fanOutQueue.enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]);
+  // four Lambdas at once, as the fan-out function's concurrency allows
+  const deadline = Date.now() + 60_000;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while ((await broadcast())?.status !== 'sent' && Date.now() < deadline) {
+        if ((await poller.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 20));
+      }
+    }),
+  );
+  expect(await broadcast()).toMatchObject({ status: 'sent', count_recipients: 300, count_sent: 300, count_skipped: 0, pages_in_flight: 0, exhausted: true });
+  expect(most).toBeGreaterThanOrEqual(2); // pages did run side by side ...
+  expect(most).toBeLessThanOrEqual(4); // ... never more than the rate needs
+  expect(await pagesInFlight()).toBe(0);
+  const emails = await queryAll(keys.emails(projectId));
+  expect(new Set(emails.map((e) => (e.to as string[])[0])).size).toBe(300);
+  expect(emails).toHaveLength(300);
+  await drain(sendQueueUrl);
+  await drain(fanOutQueueUrl);
+}, 90_000);

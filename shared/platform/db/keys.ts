@@ -39,7 +39,9 @@
  * | topic           | PROJECT#<pid>           | TOPIC#<tid>          | -      | -      | POST/GET/PATCH/DELETE /topics (Query on prefix to list); a contact's effective subscription falls back to its `default_subscription` |
  * | template        | PROJECT#<pid>           | TEMPLATE#<tid>       | -      | -      | POST/GET/PATCH/DELETE /templates, publish, duplicate (Query on prefix to list); holds the draft and the `published` version; POST /emails with `template` (GetItem) |
  * | template alias  | PROJECT#<pid>           | TEMPLATE_ALIAS#<alias> | -    | -      | alias uniqueness (attribute_not_exists in the template's transaction) -> `template_id`: GET/PATCH/DELETE /templates/{alias} |
- * | broadcast       | PROJECT#<pid>           | BROADCAST#<bid>      | BROADCAST_DUE (while scheduled) | <scheduled ISO time>#<pid>#<bid> | POST/GET/PATCH/DELETE /broadcasts, send, cancel (Query on prefix to list); counters; the scheduled-broadcast dispatcher (Query GSI1 <= now) |
+ * | broadcast       | PROJECT#<pid>           | BROADCAST#<bid>      | BROADCAST_DUE (while scheduled, queued or sending) | <scheduled time or lease end>#<pid>#<bid> | everything but the content (under 1 KB, so the fan-out's counter and cursor updates stay cheap): POST/GET/PATCH/DELETE /broadcasts, send, cancel (Query on prefix to list); counters, cursor, pages in flight; the due-broadcast dispatcher (Query GSI1 <= now) |
+ * | broadcast content | PROJECT#<pid>         | BROADCAST_CONTENT#<bid> | -   | -      | its html and text (up to 350 KB), written with the broadcast while a draft (one transaction), never by the fan-out: GET /broadcasts/{id} (GetItem), the list (BatchGet of the page's), each fan-out page (GetItem) |
+ * | broadcast page  | PROJECT#<pid>#BROADCAST#<bid>#PAGES | PAGE#<after> | - | -    | a fan-out page in flight: put when the page is claimed (with the cursor's move), deleted when it is done (with the in-flight count); redelivered page messages find it; the due-broadcast dispatcher re-sends the messages of those left (Query) |
  * | broadcast recipient | PROJECT#<pid>#BROADCAST#<bid>#<shard> | CONTACT#<cid> | - | - | the fan-out's per-recipient record (outcome, email id), put with attribute_not_exists in the same transaction as the recipient's email and the counter update, so a redelivered batch sends nobody twice |
  * | unsubscribe secret | DEPLOYMENT           | UNSUBSCRIBE_SECRET   | -      | -      | the HMAC key of the unsubscribe tokens (created on first use with attribute_not_exists) |
  * | oauth client    | PROJECT#<pid>           | OAUTH_CLIENT#<id>    | -      | -      | POST/GET/DELETE /oauth/clients (Query on prefix to list) |
@@ -179,6 +181,11 @@ export const templateAlias = (projectId: string, alias: string): Key => ({ PK: p
 
 export const broadcast = (projectId: string, broadcastId: string): Key => ({ PK: projectPk(projectId), SK: `BROADCAST#${broadcastId}` });
 export const broadcasts = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'BROADCAST#' });
+export const broadcastContent = (projectId: string, broadcastId: string): Key => ({ PK: projectPk(projectId), SK: `BROADCAST_CONTENT#${broadcastId}` });
+/** The fan-out's pages in flight (shared/broadcasts/fanout.ts): one item per claimed page, keyed by the contact id it starts after. */
+const pagesPk = (projectId: string, broadcastId: string) => `${projectPk(projectId)}#BROADCAST#${broadcastId}#PAGES`;
+export const broadcastPage = (projectId: string, broadcastId: string, after: string): Key => ({ PK: pagesPk(projectId, broadcastId), SK: `PAGE#${after}` });
+export const broadcastPages = (projectId: string, broadcastId: string) => ({ PK: pagesPk(projectId, broadcastId), prefix: 'PAGE#' });
 /** Scheduled broadcasts wait in one GSI1 partition (few per minute), read by the scheduled-broadcast dispatcher. */
 export const BROADCASTS_DUE = 'BROADCAST_DUE';
 export const broadcastDue = (projectId: string, broadcastId: string, dueAt: string) => ({ GSI1PK: BROADCASTS_DUE, GSI1SK: `${dueAt}#${projectId}#${broadcastId}` });

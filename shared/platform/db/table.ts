@@ -285,10 +285,13 @@ const FILTERED_READ = 100;
  */
 export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
-const itemBytes = (item: Item): number => Buffer.byteLength(JSON.stringify(item));
+const itemBytes = (item: object): number => Buffer.byteLength(JSON.stringify(item));
 
-/** The first items of `items` (in order) within `limit` items and MAX_PAGE_BYTES; whether any were left. */
-function bounded<T extends Item>(items: T[], limit: number): Page<T> {
+/**
+ * The first items of `items` (in order) within `limit` items and MAX_PAGE_BYTES; whether any were
+ * left. Also for records built from several items (a broadcast and its content).
+ */
+export function bounded<T extends object>(items: T[], limit: number): Page<T> {
   const page: T[] = [];
   let bytes = 0;
   for (const item of items) {
