@@ -194,6 +194,14 @@ describe('broadcast drafts', () => {
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ id: a.id, subject: 'Changed', reply_to: ['help@example.com'], status: 'draft' });
     expect((await api.patch(`/broadcasts/${a.id}`, {})).status).toBe(422);
+    // the content (an item of its own) changes with the rest; a field not given stays
+    const rewritten = await api.patch(`/broadcasts/${a.id}`, { html: '<p>Second draft</p>' });
+    expect(rewritten.body).toMatchObject({ html: '<p>Second draft</p>', subject: 'Changed' });
+    expect((await api.get(`/broadcasts/${a.id}`)).body).toMatchObject({ html: '<p>Second draft</p>', text: a.text, subject: 'Changed' });
+    expect(await api.patch(`/broadcasts/${a.id}`, { html: null, text: null })).toMatchObject({ status: 422 });
+    const copy = await api.post(`/broadcasts/${a.id}/duplicate`);
+    expect(copy.body).toMatchObject({ status: 'draft', html: '<p>Second draft</p>', subject: 'Changed' });
+    expect((await api.delete(`/broadcasts/${copy.body.id}`)).status).toBe(200);
 
     const list = await api.get('/broadcasts?limit=2');
     expect(list.body).toMatchObject({ object: 'list', has_more: true });
