@@ -342,21 +342,27 @@ it('runs pages of one broadcast side by side, as many as the send rate needs, an
   process.env.QUEUE_URL_BROADCAST_FANOUT = queueUrl;
   const pagesInFlight = async () => (await queryAll({ PKs: [keys.broadcastPages(projectId, broadcastId).PK], prefix: 'PAGE#' })).length;
   let most = 0;
-  const poller = await fanOutPoller(async (event) => {
-    most = Math.max(most, await pagesInFlight()); // pages claimed by others and not yet done, as this one starts
-    return fanOut(event);
-  }, queueUrl);
-  const broadcast = () => table.getItem(keys.broadcast(projectId, broadcastId));
+  const poller = await fanOutPoller(fanOut, queueUrl);
+  // pages claimed and not yet done, sampled all along (one at a time at most, were pages one chain)
+  const broadcast = async () => {
+    const item = await table.getItem(keys.broadcast(projectId, broadcastId));
+    most = Math.max(most, Number(item?.pages_in_flight ?? 0));
+    return item;
+  };
   await fanOutQueue.enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]);
-  // four Lambdas at once, as the fan-out function's concurrency allows
+  // four Lambdas at once, as the fan-out function's concurrency allows, and the sampler
   const deadline = Date.now() + 60_000;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while ((await broadcast())?.status !== 'sent' && Date.now() < deadline) {
+  const going = async () => (await broadcast())?.status !== 'sent' && Date.now() < deadline;
+  await Promise.all([
+    ...Array.from({ length: 4 }, async () => {
+      while (await going()) {
         if ((await poller.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 100));
       }
     }),
-  );
+    (async () => {
+      while (await going()) await new Promise((r) => setTimeout(r, 10));
+    })(),
+  ]);
   process.env.QUEUE_URL_BROADCAST_FANOUT = fanOutQueueUrl;
   expect(await broadcast()).toMatchObject({ status: 'sent', count_recipients: 200, count_sent: 200, count_skipped: 0, pages_in_flight: 0, exhausted: true });
   expect(most).toBeGreaterThanOrEqual(2); // pages did run side by side ...
