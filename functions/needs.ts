@@ -11,7 +11,7 @@
 /** DynamoDB actions a function may be granted. A TransactWriteItems needs the per-item actions. */
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
 
-/** An SES v2 IAM action (`ses:CreateEmailIdentity`); granted on `*` (lib/api-function.ts `bindSes` says why). */
+/** An SES v2 IAM action (`ses:CreateEmailIdentity`); granted on the resources it acts on (lib/api-function.ts `sesResources`). */
 export type SesAction = `ses:${string}`;
 
 export interface Needs {

@@ -86,6 +86,18 @@ export const queues: readonly QueueDefinition[] = [
 ];
 
 /**
+ * A queue's visibility timeout on AWS: at least 6 times its consumer's timeout, as AWS advises for
+ * Lambda's SQS event source (a batch whose invocation was throttled and retried must not come back
+ * to another invocation meanwhile). The local poller has no such retries and keeps the
+ * definition's value, so a failed message comes back as soon in the tests; on AWS it comes back
+ * after this (README "Operating" lists both).
+ */
+export function deployedVisibilityTimeoutSeconds(queue: QueueDefinition): number {
+  const consumer = workers.find((w) => w.trigger.kind === 'queue' && w.trigger.queue === queue.name);
+  return Math.max(queue.visibilityTimeoutSeconds, 6 * (consumer ? workerTimeoutSeconds(consumer) : WORKER_TIMEOUT_SECONDS));
+}
+
+/**
  * The SES events topic's subscriptions: each queue gets the SES event JSON of every send in an
  * SNS envelope, filtered on the message body. The stack subscribes the queues with these
  * filters; the local SES front publishes through the same list and the same filter matcher.

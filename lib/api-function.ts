@@ -4,7 +4,7 @@
  * measures it (lib/bundling.ts), and table access is granted per action, never `grantReadWriteData`.
  */
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -12,6 +12,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ROUTE_TIMEOUT_SECONDS, type SesAction, type TableAction } from '../functions/needs';
+import { CONFIGURATION_SET_PREFIX } from '../shared/domains/model';
 import { BUNDLE_ALIAS, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
 
 /** Repository root: esbuild resolves the `#shared/*` imports from its package.json. */
@@ -77,18 +78,47 @@ export class ApiFunction extends NodejsFunction {
           resources: [table.tableArn, `${table.tableArn}/index/*`],
         }),
       );
+      // The table's customer managed key, as DynamoDB needs it for the caller: to read, and to write
+      if (table.encryptionKey) {
+        const writes = actions.some((action) => !READ_ACTIONS.has(action));
+        table.encryptionKey.grant(this, 'kms:Decrypt', 'kms:DescribeKey', ...(writes ? ['kms:Encrypt', 'kms:GenerateDataKey'] : []));
+      }
     }
     return this;
   }
 
   /**
    * Allows exactly `actions` (SES v2 IAM actions, `ses:CreateEmailIdentity`) and nothing else of
-   * SES. On `*`: the identities and configuration sets a function works on are named after
-   * customers' domains and ids created at run time, so their ARNs are not known when the stack is
-   * built. No actions: no statement at all.
+   * SES, each on the resources it acts on (sesResources): this account's identities in this
+   * region, and the service's configuration sets (`es-<domain id>`); GetAccount has no resource.
    */
   bindSes(actions: readonly SesAction[]): this {
-    if (actions.length > 0) this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions].sort(), resources: ['*'] }));
+    const byResources = new Map<string, SesAction[]>();
+    for (const action of actions) {
+      const resources = sesResources(Stack.of(this), action).join(' ');
+      byResources.set(resources, [...(byResources.get(resources) ?? []), action]);
+    }
+    for (const [resources, grouped] of byResources) this.addToRolePolicy(new iam.PolicyStatement({ actions: grouped.sort(), resources: resources.split(' ') }));
     return this;
   }
+}
+
+/** The table actions that only read: a function with only these gets the table key to decrypt, never to encrypt. */
+const READ_ACTIONS = new Set<TableAction>(['GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem']);
+
+/**
+ * Where an SES v2 action applies: identity actions on this account's identities in this region
+ * (customers' domains, named at run time), configuration-set actions on the service's own
+ * (`es-*`, shared/domains/identity.ts), SendEmail on both (SES authorizes the From identity and
+ * the configuration set), GetAccount on `*` (it has no resource type).
+ */
+export function sesResources(stack: Stack, action: SesAction): string[] {
+  const arn = (resource: string) => stack.formatArn({ service: 'ses', resource, resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  const identities = arn('identity');
+  const configurationSets = stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: `${CONFIGURATION_SET_PREFIX}*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  if (action === 'ses:GetAccount') return ['*'];
+  if (action === 'ses:SendEmail') return [identities, configurationSets];
+  if (action.includes('ConfigurationSet')) return [configurationSets];
+  if (action.includes('EmailIdentity')) return [identities, configurationSets];
+  throw new Error(`no SES resource known for ${action}: add it to sesResources (lib/api-function.ts)`);
 }

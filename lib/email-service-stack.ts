@@ -6,7 +6,8 @@
  * - `InboundMail` (lib/inbound.ts): the bucket, receipt rule set and topic of received mail;
  * - `ContentBucket` (content-bucket.ts): each email's content, written once;
  * - `ServiceApi` (http-api.ts): the HTTP API of functions/routes.ts, one function per route in nested stacks;
- * - `Workers` (workers.ts): one function per worker of functions/workers.ts with its trigger.
+ * - `Workers` (workers.ts): one function per worker of functions/workers.ts with its trigger;
+ * - `Monitoring` (monitoring.ts): the alarm topic every alarm notifies, the service's alarms and its dashboard.
  *
  * The constructs make their functions through the stack (`makeFunction`), so `grantNeeds` stays
  * the one place where `needs` become IAM. The stack also keeps the cdk-nag acknowledgements and
@@ -16,6 +17,7 @@
 import { App, CfnOutput, Names, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { Needs } from '../functions/needs';
@@ -26,7 +28,8 @@ import { ContentBucket, emailRetentionDays } from './constructs/content-bucket';
 import { ServiceApi } from './constructs/http-api';
 import { type QueuePair, Queues } from './constructs/queues';
 import { SesEvents } from './constructs/ses-events';
-import { Workers } from './constructs/workers';
+import { Monitoring } from './constructs/monitoring';
+import { sesSendRate, Workers } from './constructs/workers';
 import { InboundMail, inboundRetentionDays } from './inbound';
 import { tableDefinition } from './table-definition';
 
@@ -47,6 +50,10 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   readonly inbound: InboundMail;
   /** each email's content, written once (lib/constructs/content-bucket.ts) */
   readonly content: ContentBucket;
+  /** the workers' functions and the stream-failures queue (lib/constructs/workers.ts) */
+  readonly workers: Workers;
+  /** the alarm topic, alarms and dashboard (lib/constructs/monitoring.ts) */
+  readonly monitoring: Monitoring;
   /** the same queues as the construct: `named` (throws on a name functions/workers.ts lacks) and the send grant */
   private readonly queueSet: Queues;
   private readonly sesEvents: SesEvents;
@@ -66,7 +73,10 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     const api = new ServiceApi(this, 'Api', { functions: this });
     this.api = api.httpApi;
     this.apiUrl = api.url;
-    new Workers(this, 'Workers', { functions: this, queues: this.queueSet, table: this.table, apiUrl: this.apiUrl });
+    this.workers = new Workers(this, 'Workers', { functions: this, queues: this.queueSet, table: this.table, apiUrl: this.apiUrl });
+
+    this.monitoring = new Monitoring(this, 'Monitoring', { table: this.table, api: this.api, queues: this.queueSet, functions: this.functions, sendRate: sesSendRate(this) });
+    this.monitoring.notifyOnEveryAlarm(this); // last: every alarm exists by now
 
     this.acknowledgeNagFindings();
 
@@ -141,12 +151,15 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   }
 }
 
-/** SES identities, configuration sets and recipients are named at run time (customers' domains): no ARN to list at deploy time. */
+/** SES identities and configuration sets are named at run time (customers' domains, domain ids): their ARNs are patterns. */
 function acknowledgeSesResources(fn: ApiFunction): void {
-  Validations.of(fn).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: "SES identities and configuration sets are the customers' domains, created at run time, so their ARNs are not known at deploy time",
-  });
+  const stack = Stack.of(fn);
+  const patterns = [
+    ['*', "ses:GetAccount has no resource type: it reads the account's own quota"],
+    [`arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:identity/*`, "the identities are the customers' domains, created at run time: this account's, in this region"],
+    [`arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:configuration-set/es-*`, "the service's own configuration sets, one per domain id (es-<id>), created at run time"],
+  ];
+  for (const [resource, reason] of patterns) Validations.of(fn).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
 }
 
 /** A worker's function id in `functions`: `sender` -> `SenderWorker`. */
@@ -161,8 +174,13 @@ function createTable(scope: Construct): dynamodb.Table {
     timeToLiveAttribute: ttlAttribute,
     stream: dynamodb.StreamViewType[stream],
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-    // The table is the customers' data: deleting the stack must not delete it.
+    // The table is the customers' data: deleting the stack must not delete it, and neither may a
+    // DeleteTable by hand (deletion protection: turned off on purpose first, README "Operating").
     removalPolicy: RemovalPolicy.RETAIN,
+    deletionProtection: true,
+    // A key of the account's own: its use is in CloudTrail, and revoking it locks the data.
+    encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+    encryptionKey: new kms.Key(scope, 'TableKey', { enableKeyRotation: true, description: 'Email service table', removalPolicy: RemovalPolicy.RETAIN }),
   });
   for (const index of globalIndexes) {
     table.addGlobalSecondaryIndex({

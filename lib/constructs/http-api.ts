@@ -57,6 +57,9 @@ export class ServiceApi extends Construct {
     this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
+      // The whole API's ceiling, so no client can take the account's Lambda concurrency (about
+      // rate x latency functions at once) from the workers: per-project limits are the service's own.
+      throttle: apiThrottle(this),
       accessLogSettings: {
         destination: new apigw.LogGroupLogDestination(
           new logs.LogGroup(this, 'AccessLogs', {
@@ -69,6 +72,17 @@ export class ServiceApi extends Construct {
     });
     this.url = this.httpApi.apiEndpoint;
   }
+}
+
+/** The stage's throttle: CDK context `apiRateLimit` (requests a second, default 200) and `apiBurstLimit` (default 400). */
+export function apiThrottle(scope: Construct): { rateLimit: number; burstLimit: number } {
+  const read = (name: string, fallback: number) => {
+    const value = scope.node.tryGetContext(name);
+    const n = value === undefined ? fallback : Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number (at least 1), got ${JSON.stringify(value)}`);
+    return n;
+  };
+  return { rateLimit: read('apiRateLimit', 200), burstLimit: read('apiBurstLimit', 400) };
 }
 
 /** The routes by resource (the folder of their handler, e.g. `contacts`), in route-table order. */

@@ -7,9 +7,8 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WORKER_TIMEOUT_SECONDS } from '../../functions/needs';
 import { functionName } from '../../functions/routes';
-import { QUEUE_MAX_MESSAGE_BYTES, queues as queueDefinitions, queueUrlVariable, type QueueDefinition } from '../../functions/workers';
+import { deployedVisibilityTimeoutSeconds, QUEUE_MAX_MESSAGE_BYTES, queues as queueDefinitions, queueUrlVariable, type QueueDefinition } from '../../functions/workers';
 import type { ApiFunction } from '../api-function';
 
 export interface QueuePair {
@@ -50,7 +49,9 @@ export class Queues extends Construct {
       enforceSSL: true,
     });
     const queue = new sqs.Queue(this, `${id}Queue`, {
-      visibilityTimeout: Duration.seconds(Math.max(definition.visibilityTimeoutSeconds, WORKER_TIMEOUT_SECONDS)),
+      visibilityTimeout: Duration.seconds(deployedVisibilityTimeoutSeconds(definition)),
+      // SQS's longest: a message waits out a two-week outage of its consumer
+      retentionPeriod: Duration.days(14),
       maxMessageSizeBytes: QUEUE_MAX_MESSAGE_BYTES,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -4,16 +4,21 @@
  * - `queue`: an SQS event source on the worker's queue, reporting partial batch failures.
  * - `schedule`: an EventBridge rule; EventBridge's finest rate is 1 minute, so shorter periods run every minute.
  * - `stream`: the table's stream from its oldest record, filtered like the local stream poller
- *   filters (lib/local/lambda/event-filter.ts), bisecting a failing batch.
+ *   filters (lib/local/lambda/event-filter.ts), bisecting a failing batch. A batch that still fails
+ *   after its retries, or whose records are older than STREAM_MAX_RECORD_AGE, is not dropped
+ *   silently: its shard and sequence numbers go to the stream-failures queue (14 days, an alarm at
+ *   the first message), from which README "Operating" replays it within the stream's 24 hours.
  *
  * What a worker does besides consuming its trigger comes from its `needs`, granted by the stack.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { queueTrigger, queueUrlVariable, workerFunctionName, workers as workerDefinitions, workerTimeoutSeconds } from '../../functions/workers';
 import type { FunctionFactory } from './function-factory';
@@ -37,9 +42,25 @@ export function sesSendRate(scope: Construct): number {
   return rate;
 }
 
+/** A stream batch still unhandled this long after it was written goes to the stream-failures queue (the stream keeps records 24 hours). */
+export const STREAM_MAX_RECORD_AGE = Duration.hours(6);
+
 export class Workers extends Construct {
+  /** where the stream consumers' failed batches go (their shard and sequence numbers) */
+  readonly streamFailures: sqs.Queue;
+
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
+    this.streamFailures = new sqs.Queue(this, 'StreamFailuresQueue', { retentionPeriod: Duration.days(14), encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    new cloudwatch.Alarm(this, 'StreamFailuresAlarm', {
+      alarmDescription: 'A batch of table stream records failed all its retries or grew too old: replay it from the stream-failures queue within 24 hours (README "Operating")',
+      metric: this.streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    Validations.of(this.streamFailures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'it is itself the destination of failed stream batches, watched by an alarm at its first message' });
     for (const worker of workerDefinitions) {
       const fnId = workerFunctionName(worker.name);
       const fn = props.functions.makeFunction(this, fnId, { handler: worker.handler, needs: worker.needs, timeout: Duration.seconds(workerTimeoutSeconds(worker)) });
@@ -70,6 +91,8 @@ export class Workers extends Construct {
             retryAttempts: trigger.maxRetryAttempts,
             reportBatchItemFailures: true,
             bisectBatchOnError: true,
+            onFailure: new SqsDlq(this.streamFailures),
+            maxRecordAge: STREAM_MAX_RECORD_AGE,
             filters: trigger.filter ? [lambda.FilterCriteria.filter(trigger.filter)] : undefined,
           }),
         );

@@ -26,7 +26,7 @@ import {
   UpdateConfigurationSetEventDestinationCommand,
   type EventType,
 } from '../platform/aws/ses';
-import type { Capability, DomainStatus, Tls } from './model';
+import { CONFIGURATION_SET_PREFIX, type Capability, type DomainStatus, type Tls } from './model';
 import { mailFromDomain, statusFromSes } from './records';
 import { conflict, unprocessable } from '../platform/errors';
 import { logger } from '../platform/log';
@@ -38,7 +38,7 @@ import { sesClient } from '../platform/aws/ses';
  * and the contract makes them per-domain settings. Sends from a domain use its set, whose event
  * destination publishes to the SES events topic (SES_EVENTS_TOPIC_ARN on AWS).
  */
-export const configurationSetName = (domainId: string): string => `es-${domainId}`;
+export const configurationSetName = (domainId: string): string => `${CONFIGURATION_SET_PREFIX}${domainId}`;
 
 /** The one event destination of each domain's configuration set (AWS only). */
 export const EVENT_DESTINATION_NAME = 'email-service-events';

@@ -69,3 +69,6 @@ export const updateDomainBody = z
   })
   .check(z.refine((body) => Object.keys(body).length > 0, { message: 'give at least one field to change' }));
 export type UpdateDomainInput = z.output<typeof updateDomainBody>;
+
+/** Every SES configuration set of the service starts with this (its IAM grants are scoped to `es-*`, lib/api-function.ts). */
+export const CONFIGURATION_SET_PREFIX = 'es-';

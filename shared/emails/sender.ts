@@ -28,6 +28,7 @@
  * email goes back to `queued`, at most MAX_SEND_ATTEMPTS times in all, then `failed` with SES's
  * error. No answer at all (a timeout, a dropped connection) may hide a send: `failed`, as above.
  */
+import { countMetric } from '../platform/metrics';
 import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
@@ -234,6 +235,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
       if (PERMANENT_SEND_ERRORS.has((error as Error).name)) return failClaimed(caller, email, sendingAt, reason);
       if (!sesDidNotSend(error)) return failClaimed(caller, email, sendingAt, `${UNCONFIRMED_SEND} (${reason})`);
       if (attempt >= MAX_SEND_ATTEMPTS) return failClaimed(caller, email, sendingAt, `${reason} (after ${attempt} attempts)`);
+      if ((error as Error).name === 'TooManyRequestsException') countMetric('SendThrottled');
       return putBack();
     }
   }
@@ -244,5 +246,6 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
     sesMessageWrite(messageId, projectId, emailId, email.configuration_set), // SES feedback finds the email by this alone
     eventWrite(caller, 'email.sent', sent),
   ]);
+  countMetric('Sent');
   return 'sent';
 }

@@ -19,6 +19,7 @@
  * Answers how many seconds until the message should come back (the next attempt), or undefined
  * when it is done with.
  */
+import { countMetric } from '../platform/metrics';
 import { randomUUID } from 'node:crypto';
 import * as keys from '../platform/db/keys';
 import { batchGet, getItem, isConditionFailed, transact, update, updateItem, type Item } from '../platform/db/table';
@@ -116,6 +117,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
     logger.warn('webhook attempt not recorded: the claim expired and another dispatcher took the delivery', { delivery_id: delivery.id });
     return undefined;
   }
+  countMetric('WebhookDeliveries', { Outcome: result.ok ? 'delivered' : final ? 'failed' : 'retrying' });
   await recordHealth(webhookKey, webhook, result.ok, final, at);
   return delay;
 }

@@ -1,0 +1,149 @@
+/**
+ * Ready for production on AWS (lib/constructs/monitoring.ts and the settings around it), asserted on
+ * the synthesized templates, nested stacks included: alarms that reach someone, the alarms a
+ * production email service needs, a dashboard of its golden signals, queue and stream settings
+ * that lose nothing, the API's throttle, and the table's protection and key.
+ */
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { queues, workers, deployedVisibilityTimeoutSeconds, workerTimeoutSeconds } from '../../functions/workers';
+import { workerFunctionId } from '../../lib/email-service-stack';
+import { ALARMS } from '../../lib/constructs/monitoring';
+import { STREAM_MAX_RECORD_AGE } from '../../lib/constructs/workers';
+import { cdkJsonContext, synth, synthesized, type Resource } from '../support/synth';
+
+const { stack, template, resources } = synthesized();
+const idOf = (construct: { node: { defaultChild?: unknown } }) => Stack.of(construct as never).getLogicalId(construct.node.defaultChild as CfnElement);
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type) as [string, Resource][];
+const alarms = () => ofType('AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
+const topicId = idOf(stack.monitoring.alarmTopic);
+
+describe('alarms someone receives', () => {
+  it('has an alarm topic encrypted with a key CloudWatch may use, TLS only, its ARN an output', () => {
+    const topic = resources[topicId];
+    expect(topic.Properties.KmsMasterKeyId).toBeDefined();
+    const keyId = topic.Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+    const keyStatements = resources[keyId].Properties.KeyPolicy.Statement as { Principal?: { Service?: string }; Action: string[] }[];
+    expect(keyStatements).toEqual(expect.arrayContaining([expect.objectContaining({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]));
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
+    expect(ofType('AWS::SNS::Subscription').filter(([, r]) => r.Properties.Protocol === 'email')).toEqual([]); // none unless asked
+  });
+
+  it('subscribes the address of the alarmEmail context', () => {
+    const withEmail = synth({ bundle: false, context: { ...cdkJsonContext, alarmEmail: 'oncall@example.com' } });
+    withEmail.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: idOf(withEmail.stack.monitoring.alarmTopic) } });
+    expect(() => synth({ bundle: false, context: { ...cdkJsonContext, alarmEmail: 'not an address' } })).toThrow(/alarmEmail/);
+  });
+
+  it('notifies the topic from every alarm of every template', () => {
+    expect(alarms().length).toBeGreaterThan(40);
+    for (const alarm of alarms()) expect({ alarm: alarm.AlarmDescription, actions: alarm.AlarmActions }).toEqual({ alarm: alarm.AlarmDescription, actions: [{ Ref: topicId }] });
+  });
+
+  it("warns at half of SES's bounce and complaint review levels", () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/SES', MetricName: 'Reputation.BounceRate', Threshold: 0.025 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/SES', MetricName: 'Reputation.ComplaintRate', Threshold: 0.0005 });
+  });
+
+  it.each(workers.map((w) => [w.name, w] as const))('watches the %s worker: errors, throttles and, for a stream consumer, its iterator age', (_name, worker) => {
+    const fnId = idOf(stack.functions.get(workerFunctionId(worker.name))!);
+    const on = (metric: string) => alarms().filter((a) => a.MetricName === metric && a.Dimensions?.[0]?.Value?.Ref === fnId);
+    expect(on('Errors')).toEqual([expect.objectContaining({ Threshold: ALARMS.workerErrors })]);
+    expect(on('Throttles')).toEqual([expect.objectContaining({ Threshold: ALARMS.workerThrottles })]);
+    expect(on('IteratorAge')).toHaveLength(worker.trigger.kind === 'stream' ? 1 : 0);
+  });
+
+  it.each(['send', 'send-bulk', 'webhook-delivery', 'broadcast-fanout'])('watches the age of the oldest message of the %s queue', (name) => {
+    const queueName = { 'Fn::GetAtt': [idOf(stack.queues.get(name)!.queue), 'QueueName'] };
+    const found = alarms().filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && JSON.stringify(a.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: queueName }]));
+    expect(found).toEqual([expect.objectContaining({ Threshold: ALARMS.queueAgeSeconds[name] })]);
+  });
+
+  it('watches the API 5xx rate, DynamoDB throttling and the account concurrency against its quota', () => {
+    const byExpression = (text: string) => alarms().filter((a) => (a.Metrics ?? []).some((m: { Expression?: string }) => m.Expression?.includes(text)));
+    expect(byExpression('100 * errors / MAX([requests, 1])')).toEqual([expect.objectContaining({ Threshold: ALARMS.api5xxPercent, EvaluationPeriods: 2 })]);
+    expect(byExpression('reads + writes')).toEqual([expect.objectContaining({ Threshold: ALARMS.tableThrottles })]);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'ConcurrentExecutions', Threshold: 800 });
+    const bigger = synth({ bundle: false, context: { ...cdkJsonContext, lambdaConcurrencyQuota: 5000 } });
+    bigger.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'ConcurrentExecutions', Threshold: 4000 });
+  });
+
+  it('draws the golden signals on one dashboard', () => {
+    const [[, dashboard]] = ofType('AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const title of [
+      'API latency (ms)',
+      'API responses',
+      'Errors by route',
+      'p99 duration by route (ms)',
+      'Sends per second against the SES rate',
+      'SES bounce and complaint rates',
+      'Queue backlogs (messages visible)',
+      'Age of the oldest message (s)',
+      'Dead-letter queue depths',
+      'Webhook deliveries by outcome',
+    ])
+      expect(body).toContain(title);
+    expect(body).toContain('EmailService'); // the workers' EMF namespace
+  });
+});
+
+describe('queues, streams and the API', () => {
+  it.each(queues.map((q) => [q.name, q] as const))('queue %s: visible again only after 6 times its consumer timeout, kept 14 days', (_name, definition) => {
+    const queue = resources[idOf(stack.queues.get(definition.name)!.queue)].Properties;
+    const consumer = workers.find((w) => w.trigger.kind === 'queue' && w.trigger.queue === definition.name);
+    expect(queue.VisibilityTimeout).toBe(deployedVisibilityTimeoutSeconds(definition));
+    if (consumer) expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * workerTimeoutSeconds(consumer));
+    expect(queue.MessageRetentionPeriod).toBe(14 * 24 * 60 * 60);
+  });
+
+  it('sends a stream batch that fails all its retries, or grows old, to a queue with an alarm at its first message', () => {
+    const failuresArn = { 'Fn::GetAtt': [idOf(stack.workers.streamFailures), 'Arn'] };
+    const streamMappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, r]) => r.Properties.StartingPosition === 'TRIM_HORIZON');
+    expect(streamMappings).toHaveLength(workers.filter((w) => w.trigger.kind === 'stream').length);
+    for (const [, mapping] of streamMappings) {
+      expect(mapping.Properties).toMatchObject({ DestinationConfig: { OnFailure: { Destination: failuresArn } }, MaximumRecordAgeInSeconds: STREAM_MAX_RECORD_AGE.toSeconds() });
+    }
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack.workers.streamFailures), 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('throttles the whole API at its stage, by default and from context', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', DefaultRouteSettings: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 } });
+    const tuned = synth({ bundle: false, context: { ...cdkJsonContext, apiRateLimit: 50, apiBurstLimit: 60 } });
+    tuned.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 60 } });
+  });
+});
+
+describe('the table', () => {
+  const tableId = idOf(stack.table);
+  const keyId = resources[tableId].Properties.SSESpecification?.KMSMasterKeyId?.['Fn::GetAtt']?.[0];
+
+  it('is protected from deletion and encrypted with a customer managed key, kept with the table', () => {
+    expect(resources[tableId].Properties).toMatchObject({ DeletionProtectionEnabled: true, SSESpecification: { SSEEnabled: true, SSEType: 'KMS' } });
+    expect(resources[keyId]).toMatchObject({ Type: 'AWS::KMS::Key', DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
+  });
+
+  it('lets a function use the key as far as its table actions need: reading functions decrypt only', () => {
+    const keyActions = (fnId: string) => {
+      const fn = stack.functions.get(fnId)!;
+      const roleId = resources[idOf(fn)].Properties.Role['Fn::GetAtt'][0];
+      return Object.values(resources)
+        .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
+        .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+        .filter((st) => JSON.stringify(st.Resource).includes(keyId))
+        .flatMap((st) => [st.Action].flat())
+        .sort();
+    };
+    expect(keyActions('GetEmailsEmailId')).toEqual(['kms:Decrypt', 'kms:DescribeKey']);
+    expect(keyActions('PostEmails')).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']);
+    expect(keyActions('GetHealth')).toEqual([]); // no table action, no key
+  });
+});
