@@ -31,10 +31,11 @@ import { SesEvents } from './constructs/ses-events';
 import { Monitoring } from './constructs/monitoring';
 import { sesSendRate, Workers } from './constructs/workers';
 import { InboundMail, inboundRetentionDays } from './inbound';
+import { REGION_NAME } from './region';
 import { tableDefinition } from './table-definition';
 
 export const STACK_NAME = 'EmailService';
-export const REGION = 'ap-southeast-2';
+export const REGION = REGION_NAME;
 
 export class EmailServiceStack extends Stack implements FunctionFactory {
   readonly table: dynamodb.Table;

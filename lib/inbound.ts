@@ -14,10 +14,14 @@
  * after `inboundRetentionDays` (CDK context, default 30); records expire with them.
  *
  * SES has one active receipt rule set per account and region, and CloudFormation cannot activate
- * one, so activating this one is a deliberate step after the first deploy (README, "Deploying"):
- * `aws ses set-active-receipt-rule-set --rule-set-name <ReceiptRuleSetName> --region ap-southeast-2`.
+ * one, so activating this one replaces whatever set is active (another team's, maybe: `npm run
+ * preflight` says). It is therefore opt-in: `cdk deploy -c activateReceiptRuleSet=true` activates it
+ * (a custom resource calling SetActiveReceiptRuleSet, which deactivates it again when the stack is
+ * deleted, as an active set cannot be); without the flag it is a step after the deploy (README,
+ * "Deploying"): `aws ses set-active-receipt-rule-set --rule-set-name <ReceiptRuleSetName>`.
  */
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as cr from 'aws-cdk-lib/custom-resources';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -34,6 +38,14 @@ export const DEFAULT_RETENTION_DAYS = 30;
 
 /** `inboundRetentionDays` from the CDK context (`cdk deploy -c inboundRetentionDays=90`), default 30. */
 export const inboundRetentionDays = (scope: Construct): number => daysFromContext(scope, 'inboundRetentionDays', DEFAULT_RETENTION_DAYS);
+
+/** `activateReceiptRuleSet` from the CDK context (`cdk deploy -c activateReceiptRuleSet=true`): off by default. */
+export function activateReceiptRuleSet(scope: Construct): boolean {
+  const value = scope.node.tryGetContext('activateReceiptRuleSet');
+  if (value === undefined || value === false || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new Error(`activateReceiptRuleSet must be true or false, got ${JSON.stringify(value)}`);
+}
 
 export interface InboundMailProps {
   /** the queue the worker reads (functions/workers.ts INBOUND_QUEUE) */
@@ -63,20 +75,49 @@ export class InboundMail extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // Only SES of this account, acting for this stack's receipt rule set, may use the key, publish
+    // to the topic and write the bucket (the confused-deputy conditions AWS recommends for SES). The
+    // rule's own name would make a cycle (the rule waits for the bucket policy), so any rule of the set.
+    this.ruleSet = new ses.ReceiptRuleSet(this, 'RuleSet');
+    const fromOurRules = {
+      StringEquals: { 'aws:SourceAccount': account },
+      ArnLike: {
+        'aws:SourceArn': Stack.of(this).formatArn({
+          service: 'ses',
+          resource: 'receipt-rule-set',
+          resourceName: `${this.ruleSet.receiptRuleSetName}:receipt-rule/*`,
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      },
+    };
     const key = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'Inbound mail notifications topic' });
-    key.grant(new iam.ServicePrincipal('ses.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('ses.amazonaws.com')], actions: ['kms:GenerateDataKey*', 'kms:Decrypt'], resources: ['*'], conditions: fromOurRules }),
+    );
     this.topic = new sns.Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
     const { policyDependable } = this.topic.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: { StringEquals: { 'aws:SourceAccount': account } },
+        conditions: fromOurRules,
       }),
     );
     this.topic.addSubscription(new SqsSubscription(props.queue));
+    // The S3 action's own grant to SES checks only the account (aws:Referer): nothing but our rules may write
+    const denySes = (conditions: Record<string, unknown>) =>
+      this.bucket.addToResourcePolicy(
+        new iam.PolicyStatement({
+          effect: iam.Effect.DENY,
+          principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
+          actions: ['s3:PutObject'],
+          resources: [this.bucket.arnForObjects('*')],
+          conditions,
+        }),
+      );
+    denySes({ StringNotEquals: fromOurRules.StringEquals });
+    denySes({ ArnNotLike: fromOurRules.ArnLike });
 
-    this.ruleSet = new ses.ReceiptRuleSet(this, 'RuleSet');
     this.rule = this.ruleSet.addRule('StoreAndNotify', {
       enabled: true,
       scanEnabled: true, // spam and virus verdicts in every notification
@@ -85,6 +126,21 @@ export class InboundMail extends Construct {
       actions: [new sesActions.S3({ bucket: this.bucket, objectKeyPrefix: INBOUND_RAW_PREFIX, topic: this.topic })],
     });
     if (policyDependable) this.rule.node.addDependency(policyDependable);
+    if (activateReceiptRuleSet(this)) this.activate();
+  }
+
+  /** Makes this stack's rule set the active one (see the module comment), once its rule exists. */
+  private activate(): void {
+    const call = (parameters: Record<string, string>) => ({ service: 'SES', action: 'setActiveReceiptRuleSet', parameters, physicalResourceId: cr.PhysicalResourceId.of('active-receipt-rule-set') });
+    const activation = new cr.AwsCustomResource(this, 'ActivateRuleSet', {
+      onCreate: call({ RuleSetName: this.ruleSet.receiptRuleSetName }),
+      onUpdate: call({ RuleSetName: this.ruleSet.receiptRuleSetName }),
+      onDelete: call({}), // no name: no set active, so the stack can delete its own
+      policy: cr.AwsCustomResourcePolicy.fromStatements([new iam.PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] })]),
+      installLatestAwsSdk: false,
+    });
+    activation.node.addDependency(this.rule);
+    Validations.of(activation).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ses:SetActiveReceiptRuleSet has no resource-level permission' });
   }
 
   /**

@@ -8,7 +8,8 @@
  * integration, route, permission) and CloudFormation allows 500 per stack, so one stack would
  * stop at ~60 routes. The fallback stays in the parent stack.
  */
-import { Duration, NestedStack, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -40,12 +41,17 @@ export class ServiceApi extends Construct {
       createDefaultStage: false,
     });
 
+    // The URL clients and the links in sent mail use: the custom domain when there is one, so an
+    // unsubscribe link keeps working if the API is ever replaced (its execute-api host would change).
+    const domain = customDomain(this);
+    this.url = domain ? `https://${domain.name}` : this.httpApi.apiEndpoint;
+
     for (const [group, groupRoutes] of routeGroups()) {
       const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, { description: `The ${group} routes of the HTTP API` });
       for (const route of groupRoutes) {
         const fnId = functionName(route);
         const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route), timeout: Duration.seconds(routeTimeoutSeconds(route)) });
-        if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.httpApi.apiEndpoint);
+        if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.url);
         new apigw.HttpRoute(nested, `${fnId}Route`, {
           httpApi: this.httpApi,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
@@ -54,7 +60,7 @@ export class ServiceApi extends Construct {
       }
     }
 
-    this.httpApi.addStage('DefaultStage', {
+    const stage = this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       // The whole API's ceiling, so no client can take the account's Lambda concurrency (about
@@ -70,8 +76,35 @@ export class ServiceApi extends Construct {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
-    this.url = this.httpApi.apiEndpoint;
+    if (domain) {
+      const domainName = new apigw.DomainName(this, 'CustomDomain', {
+        domainName: domain.name,
+        certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn),
+      });
+      new apigw.ApiMapping(this, 'CustomDomainMapping', { api: this.httpApi, domainName, stage });
+      new CfnOutput(Stack.of(this), 'ApiDomainTarget', {
+        value: domainName.regionalDomainName,
+        description: `Point ${domain.name} here: a CNAME, or a Route 53 alias to this name with the zone ApiDomainHostedZoneId`,
+      });
+      new CfnOutput(Stack.of(this), 'ApiDomainHostedZoneId', { value: domainName.regionalHostedZoneId, description: 'For a Route 53 alias record to ApiDomainTarget' });
+    }
   }
+}
+
+/**
+ * The API's custom domain, from CDK context: `apiDomainName` (e.g. `email-api.example.com`) and
+ * `apiCertificateArn`, an ACM certificate for it in ap-southeast-2 (a regional API's certificate must
+ * be in its region). Both or neither.
+ */
+export function customDomain(scope: Construct): { name: string; certificateArn: string } | undefined {
+  const name = scope.node.tryGetContext('apiDomainName');
+  const certificateArn = scope.node.tryGetContext('apiCertificateArn');
+  if (name === undefined && certificateArn === undefined) return undefined;
+  if (typeof name !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(name)) throw new Error(`apiDomainName must be a domain name, got ${JSON.stringify(name)}`);
+  if (typeof certificateArn !== 'string' || !/^arn:aws[a-z-]*:acm:ap-southeast-2:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
+    throw new Error(`apiCertificateArn must be an ACM certificate ARN in ap-southeast-2 (a regional API's certificate is in its region), got ${JSON.stringify(certificateArn)}`);
+  }
+  return { name, certificateArn };
 }
 
 /** The stage's throttle: CDK context `apiRateLimit` (requests a second, default 200) and `apiBurstLimit` (default 400). */

@@ -6,7 +6,7 @@
  * may publish; SNS delivers to the SSE-SQS queues. Feedback that waits in a queue over 5 minutes
  * raises an alarm.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -15,6 +15,7 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { functionName } from '../../functions/routes';
 import { sesEventSubscriptions } from '../../functions/workers';
+import { CONFIGURATION_SET_PREFIX } from '../../shared/domains/model';
 import type { ApiFunction } from '../api-function';
 import type { Queues } from './queues';
 
@@ -28,15 +29,24 @@ export class SesEvents extends Construct {
 
   constructor(scope: Construct, id: string, props: SesEventsProps) {
     super(scope, id);
+    // Only SES of this account, publishing for the service's own configuration sets (es-*), may use
+    // the key and the topic: the confused-deputy conditions AWS recommends for SES.
+    const stack = Stack.of(this);
+    const fromOurSes = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: `${CONFIGURATION_SET_PREFIX}*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }) },
+    };
     const key = new kms.Key(this, 'Key', { enableKeyRotation: true, description: 'SES events topic' });
-    key.grant(new iam.ServicePrincipal('ses.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('ses.amazonaws.com')], actions: ['kms:GenerateDataKey*', 'kms:Decrypt'], resources: ['*'], conditions: fromOurSes }),
+    );
     this.topic = new sns.Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
     this.topic.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        conditions: fromOurSes,
       }),
     );
     for (const subscription of sesEventSubscriptions) {

@@ -147,3 +147,64 @@ describe('the table', () => {
     expect(keyActions('GetHealth')).toEqual([]); // no table action, no key
   });
 });
+
+describe('data protection and the first deploy', () => {
+  it("lets only SES of this account, for the service's configuration sets, use the SES events key and topic", () => {
+    const topic = resources[idOf(stack.sesEventsTopic)];
+    const keyId = topic.Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+    const sesStatement = (resources[keyId].Properties.KeyPolicy.Statement as { Principal?: { Service?: string }; Condition?: unknown }[]).find((st) => st.Principal?.Service === 'ses.amazonaws.com');
+    const condition = JSON.stringify(sesStatement?.Condition);
+    expect(condition).toContain('aws:SourceAccount');
+    expect(condition).toContain('configuration-set/es-*');
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: idOf(stack.sesEventsTopic) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'ses.amazonaws.com' }, Condition: Match.objectLike({ StringEquals: Match.anyValue(), ArnLike: Match.anyValue() }) })]),
+      },
+    });
+  });
+
+  it("lets only this stack's receipt rules write the inbound bucket and use its notification key", () => {
+    const bucketPolicy = ofType('AWS::S3::BucketPolicy').find(([, r]) => JSON.stringify(r.Properties.Bucket).includes(idOf(stack.inbound.bucket)))![1];
+    const denies = (bucketPolicy.Properties.PolicyDocument.Statement as { Effect: string; Principal?: { Service?: string }; Condition?: unknown }[]).filter(
+      (st) => st.Effect === 'Deny' && st.Principal?.Service === 'ses.amazonaws.com',
+    );
+    expect(JSON.stringify(denies)).toContain('"StringNotEquals":{"aws:SourceAccount"');
+    expect(JSON.stringify(denies)).toContain('ArnNotLike');
+    expect(JSON.stringify(denies)).toContain(':receipt-rule/*');
+    const keyId = resources[idOf(stack.inbound.topic)].Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+    expect(JSON.stringify(resources[keyId].Properties.KeyPolicy)).toContain('receipt-rule-set/');
+  });
+
+  it('serves the API on a custom domain from context, and writes links to it', () => {
+    const certificateArn = 'arn:aws:acm:ap-southeast-2:123456789012:certificate/abcd-1234';
+    const withDomain = synth({ bundle: false, context: { ...cdkJsonContext, apiDomainName: 'email-api.example.com', apiCertificateArn: certificateArn } });
+    withDomain.template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: 'email-api.example.com',
+      DomainNameConfigurations: [Match.objectLike({ CertificateArn: certificateArn, EndpointType: 'REGIONAL' })],
+    });
+    withDomain.template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
+    withDomain.template.hasOutput('ApiUrl', { Value: 'https://email-api.example.com' });
+    withDomain.template.hasOutput('ApiDomainTarget', {});
+    // every function that writes links into mail (unsubscribe) names the domain, never execute-api
+    const linkWriters = Object.values(withDomain.resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.PUBLIC_API_URL);
+    expect(linkWriters.length).toBeGreaterThan(0);
+    for (const fn of linkWriters) expect(fn.Properties.Environment.Variables.PUBLIC_API_URL).toBe('https://email-api.example.com');
+    expect(() => synth({ bundle: false, context: { ...cdkJsonContext, apiDomainName: 'email-api.example.com', apiCertificateArn: certificateArn.replace('ap-southeast-2', 'us-east-1') } })).toThrow(
+      /ap-southeast-2/,
+    );
+    expect(() => synth({ bundle: false, context: { ...cdkJsonContext, apiDomainName: 'email-api.example.com' } })).toThrow(/apiCertificateArn/);
+    template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0); // none by default
+  });
+
+  it("activates the stack's receipt rule set only when asked (it replaces the account's active one), and deactivates it on delete", () => {
+    expect(ofType('Custom::AWS')).toEqual([]);
+    const activating = synth({ bundle: false, context: { ...cdkJsonContext, activateReceiptRuleSet: 'true' } });
+    const [[, activation]] = Object.entries(activating.resources).filter(([, r]) => r.Type === 'Custom::AWS');
+    const text = JSON.stringify(activation.Properties);
+    expect(text).toContain('setActiveReceiptRuleSet');
+    expect(text).toContain(activating.stack.getLogicalId(activating.stack.inbound.ruleSet.node.defaultChild as CfnElement));
+    expect(JSON.stringify(activation.Properties.Delete)).not.toContain('RuleSetName');
+    expect(() => synth({ bundle: false, context: { ...cdkJsonContext, activateReceiptRuleSet: 'yes' } })).toThrow(/activateReceiptRuleSet/);
+  });
+});

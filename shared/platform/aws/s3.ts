@@ -16,11 +16,11 @@
  * (path-style, as S3-compatible endpoints expect: the local runtime's stand-in), else the
  * regional virtual-hosted endpoint. No code here knows where it runs.
  */
-import { createHash, createHmac, type BinaryLike } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, HttpRequest } from '@smithy/types';
 import { documentClient } from '../db/client';
 import { checkAwsCall } from './call-guard';
+import { Sha256 } from './sha256';
 
 /** How long a download URL works. */
 export const DOWNLOAD_URL_TTL_SECONDS = 60 * 60;
@@ -33,26 +33,6 @@ export class ObjectStoreError extends Error {
     message: string,
   ) {
     super(message);
-  }
-}
-
-/** node:crypto behind the checksum interface the signer takes (a key makes it an HMAC). */
-const binary = (data: string | ArrayBuffer | ArrayBufferView): BinaryLike =>
-  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
-
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', binary(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(binary(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {
-    throw new Error('not resettable');
   }
 }
 
