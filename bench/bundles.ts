@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { fallbackRoute, functionName, routes } from '../functions/routes';
 import { workers } from '../functions/workers';
-import { BUNDLE_ALIAS, BUNDLE_BANNER, BUNDLE_BUDGET_BYTES, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET, INIT_BUDGET_MS } from '../lib/bundling';
+import { BUNDLE_ALIAS, BUNDLE_BUDGET_BYTES, bundleOptions, INIT_BUDGET_MS } from '../lib/bundling';
 
 const root = join(__dirname, '..');
 
@@ -55,20 +55,13 @@ export async function benchBundles(runs = Number(process.env.BENCH_RUNS ?? 7)): 
   try {
     for (const fn of functions) {
       const outfile = join(dir, `${fn.name}.mjs`);
+      const { entryPoints, ...options } = bundleOptions(root, join(root, 'functions', `${fn.handler}.ts`));
       await build({
-        ...(fn === reference ? { stdin: { contents: REFERENCE_SOURCE, resolveDir: root, loader: 'ts' as const } } : { entryPoints: [join(root, 'functions', `${fn.handler}.ts`)] }),
-        absWorkingDir: root,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        minify: true,
-        target: BUNDLE_TARGET,
-        mainFields: BUNDLE_MAIN_FIELDS,
+        ...options,
+        ...(fn === reference ? { stdin: { contents: REFERENCE_SOURCE, resolveDir: root, loader: 'ts' as const } } : { entryPoints }),
         // The reference stays the SDK's own build, as DESIGN.md measured it.
         alias: fn === reference ? {} : BUNDLE_ALIAS,
-        banner: { js: BUNDLE_BANNER },
         outfile,
-        logLevel: 'error',
       });
       const times: number[] = [];
       for (let i = 0; i < runs; i++) {

@@ -19,3 +19,24 @@ export const BUNDLE_BANNER = "import{createRequire as __cr}from'module';const re
 /** Module initialisation and size budgets per function (DESIGN.md), checked by `npm run bench`. */
 export const BUNDLE_BUDGET_BYTES = 450 * 1024;
 export const INIT_BUDGET_MS = 70;
+
+/**
+ * esbuild's options for one function's bundle, as NodejsFunction builds it for the stack
+ * (lib/api-function.ts passes the same settings): the bundle benchmark and the stack-trace tool
+ * (lib/stack-trace.ts) build with these, so what they build is what is deployed.
+ */
+export function bundleOptions(root: string, entry: string) {
+  return {
+    entryPoints: [entry],
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node' as const,
+    format: 'esm' as const,
+    minify: true,
+    target: BUNDLE_TARGET,
+    mainFields: BUNDLE_MAIN_FIELDS,
+    alias: BUNDLE_ALIAS,
+    banner: { js: BUNDLE_BANNER },
+    logLevel: 'error' as const,
+  };
+}

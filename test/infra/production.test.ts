@@ -131,6 +131,20 @@ describe('the table', () => {
     expect(resources[keyId]).toMatchObject({ Type: 'AWS::KMS::Key', DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
   });
 
+  it('backs it up with AWS Backup only when asked: daily for 35 days, monthly for a year, in a retained vault', () => {
+    expect(ofType('AWS::Backup::BackupPlan')).toEqual([]);
+    const backedUp = synth({ bundle: false, context: { ...cdkJsonContext, backupPlan: 'true' } });
+    const plan = backedUp.template.findResources('AWS::Backup::BackupPlan');
+    const rules = (Object.values(plan)[0] as Resource).Properties.BackupPlan.BackupPlanRule as { RuleName: string; Lifecycle: { DeleteAfterDays: number } }[];
+    expect(rules.map((r) => [r.RuleName, r.Lifecycle.DeleteAfterDays])).toEqual([
+      ['daily', 35],
+      ['monthly', 365],
+    ]);
+    backedUp.template.hasResource('AWS::Backup::BackupVault', { DeletionPolicy: 'Retain' });
+    const selection = JSON.stringify(backedUp.template.findResources('AWS::Backup::BackupSelection'));
+    expect(selection).toContain(backedUp.stack.getLogicalId(backedUp.stack.table.node.defaultChild as CfnElement));
+  });
+
   it('lets a function use the key as far as its table actions need: reading functions decrypt only', () => {
     const keyActions = (fnId: string) => {
       const fn = stack.functions.get(fnId)!;
