@@ -15,11 +15,15 @@
  *
  * Run alone: `npx tsx bench/broadcast-fanout.ts` (BENCH_CONTACTS to change the size).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
+import { startLocalS3 } from '../lib/local/aws/s3';
 import { freePort } from '../lib/local/ports';
 import { QueuePoller } from '../lib/local/lambda/queue-poller';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
@@ -54,6 +58,9 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
   const sqsPort = (sqsServer.address() as AddressInfo).port;
   const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
+  // each email's content goes to the content bucket: the local S3 stand-in, in a folder of the run's
+  const s3Root = mkdtempSync(join(tmpdir(), 'email-service-bench-s3-'));
+  const s3 = await startLocalS3(s3Root);
   try {
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
     await ensureTable(admin, LOCAL_TABLE_NAME);
@@ -70,6 +77,8 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
       QUEUE_URL_BROADCAST_FANOUT: fanOutQueue,
       QUEUE_URL_SEND: sendQueue,
       QUEUE_URL_SEND_BULK: sendQueue, // broadcast emails go to the bulk lane
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      CONTENT_BUCKET: 'bench-content',
       SEND_RATE_PER_SECOND: process.env.SEND_RATE_PER_SECOND ?? '200',
       PUBLIC_API_URL: 'https://email.example.test',
       LOG_LEVEL: 'ERROR',
@@ -240,6 +249,8 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
     };
   } finally {
     sqs.destroy();
+    await new Promise((resolve) => s3.server.close(resolve));
+    rmSync(s3Root, { recursive: true, force: true });
     await new Promise((resolve) => sqsServer.close(resolve));
     await dynamo.stop();
   }

@@ -21,7 +21,7 @@ export const handler = (event: SQSEvent) =>
   processSqsBatch(
     event,
     async (record) => {
-      await fanOutPage(parse(record.body));
+      await fanOutPage(parse(record.body), record.messageId);
     },
     { sequential: true, onError: (error, record) => logger.error('broadcast fan-out page failed', { message_id: record.messageId, error }) },
   );

@@ -60,11 +60,33 @@ export const MAX_PAGES_IN_FLIGHT = 8;
 /** Pages of one broadcast in flight at once: as many chains as the account's send rate needs. */
 export const fanOutParallelism = (rate: number): number => Math.min(MAX_PAGES_IN_FLIGHT, Math.max(1, Math.ceil(rate / CHAIN_EMAILS_PER_SECOND)));
 
-/** A claimed page (keys.broadcastPage): the contacts it is to do, whatever the segment does meanwhile. */
+/**
+ * A claimed page (keys.broadcastPage): the contacts it is to do, whatever the segment does
+ * meanwhile, and the queue message doing it (`claimed_by`, until `lease_until`). Another message for
+ * the same page (the claim and a page done can both send the cursor's) is dropped while the lease
+ * lasts, so no page runs twice at once; after it, the next message takes the page over.
+ */
 interface PageItem extends Item {
   after: string;
   contact_ids: string[];
   attempts?: number;
+  claimed_by: string;
+  lease_until: string;
+}
+
+const pageLease = () => new Date(Date.now() + FANOUT_LEASE_MS).toISOString();
+
+/** The page for `messageId` to do: its own (a redelivery), or one whose lease ran out (taken over); undefined for another message's. */
+async function ownPage(b: BroadcastItem, page: PageItem, messageId: string): Promise<PageItem | undefined> {
+  if (page.claimed_by === messageId) return page;
+  if (Date.parse(page.lease_until) > Date.now()) return undefined;
+  try {
+    const condition = { expression: 'claimed_by = :owner', values: { ':owner': page.claimed_by } };
+    return await updateItem<PageItem>(update(keys.broadcastPage(b.project_id, b.id, page.after), { set: { claimed_by: messageId, lease_until: pageLease() }, condition }, { tag: 'page taken' }));
+  } catch (error) {
+    if (isConditionFailed(error, 'page taken')) return undefined;
+    throw error;
+  }
 }
 
 const ACTIVE: readonly BroadcastStatus[] = ['scheduled', 'queued', 'sending'];
@@ -236,7 +258,7 @@ async function finish(b: BroadcastItem, set: Item, condition: typeof stillActive
  * Claims the page after `after` (see the module comment); undefined when another message claimed
  * it first. Sends the next page's message when the broadcast has room for another page in flight.
  */
-async function claimPage(b: BroadcastItem, after: string): Promise<PageItem | undefined> {
+async function claimPage(b: BroadcastItem, after: string, messageId: string): Promise<PageItem | undefined> {
   const members = await queryPage(keys.segmentMembers(b.project_id, b.segment_id), { limit: pageSize(), after: after || undefined });
   const contactIds = members.items.map((member) => member.contact_id as string);
   const last = contactIds.at(-1) ?? after;
@@ -246,6 +268,8 @@ async function claimPage(b: BroadcastItem, after: string): Promise<PageItem | un
     after,
     contact_ids: contactIds,
     attempts: 0,
+    claimed_by: messageId,
+    lease_until: pageLease(),
     expires_at: Math.floor(Date.now() / 1000) + RECIPIENT_TTL_SECONDS,
   };
   try {
@@ -370,13 +394,16 @@ function claimFailed(b: BroadcastItem, after: string, error: unknown): Promise<b
 }
 
 /**
- * One message of the fan-out (see the module comment). Throws on faults (the message is retried),
- * until the page has failed MAX_PAGE_ATTEMPTS times: then the broadcast ends `failed`.
+ * One message of the fan-out (see the module comment); `messageId` is the queue's id of it (the
+ * same on each redelivery). Throws on faults (the message is retried), until the page has failed
+ * MAX_PAGE_ATTEMPTS times: then the broadcast ends `failed`.
  */
-export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
+export async function fanOutPage(message: FanOutMessage, messageId: string): Promise<PageResult> {
   const b = await getItem<BroadcastItem>(keys.broadcast(message.project_id, message.broadcast_id));
   if (!b || !ACTIVE.includes(b.status)) return 'stale';
-  let page = await getItem<PageItem>(keys.broadcastPage(b.project_id, b.id, message.after));
+  const found = await getItem<PageItem>(keys.broadcastPage(b.project_id, b.id, message.after));
+  let page = found && (await ownPage(b, found, messageId));
+  if (found && !page) return 'stale'; // another message is doing this page
   if (!page) {
     if ((b.cursor ?? '') !== message.after) return 'stale'; // a page done, or a duplicate
     if (b.exhausted) return goOn(b.project_id, b.id); // every page claimed: ends the broadcast if none is left in flight
@@ -394,7 +421,7 @@ export async function fanOutPage(message: FanOutMessage): Promise<PageResult> {
       logger.warn('broadcast failed', { broadcast_id: b.id, reason });
       return 'failed';
     }
-    page ??= await claimPage(b, message.after);
+    page ??= await claimPage(b, message.after, messageId);
     if (!page) return 'stale'; // another message claimed it first
     const plans = await planPage(b, source, page.contact_ids, topic, domain.configuration_set);
     await spreadLeases(b, plans);
