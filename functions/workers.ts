@@ -48,6 +48,8 @@ export interface Worker {
   publicApiUrl?: boolean;
   /** the function's timeout when WORKER_TIMEOUT_SECONDS (30 s) is too short */
   timeoutSeconds?: number;
+  /** the function's memory when the default (256 MB) is too little */
+  memoryMb?: number;
 }
 
 /** A worker's function name in the stack, and locally in errors and the record of its AWS calls: `sender` -> `SenderWorker`. */
@@ -58,6 +60,8 @@ export const workerTimeoutSeconds = (worker: Pick<Worker, 'timeoutSeconds'>): nu
 
 /** The queue the inbound topic feeds (lib/inbound.ts on AWS, lib/local/aws/smtp-inbound.ts locally). */
 export const INBOUND_QUEUE = 'inbound';
+/** A 40 MB message, its parse (about 3 times its size) and its uploads, with room: and Lambda's CPU grows with memory. */
+export const INBOUND_WORKER_MEMORY_MB = 2048;
 /** Where SES (and locally the SMTP server) puts raw received messages in the inbound bucket: `raw/<SES message id>`. */
 export const INBOUND_RAW_PREFIX = 'raw/';
 
@@ -81,7 +85,7 @@ export const queues: readonly QueueDefinition[] = [
   // a page is a few transactions and BatchGets; a failed page is redone after that.
   { name: 'broadcast-fanout', visibilityTimeoutSeconds: 120, maxReceiveCount: 10 },
   // SES receipt notifications (SNS envelopes from the inbound topic, lib/inbound.ts): one per
-  // received message. 120 s: parsing a message of up to 25 MB and storing its attachments.
+  // received message. 120 s: parsing a message of up to 40 MB and storing its attachments.
   { name: INBOUND_QUEUE, visibilityTimeoutSeconds: 120, maxReceiveCount: 5 },
 ];
 
@@ -223,7 +227,10 @@ export const workers: readonly Worker[] = [
     // SES receipt notifications -> received emails, `email.received` then `email.stored` (shared/receiving/inbound.ts)
     name: 'inbound',
     handler: 'workers/inbound',
-    trigger: { kind: 'queue', queue: INBOUND_QUEUE, batchSize: 5 },
+    // One message per invocation, with the memory and time a 40 MB message takes (shared/receiving/inbound.ts MAX_PARSE_BYTES)
+    trigger: { kind: 'queue', queue: INBOUND_QUEUE, batchSize: 1 },
     needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], inboundBucket: 'read-write' },
+    memoryMb: INBOUND_WORKER_MEMORY_MB,
+    timeoutSeconds: 120,
   },
 ];

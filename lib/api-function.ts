@@ -24,6 +24,8 @@ export interface ApiFunctionProps {
   /** how long CloudWatch keeps the function's logs */
   logRetention?: logs.RetentionDays;
   timeout?: Duration;
+  /** MB; default 256 */
+  memoryMb?: number;
 }
 
 export class ApiFunction extends NodejsFunction {
@@ -43,7 +45,7 @@ export class ApiFunction extends NodejsFunction {
       architecture: lambda.Architecture.ARM_64,
       // Lambda gives CPU in proportion to memory, and loading a ~400 KB bundle (70 ms init
       // budget) is CPU-bound; 256 MB doubles 128 MB's CPU share while requests are short I/O waits.
-      memorySize: 256,
+      memorySize: props.memoryMb ?? 256,
       timeout: props.timeout ?? Duration.seconds(ROUTE_TIMEOUT_SECONDS),
       logGroup,
       projectRoot: PROJECT_ROOT,

@@ -16,6 +16,8 @@ export interface FunctionSpec {
   needs: Needs;
   /** default: a route's (ROUTE_TIMEOUT_SECONDS) */
   timeout?: Duration;
+  /** default: 256 MB (lib/api-function.ts) */
+  memoryMb?: number;
 }
 
 export interface FunctionFactory {

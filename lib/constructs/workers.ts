@@ -63,7 +63,7 @@ export class Workers extends Construct {
     Validations.of(this.streamFailures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'it is itself the destination of failed stream batches, watched by an alarm at its first message' });
     for (const worker of workerDefinitions) {
       const fnId = workerFunctionName(worker.name);
-      const fn = props.functions.makeFunction(this, fnId, { handler: worker.handler, needs: worker.needs, timeout: Duration.seconds(workerTimeoutSeconds(worker)) });
+      const fn = props.functions.makeFunction(this, fnId, { handler: worker.handler, needs: worker.needs, timeout: Duration.seconds(workerTimeoutSeconds(worker)), memoryMb: worker.memoryMb });
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', props.apiUrl);
       const trigger = worker.trigger.kind === 'queue' ? queueTrigger(worker.trigger, sesSendRate(this)) : worker.trigger;
       if (trigger.kind === 'queue') {

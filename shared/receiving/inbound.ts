@@ -37,11 +37,13 @@ import type { Verdict } from './model';
 import { attachmentKey, bodyKey, toSummary } from './received-emails';
 
 /**
- * SES accepts messages up to 40 MB. The worker (256 MB of memory, like every function) parses up
- * to this many bytes; a larger message is recorded from the headers in SES's notification, without
- * bodies or attachments, and its raw download is still there.
+ * SES accepts messages up to 40 MB, and the worker parses all of them: one message per invocation,
+ * with INBOUND_WORKER_MEMORY_MB (functions/workers.ts) for the raw message, its parse (postal-mime
+ * holds the decoded parts beside it: about 3 times the raw size at most) and the uploads. A larger
+ * message (SES and the local SMTP refuse one) would be recorded from the headers in SES's
+ * notification, without bodies or attachments, and its raw download would still be there.
  */
-export const MAX_PARSE_BYTES = 25 * 1024 * 1024;
+export const MAX_PARSE_BYTES = 40 * 1024 * 1024;
 /** Bodies and headers up to this size (as JSON) live in the item (DynamoDB's limit is 400 KB); larger ones in the bucket. */
 export const INLINE_BODY_BYTES = 256 * 1024;
 /** Raw messages, attachments and records are kept this long (the bucket's lifecycle rule says the same, lib/inbound.ts). */

@@ -6,7 +6,8 @@
  */
 import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
-import { queues, workers, deployedVisibilityTimeoutSeconds, workerTimeoutSeconds } from '../../functions/workers';
+import { INBOUND_WORKER_MEMORY_MB, queues, workers, deployedVisibilityTimeoutSeconds, workerTimeoutSeconds } from '../../functions/workers';
+import { MAX_PARSE_BYTES } from '../../shared/receiving/inbound';
 import { workerFunctionId } from '../../lib/email-service-stack';
 import { ALARMS } from '../../lib/constructs/monitoring';
 import { STREAM_MAX_RECORD_AGE } from '../../lib/constructs/workers';
@@ -113,6 +114,14 @@ describe('queues, streams and the API', () => {
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
+  });
+
+  it('sizes the inbound worker for a 40 MB message: one per invocation, 2,048 MB, 120 s', () => {
+    const fn = stack.functions.get(workerFunctionId('inbound'))!;
+    expect(resources[idOf(fn)].Properties).toMatchObject({ MemorySize: INBOUND_WORKER_MEMORY_MB, Timeout: 120 });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: idOf(fn) }, BatchSize: 1 });
+    expect(resources[idOf(stack.queues.get('inbound')!.queue)].Properties.VisibilityTimeout).toBe(720);
+    expect(MAX_PARSE_BYTES).toBe(40 * 1024 * 1024); // SES's largest message
   });
 
   it('throttles the whole API at its stage, by default and from context', () => {
