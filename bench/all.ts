@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `memory`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +21,8 @@ import { RESULT_MARK } from './run-one';
 import { type benchWebhooks, formatWebhooks } from './webhooks';
 import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
 import { type benchTransactionalLatency, formatTransactionalLatency, transactionalLatencyMet } from './transactional-latency';
+import { type benchFunctionMemory, formatFunctionMemory } from './function-memory';
+import { ROUTE_MEMORY_MB } from '../functions/needs';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -186,6 +188,18 @@ async function main(): Promise<void> {
       figure: `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (${r.samples} emails)`,
       budget: 'p99 under 2 s (issue 17)',
       met: transactionalLatencyMet(r),
+    });
+  }
+  if (!only || only === 'memory') {
+    const rows = isolated<Awaited<ReturnType<typeof benchFunctionMemory>>>('memory');
+    section('API function memory: measured CPU, modeled at 256 / 512 / 1024 MB', formatFunctionMemory(rows), 'memory');
+    const at = (mb: number) => rows.map((r) => r.model.find((m) => m.memoryMb === mb)!);
+    const cost = (mb: number) => at(mb).reduce((sum, m) => sum + m.usdPerMillion, 0);
+    summary.push({
+      benchmark: `API function memory (${ROUTE_MEMORY_MB} MB chosen)`,
+      figure: `slowest modeled cold module init ${Math.max(...at(ROUTE_MEMORY_MB).map((m) => m.coldMs)).toFixed(0)} ms at ${ROUTE_MEMORY_MB} MB (${Math.max(...at(256).map((m) => m.coldMs)).toFixed(0)} ms at 256 MB); warm cost ${((cost(ROUTE_MEMORY_MB) / cost(256) - 1) * 100).toFixed(0)}% above 256 MB's`,
+      budget: 'none in DESIGN.md (issue 18: chosen by measurement)',
+      met: null,
     });
   }
 

@@ -16,6 +16,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   webhooks: () => import('./webhooks').then((m) => m.benchWebhooks()),
   cost: () => import('./send-path-cost').then((m) => m.benchSendPathCost()),
   latency: () => import('./transactional-latency').then((m) => m.benchTransactionalLatency()),
+  memory: () => import('./function-memory').then((m) => m.benchFunctionMemory()),
 };
 export const BENCHMARK_NAMES = Object.keys(benchmarks);
 

@@ -15,6 +15,7 @@ import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ROUTE_MEMORY_MB } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes, routeTimeoutSeconds } from '../../functions/routes';
 import type { FunctionFactory } from './function-factory';
 
@@ -32,7 +33,7 @@ export class ServiceApi extends Construct {
     super(scope, id);
     // `$default` catches what no route matches, so unknown routes get our 404/405 envelope
     // instead of API Gateway's own `{"message":"Not Found"}`.
-    const fallback = props.functions.makeFunction(this, functionName(fallbackRoute), { handler: fallbackRoute.handler, needs: routeNeeds(fallbackRoute) });
+    const fallback = props.functions.makeFunction(this, functionName(fallbackRoute), { handler: fallbackRoute.handler, needs: routeNeeds(fallbackRoute), memoryMb: ROUTE_MEMORY_MB });
     // 'Default': the API is this construct's own resource, so its logical id reads `Api...`, not `ApiDefault...`
     this.httpApi = new apigw.HttpApi(this, 'Default', {
       apiName: id,
@@ -50,7 +51,7 @@ export class ServiceApi extends Construct {
       const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, { description: `The ${group} routes of the HTTP API` });
       for (const route of groupRoutes) {
         const fnId = functionName(route);
-        const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route), timeout: Duration.seconds(routeTimeoutSeconds(route)) });
+        const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route), timeout: Duration.seconds(routeTimeoutSeconds(route)), memoryMb: ROUTE_MEMORY_MB });
         if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.url);
         new apigw.HttpRoute(nested, `${fnId}Route`, {
           httpApi: this.httpApi,

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { NestedStack, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
-import { grantedActions } from '../../functions/needs';
+import { grantedActions, ROUTE_MEMORY_MB } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
 import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
@@ -79,7 +79,7 @@ describe('EmailService stack (bundling skipped)', () => {
     expect(tableDefinition.globalIndexes).toHaveLength(1);
   });
 
-  it('has one function per route plus the fallback, all Node.js 22 on arm64 with the table name', () => {
+  it('has one function per route plus the fallback, all Node.js 22 on arm64 with the table name and the routes memory', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(routes.length + 1 + workers.length);
     for (const { id, route } of allFunctions) {
@@ -88,7 +88,7 @@ describe('EmailService stack (bundling skipped)', () => {
         Properties: {
           Runtime: 'nodejs22.x',
           Architectures: ['arm64'],
-          MemorySize: 256,
+          MemorySize: ROUTE_MEMORY_MB, // chosen by bench/function-memory.ts
           Timeout: route.timeoutSeconds ?? 10,
           Handler: 'index.handler',
           Environment: { Variables: { TABLE_NAME: { Ref: tableId } } },
