@@ -289,7 +289,7 @@ async function queuedBroadcast(count: number) {
   const broadcastId = newId();
   const at = new Date().toISOString();
   const base = { project_id: projectId, created_at: at, updated_at: at };
-  const domain = `${suffix}.parallel.example.com`;
+  const domain = `${newId().slice(-8)}.${suffix}.example.com`; // a name of its own: the claim is deployment-wide
   const contactIds = Array.from({ length: count }, () => newId());
   const items = [
     { ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'All' },
@@ -375,3 +375,41 @@ it('runs pages of one broadcast side by side, as many as the send rate needs, an
   expect(await drain(sendQueueUrl)).toHaveLength(200);
   await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
 }, 90_000);
+
+it("drops a second message for a page another message is doing, and takes the page over once its lease ran out (the dispatcher's re-send)", async () => {
+  const { projectId, broadcastId } = await queuedBroadcast(80); // 2 pages of 40
+  const message = { project_id: projectId, broadcast_id: broadcastId, after: '' };
+  const run = (messageId: string) =>
+    invoke(workerFunction('broadcast-fanout'), fanOut as never, { Records: [sqsRecord(messageId, JSON.stringify(message))] }) as Promise<{ batchItemFailures: unknown[] }>;
+  // the first message claims page 1 and its Lambda dies at the page's first transaction after the claim
+  let transactions = 0;
+  installAwsCallChecker((call) => {
+    checkNeeds?.(call);
+    if (call.operation === 'TransactWriteItemsCommand' && ++transactions === 2) throw new Error('the Lambda died here');
+  });
+  expect((await run('first')).batchItemFailures).toHaveLength(1);
+  installAwsCallChecker(checkNeeds);
+  const page = () => table.getItem(keys.broadcastPage(projectId, broadcastId, ''));
+  expect(await page()).toMatchObject({ claimed_by: 'first', contact_ids: expect.any(Array) });
+
+  // another message for the same page, while the first one's lease lasts: dropped, nothing written
+  expect((await run('second')).batchItemFailures).toEqual([]);
+  expect(await queryAll(keys.emails(projectId))).toEqual([]);
+  expect(await page()).toMatchObject({ claimed_by: 'first' });
+
+  // the first message is lost for good; once the broadcast's and the page's leases ran out, the dispatcher
+  // re-sends the cursor's page and the page in flight, and the latter's new message takes the page over
+  await table.updateItem(table.update(keys.broadcastPage(projectId, broadcastId, ''), { set: { lease_until: new Date(Date.now() - 1000).toISOString() } }));
+  expect(await dispatchDueBroadcasts(new Date(Date.now() + FANOUT_LEASE_MS + 1000))).toBe(2);
+  const poller = await fanOutPoller(fanOut);
+  const broadcast = () => table.getItem(keys.broadcast(projectId, broadcastId));
+  for (const deadline = Date.now() + 30_000; (await broadcast())?.status !== 'sent' && Date.now() < deadline; ) {
+    if ((await poller.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(await broadcast()).toMatchObject({ status: 'sent', count_recipients: 80, count_sent: 80, pages_in_flight: 0 });
+  expect(await page()).toBeUndefined();
+  const emails = await queryAll(keys.emails(projectId));
+  expect(new Set(emails.map((e) => (e.to as string[])[0])).size).toBe(80);
+  expect(emails).toHaveLength(80);
+  await drain(sendQueueUrl);
+}, 60_000);
