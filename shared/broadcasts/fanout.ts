@@ -81,7 +81,8 @@ async function ownPage(b: BroadcastItem, page: PageItem, messageId: string): Pro
   if (page.claimed_by === messageId) return page;
   if (Date.parse(page.lease_until) > Date.now()) return undefined;
   try {
-    const condition = { expression: 'claimed_by = :owner', values: { ':owner': page.claimed_by } };
+    // (a record from before pages named their message has no owner: the first message takes it)
+    const condition = page.claimed_by ? { expression: 'claimed_by = :owner', values: { ':owner': page.claimed_by } } : { expression: 'attribute_not_exists(claimed_by)' };
     return await updateItem<PageItem>(update(keys.broadcastPage(b.project_id, b.id, page.after), { set: { claimed_by: messageId, lease_until: pageLease() }, condition }, { tag: 'page taken' }));
   } catch (error) {
     if (isConditionFailed(error, 'page taken')) return undefined;
