@@ -252,7 +252,8 @@ export const PRICES = {
  * alone, though batches carry up to 10: an upper bound); SNS publishes are the SES events of an
  * email (send, delivery: 2), each also an SQS message on two feedback queues; Lambda invocations
  * are one per API request and one per queue message (an upper bound: batches carry up to 10), at
- * 256 MB for 150 ms each; storage is a month of the 30-day retention.
+ * 256 MB for 150 ms each (the route has 512 MB since issue 18 and takes about half as long:
+ * the same GB-seconds, bench/function-memory.ts); storage is a month of the 30-day retention.
  */
 function costTable(r: LifecycleRow) {
   const n = 100_000;
