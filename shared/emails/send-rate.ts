@@ -85,6 +85,12 @@ const QUOTA_RETRY_SECONDS = 15 * 60;
 /** Slots are spread over the first PACED_MS of each second, leaving GUARD_MS for the request to reach SES. */
 const PACED_MS = 850;
 const GUARD_MS = 100;
+/**
+ * A transactional send whose slot is in the second already under way goes at once rather than at its
+ * paced place (after the bulk's places, most of a second later), once the second is this far in: it
+ * is counted in that second either way, and it is nowhere near either of the second's edges.
+ */
+const EARLY_MS = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -152,7 +158,8 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
     if (place !== undefined) {
       // Every send waits for its paced place, transactional ones too: a burst sent at once straddles
       // the second's end on SES's clock and is throttled there (bench/send-pipeline.ts showed it).
-      const slotStart = second * 1000 + (place * PACED_MS) / rate;
+      const paced = second * 1000 + (place * PACED_MS) / rate;
+      const slotStart = lane === 'transactional' ? Math.min(paced, Math.max(second * 1000 + EARLY_MS, Date.now())) : paced;
       if (slotStart > Date.now()) await sleep(slotStart - Date.now());
       // Woken (or delayed) too close to, or into, the next second: this second's counter may not
       // be the one SES sees the send in, so take a slot of a later second instead. A send only
