@@ -156,8 +156,9 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
   for (;;) {
     const place = await takeSlot(second, limits);
     if (place !== undefined) {
-      // Every send waits for its paced place, transactional ones too: a burst sent at once straddles
-      // the second's end on SES's clock and is throttled there (bench/send-pipeline.ts showed it).
+      // Every send waits until its second has begun, and bulk ones for their paced place: a burst sent
+      // at once straddles the second's end on SES's clock and is throttled there (bench/send-pipeline.ts
+      // showed it). A transactional send in the second under way goes at once (EARLY_MS).
       const paced = second * 1000 + (place * PACED_MS) / rate;
       const slotStart = lane === 'transactional' ? Math.min(paced, Math.max(second * 1000 + EARLY_MS, Date.now())) : paced;
       if (slotStart > Date.now()) await sleep(slotStart - Date.now());
