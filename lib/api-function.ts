@@ -105,6 +105,10 @@ export class ApiFunction extends NodejsFunction {
   }
 }
 
+/** The ARN pattern of the service's SES configuration sets (`es-*`, shared/domains/identity.ts), in this account and region. */
+export const serviceConfigurationSetsArn = (stack: Stack): string =>
+  stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: `${CONFIGURATION_SET_PREFIX}*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+
 /** The table actions that only read: a function with only these gets the table key to decrypt, never to encrypt. */
 const READ_ACTIONS = new Set<TableAction>(['GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem']);
 
@@ -115,9 +119,8 @@ const READ_ACTIONS = new Set<TableAction>(['GetItem', 'BatchGetItem', 'Query', '
  * the configuration set), GetAccount on `*` (it has no resource type).
  */
 export function sesResources(stack: Stack, action: SesAction): string[] {
-  const arn = (resource: string) => stack.formatArn({ service: 'ses', resource, resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
-  const identities = arn('identity');
-  const configurationSets = stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: `${CONFIGURATION_SET_PREFIX}*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  const identities = stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  const configurationSets = serviceConfigurationSetsArn(stack);
   if (action === 'ses:GetAccount') return ['*'];
   if (action === 'ses:SendEmail') return [identities, configurationSets];
   if (action.includes('ConfigurationSet')) return [configurationSets];

@@ -33,6 +33,7 @@ import { SesEvents } from './constructs/ses-events';
 import { Monitoring } from './constructs/monitoring';
 import { sesSendRate, Workers } from './constructs/workers';
 import { InboundMail, inboundRetentionDays } from './inbound';
+import { flagFromContext } from './context';
 import { REGION_NAME } from './region';
 import { tableDefinition } from './table-definition';
 
@@ -65,7 +66,8 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     super(scope, id, props);
 
     this.table = createTable(this);
-    if (backupPlanEnabled(this)) tableBackups(this, this.table);
+    // `-c backupPlan=true`: off by default (point-in-time recovery covers 35 days)
+    if (flagFromContext(this, 'backupPlan')) tableBackups(this, this.table);
     this.queueSet = new Queues(this, 'Queues');
     this.queues = this.queueSet.byName;
     this.sesEvents = new SesEvents(this, 'SesEvents', { queues: this.queueSet });
@@ -195,14 +197,6 @@ function createTable(scope: Construct): dynamodb.Table {
     });
   }
   return table;
-}
-
-/** `backupPlan` from the CDK context (`cdk deploy -c backupPlan=true`): off by default (point-in-time recovery covers 35 days). */
-function backupPlanEnabled(scope: Construct): boolean {
-  const value = scope.node.tryGetContext('backupPlan');
-  if (value === undefined || value === false || value === 'false') return false;
-  if (value === true || value === 'true') return true;
-  throw new Error(`backupPlan must be true or false, got ${JSON.stringify(value)}`);
 }
 
 /**

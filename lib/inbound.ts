@@ -33,19 +33,11 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INBOUND_RAW_PREFIX } from '../functions/workers';
 import type { ApiFunction } from './api-function';
-import { daysFromContext } from './context';
+import { daysFromContext, flagFromContext } from './context';
 export const DEFAULT_RETENTION_DAYS = 30;
 
 /** `inboundRetentionDays` from the CDK context (`cdk deploy -c inboundRetentionDays=90`), default 30. */
 export const inboundRetentionDays = (scope: Construct): number => daysFromContext(scope, 'inboundRetentionDays', DEFAULT_RETENTION_DAYS);
-
-/** `activateReceiptRuleSet` from the CDK context (`cdk deploy -c activateReceiptRuleSet=true`): off by default. */
-export function activateReceiptRuleSet(scope: Construct): boolean {
-  const value = scope.node.tryGetContext('activateReceiptRuleSet');
-  if (value === undefined || value === false || value === 'false') return false;
-  if (value === true || value === 'true') return true;
-  throw new Error(`activateReceiptRuleSet must be true or false, got ${JSON.stringify(value)}`);
-}
 
 export interface InboundMailProps {
   /** the queue the worker reads (functions/workers.ts INBOUND_QUEUE) */
@@ -126,7 +118,7 @@ export class InboundMail extends Construct {
       actions: [new sesActions.S3({ bucket: this.bucket, objectKeyPrefix: INBOUND_RAW_PREFIX, topic: this.topic })],
     });
     if (policyDependable) this.rule.node.addDependency(policyDependable);
-    if (activateReceiptRuleSet(this)) this.activate();
+    if (flagFromContext(this, 'activateReceiptRuleSet')) this.activate();
   }
 
   /** Makes this stack's rule set the active one (see the module comment), once its rule exists. */

@@ -17,6 +17,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ROUTE_MEMORY_MB } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes, routeTimeoutSeconds } from '../../functions/routes';
+import { wholeNumberFromContext } from '../context';
 import type { FunctionFactory } from './function-factory';
 
 export interface ServiceApiProps {
@@ -110,13 +111,7 @@ export function customDomain(scope: Construct): { name: string; certificateArn: 
 
 /** The stage's throttle: CDK context `apiRateLimit` (requests a second, default 200) and `apiBurstLimit` (default 400). */
 export function apiThrottle(scope: Construct): { rateLimit: number; burstLimit: number } {
-  const read = (name: string, fallback: number) => {
-    const value = scope.node.tryGetContext(name);
-    const n = value === undefined ? fallback : Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number (at least 1), got ${JSON.stringify(value)}`);
-    return n;
-  };
-  return { rateLimit: read('apiRateLimit', 200), burstLimit: read('apiBurstLimit', 400) };
+  return { rateLimit: wholeNumberFromContext(scope, 'apiRateLimit', 200, 1), burstLimit: wholeNumberFromContext(scope, 'apiBurstLimit', 400, 1) };
 }
 
 /** The routes by resource (the folder of their handler, e.g. `contacts`), in route-table order. */

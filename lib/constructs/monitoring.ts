@@ -21,6 +21,7 @@ import { fallbackRoute, functionName, routes } from '../../functions/routes';
 import { workerFunctionName, workers } from '../../functions/workers';
 import { METRICS_NAMESPACE } from '../../shared/platform/metrics';
 import type { ApiFunction } from '../api-function';
+import { wholeNumberFromContext } from '../context';
 import type { Queues } from './queues';
 
 /** The thresholds, in one place (README "Operating" lists them with what to do). */
@@ -50,12 +51,7 @@ export const ALARMS = {
 };
 
 /** The Lambda concurrency quota of the account (Service Quotas, "Concurrent executions"): CDK context `lambdaConcurrencyQuota`, default 1,000. */
-export function lambdaConcurrencyQuota(scope: Construct): number {
-  const value = scope.node.tryGetContext('lambdaConcurrencyQuota');
-  const quota = value === undefined ? 1000 : Number(value);
-  if (!Number.isInteger(quota) || quota < 10) throw new Error(`lambdaConcurrencyQuota must be a whole number (at least 10), got ${JSON.stringify(value)}`);
-  return quota;
-}
+export const lambdaConcurrencyQuota = (scope: Construct): number => wholeNumberFromContext(scope, 'lambdaConcurrencyQuota', 1000, 10);
 
 export interface MonitoringProps {
   table: dynamodb.Table;

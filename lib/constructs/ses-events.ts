@@ -6,7 +6,7 @@
  * may publish; SNS delivers to the SSE-SQS queues. Feedback that waits in a queue over 5 minutes
  * raises an alarm.
  */
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -15,8 +15,7 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { functionName } from '../../functions/routes';
 import { sesEventSubscriptions } from '../../functions/workers';
-import { CONFIGURATION_SET_PREFIX } from '../../shared/domains/model';
-import type { ApiFunction } from '../api-function';
+import { serviceConfigurationSetsArn, type ApiFunction } from '../api-function';
 import type { Queues } from './queues';
 
 export interface SesEventsProps {
@@ -34,7 +33,7 @@ export class SesEvents extends Construct {
     const stack = Stack.of(this);
     const fromOurSes = {
       StringEquals: { 'aws:SourceAccount': stack.account },
-      ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: `${CONFIGURATION_SET_PREFIX}*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }) },
+      ArnLike: { 'aws:SourceArn': serviceConfigurationSetsArn(stack) },
     };
     const key = new kms.Key(this, 'Key', { enableKeyRotation: true, description: 'SES events topic' });
     key.addToResourcePolicy(

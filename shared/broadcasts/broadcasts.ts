@@ -75,10 +75,12 @@ const contentItem = (projectId: string, broadcastId: string, content: BroadcastC
   text: content.text,
 });
 
+/** The content a content item holds (none: nothing). */
+const contentOf = (item: Item | undefined): BroadcastContent => ({ html: (item?.html as string | null) ?? null, text: (item?.text as string | null) ?? null });
+
 /** The broadcast's content (the fan-out reads it once per page; it never changes once sent). */
 export async function getBroadcastContent(projectId: string, broadcastId: string, consistent = true): Promise<BroadcastContent> {
-  const item = await getItem(keys.broadcastContent(projectId, broadcastId), consistent);
-  return { html: (item?.html as string | null) ?? null, text: (item?.text as string | null) ?? null };
+  return contentOf(await getItem(keys.broadcastContent(projectId, broadcastId), consistent));
 }
 
 export function toBroadcast(item: Item, content: BroadcastContent): BroadcastRecord {
@@ -248,10 +250,7 @@ export async function getBroadcast(caller: Caller, broadcastId: string): Promise
 export async function listBroadcasts(caller: Caller, page: PageRequest) {
   const { items, hasMore } = await queryPage<BroadcastItem>(keys.broadcasts(caller.projectId), page);
   const contents = new Map((await batchGet(items.map((b) => keys.broadcastContent(caller.projectId, b.id)))).map((c) => [c.SK as string, c]));
-  const records = items.map((b) => {
-    const c = contents.get(keys.broadcastContent(caller.projectId, b.id).SK);
-    return toBroadcast(b, { html: (c?.html as string | null) ?? null, text: (c?.text as string | null) ?? null });
-  });
+  const records = items.map((b) => toBroadcast(b, contentOf(contents.get(keys.broadcastContent(caller.projectId, b.id).SK))));
   const bound = bounded(records, records.length);
   return { records: bound.items, hasMore: hasMore || bound.hasMore };
 }
