@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `memory`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `memory` and `inbound`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,8 @@ import { type benchWebhooks, formatWebhooks } from './webhooks';
 import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
 import { type benchTransactionalLatency, formatTransactionalLatency, transactionalLatencyMet } from './transactional-latency';
 import { type benchFunctionMemory, formatFunctionMemory } from './function-memory';
+import { type benchInboundMemory, formatInboundMemory } from './inbound-memory';
+import { INBOUND_WORKER_MEMORY_MB } from '../functions/workers';
 import { ROUTE_MEMORY_MB } from '../functions/needs';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -199,6 +201,17 @@ async function main(): Promise<void> {
       benchmark: `API function memory (${ROUTE_MEMORY_MB} MB chosen)`,
       figure: `slowest modeled cold module init ${Math.max(...at(ROUTE_MEMORY_MB).map((m) => m.coldMs)).toFixed(0)} ms at ${ROUTE_MEMORY_MB} MB (${Math.max(...at(256).map((m) => m.coldMs)).toFixed(0)} ms at 256 MB); warm cost ${((cost(ROUTE_MEMORY_MB) / cost(256) - 1) * 100).toFixed(0)}% above 256 MB's`,
       budget: 'none in DESIGN.md (issue 18: chosen by measurement)',
+      met: null,
+    });
+  }
+  if (!only || only === 'inbound') {
+    const rows = isolated<Awaited<ReturnType<typeof benchInboundMemory>>>('inbound');
+    section("The inbound worker at SES's largest message (40 MB): peak memory and parse time", formatInboundMemory(rows), 'inbound');
+    const peak = Math.max(...rows.map((r) => r.peakRssMb));
+    summary.push({
+      benchmark: `Inbound worker memory (${INBOUND_WORKER_MEMORY_MB} MB chosen)`,
+      figure: `largest peak parsing a 40 MB message ${peak.toFixed(0)} MB (${((peak / INBOUND_WORKER_MEMORY_MB) * 100).toFixed(0)}% of the function's memory)`,
+      budget: 'none in DESIGN.md (issue 18: sized for 40 MB messages)',
       met: null,
     });
   }

@@ -24,6 +24,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
 import { startLocalS3 } from '../lib/local/aws/s3';
+import { startLocalKms } from '../lib/local/aws/kms';
 import { freePort } from '../lib/local/ports';
 import { QueuePoller } from '../lib/local/lambda/queue-poller';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
@@ -61,6 +62,7 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
   // each email's content goes to the content bucket: the local S3 stand-in, in a folder of the run's
   const s3Root = mkdtempSync(join(tmpdir(), 'email-service-bench-s3-'));
   const s3 = await startLocalS3(s3Root);
+  const kms = await startLocalKms(join(s3Root, 'kms'), region); // the unsubscribe key is sealed under the secrets key
   try {
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
     await ensureTable(admin, LOCAL_TABLE_NAME);
@@ -79,6 +81,8 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
       QUEUE_URL_SEND_BULK: sendQueue, // broadcast emails go to the bulk lane
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       CONTENT_BUCKET: 'bench-content',
+      AWS_ENDPOINT_URL_KMS: kms.endpoint,
+      SECRETS_KEY_ARN: kms.keyArn,
       SEND_RATE_PER_SECOND: process.env.SEND_RATE_PER_SECOND ?? '200',
       PUBLIC_API_URL: 'https://email.example.test',
       LOG_LEVEL: 'ERROR',
@@ -250,6 +254,7 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
   } finally {
     sqs.destroy();
     await new Promise((resolve) => s3.server.close(resolve));
+    await new Promise((resolve) => kms.server.close(resolve));
     rmSync(s3Root, { recursive: true, force: true });
     await new Promise((resolve) => sqsServer.close(resolve));
     await dynamo.stop();

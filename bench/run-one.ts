@@ -17,6 +17,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   cost: () => import('./send-path-cost').then((m) => m.benchSendPathCost()),
   latency: () => import('./transactional-latency').then((m) => m.benchTransactionalLatency()),
   memory: () => import('./function-memory').then((m) => m.benchFunctionMemory()),
+  inbound: () => import('./inbound-memory').then((m) => m.benchInboundMemory()),
 };
 export const BENCHMARK_NAMES = Object.keys(benchmarks);
 

@@ -25,6 +25,11 @@ export interface Needs {
   inboundBucket?: 'read' | 'read-write';
   /** the content bucket (lib/constructs/content-bucket.ts): `read` (GetObject) or `write` (PutObject: content is written once, never changed or deleted by code); CONTENT_BUCKET */
   contentBucket?: 'read' | 'write' | 'read-write';
+  /**
+   * the secrets key (shared/platform/secrets.ts): `encrypt` seals secrets (kms:GenerateDataKey), `decrypt`
+   * opens them (kms:Decrypt), both with the key's encryption context only; SECRETS_KEY_ARN
+   */
+  secretsKey?: 'encrypt' | 'decrypt' | 'encrypt-decrypt';
   /** grants (as `grantedActions` names them) that no test exercises, each with the reason it is still granted */
   untested?: Readonly<Record<string, string>>;
 }
@@ -42,9 +47,17 @@ export const CONTENT_BUCKET_ACTIONS = {
   'read-write': ['s3:GetObject', 's3:PutObject'],
 } as const;
 
+/** The KMS actions each kind of secrets key access grants. */
+export const SECRETS_KEY_ACTIONS = {
+  encrypt: ['kms:GenerateDataKey'],
+  decrypt: ['kms:Decrypt'],
+  'encrypt-decrypt': ['kms:Decrypt', 'kms:GenerateDataKey'],
+} as const;
+
 /**
  * Every grant of a declaration under one name each, as the local runtime records calls:
- * `dynamodb:GetItem`, `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject:inbound` (action and bucket).
+ * `dynamodb:GetItem`, `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject:inbound` (action and bucket),
+ * `kms:Decrypt:secrets` (action and key).
  */
 export function grantedActions(needs: Needs): string[] {
   return [
@@ -53,6 +66,7 @@ export function grantedActions(needs: Needs): string[] {
     ...(needs.ses ?? []),
     ...(needs.inboundBucket ? BUCKET_ACTIONS[needs.inboundBucket].map((action) => `${action}:inbound`) : []),
     ...(needs.contentBucket ? CONTENT_BUCKET_ACTIONS[needs.contentBucket].map((action) => `${action}:content`) : []),
+    ...(needs.secretsKey ? SECRETS_KEY_ACTIONS[needs.secretsKey].map((action) => `${action}:secrets`) : []),
   ].sort();
 }
 

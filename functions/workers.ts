@@ -194,7 +194,7 @@ export const workers: readonly Worker[] = [
     name: 'webhook-dispatcher',
     handler: 'workers/webhook-dispatcher',
     trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 20 },
-    needs: { table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'] },
+    needs: { table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'], secretsKey: 'decrypt' },
   },
   {
     // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcasts/fanout.ts);
@@ -204,7 +204,13 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'queue', queue: 'broadcast-fanout', batchSize: 1, maxConcurrency: 10 },
     // ses:GetAccount: the send rate, to give each email a lease that lasts until its turn (locally the runtime's
     // functions share its cache: test/integration/lambda-emulation.test.ts reads it as each function)
-    needs: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], queues: ['send-bulk', 'broadcast-fanout'], ses: ['ses:GetAccount'], contentBucket: 'write' },
+    needs: {
+      table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      queues: ['send-bulk', 'broadcast-fanout'],
+      ses: ['ses:GetAccount'],
+      contentBucket: 'write',
+      secretsKey: 'encrypt-decrypt',
+    },
     publicApiUrl: true,
   },
   {

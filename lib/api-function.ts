@@ -6,13 +6,15 @@
 import * as path from 'node:path';
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ROUTE_TIMEOUT_SECONDS, type SesAction, type TableAction } from '../functions/needs';
+import { ROUTE_TIMEOUT_SECONDS, SECRETS_KEY_ACTIONS, type Needs, type SesAction, type TableAction } from '../functions/needs';
 import { CONFIGURATION_SET_PREFIX } from '../shared/domains/model';
+import { SECRETS_KEY_CONTEXT, SECRETS_KEY_VARIABLE } from '../shared/platform/aws/secrets-key';
 import { BUNDLE_ALIAS, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
 
 /** Repository root: esbuild resolves the `#shared/*` imports from its package.json. */
@@ -86,6 +88,18 @@ export class ApiFunction extends NodejsFunction {
         table.encryptionKey.grant(this, 'kms:Decrypt', 'kms:DescribeKey', ...(writes ? ['kms:Encrypt', 'kms:GenerateDataKey'] : []));
       }
     }
+    return this;
+  }
+
+  /**
+   * Tells the function the secrets key (shared/platform/secrets.ts) and allows what `access` says
+   * on it (GenerateDataKey to seal, Decrypt to open), only with the service's encryption context:
+   * the same key used any other way is refused.
+   */
+  bindSecretsKey(key: kms.IKey, access: NonNullable<Needs['secretsKey']>): this {
+    this.addEnvironment(SECRETS_KEY_VARIABLE, key.keyArn);
+    const conditions = { StringEquals: Object.fromEntries(Object.entries(SECRETS_KEY_CONTEXT).map(([name, value]) => [`kms:EncryptionContext:${name}`, value])) };
+    this.addToRolePolicy(new iam.PolicyStatement({ actions: [...SECRETS_KEY_ACTIONS[access]], resources: [key.keyArn], conditions }));
     return this;
   }
 

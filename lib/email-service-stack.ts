@@ -54,6 +54,8 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   readonly inbound: InboundMail;
   /** each email's content, written once (lib/constructs/content-bucket.ts) */
   readonly content: ContentBucket;
+  /** wraps the data keys of the secrets the service keeps in its table (shared/platform/secrets.ts) */
+  readonly secretsKey: kms.Key;
   /** the workers' functions and the stream-failures queue (lib/constructs/workers.ts) */
   readonly workers: Workers;
   /** the alarm topic, alarms and dashboard (lib/constructs/monitoring.ts) */
@@ -74,6 +76,12 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     this.sesEventsTopic = this.sesEvents.topic;
     this.inbound = new InboundMail(this, 'InboundMail', { queue: this.queueSet.named(INBOUND_QUEUE).queue, retentionDays: inboundRetentionDays(this) });
     this.content = new ContentBucket(this, 'Content', { retentionDays: emailRetentionDays(this) });
+    // Kept with the table: without it the sealed webhook secrets and unsubscribe key in the table do not open.
+    this.secretsKey = new kms.Key(this, 'SecretsKey', {
+      enableKeyRotation: true,
+      description: 'Email service: secrets kept in the table (webhook signing secrets, unsubscribe key)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
 
     // Everything a function may use exists from here on: the constructs below make functions.
     const api = new ServiceApi(this, 'Api', { functions: this });
@@ -153,6 +161,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     this.sesEvents.tellDestinationMakers(fn, needs.ses ?? []);
     if (needs.inboundBucket) this.inbound.grant(fn, needs.inboundBucket);
     if (needs.contentBucket) this.content.grant(fn, needs.contentBucket);
+    if (needs.secretsKey) fn.bindSecretsKey(this.secretsKey, needs.secretsKey);
     return fn;
   }
 }

@@ -9,6 +9,7 @@
  * | SES v2                   | lib/local/aws/ses-front.ts (identities, configuration sets, account, send rate) in front of aws-ses-v2-local (stores mail, mail viewer) |
  * | SES events -> SNS -> SQS | lib/local/aws/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
  * | SES receiving + S3       | lib/local/aws/smtp-inbound.ts (SMTP on loopback) writes into the folder lib/local/aws/s3.ts serves as the inbound bucket, and queues SES's notification |
+ * | KMS (the secrets key)    | lib/local/aws/kms.ts: GenerateDataKey, Decrypt, its key material under DATA_DIR/kms |
  * | API Gateway + Lambda     | lib/local/lambda/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
  *
@@ -31,6 +32,7 @@ import { freePort } from './ports';
 import { QueuePoller } from './lambda/queue-poller';
 import { LOCAL_SES_EVENTS_TOPIC_ARN, publishSesEvents, simulatedEvents } from './aws/ses-events';
 import { SesFront } from './aws/ses-front';
+import { startLocalKms } from './aws/kms';
 import { startLocalS3 } from './aws/s3';
 import { startSmtpInbound } from './aws/smtp-inbound';
 import type { LocalSettings } from './settings';
@@ -176,6 +178,9 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API.
     const s3 = await startLocalS3(join(settings.dataDir, 's3'));
     cleanups.push(() => closeServer(s3.server));
+    // The secrets key (sealed webhook secrets, the unsubscribe key): its material stays under DATA_DIR.
+    const kms = await startLocalKms(join(settings.dataDir, 'kms'), region);
+    cleanups.push(() => closeServer(kms.server));
 
     // The handlers' whole view of "AWS": set before any handler module loads.
     Object.assign(process.env, {
@@ -187,6 +192,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       AWS_ENDPOINT_URL_SQS: sqsEndpoint,
       AWS_ENDPOINT_URL_SESV2: sesEndpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_KMS: kms.endpoint,
+      SECRETS_KEY_ARN: kms.keyArn,
       INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
       CONTENT_BUCKET: LOCAL_CONTENT_BUCKET,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -206,6 +213,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       mailViewer: mailViewerPort,
       sesStore: sesStorePort,
       s3: Number(new URL(s3.endpoint).port),
+      kms: Number(new URL(kms.endpoint).port),
     };
     const publishPorts = () => (process.env.LOCAL_RUNTIME_PORTS = Object.values(ports).join(','));
     publishPorts();
@@ -260,6 +268,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
           sqsEndpoint,
           sesEndpoint,
           s3Endpoint: s3.endpoint,
+          kmsEndpoint: kms.endpoint,
+          secretsKeyArn: kms.keyArn,
           inboundBucket: LOCAL_INBOUND_BUCKET,
           contentBucket: LOCAL_CONTENT_BUCKET,
           smtpPort: smtp.port,

@@ -4,43 +4,64 @@
  * A token names the project, the contact and, for a broadcast with a topic, the topic, and
  * carries an HMAC-SHA256 (truncated to 128 bits) under a deployment-wide secret: unguessable and
  * unforgeable without a table item per recipient. base64url of the 16-byte ids and the MAC:
- * 54 characters, 75 with a topic. The secret is an item of the table (created on first use with a
- * condition, so concurrent first uses agree); DynamoDB encrypts it at rest.
+ * 54 characters, 75 with a topic. The secret is an item of the table, sealed under the secrets key
+ * (shared/platform/secrets.ts), created by the fan-out's first link with a condition (so concurrent
+ * first uses agree).
  *
  * POST unsubscribes: from the topic (`opt_out`) when the token has one, else from everything
  * (`unsubscribed: true`). GET only shows what POST would do, because mail scanners follow links.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { grantScope } from '../platform/aws/call-guard';
 import * as keys from '../platform/db/keys';
 import { getItem, isConditionFailed, put, putItem, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
 import { notFound } from '../platform/errors';
 import { nowIso } from '../platform/ids';
+import { openSecret, sealSecret } from '../platform/secrets';
 import { escapeHtml } from '../templates/render';
 
 const MAC_BYTES = 16;
 
-let secret: Promise<Buffer> | undefined;
+/** What the sealed key is bound to (shared/platform/secrets.ts). */
+const KEY_PLACE = 'unsubscribe-key';
 
-async function loadSecret(): Promise<Buffer> {
+/** The key once loaded, per function locally (platform/aws/call-guard.ts `grantScope`). */
+const loadedKeys = new Map<string, Promise<Buffer | undefined>>();
+
+const keyOf = async (item: Item) => Buffer.from(await openSecret(item.secret as string, KEY_PLACE), 'base64');
+
+/** The key, made (sealed) by the first caller that may make it; undefined when there is none and `create` is false. */
+async function loadSecret(create: boolean): Promise<Buffer | undefined> {
   const existing = await getItem(keys.unsubscribeSecret());
-  if (existing) return Buffer.from(existing.secret as string, 'base64');
-  const fresh = randomBytes(32).toString('base64');
+  if (existing) return keyOf(existing);
+  if (!create) return undefined;
+  const fresh = randomBytes(32);
   try {
-    await putItem(put({ ...keys.unsubscribeSecret(), type: 'unsubscribe_secret', project_id: '-', secret: fresh }, { ifAbsent: { tag: 'secret exists', withItem: true } }));
-    return Buffer.from(fresh, 'base64');
+    const sealed = await sealSecret(fresh.toString('base64'), KEY_PLACE);
+    await putItem(put({ ...keys.unsubscribeSecret(), type: 'unsubscribe_secret', project_id: '-', secret: sealed }, { ifAbsent: { tag: 'secret exists', withItem: true } }));
+    return fresh;
   } catch (error) {
     if (!isConditionFailed(error, 'secret exists') || !error.item) throw error;
-    return Buffer.from(error.item.secret as string, 'base64'); // another process created it first: theirs, as the failed put found it
+    return keyOf(error.item); // another process created it first: theirs, as the failed put found it
   }
 }
 
-const unsubscribeKey = (): Promise<Buffer> => {
-  secret ??= loadSecret().catch((error) => {
-    secret = undefined; // try again next time
-    throw error;
-  });
-  return secret;
-};
+/**
+ * The links' key. The fan-out (`create`) makes it before it signs the first link; the unsubscribe
+ * routes only read it: without one, no link we signed can exist and every token is refused.
+ */
+async function unsubscribeKey(create: boolean): Promise<Buffer | undefined> {
+  const scope = grantScope();
+  let loading = loadedKeys.get(scope);
+  if (!loading) {
+    loading = loadSecret(create);
+    loadedKeys.set(scope, loading);
+    const forget = () => loadedKeys.get(scope) === loading && loadedKeys.delete(scope); // none yet, or failed: try again next time
+    loading.then((key) => key || forget(), forget);
+  }
+  const key = await loading;
+  return key || !create ? key : unsubscribeKey(create); // a read that found none was in flight
+}
 
 const uuidBytes = (id: string) => Buffer.from(id.replace(/-/g, ''), 'hex');
 const uuidText = (bytes: Buffer) => {
@@ -57,7 +78,8 @@ export interface UnsubscribeTarget {
 
 export async function unsubscribeToken(target: UnsubscribeTarget): Promise<string> {
   const payload = Buffer.concat([uuidBytes(target.projectId), uuidBytes(target.contactId), ...(target.topicId ? [uuidBytes(target.topicId)] : [])]);
-  return Buffer.concat([payload, mac(await unsubscribeKey(), payload)]).toString('base64url');
+  const key = (await unsubscribeKey(true)) as Buffer;
+  return Buffer.concat([payload, mac(key, payload)]).toString('base64url');
 }
 
 /** The target of a token, or undefined for anything that is not a token we signed. */
@@ -66,7 +88,8 @@ export async function readUnsubscribeToken(token: string): Promise<UnsubscribeTa
   const raw = Buffer.from(token, 'base64url');
   if (raw.length !== 32 + MAC_BYTES && raw.length !== 48 + MAC_BYTES) return undefined;
   const payload = raw.subarray(0, raw.length - MAC_BYTES);
-  if (!timingSafeEqual(raw.subarray(payload.length), mac(await unsubscribeKey(), payload))) return undefined;
+  const key = await unsubscribeKey(false);
+  if (!key || !timingSafeEqual(raw.subarray(payload.length), mac(key, payload))) return undefined;
   return {
     projectId: uuidText(payload.subarray(0, 16)),
     contactId: uuidText(payload.subarray(16, 32)),

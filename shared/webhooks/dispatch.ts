@@ -72,6 +72,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   const wait = Date.parse(delivery.next_attempt_at ?? '') - Date.now();
   if (wait > EARLY_TOLERANCE_MS) return wait / 1000;
 
+  const secrets = await signingSecrets(webhook); // before the claim: a KMS failure leaves the delivery free for the retry
   const token = randomUUID();
   try {
     const claim = statusIs('pending', delivery.attempt_count);
@@ -84,7 +85,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
 
   const event = await getItem(keys.event(message.project_id, delivery.event_id));
   const body = event ? JSON.stringify(event.event) : '';
-  const result = event ? await postWebhook(webhook.endpoint, body, signatureHeaders(signingSecrets(webhook), delivery.event_id, body)) : { ok: false, status: null, error: 'the event has expired' };
+  const result = event ? await postWebhook(webhook.endpoint, body, signatureHeaders(secrets, delivery.event_id, body)) : { ok: false, status: null, error: 'the event has expired' };
 
   const attempt = delivery.attempt_count + 1;
   const final = !result.ok && (attempt >= delivery.attempt_limit || !event);

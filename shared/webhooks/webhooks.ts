@@ -10,8 +10,8 @@
  * `webhook.endpoint.*` event in its own transaction (the outbox); `data.object` is the webhook
  * as the API shows it, never its secret.
  *
- * The signing secret is stored as it is (signing needs it; DynamoDB encrypts the table at rest)
- * and shown only by create and rotate.
+ * The signing secret is stored sealed under the secrets key (shared/platform/secrets.ts: only
+ * create and rotate seal, only the dispatcher opens) and shown only by create and rotate.
  *
  * A project has at most MAX_WEBHOOKS_PER_PROJECT webhooks: each event is one POST per webhook,
  * so the cap bounds what one API call can make the dispatcher send. The count is a counter item
@@ -28,6 +28,7 @@ import { conflict, notFound } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import type { PlatformEvent } from '../events/model';
 import { newId, nowIso } from '../platform/ids';
+import { openSecret, sealSecret } from '../platform/secrets';
 import type { CreateWebhookInput, UpdateWebhookInput } from './operations';
 import { toDeliveryRecord, type DeliveryItem } from './deliveries';
 import type { DeliveryRecord, Webhook, WebhookEvent } from './model';
@@ -48,8 +49,9 @@ export interface WebhookItem extends Omit<Webhook, 'object' | 'api_version'> {
   project_id: string;
   /** the mode of the key that created it; the events the dispatcher emits carry it */
   livemode: boolean;
+  /** sealed (`sealSecret` for `secretPlace`); plain in items written before sealing */
   secret: string;
-  /** the secret before the last rotation, signing too until `previous_secret_expires_at` */
+  /** the secret before the last rotation (as stored), signing too until `previous_secret_expires_at` */
   previous_secret?: string;
   previous_secret_expires_at?: string;
   /** deliveries in a row that ended `failed` (`consecutive_failures` counts attempts) */
@@ -72,9 +74,14 @@ export const toWebhook = (item: WebhookItem): Webhook => ({
   updated_at: item.updated_at,
 });
 
+/** What a webhook's sealed secrets are bound to: a secret copied into another webhook's item does not open. */
+const secretPlace = (projectId: string, webhookId: string) => `webhook:${projectId}:${webhookId}`;
+
 /** The secrets that sign a delivery now: the current one, and the rotated-out one for its 24 h. */
-export const signingSecrets = (item: WebhookItem, now = Date.now()): string[] =>
-  item.previous_secret && item.previous_secret_expires_at && Date.parse(item.previous_secret_expires_at) > now ? [item.secret, item.previous_secret] : [item.secret];
+export function signingSecrets(item: WebhookItem, now = Date.now()): Promise<string[]> {
+  const stored = item.previous_secret && item.previous_secret_expires_at && Date.parse(item.previous_secret_expires_at) > now ? [item.secret, item.previous_secret] : [item.secret];
+  return Promise.all(stored.map((secret) => openSecret(secret, secretPlace(item.project_id, item.id))));
+}
 
 const missing = () => notFound('Webhook', 'webhookId');
 const missingDelivery = () => notFound('Webhook delivery', 'deliveryId');
@@ -83,16 +90,17 @@ const unique = <T>(values: T[]) => [...new Set(values)];
 
 export async function createWebhook(caller: Caller, input: CreateWebhookInput): Promise<Webhook & { signing_secret: string }> {
   const now = nowIso();
+  const id = newId();
   const secret = newSigningSecret();
   const item: WebhookItem = {
-    id: newId(),
+    id,
     project_id: caller.projectId,
     livemode: caller.livemode,
     endpoint: input.endpoint,
     events: unique(input.events),
     description: input.description ?? null,
     status: 'pending',
-    secret,
+    secret: await sealSecret(secret, secretPlace(caller.projectId, id)),
     secret_prefix: secretPrefix(secret),
     consecutive_failures: 0,
     failed_deliveries: 0,
@@ -211,7 +219,7 @@ export async function rotateSecret(caller: Caller, webhookId: string): Promise<W
   const now = Date.now();
   const secret = newSigningSecret();
   const set = {
-    secret,
+    secret: await sealSecret(secret, secretPlace(caller.projectId, webhookId)),
     secret_prefix: secretPrefix(secret),
     previous_secret: item.secret,
     previous_secret_expires_at: new Date(now + ROTATED_SECRET_TTL_MS).toISOString(),

@@ -161,6 +161,12 @@ describe('a broadcast to a segment', () => {
     expect((await fetch(link, { method: 'POST' })).status).toBe(200);
     expect((await fetch(link, { method: 'POST' })).status).toBe(200); // again: nothing changes
     expect((await api.get(`/contacts/${contact.id}`)).body.unsubscribed).toBe(true);
+
+    // the links' key is kept sealed under the secrets key: what the table holds is not the key
+    const { getItem } = await import('../../shared/platform/db/table');
+    const keys = await import('../../shared/platform/db/keys');
+    const stored_key = await getItem(keys.unsubscribeSecret());
+    expect(stored_key?.secret).toMatch(/^esk1\.[\w-]+\.[\w-]+\.[\w-]+$/);
   }, 60_000);
 
   it('answers 404 for a link that is not one of ours, or was tampered with', async () => {

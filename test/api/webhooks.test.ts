@@ -318,6 +318,33 @@ describe('webhook deliveries', () => {
     expect(rx.receipts).toHaveLength(seen);
   }, 45_000);
 
+  it('keeps the signing secret sealed in the table, and still signs with one stored plain before sealing existed', async () => {
+    const other = await createOtherProject();
+    const rx = await receiver();
+    const hook = await createWebhook({ endpoint: rx.url, events: ['api_key.created'] }, other.key);
+    const { getItem, updateItem, update } = await import('../../shared/platform/db/table');
+    const keys = await import('../../shared/platform/db/keys');
+    const stored = await getItem(keys.webhook(other.projectId, hook.id));
+    expect(stored?.secret).toMatch(/^esk1\./);
+    expect(JSON.stringify(stored)).not.toContain(hook.signing_secret.slice(6));
+
+    await api.post('/api-keys', { name: 'sealed' }, { key: other.key });
+    const [sealedReceipt] = await waitFor(
+      async () => rx.of('api_key.created'),
+      (r) => r.length > 0,
+    );
+    expect(() => new StandardWebhook(hook.signing_secret).verify(sealedReceipt.body, sealedReceipt.headers as Record<string, string>)).not.toThrow();
+
+    // an item written before sealing: the secret as it was
+    await updateItem(update(keys.webhook(other.projectId, hook.id), { set: { secret: hook.signing_secret } }));
+    await api.post('/api-keys', { name: 'plain' }, { key: other.key });
+    const [plainReceipt] = await waitFor(
+      async () => rx.of('api_key.created', (r) => r.json.data.object.name === 'plain'),
+      (r) => r.length > 0,
+    );
+    expect(() => new StandardWebhook(hook.signing_secret).verify(plainReceipt.body, plainReceipt.headers as Record<string, string>)).not.toThrow();
+  });
+
   it('signs with the old and the new secret for a day after a rotation', async () => {
     const other = await createOtherProject();
     const rx = await receiver();

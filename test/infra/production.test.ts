@@ -12,6 +12,9 @@ import { workerFunctionId } from '../../lib/email-service-stack';
 import { ALARMS } from '../../lib/constructs/monitoring';
 import { STREAM_MAX_RECORD_AGE } from '../../lib/constructs/workers';
 import { cdkJsonContext, synth, synthesized, type Resource } from '../support/synth';
+import { declaredFunctions } from '../support/grants-check';
+import { SECRETS_KEY_ACTIONS } from '../../functions/needs';
+import { SECRETS_KEY_CONTEXT } from '../../shared/platform/aws/secrets-key';
 
 const { stack, template, resources } = synthesized();
 const idOf = (construct: { node: { defaultChild?: unknown } }) => Stack.of(construct as never).getLogicalId(construct.node.defaultChild as CfnElement);
@@ -168,6 +171,54 @@ describe('the table', () => {
     expect(keyActions('GetEmailsEmailId')).toEqual(['kms:Decrypt', 'kms:DescribeKey']);
     expect(keyActions('PostEmails')).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']);
     expect(keyActions('GetHealth')).toEqual([]); // no table action, no key
+  });
+});
+
+describe('secrets the service keeps in the table', () => {
+  const secretsKeyId = idOf(stack.secretsKey);
+  const declared = declaredFunctions();
+  /** A function's statements on the secrets key (its ARN by reference, in the stack or as a nested stack's parameter). */
+  const onSecretsKey = (fnId: string) => {
+    const roleId = resources[idOf(stack.functions.get(fnId)!)].Properties.Role['Fn::GetAtt'][0];
+    return Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[])
+      .filter((st) => JSON.stringify(st.Resource).includes(secretsKeyId));
+  };
+
+  it('are sealed under a key of their own, rotated, kept when the stack is deleted', () => {
+    expect(resources[secretsKeyId]).toMatchObject({ Type: 'AWS::KMS::Key', DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
+    const tableKeyId = resources[idOf(stack.table)].Properties.SSESpecification.KMSMasterKeyId['Fn::GetAtt'][0];
+    expect(secretsKeyId).not.toBe(tableKeyId); // not the table's key: whoever may read the table cannot open them
+  });
+
+  it.each([...declared.keys()])('%s may seal or open them exactly as its needs say, only with the service encryption context', (fnId) => {
+    const { needs } = declared.get(fnId)!;
+    const fn = resources[idOf(stack.functions.get(fnId)!)];
+    const statements = onSecretsKey(fnId);
+    if (!needs.secretsKey) {
+      expect(statements).toEqual([]);
+      expect(fn.Properties.Environment.Variables.SECRETS_KEY_ARN).toBeUndefined();
+      return;
+    }
+    expect(statements.map((st) => ({ actions: [st.Action].flat().sort(), condition: st.Condition }))).toEqual([
+      { actions: [...SECRETS_KEY_ACTIONS[needs.secretsKey]], condition: { StringEquals: { 'kms:EncryptionContext:purpose': SECRETS_KEY_CONTEXT.purpose } } },
+    ]);
+    expect(JSON.stringify(fn.Properties.Environment.Variables.SECRETS_KEY_ARN)).toContain(secretsKeyId);
+  });
+
+  it('are sealed by the webhook create and rotate routes and the broadcast fan-out, and opened by the dispatcher and the unsubscribe routes only', () => {
+    const withKey = [...declared].filter(([, d]) => d.needs.secretsKey).map(([fnId, d]) => `${fnId}:${d.needs.secretsKey}`);
+    expect(withKey.sort()).toEqual(
+      [
+        'BroadcastFanoutWorker:encrypt-decrypt',
+        'GetUnsubscribeToken:decrypt',
+        'PostUnsubscribeToken:decrypt',
+        'PostWebhooks:encrypt',
+        'PostWebhooksWebhookidSigningSecretRotate:encrypt',
+        'WebhookDispatcherWorker:decrypt',
+      ].sort(),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Direct access to the test runtime's table, for tests that check what a request wrote (the
  * outbox event of a change) or that need a second project. Points the shared data modules at
- * the runtime's DynamoDB Local (and its S3 stand-in's buckets) through the same variables the handlers use.
+ * the runtime's DynamoDB Local (and its S3 stand-in's buckets and KMS stand-in's secrets key) through the same variables the handlers use.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ export interface RuntimeInfo {
   tableName: string;
   projectId: string;
   s3Endpoint: string;
+  kmsEndpoint: string;
+  secretsKeyArn: string;
   inboundBucket: string;
   contentBucket: string;
 }
@@ -27,6 +29,8 @@ export function useRuntimeTable(): RuntimeInfo {
     TABLE_NAME: runtime.tableName,
     AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamoDbEndpoint,
     AWS_ENDPOINT_URL_S3: runtime.s3Endpoint,
+    AWS_ENDPOINT_URL_KMS: runtime.kmsEndpoint,
+    SECRETS_KEY_ARN: runtime.secretsKeyArn,
     INBOUND_BUCKET: runtime.inboundBucket,
     CONTENT_BUCKET: runtime.contentBucket,
     AWS_REGION: 'ap-southeast-2',

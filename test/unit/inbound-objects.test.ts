@@ -11,6 +11,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectComm
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { HttpRequest } from '@smithy/types';
 import { startLocalS3, type LocalS3 } from '../../lib/local/aws/s3';
+import { captureFetch } from '../support/capture-fetch';
 import { contentDisposition, deleteObject, getObject, headObject, presignGet, putObject } from '../../shared/platform/aws/s3';
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
@@ -81,20 +82,7 @@ describe('signed requests', () => {
   }
 
   /** What ours puts on the wire, captured from fetch. */
-  async function ourRequest(call: () => Promise<unknown>): Promise<{ url: URL; method: string; headers: Record<string, string> }> {
-    const original = global.fetch;
-    let captured: { url: URL; method: string; headers: Record<string, string> } | undefined;
-    global.fetch = (async (url: string, init: RequestInit) => {
-      captured = { url: new URL(url), method: init.method!, headers: init.headers as Record<string, string> };
-      return new Response(null, { status: init.method === 'HEAD' ? 200 : 204, headers: { 'content-length': '0' } });
-    }) as typeof fetch;
-    try {
-      await call();
-    } finally {
-      global.fetch = original;
-    }
-    return captured!;
-  }
+  const ourRequest = (call: () => Promise<unknown>) => captureFetch(call, (init) => new Response(null, { status: init.method === 'HEAD' ? 200 : 204, headers: { 'content-length': '0' } }));
 
   it.each([
     ['GetObject', () => new GetObjectCommand({ Bucket: BUCKET, Key: 'raw/abc' }), () => getObject('raw/abc')],

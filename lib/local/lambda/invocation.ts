@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Needs } from '../../../functions/needs';
 import { functionName, routeNeeds, routeTimeoutSeconds, type Route } from '../../../functions/routes';
 import { workerFunctionName, workers, workerTimeoutSeconds } from '../../../functions/workers';
-import { installAwsCallChecker } from '../../../shared/platform/aws/call-guard';
+import { installAwsCallChecker, installGrantScope } from '../../../shared/platform/aws/call-guard';
 import type { AnyHandler } from './handlers';
 import { lambdaContext } from './context';
 import { checkCall } from './needs';
@@ -62,6 +62,8 @@ installAwsCallChecker((call) => {
   const invocation = storage.getStore();
   if (invocation) checkCall(invocation, call);
 });
+// ...and caches of what a grant fetched are kept per function (call-guard.ts `grantScope`).
+installGrantScope(() => storage.getStore()?.fn.name ?? '');
 
 /** Lambda's error for an invocation past its timeout. */
 export class InvocationTimedOut extends Error {

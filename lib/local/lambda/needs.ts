@@ -14,6 +14,8 @@
  *   queue, which its event source mapping grants.
  * - SES v2: `ses:<Operation>`; S3: GetObject (also HeadObject and presigned GETs), PutObject,
  *   DeleteObject, by the function's access to that bucket (inbound or content).
+ * - KMS: GenerateDataKey and Decrypt on the secrets key, and only with its encryption context
+ *   (the stack's grant has that condition).
  *
  * Calls made outside any invocation (the runtime's own pollers, a test's setup) are not checked
  * (./invocation.ts installs the checker).
@@ -23,6 +25,7 @@
 import { appendFileSync } from 'node:fs';
 import { grantedActions } from '../../../functions/needs';
 import { queueUrlVariable } from '../../../functions/workers';
+import { SECRETS_KEY_CONTEXT, SECRETS_KEY_VARIABLE } from '../../../shared/platform/aws/secrets-key';
 import type { AwsCall } from '../../../shared/platform/aws/call-guard';
 import type { FunctionIdentity, Invocation } from './invocation';
 
@@ -71,6 +74,15 @@ function sqsRequirement(fn: FunctionIdentity, operation: string, input: Record<s
 
 const S3_ACTIONS: Record<string, string> = { GetObject: 's3:GetObject', HeadObject: 's3:GetObject', PutObject: 's3:PutObject', DeleteObject: 's3:DeleteObject' };
 
+/** `kms:Decrypt:secrets` for a call on the secrets key with its context; anything else is a grant no function has. */
+function kmsRequirement(operation: string, input: Record<string, unknown>): Requirement {
+  const action = `kms:${operation}`;
+  const keyArn = process.env[SECRETS_KEY_VARIABLE];
+  const context = JSON.stringify(input.EncryptionContext ?? {});
+  const onSecretsKey = input.KeyId === keyArn && context === JSON.stringify(SECRETS_KEY_CONTEXT);
+  return { grant: onSecretsKey ? `${action}:secrets` : `${action}:${String(input.KeyId)}:${context}`, action, resource: String(input.KeyId ?? keyArn) };
+}
+
 export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement[] {
   const input = (call.input ?? {}) as Record<string, unknown>;
   const operation = call.operation.replace(/Command$/, ''); // the SDK's command name: `GetItemCommand`
@@ -86,6 +98,8 @@ export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement
       const bucket = input.Bucket === process.env.CONTENT_BUCKET ? 'content' : 'inbound';
       return [{ grant: `${action}:${bucket}`, action, resource: `arn:aws:s3:::${String(input.Bucket)}/*` }];
     }
+    case 'kms':
+      return [kmsRequirement(operation, input)];
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The one door every AWS call of the service passes: each SDK client is made with `guarded()`,
- * and the hand-signed S3 calls call `checkAwsCall` themselves. On AWS nothing stands behind the
+ * and the hand-signed S3 and KMS calls call `checkAwsCall` themselves. On AWS nothing stands behind the
  * door (IAM decides there) and the check is a property read. The local runtime installs a
  * checker (lib/local/lambda/needs.ts) that refuses a call outside the calling function's `needs`
  * (functions/needs.ts) with the error AWS gives, so every local test exercises the grants the
@@ -9,7 +9,7 @@
 
 /** What a function asks of AWS: the service, the API operation (`GetItem`, or as the SDK names its command, `GetItemCommand`) and its input. */
 export interface AwsCall {
-  service: 'dynamodb' | 'sqs' | 'ses' | 's3';
+  service: 'dynamodb' | 'sqs' | 'ses' | 's3' | 'kms';
   operation: string;
   input: unknown;
 }
@@ -19,6 +19,20 @@ export type AwsCallChecker = (call: AwsCall) => void;
 // The global the local runtime sets, named out in full where it is read (every bundle carries these bytes).
 declare global {
   var __awsCallChecker: AwsCallChecker | undefined;
+  var __awsGrantScope: (() => string) | undefined;
+}
+
+/**
+ * Whose grants the calling code runs under: '' on AWS, where a process is one function; locally,
+ * where every function shares one process, the running function's name. A per-process cache of
+ * something a grant fetched (a data key, a decrypted secret) is kept per scope, so locally no
+ * function uses what only another function's grant could fetch.
+ */
+export const grantScope = (): string => globalThis.__awsGrantScope?.() ?? '';
+
+/** For the local runtime: tells `grantScope` which function is running. */
+export function installGrantScope(scope: (() => string) | undefined): void {
+  globalThis.__awsGrantScope = scope;
 }
 
 /** Throws (AWS's AccessDeniedException) when the installed checker refuses the call; does nothing when none is installed. */

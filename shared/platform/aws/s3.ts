@@ -17,38 +17,23 @@
  * regional virtual-hosted endpoint. No code here knows where it runs.
  */
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, HttpRequest } from '@smithy/types';
-import { documentClient } from '../db/client';
+import type { HttpRequest } from '@smithy/types';
 import { checkAwsCall } from './call-guard';
 import { Sha256 } from './sha256';
+import { AwsCallError, signingCredentials, signingRegion } from './signed-calls';
 
 /** How long a download URL works. */
 export const DOWNLOAD_URL_TTL_SECONDS = 60 * 60;
 
-export class ObjectStoreError extends Error {
+export class ObjectStoreError extends AwsCallError {
   override name = 'ObjectStoreError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
-
-const credentials = (): Promise<AwsCredentialIdentity> => (documentClient.config.credentials as () => Promise<AwsCredentialIdentity>)();
 
 let signer: SignatureV4 | undefined;
 function s3Signer(): SignatureV4 {
   // As the S3 client configures it: the path is signed as sent (no double encoding).
-  signer ??= new SignatureV4({ service: 's3', region: region(), credentials, sha256: Sha256, uriEscapePath: false, applyChecksum: true });
+  signer ??= new SignatureV4({ service: 's3', region: signingRegion(), credentials: signingCredentials, sha256: Sha256, uriEscapePath: false, applyChecksum: true });
   return signer;
-}
-
-function region(): string {
-  const value = process.env.AWS_REGION;
-  if (!value) throw new Error('AWS_REGION is not set');
-  return value;
 }
 
 /** Which of the service's buckets a call is for. */
@@ -71,7 +56,7 @@ const encodeKey = (key: string) =>
 
 function request(bucket: string, method: string, key: string, query: Record<string, string> = {}, headers: Record<string, string> = {}, body?: Uint8Array): HttpRequest {
   const custom = process.env.AWS_ENDPOINT_URL_S3;
-  const base = custom ? new URL(custom) : new URL(`https://${bucket}.s3.${region()}.amazonaws.com`);
+  const base = custom ? new URL(custom) : new URL(`https://${bucket}.s3.${signingRegion()}.amazonaws.com`);
   const basePath = base.pathname.replace(/\/$/, '');
   const port = base.port ? Number(base.port) : undefined;
   return {
