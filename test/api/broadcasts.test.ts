@@ -169,6 +169,17 @@ describe('a broadcast to a segment', () => {
     expect(stored_key?.secret).toMatch(/^esk1\.[\w-]+\.[\w-]+\.[\w-]+$/);
   }, 60_000);
 
+  it('signs links in another cold start of the fan-out with the same key: it opens the sealed key the first one made', async () => {
+    // this process is a second fan-out sandbox: its first link reads the key item and Decrypts it
+    const { invoke, workerFunction } = await import('../../lib/local/lambda/invocation');
+    const { unsubscribeToken } = await import('../../shared/broadcasts/unsubscribe');
+    const contact = (await api.post('/contacts', { email: `gus-${unique('c')}@${domain}` })).body;
+    const sign = () => unsubscribeToken({ projectId: runtime.projectId, contactId: contact.id, topicId: null });
+    const link = `${baseUrl()}/unsubscribe/${(await invoke(workerFunction('broadcast-fanout'), sign, {})) as string}`;
+    expect((await fetch(link, { method: 'POST' })).status).toBe(200);
+    expect((await api.get(`/contacts/${contact.id}`)).body.unsubscribed).toBe(true);
+  });
+
   it('answers 404 for a link that is not one of ours, or was tampered with', async () => {
     expect((await fetch(`${baseUrl()}/unsubscribe/not-a-token`)).status).toBe(404);
     const forged = `${baseUrl()}/unsubscribe/${'A'.repeat(54)}`;
