@@ -11,9 +11,8 @@
  * the local runtime's DynamoDB Local; `--table NAME` (or TABLE_NAME) uses a deployed table with
  * the AWS credentials and region of the environment (the stack's TableName output).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { useTargetTable } from './table-target';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -25,25 +24,6 @@ options: --local (the running \`npm start\`, the default when DATA_DIR/runtime.j
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
   process.exit(2);
-}
-
-function target(values: { local?: boolean; table?: string }): void {
-  const runtimeFile = join(resolve(process.env.DATA_DIR || '.data'), 'runtime.json');
-  const table = values.table ?? (values.local ? undefined : process.env.TABLE_NAME);
-  if (table) {
-    process.env.TABLE_NAME = table;
-    process.env.AWS_REGION ??= 'ap-southeast-2';
-    return;
-  }
-  if (!existsSync(runtimeFile)) fail(`no deployed table given (--table or TABLE_NAME) and no local runtime running (${runtimeFile} not found: run npm start first)`);
-  const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
-  Object.assign(process.env, {
-    TABLE_NAME: runtime.tableName,
-    AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamoDbEndpoint,
-    AWS_REGION: 'ap-southeast-2',
-    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID || 'local',
-    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || 'local',
-  });
 }
 
 async function main(): Promise<void> {
@@ -61,7 +41,8 @@ async function main(): Promise<void> {
   });
   const command = positionals[0];
   if (!command || !['create', 'list', 'revoke'].includes(command)) fail(`unknown command "${command ?? ''}"`);
-  target(values);
+  const noTable = useTargetTable(values);
+  if (noTable) fail(noTable);
   // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
   const { createApiKey, listApiKeys, revokeApiKey } = await import('../shared/access/api-keys');
   const { createProject, getProject } = await import('../shared/access/projects');

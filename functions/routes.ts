@@ -9,6 +9,7 @@ import type { Operation } from '../shared/platform/http/operation';
 import { matchPath } from '../shared/platform/http/paths';
 import { type Needs, ROUTE_TIMEOUT_SECONDS, type TableAction } from './needs';
 import * as apiKeyOps from '../shared/access/operations/api-keys';
+import * as projectOps from '../shared/access/operations/project';
 import * as broadcastOps from '../shared/broadcasts/operations';
 import * as contactOps from '../shared/audience/operations/contacts';
 import * as domainOps from '../shared/domains/operations';
@@ -55,6 +56,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/health', handler: 'health', operation: serviceOps.health, needs: {} },
   { method: 'GET', path: '/openapi.json', handler: 'openapi', operation: serviceOps.openapi, needs: {} },
 
+  // The calling key's project: limits, quotas, usage (shared/access/project-settings.ts)
+  { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem'] } },
   { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, needs: { table: ['PutItem'] } },
   { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, needs: { table: ['Query'] } },
   { method: 'DELETE', path: '/api-keys/{api_key_id}', handler: 'api-keys/delete', operation: apiKeyOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
@@ -111,8 +114,8 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: '/suppressions/{id_or_email}', handler: 'suppressions/delete', operation: suppressionOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
 
   // Emails
-  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem'], queues: ['send'], contentBucket: 'write' } },
-  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem'], queues: ['send'], contentBucket: 'write' }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
+  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send'], contentBucket: 'write' } },
+  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], queues: ['send'], contentBucket: 'write' }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
   { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'], contentBucket: 'read' } },
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
@@ -184,7 +187,10 @@ export const fallbackRoute: Pick<Route, 'handler' | 'operation' | 'needs' | 'tim
 /** A route's whole needs: its own plus the key lookup of authentication. */
 export function routeNeeds(route: Pick<Route, 'operation' | 'needs'>): Needs {
   const table = new Set<TableAction>(route.needs.table);
-  if (route.operation.auth === 'api_key') table.add('GetItem');
+  if (route.operation.auth === 'api_key') {
+    table.add('GetItem'); // the key's lookup, and the project's settings (shared/access/project-settings.ts)
+    table.add('UpdateItem'); // the rate limit's count (shared/access/rate-limit.ts)
+  }
   return { ...route.needs, table: [...table].sort() };
 }
 

@@ -8,7 +8,7 @@
  * integration, route, permission) and CloudFormation allows 500 per stack, so one stack would
  * stop at ~60 routes. The fallback stays in the parent stack.
  */
-import { CfnOutput, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, CfnParameter, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import { ROUTE_MEMORY_MB } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes, routeTimeoutSeconds } from '../../functions/routes';
 import { wholeNumberFromContext } from '../context';
+import { DEFAULT_API_RATE_LIMIT } from '../../shared/access/model';
 import type { FunctionFactory } from './function-factory';
 
 export interface ServiceApiProps {
@@ -48,12 +49,22 @@ export class ServiceApi extends Construct {
     const domain = customDomain(this);
     this.url = domain ? `https://${domain.name}` : this.httpApi.apiEndpoint;
 
+    // Every project's API rate limit unless set per project (shared/access/project-settings.ts): a stack parameter, so an operator changes it with a deploy
+    const rateLimit = new CfnParameter(Stack.of(this), 'ApiRateLimitPerSecond', {
+      type: 'Number',
+      default: DEFAULT_API_RATE_LIMIT,
+      minValue: 1,
+      description: 'API requests a second per project, for projects without a limit of their own (npm run project -- limits)',
+    });
+    const nestedStacks: NestedStack[] = [];
     for (const [group, groupRoutes] of routeGroups()) {
       const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, { description: `The ${group} routes of the HTTP API` });
+      nestedStacks.push(nested);
       for (const route of groupRoutes) {
         const fnId = functionName(route);
         const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route), timeout: Duration.seconds(routeTimeoutSeconds(route)), memoryMb: ROUTE_MEMORY_MB });
         if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.url);
+        if (route.operation.auth === 'api_key') fn.addEnvironment('API_RATE_LIMIT_PER_SECOND', rateLimit.valueAsString);
         new apigw.HttpRoute(nested, `${fnId}Route`, {
           httpApi: this.httpApi,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
@@ -78,6 +89,17 @@ export class ServiceApi extends Construct {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
+    // The routes without a key are counted by no project: each has a throttle of its own (all clients together)
+    (stage.node.defaultChild as apigw.CfnStage).routeSettings = Object.fromEntries(
+      routes
+        .filter((route) => route.operation.auth === 'none')
+        .map((route) => {
+          const { rateLimit, burstLimit } = publicRouteThrottle(route.path);
+          // RouteSettings is plain JSON to CDK: written as CloudFormation spells its keys
+          return [`${route.method} ${route.path}`, { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit }];
+        }),
+    );
+    for (const nested of nestedStacks) stage.node.addDependency(nested); // route settings name routes: they must exist first
     if (domain) {
       const domainName = new apigw.DomainName(this, 'CustomDomain', {
         domainName: domain.name,
@@ -91,6 +113,16 @@ export class ServiceApi extends Construct {
       new CfnOutput(Stack.of(this), 'ApiDomainHostedZoneId', { value: domainName.regionalHostedZoneId, description: 'For a Route 53 alias record to ApiDomainTarget' });
     }
   }
+}
+
+/**
+ * The throttle of a route without a key. HTTP APIs throttle per route and stage, not per client
+ * (and AWS WAF does not attach to them: a per-IP limit needs CloudFront with WAF in front), so
+ * these bound what all anonymous clients together can make the functions do: unsubscribe links
+ * get more (mail scanners open them as a broadcast is delivered), the rest little.
+ */
+export function publicRouteThrottle(path: string): { rateLimit: number; burstLimit: number } {
+  return path.startsWith('/unsubscribe/') ? { rateLimit: 100, burstLimit: 200 } : { rateLimit: 20, burstLimit: 40 };
 }
 
 /**

@@ -48,3 +48,20 @@ export const oauthGrant = z.object({
   expires_at: timestamp,
 });
 export type OAuthGrantRecord = z.output<typeof oauthGrant>;
+
+/** API requests a second per project, unless API_RATE_LIMIT_PER_SECOND (the stack's ApiRateLimitPerSecond) or the project's own limit says otherwise. */
+export const DEFAULT_API_RATE_LIMIT = 10;
+
+const wholeOrUnlimited = z.nullable(z.int().check(z.minimum(1)));
+
+/** GET /project: the calling key's project, its limits and its usage so far. */
+export const project = z.object({
+  object: z.literal('project'),
+  id,
+  name: z.string(),
+  created_at: timestamp,
+  rate_limit: z.object({ requests_per_second: z.int().check(z.minimum(1)) }),
+  quotas: z.object({ daily: wholeOrUnlimited, monthly: wholeOrUnlimited }),
+  usage: z.object({ daily: z.int(), monthly: z.int(), day: z.string(), month: z.string() }),
+});
+export type ProjectView = z.infer<typeof project>;

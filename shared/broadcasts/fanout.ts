@@ -13,7 +13,8 @@
  * segment, topic or domain was deleted ends `failed`), the contacts and their suppression entries
  * (two BatchGets), then an outcome per contact: skipped (deleted since, unsubscribed, opted out of
  * the broadcast's topic explicitly or by the topic's opt_out default, suppressed), failed (the
- * personalised email is over the size limit), or an email (with `broadcast_id`, personalised, with
+ * personalised email is over the size limit, or the project's send quota has no room left for it:
+ * `daily_quota_exceeded`, `monthly_quota_exceeded`), or an email (with `broadcast_id`, personalised, with
  * RFC 8058 one-click unsubscribe headers) accepted exactly as POST /emails accepts one, so the
  * sending pipeline sends it. Then the page's emails are enqueued (if that fails, the due-email
  * dispatcher sends them when their lease runs out), and one transaction deletes the page's record
@@ -31,7 +32,21 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, transactionChunks, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  put,
+  queryPage,
+  transact,
+  transactionChunks,
+  transactRetryingConflicts,
+  update,
+  updateItem,
+  type Item,
+  type WriteAction,
+} from '../platform/db/table';
 import { FANOUT_LEASE_MS, getBroadcastContent, type BroadcastContent, type BroadcastItem } from './broadcasts';
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
@@ -44,6 +59,8 @@ import { render, renderHeader, type Values } from '../templates/render';
 import { maxSendRate } from '../emails/send-rate';
 import { bulkSendQueue } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
+import { projectSettings, type ProjectSettings } from '../access/project-settings';
+import { quotaTag, quotaUsage, quotaWrites } from '../emails/quota';
 
 /** Contacts per queue message: two BatchGets of 100 keys and about 3-4 transactions. */
 export const pageSize = (): number => Number(process.env.BROADCAST_PAGE_SIZE) || 100;
@@ -197,30 +214,64 @@ function counting(b: BroadcastItem, plans: Plan[]): WriteAction {
 }
 
 /**
+ * The page's plans with as many recipients sent as the project's send quotas still have room for
+ * (read now): the others fail with the quota's reason (`daily_quota_exceeded`), recorded like
+ * every other outcome, never dropped.
+ */
+async function withinQuota(b: BroadcastItem, plans: Plan[], settings: ProjectSettings): Promise<Plan[]> {
+  const usage = await quotaUsage(b.project_id);
+  const room = (quota: number | null, used: number) => (quota === null ? Number.POSITIVE_INFINITY : Math.max(0, quota - used));
+  const daily = room(settings.daily_quota, usage.daily);
+  const monthly = room(settings.monthly_quota, usage.monthly);
+  let left = Math.min(daily, monthly);
+  const reason = daily <= monthly ? 'daily_quota_exceeded' : 'monthly_quota_exceeded';
+  return plans.map((plan): Plan => (plan.outcome !== 'sent' || left-- > 0 ? plan : { contactId: plan.contactId, outcome: 'failed', reason, email: plan.email }));
+}
+
+/** Tries `write` with the quota writes of `plans`' emails; when a quota refuses them, again with the recipients that fit. */
+async function writeCounted(b: BroadcastItem, plans: Plan[], settings: ProjectSettings | undefined, write: (plans: Plan[], counted: WriteAction[]) => Promise<void>): Promise<Plan[]> {
+  let current = plans;
+  for (let attempt = 1; ; attempt++) {
+    const sent = current.filter((p) => p.outcome === 'sent').length;
+    try {
+      await write(current, settings && sent ? quotaWrites(b.project_id, sent, settings) : []);
+      return current;
+    } catch (error) {
+      const quotaRefused = settings && (isConditionFailed(error, quotaTag('daily')) || isConditionFailed(error, quotaTag('monthly')));
+      if (!quotaRefused || attempt >= 5) throw error; // five times: other sends of the project keep taking the room (the message is retried)
+      current = await withinQuota(b, current, settings);
+    }
+  }
+}
+
+/**
  * Writes the page's outcomes; returns the ids of the page's emails: those it created, and those
  * an earlier attempt of the page created (that attempt may have died before enqueueing them; a
- * second message for an email is harmless, the sender claims each email once).
+ * second message for an email is harmless, the sender claims each email once). Each transaction
+ * also counts its emails against the project's send quotas (shared/emails/quota.ts).
  */
 async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
+  const settings = b.livemode === false ? undefined : await projectSettings(b.project_id); // test mode is not counted
   // a recipient with an email is 3 actions (its record, the email, its event), one skipped is its record; each chunk also counts
   const chunks = transactionChunks(plans, {
     actions: (plan) => (plan.outcome === 'sent' ? 3 : 1),
     bytes: (plan) => (plan.outcome === 'sent' ? emailTransactionBytes(plan.item) : 1024),
-    reserved: 1, // the counter update
+    reserved: 3, // the counter update and the two quota counters
   });
   const emailIds: string[] = [];
+  const sentIds = (written: Plan[]) => written.flatMap((p) => (p.outcome === 'sent' ? [p.item.id] : []));
   for (const chunk of chunks) {
     try {
-      await transact([...chunk.flatMap((p) => planWrites(b, p)), counting(b, chunk)]);
-      emailIds.push(...chunk.flatMap((p) => (p.outcome === 'sent' ? [p.item.id] : [])));
+      const written = await writeCounted(b, chunk, settings, (current, counted) => transactRetryingConflicts([...current.flatMap((p) => planWrites(b, p)), counting(b, current), ...counted]));
+      emailIds.push(...sentIds(written));
     } catch (error) {
       if (!isConditionFailed(error, 'recipient done')) throw error;
       // Part of this chunk was done by an earlier attempt: one recipient at a time, skipping those
       // (the failed condition brings their record, with the email that attempt created).
       for (const plan of chunk) {
         try {
-          await transact([...planWrites(b, plan), counting(b, [plan])]);
-          if (plan.outcome === 'sent') emailIds.push(plan.item.id);
+          const written = await writeCounted(b, [plan], settings, (current, counted) => transactRetryingConflicts([...planWrites(b, current[0]), counting(b, current), ...counted]));
+          emailIds.push(...sentIds(written));
         } catch (inner) {
           if (!isConditionFailed(inner, 'recipient done')) throw inner;
           if (typeof inner.item?.email_id === 'string') emailIds.push(inner.item.email_id);

@@ -33,12 +33,28 @@ import type { EmailRecord, EmailSummary, SendEmailInput } from './model';
 export type { EmailRecord, EmailSummary } from './model';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, transactionChunks, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  put,
+  queryPage,
+  transact,
+  transactionChunks,
+  update,
+  type Item,
+  type PageRequest,
+  type WriteAction,
+  transactRetryingConflicts,
+} from '../platform/db/table';
 import { findSendingDomain, sendingDomainProblems } from '../domains/domains';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
+import { projectSettings } from '../access/project-settings';
+import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from './quota';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
 import { sendQueue } from './send-queue';
 import { addressDomain, toRecord, toSummary } from './record';
@@ -292,11 +308,18 @@ export async function settleStagedEmail(staged: Item): Promise<'published' | 'di
  * (see the top of this file). An Idempotency-Key's record is written in the commit, so a
  * replay only ever answers ids of emails that were committed.
  */
-export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], options: { batch: boolean; idempotency?: IdempotencyRequest }): Promise<string[]> {
+export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], options: { batch: boolean; idempotency?: IdempotencyRequest }): Promise<Accepted> {
+  const usage = () => (caller.livemode ? quotaUsage(caller.projectId) : Promise.resolve(undefined));
+  const answer = async (ids: string[] | Promise<string[]>, enqueued?: Promise<void>): Promise<Accepted> => {
+    const [done, used] = await Promise.all([ids, usage(), enqueued]); // the usage is read beside the enqueue: no round trip of its own
+    return { ids: done, usage: used };
+  };
   if (options.idempotency) {
     const replay = await previousResponse(options.idempotency);
-    if (replay) return completeReplay(caller.projectId, replay);
+    if (replay) return answer(completeReplay(caller.projectId, replay));
   }
+  // the project's quotas, as its rate limit read them for this request (no read of their own)
+  const settings = caller.livemode ? await projectSettings(caller.projectId) : undefined;
   const prepared: PreparedEmail[] = [];
   const problems: ErrorDetail[] = [];
   const domains = new Map<string, ReturnType<typeof findSendingDomain>>(); // a batch reads each sending domain once
@@ -326,35 +349,46 @@ export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], opt
     prepared.map((p) => ({ emailId: p.item.id, content: p.content })),
   );
   const idempotency = options.idempotency;
-  const raced = (error: unknown): string[] | Promise<string[]> => {
+  const counted = settings ? quotaWrites(caller.projectId, items.length, settings) : [];
+  const refused = (error: unknown): Promise<Accepted> => {
+    for (const period of ['daily', 'monthly'] as const) {
+      if (settings && isConditionFailed(error, quotaTag(period))) throw quotaExceeded(period, settings[`${period}_quota`] as number, Number(error.item?.n ?? 0), items.length);
+    }
     if (!idempotency || !isConditionFailed(error, IDEMPOTENCY_RACE)) throw error;
     // an identical request committed first: answer with its emails (ours were never committed)
     const replay = replayOf(idempotency, error.item);
     if (!replay) throw error;
-    return completeReplay(caller.projectId, replay);
+    return answer(completeReplay(caller.projectId, replay));
   };
 
-  const groups = transactionGroups(items, ACCEPT_WRITES, idempotency ? 1 : 0);
+  const groups = transactionGroups(items, ACCEPT_WRITES, (idempotency ? 1 : 0) + counted.length);
   if (groups.length === 1) {
     try {
-      await transact([...(idempotency ? [idempotencyWrite(idempotency, ids)] : []), ...items.flatMap((item) => acceptWrites(caller, item))]);
+      await transactRetryingConflicts([...(idempotency ? [idempotencyWrite(idempotency, ids)] : []), ...counted, ...items.flatMap((item) => acceptWrites(caller, item))]);
     } catch (error) {
-      return raced(error);
+      return refused(error);
     }
-    await enqueueImmediate(caller.projectId, items);
-    return ids;
+    return answer(ids, enqueueImmediate(caller.projectId, items));
   }
 
   const batchId = newId();
   const staledAt = new Date(Date.now() + SEND_LEASE_MS).toISOString();
   await Promise.all(transactionGroups(items, 1).map((group) => transact(group.map((item) => stagedWrite(caller.projectId, batchId, item, staledAt)))));
   try {
-    await transact([batchRecord(caller.projectId, batchId, 'committed', ids), ...(idempotency ? [idempotencyWrite(idempotency, ids, batchId)] : [])]);
+    await transactRetryingConflicts([batchRecord(caller.projectId, batchId, 'committed', ids), ...(idempotency ? [idempotencyWrite(idempotency, ids, batchId)] : []), ...counted]);
   } catch (error) {
-    return raced(error); // our staged emails are left for the dispatcher to discard
+    return refused(error); // our staged emails are left for the dispatcher to discard
   }
-  await enqueueImmediate(caller.projectId, await publishStaged(caller.projectId, items));
-  return ids;
+  return answer(
+    ids,
+    publishStaged(caller.projectId, items).then((published) => enqueueImmediate(caller.projectId, published)),
+  );
+}
+
+/** What acceptEmails answers: the emails' ids, and the project's quota usage after them (live keys only). */
+export interface Accepted {
+  ids: string[];
+  usage?: QuotaUsage;
 }
 
 /** The item, unless it is past its retention (DynamoDB's TTL deletes expired items within days, not at once). */

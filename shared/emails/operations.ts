@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, notFoundResponse, rateLimitedResponse } from '../platform/http/schemas';
 import { email, emailSummary, MAX_BATCH, RESERVED_HEADERS, RESERVED_TAG_NAMES, sendEmailBody } from './model';
 
 const emailParams = z.strictObject({ email_id: id });
@@ -24,6 +24,14 @@ const idempotencyNote =
   'and sends nothing new; the same key with another body is 409 `invalid_idempotent_request`. A replay answers only ids of ' +
   'emails that were written.';
 
+/** The send operations' 429: the rate limit's, or a send quota's. */
+const quotaResponse = {
+  ...rateLimitedResponse,
+  description:
+    `${rateLimitedResponse.description}. Or the project's send quota has no room for the request's emails: \`daily_quota_exceeded\`, \`monthly_quota_exceeded\` ` +
+    '(nothing is accepted). Every accepted send answers `x-resend-daily-quota` and `x-resend-monthly-quota`: the emails accepted this UTC day and month, these included (live keys).',
+};
+
 export const send = defineOperation({
   operationId: 'sendEmail',
   summary: 'Send an email',
@@ -44,7 +52,7 @@ export const send = defineOperation({
   auth: 'api_key',
   scope: 'sending_access',
   body: sendEmailBody,
-  responses: { 200: { description: 'The email is accepted', schema: z.object({ id }) }, ...commonErrors, 409: conflictResponse },
+  responses: { 200: { description: 'The email is accepted', schema: z.object({ id }) }, ...commonErrors, 409: conflictResponse, 429: quotaResponse },
 });
 
 export const sendBatch = defineOperation({
@@ -64,7 +72,7 @@ export const sendBatch = defineOperation({
   auth: 'api_key',
   scope: 'sending_access',
   body: z.array(sendEmailBody).check(z.minLength(1), z.maxLength(MAX_BATCH)),
-  responses: { 200: { description: 'The emails are accepted', schema: z.object({ data: z.array(z.object({ id })) }) }, ...commonErrors, 409: conflictResponse },
+  responses: { 200: { description: 'The emails are accepted', schema: z.object({ data: z.array(z.object({ id })) }) }, ...commonErrors, 409: conflictResponse, 429: quotaResponse },
 });
 
 export const get = defineOperation({

@@ -3,6 +3,7 @@
  * sender worker -> local SES (rate-limited, identity-checked) -> the mail viewer's store.
  */
 import { CreateEmailIdentityCommand, DeleteEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
@@ -13,18 +14,6 @@ afterAll(() => ses.destroy());
 
 let counter = 0;
 const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}.example.com`;
-
-/** A domain of the test project, verified (the local SES verifies identities after a moment). */
-async function verifiedDomain(key?: string): Promise<string> {
-  const name = unique('mail');
-  const created = await api.post('/domains', { name }, { key });
-  expect(created.status).toBe(201);
-  await waitFor(
-    () => api.post(`/domains/${created.body.id}/verify`, undefined, { key }),
-    (r) => r.body.status === 'verified',
-  );
-  return name;
-}
 
 const emailOf = (id: string, key?: string) => api.get(`/emails/${id}`, { key }).then((r) => r.body);
 const settled = (id: string, key?: string) =>

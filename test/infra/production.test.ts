@@ -12,6 +12,7 @@ import { workerFunctionId } from '../../lib/email-service-stack';
 import { ALARMS } from '../../lib/constructs/monitoring';
 import { STREAM_MAX_RECORD_AGE } from '../../lib/constructs/workers';
 import { cdkJsonContext, synth, synthesized, type Resource } from '../support/synth';
+import { functionName, routes } from '../../functions/routes';
 import { declaredFunctions } from '../support/grants-check';
 import { SECRETS_KEY_ACTIONS } from '../../functions/needs';
 import { SECRETS_KEY_CONTEXT } from '../../shared/platform/aws/secrets-key';
@@ -132,6 +133,25 @@ describe('queues, streams and the API', () => {
     const tuned = synth({ bundle: false, context: { ...cdkJsonContext, apiRateLimit: 50, apiBurstLimit: 60 } });
     tuned.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 60 } });
   });
+
+  it('throttles each route without a key on its own (no project counts them), after the routes exist', () => {
+    const [stageId, stage] = ofType('AWS::ApiGatewayV2::Stage')[0];
+    const anonymous = routes.filter((r) => r.operation.auth === 'none');
+    expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(anonymous.map((r) => `${r.method} ${r.path}`).sort());
+    expect(stage.Properties.RouteSettings['GET /health']).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+    expect(stage.Properties.RouteSettings['POST /unsubscribe/{token}']).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    const nestedStacks = ofType('AWS::CloudFormation::Stack').map(([id]) => id);
+    expect(template.toJSON().Resources[stageId].DependsOn).toEqual(expect.arrayContaining(nestedStacks.filter((id) => id.includes('Routes'))));
+  });
+
+  it("gives every keyed route the deployment's default API rate limit from the ApiRateLimitPerSecond parameter", () => {
+    template.hasParameter('ApiRateLimitPerSecond', { Type: 'Number', Default: 10, MinValue: 1 });
+    for (const route of routes) {
+      const env = resources[idOf(stack.functions.get(functionName(route))!)].Properties.Environment.Variables;
+      if (route.operation.auth === 'api_key') expect(JSON.stringify(env.API_RATE_LIMIT_PER_SECOND)).toContain('ApiRateLimitPerSecond');
+      else expect(env.API_RATE_LIMIT_PER_SECOND).toBeUndefined();
+    }
+  });
 });
 
 describe('the table', () => {
@@ -168,7 +188,8 @@ describe('the table', () => {
         .flatMap((st) => [st.Action].flat())
         .sort();
     };
-    expect(keyActions('GetEmailsEmailId')).toEqual(['kms:Decrypt', 'kms:DescribeKey']);
+    expect(keyActions('GetUnsubscribeToken')).toEqual(['kms:Decrypt', 'kms:DescribeKey']); // GetItem only
+    expect(keyActions('GetEmailsEmailId')).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']); // a read, but its request is counted (UpdateItem)
     expect(keyActions('PostEmails')).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']);
     expect(keyActions('GetHealth')).toEqual([]); // no table action, no key
   });

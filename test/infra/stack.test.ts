@@ -144,7 +144,7 @@ describe('EmailService stack (bundling skipped)', () => {
     });
 
     it('matches the examples the route table promises', () => {
-      expect(dynamoActions('GetSegments')).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+      expect(dynamoActions('GetSegments')).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']); // + the key's lookup and the rate limit's count
       expect(dynamoActions('GetHealth')).toEqual([]);
       expect(dynamoActions('Fallback')).toEqual([]);
     });

@@ -29,6 +29,10 @@ export default async function globalSetup(): Promise<void> {
       LOCAL_SMTP_PORT: '0', // inbound mail (test/api/receiving.test.ts)
       LOCAL_SCHEDULE_INTERVAL_SECONDS: '1', // scheduled workers (due emails, domain checks) every second
       WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', // webhook deliveries: 4 attempts, a second apart
+      // the suites share the default project, two at a time: its limit is far above what they make;
+      // test/api/limits.test.ts gives projects of its own their limits
+      API_RATE_LIMIT_PER_SECOND: '100000',
+      PROJECT_SETTINGS_CACHE_SECONDS: '1', // a project's changed limits apply within a second (and one request)
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,7 +11,9 @@
  *
  * | entity          | PK                      | SK                   | GSI1PK | GSI1SK | used by                                              |
  * |-----------------|-------------------------|----------------------|--------|--------|------------------------------------------------------|
- * | project         | PROJECT#<pid>           | PROJECT              | -      | -      | create (CLI, local bootstrap), get                   |
+ * | project         | PROJECT#<pid>           | PROJECT              | -      | -      | create (CLI, local bootstrap), get; its settings (rate limit, quotas: `npm run project`), read by every authenticated request at most once a minute per function (shared/access/project-settings.ts) |
+ * | rate window     | RATE_LIMIT#<pid>#<epoch second> | RATE_LIMIT   | -      | -      | every authenticated request: one UpdateItem (ADD with a condition under the project's limit), beside the API-key lookup (shared/access/rate-limit.ts); a partition per second, so a project's counting never meets another second's; TTL 2 min |
+ * | send count      | SEND_COUNT#<pid>#<DAY#yyyy-mm-dd or MONTH#yyyy-mm> | SEND_COUNT | - | - | emails accepted in the day / month (UTC): added to in the transaction that accepts them, with a condition under the project's quota (shared/emails/quota.ts); read for the usage headers and GET /project; TTL 40 days (day) / 400 days (month) |
  * | default project | DEPLOYMENT              | DEFAULT_PROJECT      | -      | -      | local runtime: which project `npm start` provisions  |
  * | api key         | PROJECT#<pid>           | API_KEY#<kid>        | -      | -      | POST/GET/DELETE /api-keys (Query on prefix to list)  |
  * | api key hash    | API_KEY_HASH#<sha256>   | API_KEY_HASH         | -      | -      | every authenticated request (GetItem)                |
@@ -62,6 +64,11 @@ const projectPk = (projectId: string) => `PROJECT#${projectId}`;
 
 export const project = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'PROJECT' });
 export const defaultProject = (): Key => ({ PK: 'DEPLOYMENT', SK: 'DEFAULT_PROJECT' });
+
+/** A project's API requests in one wall-clock second. */
+export const rateWindow = (projectId: string, epochSecond: number): Key => ({ PK: `RATE_LIMIT#${projectId}#${epochSecond}`, SK: 'RATE_LIMIT' });
+/** A project's accepted emails in one UTC day (`DAY#2026-11-25`) or month (`MONTH#2026-11`). */
+export const sendCount = (projectId: string, period: string): Key => ({ PK: `SEND_COUNT#${projectId}#${period}`, SK: 'SEND_COUNT' });
 
 export const apiKey = (projectId: string, apiKeyId: string): Key => ({ PK: projectPk(projectId), SK: `API_KEY#${apiKeyId}` });
 export const apiKeys = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'API_KEY#' });

@@ -256,6 +256,22 @@ export async function transact(actions: WriteAction[]): Promise<void> {
 export const isTransactionConflict = (error: unknown): boolean =>
   (error as Error).name === 'TransactionCanceledException' && ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
 
+/**
+ * `transact`, tried again (up to `attempts` times, after a short random wait) while DynamoDB
+ * cancels it for a conflict with another transaction on one of its items: for transactions that
+ * share a hot item by design (a project's send-quota counters), where a conflict only means "not now".
+ */
+export async function transactRetryingConflicts(actions: WriteAction[], attempts = 10): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transact(actions);
+    } catch (error) {
+      if (!isTransactionConflict(error) || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}
+
 export interface PageRequest {
   limit: number;
   /** id of the last item of the previous page: return the items that come after it in list order */

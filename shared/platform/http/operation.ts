@@ -5,7 +5,7 @@
  * Operations import nothing heavier than zod/mini, so the route table can hold them.
  */
 import type * as z from 'zod/mini';
-import { insufficientScopeResponse, payloadTooLargeResponse } from './schemas';
+import { insufficientScopeResponse, payloadTooLargeResponse, rateLimitedResponse } from './schemas';
 
 type Schema = z.ZodMiniType;
 
@@ -89,14 +89,15 @@ export const defineOperation = <const O extends Operation>(operation: O): O => o
 
 /**
  * Every answer an operation gives, as the OpenAPI document publishes them: its own, and those the
- * pipeline gives on its behalf: a keyed operation that some keys may not call answers 403, an
- * operation with a body the 413 of its size limit. Here, not in `defineOperation`, so the
+ * pipeline gives on its behalf: a keyed operation that some keys may not call answers 403, every
+ * keyed operation the 429 of its project's rate limit, an operation with a body the 413 of its size limit. Here, not in `defineOperation`, so the
  * handlers' bundles do not carry it.
  */
 export function documentedResponses(operation: Operation): Record<number, ResponseSpec> {
   const responses = { ...operation.responses };
   const scope = requiredScope(operation);
   if (operation.auth === 'api_key' && scope !== 'sending_access') responses[403] ??= { ...insufficientScopeResponse, description: SCOPE_NOTES[scope] };
+  if (operation.auth === 'api_key') responses[429] ??= rateLimitedResponse;
   if (operation.body && operation.errorFormat !== 'oauth') responses[413] ??= payloadTooLargeResponse; // RFC 6749 errors have no 413
   return responses;
 }

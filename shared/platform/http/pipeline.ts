@@ -65,6 +65,8 @@ interface State {
   startedAt: number;
   logger: Logger;
   caller?: Caller;
+  /** headers every response to this request carries from authentication on (the rate limit's) */
+  headers?: Record<string, string>;
   params?: unknown;
   query?: unknown;
   body?: unknown;
@@ -95,6 +97,7 @@ function toResult(reply: Reply, state: State): Result {
       ...(reply.body === undefined ? {} : { 'content-type': 'application/json' }),
       'api-version': API_VERSION,
       'x-request-id': state.requestId,
+      ...state.headers,
       ...reply.headers,
     },
     body: reply.body === undefined ? '' : reply.raw ? String(reply.body) : JSON.stringify(reply.body),
@@ -168,8 +171,17 @@ function accessLog(request: HttpRequest, status: number): void {
   });
 }
 
-/** Resolves a bearer token to its caller; undefined for a malformed, unknown or revoked token. */
-export type Authenticator = (token: string) => Promise<Caller | undefined>;
+/**
+ * A bearer token resolved: its caller (undefined for a malformed, unknown or revoked token), the
+ * headers every response to the request carries, and a refusal that stops the request before
+ * anything else (the rate limit's 429).
+ */
+export interface Authentication {
+  caller: Caller | undefined;
+  headers?: Record<string, string>;
+  refusal?: ApiError;
+}
+export type Authenticator = (token: string) => Promise<Authentication>;
 
 /**
  * Bearer key -> Caller. A missing, malformed, unknown or revoked key gets the historical 401; a
@@ -182,11 +194,13 @@ function authentication(operation: Operation, authenticate: Authenticator | unde
       if (operation.auth === 'none') return;
       if (!authenticate) throw new Error(`${operation.operationId} needs a key: build it with api(), not publicApi()`);
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header(request.event, 'authorization') ?? '');
-      const caller = match ? await authenticate(match[1]) : undefined;
+      const { caller, headers, refusal: limited } = match ? await authenticate(match[1]) : { caller: undefined };
       if (!caller) throw invalidApiKey();
+      const state = stateOf(request.event);
+      state.headers = headers;
+      if (limited) throw limited;
       const refusal = scopeRefusal(caller, requiredScope(operation));
       if (refusal) throw forbidden('insufficient_scope', refusal);
-      const state = stateOf(request.event);
       state.caller = caller;
       state.logger = state.logger.child({ project_id: caller.projectId });
     },

@@ -48,6 +48,13 @@ export const insufficientScopeResponse = { description: 'A `sending_access` key 
 /** Every operation that reads a JSON body answers this past the 5 MB limit (shared/platform/http/operation.ts adds it). */
 export const payloadTooLargeResponse = { description: 'The body is over 5 MB (`payload_too_large`)', schema: errorEnvelope } as const;
 
+/** Every keyed operation answers this past its project's API rate limit (shared/access/rate-limit.ts adds it). */
+export const rateLimitedResponse = {
+  description:
+    "Over the project's API rate limit (`rate_limit_exceeded`; `retry-after` says when to try again). Every keyed answer carries `ratelimit-limit`, `ratelimit-remaining` and `ratelimit-reset`",
+  schema: errorEnvelope,
+} as const;
+
 export const notFoundResponse = { description: 'No such resource in this project', schema: errorEnvelope } as const;
 export const conflictResponse = { description: 'The change conflicts with the current state', schema: errorEnvelope } as const;
 

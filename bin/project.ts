@@ -1,0 +1,69 @@
+/**
+ * `npm run project -- <command>`: a project's limits, straight in the table (an operator's tool:
+ * no API key may change its own project's limits).
+ *
+ *   show   --project ID
+ *          the limits as stored and this UTC day's and month's usage
+ *   limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none]
+ *          API requests a second (default: API_RATE_LIMIT_PER_SECOND, else 10), emails a UTC day
+ *          and a UTC month (none: unlimited). Running functions apply a change within a minute.
+ *
+ * Where: as `npm run api-key` (bin/table-target.ts): `--table NAME` (or TABLE_NAME) for a deployed
+ * table, else the running `npm start`.
+ */
+import { parseArgs } from 'node:util';
+import { useTargetTable } from './table-target';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+const USAGE = `usage: npm run project -- show --project ID
+       npm run project -- limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none]
+options: --local (the running \`npm start\`, the default when DATA_DIR/runtime.json exists) | --table NAME (a deployed table; AWS credentials from the environment)`;
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+/** A whole number from 1, or null for the word that means "back to the default". */
+function limitValue(name: string, value: string | undefined, reset: string): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === reset) return null;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) fail(`--${name} must be a whole number from 1, or ${reset}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      project: { type: 'string' },
+      rate: { type: 'string' },
+      daily: { type: 'string' },
+      monthly: { type: 'string' },
+      table: { type: 'string' },
+      local: { type: 'boolean' },
+    },
+  });
+  const command = positionals[0];
+  if (!command || !['show', 'limits'].includes(command)) fail(`unknown command "${command ?? ''}"`);
+  if (!values.project) fail(`${command} needs --project`);
+  const change = { rate_limit: limitValue('rate', values.rate, 'default'), daily_quota: limitValue('daily', values.daily, 'none'), monthly_quota: limitValue('monthly', values.monthly, 'none') };
+  const noTable = useTargetTable(values);
+  if (noTable) fail(noTable);
+  // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
+  const { changeProjectSettings, describeProject } = await import('../shared/access/project-settings');
+  const projectId = values.project;
+  if (command === 'limits') await changeProjectSettings(projectId, change);
+  const project = await describeProject({ projectId, livemode: true, permission: 'full_access' });
+  console.log(`project  ${project.id} (${project.name})`);
+  console.log(`rate     ${project.rate_limit.requests_per_second} requests a second`);
+  console.log(`daily    ${project.usage.daily} of ${project.quotas.daily ?? 'unlimited'} emails (${project.usage.day}, UTC)`);
+  console.log(`monthly  ${project.usage.monthly} of ${project.quotas.monthly ?? 'unlimited'} emails (${project.usage.month}, UTC)`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error && 'toBody' in error ? (error as Error).message : error);
+  process.exit(1);
+});

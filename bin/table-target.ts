@@ -1,0 +1,29 @@
+/**
+ * Which table the operators' CLIs (bin/api-key.ts, bin/project.ts) work on: `--table NAME` (or
+ * TABLE_NAME) is a deployed table, with the AWS credentials and region of the environment (the
+ * stack's TableName output); otherwise the running `npm start`'s DynamoDB Local, found through
+ * DATA_DIR/runtime.json. Sets the environment the shared data modules read; load them after.
+ * Answers an error message when there is neither.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export function useTargetTable(values: { local?: boolean; table?: string }): string | undefined {
+  const runtimeFile = join(resolve(process.env.DATA_DIR || '.data'), 'runtime.json');
+  const table = values.table ?? (values.local ? undefined : process.env.TABLE_NAME);
+  if (table) {
+    process.env.TABLE_NAME = table;
+    process.env.AWS_REGION ??= 'ap-southeast-2';
+    return undefined;
+  }
+  if (!existsSync(runtimeFile)) return `no deployed table given (--table or TABLE_NAME) and no local runtime running (${runtimeFile} not found: run npm start first)`;
+  const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
+  Object.assign(process.env, {
+    TABLE_NAME: runtime.tableName,
+    AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamoDbEndpoint,
+    AWS_REGION: 'ap-southeast-2',
+    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID || 'local',
+    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || 'local',
+  });
+  return undefined;
+}

@@ -1,0 +1,113 @@
+/**
+ * A project's limits, kept on its project item and changed by an operator (`npm run project --
+ * limits`): the API rate limit (requests a second; unset: API_RATE_LIMIT_PER_SECOND, else 10) and
+ * the send quotas (emails a UTC day and a UTC month; unset: unlimited).
+ *
+ * Every authenticated request needs them, so a function keeps what it read for
+ * PROJECT_SETTINGS_CACHE_SECONDS (60): within that time a request reads nothing; after it, the
+ * request still uses what it has while one read refreshes it beside the request (never a read
+ * before the request's own work). A change therefore applies within a minute and one request.
+ */
+import * as keys from '../platform/db/keys';
+import { getItem, updateItem, update, type Item } from '../platform/db/table';
+import { notFound } from '../platform/errors';
+import { DEFAULT_API_RATE_LIMIT, type ProjectView } from './model';
+import type { Caller } from '../platform/caller';
+import { quotaPeriods, quotaUsage } from '../emails/quota';
+
+export interface ProjectSettings {
+  /** API requests a second */
+  rate_limit: number;
+  /** emails a UTC day, null: unlimited */
+  daily_quota: number | null;
+  /** emails a UTC month, null: unlimited */
+  monthly_quota: number | null;
+}
+
+const wholeNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined);
+
+/** API_RATE_LIMIT_PER_SECOND when it is a whole number from 1, else 10. */
+export function defaultRateLimit(env: Record<string, string | undefined> = process.env): number {
+  return wholeNumber(Number(env.API_RATE_LIMIT_PER_SECOND)) ?? DEFAULT_API_RATE_LIMIT;
+}
+
+const cacheMs = () => {
+  const seconds = Number(process.env.PROJECT_SETTINGS_CACHE_SECONDS);
+  return (Number.isFinite(seconds) && seconds >= 0 ? seconds : 60) * 1000;
+};
+
+/** The settings a project item holds, unset values as their defaults. */
+const settingsOf = (item: Item): ProjectSettings => ({
+  rate_limit: wholeNumber(item.rate_limit) ?? defaultRateLimit(),
+  daily_quota: wholeNumber(item.daily_quota) ?? null,
+  monthly_quota: wholeNumber(item.monthly_quota) ?? null,
+});
+
+/** The project's settings as stored; undefined when there is no such project. */
+export async function readProjectSettings(projectId: string): Promise<ProjectSettings | undefined> {
+  const item = await getItem(keys.project(projectId));
+  return item ? settingsOf(item) : undefined;
+}
+
+const UNKNOWN: ProjectSettings = { rate_limit: DEFAULT_API_RATE_LIMIT, daily_quota: null, monthly_quota: null };
+const cached = new Map<string, { settings: Promise<ProjectSettings>; readAt: number; refreshing?: boolean }>();
+
+/** The project's settings as this function last read them (see the top of this file). */
+export function projectSettings(projectId: string, now = Date.now()): Promise<ProjectSettings> {
+  const entry = cached.get(projectId);
+  if (entry && (now - entry.readAt < cacheMs() || entry.refreshing)) return entry.settings;
+  const read = readProjectSettings(projectId).then((settings) => settings ?? { ...UNKNOWN, rate_limit: defaultRateLimit() });
+  if (!entry) {
+    const fresh = { settings: read, readAt: now };
+    cached.set(projectId, fresh);
+    read.catch(() => cached.get(projectId) === fresh && cached.delete(projectId)); // try again next time
+    return read;
+  }
+  // stale: answer with what we have, refresh beside it
+  entry.refreshing = true;
+  read.then(
+    (settings) => cached.set(projectId, { settings: Promise.resolve(settings), readAt: Date.now() }),
+    () => (entry.refreshing = false),
+  );
+  return entry.settings;
+}
+
+export interface SettingsChange {
+  rate_limit?: number | null;
+  daily_quota?: number | null;
+  monthly_quota?: number | null;
+}
+
+/** Sets (a number) or clears (null: back to the default) each setting given. */
+export async function changeProjectSettings(projectId: string, change: SettingsChange): Promise<ProjectSettings> {
+  const set: Record<string, number> = {};
+  const remove: string[] = [];
+  for (const [name, value] of Object.entries(change)) {
+    if (value === undefined) continue;
+    if (value === null) remove.push(name);
+    else if (wholeNumber(value)) set[name] = value;
+    else throw new Error(`${name} must be a whole number from 1, or none`);
+  }
+  const missing = () => notFound('Project');
+  if (!Object.keys(set).length && !remove.length) return (await readProjectSettings(projectId)) ?? Promise.reject(missing());
+  const item = await updateItem(update(keys.project(projectId), { set, remove, condition: { expression: 'attribute_exists(PK)' } }, missing));
+  cached.delete(projectId);
+  return settingsOf(item);
+}
+
+/** GET /project: the project with its settings as stored (not as cached) and its usage, read side by side. */
+export async function describeProject(caller: Caller): Promise<ProjectView> {
+  const [item, usage] = await Promise.all([getItem(keys.project(caller.projectId)), quotaUsage(caller.projectId)]);
+  if (!item) throw notFound('Project');
+  const settings = settingsOf(item);
+  const periods = quotaPeriods();
+  return {
+    object: 'project',
+    id: caller.projectId,
+    name: String(item.name),
+    created_at: String(item.created_at),
+    rate_limit: { requests_per_second: settings.rate_limit },
+    quotas: { daily: settings.daily_quota, monthly: settings.monthly_quota },
+    usage: { ...usage, day: periods.daily.slice(4), month: periods.monthly.slice(6) },
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * Multi-tenant limits over HTTP against the local runtime: a project's API rate limit (429 with
+ * Resend's headers, nothing of a refused request written, recovery in the next second), its send
+ * quotas (exact under concurrent sends, with the usage headers; a broadcast's recipients over the
+ * quota recorded as failed), GET /project and `npm run project`. Each test uses a project of its
+ * own whose limits are set before its first request; the runtime's default project has a limit far
+ * above what the suites make (test/support/global-setup.ts).
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { verifiedDomain } from '../support/domains';
+import { api, type ApiResponse } from '../support/http';
+import { createOtherProject, useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+
+useRuntimeTable();
+
+let counter = 0;
+const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
+
+/** A project of its own with `limits`, set before any of its requests (no function has its settings yet). */
+async function projectWith(limits: { rate_limit?: number; daily_quota?: number; monthly_quota?: number }) {
+  const project = await createOtherProject();
+  const { changeProjectSettings } = await import('../../shared/access/project-settings');
+  await changeProjectSettings(project.projectId, limits);
+  return project;
+}
+
+/** Waits until a wall-clock second has just begun, so a burst lands in one second. */
+async function startOfSecond(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+}
+
+describe('the API rate limit', () => {
+  it('answers 429 rate_limit_exceeded with retry-after past the limit in a second, and admits again in the next', async () => {
+    const { key } = await projectWith({ rate_limit: 3 });
+    await api.get('/api-keys', { key }); // the key's first request: looked up, then counted
+    await startOfSecond();
+    const started = Date.now();
+    const burst = await Promise.all(Array.from({ length: 12 }, () => api.get('/api-keys', { key })));
+    const seconds = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1; // the wall-clock seconds the burst touched
+    const admitted = burst.filter((r) => r.status === 200);
+    const refused = burst.filter((r) => r.status === 429);
+    expect(admitted.length + refused.length).toBe(12);
+    expect(admitted.length).toBeGreaterThanOrEqual(1);
+    expect(admitted.length).toBeLessThanOrEqual(3 * seconds);
+    expect(refused.length).toBeGreaterThanOrEqual(12 - 3 * seconds);
+    for (const r of refused) {
+      expect(r.body).toMatchObject({ name: 'application_error', statusCode: 429, errors: [{ code: 'rate_limit_exceeded' }] });
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(r.headers.get('ratelimit-limit')).toBe('3');
+      expect(r.headers.get('ratelimit-remaining')).toBe('0');
+      expect(r.headers.get('ratelimit-reset')).toBe('1');
+    }
+    for (const r of admitted) {
+      expect(r.headers.get('ratelimit-limit')).toBe('3');
+      expect(['0', '1', '2']).toContain(r.headers.get('ratelimit-remaining'));
+    }
+
+    await startOfSecond();
+    const next = await api.get('/api-keys', { key });
+    expect(next.status).toBe(200);
+    expect(next.headers.get('ratelimit-remaining')).toBe('2');
+  });
+
+  it('writes nothing of a refused request', async () => {
+    const { key } = await projectWith({ rate_limit: 2 });
+    await api.get('/api-keys', { key });
+    await startOfSecond();
+    const emails = Array.from({ length: 6 }, (_, i) => `refused-${i}-${unique('c')}@example.com`);
+    const answers = await Promise.all(emails.map((email) => api.post('/contacts', { email }, { key })));
+    await startOfSecond();
+    for (const [i, answer] of answers.entries()) {
+      const found = await api.get(`/contacts/${encodeURIComponent(emails[i])}`, { key });
+      expect({ status: answer.status, exists: found.status === 200 }).toEqual({ status: answer.status, exists: answer.status === 201 });
+      if (answer.status !== 201) expect(answer.status).toBe(429);
+      await startOfSecond(); // one read a second: the reads stay under the limit
+    }
+    expect(answers.some((a) => a.status === 429)).toBe(true);
+  });
+
+  it('puts the headers on every keyed answer, errors included, and none on the routes without a key', async () => {
+    const { key } = await projectWith({ rate_limit: 50 });
+    const missing = await api.get('/contacts/01890a5d-ac96-774b-bcce-b302099a8057', { key });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('ratelimit-limit')).toBe('50');
+    const invalid = await api.post('/contacts', { email: 'not an address' }, { key });
+    expect(invalid.status).toBe(422);
+    expect(Number(invalid.headers.get('ratelimit-remaining'))).toBeLessThan(50);
+    const health = await api.get('/health', { key: null });
+    expect(health.status).toBe(200);
+    expect(health.headers.get('ratelimit-limit')).toBeNull();
+    const unknownKey = await api.get('/api-keys', { key: `es_live_${'Z'.repeat(32)}` });
+    expect(unknownKey.status).toBe(401);
+    expect(unknownKey.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it("counts one project's requests apart from another's", async () => {
+    const busy = await projectWith({ rate_limit: 2 });
+    const quiet = await projectWith({ rate_limit: 2 });
+    await Promise.all([api.get('/api-keys', { key: busy.key }), api.get('/api-keys', { key: quiet.key })]);
+    await startOfSecond();
+    const [burst, other] = await Promise.all([Promise.all(Array.from({ length: 8 }, () => api.get('/api-keys', { key: busy.key }))), api.get('/api-keys', { key: quiet.key })]);
+    expect(burst.some((r) => r.status === 429)).toBe(true);
+    expect(other.status).toBe(200);
+  });
+});
+
+describe('send quotas', () => {
+  it('accepts exactly the daily quota of 50 concurrent sends, refuses the rest with 429 daily_quota_exceeded, and counts the usage', async () => {
+    const { key } = await projectWith({ daily_quota: 20 });
+    const domain = await verifiedDomain(key);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post('/emails', { from: `q@${domain}`, to: `reader${i}@example.com`, subject: `quota ${i}`, text: 'x' }, { key })));
+    const accepted = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status === 429);
+    expect({ accepted: accepted.length, refused: refused.length }).toEqual({ accepted: 20, refused: 30 });
+    for (const r of refused) expect(r.body.errors[0].code).toBe('daily_quota_exceeded');
+    const usage = accepted.map((a) => Number(a.headers.get('x-resend-daily-quota')));
+    expect(Math.max(...usage)).toBe(20);
+    expect(Math.min(...usage)).toBeGreaterThanOrEqual(1);
+    for (const a of accepted) expect(Number(a.headers.get('x-resend-monthly-quota'))).toBeGreaterThanOrEqual(1);
+
+    const project = await api.get('/project', { key });
+    expect(project.status).toBe(200);
+    expect(project.body).toMatchObject({ object: 'project', quotas: { daily: 20, monthly: null }, usage: { daily: 20, monthly: 20, day: new Date().toISOString().slice(0, 10) } });
+    const listed = await api.get('/emails?limit=100', { key });
+    expect(listed.body.data).toHaveLength(20); // nothing of a refused send was written
+  });
+
+  it('refuses a batch that does not fit whole, and accepts one that does', async () => {
+    const { key } = await projectWith({ monthly_quota: 5 });
+    const domain = await verifiedDomain(key);
+    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ from: `q@${domain}`, to: `b${i}@example.com`, subject: 'batch', text: 'x' }));
+    const alone = await api.post('/emails/batch', batch(6), { key }); // over the quota by itself, before any email was counted
+    expect(alone.status).toBe(429);
+    expect(alone.body.errors[0].code).toBe('monthly_quota_exceeded');
+    const fits = await api.post('/emails/batch', batch(3), { key });
+    expect(fits.status).toBe(200);
+    expect(fits.headers.get('x-resend-monthly-quota')).toBe('3');
+    const over = await api.post('/emails/batch', batch(3), { key });
+    expect(over.status).toBe(429);
+    expect(over.body.errors[0].code).toBe('monthly_quota_exceeded');
+    expect(over.body.message).toMatch(/monthly quota is 5 emails; 3 have been sent/);
+    expect((await api.get('/project', { key })).body.usage.monthly).toBe(3);
+  });
+
+  it("records a broadcast's recipients past the quota as failed with the quota's reason", async () => {
+    const { key } = await projectWith({ daily_quota: 3 });
+    const domain = await verifiedDomain(key);
+    const segment = (await api.post('/segments', { name: unique('quota') }, { key })).body.id;
+    for (let i = 0; i < 5; i++) expect((await api.post('/contacts', { email: `r${i}-${unique('c')}@example.com`, segments: [segment] }, { key })).status).toBe(201);
+    const created = await api.post('/broadcasts', { segment_id: segment, from: `news@${domain}`, subject: 'Quota', html: '<p>hi</p>', send: true }, { key });
+    expect(created.status).toBe(201);
+    const done = await waitFor(
+      () => api.get(`/broadcasts/${created.body.id}`, { key }),
+      (r) => r.body.status === 'sent' || r.body.status === 'failed',
+      30_000,
+    );
+    expect(done.body.counters).toEqual({ recipients: 5, sent: 3, skipped: 0, failed: 2 });
+    expect((await api.get('/project', { key })).body.usage.daily).toBe(3);
+  }, 60_000);
+});
+
+describe('GET /project and npm run project', () => {
+  it('shows the defaults, and the CLI changes and shows the limits', async () => {
+    const project = await createOtherProject();
+    const before: ApiResponse = await api.get('/project', { key: project.key });
+    expect(before.body).toMatchObject({
+      object: 'project',
+      id: project.projectId,
+      rate_limit: { requests_per_second: 100000 },
+      quotas: { daily: null, monthly: null },
+      usage: { daily: 0, monthly: 0 },
+    });
+
+    const run = promisify(execFile);
+    const cli = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'project.ts'), ...args], { env: { ...process.env, DATA_DIR: process.env.TEST_DATA_DIR, TABLE_NAME: '' } });
+    const { stdout } = await cli('limits', '--project', project.projectId, '--rate', '7', '--daily', '100', '--monthly', '1000');
+    expect(stdout).toMatch(/rate\s+7 requests a second/);
+    expect(stdout).toMatch(/daily\s+0 of 100 emails/);
+    const after = await api.get('/project', { key: project.key });
+    expect(after.body).toMatchObject({ rate_limit: { requests_per_second: 7 }, quotas: { daily: 100, monthly: 1000 } });
+    const reset = await cli('limits', '--project', project.projectId, '--rate', 'default', '--daily', 'none');
+    expect(reset.stdout).toMatch(/daily\s+0 of unlimited/);
+    await expect(cli('limits', '--project', project.projectId, '--rate', '0')).rejects.toMatchObject({ code: 2 });
+  });
+});
