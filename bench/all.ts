@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound|ratelimit runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `memory` and `inbound`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `memory`, `inbound` and `ratelimit`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
 import { type benchTransactionalLatency, formatTransactionalLatency, transactionalLatencyMet } from './transactional-latency';
 import { type benchFunctionMemory, formatFunctionMemory } from './function-memory';
 import { type benchInboundMemory, formatInboundMemory } from './inbound-memory';
+import { type benchRateLimit, formatRateLimit, RATE_LIMIT_P50_GOAL_MS } from './rate-limit';
 import { INBOUND_WORKER_MEMORY_MB } from '../functions/workers';
 import { ROUTE_MEMORY_MB } from '../functions/needs';
 
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'calls') {
     const rows = isolated<Awaited<ReturnType<typeof benchDynamoDbCalls>>>('calls');
-    section('DynamoDB calls per API operation (counted by an SDK middleware)', formatDynamoDbCalls(rows));
+    section('DynamoDB calls per API operation (counted by an SDK middleware)', formatDynamoDbCalls(rows), 'calls');
     const writing = rows.filter((r) => r.met !== null);
     const over = writing.filter((r) => !r.met);
     summary.push({
@@ -213,6 +214,17 @@ async function main(): Promise<void> {
       figure: `largest peak parsing a 40 MB message ${peak.toFixed(0)} MB (${((peak / INBOUND_WORKER_MEMORY_MB) * 100).toFixed(0)}% of the function's memory)`,
       budget: 'none in DESIGN.md (issue 18: sized for 40 MB messages)',
       met: null,
+    });
+  }
+  if (!only || only === 'ratelimit') {
+    const rows = isolated<Awaited<ReturnType<typeof benchRateLimit>>>('ratelimit');
+    section('The API rate limit: latency with and without the count', formatRateLimit(rows), 'ratelimit');
+    const worst = Math.max(...rows.map((r) => r.withP50 - r.withoutP50));
+    summary.push({
+      benchmark: 'API rate limit (the count beside the key lookup)',
+      figure: `adds at most ${worst.toFixed(2)} ms at p50 (${rows.map((r) => r.operation).join(', ')})`,
+      budget: `< ${RATE_LIMIT_P50_GOAL_MS} ms at p50 (issue 19)`,
+      met: worst < RATE_LIMIT_P50_GOAL_MS,
     });
   }
 

@@ -41,6 +41,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 export async function benchApiThroughput(requests = Number(process.env.BENCH_REQUESTS ?? 3000), concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)): Promise<ApiThroughputResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-api-'));
   process.env.LOG_LEVEL = 'ERROR';
+  process.env.API_RATE_LIMIT_PER_SECOND = '1000000'; // counted, never refused (bench/rate-limit.ts measures the count)
   const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0' }), () => undefined);
   try {
     const { put, putItem, transact } = await import('../shared/platform/db/table');

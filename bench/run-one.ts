@@ -18,6 +18,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   latency: () => import('./transactional-latency').then((m) => m.benchTransactionalLatency()),
   memory: () => import('./function-memory').then((m) => m.benchFunctionMemory()),
   inbound: () => import('./inbound-memory').then((m) => m.benchInboundMemory()),
+  ratelimit: () => import('./rate-limit').then((m) => m.benchRateLimit()),
 };
 export const BENCHMARK_NAMES = Object.keys(benchmarks);
 

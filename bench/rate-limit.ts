@@ -1,0 +1,90 @@
+/**
+ * What the per-project rate limit (shared/access/rate-limit.ts) adds to a request: the same
+ * requests through the local runtime with the count and without it (`API_RATE_LIMITING=off`, read
+ * per request), in alternating blocks of the same run so both see the same machine, p50 and p99 of
+ * each. The count runs beside the key's lookup, so it should add well under a round trip (goal:
+ * under 2 ms at p50). Sequential requests: the latency, not the throughput.
+ *
+ * Run alone: `npx tsx bench/rate-limit.ts` (or BENCH_ONLY=ratelimit npm run bench).
+ */
+import { startBenchApi } from './local-api';
+
+const KEY = `es_live_${'R'.repeat(32)}`;
+
+export interface RateLimitRow {
+  operation: string;
+  requests: number;
+  withoutP50: number;
+  withoutP99: number;
+  withP50: number;
+  withP99: number;
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+};
+
+export async function benchRateLimit(blocks = Number(process.env.BENCH_BLOCKS ?? 10), perBlock = Number(process.env.BENCH_BLOCK_REQUESTS ?? 100)): Promise<RateLimitRow[]> {
+  const api = await startBenchApi('ratelimit', KEY);
+  try {
+    const contact = await api.call('POST', '/contacts', { email: 'latency@example.com' });
+    let n = 0;
+    const operations = [
+      { operation: 'GET /api-keys', call: () => api.call('GET', '/api-keys') },
+      { operation: 'GET /contacts/{id}', call: () => api.call('GET', `/contacts/${contact.id}`) },
+      { operation: 'POST /contacts', call: () => api.call('POST', '/contacts', { email: `c${n++}@example.com` }) },
+    ];
+    const rows: RateLimitRow[] = [];
+    for (const op of operations) {
+      const times = { on: [] as number[], off: [] as number[] };
+      for (let i = 0; i < 20; i++) await op.call(); // warm: the function, its clients, the key's project known
+      for (let block = 0; block < blocks * 2; block++) {
+        const mode = block % 2 === 0 ? 'off' : 'on';
+        process.env.API_RATE_LIMITING = mode;
+        for (let i = 0; i < perBlock; i++) {
+          const started = process.hrtime.bigint();
+          await op.call();
+          times[mode].push(Number(process.hrtime.bigint() - started) / 1e6);
+        }
+      }
+      delete process.env.API_RATE_LIMITING;
+      rows.push({
+        operation: op.operation,
+        requests: times.on.length,
+        withoutP50: percentile(times.off, 50),
+        withoutP99: percentile(times.off, 99),
+        withP50: percentile(times.on, 50),
+        withP99: percentile(times.on, 99),
+      });
+    }
+    return rows;
+  } finally {
+    delete process.env.API_RATE_LIMITING;
+    await api.stop();
+  }
+}
+
+/** The goal of issue 19: the count adds under 2 ms at p50. */
+export const RATE_LIMIT_P50_GOAL_MS = 2;
+
+export function formatRateLimit(rows: RateLimitRow[]): string {
+  return [
+    `Sequential requests through the local runtime, counted and not, in alternating blocks of one run (goal: under ${RATE_LIMIT_P50_GOAL_MS} ms added at p50).`,
+    '',
+    '| operation | requests each way | without: p50 / p99 (ms) | with: p50 / p99 (ms) | added at p50 / p99 (ms) |',
+    '|---|---:|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.operation} | ${r.requests} | ${r.withoutP50.toFixed(2)} / ${r.withoutP99.toFixed(2)} | ${r.withP50.toFixed(2)} / ${r.withP99.toFixed(2)} | ${(r.withP50 - r.withoutP50).toFixed(2)} / ${(r.withP99 - r.withoutP99).toFixed(2)} |`,
+    ),
+  ].join('\n');
+}
+
+if (require.main === module) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  void benchRateLimit().then((rows) => {
+    console.log(formatRateLimit(rows));
+    process.exit(0);
+  });
+}
