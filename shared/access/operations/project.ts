@@ -8,9 +8,8 @@ export const get = defineOperation({
   description:
     'Limits are set per project by an operator (`npm run project -- limits`); unset, the rate limit is the deployment default ' +
     '(API_RATE_LIMIT_PER_SECOND, 10) and the quotas are unlimited (`null`). `usage` counts the emails accepted by live keys in the ' +
-    'current UTC day and month. Any key of the project may read it, a sending-only one too.',
+    'current UTC day and month.',
   tags: ['Project'],
   auth: 'api_key',
-  scope: 'sending_access',
   responses: { 200: { description: 'The project', schema: project }, ...commonErrors },
 });
