@@ -7,6 +7,9 @@
  *   limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none]
  *          API requests a second (default: API_RATE_LIMIT_PER_SECOND, else 10), emails a UTC day
  *          and a UTC month (none: unlimited). Running functions apply a change within a minute.
+ *   resume --project ID
+ *          lifts the reputation guard's pause (shared/emails/reputation.ts) once its cause is fixed;
+ *          the project's held mail goes at its next turn
  *
  * Where: as `npm run api-key` (bin/table-target.ts): `--table NAME` (or TABLE_NAME) for a deployed
  * table, else the running `npm start`.
@@ -18,6 +21,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const USAGE = `usage: npm run project -- show --project ID
        npm run project -- limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none]
+       npm run project -- resume --project ID
 options: --local (the running \`npm start\`, the default when DATA_DIR/runtime.json exists) | --table NAME (a deployed table; AWS credentials from the environment)`;
 
 function fail(message: string): never {
@@ -47,7 +51,7 @@ async function main(): Promise<void> {
     },
   });
   const command = positionals[0];
-  if (!command || !['show', 'limits'].includes(command)) fail(`unknown command "${command ?? ''}"`);
+  if (!command || !['show', 'limits', 'resume'].includes(command)) fail(`unknown command "${command ?? ''}"`);
   if (!values.project) fail(`${command} needs --project`);
   const change = { rate_limit: limitValue('rate', values.rate, 'default'), daily_quota: limitValue('daily', values.daily, 'none'), monthly_quota: limitValue('monthly', values.monthly, 'none') };
   const noTable = useTargetTable(values);
@@ -56,11 +60,18 @@ async function main(): Promise<void> {
   const { changeProjectSettings, describeProject } = await import('../shared/access/project-settings');
   const projectId = values.project;
   if (command === 'limits') await changeProjectSettings(projectId, change);
+  if (command === 'resume') {
+    const { resumeSending } = await import('../shared/emails/reputation');
+    await resumeSending(projectId);
+  }
   const project = await describeProject({ projectId, livemode: true, permission: 'full_access' });
   console.log(`project  ${project.id} (${project.name})`);
   console.log(`rate     ${project.rate_limit.requests_per_second} requests a second`);
   console.log(`daily    ${project.usage.daily} of ${project.quotas.daily ?? 'unlimited'} emails (${project.usage.day}, UTC)`);
   console.log(`monthly  ${project.usage.monthly} of ${project.quotas.monthly ?? 'unlimited'} emails (${project.usage.month}, UTC)`);
+  const { reputation: r, sending } = project;
+  console.log(`sending  ${sending.status}${sending.status === 'paused' ? ` since ${sending.since}: ${sending.reason}` : ''}`);
+  console.log(`last 24h ${r.sent} sent, ${r.bounced} bounced (${(r.bounce_rate * 100).toFixed(2)}%), ${r.complained} complained (${(r.complaint_rate * 100).toFixed(2)}%)`);
 }
 
 main().catch((error) => {

@@ -57,7 +57,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/openapi.json', handler: 'openapi', operation: serviceOps.openapi, needs: {} },
 
   // The calling key's project: limits, quotas, usage (shared/access/project-settings.ts)
-  { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem'] } },
+  { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
   { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, needs: { table: ['PutItem'] } },
   { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, needs: { table: ['Query'] } },
   { method: 'DELETE', path: '/api-keys/{api_key_id}', handler: 'api-keys/delete', operation: apiKeyOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },

@@ -161,7 +161,7 @@ export const workers: readonly Worker[] = [
     name: 'email-status',
     handler: 'workers/email-status',
     trigger: { kind: 'queue', queue: 'ses-events', batchSize: 10 },
-    needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
+    needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'] }, // Query: the project's reputation after a bounce or complaint
   },
   {
     name: 'dispatch-due-emails',

@@ -22,3 +22,12 @@ export function flagFromContext(scope: Construct, name: string): boolean {
   if (value === true || value === 'true') return true;
   throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }
+
+/** A fraction between 0 and 1 (exclusive) from the CDK context (`-c <name>=0.04`), else `fallback`. */
+export function fractionFromContext(scope: Construct, name: string, fallback: number): number {
+  const value = scope.node.tryGetContext(name);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n >= 1) throw new Error(`${name} must be a fraction between 0 and 1 (0.04 for 4%), got ${JSON.stringify(value)}`);
+  return n;
+}

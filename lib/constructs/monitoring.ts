@@ -103,6 +103,7 @@ export class Monitoring extends Construct {
     this.apiAlarm(props.api);
     this.tableAlarm(props.table);
     this.concurrencyAlarm();
+    this.reputationGuardAlarm();
     this.dashboard = this.makeDashboard(props);
   }
 
@@ -200,6 +201,16 @@ export class Monitoring extends Construct {
       `DynamoDB throttled ${ALARMS.tableThrottles} reads or writes of the table in 5 minutes (a hot key, or the account's table limits)`,
       throttles,
       ALARMS.tableThrottles,
+    );
+  }
+
+  /** The reputation guard (shared/emails/reputation.ts) paused a project: its EMF metric, from the email-status worker. */
+  private reputationGuardAlarm(): void {
+    this.alarm(
+      'ProjectSendingPausedAlarm',
+      "The reputation guard paused a project's sending (its bounce or complaint rate over the last 24 hours): npm run project -- show, then resume once fixed",
+      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: 'ProjectSendingPaused', statistic: 'Sum', period: Duration.minutes(5) }),
+      1,
     );
   }
 

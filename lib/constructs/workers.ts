@@ -23,6 +23,8 @@ import { Construct } from 'constructs';
 import { queueTrigger, queueUrlVariable, workerFunctionName, workers as workerDefinitions, workerTimeoutSeconds } from '../../functions/workers';
 import type { FunctionFactory } from './function-factory';
 import type { Queues } from './queues';
+import { fractionFromContext, wholeNumberFromContext } from '../context';
+import { guardThresholds } from '../../shared/emails/reputation-thresholds';
 
 export interface WorkersProps {
   /** makes each worker's function with the grants of its `needs` */
@@ -65,6 +67,7 @@ export class Workers extends Construct {
       const fnId = workerFunctionName(worker.name);
       const fn = props.functions.makeFunction(this, fnId, { handler: worker.handler, needs: worker.needs, timeout: Duration.seconds(workerTimeoutSeconds(worker)), memoryMb: worker.memoryMb });
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', props.apiUrl);
+      if (worker.name === REPUTATION_GUARD_WORKER) for (const [name, value] of Object.entries(reputationGuardEnvironment(this))) fn.addEnvironment(name, value);
       const trigger = worker.trigger.kind === 'queue' ? queueTrigger(worker.trigger, sesSendRate(this)) : worker.trigger;
       if (trigger.kind === 'queue') {
         const { queue } = props.queues.named(trigger.queue);
@@ -101,4 +104,20 @@ export class Workers extends Construct {
       }
     }
   }
+}
+
+/** The worker that pauses a project past its bounce or complaint rate (shared/emails/reputation.ts). */
+export const REPUTATION_GUARD_WORKER = 'email-status';
+
+/**
+ * The reputation guard's thresholds, the same for every project: CDK context `reputationBounceRate`
+ * (0.04), `reputationComplaintRate` (0.0008) and `reputationMinSends` (200 sends in the last 24 hours).
+ */
+export function reputationGuardEnvironment(scope: Construct): Record<string, string> {
+  const defaults = guardThresholds({});
+  return {
+    REPUTATION_BOUNCE_RATE: String(fractionFromContext(scope, 'reputationBounceRate', defaults.bounceRate)),
+    REPUTATION_COMPLAINT_RATE: String(fractionFromContext(scope, 'reputationComplaintRate', defaults.complaintRate)),
+    REPUTATION_MIN_SENDS: String(wholeNumberFromContext(scope, 'reputationMinSends', defaults.minSends, 1, 'sends')),
+  };
 }

@@ -60,6 +60,16 @@ export const project = z.object({
   id,
   name: z.string(),
   created_at: timestamp,
+  /** paused by the reputation guard (shared/emails/reputation.ts) until an operator resumes it */
+  sending: z.object({ status: z.enum(['enabled', 'paused']), reason: z.nullable(z.string()), since: z.nullable(timestamp) }),
+  reputation: z.object({
+    sent: z.int(),
+    bounced: z.int(),
+    complained: z.int(),
+    bounce_rate: z.number(),
+    complaint_rate: z.number(),
+    window: z.literal('24h'),
+  }),
   rate_limit: z.object({ requests_per_second: z.int().check(z.minimum(1)) }),
   quotas: z.object({ daily: wholeOrUnlimited, monthly: wholeOrUnlimited }),
   usage: z.object({ daily: z.int(), monthly: z.int(), day: z.string(), month: z.string() }),

@@ -14,6 +14,7 @@ import { notFound } from '../platform/errors';
 import { DEFAULT_API_RATE_LIMIT, type ProjectView } from './model';
 import type { Caller } from '../platform/caller';
 import { quotaPeriods, quotaUsage } from '../emails/quota';
+import { reputationOf, type SendingPause } from '../emails/reputation';
 
 export interface ProjectSettings {
   /** API requests a second */
@@ -22,6 +23,8 @@ export interface ProjectSettings {
   daily_quota: number | null;
   /** emails a UTC month, null: unlimited */
   monthly_quota: number | null;
+  /** set while the reputation guard has paused the project's sending (shared/emails/reputation.ts) */
+  sending_paused: SendingPause | null;
 }
 
 const wholeNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined);
@@ -41,6 +44,7 @@ const settingsOf = (item: Item): ProjectSettings => ({
   rate_limit: wholeNumber(item.rate_limit) ?? defaultRateLimit(),
   daily_quota: wholeNumber(item.daily_quota) ?? null,
   monthly_quota: wholeNumber(item.monthly_quota) ?? null,
+  sending_paused: (item.sending_paused as SendingPause | undefined) ?? null,
 });
 
 /** The project's settings as stored; undefined when there is no such project. */
@@ -49,7 +53,7 @@ export async function readProjectSettings(projectId: string): Promise<ProjectSet
   return item ? settingsOf(item) : undefined;
 }
 
-const UNKNOWN: ProjectSettings = { rate_limit: DEFAULT_API_RATE_LIMIT, daily_quota: null, monthly_quota: null };
+const UNKNOWN: ProjectSettings = { rate_limit: DEFAULT_API_RATE_LIMIT, daily_quota: null, monthly_quota: null, sending_paused: null };
 const cached = new Map<string, { settings: Promise<ProjectSettings>; readAt: number; refreshing?: boolean }>();
 
 /** The project's settings as this function last read them (see the top of this file). */
@@ -95,9 +99,9 @@ export async function changeProjectSettings(projectId: string, change: SettingsC
   return settingsOf(item);
 }
 
-/** GET /project: the project with its settings as stored (not as cached) and its usage, read side by side. */
+/** GET /project: the project with its settings as stored (not as cached), its usage and its reputation, read side by side. */
 export async function describeProject(caller: Caller): Promise<ProjectView> {
-  const [item, usage] = await Promise.all([getItem(keys.project(caller.projectId)), quotaUsage(caller.projectId)]);
+  const [item, usage, reputation] = await Promise.all([getItem(keys.project(caller.projectId)), quotaUsage(caller.projectId), reputationOf(caller.projectId)]);
   if (!item) throw notFound('Project');
   const settings = settingsOf(item);
   const periods = quotaPeriods();
@@ -106,6 +110,8 @@ export async function describeProject(caller: Caller): Promise<ProjectView> {
     id: caller.projectId,
     name: String(item.name),
     created_at: String(item.created_at),
+    sending: settings.sending_paused ? { status: 'paused', reason: settings.sending_paused.reason, since: settings.sending_paused.since } : { status: 'enabled', reason: null, since: null },
+    reputation,
     rate_limit: { requests_per_second: settings.rate_limit },
     quotas: { daily: settings.daily_quota, monthly: settings.monthly_quota },
     usage: { ...usage, day: periods.daily.slice(4), month: periods.monthly.slice(6) },

@@ -26,6 +26,8 @@ import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
 import { fanOutQueue } from './queue';
 import type { BroadcastRecord, BroadcastStatus, CreateBroadcastInput, UpdateBroadcastInput } from './model';
+import { projectSettings } from '../access/project-settings';
+import { sendingPaused } from '../emails/reputation';
 
 /** How long a queued or sending broadcast may go without progress before the dispatcher restarts its fan-out. */
 export const FANOUT_LEASE_MS = 5 * 60 * 1000;
@@ -140,6 +142,10 @@ async function checkAudience(caller: Caller, segmentId: string | undefined, topi
  * the transaction is tried once more. The fan-out reads the domain again for its configuration set.
  */
 async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction[]): Promise<Item> {
+  if (caller.livemode) {
+    const { sending_paused: paused } = await projectSettings(caller.projectId); // as the request's rate limit read them
+    if (paused) throw sendingPaused(paused);
+  }
   const domainName = addressDomain(draft.from);
   const domainProblems = async () => sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
   const now = Date.now();

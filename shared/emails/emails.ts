@@ -55,6 +55,7 @@ import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { projectSettings } from '../access/project-settings';
 import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from './quota';
+import { sendingPaused } from './reputation';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
 import { sendQueue } from './send-queue';
 import { addressDomain, toRecord, toSummary } from './record';
@@ -320,6 +321,7 @@ export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], opt
   }
   // the project's quotas, as its rate limit read them for this request (no read of their own)
   const settings = caller.livemode ? await projectSettings(caller.projectId) : undefined;
+  if (settings?.sending_paused) throw sendingPaused(settings.sending_paused); // the reputation guard's (./reputation.ts)
   const prepared: PreparedEmail[] = [];
   const problems: ErrorDetail[] = [];
   const domains = new Map<string, ReturnType<typeof findSendingDomain>>(); // a batch reads each sending domain once

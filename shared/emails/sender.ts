@@ -24,6 +24,9 @@
  * sandbox's 1 a second) makes messages wait, never fail, and a retry never emits a second
  * `email.sending` (only the first claim of an email emits it).
  *
+ * A live email of a project whose sending the reputation guard paused (./reputation.ts) is held:
+ * left waiting, due again after PAUSED_HOLD_SECONDS, neither sent nor failed.
+ *
  * SES refusing with an answer (throttling, a 4xx or 5xx it returns) means it did not send: the
  * email goes back to `queued`, at most MAX_SEND_ATTEMPTS times in all, then `failed` with SES's
  * error. No answer at all (a timeout, a dropped connection) may hide a send: `failed`, as above.
@@ -41,6 +44,8 @@ import { acquireSendSlot, laneOf, NoSendSlot } from './send-rate';
 import { sesMessageWrite } from './ses-message';
 import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
+import { projectSettings } from '../access/project-settings';
+import { reputationWrite } from './reputation';
 
 /** SES error names that mean "this will never succeed as sent", as opposed to throttling or a fault. */
 export const PERMANENT_SEND_ERRORS = new Set([
@@ -103,6 +108,26 @@ async function failWaiting(caller: Caller, email: EmailItem, reason: string): Pr
   return 'failed';
 }
 
+/** How long a paused project's email waits before the due-email dispatcher brings it back (PAUSED_HOLD_SECONDS, 300). */
+const pausedHoldMs = () => {
+  const seconds = Number(process.env.PAUSED_HOLD_SECONDS);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 300) * 1000;
+};
+
+/**
+ * The project's sending is paused (./reputation.ts): the email stays as it is (queued or scheduled)
+ * and comes back later, through its due time, until an operator resumes the project.
+ */
+async function holdWhilePaused(email: EmailItem): Promise<SendOutcome> {
+  const due = new Date(Date.now() + pausedHoldMs()).toISOString();
+  try {
+    await transact([update(keys.email(email.project_id, email.id), { set: keys.emailDue(email.project_id, email.id, due), condition: WAITING }, { tag: 'taken' })]);
+  } catch (error) {
+    if (!isConditionFailed(error, 'taken')) throw error;
+  }
+  return 'skipped';
+}
+
 /**
  * A message (redelivered, or the dispatcher's after the lease) for an email still `sending`: a
  * live sender holds it within the lease; after it, its sender died and it ends `failed`.
@@ -161,11 +186,13 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later
 
   // The content (stored once at acceptance, ./content.ts) is read with the suppression entries, before the claim.
-  const [suppressed, content, domain] = await Promise.all([
+  const [suppressed, content, domain, settings] = await Promise.all([
     suppressedAddresses(projectId, [...email.to, ...email.cc, ...email.bcc]),
     getEmailContent(projectId, emailId),
     findSendingDomain(projectId, addressDomain(email.from)),
+    email.livemode ? projectSettings(projectId) : undefined, // cached: read at most once a minute
   ]);
+  if (settings?.sending_paused) return holdWhilePaused(email);
   const keep = (address: string) => !suppressed.has(bareAddress(address));
   if (![...email.to, ...email.cc, ...email.bcc].some(keep)) {
     try {
@@ -245,6 +272,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
     update(key, { set: { last_event: 'sent', message_id: messageId }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }),
     sesMessageWrite(messageId, projectId, emailId, email.configuration_set), // SES feedback finds the email by this alone
     eventWrite(caller, 'email.sent', sent),
+    ...(email.livemode ? [reputationWrite(projectId, emailId, { sent: 1 })] : []), // the reputation guard's denominator
   ]);
   countMetric('Sent');
   return 'sent';

@@ -11,6 +11,9 @@
  *   never through tags: a send's own tags could name another project's email.
  * - A Transient bounce (mailbox full, auto-reply) is `delivery_delayed`, not `bounced`; Send
  *   events are ignored (the sender records `sent` and emits `email.sent` itself).
+ * - A permanent bounce or a complaint of live mail is counted for the project's reputation in the
+ *   same transaction, and the reputation guard then looks at the project's last 24 hours
+ *   (./reputation.ts): it may pause the project's sending.
  * - An event for an email the sender has not finished recording (`sending`) is retried later
  *   (NotYetSent), so the sender's own `sending -> sent` write is never overtaken.
  */
@@ -25,6 +28,7 @@ import type { EventType } from '../events/model';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
 import { logger } from '../platform/log';
 import { routeFeedback } from './ses-message';
+import { guardReputation, reputationWrite } from './reputation';
 
 /** Later stages outrank earlier ones; a status never moves to a lower rank. */
 const RANK: Record<LastEvent, number> = {
@@ -136,8 +140,13 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
       const caller: Caller = { projectId: target.projectId, livemode: item.livemode, permission: 'full_access' };
       writes.push(eventWrite(caller, translated.type, { ...toSummary(item), last_event: current, ...translated.detail }));
     }
+    // the reputation guard's counts (./reputation.ts), once per SES event (the marker's transaction): live mail only
+    const harm = translated.status === 'bounced' ? 'bounced' : translated.status === 'complained' ? 'complained' : undefined;
+    if (harm && item.livemode) writes.push(reputationWrite(target.projectId, target.emailId, { [harm]: 1 }));
     try {
       await transact(writes);
+      // applied either way: a guard that fails now looks again at the project's next bounce or complaint
+      if (harm && item.livemode) await guardReputation(target.projectId).catch((error) => logger.error('reputation guard failed', { project_id: target.projectId, error }));
       return 'applied';
     } catch (error) {
       if (isConditionFailed(error, 'duplicate')) return 'duplicate';

@@ -33,6 +33,8 @@ export const EVENT_TYPES = [
   'webhook.endpoint.updated',
   'webhook.endpoint.disabled',
   'webhook.endpoint.deleted',
+  'project.sending_paused',
+  'project.sending_resumed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

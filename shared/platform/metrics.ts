@@ -8,7 +8,7 @@
 export const METRICS_NAMESPACE = 'EmailService';
 
 /** The metrics the workers emit, and the dimension each may carry. */
-export type MetricName = 'Sent' | 'SendThrottled' | 'WebhookDeliveries';
+export type MetricName = 'Sent' | 'SendThrottled' | 'WebhookDeliveries' | 'ProjectSendingPaused';
 
 /** The EMF line for `value` of `name` (a count), with `dimensions`. */
 export function metricLine(name: MetricName, value: number, dimensions: Record<string, string> = {}, timestamp = Date.now()): string {

@@ -8,51 +8,28 @@
  *   missing `messageId` on /get-emlContent killed the process with an unhandled rejection) and a
  *   few odd requests on every port, raw over TCP; then the API still answers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../lib/local/ports';
+import { startRuntimeProcess } from '../support/runtime-process';
 
-const root = join(__dirname, '..', '..');
 const key = `es_test_${'H'.repeat(32)}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'email-service-hardening-'));
 let child: ChildProcess;
-let output = '';
+let output: () => string = () => '';
 let apiUrl = '';
 let ports: Record<string, number> = {};
 
 const portOf = (url: string) => Number(new URL(url).port);
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin', 'local.ts')], {
-    cwd: root,
-    detached: true, // a group of its own: afterAll kills whatever is left of it
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      DYNAMODB_IN_MEMORY: 'true',
-      LOCAL_API_KEY: key,
-      LOCAL_SES_PORT: '0',
-      LOCAL_SMTP_PORT: '0',
-      ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'false',
-      LOG_LEVEL: 'WARN',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  const deadline = Date.now() + 90_000;
-  while (!apiUrl) {
-    const match = /^API (http:\/\/\S+)$/m.exec(output);
-    if (match) apiUrl = match[1];
-    else if (child.exitCode !== null) throw new Error(`exited early:\n${output}`);
-    else if (Date.now() > deadline) throw new Error(`not ready:\n${output}`);
-    else await new Promise((r) => setTimeout(r, 100));
-  }
+  const started = await startRuntimeProcess({ DATA_DIR: dataDir, LOCAL_API_KEY: key, ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'false' });
+  child = started.child;
+  apiUrl = started.apiUrl;
+  output = started.output;
   const info = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
   ports = {
     api: portOf(info.apiUrl),
@@ -142,13 +119,13 @@ it('survives the known crashers and odd requests on every port, and still answer
   for (const [name, port] of Object.entries(ports)) {
     for (const bytes of crashers) {
       await raw(port, bytes);
-      expect({ name, port, alive: child.exitCode === null, output: child.exitCode === null ? '' : output }).toEqual({ name, port, alive: true, output: '' });
+      expect({ name, port, alive: child.exitCode === null, output: child.exitCode === null ? '' : output() }).toEqual({ name, port, alive: true, output: '' });
     }
   }
   await new Promise((r) => setTimeout(r, 500)); // a rejection left unhandled surfaces a moment later
-  expect({ alive: child.exitCode === null, output: child.exitCode === null ? '' : output }).toEqual({ alive: true, output: '' });
+  expect({ alive: child.exitCode === null, output: child.exitCode === null ? '' : output() }).toEqual({ alive: true, output: '' });
   // aws-ses-v2-local's own port still crashes its handler: the last resort logged it and kept serving
-  expect(output).toMatch(/in a stand-in's code; the local runtime keeps serving/);
+  expect(output()).toMatch(/in a stand-in's code; the local runtime keeps serving/);
   expect((await call('GET', '/domains')).status).toBe(200);
   const viewer = await fetch(`http://127.0.0.1:${ports.mailViewer}/store`);
   expect(viewer.status).toBe(200);

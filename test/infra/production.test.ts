@@ -49,6 +49,16 @@ describe('alarms someone receives', () => {
     for (const alarm of alarms()) expect({ alarm: alarm.AlarmDescription, actions: alarm.AlarmActions }).toEqual({ alarm: alarm.AlarmDescription, actions: [{ Ref: topicId }] });
   });
 
+  it("alarms when the reputation guard pauses a project, and gives its worker the deployment's thresholds", () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'EmailService', MetricName: 'ProjectSendingPaused', Threshold: 1, Statistic: 'Sum' });
+    const guard = resources[idOf(stack.functions.get(workerFunctionId('email-status'))!)].Properties.Environment.Variables;
+    expect(guard).toMatchObject({ REPUTATION_BOUNCE_RATE: '0.04', REPUTATION_COMPLAINT_RATE: '0.0008', REPUTATION_MIN_SENDS: '200' });
+    const tuned = synth({ bundle: false, context: { ...cdkJsonContext, reputationBounceRate: '0.03', reputationMinSends: '500' } });
+    const env = tuned.resources[tuned.stack.getLogicalId(tuned.stack.functions.get(workerFunctionId('email-status'))!.node.defaultChild as CfnElement)].Properties.Environment.Variables;
+    expect(env).toMatchObject({ REPUTATION_BOUNCE_RATE: '0.03', REPUTATION_MIN_SENDS: '500' });
+    expect(() => synth({ bundle: false, context: { ...cdkJsonContext, reputationComplaintRate: '5' } })).toThrow(/reputationComplaintRate/);
+  });
+
   it("warns at half of SES's bounce and complaint review levels", () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/SES', MetricName: 'Reputation.BounceRate', Threshold: 0.025 });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/SES', MetricName: 'Reputation.ComplaintRate', Threshold: 0.0005 });

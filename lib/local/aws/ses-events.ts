@@ -7,7 +7,8 @@
  * Recipients behave like the SES mailbox simulator (all @simulator.amazonses.com):
  * `success@` delivered; `bounce@` a Permanent/General bounce; `ooto@` delivered (SES then sends
  * an auto-reply, which suppresses nothing); `complaint@` delivered, then an `abuse` complaint;
- * `suppressionlist@` a Permanent/OnAccountSuppressionList bounce. Any other address: delivered.
+ * `suppressionlist@` a Permanent/OnAccountSuppressionList bounce; each also with a `+label`
+ * (`bounce+anything@`), as SES's simulator takes them. Any other address: delivered.
  * Every send gets a `Send` event first.
  */
 import { randomUUID } from 'node:crypto';
@@ -23,6 +24,9 @@ function bareAddress(address: string): string {
   const match = /<([^>]+)>\s*$/.exec(address);
   return (match ? match[1] : address).trim().toLowerCase();
 }
+
+/** The simulator address a recipient stands for: SES's simulator takes a `+label` (`bounce+user1@`), so tests can bounce many distinct addresses. */
+const simulatorAddress = (address: string): string => bareAddress(address).replace(/\+[^@]*@simulator\.amazonses\.com$/, '@simulator.amazonses.com');
 
 /** The SES events of one accepted send, in the order SES would publish them. */
 export function simulatedEvents(request: Record<string, any>, messageId: string, now = new Date()): SesEvent[] {
@@ -61,7 +65,7 @@ export function simulatedEvents(request: Record<string, any>, messageId: string,
       },
     });
   for (const recipient of recipients) {
-    const address = bareAddress(recipient);
+    const address = simulatorAddress(recipient);
     if (address === 'bounce@simulator.amazonses.com') bounce('General', recipient, 'smtp; 550 5.1.1 user unknown');
     else if (address === 'suppressionlist@simulator.amazonses.com') {
       bounce('OnAccountSuppressionList', recipient, 'Amazon SES did not send the message to this address because it is on the suppression list for your account.');
@@ -74,7 +78,7 @@ export function simulatedEvents(request: Record<string, any>, messageId: string,
       delivery: { timestamp: later, processingTimeMillis: 500, recipients: delivered, smtpResponse: '250 2.6.0 Message received', reportingMTA: 'a8-1.smtp-out.amazonses.com' },
     });
   }
-  const complainers = delivered.filter((r) => bareAddress(r) === 'complaint@simulator.amazonses.com');
+  const complainers = delivered.filter((r) => simulatorAddress(r) === 'complaint@simulator.amazonses.com');
   if (complainers.length) {
     events.push({
       eventType: 'Complaint',

@@ -12,6 +12,7 @@
  * | entity          | PK                      | SK                   | GSI1PK | GSI1SK | used by                                              |
  * |-----------------|-------------------------|----------------------|--------|--------|------------------------------------------------------|
  * | project         | PROJECT#<pid>           | PROJECT              | -      | -      | create (CLI, local bootstrap), get; its settings (rate limit, quotas: `npm run project`), read by every authenticated request at most once a minute per function (shared/access/project-settings.ts) |
+ * | reputation      | REPUTATION#<pid>#<shard> | HOUR#<yyyy-mm-ddThh> | -     | -      | the reputation guard's counts of live sends (the sender's sent transaction), permanent bounces and complaints (the email-status worker's transaction), ADD per UTC hour; read (the shards merged, the last 24 hours) after a bounce or complaint and by GET /project (shared/emails/reputation.ts); TTL 2 days |
  * | rate window     | RATE_LIMIT#<pid>#<epoch second> | RATE_LIMIT   | -      | -      | every authenticated request: one UpdateItem (ADD with a condition under the project's limit), beside the API-key lookup (shared/access/rate-limit.ts); a partition per second, so a project's counting never meets another second's; TTL 2 min |
  * | send count      | SEND_COUNT#<pid>#<DAY#yyyy-mm-dd or MONTH#yyyy-mm> | SEND_COUNT | - | - | emails accepted in the day / month (UTC): added to in the transaction that accepts them, with a condition under the project's quota (shared/emails/quota.ts); read for the usage headers and GET /project; TTL 40 days (day) / 400 days (month) |
  * | default project | DEPLOYMENT              | DEFAULT_PROJECT      | -      | -      | local runtime: which project `npm start` provisions  |
@@ -128,6 +129,10 @@ export const pendingEmailsFrom = (projectId: string, domainName: string): Sharde
 /** An email of a large batch before the batch commits: another prefix than `EMAIL#`, so no reader of emails sees it. */
 export const stagedEmail = (projectId: string, emailId: string): Key => ({ PK: projectPk(projectId), SK: `STAGED_EMAIL#${emailId}` });
 export const emailBatch = (projectId: string, batchId: string): Key => ({ PK: projectPk(projectId), SK: `EMAIL_BATCH#${batchId}` });
+/** A project's live sends, permanent bounces and complaints in one UTC hour (`2026-11-25T14`), sharded by email id like its emails. */
+const reputationPk = (projectId: string) => `REPUTATION#${projectId}`;
+export const reputationBucket = (projectId: string, emailId: string, hour: string): Key => ({ PK: `${reputationPk(projectId)}#${shardOf(emailId)}`, SK: `HOUR#${hour}` });
+export const reputationBuckets = (projectId: string): ShardedCollection => ({ PKs: shardPks(reputationPk(projectId)), prefix: 'HOUR#' });
 export const sesMessage = (messageId: string): Key => ({ PK: `SES_MESSAGE#${messageId}`, SK: 'SES_MESSAGE' });
 export const sendRate = (epochSecond: number, shard = 0): Key => ({ PK: shard ? `SEND_RATE#${epochSecond}#${shard}` : `SEND_RATE#${epochSecond}`, SK: 'SEND_RATE' });
 export const suppression = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION#${address.toLowerCase()}` });
