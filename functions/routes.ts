@@ -92,7 +92,21 @@ export const routes: readonly Route[] = [
   // Domains
   {
     method: 'POST', path: '/domains', handler: 'domains/create', operation: domainOps.create,
-    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], ses: ['ses:CreateConfigurationSet', 'ses:CreateConfigurationSetEventDestination', 'ses:CreateEmailIdentity', 'ses:PutEmailIdentityMailFromAttributes', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'] },
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], ses: [
+        'ses:CreateConfigurationSet',
+        'ses:CreateConfigurationSetEventDestination',
+        'ses:CreateEmailIdentity',
+        'ses:PutEmailIdentityMailFromAttributes',
+        'ses:GetEmailIdentity',
+        'ses:DeleteEmailIdentity',
+        'ses:DeleteConfigurationSet',
+        // the project's SES tenant (shared/domains/tenants.ts)
+        'ses:CreateTenant',
+        'ses:GetTenant',
+        'ses:UpdateReputationEntityPolicy',
+        'ses:CreateTenantResourceAssociation',
+      ],
+    },
   },
   { method: 'GET', path: '/domains', handler: 'domains/list', operation: domainOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/domains/{domain_id}', handler: 'domains/get', operation: domainOps.get, needs: { table: ['GetItem'] } },

@@ -119,6 +119,9 @@ export class ApiFunction extends NodejsFunction {
   }
 }
 
+/** The ARN pattern of the service's SES tenants (`es-<project id>/<tenant id>`, shared/domains/tenants.ts), in this account and region. */
+export const serviceTenantsArn = (stack: Stack): string => stack.formatArn({ service: 'ses', resource: 'tenant', resourceName: 'es-*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+
 /** The ARN pattern of the service's SES configuration sets (`es-*`, shared/domains/identity.ts), in this account and region. */
 export const serviceConfigurationSetsArn = (stack: Stack): string =>
   stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: `${CONFIGURATION_SET_PREFIX}*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
@@ -135,8 +138,12 @@ const READ_ACTIONS = new Set<TableAction>(['GetItem', 'BatchGetItem', 'Query', '
 export function sesResources(stack: Stack, action: SesAction): string[] {
   const identities = stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
   const configurationSets = serviceConfigurationSetsArn(stack);
+  const tenants = serviceTenantsArn(stack);
   if (action === 'ses:GetAccount') return ['*'];
-  if (action === 'ses:SendEmail') return [identities, configurationSets];
+  if (action === 'ses:SendEmail') return [identities, configurationSets, tenants]; // a send names the project's tenant
+  if (action === 'ses:CreateTenantResourceAssociation') return [tenants, identities, configurationSets];
+  if (action === 'ses:UpdateReputationEntityPolicy') return [tenants, `arn:${stack.partition}:ses:${stack.region}:aws:reputation-policy/*`]; // SES's managed policies
+  if (action.includes('Tenant')) return [tenants];
   if (action.includes('ConfigurationSet')) return [configurationSets];
   if (action.includes('EmailIdentity')) return [identities, configurationSets];
   throw new Error(`no SES resource known for ${action}: add it to sesResources (lib/api-function.ts)`);

@@ -36,6 +36,7 @@ import { InboundMail, inboundRetentionDays } from './inbound';
 import { flagFromContext } from './context';
 import { REGION_NAME } from './region';
 import { tableDefinition } from './table-definition';
+import { REPUTATION_POLICIES, type ReputationPolicy } from '../shared/domains/tenant-policies';
 
 export const STACK_NAME = 'EmailService';
 export const REGION = REGION_NAME;
@@ -162,6 +163,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     if (needs.inboundBucket) this.inbound.grant(fn, needs.inboundBucket);
     if (needs.contentBucket) this.content.grant(fn, needs.contentBucket);
     if (needs.secretsKey) fn.bindSecretsKey(this.secretsKey, needs.secretsKey);
+    if (needs.ses?.includes('ses:UpdateReputationEntityPolicy')) fn.addEnvironment('SES_TENANT_REPUTATION_POLICY', tenantReputationPolicy(this));
     return fn;
   }
 }
@@ -173,8 +175,21 @@ function acknowledgeSesResources(fn: ApiFunction): void {
     ['*', "ses:GetAccount has no resource type: it reads the account's own quota"],
     [`arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:identity/*`, "the identities are the customers' domains, created at run time: this account's, in this region"],
     [`arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:configuration-set/es-*`, "the service's own configuration sets, one per domain id (es-<id>), created at run time"],
+    [`arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:tenant/es-*`, "the service's SES tenants, one per project (es-<project id>), created at run time"],
+    [`arn:<AWS::Partition>:ses:${stack.region}:aws:reputation-policy/*`, "SES's own managed reputation policies (standard, strict, none), which a tenant is given"],
   ];
   for (const [resource, reason] of patterns) Validations.of(fn).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
+}
+
+/**
+ * The SES managed reputation policy every project's tenant gets (shared/domains/tenants.ts): CDK context
+ * `sesTenantReputationPolicy`, `standard` (SES pauses a tenant on high-severity findings), `strict`
+ * (also on lower ones) or `none`.
+ */
+export function tenantReputationPolicy(scope: Construct): ReputationPolicy {
+  const value = scope.node.tryGetContext('sesTenantReputationPolicy') ?? 'standard';
+  if (!REPUTATION_POLICIES.includes(value)) throw new Error(`sesTenantReputationPolicy must be one of ${REPUTATION_POLICIES.join(', ')}, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** A worker's function id in `functions`: `sender` -> `SenderWorker`. */

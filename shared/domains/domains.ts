@@ -58,6 +58,7 @@ import {
   type WriteAction,
 } from '../platform/db/table';
 import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type IdentityState } from './identity';
+import { associateDomain, ensureTenant } from './tenants';
 import type { Capability, CreateDomainInput, Domain, DomainStatus, Tls, UpdateDomainInput } from './model';
 import { buildRecords, isSettled } from './records';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
@@ -105,6 +106,8 @@ interface DomainNameItem {
   sending?: Capability;
   /** set when the domain verifies: the claim never expires after that */
   verified_at?: string;
+  /** the project's SES tenant its identity and configuration set belong to (./tenants.ts); sends name it */
+  ses_tenant?: string;
 }
 
 const toDomain = (item: DomainItem): Domain => ({
@@ -230,12 +233,25 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
     updated_at: now,
   };
   let state: IdentityState;
+  let tenant: string | undefined;
   try {
     if (previous) await removeIdentity(name, previous.configuration_set);
     state = await createIdentity({ name, configurationSet: item.configuration_set, tls: item.tls, sending: item.capabilities.sending, open_tracking: false, click_tracking: false });
   } catch (error) {
     await releaseClaim(name, id);
     throw error;
+  }
+  if (caller.livemode) {
+    // the project's SES tenant (./tenants.ts): made with its first live domain, this domain's resources its own
+    try {
+      const projectTenant = await ensureTenant(caller.projectId);
+      await associateDomain(projectTenant, name, item.configuration_set);
+      tenant = projectTenant.name;
+    } catch (error) {
+      await removeIdentity(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
+      await releaseClaim(name, id);
+      throw error;
+    }
   }
   Object.assign(item, { status: state.dkimStatus, dkim_tokens: state.dkimTokens, mail_from_status: state.mailFromStatus });
 
@@ -244,7 +260,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   try {
     await transact([
       put({ ...keys.domain(caller.projectId, id), type: 'domain', ...item, ...unsettledIndex(item) }, { ifAbsent: () => new Error(`domain id ${id} exists`) }),
-      update(claimKey, { set: { state: 'active', status: item.status, sending: item.capabilities.sending }, condition: claimedBy(id) }, taken(name)),
+      update(claimKey, { set: { state: 'active', status: item.status, sending: item.capabilities.sending, ...(tenant ? { ses_tenant: tenant } : {}) }, condition: claimedBy(id) }, taken(name)),
       countDomains(caller.projectId, 1, { expression: 'attribute_not_exists(domain_count) OR domain_count < :max', values: { ':max': max } }, limitReached(max)),
       eventWrite(caller, 'domain.created', domain),
     ]);
@@ -417,10 +433,20 @@ export async function findSendingDomain(projectId: string, domainName: string): 
 }
 
 /** The same, from the name's claim item (as a failed `sendingDomainCheck` brings it). */
-export function sendingDomainOf(projectId: string, item: Item | undefined): { id: string; name: string; status: DomainStatus; configuration_set: string; sending: Capability } | undefined {
+export function sendingDomainOf(
+  projectId: string,
+  item: Item | undefined,
+): { id: string; name: string; status: DomainStatus; configuration_set: string; sending: Capability; ses_tenant: string | null } | undefined {
   const claim = item as DomainNameItem | undefined;
   if (!claim || claim.state !== 'active' || claim.project_id !== projectId) return undefined;
-  return { id: claim.domain_id, name: claim.name, status: claim.status ?? 'not_started', configuration_set: claim.configuration_set, sending: claim.sending ?? 'enabled' };
+  return {
+    id: claim.domain_id,
+    name: claim.name,
+    status: claim.status ?? 'not_started',
+    configuration_set: claim.configuration_set,
+    sending: claim.sending ?? 'enabled',
+    ses_tenant: claim.ses_tenant ?? null,
+  };
 }
 
 export type SendingDomain = ReturnType<typeof sendingDomainOf>;

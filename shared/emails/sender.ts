@@ -149,8 +149,10 @@ async function suppressedAddresses(projectId: string, addresses: string[]): Prom
   return new Set(found.map((item) => String(item.SK).slice('SUPPRESSION#'.length)));
 }
 
-function sesRequest(email: EmailItem, content: EmailContent, keep: (address: string) => boolean) {
+function sesRequest(email: EmailItem, content: EmailContent, keep: (address: string) => boolean, tenant: string | null) {
   return new SendEmailCommand({
+    // the project's SES tenant, when the domain's resources are its (shared/domains/tenants.ts)
+    ...(tenant ? { TenantName: tenant } : {}),
     FromEmailAddress: email.from,
     Destination: { ToAddresses: email.to.filter(keep), CcAddresses: email.cc.filter(keep), BccAddresses: email.bcc.filter(keep) },
     ReplyToAddresses: email.reply_to.length ? email.reply_to : undefined,
@@ -255,7 +257,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
     messageId = `test-${newId()}`; // test keys never reach SES
   } else {
     try {
-      const out = await sesSendClient.send(sesRequest(email, content, keep));
+      const out = await sesSendClient.send(sesRequest(email, content, keep, domain?.ses_tenant ?? null));
       messageId = out.MessageId!;
     } catch (error) {
       const reason = `${(error as Error).name}: ${(error as Error).message}`;

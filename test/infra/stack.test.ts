@@ -375,6 +375,8 @@ describe('EmailService SES permissions', () => {
   };
   const identities = 'arn:<AWS::Partition>:ses:ap-southeast-2:<AWS::AccountId>:identity/*';
   const configurationSets = 'arn:<AWS::Partition>:ses:ap-southeast-2:<AWS::AccountId>:configuration-set/es-*';
+  const tenants = 'arn:<AWS::Partition>:ses:ap-southeast-2:<AWS::AccountId>:tenant/es-*';
+  const reputationPolicies = 'arn:<AWS::Partition>:ses:ap-southeast-2:aws:reputation-policy/*';
 
   it.each(declared.map((d) => [d.fnId, d] as const))('%s: exactly the SES actions it declares, each on its resources only', (_id, { fnId, ses }) => {
     const statements = sesStatements(fnId);
@@ -385,7 +387,11 @@ describe('EmailService SES permissions', () => {
       for (const action of [statement.Action].flat()) {
         if (action === 'ses:GetAccount')
           expect(resources).toEqual(['*']); // no resource type
-        else if (action === 'ses:SendEmail') expect(resources).toEqual([configurationSets, identities]);
+        else if (action === 'ses:SendEmail')
+          expect(resources).toEqual([configurationSets, identities, tenants]); // a send names the project's tenant
+        else if (action === 'ses:CreateTenantResourceAssociation') expect(resources).toEqual([configurationSets, identities, tenants]);
+        else if (action === 'ses:UpdateReputationEntityPolicy') expect(resources).toEqual([tenants, reputationPolicies]);
+        else if (action.includes('Tenant')) expect(resources).toEqual([tenants]);
         else if (action.includes('ConfigurationSet')) expect(resources).toEqual([configurationSets]);
         else expect(resources).toEqual([configurationSets, identities]);
       }
@@ -394,8 +400,11 @@ describe('EmailService SES permissions', () => {
 
   it('gives the domain routes the SES calls they make, and nothing SES to the rest', () => {
     expect(sesStatements('PostDomains').flatMap((st) => [st.Action].flat())).toEqual(
-      expect.arrayContaining(['ses:CreateEmailIdentity', 'ses:CreateConfigurationSet', 'ses:PutEmailIdentityMailFromAttributes']),
+      expect.arrayContaining(['ses:CreateEmailIdentity', 'ses:CreateConfigurationSet', 'ses:PutEmailIdentityMailFromAttributes', 'ses:CreateTenant', 'ses:CreateTenantResourceAssociation']),
     );
+    // the tenants' reputation policy, from context (standard by default)
+    const postDomains = resources[idOf('PostDomains')].Properties.Environment.Variables;
+    expect(postDomains.SES_TENANT_REPUTATION_POLICY).toBe('standard');
     expect(sesStatements('PostDomainsDomainIdVerify').flatMap((st) => [st.Action].flat())).toEqual(['ses:GetEmailIdentity']);
     expect(sesStatements('GetDomains')).toEqual([]);
     expect(sesStatements('PostSegments')).toEqual([]);

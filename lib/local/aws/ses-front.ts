@@ -12,7 +12,13 @@
  *   as SES throttles; a From whose domain is not a verified identity gets 400 MessageRejected.
  * - GET /_local/send-stats answers how many sends were accepted, and how many throttled, in each
  *   second (benchmarks);
- * - identities and configuration sets are kept in DATA_DIR/ses-identities.json across restarts;
+ * - tenants (SES tenant management): CreateTenant, GetTenant, CreateTenantResourceAssociation,
+ *   UpdateReputationEntityPolicy and UpdateReputationEntityCustomerManagedStatus. A send naming a
+ *   tenant needs the tenant and its From identity and configuration set associated with it (else
+ *   400 BadRequestException, as SES); a tenant whose customer-managed status is DISABLED (an operator
+ *   pausing it, standing in for SES pausing it on reputation findings) gets 400 SendingPausedException.
+ *   GET /_local/sends/<SES message id> answers the tenant each accepted send named (null for none);
+ * - identities, configuration sets and tenants are kept in DATA_DIR/ses-identities.json across restarts;
  * - the mail viewer (LOCAL_SES_PORT) is this front too, on a second port: aws-ses-v2-local itself
  *   listens on a port of its own that nothing is told about. Its handlers answer some malformed
  *   requests twice, and the second answer throws outside any handler (one `GET /get-emlContent`
@@ -56,10 +62,30 @@ interface ConfigurationSet {
   eventDestinations: Record<string, unknown>[];
 }
 
+interface Tenant {
+  name: string;
+  id: string;
+  arn: string;
+  createdAt: number;
+  tags: { Key: string; Value: string }[];
+  /** ARNs of the identities and configuration sets associated with it */
+  resources: string[];
+  /** its managed reputation policy's ARN */
+  policy?: string;
+  /** the customer-managed sending status: DISABLED pauses its sends */
+  sendingStatus: 'ENABLED' | 'REINSTATED' | 'DISABLED';
+}
+
 interface State {
   identities: Record<string, Identity>;
   configurationSets: Record<string, ConfigurationSet>;
+  tenants?: Record<string, Tenant>;
 }
+
+const ACCOUNT = '000000000000';
+const REGION = 'ap-southeast-2';
+const sesArn = (resource: string) => `arn:aws:ses:${REGION}:${ACCOUNT}:${resource}`;
+const REPUTATION_POLICY = /^arn:aws:ses:[a-z0-9-]+:aws:reputation-policy\/(none|standard|strict)$/;
 
 class SesError extends Error {
   constructor(
@@ -105,6 +131,46 @@ export class SesFront {
   }
   /** sends refused with 429 per epoch second, likewise */
   private readonly throttledPerSecond = new Map<number, number>();
+  /** the tenant each accepted send named, by SES message id (the last 10,000 sends) */
+  private readonly sendTenants = new Map<string, string | null>();
+
+  /** A deleted resource is no tenant's any more (SES drops its associations). */
+  private forgetResource(arn: string): void {
+    for (const tenant of Object.values(this.tenants())) tenant.resources = tenant.resources.filter((r) => r !== arn);
+  }
+
+  private tenants(): Record<string, Tenant> {
+    this.state.tenants ??= {};
+    return this.state.tenants;
+  }
+
+  private tenant(name: unknown): Tenant {
+    const tenant = this.tenants()[String(name)];
+    if (!tenant) throw new SesError(404, 'NotFoundException', `Tenant ${String(name)} does not exist.`);
+    return tenant;
+  }
+
+  private describeTenant(tenant: Tenant) {
+    return {
+      TenantName: tenant.name,
+      TenantId: tenant.id,
+      TenantArn: tenant.arn,
+      CreatedTimestamp: tenant.createdAt / 1000,
+      Tags: tenant.tags,
+      SendingStatus: tenant.sendingStatus === 'DISABLED' ? 'DISABLED' : 'ENABLED',
+    };
+  }
+
+  /** A send that names a tenant: SES sends it only if every resource it uses is the tenant's, and the tenant may send. */
+  private checkTenantSend(body: Record<string, any>, identity: Identity): void {
+    if (body.TenantName === undefined) return;
+    const tenant = this.tenants()[String(body.TenantName)];
+    if (!tenant) throw new SesError(404, 'NotFoundException', `Tenant ${String(body.TenantName)} does not exist.`);
+    const used = [sesArn(`identity/${identity.name}`), ...(body.ConfigurationSetName ? [sesArn(`configuration-set/${body.ConfigurationSetName}`)] : [])];
+    const foreign = used.filter((arn) => !tenant.resources.includes(arn));
+    if (foreign.length) throw new SesError(400, 'BadRequestException', `Resources are not associated with tenant ${tenant.name}: ${foreign.join(', ')}`);
+    if (tenant.sendingStatus === 'DISABLED') throw new SesError(400, 'SendingPausedException', `Sending is paused for tenant ${tenant.name}.`);
+  }
 
   constructor(private readonly options: SesFrontOptions) {
     if (options.stateFile && existsSync(options.stateFile)) this.state = JSON.parse(readFileSync(options.stateFile, 'utf8'));
@@ -186,6 +252,12 @@ export class SesFront {
     const method = request.method ?? 'GET';
     const parts = url.pathname.split('/').filter(Boolean); // ['v2', 'email', ...]
     const [v2, email, resource, name, sub] = parts;
+    if (url.pathname.startsWith('/_local/sends/') && method === 'GET') {
+      // Local only: the tenant an accepted send named
+      const messageId = decodeURIComponent(url.pathname.slice('/_local/sends/'.length));
+      if (!this.sendTenants.has(messageId)) return send(response, 404, { message: 'no such send' });
+      return send(response, 200, { messageId, tenant: this.sendTenants.get(messageId) });
+    }
     if (url.pathname === '/_local/send-stats' && method === 'GET') {
       // Local only: how many sends SES accepted in each second, as SES's own clock saw them.
       return send(response, 200, { perSecond: Object.fromEntries(this.acceptedPerSecond), throttledPerSecond: Object.fromEntries(this.throttledPerSecond) });
@@ -224,6 +296,7 @@ export class SesFront {
       if (name && !sub && method === 'DELETE') {
         this.identity(name);
         delete this.state.identities[decodeURIComponent(name).toLowerCase()];
+        this.forgetResource(sesArn(`identity/${decodeURIComponent(name).toLowerCase()}`));
         this.save();
         return send(response, 200, {});
       }
@@ -268,6 +341,7 @@ export class SesFront {
       if (name && !sub && method === 'DELETE') {
         this.configurationSet(name);
         delete this.state.configurationSets[decodeURIComponent(name)];
+        this.forgetResource(sesArn(`configuration-set/${decodeURIComponent(name)}`));
         this.save();
         return send(response, 200, {});
       }
@@ -294,6 +368,52 @@ export class SesFront {
       }
     }
 
+    if (resource === 'tenants' && method === 'POST') {
+      const body = await readJson(request);
+      if (!name) {
+        const tenantName = String(body.TenantName ?? '');
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(tenantName)) throw new SesError(400, 'BadRequestException', 'TenantName must be 1-64 letters, digits, hyphens or underscores');
+        if (this.tenants()[tenantName]) throw new SesError(400, 'AlreadyExistsException', `Tenant ${tenantName} already exists.`);
+        const id = `tn-${randomBytes(12).toString('hex')}`;
+        const tenant: Tenant = { name: tenantName, id, arn: sesArn(`tenant/${tenantName}/${id}`), createdAt: Date.now(), tags: body.Tags ?? [], resources: [], sendingStatus: 'ENABLED' };
+        this.tenants()[tenantName] = tenant;
+        this.save();
+        return send(response, 200, this.describeTenant(tenant));
+      }
+      if (name === 'get' && !sub) return send(response, 200, { Tenant: this.describeTenant(this.tenant(body.TenantName)) });
+      if (name === 'resources' && !sub) {
+        const tenant = this.tenant(body.TenantName);
+        const arn = String(body.ResourceArn ?? '');
+        const [kind, ...rest] = arn.slice(sesArn('').length).split('/');
+        const known =
+          arn.startsWith(sesArn('')) &&
+          ((kind === 'identity' && this.state.identities[rest.join('/').toLowerCase()]) || (kind === 'configuration-set' && this.state.configurationSets[rest.join('/')]));
+        if (!known) throw new SesError(404, 'NotFoundException', `Resource ${arn} does not exist.`);
+        if (!tenant.resources.includes(arn)) tenant.resources.push(arn);
+        this.save();
+        return send(response, 200, {});
+      }
+    }
+
+    if (resource === 'reputation' && name === 'entities' && method === 'PUT') {
+      // /v2/email/reputation/entities/RESOURCE/<entity ARN>/(policy|customer-managed-status)
+      const [, , , , entityType, reference, setting] = parts;
+      if (entityType !== 'RESOURCE') throw new SesError(400, 'BadRequestException', 'Only RESOURCE entities are supported');
+      const arn = decodeURIComponent(reference ?? '');
+      const tenant = Object.values(this.tenants()).find((t) => t.arn === arn);
+      if (!tenant) throw new SesError(404, 'NotFoundException', `Reputation entity ${arn} does not exist.`);
+      const body = await readJson(request);
+      if (setting === 'policy') {
+        if (!REPUTATION_POLICY.test(String(body.ReputationEntityPolicy))) throw new SesError(400, 'BadRequestException', `Unknown reputation policy ${String(body.ReputationEntityPolicy)}`);
+        tenant.policy = body.ReputationEntityPolicy;
+      } else if (setting === 'customer-managed-status') {
+        if (!['ENABLED', 'REINSTATED', 'DISABLED'].includes(body.SendingStatus)) throw new SesError(400, 'BadRequestException', 'SendingStatus must be ENABLED, REINSTATED or DISABLED');
+        tenant.sendingStatus = body.SendingStatus;
+      } else throw new SesError(404, 'NotFoundException', `Unknown setting ${String(setting)}`);
+      this.save();
+      return send(response, 200, {});
+    }
+
     if (resource === 'outbound-emails' && method === 'POST') {
       const body = await readJson(request);
       const from = String(body.FromEmailAddress ?? '');
@@ -301,6 +421,7 @@ export class SesFront {
       if (!identity || this.status(identity) !== 'SUCCESS') {
         throw new SesError(400, 'MessageRejected', `Email address is not verified. The following identities failed the check in region AP-SOUTHEAST-2: ${from}`);
       }
+      this.checkTenantSend(body, identity);
       const accepted = this.acceptedPerSecond.get(second) ?? 0;
       if (accepted >= this.options.maxSendRate) {
         this.throttledPerSecond.set(second, (this.throttledPerSecond.get(second) ?? 0) + 1);
@@ -355,7 +476,10 @@ export class SesFront {
           const text = Buffer.concat(chunks);
           if (body && answer.statusCode === 200 && this.options.onSent) {
             try {
-              this.options.onSent({ request: body, messageId: JSON.parse(text.toString('utf8')).MessageId });
+              const messageId = JSON.parse(text.toString('utf8')).MessageId;
+              this.sendTenants.set(messageId, (body.TenantName as string | undefined) ?? null);
+              if (this.sendTenants.size > 10_000) this.sendTenants.delete(this.sendTenants.keys().next().value as string);
+              this.options.onSent({ request: body, messageId });
             } catch {
               // a send hook must never break the send itself
             }

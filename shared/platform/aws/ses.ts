@@ -13,17 +13,21 @@ export {
   CreateConfigurationSetCommand,
   CreateConfigurationSetEventDestinationCommand,
   CreateEmailIdentityCommand,
+  CreateTenantCommand,
+  CreateTenantResourceAssociationCommand,
   DeleteConfigurationSetCommand,
   DeleteEmailIdentityCommand,
   type EventType,
   GetAccountCommand,
   GetEmailIdentityCommand,
+  GetTenantCommand,
   PutConfigurationSetDeliveryOptionsCommand,
   PutConfigurationSetSendingOptionsCommand,
   PutConfigurationSetTrackingOptionsCommand,
   PutEmailIdentityMailFromAttributesCommand,
   SendEmailCommand,
   UpdateConfigurationSetEventDestinationCommand,
+  UpdateReputationEntityPolicyCommand,
 } from '@aws-sdk/client-sesv2';
 
 // Pure: a bundle that imports this module without using the client (a handler that only reads

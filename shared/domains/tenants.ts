@@ -1,0 +1,66 @@
+/**
+ * One SES tenant per project (SES tenant management): SES keeps the reputation of each tenant
+ * apart and pauses a tenant, not the account, when its mail bounces or draws complaints, so one
+ * project's bad list cannot stop everyone's mail. The tenant `es-<project id>` is made with the
+ * project's first live domain, with the deployment's reputation policy (SES_TENANT_REPUTATION_POLICY:
+ * `standard` by default, or `strict` or `none`: SES's managed policies); each live domain's identity
+ * and configuration set are associated with it, and every send from the domain names it
+ * (`TenantName`: SES sends only if every resource it uses is the tenant's).
+ *
+ * The project item records the tenant once it exists with its policy (`ses_tenant`), so later
+ * domains only associate theirs. A project's last domain deleted leaves the tenant: its reputation
+ * history stays with the project (a new tenant would start clean, which would let a project shed a
+ * bad record by deleting its domains), and an idle tenant costs nothing. Domains made before tenants
+ * (no `ses_tenant` on their name's claim) send without one until they are made again.
+ */
+import * as keys from '../platform/db/keys';
+import { getItem, update, updateItem } from '../platform/db/table';
+import { REPUTATION_POLICIES, type ReputationPolicy } from './tenant-policies';
+import { CreateTenantCommand, CreateTenantResourceAssociationCommand, GetTenantCommand, sesClient, UpdateReputationEntityPolicyCommand } from '../platform/aws/ses';
+
+export const tenantName = (projectId: string): string => `es-${projectId}`;
+
+/** SES_TENANT_REPUTATION_POLICY when it names one of SES's policies, else `standard`. */
+export function reputationPolicy(env: Record<string, string | undefined> = process.env): ReputationPolicy {
+  const value = env.SES_TENANT_REPUTATION_POLICY as ReputationPolicy | undefined;
+  return value && REPUTATION_POLICIES.includes(value) ? value : 'standard';
+}
+
+export interface ProjectTenant {
+  name: string;
+  arn: string;
+}
+
+/** The project's tenant, made (with the reputation policy) and recorded on the project if it is not yet. */
+export async function ensureTenant(projectId: string): Promise<ProjectTenant> {
+  const project = await getItem(keys.project(projectId));
+  const recorded = project?.ses_tenant as ProjectTenant | undefined;
+  if (recorded) return recorded;
+  const name = tenantName(projectId);
+  let arn: string;
+  try {
+    arn = (await sesClient.send(new CreateTenantCommand({ TenantName: name, Tags: [{ Key: 'project_id', Value: projectId }] }))).TenantArn as string;
+  } catch (error) {
+    if ((error as Error).name !== 'AlreadyExistsException') throw error;
+    arn = (await sesClient.send(new GetTenantCommand({ TenantName: name }))).Tenant?.TenantArn as string; // made by an attempt that died before recording it
+  }
+  const [, partition, , region] = arn.split(':');
+  await sesClient.send(
+    new UpdateReputationEntityPolicyCommand({
+      ReputationEntityType: 'RESOURCE',
+      ReputationEntityReference: arn,
+      ReputationEntityPolicy: `arn:${partition}:ses:${region}:aws:reputation-policy/${reputationPolicy()}`,
+    }),
+  );
+  const tenant = { name, arn };
+  await updateItem(update(keys.project(projectId), { set: { ses_tenant: tenant } }));
+  return tenant;
+}
+
+/** Associates a domain's identity and configuration set with the tenant (their ARNs in the tenant's account and region). */
+export async function associateDomain(tenant: ProjectTenant, domainName: string, configurationSet: string): Promise<void> {
+  const base = tenant.arn.split(':').slice(0, 5).join(':'); // arn:<partition>:ses:<region>:<account>
+  for (const resource of [`identity/${domainName}`, `configuration-set/${configurationSet}`]) {
+    await sesClient.send(new CreateTenantResourceAssociationCommand({ TenantName: tenant.name, ResourceArn: `${base}:${resource}` }));
+  }
+}
