@@ -338,11 +338,18 @@ describe('another project', () => {
 });
 
 describe("findSendingDomain (the sender's lookup)", () => {
-  it('finds a domain by name only for the project that owns it, with its status and configuration set', async () => {
+  it('finds a domain by name only for the project that owns it, with its status, configuration set and tenant', async () => {
     const { findSendingDomain } = await import('../../shared/domains/domains');
     const name = unique('lookup');
     const { body: domain } = await api.post('/domains', { name });
-    expect(await findSendingDomain(runtime.projectId, name.toUpperCase())).toEqual({ id: domain.id, name, status: 'pending', configuration_set: `es-${domain.id}`, sending: 'enabled' });
+    expect(await findSendingDomain(runtime.projectId, name.toUpperCase())).toEqual({
+      id: domain.id,
+      name,
+      status: 'pending',
+      configuration_set: `es-${domain.id}`,
+      sending: 'enabled',
+      ses_tenant: `es-${runtime.projectId}`, // the project's SES tenant, which its sends name
+    });
     expect(await findSendingDomain('another-project', name)).toBeUndefined();
     expect(await findSendingDomain(runtime.projectId, unique('nobody'))).toBeUndefined();
     await sleep(VERIFY_DELAY_MS);

@@ -2,7 +2,7 @@
  * Sending over HTTP through the whole local pipeline: POST /emails -> table + send queue ->
  * sender worker -> local SES (rate-limited, identity-checked) -> the mail viewer's store.
  */
-import { CreateEmailIdentityCommand, DeleteEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { CreateEmailIdentityCommand, CreateTenantResourceAssociationCommand, DeleteEmailIdentityCommand, GetTenantCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
@@ -272,7 +272,11 @@ describe('POST /emails/{email_id}/retry', () => {
     const failed = await settled(body.id);
     expect(failed.last_event).toBe('failed');
 
+    // made again by hand, as an operator would, with its place in the project's tenant (deleting it dropped that)
     await ses.send(new CreateEmailIdentityCommand({ EmailIdentity: name }));
+    const { Tenant } = await ses.send(new GetTenantCommand({ TenantName: `es-${runtime.projectId}` }));
+    const resource = `${Tenant!.TenantArn!.split(':').slice(0, 5).join(':')}:identity/${name}`;
+    await ses.send(new CreateTenantResourceAssociationCommand({ TenantName: Tenant!.TenantName, ResourceArn: resource }));
     await new Promise((r) => setTimeout(r, 1200)); // the local SES verifies it after a moment
     const retried = await api.post(`/emails/${body.id}/retry`);
     expect(retried.status).toBe(200);

@@ -125,6 +125,9 @@ it('pauses a project that bounces 10% once the sample is reached, holds its mail
   expect(refused.body.message).toMatch(/bounce rate 10\.00%/);
   const batch = await call('POST', '/emails/batch', [{ from: `news@${domain}`, to: 'success@simulator.amazonses.com', subject: 'b', text: 'b' }]);
   expect(batch.status).toBe(403);
+  const segment = (await call('POST', '/segments', { name: 'everyone' })).body.id;
+  const broadcast = await call('POST', '/broadcasts', { segment_id: segment, from: `news@${domain}`, subject: 'b', html: '<p>b</p>', send: true });
+  expect(broadcast).toMatchObject({ status: 403, body: { errors: [{ code: 'sending_paused' }] } });
   const events = await call('GET', '/events');
   expect(events.body.data.map((e: { type: string }) => e.type)).toContain('project.sending_paused');
 
