@@ -141,11 +141,14 @@ async function checkAudience(caller: Caller, segmentId: string | undefined, topi
  * When the check fails, the claim it failed on says why (422), or, should it show nothing wrong,
  * the transaction is tried once more. The fan-out reads the domain again for its configuration set.
  */
+/** 403 while the reputation guard has paused the project (shared/emails/reputation.ts): its settings as the request's rate limit read them. */
+async function refuseWhilePaused(caller: Caller): Promise<void> {
+  if (!caller.livemode) return;
+  const { sending_paused: paused } = await projectSettings(caller.projectId);
+  if (paused) throw sendingPaused(paused);
+}
+
 async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction[]): Promise<Item> {
-  if (caller.livemode) {
-    const { sending_paused: paused } = await projectSettings(caller.projectId); // as the request's rate limit read them
-    if (paused) throw sendingPaused(paused);
-  }
   const domainName = addressDomain(draft.from);
   const domainProblems = async () => sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
   const now = Date.now();
@@ -211,7 +214,8 @@ function draftItem(caller: Caller, settings: Settings): BroadcastItem {
 }
 
 export async function createBroadcast(caller: Caller, input: CreateBroadcastInput): Promise<BroadcastRecord> {
-  await checkAudience(caller, input.segment_id, input.topic_id);
+  const sendNow = input.send === true || input.scheduled_at !== undefined;
+  await Promise.all([checkAudience(caller, input.segment_id, input.topic_id), sendNow ? refuseWhilePaused(caller) : undefined]);
   let item = draftItem(caller, {
     name: input.name ?? null,
     segment_id: input.segment_id,
@@ -223,7 +227,6 @@ export async function createBroadcast(caller: Caller, input: CreateBroadcastInpu
   });
   const content: BroadcastContent = { html: input.html ?? null, text: input.text ?? null };
   checkSize(content);
-  const sendNow = input.send === true || input.scheduled_at !== undefined;
   const writes = (draft: BroadcastItem) => [put(draft), put(contentItem(caller.projectId, draft.id, content))];
   if (sendNow) {
     const draft = item;
@@ -294,7 +297,7 @@ export async function deleteBroadcast(caller: Caller, broadcastId: string): Prom
 }
 
 export async function sendBroadcast(caller: Caller, broadcastId: string, scheduledAt: string | undefined): Promise<BroadcastRecord> {
-  const current = await load(caller, broadcastId);
+  const [current] = await Promise.all([load(caller, broadcastId), refuseWhilePaused(caller)]);
   if (current.status !== 'draft') throw notDraft(current.status);
   const updatedAt = nowIso();
   const [fields, content] = await Promise.all([

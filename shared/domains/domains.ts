@@ -160,10 +160,13 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   const now = nowIso();
   const claimKey = keys.domainName(name);
   const max = maxDomainsPerProject();
-  if (Number((await getItem(keys.domainCount(caller.projectId)))?.domain_count) >= max) throw limitReached(max)();
   const labels = name.split('.');
-  // each parent name is a key (at most 126; usually one or two), read in parallel
-  const parents = await Promise.all(labels.slice(1, -1).map((_, i) => getItem<DomainNameItem>(keys.domainName(labels.slice(i + 1).join('.')))));
+  // the project's count and each parent name's claim (at most 126; usually one or two), read side by side
+  const [count, ...parents] = await Promise.all([
+    getItem(keys.domainCount(caller.projectId)),
+    ...labels.slice(1, -1).map((_, i) => getItem<DomainNameItem>(keys.domainName(labels.slice(i + 1).join('.')))),
+  ]);
+  if (Number(count?.domain_count) >= max) throw limitReached(max)();
   const owned = parents.find((c) => c && c.project_id !== caller.projectId && (c.status === 'verified' || c.verified_at));
   if (owned) throw conflict('parent_domain_verified', `${owned.name} is a verified domain of another project: its subdomains cannot be added`, 'name');
 

@@ -130,15 +130,17 @@ const counter = (projectId: string) => getItem(keys.webhookCount(projectId));
 /**
  * The create's write to the counter: one more, on condition it stays within `max`. A project
  * without a counter yet (none made, or all made before the counter existed) gets one holding
- * its webhooks as a Query counts them, once.
+ * its webhooks as a Query counts them, once. The Query's first page is read beside the counter,
+ * so a create makes one read round trip either way (a project has at most `max` webhooks: a small page).
  */
 async function countCreate(projectId: string, max: number): Promise<WriteAction> {
-  if (await counter(projectId)) {
+  const [count, first] = await Promise.all([counter(projectId), queryPage<Item>(keys.webhooks(projectId), { limit: 100 })]);
+  if (count) {
     const withinMax = { expression: '#count < :max', names: { '#count': COUNT }, values: { ':max': max } };
     return update(keys.webhookCount(projectId), { add: { [COUNT]: 1 }, condition: withinMax }, () => limitReached(max));
   }
-  let existing = 0;
-  for (let after: string | undefined, more = true; more; ) {
+  let existing = first.items.length;
+  for (let after = first.items.at(-1)?.id as string | undefined, more = first.hasMore; more; ) {
     const page = await queryPage<Item>(keys.webhooks(projectId), { limit: 100, after });
     existing += page.items.length;
     after = page.items.at(-1)?.id as string | undefined;
