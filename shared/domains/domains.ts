@@ -237,6 +237,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   };
   let state: IdentityState;
   let tenant: string | undefined;
+  let recordTenant: WriteAction | undefined;
   try {
     if (previous) await removeIdentity(name, previous.configuration_set);
     state = await createIdentity({ name, configurationSet: item.configuration_set, tls: item.tls, sending: item.capabilities.sending, open_tracking: false, click_tracking: false });
@@ -247,9 +248,10 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   if (caller.livemode) {
     // the project's SES tenant (./tenants.ts): made with its first live domain, this domain's resources its own
     try {
-      const projectTenant = await ensureTenant(caller.projectId);
-      await associateDomain(projectTenant, name, item.configuration_set);
-      tenant = projectTenant.name;
+      const ensured = await ensureTenant(caller.projectId);
+      await associateDomain(ensured.tenant, name, item.configuration_set);
+      tenant = ensured.tenant.name;
+      recordTenant = ensured.record;
     } catch (error) {
       await removeIdentity(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
       await releaseClaim(name, id);
@@ -266,6 +268,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
       update(claimKey, { set: { state: 'active', status: item.status, sending: item.capabilities.sending, ...(tenant ? { ses_tenant: tenant } : {}) }, condition: claimedBy(id) }, taken(name)),
       countDomains(caller.projectId, 1, { expression: 'attribute_not_exists(domain_count) OR domain_count < :max', values: { ':max': max } }, limitReached(max)),
       eventWrite(caller, 'domain.created', domain),
+      ...(recordTenant ? [recordTenant] : []), // the project's first live domain: its tenant, recorded
     ]);
   } catch (error) {
     await removeIdentity(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));

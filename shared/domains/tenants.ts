@@ -7,14 +7,14 @@
  * and configuration set are associated with it, and every send from the domain names it
  * (`TenantName`: SES sends only if every resource it uses is the tenant's).
  *
- * The project item records the tenant once it exists with its policy (`ses_tenant`), so later
- * domains only associate theirs. A project's last domain deleted leaves the tenant: its reputation
+ * The project item records the tenant once it exists with its policy (`ses_tenant`, in the
+ * transaction that writes the domain), so later domains only associate theirs. A project's last domain deleted leaves the tenant: its reputation
  * history stays with the project (a new tenant would start clean, which would let a project shed a
  * bad record by deleting its domains), and an idle tenant costs nothing. Domains made before tenants
  * (no `ses_tenant` on their name's claim) send without one until they are made again.
  */
 import * as keys from '../platform/db/keys';
-import { getItem, update, updateItem } from '../platform/db/table';
+import { getItem, update, type WriteAction } from '../platform/db/table';
 import { REPUTATION_POLICIES, type ReputationPolicy } from './tenant-policies';
 import { CreateTenantCommand, CreateTenantResourceAssociationCommand, GetTenantCommand, sesClient, UpdateReputationEntityPolicyCommand } from '../platform/aws/ses';
 
@@ -31,11 +31,15 @@ export interface ProjectTenant {
   arn: string;
 }
 
-/** The project's tenant, made (with the reputation policy) and recorded on the project if it is not yet. */
-export async function ensureTenant(projectId: string): Promise<ProjectTenant> {
+/**
+ * The project's tenant, made (with the reputation policy) if the project has none recorded; `record`
+ * is then the write that records it, for the caller's transaction (a tenant made but not recorded,
+ * because that transaction failed, is found again by the next domain: AlreadyExists, then GetTenant).
+ */
+export async function ensureTenant(projectId: string): Promise<{ tenant: ProjectTenant; record?: WriteAction }> {
   const project = await getItem(keys.project(projectId));
   const recorded = project?.ses_tenant as ProjectTenant | undefined;
-  if (recorded) return recorded;
+  if (recorded) return { tenant: recorded };
   const name = tenantName(projectId);
   let arn: string;
   try {
@@ -53,8 +57,7 @@ export async function ensureTenant(projectId: string): Promise<ProjectTenant> {
     }),
   );
   const tenant = { name, arn };
-  await updateItem(update(keys.project(projectId), { set: { ses_tenant: tenant } }));
-  return tenant;
+  return { tenant, record: update(keys.project(projectId), { set: { ses_tenant: tenant } }) };
 }
 
 /** Associates a domain's identity and configuration set with the tenant (their ARNs in the tenant's account and region). */
