@@ -25,6 +25,8 @@ export interface ProjectSettings {
   monthly_quota: number | null;
   /** set while the reputation guard has paused the project's sending (shared/emails/reputation.ts) */
   sending_paused: SendingPause | null;
+  /** the project's SES tenant once made (shared/domains/tenants.ts) */
+  ses_tenant: { name: string; arn: string } | null;
 }
 
 const wholeNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined);
@@ -45,6 +47,7 @@ const settingsOf = (item: Item): ProjectSettings => ({
   daily_quota: wholeNumber(item.daily_quota) ?? null,
   monthly_quota: wholeNumber(item.monthly_quota) ?? null,
   sending_paused: (item.sending_paused as SendingPause | undefined) ?? null,
+  ses_tenant: (item.ses_tenant as ProjectSettings['ses_tenant'] | undefined) ?? null,
 });
 
 /** The project's settings as stored; undefined when there is no such project. */
@@ -53,7 +56,7 @@ export async function readProjectSettings(projectId: string): Promise<ProjectSet
   return item ? settingsOf(item) : undefined;
 }
 
-const UNKNOWN: ProjectSettings = { rate_limit: DEFAULT_API_RATE_LIMIT, daily_quota: null, monthly_quota: null, sending_paused: null };
+const UNKNOWN: ProjectSettings = { rate_limit: DEFAULT_API_RATE_LIMIT, daily_quota: null, monthly_quota: null, sending_paused: null, ses_tenant: null };
 const cached = new Map<string, { settings: Promise<ProjectSettings>; readAt: number; refreshing?: boolean }>();
 
 /** The project's settings as this function last read them (see the top of this file). */

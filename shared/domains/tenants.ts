@@ -14,7 +14,8 @@
  * (no `ses_tenant` on their name's claim) send without one until they are made again.
  */
 import * as keys from '../platform/db/keys';
-import { getItem, update, type WriteAction } from '../platform/db/table';
+import { update, type WriteAction } from '../platform/db/table';
+import { projectSettings } from '../access/project-settings';
 import { REPUTATION_POLICIES, type ReputationPolicy } from './tenant-policies';
 import { CreateTenantCommand, CreateTenantResourceAssociationCommand, GetTenantCommand, sesClient, UpdateReputationEntityPolicyCommand } from '../platform/aws/ses';
 
@@ -37,8 +38,8 @@ export interface ProjectTenant {
  * because that transaction failed, is found again by the next domain: AlreadyExists, then GetTenant).
  */
 export async function ensureTenant(projectId: string): Promise<{ tenant: ProjectTenant; record?: WriteAction }> {
-  const project = await getItem(keys.project(projectId));
-  const recorded = project?.ses_tenant as ProjectTenant | undefined;
+  // as the request's rate limit read the project (cached: a tenant recorded meanwhile is found through AlreadyExists)
+  const recorded = (await projectSettings(projectId)).ses_tenant;
   if (recorded) return { tenant: recorded };
   const name = tenantName(projectId);
   let arn: string;

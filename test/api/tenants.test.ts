@@ -49,7 +49,13 @@ describe('one SES tenant per project', () => {
     const { update, updateItem } = await import('../../shared/platform/db/table');
     const keys = await import('../../shared/platform/db/keys');
     await updateItem(update(keys.project(project.projectId), { remove: ['ses_tenant'] })); // as if the record was never written
+    // the runtime's functions keep a project's settings a second (PROJECT_SETTINGS_CACHE_SECONDS), then refresh them beside a request
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await api.get('/api-keys', { key: project.key });
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const domain = await verifiedDomain(project.key, 'tenant-d'); // CreateTenant: AlreadyExists, then GetTenant
+    const { getItem } = await import('../../shared/platform/db/table');
+    expect((await getItem(keys.project(project.projectId)))?.ses_tenant).toMatchObject({ name: `es-${project.projectId}` }); // recorded again
     const sent = await api.post('/emails', { from: `hi@${domain}`, to: 'success@simulator.amazonses.com', subject: 'again', text: 'x' }, { key: project.key });
     const email = await settled(sent.body.id, project.key);
     expect(email.last_event).toBe('delivered');
