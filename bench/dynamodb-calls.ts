@@ -120,7 +120,9 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     // the key's lookup, the rate limit's count beside it, and the project's settings (read once a minute) are every request's
     const everyRequest = (c: { command: string; input: Record<string, any> }) =>
       (c.command.startsWith('Get') && (String(c.input.Key?.PK ?? '').startsWith('API_KEY_HASH#') || c.input.Key?.SK === 'PROJECT')) ||
-      (c.command.startsWith('Update') && String(c.input.Key?.PK ?? '').startsWith('RATE_LIMIT#'));
+      (c.command.startsWith('Update') && String(c.input.Key?.PK ?? '').startsWith('RATE_LIMIT#')) ||
+      // a key's last_used_at, at most once an hour, beside the request (shared/access/api-keys.ts markUsed)
+      (c.command.startsWith('TransactWrite') && (c.input.TransactItems ?? []).some((t: any) => String(t.Update?.Key?.PK ?? '').startsWith('API_KEY_HASH#')));
     const made = recording.filter((c) => !everyRequest(c));
     recording = undefined;
     const firstWrite = made.findIndex((c) => WRITES.has(c.command));

@@ -60,6 +60,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
   { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, needs: { table: ['PutItem'] } },
   { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, needs: { table: ['Query'] } },
+  { method: 'PATCH', path: '/api-keys/{api_key_id}', handler: 'api-keys/update', operation: apiKeyOps.update, needs: { table: ['UpdateItem'] } },
   { method: 'DELETE', path: '/api-keys/{api_key_id}', handler: 'api-keys/delete', operation: apiKeyOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
 
   { method: 'POST', path: '/segments', handler: 'segments/create', operation: segmentOps.create, needs: { table: ['PutItem'] } },

@@ -11,15 +11,16 @@
 import { API_KEY_PATTERN, generateToken, hashToken, type KeyMode } from './api-key-token';
 import type { Caller, Permission } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { del, getItem, put, queryPage, transact, type PageRequest } from '../platform/db/table';
+import { del, getItem, isConditionFailed, isTransactionConflict, put, queryPage, transact, update, updateItem, type PageRequest } from '../platform/db/table';
 import { conflict, notFound } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId, nowIso } from '../platform/ids';
 import type { ApiKeyRecord } from './model';
 import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
 
-interface ApiKeyItem extends ApiKeyRecord {
+interface ApiKeyItem extends Omit<ApiKeyRecord, 'last_used_at'> {
   token_hash: string;
+  last_used_at?: string;
 }
 
 interface ApiKeyHashItem {
@@ -27,6 +28,8 @@ interface ApiKeyHashItem {
   api_key_id: string;
   permission: Permission;
   livemode: boolean;
+  /** the copy `authenticate` reads to decide whether the key's `last_used_at` is due a write */
+  last_used_at?: string;
 }
 
 /** What an OAuth access token's item holds for authentication (shared/access/oauth.ts writes it). */
@@ -53,9 +56,10 @@ export async function authenticate(token: string): Promise<Caller | undefined> {
   }
   if (!API_KEY_PATTERN.test(token)) return undefined;
   const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hashToken(token)));
-  if (!item) return undefined;
-  return { projectId: item.project_id, apiKeyId: item.api_key_id, permission: item.permission, livemode: item.livemode };
+  return item ? callerOfKey(item) : undefined;
 }
+
+const callerOfKey = (item: ApiKeyHashItem): Caller => ({ projectId: item.project_id, apiKeyId: item.api_key_id, permission: item.permission, livemode: item.livemode });
 
 const toRecord = (item: ApiKeyItem): ApiKeyRecord => ({
   object: 'api_key',
@@ -64,6 +68,7 @@ const toRecord = (item: ApiKeyItem): ApiKeyRecord => ({
   permission: item.permission,
   mode: item.mode,
   created_at: item.created_at,
+  last_used_at: item.last_used_at ?? null,
 });
 
 export interface CreateApiKeyInput {
@@ -110,6 +115,46 @@ export async function createApiKey(caller: Caller, input: CreateApiKeyInput): Pr
 export async function listApiKeys(caller: Caller, page: PageRequest) {
   const { items, hasMore } = await queryPage<ApiKeyItem>(keys.apiKeys(caller.projectId), page);
   return { records: items.map(toRecord), hasMore };
+}
+
+/** PATCH /api-keys/{id}: renames the key (nothing else of it changes). */
+export async function renameApiKey(caller: Caller, apiKeyId: string, name: string): Promise<ApiKeyRecord> {
+  const item = await updateItem<ApiKeyItem>(
+    update(keys.apiKey(caller.projectId, apiKeyId), { set: { name }, condition: { expression: 'attribute_exists(PK)' } }, () => notFound('API key', 'api_key_id')),
+  );
+  return toRecord(item);
+}
+
+/** `last_used_at` is written at most once an hour per key. */
+const LAST_USED_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Records that the key authenticated a request now, when its last record is an hour old: on the key
+ * (GET /api-keys shows it) and on its hash item (which `authenticate` reads anyway), with a condition,
+ * so requests racing write it once. Not awaited by the request: the pipeline waits for it only after
+ * the handler (shared/platform/http/pipeline.ts `Authentication.alongside`).
+ */
+async function markUsed(hash: string, item: ApiKeyHashItem, now = Date.now()): Promise<void> {
+  const at = new Date(now).toISOString();
+  const due = { expression: 'attribute_exists(PK) AND (attribute_not_exists(last_used_at) OR last_used_at < :due)', values: { ':due': new Date(now - LAST_USED_EVERY_MS).toISOString() } };
+  try {
+    await transact([
+      update(keys.apiKeyHash(hash), { set: { last_used_at: at }, condition: due }, { tag: 'used already' }),
+      update(keys.apiKey(item.project_id, item.api_key_id), { set: { last_used_at: at }, condition: { expression: 'attribute_exists(PK)' } }, { tag: 'used already' }),
+    ]);
+  } catch (error) {
+    if (!isConditionFailed(error, 'used already') && !isTransactionConflict(error)) throw error; // another request wrote it, or the key was revoked
+  }
+}
+
+/** `authenticate`, with the `last_used_at` write it calls for (undefined when none is due). */
+export async function authenticateKey(token: string): Promise<{ caller: Caller | undefined; alongside?: Promise<void> }> {
+  if (ACCESS_TOKEN_PATTERN.test(token) || !API_KEY_PATTERN.test(token)) return { caller: await authenticate(token) };
+  const hash = hashToken(token);
+  const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hash));
+  if (!item) return { caller: undefined };
+  const due = !item.last_used_at || Date.parse(item.last_used_at) < Date.now() - LAST_USED_EVERY_MS;
+  return { caller: callerOfKey(item), alongside: due ? markUsed(hash, item) : undefined };
 }
 
 export async function revokeApiKey(caller: Caller, apiKeyId: string): Promise<ApiKeyRecord> {

@@ -18,12 +18,19 @@ export const apiKey = z.object({
   permission,
   mode: z.enum(KEY_MODES),
   created_at: timestamp,
+  /** when the key last authenticated a request, to the hour (null: never) */
+  last_used_at: z.nullable(timestamp),
 });
 export type ApiKeyRecord = z.output<typeof apiKey>;
 
 export const createApiKeyBody = z.strictObject({
   name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
   permission: z.optional(permission),
+});
+
+/** PATCH /api-keys/{id}: a new name (Resend's `apiKeys.update`). */
+export const updateApiKeyBody = z.strictObject({
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
 });
 
 export const OAUTH_SCOPES = ['full_access', 'sending_access'] as const;

@@ -17,13 +17,12 @@
  *
  * `API_RATE_LIMITING=off` turns counting off (the benchmark's run without limits, bench/api-latency.ts).
  */
-import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { isConditionFailed, update, updateItem } from '../platform/db/table';
 import { ApiError } from '../platform/errors';
 import type { Authentication } from '../platform/http/pipeline';
 import { hashToken } from './api-key-token';
-import { authenticate } from './api-keys';
+import { authenticateKey } from './api-keys';
 import { projectSettings } from './project-settings';
 
 /** How long a second's counter is kept (DynamoDB's TTL deletes it within days; nothing reads an old one). */
@@ -87,23 +86,23 @@ async function counted(projectId: string): Promise<RateCount> {
 
 /** The bearer token's caller, counted against its project's rate limit (see the top of this file). */
 export async function authenticateCounted(token: string): Promise<Authentication> {
-  if (!limiting()) return { caller: await authenticate(token) };
+  if (!limiting()) return authenticateKey(token);
   const hash = hashToken(token);
   const known = knownKeys.get(hash);
-  let caller: Caller | undefined;
+  let found: Awaited<ReturnType<typeof authenticateKey>>;
   let count: RateCount;
   if (known) {
-    [caller, count] = await Promise.all([authenticate(token), counted(known)]);
-    if (!caller) {
+    [found, count] = await Promise.all([authenticateKey(token), counted(known)]);
+    if (!found.caller) {
       knownKeys.delete(hash); // revoked or expired: the next request looks it up first
-      return { caller };
+      return found;
     }
   } else {
-    caller = await authenticate(token);
-    if (!caller) return { caller };
+    found = await authenticateKey(token);
+    if (!found.caller) return found;
     if (knownKeys.size >= KNOWN_KEYS_MAX) knownKeys.delete(knownKeys.keys().next().value as string);
-    knownKeys.set(hash, caller.projectId);
-    count = await counted(caller.projectId);
+    knownKeys.set(hash, found.caller.projectId);
+    count = await counted(found.caller.projectId);
   }
-  return { caller, headers: rateLimitHeaders(count), refusal: count.admitted ? undefined : rateLimited(count) };
+  return { ...found, headers: rateLimitHeaders(count), refusal: count.admitted ? undefined : rateLimited(count) };
 }

@@ -25,13 +25,38 @@ describe('API keys', () => {
     expect((await api.delete(`/api-keys/${created.body.id}`)).status).toBe(404);
   });
 
+  it('renames a key with PATCH (404 for an unknown one, 422 for an empty name), and nothing else changes', async () => {
+    const { body } = await api.post('/api-keys', { name: 'before' });
+    const renamed = await api.patch(`/api-keys/${body.id}`, { name: '  after  ' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ object: 'api_key', id: body.id, name: 'after', permission: 'full_access', mode: 'live' });
+    expect((await api.get('/segments', { key: body.token })).status).toBe(200); // the key still works
+    expect((await api.patch('/api-keys/01890a5d-ac96-774b-bcce-b302099a8057', { name: 'x' })).status).toBe(404);
+    expect((await api.patch(`/api-keys/${body.id}`, { name: '' })).status).toBe(422);
+    expect((await api.patch(`/api-keys/${body.id}`, { name: 'x', permission: 'sending_access' })).status).toBe(422);
+    const other = await createOtherProject();
+    expect((await api.patch(`/api-keys/${body.id}`, { name: 'theirs' }, { key: other.key })).status).toBe(404);
+  });
+
+  it('records when a key was last used, at most once an hour, without delaying the request', async () => {
+    const { body } = await api.post('/api-keys', { name: 'used' });
+    const listed = async () => (await api.get('/api-keys?limit=100')).body.data.find((k: { id: string }) => k.id === body.id);
+    expect((await listed()).last_used_at).toBeNull();
+    const before = Date.now();
+    expect((await api.get('/segments', { key: body.token })).status).toBe(200);
+    const first = (await listed()).last_used_at;
+    expect(Date.parse(first)).toBeGreaterThanOrEqual(before - 1000);
+    expect((await api.get('/segments', { key: body.token })).status).toBe(200);
+    expect((await listed()).last_used_at).toBe(first); // within the hour: not written again
+  });
+
   it('lists keys without their tokens or hashes', async () => {
     const { body } = await api.post('/api-keys', { name: 'listed' });
     const list = await api.get('/api-keys?limit=100');
     expect(list.status).toBe(200);
     expect(list.body.object).toBe('list');
     const entry = list.body.data.find((k: { id: string }) => k.id === body.id);
-    expect(entry).toEqual({ object: 'api_key', id: body.id, name: 'listed', permission: 'full_access', mode: 'live', created_at: expect.any(String) });
+    expect(entry).toEqual({ object: 'api_key', id: body.id, name: 'listed', permission: 'full_access', mode: 'live', created_at: expect.any(String), last_used_at: null });
     expect(list.text).not.toContain(body.token);
     expect(list.text).not.toMatch(/token|hash/);
   });
@@ -89,7 +114,7 @@ describe('API keys', () => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         livemode: true,
         project_id: other.projectId,
-        data: { object: { object: 'api_key', id: body.id, name: 'evented', permission: 'full_access', mode: 'live', created_at: expect.any(String) } },
+        data: { object: { object: 'api_key', id: body.id, name: 'evented', permission: 'full_access', mode: 'live', created_at: expect.any(String), last_used_at: null } },
       });
     }
     expect(JSON.stringify(mine)).not.toContain(body.token);

@@ -33,10 +33,13 @@ beforeAll(async () => {
   );
 });
 
-it('api keys: create, list, remove', async () => {
+it('api keys: create, list, update, remove', async () => {
   const key = dataOf(await resend.apiKeys.create({ name: unique('sdk key'), permission: 'sending_access' }));
   expect(key).toMatchObject({ id: expect.any(String), token: expect.stringMatching(/^es_live_/) });
   expect(dataOf(await resend.apiKeys.list()).data.map((k) => k.id)).toContain(key.id);
+  const renamed = unique('renamed');
+  expect(dataOf(await resend.apiKeys.update(key.id, { name: renamed }))).toMatchObject({ object: 'api_key', id: key.id });
+  expect(dataOf(await resend.apiKeys.list()).data.find((k) => k.id === key.id)).toMatchObject({ name: renamed, last_used_at: null });
   dataOf(await resend.apiKeys.remove(key.id));
 });
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../../platform/http/operation';
 import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse } from '../../platform/http/schemas';
-import { apiKey, createApiKeyBody } from '../model';
+import { apiKey, createApiKeyBody, updateApiKeyBody } from '../model';
 
 export const create = defineOperation({
   operationId: 'createApiKey',
@@ -27,6 +27,18 @@ export const list = defineOperation({
   scope: 'full_access_api_key',
   query: listQuery,
   responses: { 200: { description: 'A page of API keys, newest first', schema: listOf(apiKey) }, ...commonErrors },
+});
+
+export const update = defineOperation({
+  operationId: 'updateApiKey',
+  summary: 'Rename an API key',
+  description: "Only the name changes (Resend's `apiKeys.update`). The answer is the key as GET /api-keys lists it: Resend's `{object, id}` and the rest.",
+  tags: ['API keys'],
+  auth: 'api_key',
+  scope: 'full_access_api_key',
+  params: z.strictObject({ api_key_id: id }),
+  body: updateApiKeyBody,
+  responses: { 200: { description: 'The renamed key', schema: apiKey }, ...commonErrors, 404: notFoundResponse },
 });
 
 export const remove = defineOperation({

@@ -67,6 +67,8 @@ interface State {
   caller?: Caller;
   /** headers every response to this request carries from authentication on (the rate limit's) */
   headers?: Record<string, string>;
+  /** work authentication started beside the request (a key's `last_used_at`): awaited after the handler */
+  alongside?: Promise<unknown>;
   params?: unknown;
   query?: unknown;
   body?: unknown;
@@ -134,12 +136,14 @@ function httpEnvelope(operation: Operation): MiddlewareObj<Event, Result, Error,
       const size = event.body ? Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : 0;
       if (size > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
     },
-    after: (request) => {
+    after: async (request) => {
       const reply = request.response as unknown as Reply;
-      request.response = toResult(reply, stateOf(request.event));
+      const state = stateOf(request.event);
+      request.response = toResult(reply, state);
       accessLog(request, reply.statusCode);
+      await settleAlongside(state);
     },
-    onError: (request) => {
+    onError: async (request) => {
       let state = states.get(request.event);
       if (!state) {
         state = { requestId: request.context.awsRequestId, startedAt: Date.now(), logger: rootLogger };
@@ -154,8 +158,14 @@ function httpEnvelope(operation: Operation): MiddlewareObj<Event, Result, Error,
       const reply: Reply = operation.errorFormat === 'oauth' ? oauthErrorReply(apiError) : { statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers };
       request.response = toResult(reply, state);
       accessLog(request, reply.statusCode);
+      await settleAlongside(state);
     },
   };
+}
+
+/** Work started beside the request ends before Lambda may freeze the process; its failure is logged, never the answer's. */
+async function settleAlongside(state: State): Promise<void> {
+  await state.alongside?.catch((error: unknown) => state.logger.warn('work beside the request failed', { error }));
 }
 
 function accessLog(request: HttpRequest, status: number): void {
@@ -180,6 +190,8 @@ export interface Authentication {
   caller: Caller | undefined;
   headers?: Record<string, string>;
   refusal?: ApiError;
+  /** a write that need not delay the request (a key's `last_used_at`): the pipeline waits for it only once the answer is made */
+  alongside?: Promise<unknown>;
 }
 export type Authenticator = (token: string) => Promise<Authentication>;
 
@@ -194,9 +206,10 @@ function authentication(operation: Operation, authenticate: Authenticator | unde
       if (operation.auth === 'none') return;
       if (!authenticate) throw new Error(`${operation.operationId} needs a key: build it with api(), not publicApi()`);
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header(request.event, 'authorization') ?? '');
-      const { caller, headers, refusal: limited } = match ? await authenticate(match[1]) : { caller: undefined };
-      if (!caller) throw invalidApiKey();
+      const { caller, headers, refusal: limited, alongside } = match ? await authenticate(match[1]) : { caller: undefined };
       const state = stateOf(request.event);
+      state.alongside = alongside;
+      if (!caller) throw invalidApiKey();
       state.headers = headers;
       if (limited) throw limited;
       const refusal = scopeRefusal(caller, requiredScope(operation));
