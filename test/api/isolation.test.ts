@@ -161,6 +161,8 @@ async function setUpA(): Promise<OwnedByA> {
     api.post('/suppressions', { email: `suppressed-${TAG}@example.com`, reason: 'isolation suite' }).then((r) => created(r)),
   ]);
   const from = `A <a@${domain.name}>`;
+  // A's key used once now: its last_used_at is written before anything is compared (the next writes come an hour later)
+  expect((await api.get('/segments?limit=1', { key: apiKey.token })).status).toBe(200);
 
   const [contact, template, broadcast, email, scheduledEmail, grant, received] = await Promise.all([
     api.post('/contacts', { email: `contact-${TAG}@example.com`, first_name: 'Ada', segments: [segment.id], topics: [{ id: topic.id, subscription: 'opt_out' }] }).then((r) => created(r)),
@@ -368,6 +370,7 @@ function ownIdOfB(param: string): string | undefined {
  * neither validation nor a reference check can answer before the path's lookup does.
  */
 const SAMPLE_BODIES: Record<string, () => unknown> = {
+  updateApiKey: () => ({ name: 'renamed by B' }),
   updateSegment: () => ({ name: 'renamed by B' }),
   updateContact: () => ({ email: a.contact.email, first_name: 'Mallory', unsubscribed: true }),
   updateContactTopics: () => ({ topics: [{ id: b.topic, subscription: 'opt_out' }] }),
