@@ -60,7 +60,7 @@ import {
 import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type IdentityState } from './identity';
 import { associateDomain, ensureTenant } from './tenants';
 import type { Capability, CreateDomainInput, Domain, DomainStatus, Tls, UpdateDomainInput } from './model';
-import { buildRecords, isSettled } from './records';
+import { buildRecords, DEFAULT_RETURN_PATH, isSettled } from './records';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
@@ -89,6 +89,8 @@ interface DomainItem {
   open_tracking: boolean;
   click_tracking: boolean;
   tracking_subdomain: string | null;
+  /** the MAIL FROM subdomain; absent on domains made before it could be chosen (they use `send`) */
+  custom_return_path?: string;
   configuration_set: string;
   created_at: string;
   updated_at: string;
@@ -124,12 +126,14 @@ const toDomain = (item: DomainItem): Domain => ({
     mailFromStatus: item.mail_from_status,
     receiving: item.capabilities.receiving,
     trackingSubdomain: item.tracking_subdomain,
+    returnPath: item.custom_return_path ?? DEFAULT_RETURN_PATH,
   }),
   tls: item.tls,
   capabilities: { sending: item.capabilities.sending, receiving: item.capabilities.receiving },
   open_tracking: item.open_tracking,
   click_tracking: item.click_tracking,
   tracking_subdomain: item.tracking_subdomain,
+  custom_return_path: item.custom_return_path ?? DEFAULT_RETURN_PATH,
   created_at: item.created_at,
 });
 
@@ -231,6 +235,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
     open_tracking: false,
     click_tracking: false,
     tracking_subdomain: null,
+    custom_return_path: input.custom_return_path ?? DEFAULT_RETURN_PATH,
     configuration_set: configurationSetName(id),
     created_at: now,
     updated_at: now,
@@ -240,7 +245,15 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   let recordTenant: WriteAction | undefined;
   try {
     if (previous) await removeIdentity(name, previous.configuration_set);
-    state = await createIdentity({ name, configurationSet: item.configuration_set, tls: item.tls, sending: item.capabilities.sending, open_tracking: false, click_tracking: false });
+    state = await createIdentity({
+      name,
+      returnPath: item.custom_return_path ?? DEFAULT_RETURN_PATH,
+      configurationSet: item.configuration_set,
+      tls: item.tls,
+      sending: item.capabilities.sending,
+      open_tracking: false,
+      click_tracking: false,
+    });
   } catch (error) {
     await releaseClaim(name, id);
     throw error;

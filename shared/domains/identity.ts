@@ -64,6 +64,8 @@ async function ignoringNotFound(call: Promise<unknown>): Promise<void> {
 
 export interface IdentitySettings {
   name: string;
+  /** the MAIL FROM subdomain (`custom_return_path`) */
+  returnPath: string;
   configurationSet: string;
   tls: Tls;
   sending: Capability;
@@ -112,7 +114,7 @@ export async function createIdentity(settings: IdentitySettings): Promise<Identi
       }),
     );
     identityCreated = true;
-    await sesClient.send(new PutEmailIdentityMailFromAttributesCommand({ EmailIdentity: name, MailFromDomain: mailFromDomain(name), BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' }));
+    await sesClient.send(new PutEmailIdentityMailFromAttributesCommand({ EmailIdentity: name, MailFromDomain: mailFromDomain(name, settings.returnPath), BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' }));
     return {
       dkimTokens: created.DkimAttributes?.Tokens ?? [],
       dkimStatus: statusFromSes(created.DkimAttributes?.Status),

@@ -46,6 +46,8 @@ export const domain = z.object({
   open_tracking: z.boolean(),
   click_tracking: z.boolean(),
   tracking_subdomain: z.nullable(z.string()),
+  /** the MAIL FROM (Return-Path) subdomain: `<custom_return_path>.<name>` */
+  custom_return_path: z.string(),
   created_at: timestamp,
 });
 export type Domain = z.output<typeof domain>;
@@ -56,6 +58,8 @@ export const createDomainBody = z.strictObject({
   region: z.optional(z.literal('ap-southeast-2', 'this deployment sends from ap-southeast-2 only')),
   tls: z.optional(tls),
   capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
+  // Resend's: the MAIL FROM subdomain (bounces come back to it); one DNS label, `send` by default
+  custom_return_path: z.optional(z.string().check(z.trim(), z.toLowerCase(), z.regex(new RegExp(`^${LABEL}$`), 'must be one DNS label (letters, digits, inner hyphens), like send'))),
 });
 export type CreateDomainInput = z.output<typeof createDomainBody>;
 

@@ -31,8 +31,11 @@ const FROM_SES: Record<string, DomainStatus> = {
 /** An SES verification status (DKIM or MAIL FROM) as the API speaks it; none at all is `not_started`. */
 export const statusFromSes = (sesStatus: string | undefined): DomainStatus => (sesStatus && FROM_SES[sesStatus]) || 'not_started';
 
-/** The custom MAIL FROM domain the service sets up for every domain. */
-export const mailFromDomain = (domain: string): string => `send.${domain}`;
+/** The MAIL FROM subdomain of a domain created without `custom_return_path`. */
+export const DEFAULT_RETURN_PATH = 'send';
+
+/** The custom MAIL FROM domain the service sets up for a domain: `<return path>.<domain>`. */
+export const mailFromDomain = (domain: string, returnPath = DEFAULT_RETURN_PATH): string => `${returnPath}.${domain}`;
 
 export interface RecordInput {
   name: string;
@@ -43,6 +46,8 @@ export interface RecordInput {
   mailFromStatus: DomainStatus;
   receiving: 'enabled' | 'disabled';
   trackingSubdomain: string | null;
+  /** the MAIL FROM subdomain (`custom_return_path`) */
+  returnPath: string;
 }
 
 export function buildRecords(input: RecordInput): DomainRecord[] {
@@ -58,7 +63,7 @@ export function buildRecords(input: RecordInput): DomainRecord[] {
   records.push(
     {
       record: 'MX',
-      name: mailFromDomain(name),
+      name: mailFromDomain(name, input.returnPath),
       type: 'MX',
       ttl: 'Auto',
       status: input.mailFromStatus,
@@ -67,7 +72,7 @@ export function buildRecords(input: RecordInput): DomainRecord[] {
     },
     {
       record: 'SPF',
-      name: mailFromDomain(name),
+      name: mailFromDomain(name, input.returnPath),
       type: 'TXT',
       ttl: 'Auto',
       status: input.mailFromStatus,

@@ -52,6 +52,7 @@ describe('POST /domains', () => {
       open_tracking: false,
       click_tracking: false,
       tracking_subdomain: null,
+      custom_return_path: 'send',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const identity = await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }));
@@ -70,6 +71,20 @@ describe('POST /domains', () => {
     expect(await api.get(`/domains/${id}`)).toMatchObject({ status: 200, body: res.body });
     const events = await eventsOf(runtime.projectId, id);
     expect(events).toEqual([expect.objectContaining({ type: 'domain.created', livemode: true, data: { object: res.body } })]);
+  });
+
+  it('sets the MAIL FROM subdomain from custom_return_path (one DNS label), in SES and in the records', async () => {
+    const name = unique('return');
+    const res = await api.post('/domains', { name, custom_return_path: 'Bounces' });
+    expect(res.status).toBe(201);
+    expect(res.body.custom_return_path).toBe('bounces');
+    expect(res.body.records.filter((r: { record: string }) => r.record === 'MX' || r.record === 'SPF').map((r: { name: string }) => r.name)).toEqual([`bounces.${name}`, `bounces.${name}`]);
+    const identity = await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }));
+    expect(identity.MailFromAttributes?.MailFromDomain).toBe(`bounces.${name}`);
+    for (const label of ['a.b', '-x', 'x-', 'with space', 'x'.repeat(64), '']) {
+      const refused = await api.post('/domains', { name: unique('badreturn'), custom_return_path: label });
+      expect({ label, status: refused.status, path: refused.body.errors?.[0]?.path }).toEqual({ label, status: 422, path: 'custom_return_path' });
+    }
   });
 
   it('lower-cases the name and honours tls and capabilities', async () => {

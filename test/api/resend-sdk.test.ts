@@ -45,8 +45,8 @@ it('api keys: create, list, update, remove', async () => {
 
 it('domains: create, get, list, update, verify, remove', async () => {
   const name = `${unique('sdk-domain')}.example.com`;
-  const created = dataOf(await resend.domains.create({ name, region: 'ap-southeast-2' } as never));
-  expect(created).toMatchObject({ id: expect.any(String), name, records: expect.any(Array) });
+  const created = dataOf(await resend.domains.create({ name, region: 'ap-southeast-2', customReturnPath: 'bounces' } as never));
+  expect(created).toMatchObject({ id: expect.any(String), name, records: expect.arrayContaining([expect.objectContaining({ record: 'MX', name: `bounces.${name}` })]) });
   expect(dataOf(await resend.domains.get(created.id))).toMatchObject({ id: created.id, name });
   expect(dataOf(await resend.domains.list()).data.map((d) => d.id)).toContain(created.id);
   expect(dataOf(await resend.domains.update({ id: created.id, openTracking: false, clickTracking: false, tls: 'enforced' }))).toMatchObject({ id: created.id });

@@ -10,9 +10,15 @@ const base: RecordInput = {
   mailFromStatus: 'verified',
   receiving: 'disabled',
   trackingSubdomain: null,
+  returnPath: 'send',
 };
 
 describe('domain records', () => {
+  it('puts the MAIL FROM records under the custom return path', () => {
+    const records = buildRecords({ ...base, returnPath: 'bounces' });
+    expect(records.filter((r) => r.record === 'MX' || r.record === 'SPF').map((r) => r.name)).toEqual(['bounces.example.com', 'bounces.example.com']);
+  });
+
   it('lists three DKIM CNAMEs, then the MAIL FROM MX and SPF, with their own statuses', () => {
     expect(buildRecords(base)).toEqual([
       { record: 'DKIM', name: 'tok1._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok1.dkim.amazonses.com' },
