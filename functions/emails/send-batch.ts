@@ -4,8 +4,10 @@ import { idempotencyRequest } from '#shared/emails/idempotency';
 import * as emailOps from '#shared/emails/operations';
 import { quotaHeaders } from '#shared/emails/quota';
 
-export const handler = api(emailOps.sendBatch, async ({ body, caller, headers }) => {
-  const idempotency = idempotencyRequest(caller.projectId, headers['idempotency-key'], body);
-  const { ids, usage } = await acceptEmails(caller, body, { batch: true, idempotency });
-  return { ...ok({ data: ids.map((id) => ({ id })) }), headers: usage && quotaHeaders(usage) };
+export const handler = api(emailOps.sendBatch, async ({ body, caller, headers, rejected, indices }) => {
+  const permissive = rejected && indices ? { rejected, indices } : undefined; // x-batch-validation: permissive
+  const idempotency = idempotencyRequest(caller.projectId, headers['idempotency-key'], permissive ? { body, permissive: true } : body); // the mode is part of the request
+  const accepted = await acceptEmails(caller, body, { batch: true, idempotency, permissive });
+  const data = accepted.ids.map((id) => ({ id }));
+  return { ...ok(permissive ? { data, errors: accepted.rejected ?? [] } : { data }), headers: accepted.usage && quotaHeaders(accepted.usage) };
 });

@@ -309,11 +309,17 @@ export async function settleStagedEmail(staged: Item): Promise<'published' | 'di
  * (see the top of this file). An Idempotency-Key's record is written in the commit, so a
  * replay only ever answers ids of emails that were committed.
  */
-export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], options: { batch: boolean; idempotency?: IdempotencyRequest }): Promise<Accepted> {
+export async function acceptEmails(
+  caller: Caller,
+  inputs: SendEmailInput[],
+  options: { batch: boolean; idempotency?: IdempotencyRequest; permissive?: { indices: number[]; rejected: Rejected[] } },
+): Promise<Accepted> {
   const usage = () => (caller.livemode ? quotaUsage(caller.projectId) : Promise.resolve(undefined));
+  // permissive (x-batch-validation): the emails refused by the schema, and below by the send's own checks
+  const rejected: Rejected[] = [...(options.permissive?.rejected ?? [])];
   const answer = async (ids: string[] | Promise<string[]>, enqueued?: Promise<void>): Promise<Accepted> => {
     const [done, used] = await Promise.all([ids, usage(), enqueued]); // the usage is read beside the enqueue: no round trip of its own
-    return { ids: done, usage: used };
+    return { ids: done, usage: used, ...(options.permissive ? { rejected: rejected.sort((a, b) => a.index - b.index) } : {}) };
   };
   if (options.idempotency) {
     const replay = await previousResponse(options.idempotency);
@@ -335,14 +341,17 @@ export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], opt
     return templates.get(idOrAlias)!;
   };
   for (const [index, input] of inputs.entries()) {
+    const requestIndex = options.permissive?.indices[index] ?? index;
     try {
-      prepared.push(await prepare(caller, input, options.batch ? [String(index)] : [], lookupDomain, lookupTemplate));
+      prepared.push(await prepare(caller, input, options.batch ? [String(requestIndex)] : [], lookupDomain, lookupTemplate));
     } catch (error) {
-      if (error instanceof ApiError && error.statusCode === 422 && Array.isArray(error.errors)) problems.push(...error.errors);
-      else throw error;
+      if (!(error instanceof ApiError && error.statusCode === 422 && Array.isArray(error.errors))) throw error;
+      if (options.permissive) rejected.push({ index: requestIndex, message: error.message });
+      else problems.push(...error.errors);
     }
   }
   if (problems.length) throw unprocessable(problems);
+  if (!prepared.length) return answer([]); // permissive, and nothing valid: nothing is written
   const items = prepared.map((p) => p.item);
   const ids = items.map((item) => item.id);
   // The content first: a committed email always has its content (one whose commit fails leaves an object the lifecycle expires).
@@ -387,10 +396,17 @@ export async function acceptEmails(caller: Caller, inputs: SendEmailInput[], opt
   );
 }
 
-/** What acceptEmails answers: the emails' ids, and the project's quota usage after them (live keys only). */
+/** An email a permissive batch left out: its index in the request, and why. */
+export interface Rejected {
+  index: number;
+  message: string;
+}
+
+/** What acceptEmails answers: the emails' ids, the project's quota usage after them (live keys only), and a permissive batch's left-out emails. */
 export interface Accepted {
   ids: string[];
   usage?: QuotaUsage;
+  rejected?: Rejected[];
 }
 
 /** The item, unless it is past its retention (DynamoDB's TTL deletes expired items within days, not at once). */

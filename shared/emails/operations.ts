@@ -59,7 +59,9 @@ export const sendBatch = defineOperation({
   operationId: 'sendBatchEmails',
   summary: 'Send up to 100 emails at once',
   description:
-    'Strict: every email is validated first; one invalid email refuses the whole batch (422, paths start with its index). ' +
+    'Strict (the default, `x-batch-validation: strict`): every email is validated first; one invalid email refuses the whole batch (422, paths start with its index). ' +
+    'Permissive (`x-batch-validation: permissive`, as Resend): the valid emails are sent and the others answered in `errors` ' +
+    '(`{index, message}`: the schema, or what the send checks, such as the From domain); 200 even when none is valid. ' +
     'All or nothing: the emails are written together or none is (a batch over one DynamoDB transaction is staged and ' +
     'committed by one write). ' +
     'Each email may use a `template` as in POST /emails; each distinct template is read once. ' +
@@ -72,7 +74,16 @@ export const sendBatch = defineOperation({
   auth: 'api_key',
   scope: 'sending_access',
   body: z.array(sendEmailBody).check(z.minLength(1), z.maxLength(MAX_BATCH)),
-  responses: { 200: { description: 'The emails are accepted', schema: z.object({ data: z.array(z.object({ id })) }) }, ...commonErrors, 409: conflictResponse, 429: quotaResponse },
+  itemsValidation: { header: 'x-batch-validation', permissive: 'permissive', strict: 'strict', item: sendEmailBody },
+  responses: {
+    200: {
+      description: 'The emails are accepted; with `x-batch-validation: permissive`, also `errors`: the emails left out, by index',
+      schema: z.object({ data: z.array(z.object({ id })), errors: z.optional(z.array(z.object({ index: z.number(), message: z.string() }))) }),
+    },
+    ...commonErrors,
+    409: conflictResponse,
+    429: quotaResponse,
+  },
 });
 
 export const get = defineOperation({

@@ -172,6 +172,32 @@ describe('Idempotency-Key', () => {
 });
 
 describe('POST /emails/batch', () => {
+  it('sends the valid emails of a permissive batch (x-batch-validation) and answers the others by index', async () => {
+    const ok = (i: number) => ({ from: `a@${domain}`, to: 'success@simulator.amazonses.com', subject: `permissive ${i}`, text: 'x' });
+    const batch = [ok(0), { from: `a@${domain}`, to: 'r@example.com', text: 'no subject' }, { ...ok(2), from: 'a@not-ours.example.com' }, ok(3)];
+    const res = await api.post('/emails/batch', batch, { headers: { 'x-batch-validation': 'permissive' } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(2);
+    expect(res.body.errors).toEqual([
+      { index: 1, message: expect.stringMatching(/subject/) },
+      { index: 2, message: expect.stringMatching(/not-ours\.example\.com/) },
+    ]);
+    for (const [i, { id }] of res.body.data.entries()) expect((await api.get(`/emails/${id}`)).body.subject).toBe(`permissive ${[0, 3][i]}`);
+
+    const none = await api.post('/emails/batch', [batch[1]], { headers: { 'x-batch-validation': 'permissive' } });
+    expect(none).toMatchObject({ status: 200, body: { data: [], errors: [{ index: 0 }] } });
+    const strict = await api.post('/emails/batch', batch, { headers: { 'x-batch-validation': 'strict' } });
+    expect(strict.status).toBe(422); // the default, as before: one invalid email refuses the batch
+    const unknown = await api.post('/emails/batch', [ok(9)], { headers: { 'x-batch-validation': 'lenient' } });
+    expect(unknown).toMatchObject({ status: 422, body: { errors: [{ path: 'x-batch-validation' }] } });
+    const tooMany = await api.post(
+      '/emails/batch',
+      Array.from({ length: 101 }, (_, i) => ok(i)),
+      { headers: { 'x-batch-validation': 'permissive' } },
+    );
+    expect(tooMany.status).toBe(422); // the batch's own bounds still hold
+  });
+
   it('writes a batch over one transaction (98 emails: 3 writes each, 100 per transaction) all at once, and a replay answers only ids that exist', async () => {
     const big = `<p>${'x'.repeat(45 * 1024)}</p>`;
     const tag = Date.now();

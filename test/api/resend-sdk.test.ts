@@ -60,6 +60,19 @@ it('emails: send, batch, get, list, update, cancel', async () => {
   expect(sent.id).toEqual(expect.any(String));
   const batch = dataOf(await resend.batch.send([1, 2].map((i) => ({ from, to: ['success@simulator.amazonses.com'], subject: unique(`batch ${i}`), text: 'Hi' }))));
   expect(batch.data).toHaveLength(2);
+  const permissive = dataOf(
+    await resend.batch.send(
+      [
+        { from, to: ['success@simulator.amazonses.com'], subject: unique('kept'), text: 'Hi' },
+        { from: 'nobody@not-ours.example.com', to: ['x@example.com'], subject: 'left out', text: 'Hi' },
+      ],
+      {
+        batchValidation: 'permissive',
+      },
+    ),
+  );
+  expect(permissive.data).toHaveLength(1);
+  expect(permissive.errors).toEqual([{ index: 1, message: expect.any(String) }]);
   expect(dataOf(await resend.emails.get(sent.id))).toMatchObject({ object: 'email', id: sent.id, from });
   expect(dataOf(await resend.emails.list()).data.length).toBeGreaterThan(0);
   const later = dataOf(await resend.emails.send({ from, to: 'success@simulator.amazonses.com', subject: unique('later'), text: 'Hi', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }));

@@ -80,6 +80,13 @@ export interface Operation<P extends Schema | undefined = Schema | undefined, Q 
    * parse that form. Default `envelope`.
    */
   errorFormat?: 'envelope' | 'oauth';
+  /**
+   * For an array body: a request header that may ask for its items to be validated one by one
+   * (`header: permissive`, Resend's `x-batch-validation`): the valid items reach the handler, the
+   * others come as `ApiRequest.rejected` (`{index, message}`) instead of a 422 for the whole body.
+   * `item` is the schema of one item; the body's own schema still bounds its length.
+   */
+  itemsValidation?: { header: string; permissive: string; strict: string; item: Schema };
   /** success and error responses; the error envelope schemas come from shared/platform/http/schemas.ts */
   responses: Record<number, ResponseSpec>;
 }

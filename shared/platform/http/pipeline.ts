@@ -40,6 +40,12 @@ export interface ApiRequest<O extends Operation> {
   logger: Logger;
   /** epoch ms when the function's timeout ends (Lambda's deadline): work that can be left to a worker stops well before it */
   deadline: number;
+  /**
+   * Only with the operation's `itemsValidation` asked for: the body's items that failed their schema
+   * (by index in the request), and the request index of each item `body` kept.
+   */
+  rejected?: { index: number; message: string }[];
+  indices?: number[];
 }
 
 export interface Reply {
@@ -72,6 +78,8 @@ interface State {
   params?: unknown;
   query?: unknown;
   body?: unknown;
+  rejected?: { index: number; message: string }[];
+  indices?: number[];
 }
 type HttpRequest = Request<Event, Result, Error, Context>;
 
@@ -272,6 +280,7 @@ function validation(operation: Operation): MiddlewareObj<Event, Result, Error, C
       ] as const;
       for (const [part, schema, input] of parts) {
         if (!schema) continue;
+        if (part === 'body' && permissiveItems(operation, request.event, input, state, found)) continue;
         const result = schema.safeParse(input);
         if (result.success) state[part] = result.data;
         else found.push(...issues(result.error));
@@ -279,6 +288,47 @@ function validation(operation: Operation): MiddlewareObj<Event, Result, Error, C
       if (found.length > 0) throw unprocessable(found);
     },
   };
+}
+
+/**
+ * The operation's `itemsValidation`, when the request asks for it: each item of the array body
+ * against the item schema, the valid ones kept (with their request indices), the others rejected
+ * with their problems; the array itself (its length) still against the body's schema. Answers
+ * whether it took the body; an unknown mode of the header is a 422 on the header.
+ */
+function permissiveItems(operation: Operation, event: Event, input: unknown, state: State, found: ErrorDetail[]): boolean {
+  const mode = operation.itemsValidation && header(event, operation.itemsValidation.header);
+  if (!operation.itemsValidation || mode === undefined || mode === operation.itemsValidation.strict) return false;
+  const { header: name, permissive, item } = operation.itemsValidation;
+  if (mode !== permissive) {
+    found.push({ code: 'invalid_value', message: `${name} must be ${operation.itemsValidation.strict} or ${permissive}`, path: name });
+    return true;
+  }
+  if (!Array.isArray(input)) return false; // the body's schema says what is wrong with it
+  const length = operation.body!.safeParse(input.map(() => undefined));
+  const lengthProblems = length.success ? [] : issues(length.error).filter((i) => i.path === '');
+  if (lengthProblems.length) {
+    found.push(...lengthProblems);
+    return true;
+  }
+  const kept: unknown[] = [];
+  state.indices = [];
+  state.rejected = [];
+  for (const [index, value] of input.entries()) {
+    const result = item.safeParse(value);
+    if (result.success) {
+      kept.push(result.data);
+      state.indices.push(index);
+    } else
+      state.rejected.push({
+        index,
+        message: issues(result.error)
+          .map((i) => (i.path ? `${i.path}: ${i.message}` : i.message))
+          .join('; '),
+      });
+  }
+  state.body = kept;
+  return true;
 }
 
 export function buildHandler<O extends Operation>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>, authenticate?: Authenticator) {
@@ -299,6 +349,8 @@ export function buildHandler<O extends Operation>(operation: O, handle: (request
         headers: event.headers ?? {},
         logger: state.logger,
         deadline: Date.now() + context.getRemainingTimeInMillis(),
+        rejected: state.rejected,
+        indices: state.indices,
       } as ApiRequest<O>);
       return reply as unknown as Result; // httpEnvelope's `after` turns the Reply into the HTTP result
     });
