@@ -14,14 +14,16 @@
  * template. Paths and `template.id` take either: a UUID is an id, anything else an alias.
  *
  * Variables: `{{{KEY}}}` inserts a value as it is, `{{KEY}}` HTML-escaped (in html; text and
- * subject get it as it is). Every key the content uses must be declared; a send gives values
- * only for declared keys, of the declared type; a value or else the fallback fills each key, and
- * a used key with neither is 422.
+ * subject get it as it is). A key the content uses need not be declared (as on Resend: the SDK
+ * creates templates from content alone); a declared one has a type and may have a fallback. A send
+ * gives values for declared keys (of the declared type) and for undeclared keys the content uses
+ * (a string or a number); a value or else the fallback fills each key, and a used key with neither
+ * is 422 `missing_template_variable` naming it.
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
-import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
+import { ApiError, conflict, notFound, type ErrorDetail } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
 import type { CreateTemplateInput, PublishedVersion, TemplateContent, TemplateItem, TemplateRecord, TemplateVariable, UpdateTemplateInput } from './model';
 import { render, renderHeader, variablesIn, type Values } from './render';
@@ -93,18 +95,8 @@ function declare(inputs: InputVariable[], before: TemplateVariable[], now: strin
   });
 }
 
-/** What the schema cannot check: every variable the content uses is declared, and the version fits its share of the item. */
+/** What the schema cannot check: the version fits its share of the item. */
 function checkContent(content: TemplateContent): void {
-  const declared = new Set(content.variables.map((v) => v.key));
-  const problems: ErrorDetail[] = [];
-  for (const field of ['subject', 'html', 'text'] as const) {
-    for (const key of variablesIn(content[field] ?? '')) {
-      if (!declared.has(key)) {
-        problems.push({ code: 'undeclared_template_variable', message: `uses the variable ${key}, which is not in variables`, path: field });
-      }
-    }
-  }
-  if (problems.length) throw unprocessable(problems);
   if (Buffer.byteLength(JSON.stringify(content)) > MAX_VERSION_BYTES) {
     const message = `A template's content may be at most ${MAX_VERSION_BYTES / 1024} KB`;
     throw new ApiError(413, 'validation_error', message, [{ code: 'template_too_large', message, path: 'html' }]);
@@ -272,9 +264,12 @@ export function renderPublished(item: TemplateItem | undefined, given: Record<st
   const problems: ErrorDetail[] = [];
   const values: Values = {};
   const declared = new Map(version.variables.map((v) => [v.key, v]));
+  const used = new Set([version.subject, version.html, version.text].flatMap((field) => variablesIn(field ?? '')));
   for (const [key, value] of Object.entries(given)) {
     const variable = declared.get(key);
-    if (!variable) problems.push({ code: 'unknown_template_variable', message: `The template declares no variable ${key}`, path: at('variables', key) });
+    if (!variable && used.has(key))
+      values[key] = value; // undeclared, but the content uses it: any string or number
+    else if (!variable) problems.push({ code: 'unknown_template_variable', message: `The template neither declares nor uses a variable ${key}`, path: at('variables', key) });
     else if (typeof value !== variable.type) {
       problems.push({ code: 'invalid_template_variable', message: `must be a ${variable.type}`, path: at('variables', key) });
     }

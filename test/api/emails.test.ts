@@ -386,6 +386,18 @@ describe('POST /emails with a template', () => {
     expect(refused.body.errors).toEqual([expect.objectContaining({ code: 'template_not_published', path: 'template.id' })]);
   });
 
+  it('sends a template whose content uses an undeclared variable with the value given, and names it when it is missing', async () => {
+    const created = await api.post('/templates', { name: 'Loose send', from: `a@${domain}`, subject: 'Code', html: '<p>Your code is {{{CODE}}}</p>' });
+    expect(created.status).toBe(201);
+    expect((await api.post(`/templates/${created.body.id}/publish`)).status).toBe(200);
+    const missing = await api.post('/emails', { to: 'r@example.com', template: { id: created.body.id } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual([expect.objectContaining({ code: 'missing_template_variable', path: 'template.variables.CODE' })]);
+    const sent = await api.post('/emails', { to: 'success@simulator.amazonses.com', template: { id: created.body.id, variables: { CODE: 4711 } } });
+    expect(sent.status).toBe(200);
+    expect((await api.get(`/emails/${sent.body.id}`)).body.html).toBe('<p>Your code is 4711</p>');
+  });
+
   it('answers 422 naming template.variables.KEY for missing, mistyped and undeclared variables', async () => {
     const template = await publishedTemplate();
     const missing = await api.post('/emails', { to: 'r@example.com', template: { id: template.id } });

@@ -80,6 +80,11 @@ describe('resend.templates', () => {
     expect(gone.error).toMatchObject({ name: 'not_found', statusCode: 404 });
   });
 
+  it('creates a template from content alone, its variables undeclared, as Resend takes it', async () => {
+    const created = ok(await resend.templates.create({ name: 'Content only', html: '<p>{{{X}}}</p>' }));
+    expect(ok(await resend.templates.get(created.id))).toMatchObject({ html: '<p>{{{X}}}</p>', variables: [] });
+  });
+
   it('chains create().publish() and duplicate().publish()', async () => {
     const published = ok(await resend.templates.create({ name: 'Chained', html: '<p>Hi</p>' }).publish());
     expect(ok(await resend.templates.get(published.id)).status).toBe('published');
