@@ -198,7 +198,12 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   const keep = (address: string) => !suppressed.has(bareAddress(address));
   if (![...email.to, ...email.cc, ...email.bcc].some(keep)) {
     try {
-      await transact([update(key, { set: { last_event: 'suppressed' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }), pendingEmailDelete(projectId, email)]);
+      await transact([
+        update(key, { set: { last_event: 'suppressed' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
+        pendingEmailDelete(projectId, email),
+        // Resend's event for a send the suppression list refused
+        eventWrite(caller, 'email.suppressed', { ...toSummary(email), last_event: 'suppressed', suppressed: { reason: 'suppression_list', recipients: [...email.to, ...email.cc, ...email.bcc] } }),
+      ]);
     } catch (error) {
       if (isConditionFailed(error, 'taken')) return 'skipped';
       throw error;

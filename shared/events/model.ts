@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'email.clicked',
   'email.failed',
   'email.canceled',
+  'email.suppressed',
   'email.received',
   'email.stored',
   'domain.created',

@@ -8,7 +8,7 @@ import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import { suppressAddress } from '../../shared/suppressions/suppressions';
 import { api } from '../support/http';
-import { createOtherProject, useRuntimeTable } from '../support/table';
+import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
 const runtime = useRuntimeTable();
@@ -205,5 +205,12 @@ describe('SES feedback, end to end through the local SES and the suppression wri
     );
     const stored = (await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as { emails: { subject: string }[] };
     expect(stored.emails.filter((e) => e.subject === subject)).toHaveLength(0);
+    // and the project hears of it: email.suppressed, as Resend sends it
+    const events = (await projectEvents(other.projectId)).map((item) => item.event).filter((e) => e.type === 'email.suppressed');
+    expect(events).toEqual([
+      expect.objectContaining({
+        data: { object: expect.objectContaining({ id: later, last_event: 'suppressed', suppressed: { reason: 'suppression_list', recipients: ['bounce@simulator.amazonses.com'] } }) },
+      }),
+    ]);
   });
 });
