@@ -60,7 +60,7 @@ import { maxSendRate } from '../emails/send-rate';
 import { bulkSendQueue } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
 import { projectSettings, type ProjectSettings } from '../access/project-settings';
-import { quotaTag, quotaUsage, quotaWrites } from '../emails/quota';
+import { countUsage, hasQuota, quotaTag, quotaUsage, quotaWrites } from '../emails/quota';
 
 /** Contacts per queue message: two BatchGets of 100 keys and about 3-4 transactions. */
 export const pageSize = (): number => Number(process.env.BROADCAST_PAGE_SIZE) || 100;
@@ -251,7 +251,14 @@ async function writeCounted(b: BroadcastItem, plans: Plan[], settings: ProjectSe
  * also counts its emails against the project's send quotas (shared/emails/quota.ts).
  */
 async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
-  const settings = b.livemode === false ? undefined : await projectSettings(b.project_id); // test mode is not counted
+  const live = b.livemode !== false; // test mode is not counted
+  const projectSettingsNow = live ? await projectSettings(b.project_id) : undefined;
+  // counters in the page's transactions only under a quota (shared/emails/quota.ts): otherwise parallel pages would take turns on them
+  const settings = projectSettingsNow && hasQuota(projectSettingsNow) ? projectSettingsNow : undefined;
+  const count = async (written: Plan[]) => {
+    const sent = written.filter((p) => p.outcome === 'sent').length;
+    if (live && !settings && sent) await countUsage(b.project_id, sent).catch((error) => logger.warn('usage not counted', { broadcast_id: b.id, error }));
+  };
   // a recipient with an email is 3 actions (its record, the email, its event), one skipped is its record; each chunk also counts
   const chunks = transactionChunks(plans, {
     actions: (plan) => (plan.outcome === 'sent' ? 3 : 1),
@@ -264,6 +271,7 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
     try {
       const written = await writeCounted(b, chunk, settings, (current, counted) => transactRetryingConflicts([...current.flatMap((p) => planWrites(b, p)), counting(b, current), ...counted]));
       emailIds.push(...sentIds(written));
+      await count(written);
     } catch (error) {
       if (!isConditionFailed(error, 'recipient done')) throw error;
       // Part of this chunk was done by an earlier attempt: one recipient at a time, skipping those
@@ -272,6 +280,7 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
         try {
           const written = await writeCounted(b, [plan], settings, (current, counted) => transactRetryingConflicts([...planWrites(b, current[0]), counting(b, current), ...counted]));
           emailIds.push(...sentIds(written));
+          await count(written);
         } catch (inner) {
           if (!isConditionFailed(inner, 'recipient done')) throw inner;
           if (typeof inner.item?.email_id === 'string') emailIds.push(inner.item.email_id);

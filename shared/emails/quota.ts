@@ -12,9 +12,14 @@
  * The counters' write rate is at most the project's accepting requests a second, which its API
  * rate limit bounds (a transaction writes an item with 2 units: at the default 10 requests a second
  * far from DynamoDB's 1,000 units a second per item).
+ *
+ * Only a project with a quota has its counters in the accepting transactions: transactions that
+ * share an item conflict, and a project's parallel sends and broadcast pages would take turns on its
+ * counters. A project without one (the default) only has its usage counted, by a plain ADD after
+ * the emails are accepted (`countUsage`), which never conflicts with another ADD.
  */
 import * as keys from '../platform/db/keys';
-import { batchGet, update, type WriteAction } from '../platform/db/table';
+import { batchGet, update, updateItem, type WriteAction } from '../platform/db/table';
 import { ApiError } from '../platform/errors';
 import type { ProjectSettings } from '../access/project-settings';
 
@@ -57,6 +62,18 @@ export function quotaWrites(projectId: string, emails: number, settings: Project
       { tag: quotaTag(period), withItem: true },
     );
   });
+}
+
+export const hasQuota = (settings: ProjectSettings): boolean => settings.daily_quota !== null || settings.monthly_quota !== null;
+
+/** A project without a quota: `emails` more in its usage (both periods side by side); answers the usage after them. */
+export async function countUsage(projectId: string, emails: number, now = new Date()): Promise<QuotaUsage> {
+  const periods = quotaPeriods(now);
+  const epoch = Math.floor(now.getTime() / 1000);
+  const add = (period: QuotaPeriod) =>
+    updateItem(update(keys.sendCount(projectId, periods[period]), { add: { n: emails }, set: { expires_at: epoch + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS) } }));
+  const [daily, monthly] = await Promise.all([add('daily'), add('monthly')]);
+  return { daily: Number(daily.n), monthly: Number(monthly.n) };
 }
 
 /** The emails counted so far in the periods of `now` (one BatchGet). */
