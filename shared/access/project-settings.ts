@@ -56,14 +56,13 @@ export async function readProjectSettings(projectId: string): Promise<ProjectSet
   return item ? settingsOf(item) : undefined;
 }
 
-const UNKNOWN: ProjectSettings = { rate_limit: DEFAULT_API_RATE_LIMIT, daily_quota: null, monthly_quota: null, sending_paused: null, ses_tenant: null };
 const cached = new Map<string, { settings: Promise<ProjectSettings>; readAt: number; refreshing?: boolean }>();
 
 /** The project's settings as this function last read them (see the top of this file). */
 export function projectSettings(projectId: string, now = Date.now()): Promise<ProjectSettings> {
   const entry = cached.get(projectId);
   if (entry && (now - entry.readAt < cacheMs() || entry.refreshing)) return entry.settings;
-  const read = readProjectSettings(projectId).then((settings) => settings ?? { ...UNKNOWN, rate_limit: defaultRateLimit() });
+  const read = readProjectSettings(projectId).then((settings) => settings ?? settingsOf({})); // no such project: the defaults
   if (!entry) {
     const fresh = { settings: read, readAt: now };
     cached.set(projectId, fresh);

@@ -252,10 +252,10 @@ async function writeCounted(b: BroadcastItem, plans: Plan[], settings: ProjectSe
  */
 async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
   const live = b.livemode !== false; // test mode is not counted
-  const projectSettingsNow = live ? await projectSettings(b.project_id) : undefined;
+  const project = live ? await projectSettings(b.project_id) : undefined;
   // counters in the page's transactions only under a quota (shared/emails/quota.ts): otherwise parallel pages would take turns on them
-  const settings = projectSettingsNow && hasQuota(projectSettingsNow) ? projectSettingsNow : undefined;
-  const count = async (written: Plan[]) => {
+  const settings = project && hasQuota(project) ? project : undefined;
+  const countUnlimited = async (written: Plan[]) => {
     const sent = written.filter((p) => p.outcome === 'sent').length;
     if (live && !settings && sent) await countUsage(b.project_id, sent).catch((error) => logger.warn('usage not counted', { broadcast_id: b.id, error }));
   };
@@ -271,7 +271,7 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
     try {
       const written = await writeCounted(b, chunk, settings, (current, counted) => transactRetryingConflicts([...current.flatMap((p) => planWrites(b, p)), counting(b, current), ...counted]));
       emailIds.push(...sentIds(written));
-      await count(written);
+      await countUnlimited(written);
     } catch (error) {
       if (!isConditionFailed(error, 'recipient done')) throw error;
       // Part of this chunk was done by an earlier attempt: one recipient at a time, skipping those
@@ -280,7 +280,7 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
         try {
           const written = await writeCounted(b, [plan], settings, (current, counted) => transactRetryingConflicts([...planWrites(b, current[0]), counting(b, current), ...counted]));
           emailIds.push(...sentIds(written));
-          await count(written);
+          await countUnlimited(written);
         } catch (inner) {
           if (!isConditionFailed(inner, 'recipient done')) throw inner;
           if (typeof inner.item?.email_id === 'string') emailIds.push(inner.item.email_id);

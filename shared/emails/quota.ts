@@ -19,7 +19,7 @@
  * the emails are accepted (`countUsage`), which never conflicts with another ADD.
  */
 import * as keys from '../platform/db/keys';
-import { batchGet, update, updateItem, type WriteAction } from '../platform/db/table';
+import { batchGet, update, updateItem, type UpdateSpec, type WriteAction } from '../platform/db/table';
 import { ApiError } from '../platform/errors';
 import type { ProjectSettings } from '../access/project-settings';
 
@@ -44,23 +44,22 @@ const QUOTA_OF: Record<QuotaPeriod, keyof ProjectSettings> = { daily: 'daily_quo
 /** The condition tag of a transaction refused by a period's quota. */
 export const quotaTag = (period: QuotaPeriod) => `${period} quota`;
 
+/** `emails` more on a period's counter (kept past its period by TTL), under `condition` when given. */
+function countWrite(projectId: string, period: QuotaPeriod, emails: number, now: Date, condition?: UpdateSpec['condition']): WriteAction {
+  const expiresAt = Math.floor(now.getTime() / 1000) + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS);
+  return update(keys.sendCount(projectId, quotaPeriods(now)[period]), { add: { n: emails }, set: { expires_at: expiresAt }, condition }, { tag: quotaTag(period), withItem: true });
+}
+
 /**
  * The writes that count `emails` more against both periods, each with its quota's condition
  * (`n <= quota - emails`, a missing counter as 0) when the project has one.
  */
 export function quotaWrites(projectId: string, emails: number, settings: ProjectSettings, now = new Date()): WriteAction[] {
-  const periods = quotaPeriods(now);
-  const epoch = Math.floor(now.getTime() / 1000);
   return (['daily', 'monthly'] as const).map((period) => {
     const quota = settings[QUOTA_OF[period]] as number | null;
     // no counter yet counts as 0, unless the emails alone are over the quota
     const expression = emails > (quota ?? 0) ? 'attribute_exists(#n) AND #n <= :room' : 'attribute_not_exists(#n) OR #n <= :room';
-    const condition = quota === null ? undefined : { expression, names: { '#n': 'n' }, values: { ':room': quota - emails } };
-    return update(
-      keys.sendCount(projectId, periods[period]),
-      { add: { n: emails }, set: { expires_at: epoch + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS) }, condition },
-      { tag: quotaTag(period), withItem: true },
-    );
+    return countWrite(projectId, period, emails, now, quota === null ? undefined : { expression, names: { '#n': 'n' }, values: { ':room': quota - emails } });
   });
 }
 
@@ -68,11 +67,7 @@ export const hasQuota = (settings: ProjectSettings): boolean => settings.daily_q
 
 /** A project without a quota: `emails` more in its usage (both periods side by side); answers the usage after them. */
 export async function countUsage(projectId: string, emails: number, now = new Date()): Promise<QuotaUsage> {
-  const periods = quotaPeriods(now);
-  const epoch = Math.floor(now.getTime() / 1000);
-  const add = (period: QuotaPeriod) =>
-    updateItem(update(keys.sendCount(projectId, periods[period]), { add: { n: emails }, set: { expires_at: epoch + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS) } }));
-  const [daily, monthly] = await Promise.all([add('daily'), add('monthly')]);
+  const [daily, monthly] = await Promise.all([updateItem(countWrite(projectId, 'daily', emails, now)), updateItem(countWrite(projectId, 'monthly', emails, now))]);
   return { daily: Number(daily.n), monthly: Number(monthly.n) };
 }
 
