@@ -6,24 +6,30 @@
  * (keys.domainName) enforces that, and doubles as the sender's lookup from a From domain to the
  * project's domain (findSendingDomain: one GetItem).
  *
- * SES calls cannot join a DynamoDB transaction, so creation goes in three steps:
- *   (a) claim the name with a conditional write (state `creating`);
- *   (b) create the SES configuration set, identity and MAIL FROM; if SES fails, release the
- *       claim and answer with the error (an identity SES already has: 409);
- *   (c) one transaction: the domain item, the claim turned `active` and pointing at the domain,
- *       and the `domain.created` event.
- * A Lambda that dies between (a) and (c) leaves a claim in `creating`. Such a claim older than
- * CLAIM_TAKEOVER_MS may be taken over by the next create of the name, which first removes what
- * the dead attempt made in SES. The functions time out after 10 s, far below that age, so a live
- * create never loses its claim to a takeover.
+ * SES calls cannot join a DynamoDB transaction, so creation goes in three steps, and on the usual
+ * path costs one read round trip and one write (DESIGN.md's calls budget):
+ *   (a) read the name's claim beside the project's domain count and the parent names' claims; a
+ *       claim there is 409 `domain_exists`, unless it may be taken over (below);
+ *   (b) create the SES configuration set, identity and MAIL FROM. SES's identity is the lock
+ *       between two creates of a free name: one makes it, the other gets AlreadyExists (409);
+ *   (c) one transaction: the domain item, the claim (put only if absent, `active`, pointing at the
+ *       domain) and the `domain.created` event. If it fails, (b) is undone.
+ * A Lambda that dies between (b) and (c) leaves an identity with no claim. The next create of the
+ * name gets AlreadyExists from SES, sees no claim, and removes the identity if its configuration
+ * set is one of ours (`es-<UUIDv7 domain id>`, which dates the create) begun over CLAIM_TAKEOVER_MS
+ * ago, then creates it again. The functions time out after 10 s, far below that age, so a live
+ * create never loses its identity. (Claims in state `creating`, which versions before issue 19
+ * wrote before calling SES, are taken over after the same age, as below.)
  *
  * Names are not first come, forever:
  * - A claim that never verified (status not_started, pending or failed, never `verified_at`) expires
  *   claimExpiryMs() after it was made (DOMAIN_CLAIM_EXPIRY_HOURS, default 72: SES's own window for
- *   finding the DKIM records). The next create of the name takes it over in one transaction that
- *   re-checks the expiry on the claim and deletes the old project's domain (`domain.deleted` in that
- *   project, its count down by one); then (b) removes the old SES identity and configuration set
- *   (an identity is per name in the AWS account) before creating the new one.
+ *   finding the DKIM records). The next create of the name takes it over in one transaction
+ *   conditional on the claim being the one read (state `creating`, ours) that deletes the old
+ *   project's domain (`domain.deleted` in that project, its count down by one); then (b) removes the
+ *   old SES identity and configuration set (an identity is per name in the AWS account) before
+ *   creating the new one, and (c) turns the claim `active`. This rare path costs a second read (the
+ *   old domain) and a second write; a failure in (b) or (c) releases the claim.
  * - A subdomain of another project's verified domain is refused (409 `parent_domain_verified`):
  *   each parent name is a key, read with GetItems in parallel. A parent of another project's verified domain
  *   is allowed: whoever verifies the parent controls its DNS, and the sender and the inbound worker
@@ -50,14 +56,13 @@ import {
   queryPage,
   transact,
   update,
-  updateItem,
   type Item,
   type OnConditionFailed,
   type PageRequest,
   type UpdateSpec,
   type WriteAction,
 } from '../platform/db/table';
-import { configurationSetName, createIdentity, readIdentity, removeIdentity, updateSettings, type IdentityState } from './identity';
+import { configurationSetName, createIdentity, isIdentityTaken, readIdentity, removeAbandonedIdentity, removeIdentity, updateSettings, type IdentityState } from './identity';
 import { associateDomain, ensureTenant } from './tenants';
 import type { Capability, CreateDomainInput, Domain, DomainStatus, Tls, UpdateDomainInput } from './model';
 import { buildRecords, DEFAULT_RETURN_PATH, isSettled } from './records';
@@ -147,6 +152,12 @@ const limitReached = (max: number) => () => conflict('domain_limit_reached', `A 
 const countDomains = (projectId: string, by: 1 | -1, condition?: UpdateSpec['condition'], onFailed?: OnConditionFailed) =>
   update(keys.domainCount(projectId), { set: { type: 'domain_count', project_id: projectId }, add: { domain_count: by }, condition }, onFailed);
 
+/** A claim another create may take over: a create that died long ago, or a claim that expired without ever verifying. */
+const abandoned = (claim: DomainNameItem) =>
+  !claim.verified_at &&
+  (!claim.status || ['not_started', 'pending', 'failed'].includes(claim.status)) &&
+  Date.parse(claim.claimed_at) < Date.now() - (claim.state === 'creating' ? CLAIM_TAKEOVER_MS : claimExpiryMs());
+
 /** Deletes the name claim only while it is still this domain's (DynamoDB condition), ignoring one that is not. */
 async function releaseClaim(name: string, domainId: string): Promise<void> {
   const { expression, names, values } = claimedBy(domainId);
@@ -165,52 +176,37 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   const claimKey = keys.domainName(name);
   const max = maxDomainsPerProject();
   const labels = name.split('.');
-  // the project's count and each parent name's claim (at most 126; usually one or two), read side by side
-  const [count, ...parents] = await Promise.all([
+  // one read round trip: the project's count, the name's claim and each parent name's claim (at most
+  // 126; usually one or two), side by side
+  const [count, existing, ...parents] = await Promise.all([
     getItem(keys.domainCount(caller.projectId)),
+    getItem<DomainNameItem>(claimKey),
     ...labels.slice(1, -1).map((_, i) => getItem<DomainNameItem>(keys.domainName(labels.slice(i + 1).join('.')))),
   ]);
   if (Number(count?.domain_count) >= max) throw limitReached(max)();
   const owned = parents.find((c) => c && c.project_id !== caller.projectId && (c.status === 'verified' || c.verified_at));
   if (owned) throw conflict('parent_domain_verified', `${owned.name} is a verified domain of another project: its subdomains cannot be added`, 'name');
 
-  // (a) claim the name: first as new (no read on the usual path), and only when it is taken, read
-  // the claim to see whether it is a create that died long ago or a claim that expired, which is taken over
-  const claim = (previous?: DomainNameItem) =>
-    update(
-      claimKey,
-      {
-        set: { type: 'domain_name', project_id: caller.projectId, domain_id: id, name, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
-        condition: previous
-          ? {
-              // still the claim that was read, still too old, and still never verified
-              expression: '#d = :d AND #s = :s AND #at < :at AND attribute_not_exists(verified_at) AND (attribute_not_exists(#st) OR #st IN (:n, :p, :f))',
-              names: { '#d': 'domain_id', '#s': 'state', '#at': 'claimed_at', '#st': 'status' },
-              values: {
-                ':d': previous.domain_id,
-                ':s': previous.state,
-                ':at': new Date(Date.now() - (previous.state === 'creating' ? CLAIM_TAKEOVER_MS : claimExpiryMs())).toISOString(),
-                ':n': 'not_started',
-                ':p': 'pending',
-                ':f': 'failed',
-              },
-            }
-          : { expression: 'attribute_not_exists(PK)' },
-      },
-      // the name's claim exists: taken, unless the failed condition shows an abandoned create or an expired claim
-      previous ? taken(name) : { tag: 'name claimed', withItem: true },
-    );
-  let previous: DomainNameItem | undefined;
-  try {
-    await updateItem(claim());
-  } catch (error) {
-    if (!isConditionFailed(error, 'name claimed')) throw error;
-    previous = error.item as DomainNameItem | undefined;
-    if (!previous) throw taken(name)();
-    // an active claim: its project's domain goes in the same transaction as the claim
+  // (a) a claim of the name: taken, unless it is a create that died long ago or a claim that
+  // expired, which is taken over first (the rare path: its old domain is read and deleted with it)
+  const previous = existing && (abandoned(existing) ? existing : undefined);
+  if (existing && !previous) throw taken(name)();
+  if (previous) {
     const old = previous.state === 'active' ? await getItem<DomainItem>(keys.domain(previous.project_id, previous.domain_id)) : undefined;
     await transact([
-      claim(previous),
+      update(
+        claimKey,
+        {
+          set: { project_id: caller.projectId, domain_id: id, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
+          // still the claim that was read, still too old, and still never verified
+          condition: {
+            expression: '#d = :d AND #s = :s AND #at = :at AND attribute_not_exists(verified_at) AND (attribute_not_exists(#st) OR #st IN (:n, :p, :f))',
+            names: { '#d': 'domain_id', '#s': 'state', '#at': 'claimed_at', '#st': 'status' },
+            values: { ':d': previous.domain_id, ':s': previous.state, ':at': previous.claimed_at, ':n': 'not_started', ':p': 'pending', ':f': 'failed' },
+          },
+        },
+        taken(name),
+      ),
       ...(old
         ? [
             del(keys.domain(old.project_id, old.id), { ifExists: taken(name) }),
@@ -221,7 +217,8 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
     ]);
   }
 
-  // (b) SES; on failure the claim is released so the name stays free
+  // (b) SES; on failure a claim taken over is released so the name stays free. Without a claim, SES's
+  // identity is the lock: of two creates of a free name, SES lets one make it (AlreadyExists for the other)
   const item: DomainItem = {
     id,
     project_id: caller.projectId,
@@ -243,9 +240,8 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   let state: IdentityState;
   let tenant: string | undefined;
   let recordTenant: WriteAction | undefined;
-  try {
-    if (previous) await removeIdentity(name, previous.configuration_set);
-    state = await createIdentity({
+  const identity = () =>
+    createIdentity({
       name,
       returnPath: item.custom_return_path ?? DEFAULT_RETURN_PATH,
       configurationSet: item.configuration_set,
@@ -254,8 +250,19 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
       open_tracking: false,
       click_tracking: false,
     });
+  const undo = async () => {
+    await removeIdentity(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
+    if (previous) await releaseClaim(name, id);
+  };
+  try {
+    if (previous) await removeIdentity(name, previous.configuration_set);
+    state = await identity().catch(async (error) => {
+      // no claim, yet SES has the identity: a create that died between SES and (c) may have left it
+      if (previous || !isIdentityTaken(error) || !(await removeAbandonedIdentity(name, CLAIM_TAKEOVER_MS))) throw error;
+      return identity();
+    });
   } catch (error) {
-    await releaseClaim(name, id);
+    if (previous) await releaseClaim(name, id);
     throw error;
   }
   if (caller.livemode) {
@@ -266,26 +273,30 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
       tenant = ensured.tenant.name;
       recordTenant = ensured.record;
     } catch (error) {
-      await removeIdentity(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
-      await releaseClaim(name, id);
+      await undo();
       throw error;
     }
   }
   Object.assign(item, { status: state.dkimStatus, dkim_tokens: state.dkimTokens, mail_from_status: state.mailFromStatus });
 
-  // (c) the domain, the claim made active, the event: one transaction
+  // (c) the domain, the claim (new, or the one taken over) active, the event: one transaction
   const domain = toDomain(item);
+  const active = { state: 'active', status: item.status, sending: item.capabilities.sending, ...(tenant ? { ses_tenant: tenant } : {}) };
   try {
     await transact([
       put({ ...keys.domain(caller.projectId, id), type: 'domain', ...item, ...unsettledIndex(item) }, { ifAbsent: () => new Error(`domain id ${id} exists`) }),
-      update(claimKey, { set: { state: 'active', status: item.status, sending: item.capabilities.sending, ...(tenant ? { ses_tenant: tenant } : {}) }, condition: claimedBy(id) }, taken(name)),
+      previous
+        ? update(claimKey, { set: active, condition: claimedBy(id) }, taken(name))
+        : put(
+            { ...claimKey, type: 'domain_name', project_id: caller.projectId, domain_id: id, name, claimed_at: now, configuration_set: item.configuration_set, ...active },
+            { ifAbsent: taken(name) },
+          ),
       countDomains(caller.projectId, 1, { expression: 'attribute_not_exists(domain_count) OR domain_count < :max', values: { ':max': max } }, limitReached(max)),
       eventWrite(caller, 'domain.created', domain),
       ...(recordTenant ? [recordTenant] : []), // the project's first live domain: its tenant, recorded
     ]);
   } catch (error) {
-    await removeIdentity(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
-    await releaseClaim(name, id);
+    await undo();
     throw error;
   }
   return domain;

@@ -28,7 +28,7 @@ import {
 } from '../platform/aws/ses';
 import { CONFIGURATION_SET_PREFIX, type Capability, type DomainStatus, type Tls } from './model';
 import { mailFromDomain, statusFromSes } from './records';
-import { conflict, unprocessable } from '../platform/errors';
+import { ApiError, conflict, unprocessable } from '../platform/errors';
 import { logger } from '../platform/log';
 import { sesClient } from '../platform/aws/ses';
 
@@ -129,6 +129,9 @@ export async function createIdentity(settings: IdentitySettings): Promise<Identi
   }
 }
 
+/** Whether createIdentity failed because SES already has an identity of that name (409 `domain_exists`). */
+export const isIdentityTaken = (error: unknown): boolean => error instanceof ApiError && Array.isArray(error.errors) && error.errors[0]?.code === 'domain_exists';
+
 function sesCreateError(error: unknown, name: string): unknown {
   const { name: type, message } = error as Error;
   if (type === 'AlreadyExistsException') return conflict('domain_exists', `The domain ${name} is already an identity of this service's email account`, 'name');
@@ -150,6 +153,35 @@ export async function removeIdentity(name: string, configurationSet: string): Pr
     if (!isNotFound(error)) throw error;
   }
   await ignoringNotFound(sesClient.send(new DeleteConfigurationSetCommand({ ConfigurationSetName: configurationSet })));
+}
+
+/**
+ * Removes the identity `name` if a create of ours that died left it: it names one of our
+ * configuration sets (`es-<domain id>`, a UUIDv7 whose first 48 bits are the create's start in
+ * ms) and that create began over `olderThanMs` ago, longer than any live create runs. Returns
+ * whether it was removed; an identity made outside this service, or by a create that may still
+ * be running, is left alone. The caller knows that no name claim points at the identity.
+ */
+export async function removeAbandonedIdentity(name: string, olderThanMs: number): Promise<boolean> {
+  let configurationSet: string | undefined;
+  try {
+    configurationSet = (await sesClient.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName;
+  } catch (error) {
+    if (isNotFound(error)) return true; // gone meanwhile: the name is free again
+    throw error;
+  }
+  const startedAt = configurationSet && createdAtOf(configurationSet);
+  if (!startedAt || Date.now() - startedAt < olderThanMs) return false;
+  logger.warn('removing an identity a failed domain create left behind', { domain: name, configuration_set: configurationSet });
+  await removeIdentity(name, configurationSet!);
+  return true;
+}
+
+/** When the create that named configuration set `es-<UUIDv7>` began (epoch ms); undefined for any other name. */
+function createdAtOf(configurationSet: string): number | undefined {
+  const id = configurationSet.slice(CONFIGURATION_SET_PREFIX.length);
+  if (!configurationSet.startsWith(CONFIGURATION_SET_PREFIX) || !/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/.test(id)) return undefined;
+  return parseInt(id.replace(/-/g, '').slice(0, 12), 16);
 }
 
 /** What SES says about the identity now; undefined when it no longer exists. */

@@ -4,7 +4,7 @@
  * The runtime also runs the scheduled domain check every second (LOCAL_SCHEDULE_INTERVAL_SECONDS),
  * so a test that waits past the delay may find the domain settled by it: the events are the same.
  */
-import { CreateConfigurationSetCommand, CreateEmailIdentityCommand, GetConfigurationSetCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { CreateConfigurationSetCommand, CreateEmailIdentityCommand, DeleteEmailIdentityCommand, GetConfigurationSetCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
@@ -139,6 +139,40 @@ describe('POST /domains', () => {
     expect(res.body.errors[0].code).toBe('domain_exists');
     const other = await createOtherProject();
     expect((await api.post('/domains', { name }, { key: other.key })).status).toBe(409); // SES again, not a leftover claim
+  });
+
+  it('gives a name to one of two creates racing for it (SES is the lock) and leaves nothing of the other', async () => {
+    const name = unique('racing');
+    const other = await createOtherProject();
+    const answers = await Promise.all([api.post('/domains', { name }), api.post('/domains', { name }, { key: other.key })]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+    const winner = answers.find((a) => a.status === 201)!;
+    expect(answers.find((a) => a.status === 409)!.body.errors[0].code).toBe('domain_exists');
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${winner.body.id}`);
+    const lists = await Promise.all([api.get('/domains?limit=100'), api.get('/domains', { key: other.key })]);
+    expect(lists.flatMap((l) => l.body.data).filter((d: { name: string }) => d.name === name)).toHaveLength(1);
+  });
+
+  it('recovers a name whose create died between SES and the table (an identity and no claim) once that create is 5 minutes old', async () => {
+    const name = unique('orphan');
+    const leftBy = async (domainId: string) => {
+      await ses.send(new CreateConfigurationSetCommand({ ConfigurationSetName: `es-${domainId}` }));
+      await ses.send(new CreateEmailIdentityCommand({ EmailIdentity: name, ConfigurationSetName: `es-${domainId}` }));
+    };
+    // a UUIDv7 dates the create: one from a minute ago may still be running
+    const minuteAgo = (Date.now() - 60_000).toString(16).padStart(12, '0');
+    const recentId = `${minuteAgo.slice(0, 8)}-${minuteAgo.slice(8)}-7000-8000-000000000002`;
+    await leftBy(recentId);
+    expect((await api.post('/domains', { name })).status).toBe(409);
+    await ses.send(new DeleteEmailIdentityCommand({ EmailIdentity: name }));
+
+    const deadId = '01900000-0000-7000-8000-000000000003'; // 2024: long dead
+    await leftBy(deadId);
+    const res = await api.post('/domains', { name });
+    expect(res.status).toBe(201);
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${res.body.id}`);
+    await expect(configurationSet(deadId)).rejects.toMatchObject({ name: 'NotFoundException' });
+    expect((await api.get(`/domains/${res.body.id}`)).body).toMatchObject({ name, status: 'pending' });
   });
 
   it('takes over the name claim of a create that died over 5 minutes ago, removing what it left in SES', async () => {
