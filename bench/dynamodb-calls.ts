@@ -232,10 +232,7 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
 }
 
 /** Operations over the budget by design, and why (shown under the table; still counted as over). */
-const WHY_OVER: Record<string, string> = {
-  createDomain:
-    "the name is claimed (a conditional write) before SES is asked for the identity, and the domain is written after it: SES calls cannot join a transaction, and without the claim two projects could race for one name (two writes, as before issue 19: the SES tenant a project's first live domain makes is recorded in the domain's transaction)",
-};
+const WHY_OVER: Record<string, string> = {};
 
 export function formatDynamoDbCalls(rows: CallRow[]): string {
   return [

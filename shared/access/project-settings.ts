@@ -13,7 +13,7 @@ import { getItem, updateItem, update, type Item } from '../platform/db/table';
 import { notFound } from '../platform/errors';
 import { DEFAULT_API_RATE_LIMIT, type ProjectView } from './model';
 import type { Caller } from '../platform/caller';
-import { quotaPeriods, quotaUsage } from '../emails/quota';
+import { foldUsageShards, quotaPeriods, quotaUsage } from '../emails/quota';
 import { reputationOf, type SendingPause } from '../emails/reputation';
 
 export interface ProjectSettings {
@@ -98,7 +98,10 @@ export async function changeProjectSettings(projectId: string, change: SettingsC
   if (!Object.keys(set).length && !remove.length) return (await readProjectSettings(projectId)) ?? Promise.reject(missing());
   const item = await updateItem(update(keys.project(projectId), { set, remove, condition: { expression: 'attribute_exists(PK)' } }, missing));
   cached.delete(projectId);
-  return settingsOf(item);
+  const settings = settingsOf(item);
+  // a quota counts what its period sent before it: the usage counted on shards goes onto the main counters (shared/emails/quota.ts)
+  if (set.daily_quota || set.monthly_quota) await foldUsageShards(projectId);
+  return settings;
 }
 
 /** GET /project: the project with its settings as stored (not as cached), its usage and its reputation, read side by side. */

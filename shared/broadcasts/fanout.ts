@@ -60,7 +60,7 @@ import { maxSendRate } from '../emails/send-rate';
 import { bulkSendQueue } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
 import { projectSettings, type ProjectSettings } from '../access/project-settings';
-import { countUsage, hasQuota, quotaTag, quotaUsage, quotaWrites } from '../emails/quota';
+import { quotaTag, quotaUsage, quotaWrites } from '../emails/quota';
 
 /** Contacts per queue message: two BatchGets of 100 keys and about 3-4 transactions. */
 export const pageSize = (): number => Number(process.env.BROADCAST_PAGE_SIZE) || 100;
@@ -252,13 +252,8 @@ async function writeCounted(b: BroadcastItem, plans: Plan[], settings: ProjectSe
  */
 async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
   const live = b.livemode !== false; // test mode is not counted
-  const project = live ? await projectSettings(b.project_id) : undefined;
-  // counters in the page's transactions only under a quota (shared/emails/quota.ts): otherwise parallel pages would take turns on them
-  const settings = project && hasQuota(project) ? project : undefined;
-  const countUnlimited = async (written: Plan[]) => {
-    const sent = written.filter((p) => p.outcome === 'sent').length;
-    if (live && !settings && sent) await countUsage(b.project_id, sent).catch((error) => logger.warn('usage not counted', { broadcast_id: b.id, error }));
-  };
+  // the counters go in the page's transactions: the main ones under a quota, else a shard (shared/emails/quota.ts)
+  const settings = live ? await projectSettings(b.project_id) : undefined;
   // a recipient with an email is 3 actions (its record, the email, its event), one skipped is its record; each chunk also counts
   const chunks = transactionChunks(plans, {
     actions: (plan) => (plan.outcome === 'sent' ? 3 : 1),
@@ -271,7 +266,6 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
     try {
       const written = await writeCounted(b, chunk, settings, (current, counted) => transactRetryingConflicts([...current.flatMap((p) => planWrites(b, p)), counting(b, current), ...counted]));
       emailIds.push(...sentIds(written));
-      await countUnlimited(written);
     } catch (error) {
       if (!isConditionFailed(error, 'recipient done')) throw error;
       // Part of this chunk was done by an earlier attempt: one recipient at a time, skipping those
@@ -280,7 +274,6 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
         try {
           const written = await writeCounted(b, [plan], settings, (current, counted) => transactRetryingConflicts([...planWrites(b, current[0]), counting(b, current), ...counted]));
           emailIds.push(...sentIds(written));
-          await countUnlimited(written);
         } catch (inner) {
           if (!isConditionFailed(inner, 'recipient done')) throw inner;
           if (typeof inner.item?.email_id === 'string') emailIds.push(inner.item.email_id);

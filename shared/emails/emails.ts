@@ -54,7 +54,7 @@ import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { projectSettings } from '../access/project-settings';
-import { countUsage, hasQuota, quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from './quota';
+import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from './quota';
 import { sendingPaused } from './reputation';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
 import { sendQueue } from './send-queue';
@@ -314,9 +314,8 @@ export async function acceptEmails(
   inputs: SendEmailInput[],
   options: { batch: boolean; idempotency?: IdempotencyRequest; permissive?: { indices: number[]; rejected: Rejected[] } },
 ): Promise<Accepted> {
-  // the usage after this request: read (a replay, or a project whose counters the transaction wrote), or counted now (no quota)
-  let countNow = 0;
-  const usage = () => (!caller.livemode ? Promise.resolve(undefined) : countNow ? countUsage(caller.projectId, countNow) : quotaUsage(caller.projectId));
+  // the usage after this request (its counters are in the accepting transaction): read beside the enqueue
+  const usage = () => (caller.livemode ? quotaUsage(caller.projectId) : Promise.resolve(undefined));
   // permissive (x-batch-validation): the emails refused by the schema, and below by the send's own checks
   const rejected: Rejected[] = [...(options.permissive?.rejected ?? [])];
   const answer = async (ids: string[] | Promise<string[]>, enqueued?: Promise<void>): Promise<Accepted> => {
@@ -362,8 +361,7 @@ export async function acceptEmails(
     prepared.map((p) => ({ emailId: p.item.id, content: p.content })),
   );
   const idempotency = options.idempotency;
-  const counted = settings && hasQuota(settings) ? quotaWrites(caller.projectId, items.length, settings) : [];
-  const countAfter = () => (countNow = settings && !hasQuota(settings) ? items.length : 0); // once the emails are in
+  const counted = settings ? quotaWrites(caller.projectId, items.length, settings) : [];
   const refused = (error: unknown): Promise<Accepted> => {
     for (const period of ['daily', 'monthly'] as const) {
       if (settings && isConditionFailed(error, quotaTag(period))) throw quotaExceeded(period, settings[`${period}_quota`] as number, Number(error.item?.n ?? 0), items.length);
@@ -382,7 +380,6 @@ export async function acceptEmails(
     } catch (error) {
       return refused(error);
     }
-    countAfter();
     return answer(ids, enqueueImmediate(caller.projectId, items));
   }
 
@@ -394,7 +391,6 @@ export async function acceptEmails(
   } catch (error) {
     return refused(error); // our staged emails are left for the dispatcher to discard
   }
-  countAfter();
   return answer(
     ids,
     publishStaged(caller.projectId, items).then((published) => enqueueImmediate(caller.projectId, published)),

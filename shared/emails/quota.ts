@@ -9,17 +9,25 @@
  * not counted apart, unlike Resend), and every broadcast recipient the fan-out makes an email
  * for. A retry sends an email already counted. Test keys are not counted (their mail never reaches SES).
  *
- * The counters' write rate is at most the project's accepting requests a second, which its API
- * rate limit bounds (a transaction writes an item with 2 units: at the default 10 requests a second
- * far from DynamoDB's 1,000 units a second per item).
+ * Every accepting transaction counts its emails, so every API send stays one write (DESIGN.md's
+ * calls budget). Transactions that share an item conflict, though, and a project's parallel sends
+ * and broadcast pages would take turns on one counter. So only a project with a quota counts on
+ * the period's main counter (the one its condition reads: exact, and serial by nature); a project
+ * without one (the default) counts on one of USAGE_SHARDS counters of the period, picked at random
+ * per transaction, which two transactions share one time in USAGE_SHARDS. The usage is the main
+ * counter plus the shards (one BatchGet, read after the write, beside the enqueue).
  *
- * Only a project with a quota has its counters in the accepting transactions: transactions that
- * share an item conflict, and a project's parallel sends and broadcast pages would take turns on its
- * counters. A project without one (the default) only has its usage counted, by a plain ADD after
- * the emails are accepted (`countUsage`), which never conflicts with another ADD.
+ * A quota set on a project (changeProjectSettings) first folds the periods' shards into the main
+ * counters, so the quota counts what was sent before it. Lambdas still holding the old settings
+ * (PROJECT_SETTINGS_CACHE_SECONDS) count on shards for that long: those emails are in the usage
+ * but not in what the quota's condition reads (the next change of a quota folds them in).
+ *
+ * The main counter's write rate is at most the project's accepting requests a second, which its
+ * API rate limit bounds (a transaction writes an item with 2 units: at the default 10 requests a
+ * second far from DynamoDB's 1,000 units a second per item).
  */
 import * as keys from '../platform/db/keys';
-import { batchGet, update, updateItem, type UpdateSpec, type WriteAction } from '../platform/db/table';
+import { batchGet, isConditionFailed, transactRetryingConflicts, update, type UpdateSpec, type WriteAction } from '../platform/db/table';
 import { ApiError } from '../platform/errors';
 import type { ProjectSettings } from '../access/project-settings';
 
@@ -44,38 +52,48 @@ const QUOTA_OF: Record<QuotaPeriod, keyof ProjectSettings> = { daily: 'daily_quo
 /** The condition tag of a transaction refused by a period's quota. */
 export const quotaTag = (period: QuotaPeriod) => `${period} quota`;
 
-/** `emails` more on a period's counter (kept past its period by TTL), under `condition` when given. */
-function countWrite(projectId: string, period: QuotaPeriod, emails: number, now: Date, condition?: UpdateSpec['condition']): WriteAction {
-  const expiresAt = Math.floor(now.getTime() / 1000) + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS);
-  return update(keys.sendCount(projectId, quotaPeriods(now)[period]), { add: { n: emails }, set: { expires_at: expiresAt }, condition }, { tag: quotaTag(period), withItem: true });
-}
+/** How many counters a period's usage is spread over for a project without a quota (see the top). */
+export const USAGE_SHARDS = 8;
+const counterOf = (projectId: string, period: string, shard?: number) => keys.sendCount(projectId, shard === undefined ? period : `${period}#${shard}`);
 
-/**
- * The writes that count `emails` more against both periods, each with its quota's condition
- * (`n <= quota - emails`, a missing counter as 0) when the project has one.
- */
-export function quotaWrites(projectId: string, emails: number, settings: ProjectSettings, now = new Date()): WriteAction[] {
-  return (['daily', 'monthly'] as const).map((period) => {
-    const quota = settings[QUOTA_OF[period]] as number | null;
-    // no counter yet counts as 0, unless the emails alone are over the quota
-    const expression = emails > (quota ?? 0) ? 'attribute_exists(#n) AND #n <= :room' : 'attribute_not_exists(#n) OR #n <= :room';
-    return countWrite(projectId, period, emails, now, quota === null ? undefined : { expression, names: { '#n': 'n' }, values: { ':room': quota - emails } });
-  });
+/** `emails` more on a period's counter (its main one, or `shard`; kept past its period by TTL), under `condition` when given. */
+function countWrite(projectId: string, period: QuotaPeriod, emails: number, now: Date, options: { condition?: UpdateSpec['condition']; shard?: number }): WriteAction {
+  const expiresAt = Math.floor(now.getTime() / 1000) + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS);
+  return update(
+    counterOf(projectId, quotaPeriods(now)[period], options.shard),
+    { add: { n: emails }, set: { expires_at: expiresAt }, condition: options.condition },
+    { tag: quotaTag(period), withItem: true },
+  );
 }
 
 export const hasQuota = (settings: ProjectSettings): boolean => settings.daily_quota !== null || settings.monthly_quota !== null;
 
-/** A project without a quota: `emails` more in its usage (both periods side by side); answers the usage after them. */
-export async function countUsage(projectId: string, emails: number, now = new Date()): Promise<QuotaUsage> {
-  const [daily, monthly] = await Promise.all([updateItem(countWrite(projectId, 'daily', emails, now)), updateItem(countWrite(projectId, 'monthly', emails, now))]);
-  return { daily: Number(daily.n), monthly: Number(monthly.n) };
+/**
+ * The writes that count `emails` more against both periods, for the accepting transaction: on the
+ * main counters, each with its quota's condition (`n <= quota - emails`, a missing counter as 0),
+ * when the project has a quota; else on a shard picked at random.
+ */
+export function quotaWrites(projectId: string, emails: number, settings: ProjectSettings, now = new Date()): WriteAction[] {
+  if (!hasQuota(settings)) {
+    const shard = Math.floor(Math.random() * USAGE_SHARDS);
+    return (['daily', 'monthly'] as const).map((period) => countWrite(projectId, period, emails, now, { shard }));
+  }
+  return (['daily', 'monthly'] as const).map((period) => {
+    const quota = settings[QUOTA_OF[period]] as number | null;
+    // no counter yet counts as 0, unless the emails alone are over the quota
+    const expression = emails > (quota ?? 0) ? 'attribute_exists(#n) AND #n <= :room' : 'attribute_not_exists(#n) OR #n <= :room';
+    return countWrite(projectId, period, emails, now, { condition: quota === null ? undefined : { expression, names: { '#n': 'n' }, values: { ':room': quota - emails } } });
+  });
 }
 
-/** The emails counted so far in the periods of `now` (one BatchGet). */
+const shardsOf = (projectId: string, period: string) => Array.from({ length: USAGE_SHARDS }, (_, shard) => counterOf(projectId, period, shard));
+
+/** The emails counted so far in the periods of `now`: main counters and shards (one BatchGet). */
 export async function quotaUsage(projectId: string, now = new Date()): Promise<QuotaUsage> {
   const periods = quotaPeriods(now);
-  const items = await batchGet([keys.sendCount(projectId, periods.daily), keys.sendCount(projectId, periods.monthly)]);
-  const count = (period: string) => Number(items.find((item) => item.PK === keys.sendCount(projectId, period).PK)?.n ?? 0);
+  const items = await batchGet([periods.daily, periods.monthly].flatMap((period) => [counterOf(projectId, period), ...shardsOf(projectId, period)]));
+  const prefix = (period: string) => counterOf(projectId, period).PK;
+  const count = (period: string) => items.filter((item) => item.PK === prefix(period) || String(item.PK).startsWith(`${prefix(period)}#`)).reduce((sum, item) => sum + Number(item.n ?? 0), 0);
   return { daily: count(periods.daily), monthly: count(periods.monthly) };
 }
 
@@ -87,4 +105,32 @@ export function quotaExceeded(period: QuotaPeriod, quota: number, used: number, 
   const code = `${period}_quota_exceeded`;
   const message = `The project's ${period} quota is ${quota} emails; ${used} have been sent ${period === 'daily' ? 'today (UTC)' : 'this month (UTC)'}, so ${emails === 1 ? 'this email does' : `these ${emails} emails do`} not fit`;
   return new ApiError(429, 'application_error', message, [{ code, message, path: '' }], { [`x-resend-${period}-quota`]: String(used) });
+}
+
+/**
+ * Moves what the shards of the periods of `now` counted onto the main counters, each shard in a
+ * transaction of its own that takes exactly what was read from it (a shard that moved meanwhile
+ * is read again), so nothing is counted twice or lost however many sends run meanwhile.
+ */
+export async function foldUsageShards(projectId: string, now = new Date()): Promise<void> {
+  const periods = quotaPeriods(now);
+  for (const period of ['daily', 'monthly'] as const) {
+    const expiresAt = Math.floor(now.getTime() / 1000) + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS);
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const shards = (await batchGet(shardsOf(projectId, periods[period]))).filter((item) => Number(item.n) > 0);
+      if (!shards.length) break;
+      try {
+        for (const shard of shards) {
+          const n = Number(shard.n);
+          await transactRetryingConflicts([
+            update({ PK: String(shard.PK), SK: String(shard.SK) }, { add: { n: -n }, condition: { expression: '#n = :seen', names: { '#n': 'n' }, values: { ':seen': n } } }, { tag: 'shard moved' }),
+            update(counterOf(projectId, periods[period]), { add: { n }, set: { expires_at: expiresAt } }),
+          ]);
+        }
+        break;
+      } catch (error) {
+        if (!isConditionFailed(error, 'shard moved') || attempt === 5) throw error;
+      }
+    }
+  }
 }
