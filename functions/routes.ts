@@ -75,20 +75,20 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/contacts', handler: 'contacts/list', operation: contactOps.list, needs: { table: ['Query', 'GetItem', 'BatchGetItem'] } },
   { method: 'GET', path: '/contacts/{contact_id}', handler: 'contacts/get', operation: contactOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/contacts/{contact_id}', handler: 'contacts/update', operation: contactOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] } },
-  { method: 'DELETE', path: '/contacts/{contact_id}', handler: 'contacts/delete', operation: contactOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'DELETE', path: '/contacts/{contact_id}', handler: 'contacts/delete', operation: contactOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
   { method: 'GET', path: '/contacts/{contact_id}/segments', handler: 'contacts/list-segments', operation: contactOps.listSegments, needs: { table: ['GetItem', 'BatchGetItem'] } },
   { method: 'POST', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/add-segment', operation: contactOps.addSegment, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'ConditionCheckItem'] } },
-  { method: 'DELETE', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/remove-segment', operation: contactOps.removeSegment, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
+  { method: 'DELETE', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/remove-segment', operation: contactOps.removeSegment, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem', 'PutItem'] } },
   { method: 'GET', path: '/contacts/{contact_id}/topics', handler: 'contacts/list-topics', operation: contactOps.listTopics, needs: { table: ['GetItem', 'Query'] } },
-  { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] } },
+  { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem'] } },
   { method: 'GET', path: '/segments/{segment_id}/contacts', handler: 'contacts/list-by-segment', operation: contactOps.listBySegment, needs: { table: ['GetItem', 'Query', 'BatchGetItem'] } },
 
   // Topics
   { method: 'POST', path: '/topics', handler: 'topics/create', operation: topicOps.create, needs: { table: ['PutItem'] } },
   { method: 'GET', path: '/topics', handler: 'topics/list', operation: topicOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/topics/{topic_id}', handler: 'topics/get', operation: topicOps.get, needs: { table: ['GetItem'] } },
-  { method: 'PATCH', path: '/topics/{topic_id}', handler: 'topics/update', operation: topicOps.update, needs: { table: ['UpdateItem'] } },
-  { method: 'DELETE', path: '/topics/{topic_id}', handler: 'topics/delete', operation: topicOps.remove, needs: { table: ['DeleteItem'] } },
+  { method: 'PATCH', path: '/topics/{topic_id}', handler: 'topics/update', operation: topicOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'] } },
+  { method: 'DELETE', path: '/topics/{topic_id}', handler: 'topics/delete', operation: topicOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
 
   // Domains
   {
@@ -126,13 +126,16 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/suppressions', handler: 'suppressions/create', operation: suppressionOps.create, needs: { table: ['PutItem', 'GetItem'] } },
   { method: 'GET', path: '/suppressions', handler: 'suppressions/list', operation: suppressionOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/suppressions/{id_or_email}', handler: 'suppressions/get', operation: suppressionOps.get, needs: { table: ['GetItem'] } },
-  { method: 'DELETE', path: '/suppressions/{id_or_email}', handler: 'suppressions/delete', operation: suppressionOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'DELETE', path: '/suppressions/{id_or_email}', handler: 'suppressions/delete', operation: suppressionOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
 
   // Emails
   { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send'], contentBucket: 'write' } },
   { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], queues: ['send'], contentBucket: 'write' }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
   { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'], contentBucket: 'read' } },
+  // the email's content lists them; each one's size (a path one once fetched) and a presigned GET
+  { method: 'GET', path: '/emails/{email_id}/attachments', handler: 'emails/list-attachments', operation: emailOps.listAttachments, needs: { table: ['GetItem'], contentBucket: 'read' } },
+  { method: 'GET', path: '/emails/{email_id}/attachments/{attachment_id}', handler: 'emails/get-attachment', operation: emailOps.getAttachment, needs: { table: ['GetItem'], contentBucket: 'read' } },
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
   { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send'], contentBucket: 'read' } },

@@ -140,8 +140,8 @@ export const workers: readonly Worker[] = [
     name: 'sender',
     handler: 'workers/sender',
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
-    // DeleteItem: the email's pending entry
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
+    // DeleteItem: the email's pending entry; PutObject: the bytes of a `path` attachment it fetched (shared/emails/attachments.ts)
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read-write' },
   },
   {
     // the bulk lane: the same sender for broadcast emails, which never take the transactional reserve of the send rate

@@ -152,6 +152,10 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       port: 0,
       upstream: `http://127.0.0.1:${sesStorePort}`,
       hasMessage: (messageId) => getStoreReadonly().emails.some((email) => email.messageId === messageId),
+      restoreAttachments: (messageId, contents) => {
+        const stored = getStoreReadonly().emails.find((email) => email.messageId === messageId);
+        for (const [i, attachment] of (stored?.attachments ?? []).entries()) Object.assign(attachment, { content: contents[i], size: Buffer.byteLength(contents[i], 'base64') });
+      },
       stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
       verifyDelayMs: settings.sesVerifyDelayMs,
       maxSendRate: settings.sesMaxSendRate,

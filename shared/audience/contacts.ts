@@ -24,7 +24,24 @@
  * list the deleted segment in `segment_ids`; GET /contacts/{id}/segments shows only segments
  * that exist, and a later change of the contact's segments drops the id.
  *
- * The contract has no contact event types, so no outbox event is written.
+ * Events (Resend's types), each in the transaction of its change, with the contact as GET
+ * /contacts/{id} shows it after the change (before it, for a deletion):
+ * - `contact.created` by POST /contacts; `contact.deleted` by DELETE;
+ * - `contact.updated` by every PATCH /contacts/{id}, and by adding the contact to a segment or
+ *   taking it out of one (its `segment_ids` are part of the contact, and of Resend's payload);
+ *   adding it to a segment it is already in changes nothing and emits nothing;
+ * - `contact.topics.updated` when its topic subscriptions are set: by PATCH /contacts/{id}/topics
+ *   (only this event: the route is Resend's for exactly this change), and by a PATCH
+ *   /contacts/{id} whose body has `topics` (beside its `contact.updated`), so a subscriber hears
+ *   of every subscription change whichever route made it. Its object carries, beside the
+ *   contact, `updated_topics`: the subscriptions this request set (Resend's `data.topics`).
+ * Not emitted (other modules write the contact there): the one-click unsubscribe
+ * (shared/broadcasts/unsubscribe.ts) and a segment deletion dropping its id from `segment_ids`
+ * (shared/audience/segments.ts).
+ *
+ * An event item holds the whole contact, `properties` included: at most MAX_PROPERTIES values of
+ * MAX_PROPERTY_VALUE_LENGTH characters (about 100 KB), like the contact item itself, so it stays
+ * within an item's 400 KB and a PATCH with its two events far within a transaction's 4 MB.
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
@@ -43,6 +60,7 @@ import {
   type PageRequest,
   type WriteAction,
 } from '../platform/db/table';
+import { eventWrite } from '../events/events';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
 import {
@@ -199,6 +217,10 @@ function contactUpdate(projectId: string, contactId: string, change: ContactChan
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
+/** `contact.topics.updated`: the contact, and the subscriptions the request set (Resend lists only those). */
+const topicsUpdatedEvent = (caller: Caller, contact: Contact, set: TopicSubscription[]): WriteAction =>
+  eventWrite(caller, 'contact.topics.updated', { ...contact, updated_topics: set.map(({ id, subscription }) => ({ id, subscription })) });
+
 export async function createContact(caller: Caller, input: CreateContactInput): Promise<Contact> {
   const projectId = caller.projectId;
   const now = nowIso();
@@ -224,6 +246,7 @@ export async function createContact(caller: Caller, input: CreateContactInput): 
     put({ ...keys.contact(projectId, item.id), ...item }),
     put(emailClaim(projectId, item.id, item.email), { ifAbsent: () => emailTaken(item.email) }),
     ...item.segment_ids.map((segmentId) => put(member(projectId, segmentId, item.id))),
+    eventWrite(caller, 'contact.created', toContact(item)),
   ]);
   return toContact(item);
 }
@@ -255,7 +278,9 @@ export async function listSegmentContacts(caller: Caller, segmentId: string, pag
  * `properties` merge key by key, `segments` replaces the contact's segments, `topics` sets the
  * listed subscriptions. One transaction: the contact, the address claim when the address changes
  * (not when only its case does), the memberships of the segment diff with a ConditionCheck per
- * added segment, and a ConditionCheck per topic.
+ * added segment, a ConditionCheck per topic, and the events (`contact.updated`, and
+ * `contact.topics.updated` with `topics`): at most 98 + 2 = 100 actions (the arithmetic of
+ * MAX_SEGMENTS_PER_CONTACT in ./model.ts, plus the two events), DynamoDB's limit.
  */
 export async function updateContact(caller: Caller, idOrEmail: string, input: UpdateContactInput): Promise<Contact> {
   const projectId = caller.projectId;
@@ -307,12 +332,18 @@ export async function updateContact(caller: Caller, idOrEmail: string, input: Up
         if (!wanted.includes(segmentId)) actions.push(del(keys.segmentMember(projectId, segmentId, current.id)));
       }
     }
-    await transact([contactUpdate(projectId, current.id, change), ...actions]);
-    return toContact(next);
+    const contact = toContact(next);
+    await transact([
+      contactUpdate(projectId, current.id, change),
+      ...actions,
+      eventWrite(caller, 'contact.updated', contact),
+      ...(input.topics ? [topicsUpdatedEvent(caller, contact, input.topics)] : []),
+    ]);
+    return contact;
   });
 }
 
-/** Deletes the contact, its address claim and its memberships in one transaction (at most 2 + MAX_SEGMENTS_PER_CONTACT actions). */
+/** Deletes the contact, its address claim and its memberships in one transaction, with `contact.deleted` (the contact as it was): at most 3 + MAX_SEGMENTS_PER_CONTACT actions. */
 export async function deleteContact(caller: Caller, idOrEmail: string): Promise<{ id: string }> {
   const projectId = caller.projectId;
   return retrying(async () => {
@@ -323,6 +354,7 @@ export async function deleteContact(caller: Caller, idOrEmail: string): Promise<
       }),
       del(keys.contactEmail(projectId, current.email)),
       ...current.segment_ids.map((segmentId) => del(keys.segmentMember(projectId, segmentId, current.id))),
+      eventWrite(caller, 'contact.deleted', toContact(current)),
     ]);
     return { id: current.id };
   });
@@ -344,10 +376,17 @@ export async function addContactToSegment(caller: Caller, idOrEmail: string, seg
     if (!already && current.segment_ids.length >= MAX_SEGMENTS_PER_CONTACT) {
       throw conflict('too_many_segments', `A contact can be in at most ${MAX_SEGMENTS_PER_CONTACT} segments`, 'segment_id');
     }
+    const next = { ...current, segment_ids: [...current.segment_ids, segmentId], updated_at: nowIso() };
     await transact([
       checkExists(keys.segment(projectId, segmentId), () => notFound('Segment', 'segment_id')),
       put(member(projectId, segmentId, current.id)),
-      ...(already ? [] : [contactUpdate(projectId, current.id, { set: { segment_ids: [...current.segment_ids, segmentId], updated_at: nowIso() }, expect: { segment_ids: current.segment_ids } })]),
+      // already a member: the contact stays as it is, and there is no change to announce
+      ...(already
+        ? []
+        : [
+            contactUpdate(projectId, current.id, { set: { segment_ids: next.segment_ids, updated_at: next.updated_at }, expect: { segment_ids: current.segment_ids } }),
+            eventWrite(caller, 'contact.updated', toContact(next)),
+          ]),
     ]);
     return { object: 'contact_segment', id: segmentId, contact_id: current.id, segment_id: segmentId };
   });
@@ -359,12 +398,11 @@ export async function removeContactFromSegment(caller: Caller, idOrEmail: string
   return retrying(async () => {
     const current = await readContact(projectId, idOrEmail);
     if (!current.segment_ids.includes(segmentId)) throw notFound('Segment membership', 'segment_id');
+    const next = { ...current, segment_ids: current.segment_ids.filter((id) => id !== segmentId), updated_at: nowIso() };
     await transact([
-      contactUpdate(projectId, current.id, {
-        set: { segment_ids: current.segment_ids.filter((id) => id !== segmentId), updated_at: nowIso() },
-        expect: { segment_ids: current.segment_ids },
-      }),
+      contactUpdate(projectId, current.id, { set: { segment_ids: next.segment_ids, updated_at: next.updated_at }, expect: { segment_ids: current.segment_ids } }),
       del(keys.segmentMember(projectId, segmentId, current.id)),
+      eventWrite(caller, 'contact.updated', toContact(next)),
     ]);
     return { object: 'contact_segment', id: segmentId, contact_id: current.id, segment_id: segmentId, deleted: true };
   });
@@ -397,14 +435,18 @@ export async function listContactTopics(caller: Caller, idOrEmail: string, page:
   };
 }
 
-/** Sets the listed subscriptions (topic by topic; the others stay); a ConditionCheck per topic. */
+/** Sets the listed subscriptions (topic by topic; the others stay); a ConditionCheck per topic, and `contact.topics.updated`. */
 export async function updateContactTopics(caller: Caller, idOrEmail: string, input: UpdateContactTopicsInput): Promise<Contact> {
   const projectId = caller.projectId;
   return retrying(async () => {
     const current = await readContact(projectId, idOrEmail);
     const topics = Object.fromEntries(input.topics.map((t) => [t.id, t.subscription]));
-    const now = nowIso();
-    await transact([contactUpdate(projectId, current.id, { set: { updated_at: now }, topics }), ...topicChecks(projectId, input.topics, 'topics.')]);
-    return toContact({ ...current, topics: { ...current.topics, ...topics }, updated_at: now });
+    const contact = toContact({ ...current, topics: { ...current.topics, ...topics }, updated_at: nowIso() });
+    await transact([
+      contactUpdate(projectId, current.id, { set: { updated_at: contact.updated_at }, topics }),
+      ...topicChecks(projectId, input.topics, 'topics.'),
+      topicsUpdatedEvent(caller, contact, input.topics),
+    ]);
+    return contact;
   });
 }

@@ -5,12 +5,17 @@
  * topic skip contacts whose effective subscription is `opt_out`.
  *
  * Deleting a topic leaves the explicit subscriptions in the contacts' maps: readers ignore them,
- * because the topic is gone and ids (UUIDv7) are never reused. The contract has no topic event
- * types, so no outbox event is written.
+ * because the topic is gone and ids (UUIDv7) are never reused.
+ *
+ * Events (Resend's types) go in the transaction of their change, with the topic as GET
+ * /topics/{id} shows it: `topic.created`, `topic.updated` (after the change) and `topic.deleted`
+ * (as it was). Update and delete read the topic first (one GetItem, DESIGN.md's one read before
+ * the write) because the event needs the whole topic and a transaction returns no item.
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest } from '../platform/db/table';
+import { eventWrite } from '../events/events';
+import { del, getItem, put, queryPage, transact, update, type Item, type PageRequest } from '../platform/db/table';
 import { unprocessable, notFound } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import type { CreateTopicInput, Topic, UpdateTopicInput } from './model';
@@ -46,15 +51,17 @@ export async function createTopic(caller: Caller, input: CreateTopicInput): Prom
     created_at: now,
     updated_at: now,
   };
-  await putItem(put({ ...keys.topic(caller.projectId, item.id), ...item }));
+  await transact([put({ ...keys.topic(caller.projectId, item.id), ...item }), eventWrite(caller, 'topic.created', toTopic(item))]);
   return toTopic(item);
 }
 
-export async function getTopic(caller: Caller, topicId: string): Promise<Topic> {
+async function readTopic(caller: Caller, topicId: string): Promise<Item> {
   const item = await getItem(keys.topic(caller.projectId, topicId));
   if (!item) throw missing();
-  return toTopic(item);
+  return item;
 }
+
+export const getTopic = async (caller: Caller, topicId: string): Promise<Topic> => toTopic(await readTopic(caller, topicId));
 
 export async function listTopics(caller: Caller, page: PageRequest) {
   const { items, hasMore } = await queryPage(keys.topics(caller.projectId), page);
@@ -66,14 +73,24 @@ export async function updateTopic(caller: Caller, topicId: string, input: Update
   if (input.id !== undefined && input.id !== topicId) {
     throw unprocessable([{ code: 'id_mismatch', message: 'must be the id in the path', path: 'id' }]);
   }
+  const item = await readTopic(caller, topicId);
   const set: Item = { updated_at: nowIso() };
   if (input.name !== undefined) set.name = input.name;
   if (input.description !== undefined) set.description = input.description;
   if (input.visibility !== undefined) set.visibility = input.visibility;
-  const item = await updateItem(update(keys.topic(caller.projectId, topicId), { set, condition: { expression: 'attribute_exists(PK)' } }, missing));
-  return toTopic(item);
+  const topic = toTopic({ ...item, ...set });
+  await transact([
+    update(keys.topic(caller.projectId, topicId), { set, condition: { expression: 'attribute_exists(PK)' } }, missing), // deleted since the read: 404
+    eventWrite(caller, 'topic.updated', topic),
+  ]);
+  return topic;
 }
 
+/** Deletes the topic with `topic.deleted` (the topic as it was read). */
 export async function deleteTopic(caller: Caller, topicId: string): Promise<void> {
-  await transact([del(keys.topic(caller.projectId, topicId), { ifExists: missing })]);
+  const item = await readTopic(caller, topicId);
+  await transact([
+    del(keys.topic(caller.projectId, topicId), { ifExists: missing }), // a concurrent delete loses here: 404, one event
+    eventWrite(caller, 'topic.deleted', toTopic(item)),
+  ]);
 }

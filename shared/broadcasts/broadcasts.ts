@@ -21,6 +21,7 @@ import * as keys from '../platform/db/keys';
 import { batchGet, bounded, del, getItem, isConditionFailed, put, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
 import { findSendingDomain, sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
 import { addressDomain, MAX_SCHEDULE_AHEAD_MS } from '../emails/emails';
+import { parseScheduledAt } from '../emails/schedule-phrase';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
@@ -154,11 +155,13 @@ async function startSending(caller: Caller, draft: { id: string; from: string },
   const now = Date.now();
   let at: string | null = null;
   if (scheduledAt) {
-    const time = Date.parse(scheduledAt);
+    const schedule = parseScheduledAt(scheduledAt, new Date(now)); // ISO 8601 or a phrase ("in 1 hour", counted from now)
+    if ('error' in schedule) throw unprocessable([...(await domainProblems()), { ...schedule.error, path: 'scheduled_at' }]);
+    const time = Date.parse(schedule.iso);
     if (time - now > MAX_SCHEDULE_AHEAD_MS) {
       throw unprocessable([...(await domainProblems()), { code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' }]);
     }
-    if (time > now) at = new Date(time).toISOString(); // a time already past sends now
+    if (time > now) at = schedule.iso; // a time already past sends now
   }
   const due = at ?? new Date(now + FANOUT_LEASE_MS).toISOString();
   const fields = {

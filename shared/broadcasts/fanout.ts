@@ -60,6 +60,7 @@ import { maxSendRate } from '../emails/send-rate';
 import { bulkSendQueue } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
 import { projectSettings, type ProjectSettings } from '../access/project-settings';
+import { subscribedTo } from '../audience/topic-subscriptions';
 import { quotaTag, quotaUsage, quotaWrites } from '../emails/quota';
 
 /** Contacts per queue message: two BatchGets of 100 keys and about 3-4 transactions. */
@@ -115,12 +116,6 @@ type Plan =
   | { contactId: string; outcome: 'skipped'; reason: SkipReason; email?: string }
   | { contactId: string; outcome: 'failed'; reason: string; email: string }
   | ({ contactId: string; outcome: 'sent'; email: string; dueAt: string } & PreparedEmail);
-
-/** A contact's effective subscription: its explicit one, else the topic's default. */
-export function subscribedTo(contact: Item, topic: Item): boolean {
-  const explicit = (contact.topics as Record<string, string> | undefined)?.[topic.id as string];
-  return (explicit ?? topic.default_subscription) === 'opt_in';
-}
 
 /** The preheader (`preview_text`): hidden text at the top of the HTML that inboxes show after the subject. */
 const preheader = (text: string) => `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;

@@ -4,7 +4,7 @@
  * (BroadcastItem, shared/broadcasts/broadcasts.ts) stays with the logic: it extends the table's Item.
  */
 import * as z from 'zod/mini';
-import { addresses, fromAddress } from '../emails/model';
+import { addresses, fromAddress, scheduledAtInput } from '../emails/model';
 import { headerSafe, id, timestamp } from '../platform/http/schemas';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const;
@@ -40,8 +40,8 @@ export type BroadcastRecord = z.output<typeof broadcast>;
 const name = z.string().check(z.trim(), z.maxLength(256));
 const subject = z.string().check(z.minLength(1), z.maxLength(998), headerSafe);
 const previewText = z.string().check(z.maxLength(998));
-/** When to send: an ISO 8601 time with offset (POST /broadcasts and POST /broadcasts/{id}/send). */
-export const scheduledAt = z.iso.datetime({ offset: true });
+/** When to send (POST /broadcasts and POST /broadcasts/{id}/send): an ISO 8601 time with offset, or a phrase such as "in 1 hour" (shared/emails/schedule-phrase.ts). */
+export const scheduledAt = scheduledAtInput;
 const htmlOrText = (b: { html?: string | null; text?: string | null }) => (b.html ?? undefined) !== undefined || (b.text ?? undefined) !== undefined;
 
 export const createBody = z

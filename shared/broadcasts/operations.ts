@@ -13,7 +13,7 @@ export const create = defineOperation({
   summary: 'Create a broadcast',
   description:
     'A draft to the segment `segment_id`, optionally only to the contacts subscribed to `topic_id`. `html` or `text` is required. ' +
-    '`send: true` sends it right away; `scheduled_at` (also without `send`) schedules it. The segment and topic must exist (422 naming the field). ' +
+    '`send: true` sends it right away; `scheduled_at` (also without `send`) schedules it, as in POST /broadcasts/{broadcast_id}/send. The segment and topic must exist (422 naming the field). ' +
     'html, text and subject may use `{{{FIRST_NAME}}}`, `{{{LAST_NAME}}}`, `{{{EMAIL}}}`, `{{{RESEND_UNSUBSCRIBE_URL}}}` and contact properties by key; unknown ones render empty. ' +
     '`subject` refuses line breaks and control characters (422); in the subject each value has its line breaks and control characters replaced by a space. ' +
     '`from` is one mailbox whose display name holds no address, `,` or `;`.',
@@ -68,6 +68,8 @@ export const send = defineOperation({
   summary: 'Send or schedule a draft broadcast',
   description:
     'Without `scheduled_at` (or with a time already past) the broadcast is `queued` and fans out at once; otherwise `scheduled` (at most 30 days ahead). ' +
+    '`scheduled_at` is ISO 8601 with an offset, or English natural language as Resend takes it (`in 1 hour`, `tomorrow at 9am`, optionally ending with a zone: ' +
+    "`EST`, `+10:00`, `America/New_York`; without one, UTC), counted from the request's arrival; the broadcast shows the ISO instant (UTC). A phrase that cannot be read is 422 `invalid_scheduled_at`. " +
     'The `from` domain must be a sending domain of the project (verified, for live keys): 422 otherwise. Only a draft can be sent (409).',
   tags,
   auth: 'api_key',

@@ -58,7 +58,9 @@ import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } fro
 import { sendingPaused } from './reputation';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
 import { sendQueue } from './send-queue';
+import { parseScheduledAt } from './schedule-phrase';
 import { addressDomain, toRecord, toSummary } from './record';
+import { contentTypeFor, filenameFromPath, pathProblem, putAttachments, type StoredAttachment } from './attachments';
 import { getEmailContent, putEmailContents, type EmailContent } from './content';
 import { emailExpiresAt } from './retention';
 export { emailExpiresAt } from './retention';
@@ -88,7 +90,8 @@ export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 export const MAX_EMAIL_CONTENT_BYTES = 10 * 1024 * 1024;
 
 /** The stored email: the envelope and status (its content is stored apart, ./content.ts). */
-export interface EmailItem extends EmailSummary {
+/** (`message_id` holds SES's id; the API shows it as the header and as `ses_message_id`: ./record.ts) */
+export interface EmailItem extends Omit<EmailSummary, 'ses_message_id'> {
   project_id: string;
   livemode: boolean;
   configuration_set?: string;
@@ -106,6 +109,8 @@ export interface EmailItem extends EmailSummary {
 export interface PreparedEmail {
   item: EmailItem;
   content: EmailContent;
+  /** the bytes of its `content` attachments, stored with the content */
+  files?: { id: string; bytes: Buffer; content_type: string }[];
 }
 
 const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -113,6 +118,7 @@ const list = (value: string | string[] | undefined): string[] => (value === unde
 /** Checks what the schema cannot (the template, the sending domain, time window, size) and builds the item. */
 type DomainLookup = (name: string) => ReturnType<typeof findSendingDomain>;
 type TemplateLookup = (idOrAlias: string) => Promise<TemplateItem | undefined>;
+type TopicLookup = (topicId: string) => Promise<Item | undefined>;
 
 /**
  * With `template`, the content is the template's published version rendered with the request's
@@ -148,23 +154,42 @@ async function resolveContent(input: SendEmailInput, path: string[], lookupTempl
   return { ...resolved, from, subject };
 }
 
-async function prepare(caller: Caller, request: SendEmailInput, path: string[], lookupDomain: DomainLookup, lookupTemplate: TemplateLookup): Promise<PreparedEmail> {
+async function prepare(caller: Caller, request: SendEmailInput, path: string[], lookupDomain: DomainLookup, lookupTemplate: TemplateLookup, lookupTopic: TopicLookup): Promise<PreparedEmail> {
   // The request's own `from` names the domain: read it while the template is read (one round trip, not two).
   // Its promise is kept by lookupDomain, so the read below reuses it; unawaited it must not reject unhandled.
   if (request.template && request.from) lookupDomain(addressDomain(request.from)).catch(() => undefined);
+  // and the topic beside them
+  const topic = request.topic_id ? lookupTopic(request.topic_id) : undefined;
+  topic?.catch(() => undefined);
   const input = await resolveContent(request, path, lookupTemplate);
   const problems: ErrorDetail[] = [];
   const at = (field: string) => [...path, field].join('.');
   const fromDomain = addressDomain(input.from);
   const domain = await lookupDomain(fromDomain);
   problems.push(...sendingDomainProblems(caller, fromDomain, domain, at('from')));
+  if (topic && !(await topic)) problems.push({ code: 'not_found', message: `topic ${request.topic_id} not found`, path: at('topic_id') });
   const now = Date.now();
   let scheduledAt: string | null = null;
-  if (input.scheduled_at) {
-    const time = Date.parse(input.scheduled_at);
+  const schedule = input.scheduled_at ? parseScheduledAt(input.scheduled_at, new Date(now)) : undefined; // a phrase counts from created_at
+  if (schedule && 'error' in schedule) problems.push({ ...schedule.error, path: at('scheduled_at') });
+  else if (schedule) {
+    const time = Date.parse(schedule.iso);
     if (time - now > MAX_SCHEDULE_AHEAD_MS) problems.push({ code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: at('scheduled_at') });
-    if (time > now) scheduledAt = new Date(time).toISOString(); // a time already past just sends now
+    if (time > now) scheduledAt = schedule.iso; // a time already past just sends now
   }
+  // attachments: listed in the content with an id each; the bytes of `content` ones stored as objects of their own (./attachments.ts)
+  const files: NonNullable<PreparedEmail['files']> = [];
+  const attachments = (input.attachments ?? []).map((a, i): StoredAttachment => {
+    const id = newId();
+    const filename = a.filename ?? (a.path ? filenameFromPath(a.path) : null);
+    const type = a.content_type ?? contentTypeFor(filename);
+    const problem = a.path === undefined ? undefined : pathProblem(a.path);
+    if (problem) problems.push({ code: 'invalid_attachment_path', message: `path ${problem}`, path: at(`attachments.${i}.path`) });
+    if (a.path !== undefined) return { id, filename, content_type: type, content_id: a.content_id ?? null, size: null, path: a.path };
+    const bytes = Buffer.from(a.content ?? '', 'base64');
+    files.push({ id, bytes, content_type: type });
+    return { id, filename, content_type: type, content_id: a.content_id ?? null, size: bytes.length };
+  });
   if (problems.length) throw unprocessable(problems);
   const item: EmailItem = {
     object: 'email',
@@ -184,14 +209,16 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
     created_at: new Date(now).toISOString(),
     configuration_set: domain?.configuration_set,
     expires_at: emailExpiresAt(scheduledAt ?? now),
+    ...(request.template ? { template_id: (await lookupTemplate(request.template.id))?.id as string } : {}),
+    ...(request.topic_id ? { topic_id: request.topic_id } : {}),
   };
   const content: EmailContent = {
     html: input.html ?? null,
     text: input.text ?? null,
     headers: input.headers ?? {},
-    ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+    ...(attachments.length ? { attachments } : {}),
   };
-  return { item, content };
+  return { item, content, ...(files.length ? { files } : {}) };
 }
 
 /** `dueAt`: when the dispatcher should enqueue it again if it is still waiting (default: a send lease from now). */
@@ -341,10 +368,15 @@ export async function acceptEmails(
     if (!templates.has(idOrAlias)) templates.set(idOrAlias, findTemplate(caller.projectId, idOrAlias));
     return templates.get(idOrAlias)!;
   };
+  const topics = new Map<string, Promise<Item | undefined>>(); // and each topic once
+  const lookupTopic: TopicLookup = (topicId) => {
+    if (!topics.has(topicId)) topics.set(topicId, getItem(keys.topic(caller.projectId, topicId)));
+    return topics.get(topicId)!;
+  };
   for (const [index, input] of inputs.entries()) {
     const requestIndex = options.permissive?.indices[index] ?? index;
     try {
-      prepared.push(await prepare(caller, input, options.batch ? [String(requestIndex)] : [], lookupDomain, lookupTemplate));
+      prepared.push(await prepare(caller, input, options.batch ? [String(requestIndex)] : [], lookupDomain, lookupTemplate, lookupTopic));
     } catch (error) {
       if (!(error instanceof ApiError && error.statusCode === 422 && Array.isArray(error.errors))) throw error;
       if (options.permissive) rejected.push({ index: requestIndex, message: error.message });
@@ -356,10 +388,13 @@ export async function acceptEmails(
   const items = prepared.map((p) => p.item);
   const ids = items.map((item) => item.id);
   // The content first: a committed email always has its content (one whose commit fails leaves an object the lifecycle expires).
-  await putEmailContents(
-    caller.projectId,
-    prepared.map((p) => ({ emailId: p.item.id, content: p.content })),
-  );
+  await Promise.all([
+    putEmailContents(
+      caller.projectId,
+      prepared.map((p) => ({ emailId: p.item.id, content: p.content })),
+    ),
+    ...prepared.map((p) => (p.files ? putAttachments(caller.projectId, p.item.id, p.files) : undefined)),
+  ]);
   const idempotency = options.idempotency;
   const counted = settings ? quotaWrites(caller.projectId, items.length, settings) : [];
   const refused = (error: unknown): Promise<Accepted> => {
@@ -428,9 +463,11 @@ export async function listEmails(caller: Caller, page: PageRequest) {
 
 const notScheduled = (what: string) => () => conflict('email_not_scheduled', `Only a scheduled email can be ${what}`);
 
-/** Moves a scheduled email to a new time (the dispatcher sends it then). */
+/** Moves a scheduled email to a new time (the dispatcher sends it then); `scheduledAt` is ISO 8601 or a phrase (./schedule-phrase.ts). */
 export async function rescheduleEmail(caller: Caller, emailId: string, scheduledAt: string): Promise<void> {
-  const time = Date.parse(scheduledAt);
+  const schedule = parseScheduledAt(scheduledAt, new Date());
+  if ('error' in schedule) throw unprocessable([{ ...schedule.error, path: 'scheduled_at' }]);
+  const time = Date.parse(schedule.iso);
   if (time - Date.now() > MAX_SCHEDULE_AHEAD_MS) throw unprocessable([{ code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' }]);
   const existing = await getItem(keys.email(caller.projectId, emailId));
   if (!existing) throw notFound('Email', 'email_id');

@@ -44,12 +44,30 @@ const tag = z.strictObject({
 });
 /** A MIME type (RFC 6838 names), with optional `; name=value` parameters: it goes into the attachment's Content-Type header. */
 const MIME_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0,126}(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\]*"))*$/;
-const attachment = z.strictObject({
-  // goes into the attachment's Content-Disposition and Content-Type headers
-  filename: z.string().check(z.minLength(1), z.maxLength(256), headerSafe, z.regex(/^[^"\\]*$/, 'must not contain " or \\')),
-  content: z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')),
-  content_type: z.optional(z.string().check(z.maxLength(256), headerSafe, z.regex(MIME_TYPE, 'must be a MIME type such as application/pdf, optionally with ; name=value parameters'))),
-});
+/**
+ * Resend's attachment: `content` (base64) or `path` (an https URL the sender fetches when it sends:
+ * shared/emails/attachments.ts), a `filename` (required with content; with a path, the URL's last
+ * segment by default), `content_type` (else inferred from the file name) and `content_id` (an
+ * inline attachment, for `cid:` references in the html).
+ */
+const attachment = z
+  .strictObject({
+    // goes into the attachment's Content-Disposition and Content-Type headers
+    filename: z.optional(z.string().check(z.minLength(1), z.maxLength(256), headerSafe, z.regex(/^[^"\\]*$/, 'must not contain " or \\'))),
+    content: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64'))),
+    path: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+    content_type: z.optional(z.string().check(z.maxLength(256), headerSafe, z.regex(MIME_TYPE, 'must be a MIME type such as application/pdf, optionally with ; name=value parameters'))),
+    // the Content-ID's id (RFC 5322 msg-id characters, without the angle brackets)
+    content_id: z.optional(
+      z
+        .string()
+        .check(z.minLength(1), z.maxLength(128), z.regex(/^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.@]+$/, 'must be 1-128 characters of a Message-ID (letters, digits, . @ - _ and the like), without < >')),
+    ),
+  })
+  .check(
+    z.refine((a) => (a.content === undefined) !== (a.path === undefined), { message: 'an attachment has either content (base64) or a path (a URL), not both', path: ['content'] }),
+    z.refine((a) => a.path !== undefined || a.filename !== undefined, { message: 'filename is required with content', path: ['filename'] }),
+  );
 
 /**
  * Custom headers as SES v2 takes them (MessageHeader): a name of printable ASCII but `:`
@@ -90,6 +108,31 @@ const headerName = z.string().check(
 );
 const headerValue = z.string().check(z.regex(/^[ -~]{1,870}$/, 'must be 1-870 printable ASCII characters (no line breaks or control characters)'));
 
+/** A `scheduled_at` that starts like a date (YYYY-MM-DD) is ISO 8601, read as it always was; anything else is a phrase. */
+export const ISO_DATE_START = /^\d{4}-\d{2}-\d{2}/;
+const isoDateTime = z.iso.datetime({ offset: true });
+/**
+ * `scheduled_at` as POST /emails, /emails/batch, PATCH /emails/{id} and the broadcasts take it: an
+ * ISO 8601 date-time with an offset, checked here exactly as before, or an English phrase ("in 1
+ * min", "tomorrow at 9am America/New_York") that shared/emails/schedule-phrase.ts reads when the
+ * request is handled (a phrase it cannot read is 422 there, naming it). Requests keep the value as
+ * given, so an Idempotency-Key replay of "in 1 min" is the same body.
+ */
+export const scheduledAtInput = z.string().check(
+  z.minLength(1),
+  z.maxLength(256),
+  z.superRefine((value, ctx) => {
+    if (!ISO_DATE_START.test(value)) return;
+    const iso = z.safeParse(isoDateTime, value);
+    if (!iso.success) ctx.addIssue({ code: 'invalid_format', format: 'datetime', input: value, message: iso.error.issues[0].message }); // zod's own, as before
+  }),
+  z.meta({
+    description:
+      'ISO 8601 with an offset (`2026-11-22T09:00:00Z`), or English natural language counted from the request: `in 1 min`, `in 2 hours`, ' +
+      '`tomorrow at 9am`, `next monday 10:00`, optionally ending with a time zone (`EST`, `+10:00`, `America/New_York`); without one, UTC.',
+  }),
+);
+
 export const MAX_RECIPIENTS = 50;
 export const MAX_BATCH = 100;
 
@@ -112,9 +155,11 @@ export const sendEmailBody = z
     text: z.optional(z.string()),
     headers: z.optional(z.record(headerName, headerValue)),
     tags: z.optional(z.array(tag).check(z.maxLength(50))),
-    scheduled_at: z.optional(z.iso.datetime({ offset: true })),
+    scheduled_at: z.optional(scheduledAtInput),
     attachments: z.optional(z.array(attachment).check(z.maxLength(20))),
     template: z.optional(templateRef),
+    // Resend's topic scope: sent only to recipients not opted out of the topic (shared/audience/topic-subscriptions.ts)
+    topic_id: z.optional(id),
   })
   .check(
     // from and subject are required, unless a template is given (it may have them; shared/templates/templates.ts)
@@ -137,7 +182,10 @@ export type SendEmailInput = z.output<typeof sendEmailBody>;
 export const email = z.object({
   object: z.literal('email'),
   id,
+  /** the RFC 5322 Message-ID header as the recipients see it (`<...@ap-southeast-2.amazonses.com>`), once SES took the email */
   message_id: z.nullable(z.string()),
+  /** SES's own id of the message (its API's MessageId, the id in SES's notifications) */
+  ses_message_id: z.nullable(z.string()),
   from: z.string(),
   to: z.array(z.string()),
   cc: z.array(z.string()),
@@ -152,6 +200,11 @@ export const email = z.object({
   scheduled_at: z.nullable(timestamp),
   created_at: timestamp,
   broadcast_id: z.optional(id),
+  /** the template it was rendered from, the topic it was scoped to (when sent so) */
+  template_id: z.optional(z.string()),
+  topic_id: z.optional(id),
+  /** with last_event `suppressed`: why (`suppression_list`: every recipient is suppressed; `topic_opt_out`: none may get the topic) */
+  suppressed_reason: z.optional(z.enum(['suppression_list', 'topic_opt_out'])),
 });
 /** An email as GET /emails/{id} shows it: the schema's type, `last_event` narrowed to the statuses the service writes. */
 export type EmailRecord = Omit<z.output<typeof email>, 'last_event'> & { last_event: LastEvent };
@@ -161,3 +214,16 @@ export type EmailRecord = Omit<z.output<typeof email>, 'last_event'> & { last_ev
  */
 export const emailSummary = z.omit(email, { html: true, text: true, headers: true });
 export type EmailSummary = Omit<EmailRecord, 'html' | 'text' | 'headers'>;
+
+/** An attachment of a sent email, as GET /emails/{id}/attachments shows it (Resend's shape; null URL and size for a `path` one not fetched yet). */
+export const sentAttachment = z.object({
+  object: z.literal('attachment'),
+  id,
+  filename: z.nullable(z.string()),
+  size: z.nullable(z.number()),
+  content_type: z.string(),
+  content_disposition: z.enum(['attachment', 'inline']),
+  content_id: z.nullable(z.string()),
+  download_url: z.nullable(z.string()),
+  expires_at: z.nullable(timestamp),
+});

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
 import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, notFoundResponse, rateLimitedResponse } from '../platform/http/schemas';
-import { email, emailSummary, MAX_BATCH, RESERVED_HEADERS, RESERVED_TAG_NAMES, sendEmailBody } from './model';
+import { email, emailSummary, MAX_BATCH, sentAttachment, RESERVED_HEADERS, RESERVED_TAG_NAMES, scheduledAtInput, sendEmailBody } from './model';
 
 const emailParams = z.strictObject({ email_id: id });
 const templateNote =
@@ -19,6 +19,20 @@ const messageNote =
   '`subject`, attachment `filename` and `content_type` refuse CR, LF, NUL, U+2028, U+2029 and other control characters (422). ' +
   `\`headers\`: names of printable ASCII but \`:\` (1-126), values of printable ASCII (1-870), as SES takes them; ${RESERVED_HEADERS.join(', ')} ` +
   'and `Resent-*`, `X-SES-*` are set by the service and refused (422, any case).';
+const attachmentsNote =
+  '`attachments` (at most 20): each `{filename, content}` (base64) or `{path}` (a URL the sender fetches when it sends: https, ' +
+  'every address its host resolves to public, redirects only on the same host, 30 s; a fetch that fails ends the email `failed` ' +
+  'with the reason), with `content_type` (else inferred from the file name) and `content_id` (inline, for `cid:` in the html). ' +
+  "What a request can bring is Lambda's 6 MB request; with `path` attachments an email may carry 28 MB of attachments " +
+  "(SES's 40 MB message, after base64). `GET /emails/{id}/attachments` lists them with download URLs.";
+const topicNote =
+  '`topic_id` (an unknown topic: 422) sends only to the recipients who may get the topic: a contact of the project that opted ' +
+  "out of it (explicitly, or by the topic's `opt_out` default) or is `unsubscribed` is dropped when the email goes; an address " +
+  'that is no contact follows the topic\'s default. Nobody left: `suppressed` with `suppressed_reason: "topic_opt_out"` and `email.suppressed`.';
+const scheduleNote =
+  '`scheduled_at` is ISO 8601 with an offset, or English natural language as Resend takes it (`in 1 min`, `in 2 hours`, `tomorrow at 9am`, ' +
+  "optionally ending with a zone: `EST`, `+10:00`, `America/New_York`; without one, UTC), counted from the request's arrival and stored as the ISO instant (UTC). " +
+  'A phrase that cannot be read is 422 `invalid_scheduled_at`; more than 30 days ahead is 422 `too_far_ahead`; a time already past sends now.';
 const idempotencyNote =
   'With an `Idempotency-Key` header (1-256 characters), the same key and body within 24 h replays the first response ' +
   'and sends nothing new; the same key with another body is 409 `invalid_idempotent_request`. A replay answers only ids of ' +
@@ -41,11 +55,17 @@ export const send = defineOperation({
     'project and never reach SES. `html` or `text` must have content, after rendering a template (422 `missing_content`). ' +
     "The sender checks the From domain again: an email whose domain is no longer the project's, enabled and (live) verified " +
     'ends `failed` with the reason, without reaching SES; deleting a domain cancels its emails still waiting. ' +
+    scheduleNote +
+    ' ' +
     tagsNote +
     ' ' +
     messageNote +
     ' ' +
     templateNote +
+    ' ' +
+    attachmentsNote +
+    ' ' +
+    topicNote +
     ' ' +
     idempotencyNote,
   tags: ['Emails'],
@@ -65,6 +85,8 @@ export const sendBatch = defineOperation({
     'All or nothing: the emails are written together or none is (a batch over one DynamoDB transaction is staged and ' +
     'committed by one write). ' +
     'Each email may use a `template` as in POST /emails; each distinct template is read once. ' +
+    scheduleNote +
+    ' ' +
     tagsNote +
     ' ' +
     messageNote +
@@ -110,10 +132,11 @@ export const list = defineOperation({
 export const update = defineOperation({
   operationId: 'updateEmail',
   summary: 'Reschedule a scheduled email',
+  description: scheduleNote,
   tags: ['Emails'],
   auth: 'api_key',
   params: emailParams,
-  body: z.strictObject({ scheduled_at: z.iso.datetime({ offset: true }) }),
+  body: z.strictObject({ scheduled_at: scheduledAtInput }),
   responses: {
     200: { description: 'The email, rescheduled', schema: z.object({ object: z.literal('email'), id }) },
     ...commonErrors,
@@ -152,4 +175,31 @@ export const retry = defineOperation({
     404: { description: 'No such email', schema: retryError },
     409: { description: 'The email is not in a retryable state', schema: retryError },
   },
+});
+
+const attachmentParams = z.strictObject({ email_id: id, attachment_id: id });
+const attachmentsDescription =
+  "As the email's request gave them, in its order (`after`/`before` take an attachment id of this email); each with a `download_url` " +
+  'valid until `expires_at` (1 hour) that serves it under its own file name and type. A `path` attachment has `size`, `download_url` ' +
+  'and `expires_at` null until the sender fetched it.';
+
+export const listAttachments = defineOperation({
+  operationId: 'listEmailAttachments',
+  summary: "List a sent email's attachments",
+  description: attachmentsDescription,
+  tags: ['Emails'],
+  auth: 'api_key',
+  params: emailParams,
+  query: listQuery,
+  responses: { 200: { description: 'A page of attachments', schema: listOf(sentAttachment) }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const getAttachment = defineOperation({
+  operationId: 'getEmailAttachment',
+  summary: 'Retrieve an attachment of a sent email',
+  description: attachmentsDescription,
+  tags: ['Emails'],
+  auth: 'api_key',
+  params: attachmentParams,
+  responses: { 200: { description: 'The attachment', schema: sentAttachment }, ...commonErrors, 404: notFoundResponse },
 });

@@ -8,6 +8,7 @@
  * record (GET /emails/{id}: the item with its content).
  */
 import type { Item } from '../platform/db/table';
+import { sesMessageIdHeader } from '../platform/aws/region';
 import type { EmailContent } from './content';
 import type { EmailItem, EmailRecord, EmailSummary } from './emails';
 
@@ -28,7 +29,9 @@ export function toSummary(item: Item): EmailSummary {
   return {
     object: 'email',
     id: e.id,
-    message_id: e.message_id ?? null,
+    // the item keeps SES's id; the API shows the Message-ID header the recipient sees, and SES's id beside it
+    message_id: e.message_id ? (e.livemode === false ? `<${e.message_id}@test-mode.invalid>` : sesMessageIdHeader(e.message_id)) : null, // test mode never reaches SES
+    ses_message_id: e.message_id ?? null,
     from: e.from,
     to: e.to,
     cc: e.cc ?? [],
@@ -40,6 +43,9 @@ export function toSummary(item: Item): EmailSummary {
     scheduled_at: e.scheduled_at ?? null,
     created_at: e.created_at,
     ...(e.broadcast_id ? { broadcast_id: e.broadcast_id } : {}),
+    ...(e.template_id ? { template_id: e.template_id } : {}),
+    ...(e.topic_id ? { topic_id: e.topic_id } : {}),
+    ...(e.suppressed_reason ? { suppressed_reason: e.suppressed_reason } : {}),
   };
 }
 

@@ -31,6 +31,8 @@
  * email goes back to `queued`, at most MAX_SEND_ATTEMPTS times in all, then `failed` with SES's
  * error. No answer at all (a timeout, a dropped connection) may hide a send: `failed`, as above.
  */
+import { AttachmentFetchError, attachmentsToSend, type SesAttachment } from './attachments';
+import { topicOptOuts } from '../audience/topic-subscriptions';
 import { countMetric } from '../platform/metrics';
 import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
@@ -149,7 +151,7 @@ async function suppressedAddresses(projectId: string, addresses: string[]): Prom
   return new Set(found.map((item) => String(item.SK).slice('SUPPRESSION#'.length)));
 }
 
-function sesRequest(email: EmailItem, content: EmailContent, keep: (address: string) => boolean, tenant: string | null) {
+function sesRequest(email: EmailItem, content: EmailContent, attachments: SesAttachment[], keep: (address: string) => boolean, tenant: string | null) {
   return new SendEmailCommand({
     // the project's SES tenant, when the domain's resources are its (shared/domains/tenants.ts)
     ...(tenant ? { TenantName: tenant } : {}),
@@ -167,7 +169,7 @@ function sesRequest(email: EmailItem, content: EmailContent, keep: (address: str
           ...(content.text !== null ? { Text: { Data: content.text, Charset: 'UTF-8' } } : {}),
         },
         Headers: Object.entries(content.headers).map(([Name, Value]) => ({ Name, Value })),
-        Attachments: content.attachments?.map((a) => ({ FileName: a.filename, RawContent: Buffer.from(a.content, 'base64'), ContentType: a.content_type })),
+        ...(attachments.length ? { Attachments: attachments } : {}),
       },
     },
   });
@@ -187,22 +189,28 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   if (!['queued', 'scheduled'].includes(email.last_event)) return 'skipped';
   if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later
 
-  // The content (stored once at acceptance, ./content.ts) is read with the suppression entries, before the claim.
-  const [suppressed, content, domain, settings] = await Promise.all([
-    suppressedAddresses(projectId, [...email.to, ...email.cc, ...email.bcc]),
+  // The content (stored once at acceptance, ./content.ts) is read with the suppression entries, before the claim;
+  // an email scoped to a topic (`topic_id`) also reads who opted out of it.
+  const recipients = [...email.to, ...email.cc, ...email.bcc];
+  const [suppressed, content, domain, settings, optedOut] = await Promise.all([
+    suppressedAddresses(projectId, recipients),
     getEmailContent(projectId, emailId),
     findSendingDomain(projectId, addressDomain(email.from)),
     email.livemode ? projectSettings(projectId) : undefined, // cached: read at most once a minute
+    email.topic_id ? topicOptOuts(projectId, email.topic_id, recipients.map(bareAddress)) : new Set<string>(),
   ]);
   if (settings?.sending_paused) return holdWhilePaused(email);
-  const keep = (address: string) => !suppressed.has(bareAddress(address));
-  if (![...email.to, ...email.cc, ...email.bcc].some(keep)) {
+  if (!optedOut) return failWaiting(caller, email, 'the topic was deleted');
+  const keep = (address: string) => !suppressed.has(bareAddress(address)) && !optedOut.has(bareAddress(address));
+  if (!recipients.some(keep)) {
+    // Resend's event for a send the suppression list or the topic refused, with its reason
+    const reason = recipients.some((address) => !suppressed.has(bareAddress(address))) ? 'topic_opt_out' : 'suppression_list';
+    const message = reason === 'topic_opt_out' ? 'No recipient may get this topic (opted out or unsubscribed)' : 'Every recipient is on the suppression list';
     try {
       await transact([
-        update(key, { set: { last_event: 'suppressed' }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
+        update(key, { set: { last_event: 'suppressed', suppressed_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
         pendingEmailDelete(projectId, email),
-        // Resend's event for a send the suppression list refused
-        eventWrite(caller, 'email.suppressed', { ...toSummary(email), last_event: 'suppressed', suppressed: { reason: 'suppression_list', recipients: [...email.to, ...email.cc, ...email.bcc] } }),
+        eventWrite(caller, 'email.suppressed', { ...toSummary(email), last_event: 'suppressed', suppressed_reason: reason, suppressed: { reason, message, recipients } }),
       ]);
     } catch (error) {
       if (isConditionFailed(error, 'taken')) return 'skipped';
@@ -212,6 +220,14 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   }
 
   if (!content) return failWaiting(caller, email, MISSING_CONTENT);
+  // the attachments' bytes: stored ones read, `path` ones fetched now (./attachments.ts); a fetch that fails fails the email
+  let attachments: SesAttachment[] = [];
+  try {
+    if (content.attachments?.length) attachments = await attachmentsToSend(projectId, emailId, content.attachments);
+  } catch (error) {
+    if (error instanceof AttachmentFetchError) return failWaiting(caller, email, `not sent: ${error.message}`);
+    throw error;
+  }
   const refusal = domainRefusal(caller, email, domain);
   if (refusal) return failWaiting(caller, email, refusal);
 
@@ -262,7 +278,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
     messageId = `test-${newId()}`; // test keys never reach SES
   } else {
     try {
-      const out = await sesSendClient.send(sesRequest(email, content, keep, domain?.ses_tenant ?? null));
+      const out = await sesSendClient.send(sesRequest(email, content, attachments, keep, domain?.ses_tenant ?? null));
       messageId = out.MessageId!;
     } catch (error) {
       const reason = `${(error as Error).name}: ${(error as Error).message}`;
@@ -274,7 +290,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
     }
   }
 
-  const sent = { ...toSummary(email), last_event: 'sent' as const, message_id: messageId };
+  const sent = toSummary({ ...email, last_event: 'sent', message_id: messageId }); // the Message-ID header, and SES's id beside it
   await transact([
     update(key, { set: { last_event: 'sent', message_id: messageId }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }),
     sesMessageWrite(messageId, projectId, emailId, email.configuration_set), // SES feedback finds the email by this alone

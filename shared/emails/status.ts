@@ -72,7 +72,11 @@ function translate(ses: Record<string, any>): { status: LastEvent; type?: EventT
     case 'Open':
       return { status: 'opened', type: 'email.opened', detail: { open: ses.open } };
     case 'Click':
-      return { status: 'clicked', type: 'email.clicked', detail: { click: { link: ses.click?.link, timestamp: ses.click?.timestamp, user_agent: ses.click?.userAgent } } };
+      return {
+        status: 'clicked',
+        type: 'email.clicked',
+        detail: { click: { link: ses.click?.link, timestamp: ses.click?.timestamp, user_agent: ses.click?.userAgent, ip_address: ses.click?.ipAddress ?? null } },
+      };
     case 'Reject':
       return { status: 'failed', type: 'email.failed', detail: { failure: { reason: ses.reject?.reason ?? 'Rejected by SES' } } };
     case 'Rendering Failure':

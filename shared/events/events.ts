@@ -12,6 +12,7 @@ import { put, queryPage, type WriteAction } from '../platform/db/table';
 import * as keys from '../platform/db/keys';
 import { API_VERSION } from '../platform/http/api-version';
 import type { EventType, PlatformEvent } from './model';
+import { resendFields } from './resend-fields';
 import { newId, nowIso } from '../platform/ids';
 
 export { API_VERSION } from '../platform/http/api-version';
@@ -27,7 +28,7 @@ export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type:
     created_at: nowIso(),
     livemode: caller.livemode,
     project_id: caller.projectId,
-    data: { object },
+    data: { object, ...resendFields(type, object) }, // Resend's flat fields beside the contract's `object`
   };
 }
 

@@ -28,6 +28,16 @@ export const EVENT_TYPES = [
   'domain.verification_failed',
   'domain.updated',
   'domain.deleted',
+  // the audience (Resend's types): contacts, their topic subscriptions, topics, the suppression list
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.topics.updated',
+  'topic.created',
+  'topic.updated',
+  'topic.deleted',
+  'suppression.added',
+  'suppression.removed',
   'api_key.created',
   'api_key.revoked',
   'webhook.endpoint.created',
@@ -47,11 +57,12 @@ export const event = z.object({
   created_at: timestamp,
   livemode: z.boolean(),
   project_id: id,
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+  // the contract's `object`, and beside it Resend's flat fields for the types Resend has (./resend-fields.ts)
+  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
 });
 
 /**
  * An event as stored and sent: the schema's type, except that `data.object` is any object (the
  * resources' interfaces have no index signature, so they would not pass as a record).
  */
-export type PlatformEvent = Omit<z.output<typeof event>, 'data'> & { data: { object: object } };
+export type PlatformEvent = Omit<z.output<typeof event>, 'data'> & { data: { object: object } & Record<string, unknown> };

@@ -10,10 +10,11 @@
  * bucket) instead of `headers`, `text` and `html`. `stored_at` is set when the attachments are
  * in the bucket (`email.stored`). The item expires with the raw message (INBOUND_RETENTION_DAYS).
  */
+import { pageInOrder } from '../platform/list-page';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { getItem, queryPage, type Item, type PageRequest } from '../platform/db/table';
-import { notFound, unprocessable } from '../platform/errors';
+import { notFound } from '../platform/errors';
 import { contentDisposition, getObject, presignGet } from '../platform/aws/s3';
 import type { AttachmentData, AttachmentMeta, ReceivedEmail, ReceivedEmailSummary } from './model';
 
@@ -89,18 +90,7 @@ async function withDownloadUrl(caller: Caller, item: Item, meta: AttachmentMeta)
 /** One page of the email's attachments, in message order (`after`/`before`: an attachment id of this email). */
 export async function listAttachments(caller: Caller, receivedEmailId: string, page: PageRequest) {
   const item = await readItem(caller, receivedEmailId);
-  const all = toSummary(item).attachments;
-  let start = 0;
-  let end = all.length;
-  const cursor = page.after ?? page.before;
-  if (cursor) {
-    const at = all.findIndex((a) => a.id === cursor);
-    if (at < 0) throw unprocessable([{ code: 'invalid_cursor', message: 'not an attachment of this email', path: page.after ? 'after' : 'before' }]);
-    if (page.after) start = at + 1;
-    else end = at;
-  }
-  const slice = page.before ? all.slice(Math.max(start, end - page.limit), end) : all.slice(start, start + page.limit);
-  const hasMore = page.before ? end - slice.length > 0 : start + slice.length < end;
+  const { slice, hasMore } = pageInOrder(toSummary(item).attachments, page, 'an attachment of this email');
   return { records: await Promise.all(slice.map((meta) => withDownloadUrl(caller, item, meta))), hasMore };
 }
 

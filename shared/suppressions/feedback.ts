@@ -14,7 +14,9 @@
  *   when SES gives none).
  * - A `not-spam` complaint never suppresses; it withdraws a complaint entry of each recipient.
  * - An address that already has an entry keeps it as it is, so a redelivered notification writes
- *   nothing new (there is no suppression event type, so nothing is emitted either).
+ *   nothing new and emits nothing.
+ * - Each entry written emits `suppression.added`, each withdrawal `suppression.removed`, in the
+ *   entry's own transaction (./suppressions.ts): `source_id` in Resend's fields is our email id.
  *
  * Both formats are read: SES event publishing (`eventType`, what the configuration sets publish)
  * and the older identity notifications (`notificationType`), each either inside an SNS envelope or

@@ -16,11 +16,19 @@
  *   complaints, `withdrawComplaint` for a `not-spam` complaint. Both are idempotent, so a
  *   redelivered notification writes nothing new.
  *
- * Suppressions have no platform event type in the contract, so no outbox event is written.
+ * Events (Resend's types) go in the transaction of their change, with the entry as GET
+ * /suppressions/{id} shows it: `suppression.added` when an entry is created (POST or SES feedback;
+ * an address that already had one writes nothing, so it emits nothing: a redelivered
+ * notification announces nothing twice), `suppression.removed` when one is deleted (DELETE or a
+ * `not-spam` withdrawal). Each entry is its own transaction of three actions (two items and the
+ * event), so the feedback path, which writes each recipient of a notification apart, never comes
+ * near DynamoDB's 100 actions or 4 MB. SES feedback only exists for mail that reached SES, which
+ * test-mode keys never do (shared/emails/sender.ts), so its events are live (`livemode: true`).
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { del, getItem, isConditionFailed, put, queryPage, transact, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from '../platform/db/table';
+import { eventWrite } from '../events/events';
 import { notFound } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
 import type { CreateSuppressionInput, Suppression, SuppressionEntry, SuppressionSource } from './model';
@@ -38,16 +46,23 @@ const toRecord = (item: Item): Suppression => ({
 
 const missing = () => notFound('Suppression', 'id_or_email');
 
+type EventCaller = Pick<Caller, 'projectId' | 'livemode'>;
+
+/** SES feedback's writes: live mail only (the module comment). */
+const feedbackCaller = (projectId: string): EventCaller => ({ projectId, livemode: true });
+
 /**
- * Both items of a new entry, in one transaction: `{created: true}`, or, when the address already
- * has an entry, nothing written and that entry as the failed condition found it.
+ * Both items of a new entry and `suppression.added`, in one transaction: `{created: true}`, or,
+ * when the address already has an entry, nothing written and that entry as the failed condition found it.
  */
-async function insert(projectId: string, record: Suppression): Promise<{ created: true } | { created: false; existing: Item | undefined }> {
+async function insert(caller: EventCaller, record: Suppression): Promise<{ created: true } | { created: false; existing: Item | undefined }> {
+  const projectId = caller.projectId;
   const item = { type: 'suppression', project_id: projectId, ...record };
   try {
     await transact([
       put({ ...keys.suppression(projectId, record.email), ...item }, { ifAbsent: { tag: 'already suppressed', withItem: true } }),
       put({ ...keys.suppressionById(projectId, record.id), ...item, type: 'suppression_id' }),
+      eventWrite(caller, 'suppression.added', record),
     ]);
     return { created: true };
   } catch (error) {
@@ -66,9 +81,10 @@ const newRecord = (entry: SuppressionEntry): Suppression => ({
 
 /**
  * Deletes both items of an entry, only while the address's canonical item is still this entry
- * (same id) and, with `source`, still of that source.
+ * (same id) and, with `source`, still of that source; with `suppression.removed` (the entry as it was).
  */
-function removal(projectId: string, record: Pick<Suppression, 'id' | 'email'>, onFailed: OnConditionFailed, source?: SuppressionSource): WriteAction[] {
+function removal(caller: EventCaller, record: Suppression, onFailed: OnConditionFailed, source?: SuppressionSource): WriteAction[] {
+  const projectId = caller.projectId;
   return [
     {
       kind: 'Delete',
@@ -81,6 +97,7 @@ function removal(projectId: string, record: Pick<Suppression, 'id' | 'email'>, o
       onConditionFailed: onFailed,
     },
     del(keys.suppressionById(projectId, record.id)),
+    eventWrite(caller, 'suppression.removed', record),
   ];
 }
 
@@ -91,7 +108,7 @@ function removal(projectId: string, record: Pick<Suppression, 'id' | 'email'>, o
  */
 export async function createSuppression(caller: Caller, input: CreateSuppressionInput): Promise<{ record: Suppression; created: boolean }> {
   const record = newRecord({ email: input.email, source: 'manual', subtype: null, reason: input.reason ?? null, message_id: null });
-  const outcome = await insert(caller.projectId, record);
+  const outcome = await insert(caller, record);
   if (outcome.created) return { record, created: true };
   // the entry that failed our condition, as it was then: no second read, and no window for it to go
   if (!outcome.existing) throw new Error(`suppression of ${input.email}: the existing entry did not come with the failed condition`);
@@ -120,7 +137,7 @@ export async function deleteSuppression(caller: Caller, idOrEmail: string): Prom
   const item = await findItem(caller.projectId, idOrEmail);
   if (!item) throw missing();
   const record = toRecord(item);
-  await transact(removal(caller.projectId, record, missing)); // a concurrent delete loses here: 404
+  await transact(removal(caller, record, missing)); // a concurrent delete loses here: 404 (and no second event)
   return record;
 }
 
@@ -130,7 +147,7 @@ export async function deleteSuppression(caller: Caller, idOrEmail: string): Prom
  * written. Returns whether a new entry was created.
  */
 export async function suppressAddress(projectId: string, entry: SuppressionEntry): Promise<boolean> {
-  return (await insert(projectId, newRecord(entry))).created;
+  return (await insert(feedbackCaller(projectId), newRecord(entry))).created;
 }
 
 /**
@@ -141,7 +158,7 @@ export async function withdrawComplaint(projectId: string, email: string): Promi
   const item = await getItem(keys.suppression(projectId, email.trim()));
   if (!item || item.source !== 'complaint') return false;
   try {
-    await transact(removal(projectId, toRecord(item), { tag: 'changed' }, 'complaint'));
+    await transact(removal(feedbackCaller(projectId), toRecord(item), { tag: 'changed' }, 'complaint'));
     return true;
   } catch (error) {
     if (isConditionFailed(error, 'changed')) return false; // deleted or replaced meanwhile: nothing of ours to withdraw

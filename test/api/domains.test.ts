@@ -70,7 +70,9 @@ describe('POST /domains', () => {
 
     expect(await api.get(`/domains/${id}`)).toMatchObject({ status: 200, body: res.body });
     const events = await eventsOf(runtime.projectId, id);
-    expect(events).toEqual([expect.objectContaining({ type: 'domain.created', livemode: true, data: { object: res.body } })]);
+    // the contract's `data.object`, and Resend's flat domain fields beside it
+    const { id: domainId, name: domainName, status, created_at, region, records } = res.body;
+    expect(events).toEqual([expect.objectContaining({ type: 'domain.created', livemode: true, data: { object: res.body, id: domainId, name: domainName, status, created_at, region, records } })]);
   });
 
   it('sets the MAIL FROM subdomain from custom_return_path (one DNS label), in SES and in the records', async () => {

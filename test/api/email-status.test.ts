@@ -72,7 +72,7 @@ it('never moves backwards, and applies a repeated notification once', async () =
   const id = await send('reader@example.com');
   const email = await lastEvent(id, 'delivered');
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ses-events' }));
-  const mail = { messageId: email.message_id, tags: { email_id: [id], project_id: [runtime.projectId] }, destination: ['reader@example.com'] };
+  const mail = { messageId: email.ses_message_id, tags: { email_id: [id], project_id: [runtime.projectId] }, destination: ['reader@example.com'] };
   const open = { eventType: 'Open', mail, open: { timestamp: new Date().toISOString(), userAgent: 'test', ipAddress: '127.0.0.1' } };
   const lateDelay = { eventType: 'DeliveryDelay', mail, deliveryDelay: { timestamp: new Date().toISOString(), delayType: 'MailboxFull', delayedRecipients: [] } };
   for (const body of [open, open, lateDelay]) await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(body)) }));
@@ -131,7 +131,7 @@ describe('feedback reaches only the project that sent the email', () => {
     const id = await send(address);
     const email = await lastEvent(id, 'delivered');
     // What a send with forged tags would publish: A's message id, B's project and email in the tags.
-    const mail = { messageId: email.message_id, tags: { email_id: [otherEmail.id], project_id: [other.projectId] }, destination: [address] };
+    const mail = { messageId: email.ses_message_id, tags: { email_id: [otherEmail.id], project_id: [other.projectId] }, destination: [address] };
     const bounce = { eventType: 'Bounce', mail, bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: address }] } };
     for (const QueueName of ['ses-events', 'ses-suppression']) {
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName }));
@@ -156,7 +156,7 @@ describe('feedback reaches only the project that sent the email', () => {
     const id = await send(address);
     const email = await lastEvent(id, 'delivered');
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ses-events' }));
-    const mail = { messageId: email.message_id, destination: [address] };
+    const mail = { messageId: email.ses_message_id, destination: [address] };
     const open = {
       eventType: 'Open',
       mail: { ...mail, tags: { 'ses:configuration-set': ['es-not-this-one'] } },

@@ -61,7 +61,9 @@ describe('POST /emails', () => {
       last_event: 'sent',
       scheduled_at: null,
     });
-    expect(email.message_id).toEqual(expect.any(String));
+    // the Message-ID header SES gives the message, and SES's own id beside it
+    expect(email.message_id).toBe(`<${email.ses_message_id}@ap-southeast-2.amazonses.com>`);
+    expect(email.ses_message_id).toEqual(expect.any(String));
     expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(true);
   });
 
@@ -118,7 +120,8 @@ describe('POST /emails', () => {
     expect(res.status).toBe(200);
     const email = await settled(res.body.id, token);
     expect(email.last_event).toBe('sent');
-    expect(email.message_id).toMatch(/^test-/);
+    expect(email.ses_message_id).toMatch(/^test-/);
+    expect(email.message_id).toBe(`<${email.ses_message_id}@test-mode.invalid>`);
     expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(false);
     const mine = (await projectEvents(other.projectId)).map((i) => i.event).filter((e) => e.data.object.id === res.body.id);
     expect(mine.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent']);

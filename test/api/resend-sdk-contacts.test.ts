@@ -1,10 +1,16 @@
 /**
  * The official `resend` SDK against the local runtime: contacts, their segments and topics,
- * segments and topics, exactly as the SDK sends them (paths, methods, bodies).
+ * segments and topics, exactly as the SDK sends them (paths, methods, bodies); and a webhook
+ * handler written against the SDK's `WebhookEventPayload`, reading a `contact.created` delivery.
  */
-import { Resend } from 'resend';
+import { Resend, type WebhookEventPayload } from 'resend';
 import { TEST_API_KEY } from '../support/constants';
 import { baseUrl } from '../support/http';
+import { createOtherProject, useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+useRuntimeTable();
 
 const stamp = Date.now().toString(36);
 let resend: Resend;
@@ -92,5 +98,40 @@ describe('the resend SDK', () => {
     expect(data(await resend.contacts.topics.update({ email, topics: [{ id: topic.id, subscription: 'opt_out' }] }))).toMatchObject({ id: contact.id });
     const topics = data(await resend.contacts.topics.list({ id: contact.id }));
     expect(topics.data).toContainEqual({ id: topic.id, name: 'SDK contact topics', description: null, subscription: 'opt_out' });
+  });
+
+  it('delivers contact.created that resend.webhooks.verify accepts and a handler typed with WebhookEventPayload reads', async () => {
+    const other = await createOtherProject(); // its own webhook: the default project's suites make contacts too
+    const sdk = new Resend(other.key, { baseUrl: baseUrl() });
+    const rx = await new WebhookReceiver().start();
+    try {
+      const hook = data(await sdk.webhooks.create({ endpoint: rx.url, events: ['contact.created'] }));
+      const segment = data(await sdk.segments.create({ name: 'SDK webhook segment' }));
+      const email = `sdk.hook.${stamp}@example.com`;
+      const contact = data(await sdk.contacts.create({ email, firstName: 'Hook', segments: [{ id: segment.id }] }));
+
+      // the handler a Resend user writes: the SDK's types decide what it may read
+      const handle = (event: WebhookEventPayload) =>
+        event.type === 'contact.created'
+          ? {
+              id: event.data.id,
+              email: event.data.email,
+              first_name: event.data.first_name,
+              audience_id: event.data.audience_id,
+              segment_ids: event.data.segment_ids,
+              unsubscribed: event.data.unsubscribed,
+            }
+          : undefined;
+      const [receipt] = await waitFor(
+        async () => rx.receipts,
+        (r) => r.length > 0,
+        10_000,
+      );
+      const header = (name: string) => String(receipt.headers[`svix-${name}`]);
+      const event = sdk.webhooks.verify({ payload: receipt.body, headers: { id: header('id'), timestamp: header('timestamp'), signature: header('signature') }, webhookSecret: hook.signing_secret });
+      expect(handle(event)).toEqual({ id: contact.id, email, first_name: 'Hook', audience_id: segment.id, segment_ids: [segment.id], unsubscribed: false });
+    } finally {
+      await rx.stop();
+    }
   });
 });

@@ -80,6 +80,17 @@ it('emails: send, batch, get, list, update, cancel', async () => {
   expect(dataOf(await resend.emails.cancel(later.id))).toMatchObject({ id: later.id });
 });
 
+it('emails: scheduledAt in natural language ("in 1 min"), answered as the ISO instant', async () => {
+  const before = Date.now();
+  const later = dataOf(await resend.emails.send({ from: `SDK <sdk@${domainName}>`, to: 'success@simulator.amazonses.com', subject: unique('phrase'), text: 'Hi', scheduledAt: 'in 1 min' }));
+  const after = Date.now();
+  const email = dataOf(await resend.emails.get(later.id));
+  expect(email.last_event).toBe('scheduled');
+  expect(Date.parse(email.scheduled_at!)).toBeGreaterThanOrEqual(before + 60_000);
+  expect(Date.parse(email.scheduled_at!)).toBeLessThanOrEqual(after + 60_000);
+  expect(dataOf(await resend.emails.cancel(later.id))).toMatchObject({ id: later.id });
+});
+
 it('segments and broadcasts: create, get, list, update, send, cancel, duplicate, remove', async () => {
   const segment = dataOf(await resend.segments.create({ name: unique('sdk segment') }));
   expect(dataOf(await resend.segments.get(segment.id))).toMatchObject({ id: segment.id });

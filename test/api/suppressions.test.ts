@@ -209,7 +209,17 @@ describe('SES feedback, end to end through the local SES and the suppression wri
     const events = (await projectEvents(other.projectId)).map((item) => item.event).filter((e) => e.type === 'email.suppressed');
     expect(events).toEqual([
       expect.objectContaining({
-        data: { object: expect.objectContaining({ id: later, last_event: 'suppressed', suppressed: { reason: 'suppression_list', recipients: ['bounce@simulator.amazonses.com'] } }) },
+        data: expect.objectContaining({
+          object: expect.objectContaining({
+            id: later,
+            last_event: 'suppressed',
+            suppressed_reason: 'suppression_list',
+            suppressed: expect.objectContaining({ reason: 'suppression_list', recipients: ['bounce@simulator.amazonses.com'] }),
+          }),
+          // Resend's flat fields beside the resource
+          email_id: later,
+          suppressed: { type: 'suppression_list', message: 'Every recipient is on the suppression list' },
+        }),
       }),
     ]);
   });

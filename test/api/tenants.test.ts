@@ -39,7 +39,7 @@ describe('one SES tenant per project', () => {
       expect(sent.status).toBe(200);
       const email = await settled(sent.body.id, project.key);
       expect(email.last_event).toBe('delivered');
-      expect(await sentThrough(email.message_id)).toEqual({ messageId: email.message_id, tenant: tenantName });
+      expect(await sentThrough(email.ses_message_id)).toEqual({ messageId: email.ses_message_id, tenant: tenantName });
     }
   });
 
@@ -59,7 +59,7 @@ describe('one SES tenant per project', () => {
     const sent = await api.post('/emails', { from: `hi@${domain}`, to: 'success@simulator.amazonses.com', subject: 'again', text: 'x' }, { key: project.key });
     const email = await settled(sent.body.id, project.key);
     expect(email.last_event).toBe('delivered');
-    expect((await sentThrough(email.message_id)).tenant).toBe(`es-${project.projectId}`);
+    expect((await sentThrough(email.ses_message_id)).tenant).toBe(`es-${project.projectId}`);
   });
 
   it('fails an email once, with the reason, when SES has paused the tenant; other projects keep sending', async () => {

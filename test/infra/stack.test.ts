@@ -610,7 +610,19 @@ describe('EmailService content bucket', () => {
 
   it('tells exactly the functions that declare it the bucket and the retention', () => {
     const declaring = new Set([...routes.filter((r) => r.needs.contentBucket).map((r) => functionName(r)), ...workers.filter((w) => w.needs.contentBucket).map((w) => workerFunctionId(w.name))]);
-    expect([...declaring].sort()).toEqual(['BroadcastFanoutWorker', 'BulkSenderWorker', 'GetEmailsEmailId', 'PostEmails', 'PostEmailsBatch', 'PostEmailsEmailIdRetry', 'SenderWorker'].sort());
+    expect([...declaring].sort()).toEqual(
+      [
+        'BroadcastFanoutWorker',
+        'BulkSenderWorker',
+        'GetEmailsEmailId',
+        'GetEmailsEmailIdAttachments',
+        'GetEmailsEmailIdAttachmentsAttachmentId',
+        'PostEmails',
+        'PostEmailsBatch',
+        'PostEmailsEmailIdRetry',
+        'SenderWorker',
+      ].sort(),
+    );
     for (const id of stack.functions.keys()) {
       const variables = functionResource(id).Properties.Environment.Variables;
       if (declaring.has(id)) expect(variables).toMatchObject({ CONTENT_BUCKET: expect.anything(), EMAIL_RETENTION_DAYS: '30' });

@@ -43,7 +43,16 @@ export interface SesFrontOptions {
   onSent?: (send: { request: Record<string, unknown>; messageId: string }) => void;
   /** whether aws-ses-v2-local holds a message with this id (its store, read in process) */
   hasMessage: (messageId: string) => boolean;
+  /**
+   * Puts a send's attachment contents (base64, in order) into aws-ses-v2-local's stored message:
+   * its JSON body parser stops at 25 MB, SES at 40 MB, so sends go to it without their attachments'
+   * bytes and get them back in its store (read in process) once it took them.
+   */
+  restoreAttachments: (messageId: string, contents: string[]) => void;
 }
+
+/** SES v2's limit on a message, attachments counted after base64 (MessageRejected beyond). */
+export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 
 interface Identity {
   name: string;
@@ -428,10 +437,16 @@ export class SesFront {
         throw new SesError(429, 'TooManyRequestsException', 'Maximum sending rate exceeded.');
       }
       if (this.sentLast24Hours() >= (this.options.max24HourSend ?? 50_000)) throw new SesError(400, 'LimitExceededException', 'Daily message quota exceeded.');
+      const attachments = (body.Content?.Simple?.Attachments ?? []) as { RawContent?: string }[];
+      const contents = attachments.map((a) => a.RawContent ?? '');
+      const simple = body.Content?.Simple;
+      const size = contents.reduce((sum, c) => sum + c.length, 0) + Buffer.byteLength(`${simple?.Body?.Html?.Data ?? ''}${simple?.Body?.Text?.Data ?? ''}`);
+      if (size > MAX_MESSAGE_BYTES) throw new SesError(400, 'MessageRejected', `Message length is more than ${MAX_MESSAGE_BYTES / 1024 / 1024} megabytes`);
       this.acceptedPerSecond.set(second, accepted + 1);
       this.acceptedAt.push(Date.now());
       for (const counts of [this.acceptedPerSecond, this.throttledPerSecond]) for (const old of counts.keys()) if (old < second - 900) counts.delete(old);
-      return this.proxy(request, response, body);
+      for (const a of attachments) a.RawContent = ''; // back in the store below (restoreAttachments)
+      return this.proxy(request, response, body, (messageId) => contents.length && this.options.restoreAttachments(messageId, contents));
     }
 
     return this.proxy(request, response, undefined);
@@ -463,7 +478,7 @@ export class SesFront {
   }
 
   /** Passes a request on to aws-ses-v2-local unchanged (the body re-sent when it was already read). */
-  private proxy(request: IncomingMessage, response: ServerResponse, body: Record<string, unknown> | undefined): Promise<void> {
+  private proxy(request: IncomingMessage, response: ServerResponse, body: Record<string, unknown> | undefined, accepted?: (messageId: string) => unknown): Promise<void> {
     const upstream = new URL(request.url ?? '/', this.options.upstream);
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -477,6 +492,7 @@ export class SesFront {
           if (body && answer.statusCode === 200 && this.options.onSent) {
             try {
               const messageId = JSON.parse(text.toString('utf8')).MessageId;
+              accepted?.(messageId);
               this.sendTenants.set(messageId, (body.TenantName as string | undefined) ?? null);
               if (this.sendTenants.size > 10_000) this.sendTenants.delete(this.sendTenants.keys().next().value as string);
               this.options.onSent({ request: body, messageId });

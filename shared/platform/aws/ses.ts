@@ -41,5 +41,4 @@ export const sesClient = /* @__PURE__ */ guarded('ses', /* @__PURE__ */ new SESv
  */
 export const sesSendClient = /* @__PURE__ */ guarded('ses', /* @__PURE__ */ new SESv2Client({ maxAttempts: 1 }));
 
-/** The region every SES resource lives in (DESIGN.md: the domain's `region`). */
-export const SES_REGION = 'ap-southeast-2';
+export { SES_REGION } from './region';
