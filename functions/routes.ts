@@ -179,7 +179,7 @@ export const routes: readonly Route[] = [
   // Unsubscribe links of broadcast emails (no key: the signed token is the credential)
   // (they only open the links' key, sealed: the fan-out makes it before the first link exists; shared/broadcasts/unsubscribe.ts)
   { method: 'GET', path: '/unsubscribe/{token}', handler: 'unsubscribe/page', operation: broadcastOps.unsubscribePage, needs: { table: ['GetItem'], secretsKey: 'decrypt' } },
-  { method: 'POST', path: '/unsubscribe/{token}', handler: 'unsubscribe/confirm', operation: broadcastOps.unsubscribe, needs: { table: ['GetItem', 'UpdateItem'], secretsKey: 'decrypt' } },
+  { method: 'POST', path: '/unsubscribe/{token}', handler: 'unsubscribe/confirm', operation: broadcastOps.unsubscribe, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], secretsKey: 'decrypt' } }, // PutItem: contact.updated / contact.topics.updated
 
   // Events
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, needs: { table: ['Query'] } },

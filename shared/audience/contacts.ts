@@ -35,9 +35,9 @@
  *   /contacts/{id} whose body has `topics` (beside its `contact.updated`), so a subscriber hears
  *   of every subscription change whichever route made it. Its object carries, beside the
  *   contact, `updated_topics`: the subscriptions this request set (Resend's `data.topics`).
- * Not emitted (other modules write the contact there): the one-click unsubscribe
- * (shared/broadcasts/unsubscribe.ts) and a segment deletion dropping its id from `segment_ids`
- * (shared/audience/segments.ts).
+ * The one-click unsubscribe (shared/broadcasts/unsubscribe.ts) writes `contact.updated` or
+ * `contact.topics.updated` itself. Not emitted: a segment deletion dropping its id from
+ * `segment_ids` (shared/audience/segments.ts).
  *
  * An event item holds the whole contact, `properties` included: at most MAX_PROPERTIES values of
  * MAX_PROPERTY_VALUE_LENGTH characters (about 100 KB), like the contact item itself, so it stays
@@ -218,7 +218,7 @@ function contactUpdate(projectId: string, contactId: string, change: ContactChan
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** `contact.topics.updated`: the contact, and the subscriptions the request set (Resend lists only those). */
-const topicsUpdatedEvent = (caller: Caller, contact: Contact, set: TopicSubscription[]): WriteAction =>
+export const topicsUpdatedEvent = (caller: Pick<Caller, 'projectId' | 'livemode'>, contact: Contact, set: TopicSubscription[]): WriteAction =>
   eventWrite(caller, 'contact.topics.updated', { ...contact, updated_topics: set.map(({ id, subscription }) => ({ id, subscription })) });
 
 export async function createContact(caller: Caller, input: CreateContactInput): Promise<Contact> {

@@ -14,7 +14,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { grantScope } from '../platform/aws/call-guard';
 import * as keys from '../platform/db/keys';
-import { getItem, isConditionFailed, put, putItem, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
+import { getItem, isConditionFailed, put, putItem, transact, update, type Item, type WriteAction } from '../platform/db/table';
+import { toContact, topicsUpdatedEvent, type ContactItem } from '../audience/contacts';
+import { eventWrite } from '../events/events';
 import { notFound } from '../platform/errors';
 import { nowIso } from '../platform/ids';
 import { openSecret, sealSecret } from '../platform/secrets';
@@ -145,22 +147,27 @@ export async function unsubscribeByToken(token: string): Promise<string> {
   const { target, contact, topic } = await resolve(token);
   if (contact && (!target.topicId || topic)) {
     const key = keys.contact(target.projectId, target.contactId);
-    const deleted = { tag: 'contact deleted' };
+    const deleted = { tag: 'contact deleted or unchanged' };
     const change: WriteAction = target.topicId
       ? {
           kind: 'Update',
           params: {
             Key: key,
             UpdateExpression: 'SET #topics.#topic = :opt_out, #updated = :at', // a map entry: one placeholder per path part
-            ConditionExpression: 'attribute_exists(PK)',
+            // only a change is written (and heard of): a second click finds the opt-out there
+            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#topics.#topic) OR #topics.#topic <> :opt_out)',
             ExpressionAttributeNames: { '#topics': 'topics', '#topic': target.topicId, '#updated': 'updated_at' },
             ExpressionAttributeValues: { ':opt_out': 'opt_out', ':at': nowIso() },
           },
           onConditionFailed: deleted,
         }
-      : update(key, { set: { unsubscribed: true, updated_at: nowIso() }, condition: { expression: 'attribute_exists(PK)' } }, deleted);
-    await updateItem(change).catch((error: unknown) => {
-      if (!isConditionFailed(error, deleted.tag)) throw error; // deleted meanwhile: nothing to do
+      : update(key, { set: { unsubscribed: true, updated_at: nowIso() }, condition: { expression: 'attribute_exists(PK) AND unsubscribed <> :yes', values: { ':yes': true } } }, deleted);
+    // the project hears of it as of any change of the contact: in the same transaction
+    const caller = { projectId: target.projectId, livemode: contact.livemode !== false };
+    const next = toContact({ ...(contact as ContactItem), ...(target.topicId ? { topics: { ...contact.topics, [target.topicId]: 'opt_out' } } : { unsubscribed: true }), updated_at: nowIso() });
+    const event = target.topicId ? topicsUpdatedEvent(caller, next, [{ id: target.topicId, subscription: 'opt_out' }]) : eventWrite(caller, 'contact.updated', next);
+    await transact([change, event]).catch((error: unknown) => {
+      if (!isConditionFailed(error, deleted.tag)) throw error; // deleted meanwhile, or unsubscribed already: nothing to do
     });
   }
   return page('Unsubscribed', `<p>You will not receive ${what(topic)} any more.</p>`);

@@ -4,7 +4,7 @@
  * mail viewer's store); and the one-click unsubscribe links in those emails.
  */
 import { api, baseUrl } from '../support/http';
-import { useRuntimeTable } from '../support/table';
+import { projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
 const runtime = useRuntimeTable();
@@ -128,6 +128,8 @@ describe('a broadcast to a segment', () => {
     expect(await oneClick.text()).toContain('Unsubscribed');
     expect(await subscription()).toBe('opt_out');
     expect((await api.get(`/contacts/${contacts.ada}`)).body.unsubscribed).toBe(false); // only from the topic
+    const heard = (await projectEvents(runtime.projectId)).map((item) => item.event).filter((e) => e.type === 'contact.topics.updated' && e.data.object.id === contacts.ada);
+    expect(heard.map((e) => e.data.topics)).toEqual([[{ id: topicId, subscription: 'opt_out' }]]);
 
     // the next broadcast to the topic skips ada
     const again = await api.post(`/broadcasts/${created.body.id}/duplicate`);
@@ -161,6 +163,9 @@ describe('a broadcast to a segment', () => {
     expect((await fetch(link, { method: 'POST' })).status).toBe(200);
     expect((await fetch(link, { method: 'POST' })).status).toBe(200); // again: nothing changes
     expect((await api.get(`/contacts/${contact.id}`)).body.unsubscribed).toBe(true);
+    // the project hears of it once, as of any change of the contact
+    const heard = (await projectEvents(runtime.projectId)).map((item) => item.event).filter((e) => e.type === 'contact.updated' && e.data.id === contact.id && e.data.unsubscribed);
+    expect(heard).toHaveLength(1);
 
     // the links' key is kept sealed under the secrets key: what the table holds is not the key
     const { getItem } = await import('../../shared/platform/db/table');

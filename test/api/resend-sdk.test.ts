@@ -91,6 +91,38 @@ it('emails: scheduledAt in natural language ("in 1 min"), answered as the ISO in
   expect(dataOf(await resend.emails.cancel(later.id))).toMatchObject({ id: later.id });
 });
 
+it('emails: attachments (content, contentId, inferred type), then emails.attachments.list and get with a working download URL', async () => {
+  const pdf = Buffer.from('%PDF-1.4 a tiny report');
+  const sent = dataOf(
+    await resend.emails.send({
+      from: `SDK <sdk@${domainName}>`,
+      to: 'success@simulator.amazonses.com',
+      subject: unique('attached'),
+      html: '<img src="cid:logo">',
+      attachments: [
+        { filename: 'report.pdf', content: pdf },
+        { filename: 'logo.png', content: Buffer.from('png bytes').toString('base64'), contentId: 'logo' },
+      ],
+    }),
+  );
+  const listed = dataOf(await resend.emails.attachments.list({ emailId: sent.id }));
+  expect(listed.data.map((a) => [a.filename, a.content_type, a.content_disposition, a.content_id ?? null, a.size])).toEqual([
+    ['report.pdf', 'application/pdf', 'attachment', null, pdf.length],
+    ['logo.png', 'image/png', 'inline', 'logo', 9],
+  ]);
+  const one = dataOf(await resend.emails.attachments.get({ emailId: sent.id, id: listed.data[0].id }));
+  expect(Buffer.from(await (await fetch(one.download_url)).arrayBuffer())).toEqual(pdf);
+});
+
+it('suppressions: add, get, list, remove', async () => {
+  const email = `${unique('sdk-suppressed')}@example.com`;
+  const added = dataOf(await resend.suppressions.add({ email }));
+  expect(added).toMatchObject({ object: 'suppression', email });
+  expect(dataOf(await resend.suppressions.get(email))).toMatchObject({ id: added.id });
+  expect(JSON.stringify(dataOf(await resend.suppressions.list()))).toContain(added.id);
+  expect(dataOf(await resend.suppressions.remove(added.id))).toMatchObject({ id: added.id, deleted: true });
+});
+
 it('segments and broadcasts: create, get, list, update, send, cancel, duplicate, remove', async () => {
   const segment = dataOf(await resend.segments.create({ name: unique('sdk segment') }));
   expect(dataOf(await resend.segments.get(segment.id))).toMatchObject({ id: segment.id });
