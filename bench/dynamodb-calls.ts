@@ -181,6 +181,9 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     await call('getSuppression', 'GET', '/suppressions/gone@example.com');
     await call('listSuppressions', 'GET', '/suppressions');
     await call('deleteSuppression', 'DELETE', '/suppressions/gone@example.com');
+    // up to 33 entries: one BatchGet, one transaction (a call of 100 takes four: shared/suppressions/suppressions.ts)
+    await call('batchAddSuppressions', 'POST', '/suppressions/batch/add', { emails: ['one@example.com', 'two@example.com'] });
+    await call('batchRemoveSuppressions', 'POST', '/suppressions/batch/remove', { emails: ['one@example.com', 'two@example.com'] });
     const topic = await call('createTopic', 'POST', '/topics', { name: 'news', default_subscription: 'opt_in' });
     await call('updateTopic', 'PATCH', `/topics/${topic.id}`, { description: 'monthly' });
     const contact = await call('createContact', 'POST', '/contacts', {

@@ -127,11 +127,16 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/suppressions', handler: 'suppressions/list', operation: suppressionOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/suppressions/{id_or_email}', handler: 'suppressions/get', operation: suppressionOps.get, needs: { table: ['GetItem'] } },
   { method: 'DELETE', path: '/suppressions/{id_or_email}', handler: 'suppressions/delete', operation: suppressionOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
+  // Resend's batches: one BatchGet of the named entries, then transactions of whole entries, each with its event
+  { method: 'POST', path: '/suppressions/batch/add', handler: 'suppressions/batch-add', operation: suppressionOps.batchAdd, needs: { table: ['BatchGetItem', 'PutItem'] } },
+  { method: 'POST', path: '/suppressions/batch/remove', handler: 'suppressions/batch-remove', operation: suppressionOps.batchRemove, needs: { table: ['BatchGetItem', 'DeleteItem', 'PutItem'] } },
 
   // Emails
   { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send'], contentBucket: 'write' } },
   { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], queues: ['send'], contentBucket: 'write' }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
   { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
+  // the project's daily counters, a range Query per shard (shared/emails/metrics.ts)
+  { method: 'GET', path: '/emails/metrics', handler: 'emails/metrics', operation: emailOps.metrics, needs: { table: ['Query'] } },
   { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'], contentBucket: 'read' } },
   // the email's content lists them; each one's size (a path one once fetched) and a presigned GET
   { method: 'GET', path: '/emails/{email_id}/attachments', handler: 'emails/list-attachments', operation: emailOps.listAttachments, needs: { table: ['GetItem'], contentBucket: 'read' } },
@@ -164,7 +169,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/oauth/authorize', handler: 'oauth/authorize', operation: oauthOps.authorize, needs: { table: ['GetItem', 'PutItem'] } },
   { method: 'POST', path: '/oauth/token', handler: 'oauth/token', operation: oauthOps.token, needs: { table: ['BatchGetItem', 'DeleteItem', 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'GetItem'] } }, // GetItem: a reused refresh token revokes its grant
   { method: 'POST', path: '/oauth/revoke', handler: 'oauth/revoke', operation: oauthOps.revoke, needs: { table: ['GetItem', 'DeleteItem'] } },
-  { method: 'GET', path: '/oauth/grants', handler: 'oauth/list-grants', operation: oauthOps.listGrants, needs: { table: ['Query'] } },
+  // BatchGetItem: the clients' lookup items, for Resend's `client {name, logo_uri}`
+  { method: 'GET', path: '/oauth/grants', handler: 'oauth/list-grants', operation: oauthOps.listGrants, needs: { table: ['Query', 'BatchGetItem'] } },
   { method: 'DELETE', path: '/oauth/grants/{grant_id}', handler: 'oauth/delete-grant', operation: oauthOps.deleteGrant, needs: { table: ['GetItem', 'DeleteItem'] } },
 
   // Broadcasts (sending is the broadcast-fanout worker's, one page of the segment per message; functions/workers.ts)
@@ -176,6 +182,9 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/broadcasts/{broadcast_id}/send', handler: 'broadcasts/send', operation: broadcastOps.send, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem'], queues: ['broadcast-fanout'] } },
   { method: 'POST', path: '/broadcasts/{broadcast_id}/cancel', handler: 'broadcasts/cancel', operation: broadcastOps.cancel, needs: { table: ['GetItem', 'UpdateItem'] } },
   { method: 'POST', path: '/broadcasts/{broadcast_id}/duplicate', handler: 'broadcasts/duplicate', operation: broadcastOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
+  // the fan-out's recipient records (Query, shards merged) joined with their emails' status (BatchGet); `email`: GetItem of the contact's address claim, then its record
+  { method: 'GET', path: '/broadcasts/{broadcast_id}/recipients', handler: 'broadcasts/list-recipients', operation: broadcastOps.listRecipients, needs: { table: ['GetItem', 'Query', 'BatchGetItem'] } },
+  { method: 'GET', path: '/broadcasts/{broadcast_id}/clicked-links', handler: 'broadcasts/list-clicked-links', operation: broadcastOps.listClickedLinks, needs: { table: ['GetItem', 'Query'] } },
   // Unsubscribe links of broadcast emails (no key: the signed token is the credential)
   // (they only open the links' key, sealed: the fan-out makes it before the first link exists; shared/broadcasts/unsubscribe.ts)
   { method: 'GET', path: '/unsubscribe/{token}', handler: 'unsubscribe/page', operation: broadcastOps.unsubscribePage, needs: { table: ['GetItem'], secretsKey: 'decrypt' } },
@@ -198,9 +207,28 @@ export const routes: readonly Route[] = [
     needs: { table: ['BatchGetItem', 'UpdateItem'], queues: ['webhook-delivery'] },
   },
   { method: 'GET', path: '/webhook-events', handler: 'webhook-events/list', operation: webhookOps.listEvents, needs: { table: ['Query', 'BatchGetItem'] } },
+  // Resend's event log of a webhook (the SDK's webhooks.events.*): the same delivery records, named by event id (shared/webhooks/event-log.ts)
+  { method: 'GET', path: '/webhooks/{webhookId}/events', handler: 'webhooks/list-events', operation: webhookOps.listEventLog, needs: { table: ['GetItem', 'Query'] } },
+  { method: 'GET', path: '/webhooks/{webhookId}/events/{eventId}', handler: 'webhooks/get-event', operation: webhookOps.getEventLogEntry, needs: { table: ['BatchGetItem'] } },
+  {
+    method: 'POST', path: '/webhooks/{webhookId}/events/{eventId}/replay', handler: 'webhooks/replay-event', operation: webhookOps.replayEvent,
+    needs: { table: ['BatchGetItem', 'UpdateItem'], queues: ['webhook-delivery'] },
+  },
+  { method: 'GET', path: '/webhooks/{webhookId}/events/{eventId}/attempts', handler: 'webhooks/list-event-attempts', operation: webhookOps.listEventAttempts, needs: { table: ['BatchGetItem', 'Query'] } },
 ];
 
 export const fallbackRoute: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds'> = { handler: 'fallback', operation: serviceOps.fallback, needs: {} };
+
+/**
+ * Paths the Resend SDK calls that this service does not have, where the fallback's bare "not found"
+ * (or a 405 that names only GET) would leave the caller guessing: the fallback adds `reason` to
+ * its 404, or to its 405 when the path has routes of other methods. No function of their own.
+ */
+export const unsupportedRoutes: readonly { path: string; reason: string }[] = [
+  // the SDK's custom events: POST /events (events.create) is a 405 beside GET /events; /events/send (events.send) and /events/{name} (get, update, remove) are 404s
+  { path: '/events', reason: eventOps.CUSTOM_EVENTS_UNSUPPORTED },
+  { path: '/events/{name}', reason: eventOps.CUSTOM_EVENTS_UNSUPPORTED },
+];
 
 /** A route's whole needs: its own plus the key lookup of authentication. */
 export function routeNeeds(route: Pick<Route, 'operation' | 'needs'>): Needs {

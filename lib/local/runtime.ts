@@ -160,10 +160,11 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       verifyDelayMs: settings.sesVerifyDelayMs,
       maxSendRate: settings.sesMaxSendRate,
       max24HourSend: settings.sesMax24HourSend,
-      // As if every configuration set had the SNS event destination: SES events to the feedback queues.
-      onSent: ({ request, messageId }) => {
+      // As if every configuration set had the SNS event destination: SES events to the feedback queues;
+      // opens and clicks only where the set's destination publishes them (the domain tracks them), as on SES.
+      onSent: ({ request, messageId, eventTypes }) => {
         if (!request.ConfigurationSetName) return;
-        const events = simulatedEvents(request, messageId);
+        const events = simulatedEvents(request, messageId, new Date(), { open: eventTypes.includes('OPEN'), click: eventTypes.includes('CLICK') });
         const [first, ...rest] = events;
         publishSesEvents(sesEventsSqs, [first])
           .then(() => new Promise((resolve) => setTimeout(resolve, 200))) // delivery and feedback come a moment later

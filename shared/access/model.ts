@@ -46,15 +46,38 @@ export const oauthClient = z.object({
 });
 export type OAuthClientRecord = z.output<typeof oauthClient>;
 
+/**
+ * A grant as GET /oauth/grants lists it: our fields, and Resend's beside them (the SDK's `OAuthGrant`):
+ * `scopes` is `[scope]`; `revoked_at`/`revoked_reason` are null, because revoking deletes a grant
+ * (listed grants are live ones); `client` is the client's name (`logo_uri` null: clients have no
+ * logo here), null while a just-deleted client's grants are being revoked.
+ */
 export const oauthGrant = z.object({
   object: z.literal('oauth_grant'),
   id,
   client_id: z.string(),
   scope: z.enum(OAUTH_SCOPES),
+  scopes: z.array(z.enum(OAUTH_SCOPES)),
   created_at: timestamp,
   expires_at: timestamp,
+  revoked_at: z.null(),
+  revoked_reason: z.null(),
+  client: z.nullable(z.object({ name: z.string(), logo_uri: z.null() })),
 });
 export type OAuthGrantRecord = z.output<typeof oauthGrant>;
+
+/** Resend's reason for a grant revoked through DELETE /oauth/grants/{id} (the SDK's `revoked_reason`). */
+export const REVOKED_FROM_API = 'revoked_from_api';
+
+/** DELETE /oauth/grants/{id}: our `deleted`, and Resend's `revoked_at` and `revoked_reason`. */
+export const revokedGrant = z.object({
+  object: z.literal('oauth_grant'),
+  id,
+  deleted: z.literal(true),
+  revoked_at: timestamp,
+  revoked_reason: z.literal(REVOKED_FROM_API),
+});
+export type RevokedGrantRecord = z.output<typeof revokedGrant>;
 
 /** API requests a second per project, unless API_RATE_LIMIT_PER_SECOND (the stack's ApiRateLimitPerSecond) or the project's own limit says otherwise. */
 export const DEFAULT_API_RATE_LIMIT = 10;

@@ -2,8 +2,9 @@
  * OAuth clients: the third-party apps a project lets ask for access. Public clients (no
  * secret, PKCE instead), registered per project with their redirect URIs. Two items: the client
  * under its project, and a deployment-wide lookup keyed by the public `client_id` (with the
- * project and the redirect URIs), because the token endpoint is called without a key and so
- * without a project. Clients cannot be edited, so the copy of the URIs never goes stale.
+ * project, the redirect URIs and the name), because the token endpoint is called without a key and
+ * so without a project, and the grants list names each grant's client by its `client_id`. Clients
+ * cannot be edited, so the copies never go stale.
  *
  * Deleting a client first deletes both items (codes and refresh tokens of the client stop
  * working at once: the token endpoint checks the lookup item in its own transaction), then
@@ -24,6 +25,8 @@ export interface ClientLookup {
   oauth_client_id: string;
   client_id: string;
   redirect_uris: string[];
+  /** the client's name, for the grants list's `client` (absent on lookups written before it was copied here) */
+  name?: string;
 }
 
 const toRecord = (item: Record<string, unknown>): OAuthClientRecord => ({
@@ -46,7 +49,7 @@ export async function createClient(caller: Caller, input: { name: string; redire
     redirect_uris: [...new Set(input.redirect_uris)],
     created_at: nowIso(),
   };
-  const lookup: ClientLookup = { project_id: caller.projectId, oauth_client_id: record.id, client_id: record.client_id, redirect_uris: record.redirect_uris };
+  const lookup: ClientLookup = { project_id: caller.projectId, oauth_client_id: record.id, client_id: record.client_id, redirect_uris: record.redirect_uris, name: record.name };
   await transact([
     put({ ...keys.oauthClient(caller.projectId, record.id), type: 'oauth_client', project_id: caller.projectId, ...record }),
     put({ ...keys.oauthClientId(record.client_id), type: 'oauth_client_id', ...lookup }, { ifAbsent: () => new Error('client_id collision') }),

@@ -15,10 +15,12 @@
 import { hashToken } from './api-key-token';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { del, getItem, isConditionFailed, put, queryPage, transact, type PageRequest, type WriteAction } from '../platform/db/table';
+import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, type PageRequest, type WriteAction } from '../platform/db/table';
 import { conflict, notFound } from '../platform/errors';
+import { nowIso } from '../platform/ids';
 import { ACCESS_TOKEN_PATTERN, ACCESS_TOKEN_TTL_SECONDS, epochSeconds, isoFromEpoch, newAccessToken, newRefreshToken, REFRESH_TOKEN_PATTERN, REFRESH_TOKEN_TTL_SECONDS } from './oauth-tokens';
-import type { OAuthGrantRecord, OAuthScope } from './model';
+import { REVOKED_FROM_API, type OAuthGrantRecord, type OAuthScope, type RevokedGrantRecord } from './model';
+import type { ClientLookup } from './oauth-clients';
 
 /** The token hashes a grant holds, and each token item holds too (so either token finds the pair). */
 export interface TokenHashes {
@@ -120,20 +122,47 @@ async function revokeWithRetry<T extends TokenHashes>(read: () => Promise<T | un
   }
 }
 
-const toRecord = (item: GrantItem): OAuthGrantRecord => ({
+/** The grant as listed (model.ts says what Resend's fields hold here); `clientName` undefined: its client is gone. */
+const toRecord = (item: GrantItem, clientName: string | undefined): OAuthGrantRecord => ({
   object: 'oauth_grant',
   id: item.id,
   client_id: item.client_id,
   scope: item.scope,
+  scopes: [item.scope],
   created_at: item.created_at,
   expires_at: isoFromEpoch(item.expires_at),
+  revoked_at: null,
+  revoked_reason: null,
+  client: clientName === undefined ? null : { name: clientName, logo_uri: null },
 });
+
+/**
+ * The names of the clients with these public ids, from their lookup items: one BatchGet (a page
+ * holds at most 100 grants, so at most 100 keys). A lookup written before it carried the name
+ * sends us to its client item, a second BatchGet only then. A client missing from the answer was
+ * just deleted (its grants are being revoked).
+ */
+async function clientNames(projectId: string, clientIds: string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (clientIds.length === 0) return names;
+  const lookups = await batchGet<ClientLookup>([...new Set(clientIds)].map((clientId) => keys.oauthClientId(clientId)));
+  const unnamed = lookups.filter((lookup) => lookup.project_id === projectId && lookup.name === undefined);
+  for (const lookup of lookups) if (lookup.project_id === projectId && lookup.name !== undefined) names.set(lookup.client_id, lookup.name);
+  if (unnamed.length > 0) {
+    for (const client of await batchGet(unnamed.map((lookup) => keys.oauthClient(projectId, lookup.oauth_client_id)))) names.set(client.client_id, client.name);
+  }
+  return names;
+}
 
 /** Grants whose refresh token expired are left out (the TTL deletes them up to days later). */
 export async function listGrants(caller: Caller, page: PageRequest) {
   const live = { expression: '#expires > :now', names: { '#expires': 'expires_at' }, values: { ':now': epochSeconds() } };
   const { items, hasMore } = await queryPage<GrantItem>(keys.oauthGrants(caller.projectId), page, live);
-  return { records: items.map(toRecord), hasMore };
+  const names = await clientNames(
+    caller.projectId,
+    items.map((item) => item.client_id),
+  );
+  return { records: items.map((item) => toRecord(item, names.get(item.client_id))), hasMore };
 }
 
 /** Revokes the grant with its current tokens; false when there is no live grant of that id. */
@@ -148,9 +177,13 @@ export async function revokeGrantById(projectId: string, grantId: string): Promi
   return revoked !== undefined;
 }
 
-/** DELETE /oauth/grants/{id}: both tokens stop working at once. An unknown or expired grant is 404. */
-export async function revokeGrant(caller: Caller, grantId: string): Promise<void> {
+/**
+ * DELETE /oauth/grants/{id}: both tokens stop working at once. An unknown or expired grant is 404.
+ * The grant is deleted, not kept as revoked: `revoked_at` is in the answer only (Resend's shape).
+ */
+export async function revokeGrant(caller: Caller, grantId: string): Promise<RevokedGrantRecord> {
   if (!(await revokeGrantById(caller.projectId, grantId))) throw notFound('OAuth grant', 'grant_id');
+  return { object: 'oauth_grant', id: grantId, deleted: true, revoked_at: nowIso(), revoked_reason: REVOKED_FROM_API };
 }
 
 /**

@@ -93,6 +93,7 @@ export function toBroadcast(item: Item, content: BroadcastContent): BroadcastRec
     id: b.id,
     name: b.name ?? null,
     segment_id: b.segment_id,
+    audience_id: b.segment_id,
     topic_id: b.topic_id ?? null,
     from: b.from,
     subject: b.subject,

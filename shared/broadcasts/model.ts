@@ -22,6 +22,8 @@ export const broadcast = z.object({
   id,
   name: z.nullable(z.string()),
   segment_id: id,
+  /** the same segment id under Resend's older name (its audiences became segments), as Resend still answers it */
+  audience_id: id,
   topic_id: z.nullable(id),
   from: z.string(),
   subject: z.string(),
@@ -36,6 +38,34 @@ export const broadcast = z.object({
   sent_at: z.nullable(timestamp),
 });
 export type BroadcastRecord = z.output<typeof broadcast>;
+
+/** A contact's outcome in a broadcast's fan-out (shared/broadcasts/fanout.ts), as the broadcast's counters count them. */
+export const RECIPIENT_OUTCOMES = ['sent', 'skipped', 'failed'] as const;
+
+/** What `resend.broadcasts.recipients` sends as `type` (the SDK requires it); GET /broadcasts/{id}/recipients accepts it and lists every recipient (its operation says why). */
+export const RECIPIENT_EVENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
+export const RECIPIENT_BOUNCE_TYPES = ['permanent', 'transient', 'undetermined'] as const;
+
+/**
+ * One contact of a broadcast's segment as the fan-out handled it: Resend's `{id, contact_id, email}`
+ * (`id` is the contact's id too: the list's cursor), the outcome, and for a recipient that got an
+ * email its id and current status.
+ */
+export const broadcastRecipient = z.object({
+  object: z.literal('broadcast_recipient'),
+  id,
+  contact_id: id,
+  /** null for a contact deleted before the fan-out reached it */
+  email: z.nullable(z.string()),
+  outcome: z.enum(RECIPIENT_OUTCOMES),
+  /** why it was skipped or failed (`unsubscribed`, `topic_opt_out`, `suppressed`, `contact_deleted`, `email_too_large`, `daily_quota_exceeded`, ...); null when sent */
+  reason: z.nullable(z.string()),
+  email_id: z.nullable(id),
+  /** the email's `last_event`; `skipped` or `failed` when it got none; null once its email's record expired */
+  status: z.nullable(z.string()),
+  created_at: timestamp,
+});
+export type BroadcastRecipientRecord = z.output<typeof broadcastRecipient>;
 
 const name = z.string().check(z.trim(), z.maxLength(256));
 const subject = z.string().check(z.minLength(1), z.maxLength(998), headerSafe);

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
 import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
-import { broadcast, createBody, scheduledAt, updateBody } from './model';
+import { broadcast, broadcastRecipient, createBody, RECIPIENT_BOUNCE_TYPES, RECIPIENT_EVENT_TYPES, scheduledAt, updateBody } from './model';
 
 const params = z.strictObject({ broadcast_id: id });
 const tags = ['Broadcasts'];
@@ -97,6 +97,28 @@ export const duplicate = defineOperation({
   responses: { 201: { description: 'The new draft', schema: broadcast }, ...commonErrors, 404: notFoundResponse },
 });
 
+export const listRecipients = defineOperation({
+  operationId: 'listBroadcastRecipients',
+  summary: "List a broadcast's recipients, each with its email's status",
+  description:
+    'One entry per contact of the segment the fan-out has handled so far (none for a draft), newest contact first; `id` is the contact id, the cursor of `after` and `before`. ' +
+    '`outcome` is `sent`, `skipped` or `failed`, as the counters count them, with `reason` for the last two (`unsubscribed`, `topic_opt_out`, `suppressed`, `contact_deleted`; ' +
+    "`email_too_large`, `daily_quota_exceeded`, `monthly_quota_exceeded`). `status` is the email's `last_event` (as GET /emails/{email_id} shows it) for a sent recipient, " +
+    '`skipped` or `failed` for one that got no email, and null once the email is past its retention (its `email_id` stays). ' +
+    'The entries are kept 90 days after the fan-out; then the list is empty (the broadcast keeps its counters). ' +
+    "`email` narrows the list to the project's contact with that address (any case): at most one entry. " +
+    '`type` (which the Resend SDK requires) and `bounce_type` are accepted and not applied: every recipient comes with its `status` to filter on.',
+  tags,
+  auth: 'api_key',
+  params,
+  query: z.extend(listQuery, {
+    type: z.optional(z.enum(RECIPIENT_EVENT_TYPES)),
+    email: z.optional(z.string().check(z.minLength(1), z.maxLength(254))),
+    bounce_type: z.optional(z.enum(RECIPIENT_BOUNCE_TYPES)),
+  }),
+  responses: { 200: { description: "A page of the broadcast's recipients", schema: listOf(broadcastRecipient) }, ...commonErrors, 404: notFoundResponse },
+});
+
 const tokenParams = z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512)) });
 
 export const unsubscribePage = defineOperation({
@@ -119,4 +141,30 @@ export const unsubscribe = defineOperation({
   auth: 'none',
   params: tokenParams,
   responses: { 200: { description: 'An HTML confirmation', contentType: 'text/html', schema: z.string() }, 404: notFoundResponse },
+});
+
+const linkId = z.string().check(z.regex(/^[0-9a-f]{16}$/, 'must be the id of a link of this broadcast'));
+
+export const listClickedLinks = defineOperation({
+  operationId: 'listBroadcastClickedLinks',
+  summary: 'How often each link of a broadcast was clicked',
+  description:
+    "From SES's Click events (on AWS when the sending domain tracks clicks; locally `click@simulator.amazonses.com`): `clicks` every click, " +
+    "`unique_clicks` each recipient's first on the link (a recipient's first 25 links are told apart; past them every click counts as unique). " +
+    'Most clicked first; `id` is an opaque cursor for `after` / `before` (a hash of the URL), as Resend says.',
+  tags,
+  auth: 'api_key',
+  params,
+  // the cursor is a link's id (16 hex digits), not a resource id
+  query: z
+    .strictObject({ limit: listQuery.shape.limit, after: z.optional(linkId), before: z.optional(linkId) })
+    .check(z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] })),
+  responses: {
+    200: {
+      description: 'A page of links',
+      schema: listOf(z.object({ id: z.string(), url: z.string(), clicks: z.number(), unique_clicks: z.number() })),
+    },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });

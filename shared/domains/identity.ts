@@ -9,8 +9,9 @@
  * - `capabilities.sending`: SendingOptions.SendingEnabled (SES refuses sends through a paused set);
  * - `tracking_subdomain`: TrackingOptions.CustomRedirectDomain `<subdomain>.<domain>`;
  * - `open_tracking` / `click_tracking`: whether the event destination matches OPEN / CLICK, which
- *   is what makes SES add the pixel and rewrite links. The destination (SNS, SES_EVENTS_TOPIC_ARN)
- *   exists only on AWS; locally there is none, so these two are only stored on the domain.
+ *   is what makes SES add the pixel and rewrite links. The destination publishes to SNS
+ *   (SES_EVENTS_TOPIC_ARN); the local SES keeps it too and simulates opens and clicks only where it
+ *   matches them (lib/local/aws/ses-events.ts: `open@` / `click@simulator.amazonses.com`).
  */
 import {
   CreateConfigurationSetCommand,
@@ -36,11 +37,11 @@ import { sesClient } from '../platform/aws/ses';
  * Each domain gets a configuration set of its own, `es-<domain id>`: open/click tracking, the
  * custom redirect (tracking) domain and the TLS policy are configuration-set settings in SES,
  * and the contract makes them per-domain settings. Sends from a domain use its set, whose event
- * destination publishes to the SES events topic (SES_EVENTS_TOPIC_ARN on AWS).
+ * destination publishes to the SES events topic (SES_EVENTS_TOPIC_ARN).
  */
 export const configurationSetName = (domainId: string): string => `${CONFIGURATION_SET_PREFIX}${domainId}`;
 
-/** The one event destination of each domain's configuration set (AWS only). */
+/** The one event destination of each domain's configuration set (where SES_EVENTS_TOPIC_ARN is set: on AWS, and in the local runtime). */
 export const EVENT_DESTINATION_NAME = 'email-service-events';
 
 const ALWAYS_PUBLISHED: EventType[] = ['SEND', 'REJECT', 'BOUNCE', 'COMPLAINT', 'DELIVERY', 'DELIVERY_DELAY', 'RENDERING_FAILURE', 'SUBSCRIPTION'];

@@ -101,6 +101,8 @@ export interface EmailItem extends Omit<EmailSummary, 'ses_message_id'> {
   /** the sender's claim: when it took the email (`sending`), and how many times it has */
   sending_at?: string;
   send_attempts?: number;
+  /** a broadcast email's clicked links (ids: shared/emails/status.ts), for unique clicks per link */
+  clicked_links?: Set<string>;
   /** TTL (epoch seconds): emailExpiresAt */
   expires_at?: number;
 }
@@ -446,7 +448,7 @@ export interface Accepted {
 }
 
 /** The item, unless it is past its retention (DynamoDB's TTL deletes expired items within days, not at once). */
-const unexpired = (item: Item | undefined): Item | undefined => (item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= Date.now()) ? item : undefined);
+export const unexpired = (item: Item | undefined): Item | undefined => (item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= Date.now()) ? item : undefined);
 
 /** The email with its content: the item and the content object are read side by side. */
 export async function getEmail(caller: Caller, emailId: string): Promise<EmailRecord> {

@@ -203,3 +203,48 @@ export const getAttachment = defineOperation({
   params: attachmentParams,
   responses: { 200: { description: 'The attachment', schema: sentAttachment }, ...commonErrors, 404: notFoundResponse },
 });
+
+const metricsQuery = z.strictObject({
+  start_date: z.optional(z.string()),
+  end_date: z.optional(z.string()),
+  timezone: z.optional(z.string()),
+  granularity: z.optional(z.string()),
+  metrics: z.optional(z.string()),
+  dimensions: z.optional(z.string()),
+  domain_id: z.optional(z.string()),
+  email_id: z.optional(z.string()),
+  broadcast_id: z.optional(z.string()),
+});
+const metricValues = z.record(z.string(), z.number());
+
+export const metrics = defineOperation({
+  operationId: 'getEmailMetrics',
+  summary: "The project's email metrics over a date range",
+  description:
+    "As the `resend` SDK's `emails.metrics` reads them: counts of live mail per UTC day, kept by the sender and the email-status worker " +
+    '(sent, delivered, delivery_delayed, bounced, bounced_permanent, bounced_transient, complained, opened, unique_opened, clicked, ' +
+    'unique_clicked, failed, suppressed) and rates (delivery_rate, open_rate, click_rate, bounce_rate, complaint_rate). `start_date` / ' +
+    '`end_date` (ISO 8601; default the last 7 days up to now, at most 366 days), `granularity` `daily` (default), `weekly` (from Monday) ' +
+    'or `monthly`, `dimensions=period` for a row per period, `metrics` a comma-separated subset. UTC only; `hourly`, other time zones, ' +
+    'the `domain`/`email`/`broadcast` dimensions and filters, and `received`, `unsubscribed`, `unsubscribe_rate`, `bounced_undetermined` ' +
+    'are not offered (422 naming them).',
+  tags: ['Emails'],
+  auth: 'api_key',
+  query: metricsQuery,
+  responses: {
+    200: {
+      description: 'The metrics',
+      schema: z.object({
+        object: z.literal('metrics'),
+        start_date: z.string(),
+        end_date: z.string(),
+        metrics: z.array(z.string()),
+        dimensions: z.array(z.string()),
+        granularity: z.string(),
+        totals: metricValues,
+        data: z.optional(z.array(z.looseObject({ period: z.string() }))),
+      }),
+    },
+    ...commonErrors,
+  },
+});

@@ -32,12 +32,13 @@
  * error. No answer at all (a timeout, a dropped connection) may hide a send: `failed`, as above.
  */
 import { AttachmentFetchError, attachmentsToSend, type SesAttachment } from './attachments';
+import { metricsWrite } from './metrics';
 import { topicOptOuts } from '../audience/topic-subscriptions';
 import { countMetric } from '../platform/metrics';
 import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, transact, update } from '../platform/db/table';
+import { batchGet, getItem, isConditionFailed, transact, transactRetryingConflicts, update, type WriteAction } from '../platform/db/table';
 import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND_LEASE_MS, toSummary, type EmailItem } from './emails';
 import { findSendingDomain, sendingDomainProblems, type SendingDomain } from '../domains/domains';
 import { eventWrite } from '../events/events';
@@ -81,12 +82,16 @@ function sesDidNotSend(error: unknown): boolean {
   return (status !== undefined && status >= 400) || (error as { code?: string }).code === 'ECONNREFUSED';
 }
 
+/** The metrics write of an email's outcome, for its transaction (./metrics.ts): live mail only. */
+const counted = (email: EmailItem, metric: 'sent' | 'failed' | 'suppressed'): WriteAction[] => (email.livemode ? [metricsWrite(email.project_id, email.id, { [metric]: 1 })] : []);
+
 /** Ends a claimed email `failed` with `reason` and `email.failed`, if the claim is still this one. */
 async function failClaimed(caller: Caller, email: EmailItem, sendingAt: string, reason: string): Promise<SendOutcome> {
   try {
     await transact([
       update(keys.email(email.project_id, email.id), { set: { last_event: 'failed', failure_reason: reason }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }, { tag: 'claim lost' }),
       eventWrite(caller, 'email.failed', { ...toSummary(email), last_event: 'failed', failure_reason: reason }),
+      ...counted(email, 'failed'),
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'claim lost')) return 'skipped';
@@ -102,6 +107,7 @@ async function failWaiting(caller: Caller, email: EmailItem, reason: string): Pr
       update(keys.email(email.project_id, email.id), { set: { last_event: 'failed', failure_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
       pendingEmailDelete(email.project_id, email),
       eventWrite(caller, 'email.failed', { ...toSummary(email), last_event: 'failed', failure_reason: reason }),
+      ...counted(email, 'failed'),
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'taken')) return 'skipped';
@@ -211,6 +217,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
         update(key, { set: { last_event: 'suppressed', suppressed_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
         pendingEmailDelete(projectId, email),
         eventWrite(caller, 'email.suppressed', { ...toSummary(email), last_event: 'suppressed', suppressed_reason: reason, suppressed: { reason, message, recipients } }),
+        ...counted(email, 'suppressed'),
       ]);
     } catch (error) {
       if (isConditionFailed(error, 'taken')) return 'skipped';
@@ -291,11 +298,13 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   }
 
   const sent = toSummary({ ...email, last_event: 'sent', message_id: messageId }); // the Message-ID header, and SES's id beside it
-  await transact([
+  // the counters (reputation, metrics) are shared by the project's sends, sharded: a conflict is only "not now"
+  await transactRetryingConflicts([
     update(key, { set: { last_event: 'sent', message_id: messageId }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }),
     sesMessageWrite(messageId, projectId, emailId, email.configuration_set), // SES feedback finds the email by this alone
     eventWrite(caller, 'email.sent', sent),
     ...(email.livemode ? [reputationWrite(projectId, emailId, { sent: 1 })] : []), // the reputation guard's denominator
+    ...counted(email, 'sent'),
   ]);
   countMetric('Sent');
   return 'sent';

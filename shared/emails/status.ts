@@ -27,6 +27,7 @@ import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
 import { logger } from '../platform/log';
+import { metricsWrite, type CountedMetric } from './metrics';
 import { routeFeedback } from './ses-message';
 import { guardReputation, reputationWrite } from './reputation';
 
@@ -87,6 +88,44 @@ function translate(ses: Record<string, any>): { status: LastEvent; type?: EventT
   }
 }
 
+/** An email notes at most this many distinct clicked links (status items stay small); later links count every click as unique. */
+const MAX_NOTED_LINKS = 25;
+
+/** The link a Click event of a broadcast email names: its id (a hash of the URL) and whether this email clicked it before. */
+function clickedLink(ses: Record<string, any>, item: EmailItem): { id: string; url: string; first: boolean } | undefined {
+  const url = ses.click?.link;
+  if (String(ses.eventType ?? ses.notificationType) !== 'Click' || !item.broadcast_id || typeof url !== 'string' || !url) return undefined;
+  const id = createHash('sha256').update(url).digest('hex').slice(0, 16);
+  const noted = item.clicked_links ?? new Set<string>();
+  return { id, url: url.slice(0, 2048), first: !noted.has(id) && noted.size < MAX_NOTED_LINKS };
+}
+
+const linkClickWrite = (projectId: string, item: EmailItem, click: { id: string; url: string; first: boolean }): WriteAction =>
+  update(keys.broadcastLink(projectId, item.broadcast_id!, item.id, click.id), {
+    set: { url: click.url, broadcast_id: item.broadcast_id! },
+    add: { clicks: 1, unique_clicks: click.first || (item.clicked_links?.size ?? 0) >= MAX_NOTED_LINKS ? 1 : 0 },
+  });
+
+/** What one SES event adds to the project's metrics (./metrics.ts); `seen`: the email's status when it came. */
+function metricCounts(ses: Record<string, any>, seen: LastEvent): Partial<Record<CountedMetric, number>> {
+  switch (String(ses.eventType ?? ses.notificationType ?? '')) {
+    case 'Delivery':
+      return { delivered: 1 };
+    case 'DeliveryDelay':
+      return { delivery_delayed: 1 };
+    case 'Bounce':
+      return ses.bounce?.bounceType === 'Permanent' ? { bounced: 1, bounced_permanent: 1 } : { bounced: 1, bounced_transient: 1 };
+    case 'Complaint':
+      return { complained: 1 };
+    case 'Open':
+      return { opened: 1, ...(RANK[seen] < RANK.opened ? { unique_opened: 1 } : {}) };
+    case 'Click':
+      return { clicked: 1, ...(RANK[seen] < RANK.clicked ? { unique_clicked: 1 } : {}) };
+    default:
+      return { failed: 1 }; // Reject, Rendering Failure
+  }
+}
+
 export class MalformedSesEvent extends Error {}
 
 /** The SES event inside an SQS message body that SNS delivered (or the bare event, for raw delivery). */
@@ -131,15 +170,22 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
     const forward = RANK[translated.status] > RANK[item.last_event];
     const current = forward ? translated.status : item.last_event;
     const writes: WriteAction[] = [marker];
-    if (forward) {
+    // a broadcast email's click: its link's counts (GET /broadcasts/{id}/clicked-links), and the link noted on the email for unique clicks
+    const click = clickedLink(ses, item);
+    if (forward || click?.first) {
       writes.push(
         update(
           keys.email(target.projectId, target.emailId),
-          { set: { last_event: translated.status }, condition: { expression: 'last_event = :seen', values: { ':seen': item.last_event } } },
+          {
+            set: forward ? { last_event: translated.status } : {},
+            add: click?.first ? { clicked_links: new Set([click.id]) } : {},
+            condition: { expression: 'last_event = :seen', values: { ':seen': item.last_event } },
+          },
           { tag: 'moved', withItem: true },
         ),
       );
     }
+    if (click) writes.push(linkClickWrite(target.projectId, item, click));
     if (translated.type) {
       const caller: Caller = { projectId: target.projectId, livemode: item.livemode, permission: 'full_access' };
       writes.push(eventWrite(caller, translated.type, { ...toSummary(item), last_event: current, ...translated.detail }));
@@ -147,6 +193,7 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
     // the reputation guard's counts (./reputation.ts), once per SES event (the marker's transaction): live mail only
     const harm = translated.status === 'bounced' ? 'bounced' : translated.status === 'complained' ? 'complained' : undefined;
     if (harm && item.livemode) writes.push(reputationWrite(target.projectId, target.emailId, { [harm]: 1 }));
+    if (item.livemode) writes.push(metricsWrite(target.projectId, target.emailId, metricCounts(ses, item.last_event))); // GET /emails/metrics
     try {
       await transact(writes);
       // applied either way: a guard that fails now looks again at the project's next bounce or complaint

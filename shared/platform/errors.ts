@@ -44,8 +44,14 @@ export const forbidden = (code: string, message: string) => new ApiError(403, 'a
 
 export const notFound = (what: string, path = '') => new ApiError(404, 'not_found', `${what} not found`, detail('not_found', `${what} not found`, path));
 
-export const methodNotAllowed = (method: string, path: string, allowed: string[]) =>
-  new ApiError(405, 'validation_error', `Method ${method} is not allowed on ${path}`, detail('method_not_allowed', `Allowed methods: ${allowed.join(', ')}`), { allow: allowed.join(', ') });
+/** 405 with `allow`; `reason`, when given, says why the method is missing (a Resend operation this service does not have). */
+export const methodNotAllowed = (method: string, path: string, allowed: string[], reason?: string) =>
+  new ApiError(405, 'validation_error', `Method ${method} is not allowed on ${path}${reason ? `. ${reason}` : ''}`, detail('method_not_allowed', `Allowed methods: ${allowed.join(', ')}`), {
+    allow: allowed.join(', '),
+  });
+
+/** 404 for a path of Resend's API that this service does not have: `reason` says so and what to use instead. */
+export const notSupported = (method: string, path: string, reason: string) => new ApiError(404, 'not_found', `Route ${method} ${path} not found. ${reason}`, detail('not_supported', reason));
 
 export const conflict = (code: string, message: string, path = '') => new ApiError(409, 'application_error', message, detail(code, message, path));
 

@@ -24,25 +24,59 @@
  * event), so the feedback path, which writes each recipient of a notification apart, never comes
  * near DynamoDB's 100 actions or 4 MB. SES feedback only exists for mail that reached SES, which
  * test-mode keys never do (shared/emails/sender.ts), so its events are live (`livemode: true`).
+ *
+ * Batches (POST /suppressions/batch/add and /batch/remove, Resend's `suppressions.batch.*`), up to
+ * 100 addresses or ids, validated all or nothing before anything is read:
+ * 1. one read: BatchGet of every named entry (one request: 100 keys is BatchGetItem's bound);
+ * 2. the writes: each entry is the same three actions as a single add or remove, event included,
+ *    so 33 entries fit one transaction and a batch of 100 takes four. Every transaction is whole
+ *    entries, so no entry is ever half written and no event is ever without its change;
+ * 3. an entry that another writer added or removed between the read and its transaction fails that
+ *    transaction's condition: the entry is answered as the other writer left it, and the rest of
+ *    the transaction is tried again without it.
+ * A crash between two transactions leaves the earlier ones committed (entries and their events)
+ * and the later ones not written; nothing is half done. Calling again with the same body
+ * completes it: an add finds the committed entries (answered `created: false`, no second event)
+ * and creates the rest; a remove finds them gone (`deleted: false`) and removes the rest.
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { del, getItem, isConditionFailed, put, queryPage, transact, type Item, type OnConditionFailed, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  put,
+  queryPage,
+  transact,
+  transactionChunks,
+  transactRetryingConflicts,
+  type Item,
+  type OnConditionFailed,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { eventWrite } from '../events/events';
 import { notFound } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
-import type { CreateSuppressionInput, Suppression, SuppressionEntry, SuppressionSource } from './model';
+import type { BatchAdded, BatchRemoved, BatchRemoveInput, CreateSuppressionInput, Suppression, SuppressionEntry, SuppressionSource } from './model';
 
+/** The entry as the API answers it: the stored contract fields, and Resend's names for two of them (model.ts). */
 const toRecord = (item: Item): Suppression => ({
   object: 'suppression',
   id: item.id,
   email: item.email,
   source: item.source,
+  origin: item.source,
   subtype: item.subtype ?? null,
   reason: item.reason ?? null,
   message_id: item.message_id ?? null,
+  source_id: item.message_id ?? null,
   created_at: item.created_at,
 });
+
+/** What is stored of a record: the contract's fields (`origin` and `source_id` are derived when read). */
+const stored = ({ origin: _origin, source_id: _sourceId, ...fields }: Suppression) => fields;
 
 const missing = () => notFound('Suppression', 'id_or_email');
 
@@ -56,14 +90,8 @@ const feedbackCaller = (projectId: string): EventCaller => ({ projectId, livemod
  * when the address already has an entry, nothing written and that entry as the failed condition found it.
  */
 async function insert(caller: EventCaller, record: Suppression): Promise<{ created: true } | { created: false; existing: Item | undefined }> {
-  const projectId = caller.projectId;
-  const item = { type: 'suppression', project_id: projectId, ...record };
   try {
-    await transact([
-      put({ ...keys.suppression(projectId, record.email), ...item }, { ifAbsent: { tag: 'already suppressed', withItem: true } }),
-      put({ ...keys.suppressionById(projectId, record.id), ...item, type: 'suppression_id' }),
-      eventWrite(caller, 'suppression.added', record),
-    ]);
+    await transact(addition(caller, record));
     return { created: true };
   } catch (error) {
     if (isConditionFailed(error, 'already suppressed')) return { created: false, existing: error.item };
@@ -71,13 +99,21 @@ async function insert(caller: EventCaller, record: Suppression): Promise<{ creat
   }
 }
 
-const newRecord = (entry: SuppressionEntry): Suppression => ({
-  object: 'suppression',
-  id: newId(),
-  ...entry,
-  email: entry.email.trim().toLowerCase(),
-  created_at: nowIso(),
-});
+/** A new entry's three writes: the canonical item (claimed: ConditionFailed 'already suppressed' with the existing item), the item under its id, `suppression.added`. */
+function addition(caller: EventCaller, record: Suppression): WriteAction[] {
+  const projectId = caller.projectId;
+  const item = { type: 'suppression', project_id: projectId, ...stored(record) };
+  return [
+    put({ ...keys.suppression(projectId, record.email), ...item }, { ifAbsent: { tag: 'already suppressed', withItem: true } }),
+    put({ ...keys.suppressionById(projectId, record.id), ...item, type: 'suppression_id' }),
+    eventWrite(caller, 'suppression.added', record),
+  ];
+}
+
+const normalized = (email: string) => email.trim().toLowerCase();
+
+/** A new entry, shaped by toRecord like every entry the API answers. */
+const newRecord = (entry: SuppressionEntry): Suppression => toRecord({ ...entry, id: newId(), email: normalized(entry.email), created_at: nowIso() });
 
 /**
  * Deletes both items of an entry, only while the address's canonical item is still this entry
@@ -126,8 +162,10 @@ export async function getSuppression(caller: Caller, idOrEmail: string): Promise
   return toRecord(item);
 }
 
-export async function listSuppressions(caller: Caller, page: PageRequest & { source?: SuppressionSource }) {
-  const filter = page.source ? { expression: '#source = :source', names: { '#source': 'source' }, values: { ':source': page.source } } : undefined;
+/** `source` (or Resend's `origin`, the same filter: operations.ts refuses the two when they differ) as a FilterExpression on the Query. */
+export async function listSuppressions(caller: Caller, page: PageRequest & { source?: SuppressionSource; origin?: SuppressionSource }) {
+  const source = page.source ?? page.origin;
+  const filter = source ? { expression: '#source = :source', names: { '#source': 'source' }, values: { ':source': source } } : undefined;
   const { items, hasMore } = await queryPage(keys.suppressions(caller.projectId), page, filter);
   return { records: items.map(toRecord), hasMore };
 }
@@ -164,4 +202,103 @@ export async function withdrawComplaint(projectId: string, email: string): Promi
     if (isConditionFailed(error, 'changed')) return false; // deleted or replaced meanwhile: nothing of ours to withdraw
     throw error;
   }
+}
+
+/** Actions per entry of a batch: its two items and its event, as a single add or remove writes them. */
+const ACTIONS_PER_ENTRY = 3;
+/**
+ * Bytes an entry puts in a transaction: its record three times (two items, and the event that
+ * carries it) plus 1 KB each for keys, the event's envelope and Resend's flat fields. A record is
+ * a few hundred bytes to a few KB (an address is at most 254 characters, a manual reason 1,000, a
+ * bounce's SMTP diagnostic what SES gives), so the 100 actions bind long before the 3.5 MB a
+ * transaction may hold; counted anyway, so no record could make a transaction too large.
+ */
+const entryBytes = (record: Suppression) => ACTIONS_PER_ENTRY * (Buffer.byteLength(JSON.stringify(record)) + 1024);
+
+/**
+ * Writes `records` in transactions of whole entries (the module comment, step 2 and 3): each
+ * transaction that fails the condition of one entry (`tag`, raised by the canonical item) drops
+ * that entry, hands it to `onTaken` with what the other writer left there, and is tried again.
+ */
+async function writeEntries(
+  projectId: string,
+  records: Suppression[],
+  writes: (record: Suppression) => WriteAction[],
+  tag: string,
+  onTaken: (record: Suppression, found: Item | undefined) => void,
+): Promise<void> {
+  for (const chunk of transactionChunks(records, { actions: () => ACTIONS_PER_ENTRY, bytes: entryBytes })) {
+    let pending = chunk;
+    while (pending.length > 0) {
+      try {
+        await transactRetryingConflicts(pending.flatMap(writes));
+        pending = [];
+      } catch (error) {
+        if (!isConditionFailed(error, tag)) throw error;
+        const taken = pending.find((r) => error.key.SK === keys.suppression(projectId, r.email).SK);
+        if (!taken) throw error;
+        onTaken(taken, error.item);
+        pending = pending.filter((r) => r !== taken); // shorter every time: the loop ends
+      }
+    }
+  }
+}
+
+/**
+ * POST /suppressions/batch/add: a `manual` entry for each address that has none; an address that
+ * has one keeps it (whatever its source) and is answered with it, `created: false`, as POST
+ * /suppressions answers 200. An address named twice (in any case) is one entry, answered at both
+ * indices. The answer follows the order of the request.
+ */
+export async function addSuppressions(caller: Caller, emails: string[]): Promise<BatchAdded[]> {
+  const projectId = caller.projectId;
+  const addresses = [...new Set(emails.map(normalized))];
+  const answers = new Map<string, BatchAdded>();
+  const answer = (record: Pick<Suppression, 'id' | 'email'>, created: boolean) => answers.set(record.email, { object: 'suppression', id: record.id, email: record.email, created });
+
+  for (const item of await batchGet(addresses.map((email) => keys.suppression(projectId, email)))) answer(toRecord(item), false);
+  const fresh = addresses.filter((email) => !answers.has(email)).map((email) => newRecord({ email, source: 'manual', subtype: null, reason: null, message_id: null }));
+  const taken = new Set<Suppression>();
+  await writeEntries(
+    projectId,
+    fresh,
+    (record) => addition(caller, record),
+    'already suppressed',
+    (record, found) => {
+      taken.add(record);
+      if (!found) throw new Error(`suppression of ${record.email}: the existing entry did not come with the failed condition`);
+      answer(toRecord(found), false);
+    },
+  );
+  for (const record of fresh) if (!taken.has(record)) answer(record, true);
+  return emails.map((email) => answers.get(normalized(email))!);
+}
+
+/**
+ * POST /suppressions/batch/remove: removes the entries named by address or by id. One that does
+ * not exist (or that another writer removed or replaced meanwhile) is answered `deleted: false`
+ * and is no error, so that calling again after a failure is safe. Answers follow the request's
+ * order; an entry named twice is removed once and answered at both indices.
+ */
+export async function removeSuppressions(caller: Caller, input: BatchRemoveInput): Promise<BatchRemoved[]> {
+  const projectId = caller.projectId;
+  const byId = input.ids !== undefined;
+  const names = byId ? input.ids! : input.emails!.map(normalized);
+  const keyOf = (name: string) => (byId ? keys.suppressionById(projectId, name) : keys.suppression(projectId, name));
+  const records = (await batchGet([...new Set(names)].map(keyOf))).map(toRecord);
+
+  const kept = new Set<Suppression>();
+  await writeEntries(
+    projectId,
+    records,
+    (record) => removal(caller, record, { tag: 'changed' }),
+    'changed',
+    (record) => kept.add(record),
+  );
+  const removed = new Map(records.filter((r) => !kept.has(r)).map((r) => [byId ? r.id : r.email, r]));
+  return names.map((name) => {
+    const record = removed.get(name);
+    if (record) return { object: 'suppression', id: record.id, email: record.email, deleted: true };
+    return { object: 'suppression', id: byId ? name : null, email: byId ? null : name, deleted: false };
+  });
 }

@@ -8,13 +8,16 @@
  * "webhook disabled"` (retry it once the webhook is enabled again).
  *
  * Attempts are counted here (`attempt_count` against `attempt_limit`), never by SQS receive
- * counts. After failed attempt n the next one waits `retryDelaySeconds(n)`: 5 s, 5 min, 30 min,
- * 2 h, 5 h, 10 h, 10 h (8 attempts in about 28 h), or the comma list of seconds in
- * `WEBHOOK_RETRY_SCHEDULE_SECONDS` (tests run it in seconds).
+ * counts, and each one also leaves a record of its own (`newAttemptItem`, below). After failed
+ * attempt n the next one waits `retryDelaySeconds(n)`: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+ * (8 attempts in about 28 h), or the comma list of seconds in `WEBHOOK_RETRY_SCHEDULE_SECONDS`
+ * (tests run it in seconds).
  */
 import { createHash } from 'node:crypto';
 import * as keys from '../platform/db/keys';
+import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
+import type { PostResult } from './http';
 import type { DeliveryRecord } from './model';
 
 export interface DeliveryItem extends Omit<DeliveryRecord, 'object'> {
@@ -28,6 +31,8 @@ export interface DeliveryItem extends Omit<DeliveryRecord, 'object'> {
   claimed_until?: number;
   /** its event's: both go after 30 days */
   expires_at: number;
+  /** its event's `created_at` (Resend's event log shows it); absent on deliveries written before it was kept */
+  event_created_at?: string;
 }
 
 export const toDeliveryRecord = (item: DeliveryItem): DeliveryRecord => ({
@@ -112,6 +117,41 @@ export function newDeliveryItem(event: OutboxEvent, webhookId: string, now: stri
     created_at: now,
     updated_at: now,
     expires_at: event.expiresAt,
+    event_created_at: event.createdAt,
   };
   return { ...keys.webhookDelivery(event.projectId, webhookId, id), ...keys.webhookEventsIndex(event.projectId, id), type: 'webhook_delivery', ...item };
+}
+
+/**
+ * The record of one attempt (Resend's `webhooks.events.attempts.list`): put by the dispatcher in
+ * the same transaction that records the attempt on its delivery, so there is exactly one per
+ * counted attempt. `http_status_code` is 0 when nothing answered (refused, DNS, timeout: Svix's
+ * convention too), and `response` then holds the reason instead of a body. Expires with its delivery.
+ */
+export interface AttemptItem {
+  id: string;
+  project_id: string;
+  webhook_id: string;
+  delivery_id: string;
+  /** 1-based, as the delivery's `attempt_count` counts it */
+  number: number;
+  http_status_code: number;
+  response: string;
+  sent_at: string;
+  expires_at: number;
+}
+
+export function newAttemptItem(delivery: DeliveryItem, number: number, sentAt: string, result: PostResult) {
+  const item: AttemptItem = {
+    id: newId(Date.parse(sentAt)), // the attempt's time: attempts list newest first by id
+    project_id: delivery.project_id,
+    webhook_id: delivery.webhook_id,
+    delivery_id: delivery.id,
+    number,
+    http_status_code: result.status ?? 0,
+    response: result.body ?? result.error ?? '',
+    sent_at: sentAt,
+    expires_at: delivery.expires_at,
+  };
+  return { ...keys.webhookAttempt(delivery.project_id, delivery.id, item.id), type: 'webhook_attempt', ...item };
 }

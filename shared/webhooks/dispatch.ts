@@ -9,7 +9,8 @@
  *    A second message for the same delivery finds it taken and is dropped, so two messages
  *    never POST the same attempt; a claim of a dispatcher that died expires after CLAIM_MS.
  * 4. POST the event, signed (shared/webhooks/signing.ts, shared/webhooks/http.ts).
- * 5. Record the attempt on the delivery, only while the claim is ours; then on the webhook
+ * 5. Record the attempt on the delivery, only while the claim is ours, with the attempt's own
+ *    record (status code, start of the answer) in the same transaction; then on the webhook
  *    (recordHealth): a 2xx resets its failure counters and sets `last_success_at`; anything else
  *    adds one to `consecutive_failures`, sets `last_failure_at` and, when it was the last
  *    attempt allowed (the delivery ends `failed`), adds one to the failed-deliveries count.
@@ -22,11 +23,11 @@
 import { countMetric } from '../platform/metrics';
 import { randomUUID } from 'node:crypto';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, transact, update, updateItem, type Item } from '../platform/db/table';
+import { batchGet, getItem, isConditionFailed, put, transact, transactRetryingConflicts, update, updateItem, type Item } from '../platform/db/table';
 import { eventWrite } from '../events/events';
 import { nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
-import { retryDelaySeconds, type DeliveryItem } from './deliveries';
+import { newAttemptItem, retryDelaySeconds, type DeliveryItem } from './deliveries';
 import { postWebhook, WEBHOOK_TIMEOUT_MS } from './http';
 import type { DeliveryMessage } from './queue';
 import { signatureHeaders } from './signing';
@@ -85,6 +86,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
 
   const event = await getItem(keys.event(message.project_id, delivery.event_id));
   const body = event ? JSON.stringify(event.event) : '';
+  const sentAt = nowIso();
   const result = event ? await postWebhook(webhook.endpoint, body, signatureHeaders(secrets, delivery.event_id, body)) : { ok: false, status: null, error: 'the event has expired' };
 
   const attempt = delivery.attempt_count + 1;
@@ -92,7 +94,8 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   const delay = result.ok || final ? undefined : retryDelaySeconds(attempt);
   const at = nowIso();
   try {
-    await updateItem(
+    // a transaction beside a manual retry's plain update of the delivery can be cancelled for the conflict: tried again
+    await transactRetryingConflicts([
       update(
         deliveryKey,
         {
@@ -112,7 +115,8 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
         },
         lost,
       ),
-    );
+      put(newAttemptItem(delivery, attempt, sentAt, result)),
+    ]);
   } catch (error) {
     ignoreLost(error);
     logger.warn('webhook attempt not recorded: the claim expired and another dispatcher took the delivery', { delivery_id: delivery.id });

@@ -5,6 +5,8 @@
  * (shared/webhooks/endpoint.ts); the connection then goes only to the addresses that were
  * checked (a `lookup` that answers them), so a second DNS answer cannot point the request
  * somewhere else (DNS rebinding). TLS still verifies the certificate for the host name.
+ * The first RESPONSE_KEPT_BYTES of the answer's body are kept for the attempt's record (Resend's
+ * `response` of an attempt); the rest is read and dropped, so the connection can be reused.
  */
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
@@ -14,7 +16,11 @@ import { addressRange, allowsHttpLoopback, endpointProblem, localRuntimePortProb
 
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 
-export type PostResult = { ok: boolean; status: number | null; error: string | null };
+/** What an attempt's record keeps of the endpoint's answer: enough to debug with, and the record stays under 1 KB. */
+export const RESPONSE_KEPT_BYTES = 512;
+
+/** `body`: the start of the answer's body (UTF-8), when there was an answer. */
+export type PostResult = { ok: boolean; status: number | null; error: string | null; body?: string };
 
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
@@ -77,12 +83,17 @@ export async function postWebhook(endpoint: string, body: string, headers: Recor
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'email-service-webhooks/1', ...headers },
       },
       (response) => {
-        response.resume(); // the body is not used; read it so the connection can be reused
+        const kept: Buffer[] = [];
+        let keptBytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (keptBytes < RESPONSE_KEPT_BYTES) kept.push(chunk.subarray(0, RESPONSE_KEPT_BYTES - keptBytes));
+          keptBytes += chunk.length;
+        });
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           const ok = status >= 200 && status < 300;
           const note = status >= 300 && status < 400 ? ` (redirect to ${response.headers.location ?? '?'} not followed)` : '';
-          settle({ ok, status, error: ok ? null : `endpoint answered ${status}${note}` });
+          settle({ ok, status, error: ok ? null : `endpoint answered ${status}${note}`, body: Buffer.concat(kept).toString('utf8') });
         });
         response.on('error', (error) => settle({ ok: false, status: response.statusCode ?? null, error: `response failed: ${error.message}` }));
         response.on('close', () => settle({ ok: false, status: response.statusCode ?? null, error: 'the response ended early' })); // after 'end' this changes nothing

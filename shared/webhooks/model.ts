@@ -5,7 +5,7 @@
  * is logic. The stored items (WebhookItem, DeliveryItem) stay with the logic that writes them.
  */
 import * as z from 'zod/mini';
-import { EVENT_TYPES } from '../events/model';
+import { event, EVENT_TYPES } from '../events/model';
 import { API_VERSION } from '../platform/http/api-version';
 import { id, timestamp } from '../platform/http/schemas';
 
@@ -66,3 +66,38 @@ export const webhookEvent = z.object({
 });
 /** The schema's type, `type` a plain string as DeliveryRecord's `event_type` is. */
 export type WebhookEvent = Omit<z.output<typeof webhookEvent>, 'type'> & { type: string };
+
+/**
+ * Resend's event log of one webhook (`webhooks.events.*` of the SDK): one entry per delivery, named
+ * by its event's id. Status from the delivery's: `pending` before the first attempt, `attempting`
+ * while retries are left after a failed one (or a replay is queued), `success` once delivered,
+ * `failed` when the schedule ran out.
+ */
+export const EVENT_LOG_STATUSES = ['success', 'pending', 'failed', 'attempting'] as const;
+export type EventLogStatus = (typeof EVENT_LOG_STATUSES)[number];
+
+export const webhookEventLog = z.object({
+  id,
+  type: z.enum(EVENT_TYPES),
+  created_at: timestamp,
+  status: z.enum(EVENT_LOG_STATUSES),
+});
+export type WebhookEventLog = Omit<z.output<typeof webhookEventLog>, 'type'> & { type: string };
+
+/** One entry with what was sent: `payload` is the event as delivered, null if it expired before its delivery record did. */
+export const webhookEventDetail = z.extend(webhookEventLog, {
+  object: z.literal('webhook_event'),
+  next_attempt_at: z.nullable(timestamp),
+  payload: z.nullable(event),
+});
+export type WebhookEventDetail = WebhookEventLog & { object: 'webhook_event'; next_attempt_at: string | null; payload: Record<string, unknown> | null };
+
+export const webhookEventReplayed = z.object({ object: z.literal('webhook_event'), id });
+
+export const webhookEventAttempt = z.object({
+  id,
+  http_status_code: z.number(),
+  response: z.string(),
+  sent_at: timestamp,
+});
+export type WebhookEventAttempt = z.output<typeof webhookEventAttempt>;

@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../events/model';
 import { defineOperation } from '../platform/http/operation';
 import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
 import { endpointProblem } from './endpoint';
-import { delivery, webhook, webhookEvent, webhookWithSecret } from './model';
+import { delivery, webhook, webhookEvent, webhookEventAttempt, webhookEventDetail, webhookEventLog, webhookEventReplayed, webhookWithSecret } from './model';
 
 const endpoint = z.string().check(
   z.trim(),
@@ -139,6 +139,68 @@ export const listEvents = defineOperation({
   auth: 'api_key',
   query: z.strictObject({ limit: listQuery.shape.limit, after: z.optional(id) }),
   responses: { 200: { description: 'A page of webhook events', schema: listOf(webhookEvent) }, ...commonErrors },
+});
+
+// Resend's event log of a webhook (the SDK's webhooks.events.*), over the same delivery records (./event-log.ts)
+
+const eventParams = z.strictObject({ webhookId: id, eventId: id });
+/** Resend's list query: `limit` and `after` only (its documentation: `before` is not supported here). */
+const eventLogQuery = z.strictObject({ limit: listQuery.shape.limit, after: z.optional(id) });
+const eventLogNote =
+  "Resend's event log of the webhook, over the delivery records that `/webhooks/{webhookId}/deliveries` lists: one entry " +
+  "per delivery, named by its event's id (the `webhook-id` header the endpoint got, the delivery's `event_id`), not by the " +
+  'delivery id. `status`: `pending` before the first attempt, `attempting` while retries are left after a failed attempt ' +
+  '(or a replay is queued), `success` once delivered, `failed` when the retry schedule ran out. ';
+
+export const listEventLog = defineOperation({
+  operationId: 'listWebhookEvents',
+  summary: 'List the events delivered to a webhook, newest first',
+  description: `${eventLogNote}Paginated with \`limit\` (1-100, default 20) and \`after\` (an event id); \`before\` is not supported, as on Resend.`,
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: webhookParams,
+  query: eventLogQuery,
+  responses: { 200: { description: 'A page of the webhook event log', schema: listOf(webhookEventLog) }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const getEventLogEntry = defineOperation({
+  operationId: 'getWebhookEvent',
+  summary: 'Get an event delivered to a webhook, with its payload',
+  description:
+    `${eventLogNote}\`payload\` is the event exactly as it was sent; \`next_attempt_at\` is null once the status is ` + '`success` or `failed`. 404 when the event was not delivered to this webhook.',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: eventParams,
+  responses: { 200: { description: 'The event log entry', schema: webhookEventDetail }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const replayEvent = defineOperation({
+  operationId: 'replayWebhookEvent',
+  summary: 'Replay an event to a webhook',
+  description:
+    "The same as retrying the event's delivery (`POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`): one more attempt, " +
+    'queued now, whatever the status, so an event already delivered is sent again. 202, as the retry answers; ' +
+    '422 `webhook_disabled` when the webhook is disabled.',
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: eventParams,
+  responses: { 202: { description: 'The replay is queued', schema: webhookEventReplayed }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const listEventAttempts = defineOperation({
+  operationId: 'listWebhookEventAttempts',
+  summary: "List the attempts of an event's delivery to a webhook, newest first",
+  description:
+    // 512: RESPONSE_KEPT_BYTES of ./http.ts (not imported: operations stay free of the HTTP client)
+    'One entry per attempt: `http_status_code` the endpoint answered (0 when nothing answered: refused, unresolvable, ' +
+    `timed out after 15 s) and \`response\`, the first 512 bytes of its answer's body (or why there was none). ` +
+    'Paginated with `limit` and `after` (an attempt id). Attempts made before attempt records existed are not listed ' +
+    "(the delivery's `attempt_count` counts them).",
+  tags: ['Webhooks'],
+  auth: 'api_key',
+  params: eventParams,
+  query: eventLogQuery,
+  responses: { 200: { description: 'A page of attempts', schema: listOf(webhookEventAttempt) }, ...commonErrors, 404: notFoundResponse },
 });
 
 export type CreateWebhookInput = z.output<typeof create.body>;

@@ -1,13 +1,16 @@
 /**
  * Manual retry of a webhook delivery (POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry),
- * apart from shared/webhooks/webhooks.ts so that only this route's function bundles the SQS client.
+ * and Resend's replay of an event (POST /webhooks/{webhookId}/events/{eventId}/replay), which is
+ * the same retry of that event's delivery; apart from shared/webhooks/webhooks.ts so that only
+ * these routes' functions bundle the SQS client.
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { update, updateItem, type Item } from '../platform/db/table';
 import { unprocessable } from '../platform/errors';
 import { nowIso } from '../platform/ids';
-import { toDeliveryRecord, type DeliveryItem } from './deliveries';
+import { deliveryId as deliveryIdOf, toDeliveryRecord, type DeliveryItem } from './deliveries';
+import { missingEvent } from './event-log';
 import type { DeliveryRecord } from './model';
 import { deliveryQueue } from './queue';
 import { readDelivery } from './webhooks';
@@ -18,9 +21,9 @@ import { readDelivery } from './webhooks';
  * conditional on the status and attempt count that were read; if the dispatcher moved the
  * delivery in between, it is read again.
  */
-export async function retryDelivery(caller: Caller, webhookId: string, deliveryId: string): Promise<DeliveryRecord> {
+export async function retryDelivery(caller: Caller, webhookId: string, deliveryId: string, onMissingDelivery?: () => Error): Promise<DeliveryRecord> {
   for (let round = 0; ; round++) {
-    const { webhook, delivery } = await readDelivery(caller, webhookId, deliveryId);
+    const { webhook, delivery } = await readDelivery(caller, webhookId, deliveryId, onMissingDelivery);
     if (webhook.status === 'disabled') {
       throw unprocessable([{ code: 'webhook_disabled', message: 'The webhook is disabled; enable it (PATCH status: enabled) before retrying', path: 'webhookId' }]);
     }
@@ -50,4 +53,10 @@ export async function retryDelivery(caller: Caller, webhookId: string, deliveryI
       if (error !== moved || round >= 2) throw error;
     }
   }
+}
+
+/** Resend's replay: the retry above of the event's delivery to the webhook (its id derived from both); 404 names the event. */
+export async function replayEvent(caller: Caller, webhookId: string, eventId: string): Promise<{ object: 'webhook_event'; id: string }> {
+  await retryDelivery(caller, webhookId, deliveryIdOf(webhookId, eventId), missingEvent);
+  return { object: 'webhook_event', id: eventId };
 }

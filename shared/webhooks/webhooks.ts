@@ -241,13 +241,13 @@ export async function listDeliveries(caller: Caller, webhookId: string, page: Pa
   return { records: items.map(toDeliveryRecord), hasMore };
 }
 
-/** The webhook and one of its deliveries, in one round trip; 404 names whichever is missing. */
-export async function readDelivery(caller: Caller, webhookId: string, deliveryId: string): Promise<{ webhook: WebhookItem; delivery: DeliveryItem }> {
+/** The webhook and one of its deliveries, in one round trip; 404 names whichever is missing (`onMissingDelivery`: as the route names it). */
+export async function readDelivery(caller: Caller, webhookId: string, deliveryId: string, onMissingDelivery: () => Error = missingDelivery): Promise<{ webhook: WebhookItem; delivery: DeliveryItem }> {
   const found = await batchGet<Item>([keys.webhook(caller.projectId, webhookId), keys.webhookDelivery(caller.projectId, webhookId, deliveryId)]);
   const webhook = found.find((i) => i.type === 'webhook') as WebhookItem | undefined;
   const delivery = found.find((i) => i.type === 'webhook_delivery') as DeliveryItem | undefined;
   if (!webhook) throw missing();
-  if (!delivery) throw missingDelivery();
+  if (!delivery) throw onMissingDelivery();
   return { webhook, delivery };
 }
 

@@ -191,7 +191,7 @@ describe('attachments at real sizes', () => {
       expect(sent.status).toBe(200);
       const email = await settled(sent.body.id);
       expect(email.last_event).toBe('failed');
-      const events = (await call('GET', '/events?limit=100')).body.data.filter((e: any) => e.type === 'email.failed' && e.data.email_id === sent.body.id);
+      const events = (await call('GET', '/events')).body.data.filter((e: any) => e.type === 'email.failed' && e.data.email_id === sent.body.id);
       expect(events[0].data.failed.reason).toMatch(reason);
     },
     60_000,

@@ -56,6 +56,8 @@ interface OwnedByA {
   suppression: { id: string; email: string };
   webhook: string;
   delivery: string;
+  /** the delivered event's id: Resend's event log names deliveries by it */
+  event: string;
   apiKey: { id: string; token: string };
   oauthClient: { id: string; client_id: string };
   grant: { id: string; accessToken: string };
@@ -253,6 +255,7 @@ async function setUpA(): Promise<OwnedByA> {
     suppression: { id: suppression.id, email: suppression.email },
     webhook: webhook.id,
     delivery: delivery.find((x) => x.status === 'delivered').id,
+    event: delivery.find((x) => x.status === 'delivered').event_id,
     apiKey: { id: apiKey.id, token: apiKey.token },
     oauthClient: { id: oauthClient.id, client_id: oauthClient.client_id },
     grant,
@@ -355,6 +358,8 @@ function idsFor(route: Route, param: string): string[] {
       return [a.webhook];
     case 'deliveryId':
       return [a.delivery];
+    case 'eventId':
+      return [a.event];
     default:
       throw new Error(`${route.method} ${route.path}: no A-owned id for {${param}}; add one to idsFor in test/api/isolation.test.ts`);
   }
@@ -565,6 +570,7 @@ const traces = () => [
   a.suppression.id,
   a.webhook,
   a.delivery,
+  a.event,
   a.apiKey.id,
   a.oauthClient.id,
   a.oauthClient.client_id,
@@ -601,8 +607,13 @@ function cursorOfA(route: Route): string {
 
 const NOT_A_LIST = new Set(['authorize']); // GET /oauth/authorize makes a code (covered above)
 const lists = keyed.filter((r) => r.method === 'GET' && pathParamsOf(r.path).length === 0 && !NOT_A_LIST.has(r.operation.operationId));
+// the parameters a route takes; one documented only to be refused (schema `not`: GET /events names the SDK's pagination so) is not taken
 const queryParams = (route: Route): string[] =>
-  route.operation.query ? Object.keys((z.toJSONSchema(route.operation.query, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties ?? {}) : [];
+  route.operation.query
+    ? Object.entries((z.toJSONSchema(route.operation.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, object> }).properties ?? {})
+        .filter(([, schema]) => !('not' in schema))
+        .map(([name]) => name)
+    : [];
 const takesCursor = (route: Route) => queryParams(route).includes('after');
 const takesBefore = (route: Route) => queryParams(route).includes('before');
 

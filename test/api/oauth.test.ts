@@ -454,11 +454,23 @@ describe('grants', () => {
     const list = await api.get('/oauth/grants?limit=100');
     expect(list.status).toBe(200);
     const grant = list.body.data.find((g: { client_id: string }) => g.client_id === client.client_id);
-    expect(grant).toEqual({ object: 'oauth_grant', id: expect.any(String), client_id: client.client_id, scope: 'sending_access', created_at: expect.any(String), expires_at: expect.any(String) });
+    expect(grant).toEqual({
+      object: 'oauth_grant',
+      id: expect.any(String),
+      client_id: client.client_id,
+      scope: 'sending_access',
+      created_at: expect.any(String),
+      expires_at: expect.any(String),
+      // Resend's fields beside ours (the SDK's oauthGrants: oauth-grants-sdk.test.ts)
+      scopes: ['sending_access'],
+      revoked_at: null,
+      revoked_reason: null,
+      client: { name: 'Acme', logo_uri: null },
+    });
     expect(Date.parse(grant.expires_at) - Date.now()).toBeGreaterThan(29 * 24 * 3600_000);
     expect(list.text).not.toContain(access);
 
-    expect(await api.delete(`/oauth/grants/${grant.id}`)).toMatchObject({ status: 200, body: { object: 'oauth_grant', id: grant.id, deleted: true } });
+    expect(await api.delete(`/oauth/grants/${grant.id}`)).toMatchObject({ status: 200, body: { object: 'oauth_grant', id: grant.id, deleted: true, revoked_reason: 'revoked_from_api' } });
     expect((await api.get('/emails', { key: access })).status).toBe(401);
     expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }), 'invalid_grant');
     expect((await api.delete(`/oauth/grants/${grant.id}`)).status).toBe(404);

@@ -1,6 +1,7 @@
 /**
  * The suppressions API over real HTTP: one entry per address (any case), 201 then 200, lookups
- * and deletes by id or by address, the list with its `source` filter, and project isolation.
+ * and deletes by id or by address, the list with its `source` filter (and Resend's `origin`), and
+ * project isolation. The batch routes: suppressions-batch.test.ts.
  * Each test uses addresses of its own, so the suites can share the default project.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -25,9 +26,11 @@ describe('POST /suppressions', () => {
       id: expect.stringMatching(ID),
       email: address.toLowerCase(),
       source: 'manual',
+      origin: 'manual', // Resend's name for source
       subtype: null,
       reason: 'asked us by phone',
       message_id: null,
+      source_id: null, // Resend's name for message_id
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const again = await api.post('/suppressions', { email: address.toUpperCase(), reason: 'another reason' });
@@ -40,7 +43,7 @@ describe('POST /suppressions', () => {
     await suppressAddress(runtime.projectId, { email: address, source: 'bounce', subtype: 'General', reason: 'smtp; 550 5.1.1 user unknown', message_id: 'e-1' });
     const res = await api.post('/suppressions', { email: address });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ email: address, source: 'bounce', subtype: 'General', reason: 'smtp; 550 5.1.1 user unknown', message_id: 'e-1' });
+    expect(res.body).toMatchObject({ email: address, source: 'bounce', origin: 'bounce', subtype: 'General', reason: 'smtp; 550 5.1.1 user unknown', message_id: 'e-1', source_id: 'e-1' });
   });
 
   it('creates exactly one entry when two requests race for one address', async () => {
@@ -141,6 +144,12 @@ describe('GET /suppressions', () => {
     const bounces = await api.get('/suppressions?source=bounce', { key: other.key });
     expect(bounces.body.data).toEqual([expect.objectContaining({ source: 'bounce', subtype: 'NoEmail', message_id: 'e-2' })]);
     expect((await api.get('/suppressions?source=unknown', { key: other.key })).status).toBe(422);
+    // Resend's name for the same filter (the SDK's list({ origin })); the two may not disagree
+    expect((await api.get('/suppressions?origin=bounce', { key: other.key })).body.data).toEqual(bounces.body.data);
+    expect((await api.get('/suppressions?origin=complaint&source=complaint', { key: other.key })).body.data).toEqual([expect.objectContaining({ origin: 'complaint', source_id: 'e-3' })]);
+    const disagree = await api.get('/suppressions?origin=bounce&source=manual', { key: other.key });
+    expect(disagree).toMatchObject({ status: 422, body: { errors: [expect.objectContaining({ path: 'origin' })] } });
+    expect((await api.get('/suppressions?origin=unknown', { key: other.key })).status).toBe(422);
   });
 });
 

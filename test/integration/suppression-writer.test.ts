@@ -160,9 +160,11 @@ it('suppresses every recipient of a permanent bounce: subtype, diagnostic code a
     id: expect.any(String),
     email: send.recipients[0],
     source: 'bounce',
+    origin: 'bounce',
     subtype: 'General',
     reason: 'smtp; 550 5.1.1 user unknown',
     message_id: send.emailId,
+    source_id: send.emailId,
     created_at: expect.any(String),
   });
   expect(entries[1]).toMatchObject({ source: 'bounce', subtype: 'General', reason: 'smtp; 550 5.1.1 <nobody>: Recipient address rejected', message_id: send.emailId });

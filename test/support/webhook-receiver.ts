@@ -1,6 +1,7 @@
 /**
  * A webhook endpoint on 127.0.0.1 for tests (the local runtime allows plain http to loopback):
- * it records every request it gets and answers 200. `stop()` closes it and its connections.
+ * it records every request it gets and answers `status` with `answer` (200 `ok` unless a test
+ * changes them, e.g. to fail deliveries for a while). `stop()` closes it and its connections.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,8 @@ export interface Receipt {
 
 export class WebhookReceiver {
   readonly receipts: Receipt[] = [];
+  status = 200;
+  answer = 'ok';
   url = '';
   private server?: Server;
 
@@ -30,7 +33,7 @@ export class WebhookReceiver {
           json = undefined;
         }
         this.receipts.push({ headers: req.headers, body, json });
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        res.writeHead(this.status, { 'content-type': 'text/plain' }).end(this.answer);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

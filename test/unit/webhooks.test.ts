@@ -7,12 +7,13 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import * as keys from '../../shared/platform/db/keys';
 import { newId, UUID_PATTERN } from '../../shared/platform/ids';
-import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, retryDelaySeconds, retrySchedule } from '../../shared/webhooks/deliveries';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, newAttemptItem, newDeliveryItem, retryDelaySeconds, retrySchedule } from '../../shared/webhooks/deliveries';
+import { eventLogStatus } from '../../shared/webhooks/event-log';
 import { classifyAddress, endpointProblem, normaliseHost, SPECIAL_PURPOSE_RANGES } from '../../shared/webhooks/endpoint';
 import type { lookup as dnsLookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkedAddress, checkedAddresses, pinnedLookup, postWebhook } from '../../shared/webhooks/http';
+import { checkedAddress, checkedAddresses, pinnedLookup, postWebhook, RESPONSE_KEPT_BYTES } from '../../shared/webhooks/http';
 import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhooks/signing';
 
 const withEnv = async <T>(value: string | undefined, run: () => T | Promise<T>): Promise<T> => {
@@ -358,11 +359,61 @@ describe('webhook keys', () => {
     expect(keys.webhookDeliveries('p1', 'w1')).toEqual({ PKs: Array.from({ length: 16 }, (_, i) => `PROJECT#p1#DELIVERIES#${i}`), prefix: 'WEBHOOK_DELIVERY#w1#' });
     expect(keys.webhookEventsIndex('p1', 'd3')).toEqual({ GSI1PK: 'WEBHOOK_EVENTS#p1#3', GSI1SK: 'd3' });
     expect(keys.webhookEventsPartitions('p1')).toContain('WEBHOOK_EVENTS#p1#3');
+    // a delivery's attempts: together in the attempt partition its id picks, apart from the delivery shards
+    expect(keys.webhookAttempt('p1', 'd3', 'a1')).toEqual({ PK: 'PROJECT#p1#ATTEMPTS#3', SK: 'WEBHOOK_ATTEMPT#d3#a1' });
+    expect(keys.webhookAttempts('p1', 'd3')).toEqual({ PK: 'PROJECT#p1#ATTEMPTS#3', prefix: 'WEBHOOK_ATTEMPT#d3#' });
   });
 
   it('never lets a webhook prefix swallow another collection, or the reverse', () => {
-    const mine = [keys.webhooks('p').prefix, keys.webhookDeliveries('p', 'w').prefix];
+    const mine = [keys.webhooks('p').prefix, keys.webhookDeliveries('p', 'w').prefix, keys.webhookAttempts('p', 'd').prefix];
     const all = [...mine, keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix, keys.emails('p').prefix];
     for (const a of mine) for (const b of all) if (a !== b) expect([b.startsWith(a), a.startsWith(b)]).toEqual([false, false]);
+  });
+});
+
+describe("Resend's event log", () => {
+  it("names a delivery status in Resend's words: pending before an attempt, attempting while retrying, success, failed", () => {
+    expect(eventLogStatus({ status: 'pending', attempt_count: 0 })).toBe('pending');
+    expect(eventLogStatus({ status: 'pending', attempt_count: 2 })).toBe('attempting');
+    expect(eventLogStatus({ status: 'delivered', attempt_count: 1 })).toBe('success');
+    expect(eventLogStatus({ status: 'failed', attempt_count: 8 })).toBe('failed');
+  });
+
+  it('records an attempt with its status code and the start of the answer, or 0 and the reason nothing answered', () => {
+    const event = { projectId: 'p1', id: newId(), type: 'email.sent', createdAt: '2026-11-25T10:00:00.000Z', expiresAt: 1_800_000_000 };
+    const delivery = newDeliveryItem(event, 'w1', '2026-11-25T10:00:00.500Z');
+    expect(delivery.event_created_at).toBe(event.createdAt);
+    const sentAt = '2026-11-25T10:00:01.000Z';
+    const answered = newAttemptItem(delivery, 1, sentAt, { ok: false, status: 500, error: 'endpoint answered 500', body: 'down' });
+    expect(answered).toEqual({
+      ...keys.webhookAttempt('p1', delivery.id, answered.id),
+      type: 'webhook_attempt',
+      id: expect.stringMatching(UUID_PATTERN),
+      project_id: 'p1',
+      webhook_id: 'w1',
+      delivery_id: delivery.id,
+      number: 1,
+      http_status_code: 500,
+      response: 'down',
+      sent_at: sentAt,
+      expires_at: 1_800_000_000,
+    });
+    expect(answered.id.slice(0, 13)).toBe(newId(Date.parse(sentAt)).slice(0, 13)); // its time: attempts sort by when they were sent
+    expect(newAttemptItem(delivery, 2, sentAt, { ok: false, status: null, error: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9' })).toMatchObject({
+      http_status_code: 0,
+      response: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
+    });
+  });
+
+  it(`keeps the first ${RESPONSE_KEPT_BYTES} bytes of an answer's body`, async () => {
+    const server = createServer((_req, res) => res.writeHead(503).end('x'.repeat(5000)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () => postWebhook(endpoint, '{}', {}));
+      expect(result).toEqual({ ok: false, status: 503, error: 'endpoint answered 503', body: 'x'.repeat(RESPONSE_KEPT_BYTES) });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

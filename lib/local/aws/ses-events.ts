@@ -10,6 +10,15 @@
  * `suppressionlist@` a Permanent/OnAccountSuppressionList bounce; each also with a `+label`
  * (`bounce+anything@`), as SES's simulator takes them. Any other address: delivered.
  * Every send gets a `Send` event first.
+ *
+ * Two addresses of our own (SES's simulator has none for engagement), so open and click tracking
+ * can be tested: `open@` is delivered and then opened (an `Open` event); `click@` is delivered,
+ * opened, and then clicks each distinct link of the html once (a `Click` event per link, `link`
+ * its href). As on SES, these come only when the send's configuration set publishes them (an
+ * enabled event destination matching OPEN / CLICK: the domain's `open_tracking` /
+ * `click_tracking`, shared/domains/identity.ts `matchingEventTypes`), and only for html (the open
+ * pixel and the wrapped links are in the html part). The other events come for every send through
+ * a configuration set, as if it had the destination.
  */
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -28,8 +37,50 @@ function bareAddress(address: string): string {
 /** The simulator address a recipient stands for: SES's simulator takes a `+label` (`bounce+user1@`), so tests can bounce many distinct addresses. */
 const simulatorAddress = (address: string): string => bareAddress(address).replace(/\+[^@]*@simulator\.amazonses\.com$/, '@simulator.amazonses.com');
 
+/** What a reader's mail client shows SES when it loads the open pixel or follows a wrapped link. */
+const READER = { ipAddress: '192.0.2.1', userAgent: 'Mozilla/5.0 (local SES mailbox simulator)' }; // 192.0.2.0/24: TEST-NET-1, documentation only
+
+/** The engagement events a send's configuration set publishes (its enabled event destinations' matching types). */
+export interface Tracking {
+  open: boolean;
+  click: boolean;
+}
+
+const decodeEntities = (text: string) =>
+  text.replace(/&(amp|lt|gt|quot|apos|#(\d+)|#x([0-9a-f]+));/gi, (whole, name: string, dec?: string, hex?: string) => {
+    if (dec) return String.fromCodePoint(Number(dec));
+    if (hex) return String.fromCodePoint(parseInt(hex, 16));
+    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name.toLowerCase()] ?? whole;
+  });
+
+const attribute = (tag: string, name: string): string | undefined => {
+  const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
+  return match ? decodeEntities(match[1] ?? match[2] ?? match[3]) : undefined;
+};
+
+/**
+ * The links SES wraps for click tracking, each once, in the html's order: the `href` of every
+ * `<a>` to http(s), except those marked `ses:no-track`; `linkTags` from its `ses:tags`
+ * (`"key:value;key2:value2"`), as SES reports them.
+ */
+export function trackedLinks(html: string): { link: string; linkTags: Record<string, string[]> }[] {
+  const links = new Map<string, Record<string, string[]>>();
+  for (const [tag] of html.matchAll(/<a\b[^>]*>/gi)) {
+    const href = attribute(tag, 'href')?.trim();
+    if (!href || !/^https?:\/\//i.test(href) || /\sses:no-track\b/i.test(tag) || links.has(href)) continue;
+    const linkTags: Record<string, string[]> = {};
+    for (const pair of (attribute(tag, 'ses:tags') ?? '').split(';')) {
+      const colon = pair.indexOf(':');
+      const [key, value] = [pair.slice(0, colon).trim(), pair.slice(colon + 1).trim()];
+      if (colon > 0 && key) linkTags[key] = [...(linkTags[key] ?? []), value];
+    }
+    links.set(href, linkTags);
+  }
+  return [...links].map(([link, linkTags]) => ({ link, linkTags }));
+}
+
 /** The SES events of one accepted send, in the order SES would publish them. */
-export function simulatedEvents(request: Record<string, any>, messageId: string, now = new Date()): SesEvent[] {
+export function simulatedEvents(request: Record<string, any>, messageId: string, now = new Date(), tracking: Tracking = { open: false, click: false }): SesEvent[] {
   const destination = request.Destination ?? {};
   const recipients: string[] = [...(destination.ToAddresses ?? []), ...(destination.CcAddresses ?? []), ...(destination.BccAddresses ?? [])];
   const tags: Record<string, string[]> = {};
@@ -92,6 +143,18 @@ export function simulatedEvents(request: Record<string, any>, messageId: string,
         arrivalDate: later,
       },
     });
+  }
+  // a reader opens it a second after delivery, and clicks a moment later (SES reports the html's links only)
+  const html: string | undefined = request.Content?.Simple?.Body?.Html?.Data;
+  const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
+  for (const recipient of html === undefined ? [] : delivered) {
+    const address = simulatorAddress(recipient);
+    if (address !== 'open@simulator.amazonses.com' && address !== 'click@simulator.amazonses.com') continue;
+    if (tracking.open) events.push({ eventType: 'Open', mail, open: { ...READER, timestamp: at(1000) } });
+    if (address !== 'click@simulator.amazonses.com' || !tracking.click) continue;
+    for (const [i, { link, linkTags }] of trackedLinks(html!).entries()) {
+      events.push({ eventType: 'Click', mail, click: { ipAddress: READER.ipAddress, link, linkTags, timestamp: at(1500 + i * 100), userAgent: READER.userAgent } });
+    }
   }
   return events;
 }

@@ -18,6 +18,9 @@
  *   400 BadRequestException, as SES); a tenant whose customer-managed status is DISABLED (an operator
  *   pausing it, standing in for SES pausing it on reputation findings) gets 400 SendingPausedException.
  *   GET /_local/sends/<SES message id> answers the tenant each accepted send named (null for none);
+ * - configuration sets keep their event destinations (create and update); each accepted send is
+ *   handed to `onSent` with the event types its set publishes, which is what decides whether the
+ *   simulated opens and clicks happen (lib/local/aws/ses-events.ts);
  * - identities, configuration sets and tenants are kept in DATA_DIR/ses-identities.json across restarts;
  * - the mail viewer (LOCAL_SES_PORT) is this front too, on a second port: aws-ses-v2-local itself
  *   listens on a port of its own that nothing is told about. Its handlers answer some malformed
@@ -39,8 +42,11 @@ export interface SesFrontOptions {
   maxSendRate: number;
   /** GetAccount's Max24HourSend, and the sends SES accepts in any 24 hours (LOCAL_SES_MAX_24_HOUR_SEND, default 50,000) */
   max24HourSend?: number;
-  /** called with each accepted send (request body and SES message id): the hook SES events hang on */
-  onSent?: (send: { request: Record<string, unknown>; messageId: string }) => void;
+  /**
+   * called with each accepted send (request body and SES message id): the hook SES events hang on;
+   * `eventTypes`: what its configuration set publishes (its enabled event destinations' MatchingEventTypes)
+   */
+  onSent?: (send: { request: Record<string, unknown>; messageId: string; eventTypes: string[] }) => void;
   /** whether aws-ses-v2-local holds a message with this id (its store, read in process) */
   hasMessage: (messageId: string) => boolean;
   /**
@@ -68,7 +74,8 @@ interface ConfigurationSet {
   trackingOptions?: { CustomRedirectDomain?: string };
   deliveryOptions?: { TlsPolicy?: string };
   sendingOptions?: { SendingEnabled?: boolean };
-  eventDestinations: Record<string, unknown>[];
+  /** the bodies of CreateConfigurationSetEventDestination, each updated in place by UpdateConfigurationSetEventDestination */
+  eventDestinations: { EventDestinationName?: string; EventDestination?: { Enabled?: boolean; MatchingEventTypes?: string[] } }[];
 }
 
 interface Tenant {
@@ -248,6 +255,13 @@ export class SesFront {
     return identity;
   }
 
+  /** The event types a configuration set publishes: its enabled event destinations' MatchingEventTypes (none for an unknown set). */
+  private publishedEventTypes(setName: unknown): string[] {
+    const set = typeof setName === 'string' ? this.state.configurationSets[setName] : undefined;
+    const enabled = (set?.eventDestinations ?? []).filter((d) => d.EventDestination?.Enabled === true);
+    return [...new Set(enabled.flatMap((d) => d.EventDestination?.MatchingEventTypes ?? []))];
+  }
+
   private configurationSet(name: string): ConfigurationSet {
     const set = this.state.configurationSets[decodeURIComponent(name)];
     if (!set) throw new SesError(404, 'NotFoundException', `Configuration set ${decodeURIComponent(name)} does not exist.`);
@@ -371,7 +385,14 @@ export class SesFront {
       }
       if (name && sub === 'event-destinations') {
         const set = this.configurationSet(name);
-        if (method === 'POST') set.eventDestinations.push(await readJson(request));
+        const destinationName = parts[5] === undefined ? undefined : decodeURIComponent(parts[5]);
+        if (method === 'POST' && destinationName === undefined) set.eventDestinations.push(await readJson(request));
+        if (method === 'PUT' && destinationName !== undefined) {
+          // UpdateConfigurationSetEventDestination: PATCH /domains turning open or click tracking on or off
+          const destination = set.eventDestinations.find((d) => d.EventDestinationName === destinationName);
+          if (!destination) throw new SesError(404, 'NotFoundException', `Event destination ${destinationName} does not exist.`);
+          destination.EventDestination = (await readJson(request)).EventDestination;
+        }
         this.save();
         return send(response, 200, method === 'GET' ? { EventDestinations: set.eventDestinations } : {});
       }
@@ -495,7 +516,7 @@ export class SesFront {
               accepted?.(messageId);
               this.sendTenants.set(messageId, (body.TenantName as string | undefined) ?? null);
               if (this.sendTenants.size > 10_000) this.sendTenants.delete(this.sendTenants.keys().next().value as string);
-              this.options.onSent({ request: body, messageId });
+              this.options.onSent({ request: body, messageId, eventTypes: this.publishedEventTypes(body.ConfigurationSetName) });
             } catch {
               // a send hook must never break the send itself
             }

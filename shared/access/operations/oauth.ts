@@ -9,7 +9,7 @@ import { OAUTH_ERROR_CODES } from '../../platform/errors';
 import { CODE_CHALLENGE_PATTERN, CODE_VERIFIER_PATTERN } from '../oauth-tokens';
 import { MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS, redirectUriProblem } from '../redirect-uri';
 import { commonErrors, deleted, id, listOf, listQuery, notFoundResponse, timestamp } from '../../platform/http/schemas';
-import { OAUTH_SCOPES, oauthClient, oauthGrant } from '../model';
+import { OAUTH_SCOPES, oauthClient, oauthGrant, revokedGrant } from '../model';
 
 const scope = z.enum(OAUTH_SCOPES);
 const clientId = z.string().check(z.minLength(1), z.maxLength(128));
@@ -226,7 +226,11 @@ export const listGrants = defineOperation({
   operationId: 'listOAuthGrants',
   summary: 'List the live OAuth grants of the project, newest first',
   description:
-    'A grant is one authorization of a client: one access and one refresh token at a time. `expires_at` is when its ' + 'refresh token expires (30 days after it was issued; each refresh moves it).',
+    'A grant is one authorization of a client: one access and one refresh token at a time. `expires_at` is when its ' +
+    "refresh token expires (30 days after it was issued; each refresh moves it). Resend's fields (the SDK's `oauthGrants.list`) are " +
+    'beside ours: `scopes` is `[scope]`; `revoked_at` and `revoked_reason` are always null, because a revoked grant is deleted ' +
+    '(this list holds live grants only); `client` is `{name, logo_uri: null}` (clients have no logo here), null for a grant whose ' +
+    'client was deleted a moment ago (its grants are being revoked).',
   tags: ['OAuth'],
   auth: 'api_key',
   scope: 'full_access_api_key',
@@ -237,10 +241,12 @@ export const listGrants = defineOperation({
 export const deleteGrant = defineOperation({
   operationId: 'deleteOAuthGrant',
   summary: 'Revoke an OAuth grant',
-  description: 'Its access and refresh token stop working at once (one transaction). A grant makes nothing else: its tokens cannot create API keys, OAuth clients or authorization codes.',
+  description:
+    'Its access and refresh token stop working at once (one transaction). A grant makes nothing else: its tokens cannot create API keys, OAuth clients or authorization codes. ' +
+    "The answer has Resend's `revoked_at` (now) and `revoked_reason` (`revoked_from_api`, Resend's value) beside `deleted: true`; the grant itself is deleted, so it is not listed afterwards.",
   tags: ['OAuth'],
   auth: 'api_key',
   scope: 'full_access_api_key',
   params: z.strictObject({ grant_id: id }),
-  responses: { 200: { description: 'The grant is revoked', schema: deleted('oauth_grant') }, ...commonErrors, 404: notFoundResponse },
+  responses: { 200: { description: 'The grant is revoked', schema: revokedGrant }, ...commonErrors, 404: notFoundResponse },
 });

@@ -106,8 +106,8 @@ export interface UpdateSpec {
   set?: Item;
   /** attributes to remove */
   remove?: string[];
-  /** numbers to add to (created at 0) */
-  add?: Record<string, number>;
+  /** numbers to add to (created at 0), or string sets to add members to */
+  add?: Record<string, number | Set<string>>;
   /** a condition on the current item, written with `#name` placeholders for the attributes it names and `:name` values */
   condition?: { expression: string; names?: Record<string, string>; values?: Item };
 }
@@ -384,6 +384,26 @@ export async function queryPage<T extends Item = Item>(collection: Collection | 
   const merged = await mergeReaders(readers, count, (a, b) => (newestFirst ? a.SK > b.SK : a.SK < b.SK), filter ? Math.max(FILTERED_READ, count) : undefined);
   const { items, hasMore } = bounded(merged, page.limit);
   return { items: newestFirst ? items : items.reverse(), hasMore };
+}
+
+/**
+ * Every item of the collection (each shard of it) whose sort key is from `prefix + from` to
+ * `prefix + to`, inclusive, all pages: for short ranges of small items (a project's daily counters).
+ */
+export async function queryBetween<T extends Item = Item>(collection: Collection | ShardedCollection, from: string, to: string): Promise<T[]> {
+  const partitions = 'PKs' in collection ? collection.PKs : [collection.PK];
+  const pages = await Promise.all(
+    partitions.map(async (PK) => {
+      const reader = queryReader<T>({
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': PK, ':from': collection.prefix + from, ':to': collection.prefix + to },
+      });
+      const items: T[] = [];
+      while (!reader.done()) items.push(...(await reader.next(1000)));
+      return items;
+    }),
+  );
+  return pages.flat();
 }
 
 /**
