@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound|ratelimit runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound|ratelimit|requestlog|imports runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `memory`, `inbound` and `ratelimit`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `ratelimit` and `requestlog`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { BUNDLE_BUDGET_BYTES, INIT_BUDGET_MS } from '../lib/bundling';
 import { type benchApiThroughput, formatApiThroughput } from './api-throughput';
 import { type benchBroadcastFanOut, formatBroadcastFanOut } from './broadcast-fanout';
+import { type ContactImportsResult, formatContactImports } from './contact-imports';
 import { type benchBundles, formatBundles, machineSpeed } from './bundles';
 import { type benchDynamoDbCalls, formatDynamoDbCalls } from './dynamodb-calls';
 import { type benchSendPipeline, formatSendPipeline, sendPipelineMet } from './send-pipeline';
@@ -24,6 +25,7 @@ import { type benchTransactionalLatency, formatTransactionalLatency, transaction
 import { type benchFunctionMemory, formatFunctionMemory } from './function-memory';
 import { type benchInboundMemory, formatInboundMemory } from './inbound-memory';
 import { type benchRateLimit, formatRateLimit, RATE_LIMIT_P50_GOAL_MS } from './rate-limit';
+import { type benchRequestLog, formatRequestLog } from './request-log';
 import { INBOUND_WORKER_MEMORY_MB } from '../functions/workers';
 import { ROUTE_MEMORY_MB } from '../functions/needs';
 
@@ -149,6 +151,16 @@ async function main(): Promise<void> {
       met: r.recipientsPerSecond > SES_DEFAULT_RATE && r.status === 'sent' && r.counters.recipients === r.contacts,
     });
   }
+  if (!only || only === 'imports') {
+    const r = isolated<ContactImportsResult>('imports');
+    section(`Contact imports: ${r.rows.toLocaleString('en')} CSV rows beside the raw DynamoDB Local write rate`, formatContactImports(r), 'imports');
+    summary.push({
+      benchmark: `contact import, ${r.rows.toLocaleString('en')} rows`,
+      figure: `${r.rowsPerSecond.toFixed(0)} rows/s (raw BatchWrite ${r.rawContactsPerSecond.toFixed(0)} contacts/s)`,
+      budget: 'at least half the raw write rate; every row once',
+      met: r.rowsPerSecond >= r.rawContactsPerSecond / 2 && r.status === 'completed' && r.created === r.rows,
+    });
+  }
   if (!only || only === 'webhooks') {
     const r = isolated<Awaited<ReturnType<typeof benchWebhooks>>>('webhooks');
     section('Webhook delivery: a burst of events, then events at a steady rate, to a local receiver (stream, fan-out, queue, dispatcher)', formatWebhooks(r));
@@ -225,6 +237,17 @@ async function main(): Promise<void> {
       figure: `adds at most ${worst.toFixed(2)} ms at p50 (${rows.map((r) => r.operation).join(', ')})`,
       budget: `< ${RATE_LIMIT_P50_GOAL_MS} ms at p50 (issue 19)`,
       met: worst < RATE_LIMIT_P50_GOAL_MS,
+    });
+  }
+  if (!only || only === 'requestlog') {
+    const result = isolated<Awaited<ReturnType<typeof benchRequestLog>>>('requestlog');
+    section("The request log: each request's entry, its latency and write cost", formatRequestLog(result), 'requestlog');
+    const added = result.rows.map((r) => r.withP50 - r.withoutP50);
+    summary.push({
+      benchmark: "The request log's write per request (GET /logs)",
+      figure: `${result.writeUnits} write unit per request (entries ${result.meanBytes.toFixed(0)} bytes on average); adds ${Math.min(...added).toFixed(2)}-${Math.max(...added).toFixed(2)} ms at p50 (${result.rows.length} operations)`,
+      budget: 'none in DESIGN.md (issue 21: no serial round trip before the answer is decided; the write is awaited beside the rest)',
+      met: null,
     });
   }
 

@@ -4,7 +4,10 @@
  * the calls it made in order, with the entity each touched (the sort key's prefix, the access
  * pattern of shared/platform/db/keys.ts), and DESIGN.md's budget: "at most one read round trip before the
  * write, and the write is one TransactWriteItems or PutItem". The API-key lookup (one GetItem
- * on the key's hash) comes before every authenticated request and is counted apart. Workers run
+ * on the key's hash) comes before every authenticated request and is counted apart. So is the
+ * request log's PutItem (shared/logs/request-log.ts), which every authenticated request makes once
+ * its answer is decided, beside the rest of the pipeline: it has a column of its own ("log write
+ * (after the answer)") and the budget verdict is about the operation's own writes. Workers run
  * in the same process; their calls are not counted (only those made while a request is handled).
  *
  * Run alone: `npx tsx bench/dynamodb-calls.ts`.
@@ -24,6 +27,8 @@ export interface CallRow {
   /** read round trips before the first write (reads that overlap in time are one round trip) */
   reads: number;
   writes: number;
+  /** the request log's PutItem, made once the answer is decided (1 for every authenticated request): not in `calls`, `writes` or the budget */
+  logWrites: number;
   /** null for read-only operations: DESIGN.md's budget is about writes */
   met: boolean | null;
 }
@@ -123,7 +128,10 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
       (c.command.startsWith('Update') && String(c.input.Key?.PK ?? '').startsWith('RATE_LIMIT#')) ||
       // a key's last_used_at, at most once an hour, beside the request (shared/access/api-keys.ts markUsed)
       (c.command.startsWith('TransactWrite') && (c.input.TransactItems ?? []).some((t: any) => String(t.Update?.Key?.PK ?? '').startsWith('API_KEY_HASH#')));
-    const made = recording.filter((c) => !everyRequest(c));
+    // the request log's entry, put once the answer is decided (shared/logs/request-log.ts): counted in its own column
+    const logWrite = (c: { command: string; input: Record<string, any> }) => c.command.startsWith('Put') && c.input.Item?.type === 'request_log';
+    const logWrites = recording.filter(logWrite).length;
+    const made = recording.filter((c) => !everyRequest(c) && !logWrite(c));
     recording = undefined;
     const firstWrite = made.findIndex((c) => WRITES.has(c.command));
     // round trips: a read that starts before the reads of the current round have all ended is in that round
@@ -144,6 +152,7 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
       calls: made.map((c) => describe(c.command, c.input)),
       reads,
       writes,
+      logWrites,
       met,
     });
     return text ? JSON.parse(text) : undefined;
@@ -186,6 +195,8 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     await call('batchRemoveSuppressions', 'POST', '/suppressions/batch/remove', { emails: ['one@example.com', 'two@example.com'] });
     const topic = await call('createTopic', 'POST', '/topics', { name: 'news', default_subscription: 'opt_in' });
     await call('updateTopic', 'PATCH', `/topics/${topic.id}`, { description: 'monthly' });
+    const property = await call('createContactProperty', 'POST', '/contact-properties', { key: 'plan', type: 'string', fallback_value: 'free' });
+    await call('updateContactProperty', 'PATCH', `/contact-properties/${property.id}`, { fallback_value: 'basic' });
     const contact = await call('createContact', 'POST', '/contacts', {
       email: 'reader@example.com',
       first_name: 'Ada',
@@ -195,12 +206,14 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     await call('getContact', 'GET', `/contacts/${contact.id}`);
     await call('getContact (by address)', 'GET', '/contacts/reader@example.com');
     await call('updateContact', 'PATCH', `/contacts/${contact.id}`, { email: 'reader@example.com', last_name: 'Lovelace' });
+    await call('updateContact (properties: schema read beside the contact)', 'PATCH', `/contacts/${contact.id}`, { email: 'reader@example.com', properties: { plan: 'pro' } });
     await call('listContacts (segment)', 'GET', `/contacts?segment_id=${segment.id}`);
     await call('updateContactTopics', 'PATCH', `/contacts/${contact.id}/topics`, [{ id: topic.id, subscription: 'opt_out' }]);
     const other = await call('createSegment', 'POST', '/segments', { name: 'other' });
     await call('addContactSegment', 'POST', `/contacts/${contact.id}/segments/${other.id}`);
     await call('removeContactSegment', 'DELETE', `/contacts/${contact.id}/segments/${other.id}`);
     await call('deleteContact', 'DELETE', `/contacts/${contact.id}`);
+    await call('deleteContactProperty', 'DELETE', `/contact-properties/${property.id}`);
     const template = await call('createTemplate', 'POST', '/templates', {
       name: 'welcome',
       alias: 'welcome',
@@ -225,6 +238,8 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     await call('cancelBroadcast', 'POST', `/broadcasts/${broadcast.id}/cancel`);
     await call('listBroadcasts', 'GET', '/broadcasts');
     await call('listEvents', 'GET', '/events');
+    const logs = await call('listLogs', 'GET', '/logs?limit=5');
+    await call('getLog', 'GET', `/logs/${logs.data[0].id}`);
     await call('deleteSegment', 'DELETE', `/segments/${segment.id}`);
     await call('deleteDomain', 'DELETE', `/domains/${domain.id}`);
     return rows;
@@ -239,14 +254,14 @@ const WHY_OVER: Record<string, string> = {};
 
 export function formatDynamoDbCalls(rows: CallRow[]): string {
   return [
-    "Calls after the API-key lookup and the rate limit's count beside it (one GetItem and one UpdateItem, one round trip, on every authenticated request). Budget (DESIGN.md), for operations that write: at most one read round trip before the write (reads in parallel are one), the write one call (TransactWriteItems or PutItem/UpdateItem/DeleteItem). Calls a request makes after its write (an enqueue, a read for the answer) are listed too.\n",
-    '| operation | status | DynamoDB calls in order (entity) | read round trips before the write | writes | budget |',
-    '|---|---:|---|---:|---:|---|',
-    ...rows.map((r) => `| ${r.operation} | ${r.status} | ${r.calls.join(' → ') || '-'} | ${r.reads} | ${r.writes} | ${r.met === null ? 'read-only' : r.met ? 'met' : 'OVER'} |`),
+    "Calls after the API-key lookup and the rate limit's count beside it (one GetItem and one UpdateItem, one round trip, on every authenticated request). Budget (DESIGN.md), for operations that write: at most one read round trip before the write (reads in parallel are one), the write one call (TransactWriteItems or PutItem/UpdateItem/DeleteItem). Calls a request makes after its write (an enqueue, a read for the answer) are listed too. Every authenticated request also puts its request log entry (one PutItem, shared/logs/request-log.ts) once its answer is decided, beside the rest of the pipeline: it is counted in its own column, not among the operation's writes nor in its budget (bench/request-log.ts measures its latency and write units).\n",
+    '| operation | status | DynamoDB calls in order (entity) | read round trips before the write | writes | log write (after the answer) | budget |',
+    '|---|---:|---|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.operation} | ${r.status} | ${r.calls.join(' → ') || '-'} | ${r.reads} | ${r.writes} | ${r.logWrites} | ${r.met === null ? 'read-only' : r.met ? 'met' : 'OVER'} |`),
     '',
     ...rows.filter((r) => r.met === false && WHY_OVER[r.operation.split(' (')[0]]).map((r) => `Why ${r.operation.split(' (')[0]} is over: ${WHY_OVER[r.operation.split(' (')[0]]}.`),
     '',
-    `${rows.filter((r) => r.met).length} of ${rows.filter((r) => r.met !== null).length} writing operations within the budget; ${rows.filter((r) => r.met === null).length} read-only operations (no budget; their round trips are shown).`,
+    `${rows.filter((r) => r.met).length} of ${rows.filter((r) => r.met !== null).length} writing operations within the budget; ${rows.filter((r) => r.met === null).length} read-only operations (no budget; their round trips are shown). ${rows.filter((r) => r.logWrites === 1).length} of ${rows.length} requests put exactly one request log entry after their answer.`,
   ].join('\n');
 }
 

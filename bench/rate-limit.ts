@@ -8,22 +8,11 @@
  * Run alone: `npx tsx bench/rate-limit.ts` (or BENCH_ONLY=ratelimit npm run bench).
  */
 import { startBenchApi } from './local-api';
+import { measureOnOff, type OnOffRow } from './on-off';
 
 const KEY = `es_live_${'R'.repeat(32)}`;
 
-export interface RateLimitRow {
-  operation: string;
-  requests: number;
-  withoutP50: number;
-  withoutP99: number;
-  withP50: number;
-  withP99: number;
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-};
+export type RateLimitRow = OnOffRow;
 
 export async function benchRateLimit(blocks = Number(process.env.BENCH_BLOCKS ?? 10), perBlock = Number(process.env.BENCH_BLOCK_REQUESTS ?? 100)): Promise<RateLimitRow[]> {
   const api = await startBenchApi('ratelimit', KEY);
@@ -35,29 +24,7 @@ export async function benchRateLimit(blocks = Number(process.env.BENCH_BLOCKS ??
       { operation: 'GET /contacts/{id}', call: () => api.call('GET', `/contacts/${contact.id}`) },
       { operation: 'POST /contacts', call: () => api.call('POST', '/contacts', { email: `c${n++}@example.com` }) },
     ];
-    const rows: RateLimitRow[] = [];
-    for (const op of operations) {
-      const times = { on: [] as number[], off: [] as number[] };
-      for (let i = 0; i < 20; i++) await op.call(); // warm: the function, its clients, the key's project known
-      for (let block = 0; block < blocks * 2; block++) {
-        const mode = block % 2 === 0 ? 'off' : 'on';
-        process.env.API_RATE_LIMITING = mode;
-        for (let i = 0; i < perBlock; i++) {
-          const started = process.hrtime.bigint();
-          await op.call();
-          times[mode].push(Number(process.hrtime.bigint() - started) / 1e6);
-        }
-      }
-      delete process.env.API_RATE_LIMITING;
-      rows.push({
-        operation: op.operation,
-        requests: times.on.length,
-        withoutP50: percentile(times.off, 50),
-        withoutP99: percentile(times.off, 99),
-        withP50: percentile(times.on, 50),
-        withP99: percentile(times.on, 99),
-      });
-    }
+    const rows = await measureOnOff('API_RATE_LIMITING', operations, blocks, perBlock);
     return rows;
   } finally {
     delete process.env.API_RATE_LIMITING;

@@ -19,6 +19,8 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   memory: () => import('./function-memory').then((m) => m.benchFunctionMemory()),
   inbound: () => import('./inbound-memory').then((m) => m.benchInboundMemory()),
   ratelimit: () => import('./rate-limit').then((m) => m.benchRateLimit()),
+  requestlog: () => import('./request-log').then((m) => m.benchRequestLog()),
+  imports: () => import('./contact-imports').then((m) => m.benchContactImports()),
 };
 export const BENCHMARK_NAMES = Object.keys(benchmarks);
 

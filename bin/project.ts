@@ -10,6 +10,9 @@
  *   resume --project ID
  *          lifts the reputation guard's pause (shared/emails/reputation.ts) once its cause is fixed;
  *          the project's held mail goes at its next turn
+ *   recount --project ID
+ *          sets the project's contact counters (GET /usage) from a COUNT of its contacts: once after
+ *          upgrading a table whose contacts were made before the counters existed
  *
  * Where: as `npm run api-key` (bin/table-target.ts): `--table NAME` (or TABLE_NAME) for a deployed
  * table, else the running `npm start`.
@@ -22,6 +25,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const USAGE = `usage: npm run project -- show --project ID
        npm run project -- limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none]
        npm run project -- resume --project ID
+       npm run project -- recount --project ID
 options: --local (the running \`npm start\`, the default when DATA_DIR/runtime.json exists) | --table NAME (a deployed table; AWS credentials from the environment)`;
 
 function fail(message: string): never {
@@ -51,7 +55,7 @@ async function main(): Promise<void> {
     },
   });
   const command = positionals[0];
-  if (!command || !['show', 'limits', 'resume'].includes(command)) fail(`unknown command "${command ?? ''}"`);
+  if (!command || !['show', 'limits', 'resume', 'recount'].includes(command)) fail(`unknown command "${command ?? ''}"`);
   if (!values.project) fail(`${command} needs --project`);
   const change = { rate_limit: limitValue('rate', values.rate, 'default'), daily_quota: limitValue('daily', values.daily, 'none'), monthly_quota: limitValue('monthly', values.monthly, 'none') };
   const noTable = useTargetTable(values);
@@ -63,6 +67,10 @@ async function main(): Promise<void> {
   if (command === 'resume') {
     const { resumeSending } = await import('../shared/emails/reputation');
     await resumeSending(projectId);
+  }
+  if (command === 'recount') {
+    const { recountContacts } = await import('../shared/audience/contact-count');
+    console.log(`contacts ${await recountContacts(projectId)} (counted)`);
   }
   const project = await describeProject({ projectId, livemode: true, permission: 'full_access' });
   console.log(`project  ${project.id} (${project.name})`);

@@ -12,9 +12,12 @@ import * as apiKeyOps from '../shared/access/operations/api-keys';
 import * as projectOps from '../shared/access/operations/project';
 import * as broadcastOps from '../shared/broadcasts/operations';
 import * as contactOps from '../shared/audience/operations/contacts';
+import * as importOps from '../shared/audience/operations/imports';
+import * as contactPropertyOps from '../shared/audience/operations/contact-properties';
 import * as domainOps from '../shared/domains/operations';
 import * as emailOps from '../shared/emails/operations';
 import * as eventOps from '../shared/events/operations';
+import * as logOps from '../shared/logs/operations';
 import * as oauthOps from '../shared/access/operations/oauth';
 import * as receivingOps from '../shared/receiving/operations';
 import * as segmentOps from '../shared/audience/operations/segments';
@@ -58,6 +61,7 @@ export const routes: readonly Route[] = [
 
   // The calling key's project: limits, quotas, usage (shared/access/project-settings.ts)
   { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
+  { method: 'GET', path: '/usage', handler: 'project/usage', operation: projectOps.usage, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
   { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, needs: { table: ['PutItem'] } },
   { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, needs: { table: ['Query'] } },
   { method: 'PATCH', path: '/api-keys/{api_key_id}', handler: 'api-keys/update', operation: apiKeyOps.update, needs: { table: ['UpdateItem'] } },
@@ -71,16 +75,21 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: '/segments/{segment_id}', handler: 'segments/delete', operation: segmentOps.remove, needs: { table: ['DeleteItem', 'Query', 'BatchGetItem', 'UpdateItem'] } },
 
   // Contacts (`{contact_id}` takes the contact's id or its email address)
-  { method: 'POST', path: '/contacts', handler: 'contacts/create', operation: contactOps.create, needs: { table: ['PutItem', 'ConditionCheckItem'] } },
+  // GetItem: the contact property schema, when the body has `properties` (shared/audience/contact-properties.ts)
+  { method: 'POST', path: '/contacts', handler: 'contacts/create', operation: contactOps.create, needs: { table: ['GetItem', 'PutItem', 'ConditionCheckItem', 'UpdateItem'] } }, // UpdateItem: the contact counter
   { method: 'GET', path: '/contacts', handler: 'contacts/list', operation: contactOps.list, needs: { table: ['Query', 'GetItem', 'BatchGetItem'] } },
   { method: 'GET', path: '/contacts/{contact_id}', handler: 'contacts/get', operation: contactOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/contacts/{contact_id}', handler: 'contacts/update', operation: contactOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] } },
-  { method: 'DELETE', path: '/contacts/{contact_id}', handler: 'contacts/delete', operation: contactOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
+  { method: 'DELETE', path: '/contacts/{contact_id}', handler: 'contacts/delete', operation: contactOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem', 'UpdateItem'] } }, // UpdateItem: the contact counter
   { method: 'GET', path: '/contacts/{contact_id}/segments', handler: 'contacts/list-segments', operation: contactOps.listSegments, needs: { table: ['GetItem', 'BatchGetItem'] } },
   { method: 'POST', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/add-segment', operation: contactOps.addSegment, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'ConditionCheckItem'] } },
   { method: 'DELETE', path: '/contacts/{contact_id}/segments/{segment_id}', handler: 'contacts/remove-segment', operation: contactOps.removeSegment, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem', 'PutItem'] } },
   { method: 'GET', path: '/contacts/{contact_id}/topics', handler: 'contacts/list-topics', operation: contactOps.listTopics, needs: { table: ['GetItem', 'Query'] } },
   { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem'] } },
+  // Contact imports (a CSV in the content bucket, written by the contact-imports worker of functions/workers.ts; literal `/contacts/imports` wins over `/contacts/{contact_id}`)
+  { method: 'POST', path: '/contacts/imports', handler: 'contacts/imports/create', operation: importOps.create, needs: { table: ['PutItem', 'ConditionCheckItem'], queues: ['contact-imports'], contentBucket: 'write' } },
+  { method: 'GET', path: '/contacts/imports', handler: 'contacts/imports/list', operation: importOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/contacts/imports/{import_id}', handler: 'contacts/imports/get', operation: importOps.get, needs: { table: ['GetItem'] } },
   { method: 'GET', path: '/segments/{segment_id}/contacts', handler: 'contacts/list-by-segment', operation: contactOps.listBySegment, needs: { table: ['GetItem', 'Query', 'BatchGetItem'] } },
 
   // Topics
@@ -89,6 +98,13 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/topics/{topic_id}', handler: 'topics/get', operation: topicOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/topics/{topic_id}', handler: 'topics/update', operation: topicOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'] } },
   { method: 'DELETE', path: '/topics/{topic_id}', handler: 'topics/delete', operation: topicOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
+
+  // Contact properties: the project's schema of contact `properties`, one item read and put back whole (shared/audience/contact-properties.ts)
+  { method: 'POST', path: '/contact-properties', handler: 'contact-properties/create', operation: contactPropertyOps.create, needs: { table: ['GetItem', 'PutItem'] } },
+  { method: 'GET', path: '/contact-properties', handler: 'contact-properties/list', operation: contactPropertyOps.list, needs: { table: ['GetItem'] } },
+  { method: 'GET', path: '/contact-properties/{contact_property_id}', handler: 'contact-properties/get', operation: contactPropertyOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/contact-properties/{contact_property_id}', handler: 'contact-properties/update', operation: contactPropertyOps.update, needs: { table: ['GetItem', 'PutItem'] } },
+  { method: 'DELETE', path: '/contact-properties/{contact_property_id}', handler: 'contact-properties/delete', operation: contactPropertyOps.remove, needs: { table: ['GetItem', 'PutItem'] } },
 
   // Domains
   {
@@ -193,6 +209,10 @@ export const routes: readonly Route[] = [
   // Events
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, needs: { table: ['Query'] } },
 
+  // The request log: every request of a valid key, written by the pipeline (the PutItem every authenticated route has: routeNeeds)
+  { method: 'GET', path: '/logs', handler: 'logs/list', operation: logOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/logs/{log_id}', handler: 'logs/get', operation: logOps.get, needs: { table: ['GetItem'] } },
+
   // Webhooks (deliveries are made by the webhook-fanout and webhook-dispatcher workers of functions/workers.ts)
   { method: 'POST', path: '/webhooks', handler: 'webhooks/create', operation: webhookOps.create, needs: { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem'], secretsKey: 'encrypt' } },
   { method: 'GET', path: '/webhooks', handler: 'webhooks/list', operation: webhookOps.list, needs: { table: ['Query'] } },
@@ -230,12 +250,13 @@ export const unsupportedRoutes: readonly { path: string; reason: string }[] = [
   { path: '/events/{name}', reason: eventOps.CUSTOM_EVENTS_UNSUPPORTED },
 ];
 
-/** A route's whole needs: its own plus the key lookup of authentication. */
+/** A route's whole needs: its own plus what the pipeline of `api()` does for every authenticated request (key lookup, rate limit, request log). */
 export function routeNeeds(route: Pick<Route, 'operation' | 'needs'>): Needs {
   const table = new Set<TableAction>(route.needs.table);
   if (route.operation.auth === 'api_key') {
     table.add('GetItem'); // the key's lookup, and the project's settings (shared/access/project-settings.ts)
     table.add('UpdateItem'); // the rate limit's count (shared/access/rate-limit.ts)
+    table.add('PutItem'); // the request's log entry, written beside the answer (shared/logs/request-log.ts)
   }
   return { ...route.needs, table: [...table].sort() };
 }

@@ -87,6 +87,9 @@ export const queues: readonly QueueDefinition[] = [
   // SES receipt notifications (SNS envelopes from the inbound topic, lib/inbound.ts): one per
   // received message. 120 s: parsing a message of up to 40 MB and storing its attachments.
   { name: INBOUND_QUEUE, visibilityTimeoutSeconds: 120, maxReceiveCount: 5 },
+  // One message per contact import (shared/audience/imports.ts), sent again by the worker before its timeout
+  // while the file goes on. 150 s: one invocation (120 s) with room; a failed run resumes from the import's cursor.
+  { name: 'contact-imports', visibilityTimeoutSeconds: 150, maxReceiveCount: 5 },
 ];
 
 /**
@@ -237,6 +240,15 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'queue', queue: INBOUND_QUEUE, batchSize: 1 },
     needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], inboundBucket: 'read-write' },
     memoryMb: INBOUND_WORKER_MEMORY_MB,
+    timeoutSeconds: 120,
+  },
+  {
+    // a CSV of contacts -> pages of contacts, each page one transaction with the import's cursor (shared/audience/imports.ts);
+    // SendMessage to its own queue: the continuation of a file not done before the timeout
+    name: 'contact-imports',
+    handler: 'workers/contact-imports',
+    trigger: { kind: 'queue', queue: 'contact-imports', batchSize: 1, maxConcurrency: 2 },
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], queues: ['contact-imports'], contentBucket: 'read' },
     timeoutSeconds: 120,
   },
 ];

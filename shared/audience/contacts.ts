@@ -14,6 +14,9 @@
  *   and deleted in the same transaction as the change to `segment_ids`, with a ConditionCheck
  *   that an added segment exists.
  *
+ * `properties` are checked against the project's schema (shared/audience/contact-properties.ts) when
+ * it has one: create and PATCH read it beside their other reads, and only when the body has values.
+ *
  * Every change is one transaction. Changes that depend on what was read (the segment diff, the
  * address move, deletion of the memberships) carry a condition that `segment_ids` and `email`
  * are still what was read, and are re-read and retried when they are not. Other fields are
@@ -60,9 +63,11 @@ import {
   type PageRequest,
   type WriteAction,
 } from '../platform/db/table';
+import { contactCountWrite } from './contact-count';
 import { eventWrite } from '../events/events';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
+import { pageOf } from '../platform/list-page';
 import {
   MAX_PROPERTIES,
   MAX_SEGMENTS_PER_CONTACT,
@@ -78,6 +83,7 @@ import {
   type UpdateContactInput,
   type UpdateContactTopicsInput,
 } from './model';
+import { checkPropertyValues, readPropertySchema } from './contact-properties';
 import { toSegmentRecord } from './segments';
 import { toTopic } from './topics';
 
@@ -144,14 +150,14 @@ async function readContact(projectId: string, idOrEmail: string): Promise<Contac
   return item;
 }
 
-const emailClaim = (projectId: string, contactId: string, email: string) => ({
+export const emailClaim = (projectId: string, contactId: string, email: string) => ({
   ...keys.contactEmail(projectId, email),
   type: 'contact_email',
   project_id: projectId,
   contact_id: contactId,
 });
 
-const member = (projectId: string, segmentId: string, contactId: string) => ({
+export const member = (projectId: string, segmentId: string, contactId: string) => ({
   ...keys.segmentMember(projectId, segmentId, contactId),
   type: 'segment_member',
   project_id: projectId,
@@ -163,7 +169,7 @@ const member = (projectId: string, segmentId: string, contactId: string) => ({
 const topicChecks = (projectId: string, topics: TopicSubscription[], prefix: string): WriteAction[] =>
   topics.map((t, i) => checkExists(keys.topic(projectId, t.id), () => unknownReference('topic', `${prefix}${i}.id`)));
 
-interface ContactChange {
+export interface ContactChange {
   /** whole attributes to set */
   set: Partial<ContactItem>;
   /** properties to set, key by key */
@@ -175,7 +181,7 @@ interface ContactChange {
 }
 
 /** The UpdateItem of a contact: only the given attributes, map entries by their path. */
-function contactUpdate(projectId: string, contactId: string, change: ContactChange): WriteAction {
+export function contactUpdate(projectId: string, contactId: string, change: ContactChange): WriteAction {
   const names: Record<string, string> = {};
   const values: Item = {};
   const sets: string[] = [];
@@ -215,6 +221,9 @@ function contactUpdate(projectId: string, contactId: string, change: ContactChan
   };
 }
 
+/** A write with property values to check against the project's schema (shared/audience/contact-properties.ts). */
+const hasProperties = (properties: Record<string, PropertyValue> | undefined): properties is Record<string, PropertyValue> => properties !== undefined && Object.keys(properties).length > 0;
+
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** `contact.topics.updated`: the contact, and the subscriptions the request set (Resend lists only those). */
@@ -240,6 +249,8 @@ export async function createContact(caller: Caller, input: CreateContactInput): 
     created_at: now,
     updated_at: now,
   };
+  // the project's property schema is the one read before the write, and only when there are values to check
+  if (hasProperties(input.properties)) checkPropertyValues(await readPropertySchema(projectId), input.properties);
   await transact([
     ...segments.map((ref, i) => checkExists(keys.segment(projectId, segmentRefId(ref)), () => unknownReference('segment', segmentRefPath(i, ref)))),
     ...topicChecks(projectId, topics, 'topics.'),
@@ -247,6 +258,7 @@ export async function createContact(caller: Caller, input: CreateContactInput): 
     put(emailClaim(projectId, item.id, item.email), { ifAbsent: () => emailTaken(item.email) }),
     ...item.segment_ids.map((segmentId) => put(member(projectId, segmentId, item.id))),
     eventWrite(caller, 'contact.created', toContact(item)),
+    contactCountWrite(projectId, 1), // GET /usage (./contact-count.ts)
   ]);
   return toContact(item);
 }
@@ -285,7 +297,9 @@ export async function listSegmentContacts(caller: Caller, segmentId: string, pag
 export async function updateContact(caller: Caller, idOrEmail: string, input: UpdateContactInput): Promise<Contact> {
   const projectId = caller.projectId;
   return retrying(async () => {
-    const current = await readContact(projectId, idOrEmail);
+    // the property schema in the same read round trip as the contact, when there are values to check
+    const [current, schema] = await Promise.all([readContact(projectId, idOrEmail), hasProperties(input.properties) ? readPropertySchema(projectId) : undefined]);
+    if (schema) checkPropertyValues(schema, input.properties);
     const now = nowIso();
     const change: ContactChange = { set: { email: input.email, updated_at: now }, expect: { email: current.email } };
     const next: ContactItem = { ...current, email: input.email, updated_at: now };
@@ -355,6 +369,7 @@ export async function deleteContact(caller: Caller, idOrEmail: string): Promise<
       del(keys.contactEmail(projectId, current.email)),
       ...current.segment_ids.map((segmentId) => del(keys.segmentMember(projectId, segmentId, current.id))),
       eventWrite(caller, 'contact.deleted', toContact(current)),
+      contactCountWrite(projectId, -1),
     ]);
     return { id: current.id };
   });
@@ -406,17 +421,6 @@ export async function removeContactFromSegment(caller: Caller, idOrEmail: string
     ]);
     return { object: 'contact_segment', id: segmentId, contact_id: current.id, segment_id: segmentId, deleted: true };
   });
-}
-
-/** A page of a list held in memory, newest (greatest id) first, with the cursors of queryPage. */
-function pageOf<T extends { id: string }>(records: T[], page: PageRequest): Page<T> {
-  const newestFirst = [...records].sort((a, b) => b.id.localeCompare(a.id));
-  if (page.before) {
-    const newer = newestFirst.filter((r) => r.id > page.before!);
-    return { items: newer.slice(Math.max(0, newer.length - page.limit)), hasMore: newer.length > page.limit };
-  }
-  const older = page.after ? newestFirst.filter((r) => r.id < page.after!) : newestFirst;
-  return { items: older.slice(0, page.limit), hasMore: older.length > page.limit };
 }
 
 /** The segments the contact is in (one BatchGet of at most MAX_SEGMENTS_PER_CONTACT); ids of deleted segments are dropped. */

@@ -165,3 +165,41 @@ export type UpdateContactTopicsInput = z.output<typeof updateContactTopicsBody>;
 
 /** A contact's membership of a segment, as POST and DELETE /contacts/{contact_id}/segments/{segment_id} answer it. */
 export const membership = z.object({ object: z.literal('contact_segment'), id, contact_id: id, segment_id: id });
+
+// Contact properties (the project's schema of `properties`: shared/audience/contact-properties.ts)
+
+export const PROPERTY_TYPES = ['string', 'number'] as const;
+export type PropertyType = (typeof PROPERTY_TYPES)[number];
+
+const propertyKey = z.string().check(z.regex(PROPERTY_KEY, 'property keys are 1-64 letters, digits or _, not starting with a digit'));
+const fallbackValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), dynamoNumber]));
+
+export const contactProperty = z.object({
+  object: z.literal('contact_property'),
+  id,
+  key: z.string(),
+  type: z.enum(PROPERTY_TYPES),
+  fallback_value: z.nullable(z.union([z.string(), z.number()])),
+  created_at: timestamp,
+});
+export type ContactPropertyRecord = z.output<typeof contactProperty>;
+
+/** What POST /contact-properties takes (the Resend SDK's `contactProperties.create`); `fallback_value` must be of `type`. */
+export const createContactPropertyBody = z.strictObject({ key: propertyKey, type: z.enum(PROPERTY_TYPES), fallback_value: z.optional(fallbackValue) }).check(
+  z.refine((b) => b.fallback_value === undefined || b.fallback_value === null || typeof b.fallback_value === b.type, {
+    message: 'must be of the property type',
+    path: ['fallback_value'],
+  }),
+);
+export type CreateContactPropertyInput = z.output<typeof createContactPropertyBody>;
+
+/** What PATCH /contact-properties/{id} takes: only the fallback (`key` and `type` are fixed; the SDK sends only `fallback_value`). */
+export const updateContactPropertyBody = z.strictObject({ fallback_value: z.optional(fallbackValue) });
+export type UpdateContactPropertyInput = z.output<typeof updateContactPropertyBody>;
+
+/** A contact's value as Resend's contact reads show it: `{type, value}` (`boolean` only in projects without a schema). */
+export const typedPropertyValue = z.object({ type: z.enum(['string', 'number', 'boolean']), value: z.union([z.string(), z.number(), z.boolean()]) });
+
+/** How contact reads show `properties`: Resend's `{key: {type, value}}` (the default) or the plain `{key: value}` that writes take. */
+export const PROPERTIES_FORMATS = ['resend', 'plain'] as const;
+export type PropertiesFormat = (typeof PROPERTIES_FORMATS)[number];

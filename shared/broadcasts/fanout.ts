@@ -10,7 +10,8 @@
  * pages run side by side; otherwise the next page waits for one to finish.
  *
  * Doing a page: the segment, topic and sending domain (its configuration set; a broadcast whose
- * segment, topic or domain was deleted ends `failed`), the contacts and their suppression entries
+ * segment, topic or domain was deleted ends `failed`), the project's contact property schema (each
+ * contact's `{{{KEY}}}` renders its value, else the property's `fallback_value`), the contacts and their suppression entries
  * (two BatchGets), then an outcome per contact: skipped (deleted since, unsubscribed, opted out of
  * the broadcast's topic explicitly or by the topic's opt_out default, suppressed), failed (the
  * personalised email is over the size limit, or the project's send quota has no room left for it:
@@ -51,6 +52,7 @@ import { FANOUT_LEASE_MS, getBroadcastContent, type BroadcastContent, type Broad
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
 import { findSendingDomain } from '../domains/domains';
+import { propertyVariables, readPropertySchema, type PropertySchema } from '../audience/contact-properties';
 import { addressDomain, emailExpiresAt, emailTransactionBytes, emailWrites, MAX_EMAIL_CONTENT_BYTES, SEND_LEASE_MS, type PreparedEmail } from '../emails/emails';
 import { contentBytes, putEmailContents } from '../emails/content';
 import { newId, nowIso } from '../platform/ids';
@@ -121,11 +123,10 @@ type Plan =
 const preheader = (text: string) => `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;
 
 /** The contact's email: its item and its content (stored once, before the page's transactions). */
-async function personalise(b: BroadcastItem, source: BroadcastContent, contact: Item, configurationSet: string): Promise<PreparedEmail> {
+async function personalise(b: BroadcastItem, source: BroadcastContent, contact: Item, schema: PropertySchema, configurationSet: string): Promise<PreparedEmail> {
   const url = unsubscribeUrl(await unsubscribeToken({ projectId: b.project_id, contactId: contact.id as string, topicId: b.topic_id }));
-  const properties = (contact.properties ?? {}) as Values;
   const values: Values = {
-    ...properties,
+    ...propertyVariables(schema, contact.properties), // the contact's values, else the schema's fallbacks
     FIRST_NAME: (contact.first_name as string | null) ?? '',
     LAST_NAME: (contact.last_name as string | null) ?? '',
     EMAIL: contact.email as string,
@@ -161,7 +162,7 @@ async function personalise(b: BroadcastItem, source: BroadcastContent, contact: 
   return { item, content };
 }
 
-async function planPage(b: BroadcastItem, source: BroadcastContent, contactIds: string[], topic: Item | undefined, configurationSet: string): Promise<Plan[]> {
+async function planPage(b: BroadcastItem, source: BroadcastContent, contactIds: string[], topic: Item | undefined, schema: PropertySchema, configurationSet: string): Promise<Plan[]> {
   const contacts = new Map((await batchGet(contactIds.map((id) => keys.contact(b.project_id, id)))).map((c) => [c.id as string, c]));
   const addresses = [...contacts.values()].map((c) => String(c.email).toLowerCase());
   const suppressed = new Set((await batchGet(addresses.map((a) => keys.suppression(b.project_id, a)))).map((s) => String(s.SK).slice('SUPPRESSION#'.length)));
@@ -173,7 +174,7 @@ async function planPage(b: BroadcastItem, source: BroadcastContent, contactIds: 
       if (contact.unsubscribed === true) return { contactId, outcome: 'skipped', reason: 'unsubscribed', email };
       if (topic && !subscribedTo(contact, topic)) return { contactId, outcome: 'skipped', reason: 'topic_opt_out', email };
       if (suppressed.has(email.toLowerCase())) return { contactId, outcome: 'skipped', reason: 'suppressed', email };
-      const { item, content } = await personalise(b, source, contact, configurationSet);
+      const { item, content } = await personalise(b, source, contact, schema, configurationSet);
       if (contentBytes(content) > MAX_EMAIL_CONTENT_BYTES) return { contactId, outcome: 'failed', reason: 'email_too_large', email };
       return { contactId, outcome: 'sent', email, item, content, dueAt: '' };
     }),
@@ -457,11 +458,12 @@ export async function fanOutPage(message: FanOutMessage, messageId: string): Pro
     if ((b.cursor ?? '') !== message.after) return 'stale'; // a page done, or a duplicate
     if (b.exhausted) return goOn(b.project_id, b.id); // every page claimed: ends the broadcast if none is left in flight
   }
-  const [segment, topic, domain, source] = await Promise.all([
+  const [segment, topic, domain, source, schema] = await Promise.all([
     getItem(keys.segment(b.project_id, b.segment_id)),
     b.topic_id ? getItem(keys.topic(b.project_id, b.topic_id)) : Promise.resolve(undefined),
     findSendingDomain(b.project_id, addressDomain(b.from)),
     getBroadcastContent(b.project_id, b.id, false), // written only while a draft
+    readPropertySchema(b.project_id), // the contact properties' fallbacks, read once per page
   ]);
   try {
     if (!segment || (b.topic_id && !topic) || !domain) {
@@ -472,7 +474,7 @@ export async function fanOutPage(message: FanOutMessage, messageId: string): Pro
     }
     page ??= await claimPage(b, message.after, messageId);
     if (!page) return 'stale'; // another message claimed it first
-    const plans = await planPage(b, source, page.contact_ids, topic, domain.configuration_set);
+    const plans = await planPage(b, source, page.contact_ids, topic, schema, domain.configuration_set);
     await spreadLeases(b, plans);
     // each email's content before the transactions that accept them (as POST /emails does)
     await putEmailContents(

@@ -14,7 +14,7 @@ export const create = defineOperation({
   description:
     'A draft to the segment `segment_id`, optionally only to the contacts subscribed to `topic_id`. `html` or `text` is required. ' +
     '`send: true` sends it right away; `scheduled_at` (also without `send`) schedules it, as in POST /broadcasts/{broadcast_id}/send. The segment and topic must exist (422 naming the field). ' +
-    'html, text and subject may use `{{{FIRST_NAME}}}`, `{{{LAST_NAME}}}`, `{{{EMAIL}}}`, `{{{RESEND_UNSUBSCRIBE_URL}}}` and contact properties by key; unknown ones render empty. ' +
+    'html, text and subject may use `{{{FIRST_NAME}}}`, `{{{LAST_NAME}}}`, `{{{EMAIL}}}`, `{{{RESEND_UNSUBSCRIBE_URL}}}` and contact properties by key (the value of the contact, else the `fallback_value` of the property); unknown ones render empty. ' +
     '`subject` refuses line breaks and control characters (422); in the subject each value has its line breaks and control characters replaced by a space. ' +
     '`from` is one mailbox whose display name holds no address, `,` or `;`.',
   tags,

@@ -64,6 +64,7 @@ import {
 } from '../platform/db/table';
 import { configurationSetName, createIdentity, isIdentityTaken, readIdentity, removeAbandonedIdentity, removeIdentity, updateSettings, type IdentityState } from './identity';
 import { associateDomain, ensureTenant } from './tenants';
+import { maxDomainsPerProject } from './domain-limit';
 import type { Capability, CreateDomainInput, Domain, DomainStatus, Tls, UpdateDomainInput } from './model';
 import { buildRecords, DEFAULT_RETURN_PATH, isSettled } from './records';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
@@ -78,7 +79,7 @@ export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;
 const positiveEnv = (name: string, fallback: number) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
 /** How long a claim that never verified holds its name (see the module comment). */
 export const claimExpiryMs = () => positiveEnv('DOMAIN_CLAIM_EXPIRY_HOURS', 72) * 3_600_000;
-export const maxDomainsPerProject = () => Math.floor(positiveEnv('MAX_DOMAINS_PER_PROJECT', 50));
+export { maxDomainsPerProject } from './domain-limit';
 
 interface DomainItem {
   id: string;

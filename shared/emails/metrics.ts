@@ -9,10 +9,11 @@
  *
  * Counted: sent, delivered, delivery_delayed, bounced (= bounced_permanent + bounced_transient),
  * complained, opened and clicked (every Open / Click SES reports), unique_opened / unique_clicked
- * (an email's first open / click, judged from its status when the event came), failed, suppressed.
+ * (an email's first open / click, judged from its status when the event came), failed, suppressed,
+ * and received (the inbound worker: mail to the project's receiving domains).
  * Derived: delivery_rate (delivered / sent), open_rate and click_rate (unique opens / clicks per
  * delivered), bounce_rate (bounced / sent), complaint_rate (complained / delivered), 0 without a
- * denominator. Not counted here (422 naming them): received, unsubscribed, unsubscribe_rate,
+ * denominator. Not counted here (422 naming them): unsubscribed, unsubscribe_rate,
  * bounced_undetermined. Only what the counters can answer is offered: UTC periods of a day, a
  * week (from Monday) or a month, the `period` dimension, no domain / email / broadcast filters.
  */
@@ -35,13 +36,14 @@ export const COUNTED_METRICS = [
   'unique_clicked',
   'failed',
   'suppressed',
+  'received',
 ] as const;
 export const RATE_METRICS = ['delivery_rate', 'open_rate', 'click_rate', 'bounce_rate', 'complaint_rate'] as const;
 export type CountedMetric = (typeof COUNTED_METRICS)[number];
 export type Metric = CountedMetric | (typeof RATE_METRICS)[number];
 const ALL_METRICS: readonly Metric[] = [...COUNTED_METRICS, ...RATE_METRICS];
 /** Resend's metrics the counters cannot answer. */
-const NOT_COUNTED = ['received', 'unsubscribed', 'unsubscribe_rate', 'bounced_undetermined'];
+const NOT_COUNTED = ['unsubscribed', 'unsubscribe_rate', 'bounced_undetermined'];
 const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
 type Granularity = (typeof GRANULARITIES)[number];
 

@@ -223,10 +223,10 @@ export const metrics = defineOperation({
   description:
     "As the `resend` SDK's `emails.metrics` reads them: counts of live mail per UTC day, kept by the sender and the email-status worker " +
     '(sent, delivered, delivery_delayed, bounced, bounced_permanent, bounced_transient, complained, opened, unique_opened, clicked, ' +
-    'unique_clicked, failed, suppressed) and rates (delivery_rate, open_rate, click_rate, bounce_rate, complaint_rate). `start_date` / ' +
+    'unique_clicked, failed, suppressed; received by the inbound worker) and rates (delivery_rate, open_rate, click_rate, bounce_rate, complaint_rate). `start_date` / ' +
     '`end_date` (ISO 8601; default the last 7 days up to now, at most 366 days), `granularity` `daily` (default), `weekly` (from Monday) ' +
     'or `monthly`, `dimensions=period` for a row per period, `metrics` a comma-separated subset. UTC only; `hourly`, other time zones, ' +
-    'the `domain`/`email`/`broadcast` dimensions and filters, and `received`, `unsubscribed`, `unsubscribe_rate`, `bounced_undetermined` ' +
+    'the `domain`/`email`/`broadcast` dimensions and filters, and `unsubscribed`, `unsubscribe_rate`, `bounced_undetermined` ' +
     'are not offered (422 naming them).',
   tags: ['Emails'],
   auth: 'api_key',

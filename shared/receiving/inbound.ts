@@ -25,6 +25,7 @@
  * raw message is missing, throws: the worker reports it as a batch item failure, SQS retries it
  * and then moves it to the inbound DLQ (with its alarm).
  */
+import { metricsWrite } from '../emails/metrics';
 import * as keys from '../platform/db/keys';
 import { batchGet, getItem, isConditionFailed, put, transact, update, type Item } from '../platform/db/table';
 import { eventWrite } from '../events/events';
@@ -202,6 +203,7 @@ async function recordOnce(receipt: SesReceipt, taker: Taker, message: ParsedMess
       ),
       put(item, { ifAbsent: () => new Error(`received email id ${id} exists`) }),
       eventWrite(caller, 'email.received', toSummary(item)),
+      ...(taker.livemode ? [metricsWrite(taker.projectId, id, { received: 1 })] : []), // GET /emails/metrics, GET /usage
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'duplicate receipt')) return recordOf(taker, sesMessageId, error.item); // a concurrent delivery won: finish its record

@@ -73,7 +73,7 @@ describe('contact events', () => {
     );
     expect(created.status).toBe(201);
     const id = created.body.id;
-    const asCreated = (await api.get(`/contacts/${id}`, { key })).body;
+    const asCreated = (await api.get(`/contacts/${id}?properties_format=plain`, { key })).body;
 
     const [createdEvent] = await eventsAbout(key, id);
     expect(createdEvent).toMatchObject({ object: 'event', type: 'contact.created', livemode: true });
@@ -83,7 +83,7 @@ describe('contact events', () => {
     // PATCH: contact.updated with the contact after the change
     const patched = await api.patch(`/contacts/${id}`, { email, last_name: 'Lovelace', unsubscribed: true }, { key });
     expect(patched.status).toBe(200);
-    const afterPatch = (await api.get(`/contacts/${id}`, { key })).body;
+    const afterPatch = (await api.get(`/contacts/${id}?properties_format=plain`, { key })).body;
     expect(patched.body).toEqual(afterPatch);
     let events = await eventsAbout(key, id);
     expect(typesOf(events)).toEqual(['contact.created', 'contact.updated']);
@@ -92,7 +92,7 @@ describe('contact events', () => {
 
     // PATCH with topics: contact.updated, and contact.topics.updated naming the subscriptions it set
     await api.patch(`/contacts/${id}`, { email, topics: [{ id: monthly.id, subscription: 'opt_in' }] }, { key });
-    const afterTopics = (await api.get(`/contacts/${id}`, { key })).body;
+    const afterTopics = (await api.get(`/contacts/${id}?properties_format=plain`, { key })).body;
     events = await eventsAbout(key, id);
     expect(typesOf(events).slice(2).sort()).toEqual(['contact.topics.updated', 'contact.updated']);
     const viaPatch = events.slice(2).find((e) => e.type === 'contact.topics.updated');
@@ -101,7 +101,7 @@ describe('contact events', () => {
     // PATCH /contacts/{id}/topics: contact.topics.updated only (Resend's route for this change)
     const set = [{ id: weekly.id, subscription: 'opt_in' }];
     expect((await api.patch(`/contacts/${id}/topics`, set, { key })).status).toBe(200);
-    const afterSet = (await api.get(`/contacts/${id}`, { key })).body;
+    const afterSet = (await api.get(`/contacts/${id}?properties_format=plain`, { key })).body;
     events = await eventsAbout(key, id);
     expect(typesOf(events).slice(4)).toEqual(['contact.topics.updated']);
     expect(events[4].data).toEqual({ object: { ...afterSet, updated_topics: set }, email, topics: set });
@@ -109,10 +109,10 @@ describe('contact events', () => {
 
     // into a segment and out of it: contact.updated with its segment_ids; adding it again changes nothing and emits nothing
     expect((await api.post(`/contacts/${id}/segments/${other.id}`, undefined, { key })).status).toBe(200);
-    const inBoth = (await api.get(`/contacts/${id}`, { key })).body;
+    const inBoth = (await api.get(`/contacts/${id}?properties_format=plain`, { key })).body;
     expect((await api.post(`/contacts/${id}/segments/${other.id}`, undefined, { key })).status).toBe(200);
     expect((await api.delete(`/contacts/${id}/segments/${segment.id}`, { key })).status).toBe(200);
-    const onlyOther = (await api.get(`/contacts/${id}`, { key })).body;
+    const onlyOther = (await api.get(`/contacts/${id}?properties_format=plain`, { key })).body;
     events = await eventsAbout(key, id);
     expect(typesOf(events).slice(5)).toEqual(['contact.updated', 'contact.updated']);
     expect(events[5].data).toEqual({ object: inBoth, ...contactFields(inBoth) });

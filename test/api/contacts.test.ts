@@ -45,9 +45,9 @@ describe('contacts', () => {
       created_at: expect.any(String),
       updated_at: created.body.created_at,
     });
-    expect(await api.get(`/contacts/${created.body.id}`)).toMatchObject({ status: 200, body: created.body });
-    expect(await api.get(`/contacts/${email.toUpperCase()}`)).toMatchObject({ status: 200, body: created.body });
-    expect(await api.get(`/contacts/${encodeURIComponent(email)}`)).toMatchObject({ status: 200, body: created.body });
+    expect(await api.get(`/contacts/${created.body.id}?properties_format=plain`)).toMatchObject({ status: 200, body: created.body });
+    expect(await api.get(`/contacts/${email.toUpperCase()}?properties_format=plain`)).toMatchObject({ status: 200, body: created.body });
+    expect(await api.get(`/contacts/${encodeURIComponent(email)}?properties_format=plain`)).toMatchObject({ status: 200, body: created.body });
   });
 
   it('writes the items the broadcast fan-out reads: the contact, the address claim and one member item per segment', async () => {
@@ -162,7 +162,7 @@ describe('contacts', () => {
       ],
       created_at: contact.created_at,
     });
-    expect(await api.get(`/contacts/${contact.id}`)).toMatchObject({ status: 200, body: res.body });
+    expect(await api.get(`/contacts/${contact.id}?properties_format=plain`)).toMatchObject({ status: 200, body: res.body });
     const empty = await api.patch(`/contacts/${contact.id}`, { email, properties: {}, topics: [] });
     expect(empty).toMatchObject({ status: 200, body: { properties: res.body.properties, topics: res.body.topics } });
     expect((await api.patch(`/contacts/${contact.id}/topics`, [])).status).toBe(200);

@@ -17,7 +17,8 @@ import { routes, type Route } from '../../functions/routes';
 import { EVENT_TYPES } from '../../shared/events/model';
 import { s256Challenge } from '../../shared/access/oauth-tokens';
 import { requiredScope } from '../../shared/platform/http/operation';
-import { api, request, type ApiResponse } from '../support/http';
+import { TEST_API_KEY } from '../support/constants';
+import { api, baseUrl, request, type ApiResponse } from '../support/http';
 import { deliverMail } from '../support/smtp';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
@@ -64,6 +65,15 @@ interface OwnedByA {
   email: string;
   scheduledEmail: string;
   received: { id: string; attachment: string };
+  /**
+   * a contact property of A's, kept in a project of its own (`key`): a schema in the shared test
+   * project would change how every other suite's contact writes are checked
+   */
+  contactProperty: { id: string; key: string };
+  /** an entry of A's request log (GET /logs) */
+  log: string;
+  /** a contact import of A's, completed */
+  contactImport: string;
 }
 /** B's own resources: bodies of B's requests name them, and the mixed paths pair them with A's. */
 interface OwnedByB {
@@ -262,6 +272,24 @@ async function setUpA(): Promise<OwnedByA> {
     email,
     scheduledEmail,
     received,
+    contactProperty: await (async () => {
+      const { key } = await createOtherProject();
+      const property = created(await api.post('/contact-properties', { key: 'plan', type: 'string', fallback_value: 'free' }, { key }));
+      return { id: property.id as string, key };
+    })(),
+    log: (await api.get('/logs?limit=1')).body.data[0].id as string,
+    contactImport: await (async () => {
+      const form = new FormData();
+      form.append('file', new Blob([`email\nimported-${Date.now().toString(36)}@example.com\n`], { type: 'text/csv' }), 'contacts.csv');
+      const answer = await fetch(`${baseUrl()}/contacts/imports`, { method: 'POST', headers: { authorization: `Bearer ${TEST_API_KEY}` }, body: form });
+      const id = ((await answer.json()) as { id: string }).id;
+      await waitFor(
+        () => api.get(`/contacts/imports/${id}`).then((r) => r.body.status),
+        (status) => status === 'completed',
+        30_000,
+      );
+      return id;
+    })(),
   };
 }
 
@@ -299,9 +327,12 @@ async function readA(): Promise<Record<string, unknown>> {
     delivery: get(`/webhooks/${a.webhook}/deliveries/${a.delivery}`),
     apiKey: listed('/api-keys', a.apiKey.id),
     apiKeyWorks: get('/segments?limit=1', a.apiKey.token).then((r) => r.status),
+    contactProperty: get(`/contact-properties/${a.contactProperty.id}`, a.contactProperty.key),
     oauthClient: listed('/oauth/clients', a.oauthClient.id),
     grant: listed('/oauth/grants', a.grant.id),
     grantTokenWorks: get('/segments?limit=1', a.grant.accessToken).then((r) => r.status),
+    log: get(`/logs/${a.log}`),
+    contactImport: get(`/contacts/imports/${a.contactImport}`),
   };
   const entries = await Promise.all(Object.entries(reads).map(async ([name, read]) => [name, await read] as const));
   return Object.fromEntries(entries);
@@ -358,8 +389,14 @@ function idsFor(route: Route, param: string): string[] {
       return [a.webhook];
     case 'deliveryId':
       return [a.delivery];
+    case 'contact_property_id':
+      return [a.contactProperty.id];
     case 'eventId':
       return [a.event];
+    case 'log_id':
+      return [a.log];
+    case 'import_id':
+      return [a.contactImport];
     default:
       throw new Error(`${route.method} ${route.path}: no A-owned id for {${param}}; add one to idsFor in test/api/isolation.test.ts`);
   }
@@ -380,6 +417,7 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   updateContact: () => ({ email: a.contact.email, first_name: 'Mallory', unsubscribed: true }),
   updateContactTopics: () => ({ topics: [{ id: b.topic, subscription: 'opt_out' }] }),
   updateTopic: () => ({ name: 'renamed by B', description: 'B was here' }),
+  updateContactProperty: () => ({ fallback_value: 'B was here' }),
   updateDomain: () => ({ open_tracking: true, click_tracking: true, capabilities: { sending: 'disabled', receiving: 'disabled' } }),
   updateEmail: () => ({ scheduled_at: inOneDay() }),
   updateTemplate: () => ({ name: 'renamed by B', html: '<p>B</p>' }),
@@ -579,8 +617,11 @@ const traces = () => [
   a.scheduledEmail,
   a.received.id,
   a.received.attachment,
+  a.log,
 ];
 const leaked = (text: string) => traces().filter((t) => text.includes(t));
+/** B's request log quotes the paths of B's own requests, which named A's ids (the probes above): B's record, not A's data. */
+const shownToB = (route: Route, text: string) => (route.path === '/logs' ? text.replace(/"endpoint":"[^"]*"/g, '') : text);
 
 /** The A id a list's `after` cursor is tried with (an unknown list fails the suite until it gets one). */
 function cursorOfA(route: Route): string {
@@ -596,9 +637,12 @@ function cursorOfA(route: Route): string {
     '/templates': a.template.id,
     '/oauth/clients': a.oauthClient.id,
     '/oauth/grants': a.grant.id,
+    '/contact-properties': a.contactProperty.id,
     '/broadcasts': a.broadcast,
     '/webhooks': a.webhook,
     '/webhook-events': a.delivery,
+    '/logs': a.log,
+    '/contacts/imports': a.contactImport,
   };
   const cursor = byPath[route.path];
   if (!cursor) throw new Error(`GET ${route.path}: no A-owned cursor id; add one to cursorOfA in test/api/isolation.test.ts`);
@@ -621,15 +665,23 @@ describe("B's lists", () => {
   it.each(lists.map((r) => [r.path, r] as const))("GET %s shows nothing of A, also from a cursor of A's", async (_, route) => {
     const page = await api.get(route.path + (takesCursor(route) ? '?limit=100' : ''), asB());
     expect(page.status).toBe(200);
-    expect(leaked(page.text)).toEqual([]);
+    expect(leaked(shownToB(route, page.text))).toEqual([]);
     if (takesCursor(route)) {
       // a cursor is a position in B's own list (ids are time-ordered), never a lookup in A's
       const ofB = new Set(page.body.data.map((item: { id: string }) => item.id));
+      // B's request log holds more than a page (every probe above is in it): all of it, older pages too
+      for (let more = route.path === '/logs' && page.body.has_more, after = page.body.data.at(-1)?.id; more; ) {
+        const older = await api.get(`/logs?limit=100&after=${after}`, asB());
+        for (const item of older.body.data) ofB.add(item.id);
+        [more, after] = [older.body.has_more, older.body.data.at(-1)?.id];
+      }
       for (const direction of takesBefore(route) ? ['after', 'before'] : ['after']) {
         const fromA = await api.get(`${route.path}?limit=100&${direction}=${cursorOfA(route)}`, asB());
         expect({ direction, status: fromA.status }).toEqual({ direction, status: 200 });
-        expect(leaked(fromA.text)).toEqual([]);
-        expect(fromA.body.data.filter((item: { id: string }) => !ofB.has(item.id))).toEqual([]);
+        expect(leaked(shownToB(route, fromA.text))).toEqual([]);
+        // B's request log grows with these very reads: entries newer than its first page are B's own requests since
+        const newerOfB = (item: { id: string }) => route.path === '/logs' && item.id > page.body.data[0].id;
+        expect(fromA.body.data.filter((item: { id: string }) => !ofB.has(item.id) && !newerOfB(item))).toEqual([]);
       }
     }
   });

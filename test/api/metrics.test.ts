@@ -1,13 +1,14 @@
 /**
  * GET /emails/metrics over HTTP and through the official SDK (`emails.metrics`): a project of its
  * own sends to the local SES's mailbox simulator (delivered, bounced, complained), to an address
- * its bounce suppressed, and an email whose attachment cannot be fetched (failed); the counters the
- * sender and the email-status worker keep then answer exactly those counts, per day and in total,
+ * its bounce suppressed, an email whose attachment cannot be fetched (failed), and receives one; the
+ * counters the sender, the email-status worker and the inbound worker keep then answer exactly those counts, per day and in total,
  * with the rates; what the counters cannot answer is 422 naming it.
  */
 import { Resend } from 'resend';
 import { verifiedDomain } from '../support/domains';
 import { api, baseUrl } from '../support/http';
+import { deliverMail } from '../support/smtp';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
@@ -19,7 +20,7 @@ describe('email metrics', () => {
   beforeAll(async () => {
     ({ key } = await createOtherProject());
     sdk = new Resend(key, { baseUrl: baseUrl() });
-    const domain = await verifiedDomain(key, 'metrics');
+    const domain = await verifiedDomain(key, 'metrics', { capabilities: { receiving: 'enabled' } });
     const send = async (to: string, extra: Record<string, unknown> = {}) =>
       (await api.post('/emails', { from: `m@${domain}`, to, subject: 'metrics', text: 'x', ...extra }, { key })).body.id as string;
     const settle = (id: string, statuses: string[]) =>
@@ -35,6 +36,13 @@ describe('email metrics', () => {
     await Promise.all([settle(delivered, ['delivered']), settle(bounced, ['bounced']), settle(complained, ['complained']), settle(failed, ['failed'])]);
     const suppressed = await send('bounce@simulator.amazonses.com'); // suppressed by the bounce above
     await settle(suppressed, ['suppressed']);
+    // and one email in: the inbound worker counts it
+    await deliverMail('someone@outside.example', [`inbox@${domain}`], ['Subject: hello', '', 'hi']);
+    await waitFor(
+      () => api.get('/emails/receiving', { key }).then((r) => r.body.data.length),
+      (n) => n === 1,
+      30_000,
+    );
   }, 90_000);
 
   it('counts what the workers saw today, in total and per day, with the rates (the SDK reads it)', async () => {
@@ -76,7 +84,7 @@ describe('email metrics', () => {
   it.each([
     ['granularity=hourly', 'granularity'],
     ['timezone=Australia/Sydney', 'timezone'],
-    ['metrics=received', 'metrics'],
+    ['metrics=unsubscribed', 'metrics'],
     ['dimensions=domain', 'dimensions'],
     ['domain_id=x', 'domain_id'],
     ['start_date=2026-02-30', 'start_date'],

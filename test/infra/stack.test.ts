@@ -144,7 +144,7 @@ describe('EmailService stack (bundling skipped)', () => {
     });
 
     it('matches the examples the route table promises', () => {
-      expect(dynamoActions('GetSegments')).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']); // + the key's lookup and the rate limit's count
+      expect(dynamoActions('GetSegments')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']); // + the key's lookup, the rate limit's count and the request log's entry
       expect(dynamoActions('GetHealth')).toEqual([]);
       expect(dynamoActions('Fallback')).toEqual([]);
     });
@@ -614,9 +614,11 @@ describe('EmailService content bucket', () => {
       [
         'BroadcastFanoutWorker',
         'BulkSenderWorker',
+        'ContactImportsWorker', // reads the import's file
         'GetEmailsEmailId',
         'GetEmailsEmailIdAttachments',
         'GetEmailsEmailIdAttachmentsAttachmentId',
+        'PostContactsImports', // stores the import's file
         'PostEmails',
         'PostEmailsBatch',
         'PostEmailsEmailIdRetry',

@@ -8,6 +8,9 @@ describe('table keys', () => {
     expect(keys.segments('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'SEGMENT#' });
     expect(keys.apiKey('p1', 'k1')).toEqual({ PK: 'PROJECT#p1', SK: 'API_KEY#k1' });
     expect(keys.project('p1')).toEqual({ PK: 'PROJECT#p1', SK: 'PROJECT' });
+    // the whole contact property schema is one item, beside (not under) the `CONTACT#` prefix that lists contacts
+    expect(keys.contactProperties('p1')).toEqual({ PK: 'PROJECT#p1', SK: 'CONTACT_PROPERTIES' });
+    expect(keys.contactProperties('p1').SK.startsWith(keys.contacts('p1').prefix)).toBe(false);
   });
 
   it('spreads the collections written per email over 16 shards of the project, by the random end of the id', () => {
@@ -17,7 +20,9 @@ describe('table keys', () => {
     expect(keys.event('p1', id)).toEqual({ PK: 'PROJECT#p1#EVENTS#15', SK: `EVENT#${id}` });
     expect(keys.pendingEmailFrom('p1', 'Example.COM', id)).toEqual({ PK: 'PROJECT#p1#PENDING_FROM#example.com#15', SK: `EMAIL#${id}` });
     expect(keys.broadcastRecipient('p1', 'b1', id)).toEqual({ PK: 'PROJECT#p1#BROADCAST#b1#15', SK: `CONTACT#${id}` });
-    for (const collection of [keys.emails('p1'), keys.events('p1'), keys.pendingEmailsFrom('p1', 'example.com'), keys.broadcastRecipients('p1', 'b1')]) {
+    expect(keys.requestLog('p1', id)).toEqual({ PK: 'PROJECT#p1#LOGS#15', SK: `LOG#${id}` });
+    expect(keys.requestLogs('p1')).toMatchObject({ prefix: 'LOG#' });
+    for (const collection of [keys.emails('p1'), keys.events('p1'), keys.pendingEmailsFrom('p1', 'example.com'), keys.broadcastRecipients('p1', 'b1'), keys.requestLogs('p1')]) {
       expect(collection.PKs).toHaveLength(keys.COLLECTION_SHARDS);
       expect(new Set(collection.PKs).size).toBe(keys.COLLECTION_SHARDS);
     }

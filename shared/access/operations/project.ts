@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { defineOperation } from '../../platform/http/operation';
 import { commonErrors } from '../../platform/http/schemas';
 import { project } from '../model';
@@ -12,4 +13,37 @@ export const get = defineOperation({
   tags: ['Project'],
   auth: 'api_key',
   responses: { 200: { description: 'The project', schema: project }, ...commonErrors },
+});
+
+const used = (limit: z.ZodMiniType) => z.object({ used: z.number(), limit });
+const emailPeriod = z.object({ used: z.number(), limit: z.nullable(z.number()), sent: z.number(), received: z.number(), resets_at: z.string() });
+
+export const usage = defineOperation({
+  operationId: 'getUsage',
+  summary: "The project's usage against its limits (Resend's `usage.get`)",
+  description:
+    "`emails`: the emails live keys had accepted this UTC day and month (`used` = `sent`) against the project's send quotas (`limit` null: " +
+    'unlimited), the mail received, and when each period resets. `contacts` (counted as they are created and deleted; an operator recounts ' +
+    'contacts made before this version with `npm run project -- recount`), `segments` and `broadcasts` (counted by key) have no limit here ' +
+    '(null); `domains` against MAX_DOMAINS_PER_PROJECT; `rate_limit` the requests a second. `ai_credits` and `automation_runs` are not ' +
+    'offered (zeros).',
+  tags: ['Project'],
+  auth: 'api_key',
+  responses: {
+    200: {
+      description: 'The usage',
+      schema: z.object({
+        object: z.literal('usage'),
+        emails: z.object({ daily: emailPeriod, monthly: emailPeriod }),
+        contacts: used(z.null()),
+        segments: used(z.null()),
+        broadcasts: used(z.null()),
+        ai_credits: z.object({ used: z.number(), limit: z.null(), next_increase_at: z.null() }),
+        automation_runs: z.object({ used: z.number(), limit: z.number(), resets_at: z.string() }),
+        domains: used(z.number()),
+        rate_limit: z.object({ limit: z.number(), duration: z.string() }),
+      }),
+    },
+    ...commonErrors,
+  },
 });

@@ -12,7 +12,9 @@ import {
   MAX_SEGMENTS_PER_CONTACT,
   MAX_TOPICS_PER_REQUEST,
   membership,
+  PROPERTIES_FORMATS,
   segment,
+  typedPropertyValue,
   updateContactBody,
   updateContactTopicsBody,
 } from '../model';
@@ -26,9 +28,16 @@ const rules =
   '`segments` takes `[{id}]` or plain ids; an unknown segment or topic id is 422 naming its path. ' +
   `At most ${MAX_SEGMENTS_PER_CONTACT} segments per contact and ${MAX_TOPICS_PER_REQUEST} topics per request; ` +
   `\`properties\`: at most ${MAX_PROPERTIES} keys (letters, digits, \`_\`), values string (up to ${MAX_PROPERTY_VALUE_LENGTH} characters), number (as DynamoDB stores it: 0 or a magnitude from 1e-130 to ${Number.MAX_SAFE_INTEGER}), boolean or null. ` +
+  'Once the project defines contact properties (POST /contact-properties), `properties` must use their keys and types (422 naming `properties.<key>`); until then they are free-form. ' +
   '`first_name` and `last_name` refuse line breaks and control characters (they render into subjects). ' +
   "`topics` in the record are the explicit subscriptions; the effective one falls back to the topic's `default_subscription`.";
 const byIdOrEmail = "The path takes the contact's id or its email address (any case).";
+
+/** Contact reads take `properties_format`: Resend's typed form by default (what the SDK's `contacts.get` types), `plain` for the form writes take. */
+const readQuery = { properties_format: z.optional(z.enum(PROPERTIES_FORMATS)) };
+const contactRead = z.extend(contact, { properties: z.union([z.record(z.string(), typedPropertyValue), contact.shape.properties]) });
+const readFormat =
+  ' `properties` are shown as Resend does, `{key: {type, value}}` (a null value is left out), unless `properties_format=plain` asks for `{key: value}` ' + 'as POST and PATCH take and answer them.';
 
 export const create = defineOperation({
   operationId: 'createContact',
@@ -43,32 +52,33 @@ export const create = defineOperation({
 export const list = defineOperation({
   operationId: 'listContacts',
   summary: 'List contacts, newest first',
-  description: "`segment_id` lists only that segment's members (404 for an unknown segment).",
+  description: `\`segment_id\` lists only that segment's members (404 for an unknown segment).${readFormat}`,
   tags: ['Contacts'],
   auth: 'api_key',
-  query: z.extend(listQuery, { segment_id: z.optional(id) }),
-  responses: { 200: { description: 'A page of contacts', schema: listOf(contact) }, ...commonErrors, 404: notFoundResponse },
+  query: z.extend(listQuery, { segment_id: z.optional(id), ...readQuery }),
+  responses: { 200: { description: 'A page of contacts', schema: listOf(contactRead) }, ...commonErrors, 404: notFoundResponse },
 });
 
 export const listBySegment = defineOperation({
   operationId: 'listSegmentContacts',
   summary: 'List the contacts of a segment, newest first',
-  description: 'The same as `GET /contacts?segment_id=`; the path the Resend SDK uses for `contacts.list({ segmentId })`.',
+  description: `The same as \`GET /contacts?segment_id=\`; the path the Resend SDK uses for \`contacts.list({ segmentId })\`.${readFormat}`,
   tags: ['Contacts'],
   auth: 'api_key',
   params: z.strictObject({ segment_id: id }),
-  query: listQuery,
-  responses: { 200: { description: "A page of the segment's contacts", schema: listOf(contact) }, ...commonErrors, 404: notFoundResponse },
+  query: z.extend(listQuery, readQuery),
+  responses: { 200: { description: "A page of the segment's contacts", schema: listOf(contactRead) }, ...commonErrors, 404: notFoundResponse },
 });
 
 export const get = defineOperation({
   operationId: 'getContact',
   summary: 'Retrieve a contact by id or by email',
-  description: byIdOrEmail,
+  description: byIdOrEmail + readFormat,
   tags: ['Contacts'],
   auth: 'api_key',
   params: contactParams,
-  responses: { 200: { description: 'The contact', schema: contact }, ...commonErrors, 404: notFoundResponse },
+  query: z.strictObject(readQuery),
+  responses: { 200: { description: 'The contact', schema: contactRead }, ...commonErrors, 404: notFoundResponse },
 });
 
 export const update = defineOperation({

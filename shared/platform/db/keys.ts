@@ -14,6 +14,7 @@
  * | project         | PROJECT#<pid>           | PROJECT              | -      | -      | create (CLI, local bootstrap), get; its settings (rate limit, quotas: `npm run project`), read by every authenticated request at most once a minute per function (shared/access/project-settings.ts) |
  * | metrics         | METRICS#<pid>#<shard>   | DAY#<yyyy-mm-dd>     | -      | -      | GET /emails/metrics' counts of live mail per UTC day (sent, delivered, bounced, complained, opened, clicked, failed, suppressed...), ADD in the transaction that records each (the sender's, the email-status worker's); read with a range Query per shard (shared/emails/metrics.ts); TTL 400 days |
  * | broadcast link  | PROJECT#<pid>#BROADCAST#<bid>#LINKS#<shard> | LINK#<sha256(url) 16 hex> | - | - | a broadcast's clicks per link (`url`, `clicks`, `unique_clicks`), ADD by the email-status worker in the Click event's transaction, sharded by email id; GET /broadcasts/{id}/clicked-links Queries the shards and merges by link |
+ * | contact count   | PROJECT#<pid>           | CONTACT_COUNT#<0-7>  | -      | -      | the project's number of contacts (`n`), spread over 8 counters: a create adds 1 to one picked at random, a delete takes 1 from one, in their transactions (shared/audience/contact-count.ts); GET /usage reads all 8 (BatchGet); `npm run project -- recount` sets them from a COUNT Query |
  * | reputation      | REPUTATION#<pid>#<shard> | HOUR#<yyyy-mm-ddThh> | -     | -      | the reputation guard's counts of live sends (the sender's sent transaction), permanent bounces and complaints (the email-status worker's transaction), ADD per UTC hour; read (the shards merged, the last 24 hours) after a bounce or complaint and by GET /project (shared/emails/reputation.ts); TTL 2 days |
  * | rate window     | RATE_LIMIT#<pid>#<epoch second> | RATE_LIMIT   | -      | -      | every authenticated request: one UpdateItem (ADD with a condition under the project's limit), beside the API-key lookup (shared/access/rate-limit.ts); a partition per second, so a project's counting never meets another second's; TTL 2 min |
  * | send count      | SEND_COUNT#<pid>#<DAY#yyyy-mm-dd or MONTH#yyyy-mm>[#<shard 0-7>] | SEND_COUNT | - | - | emails accepted in the day / month (UTC): added to in the transaction that accepts them, on the main counter with a condition under the project's quota, or on a random shard when it has none (shared/emails/quota.ts); main + shards read (one BatchGet) for the usage headers and GET /project; TTL 40 days (day) / 400 days (month) |
@@ -42,7 +43,9 @@
  * | contact         | PROJECT#<pid>           | CONTACT#<cid>        | -      | -      | POST/GET/PATCH/DELETE /contacts (Query on prefix to list); holds `segment_ids` (list) and `topics` (map topic id -> opt_in/opt_out); the broadcast fan-out (BatchGet) |
  * | contact email   | PROJECT#<pid>           | CONTACT_EMAIL#<lower-cased address> | - | - | one contact per address per project (attribute_not_exists in the create's transaction) -> `contact_id`: GET/PATCH/DELETE /contacts/{email} |
  * | segment member  | PROJECT#<pid>#SEGMENT#<sid> | CONTACT#<cid>    | -      | -      | a contact in a segment, written in the same transaction as the contact's `segment_ids`: GET /contacts?segment_id= and the broadcast fan-out (Query the partition, pages in contact order); segment deletion removes them (the request, then the segment-cleanup worker: Query the partition) |
+ * | contact import  | PROJECT#<pid>           | CONTACT_IMPORT#<iid> | -      | -      | POST /contacts/imports (put with the file's S3 key, ConditionChecks of its segments and topics), GET /contacts/imports (Query on prefix, newest first) and /{id}; the contact-imports worker's cursor and counts, updated in each page's transaction (shared/audience/imports.ts) |
  * | topic           | PROJECT#<pid>           | TOPIC#<tid>          | -      | -      | POST/GET/PATCH/DELETE /topics (Query on prefix to list); a contact's effective subscription falls back to its `default_subscription` |
+ * | contact properties | PROJECT#<pid>        | CONTACT_PROPERTIES   | -      | -      | the project's property schema, ONE item (a map key -> {id, type, fallback_value, created_at}; at most MAX_PROPERTIES): POST/GET/PATCH/DELETE /contact-properties (GetItem, then a Put conditional on its `version`: key uniqueness and the limit in one write); contact create/PATCH with `properties` (GetItem beside the contact read); each broadcast fan-out page (GetItem) |
  * | template        | PROJECT#<pid>           | TEMPLATE#<tid>       | -      | -      | POST/GET/PATCH/DELETE /templates, publish, duplicate (Query on prefix to list); holds the draft and the `published` version; POST /emails with `template` (GetItem) |
  * | template alias  | PROJECT#<pid>           | TEMPLATE_ALIAS#<alias> | -    | -      | alias uniqueness (attribute_not_exists in the template's transaction) -> `template_id`: GET/PATCH/DELETE /templates/{alias} |
  * | broadcast       | PROJECT#<pid>           | BROADCAST#<bid>      | BROADCAST_DUE (while scheduled, queued or sending) | <scheduled time or lease end>#<pid>#<bid> | everything but the content (under 1 KB, so the fan-out's counter and cursor updates stay cheap): POST/GET/PATCH/DELETE /broadcasts, send, cancel (Query on prefix to list); counters, cursor, pages in flight; the due-broadcast dispatcher (Query GSI1 <= now) |
@@ -58,6 +61,7 @@
  * | oauth refresh token | OAUTH_REFRESH_TOKEN#<sha256> | OAUTH_REFRESH_TOKEN | - | - | POST /oauth/token refresh (marked `rotated_at` on use, kept: presenting it again revokes the grant, RFC 9700), POST /oauth/revoke; TTL 30 days |
  * | received email  | PROJECT#<pid>           | RECEIVED_EMAIL#<rid> | -      | -      | the inbound worker's put (with `email.received`, then `stored_at` with `email.stored`); GET /emails/receiving (Query on prefix, newest first), GET /emails/receiving/{id} and its attachments (GetItem); TTL with the raw message (INBOUND_RETENTION_DAYS) |
  * | inbound message | INBOUND_MESSAGE#<SES message id> | PROJECT#<pid> | - | -  | idempotency of the inbound worker: one per (SES message, project), put with attribute_not_exists in the received email's transaction -> `received_email_id`, so a redelivered notification stores nothing twice; TTL with the raw message |
+ * | request log     | PROJECT#<pid>#LOGS#<shard> | LOG#<lid>     | -      | -      | one entry per authenticated API request (method, path, status, duration, user agent, request id, the error's envelope; never a key, header or body), put beside the answer by the request pipeline (shared/logs/request-log.ts); GET /logs (the shards merged, newest first; lid is a UUIDv7 of the request's start), GET /logs/{id} (GetItem); sharded because every request of a project writes one; TTL 30 days |
  */
 export interface Key {
   PK: string;
@@ -84,6 +88,10 @@ export const segments = (projectId: string) => ({ PK: projectPk(projectId), pref
 const eventsPk = (projectId: string) => `${projectPk(projectId)}#EVENTS`;
 export const event = (projectId: string, eventId: string): Key => ({ PK: `${eventsPk(projectId)}#${shardOf(eventId)}`, SK: `EVENT#${eventId}` });
 export const events = (projectId: string): ShardedCollection => ({ PKs: shardPks(eventsPk(projectId)), prefix: 'EVENT#' });
+/** Every authenticated request writes one entry: sharded like the per-email collections, so a busy project's requests spread over COLLECTION_SHARDS partitions. */
+const logsPk = (projectId: string) => `${projectPk(projectId)}#LOGS`;
+export const requestLog = (projectId: string, logId: string): Key => ({ PK: `${logsPk(projectId)}#${shardOf(logId)}`, SK: `LOG#${logId}` });
+export const requestLogs = (projectId: string): ShardedCollection => ({ PKs: shardPks(logsPk(projectId)), prefix: 'LOG#' });
 
 /** A collection of items under one partition whose sort keys share a prefix followed by the item id. */
 export interface Collection {
@@ -192,13 +200,19 @@ export const webhookAttempts = (projectId: string, deliveryId: string): Collecti
 /** Contacts: one per lower-cased address per project (the contact email item claims the address). */
 export const contact = (projectId: string, contactId: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT#${contactId}` });
 export const contacts = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'CONTACT#' });
+export const contactCount = (projectId: string, shard: number): Key => ({ PK: projectPk(projectId), SK: `CONTACT_COUNT#${shard}` });
 export const contactEmail = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT_EMAIL#${address.toLowerCase()}` });
+/** A contact import's record (its cursor and counts: shared/audience/imports.ts). */
+export const contactImport = (projectId: string, importId: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT_IMPORT#${importId}` });
+export const contactImports = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'CONTACT_IMPORT#' });
 /** A segment's members have a partition of their own: the fan-out reads 100,000 of them without touching the project's other items. */
 export const segmentMember = (projectId: string, segmentId: string, contactId: string): Key => ({ PK: `${projectPk(projectId)}#SEGMENT#${segmentId}`, SK: `CONTACT#${contactId}` });
 export const segmentMembers = (projectId: string, segmentId: string) => ({ PK: `${projectPk(projectId)}#SEGMENT#${segmentId}`, prefix: 'CONTACT#' });
 
 export const topic = (projectId: string, topicId: string): Key => ({ PK: projectPk(projectId), SK: `TOPIC#${topicId}` });
 export const topics = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'TOPIC#' });
+/** The project's contact property schema: one item, so a contact write reads it in the round trip it already makes. */
+export const contactProperties = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'CONTACT_PROPERTIES' });
 
 export const template = (projectId: string, templateId: string): Key => ({ PK: projectPk(projectId), SK: `TEMPLATE#${templateId}` });
 export const templates = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'TEMPLATE#' });

@@ -406,6 +406,26 @@ export async function queryBetween<T extends Item = Item>(collection: Collection
   return pages.flat();
 }
 
+/** How many items of the collection (every page of a COUNT Query: DynamoDB reads them and returns none): for collections that stay short (a project's segments, broadcasts) and an operator's recount. */
+export async function countItems(collection: Collection): Promise<number> {
+  let count = 0;
+  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined;
+  do {
+    const out = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': collection.PK, ':prefix': collection.prefix },
+        Select: 'COUNT',
+        ExclusiveStartKey,
+      }),
+    );
+    count += out.Count ?? 0;
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return count;
+}
+
 /**
  * GSI1 projects keys only (lib/table-definition.ts: an index write for every change of an item's
  * attributes would double what each status update costs), so its readers take the items from the

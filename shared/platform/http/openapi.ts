@@ -37,7 +37,8 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
 function requestContent(operation: Operation): Record<string, { schema: JsonSchema }> {
   const schema = schemaOf(operation.body!, 'input');
   const formats = operation.bodyFormats ?? ['json'];
-  return Object.fromEntries(formats.map((format) => [format === 'form' ? 'application/x-www-form-urlencoded' : 'application/json', { schema }]));
+  const types = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' } as const;
+  return Object.fromEntries(formats.map((format) => [types[format], { schema }]));
 }
 
 export function openApiDocument(routes: readonly DocumentedRoute[]) {

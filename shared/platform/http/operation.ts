@@ -46,7 +46,7 @@ export const SCOPE_NOTES: Record<Scope, string> = {
   full_access_api_key: 'Needs a `full_access` API key; OAuth access tokens (whatever their scope) and `sending_access` keys get 403 `insufficient_scope`.',
 };
 
-export type BodyFormat = 'json' | 'form';
+export type BodyFormat = 'json' | 'form' | 'multipart';
 
 export interface ResponseSpec {
   description: string;
@@ -71,7 +71,8 @@ export interface Operation<P extends Schema | undefined = Schema | undefined, Q 
   body?: B;
   /**
    * How the body may be encoded; default `['json']`. `form` (application/x-www-form-urlencoded)
-   * is for the OAuth endpoints, whose clients send forms (RFC 6749 §4.1.3, RFC 7009 §2.1).
+   * is for the OAuth endpoints, whose clients send forms (RFC 6749 §4.1.3, RFC 7009 §2.1);
+   * `multipart` (multipart/form-data, ./multipart.ts) for POST /contacts/imports, whose SDK sends a file.
    */
   bodyFormats?: readonly BodyFormat[];
   /**

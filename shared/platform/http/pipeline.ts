@@ -10,6 +10,15 @@
  * error body by hand: it throws an ApiError (shared/platform/errors.ts) and the envelope does the rest.
  * Two operation options exist for the OAuth endpoints: `bodyFormats` also reads form bodies,
  * and `errorFormat: 'oauth'` renders errors as RFC 6749 asks instead of the envelope.
+ *
+ * The request log (`RequestRecorder`, given by `api()`: shared/logs/request-log.ts): once the answer
+ * of a request with a valid key is known (the handler's reply or the error's envelope), its entry's
+ * write starts, then the answer is shaped and the access log line written, then the pipeline waits
+ * for the write together with the work authentication started beside the request (`alongside`).
+ * No round trip is added before the answer is decided; on Lambda the function returns only when
+ * the write has settled, so the client waits for the overlap's remainder (bench/request-log.ts
+ * measures it). A failed write is logged and never changes the answer; a function that dies after
+ * deciding its answer loses that request's entry (and its answer).
  */
 import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
@@ -19,6 +28,7 @@ import type { Caller } from '../caller';
 import { ApiError, badRequest, forbidden, internalError, invalidApiKey, OAUTH_ERROR_CODES, payloadTooLarge, unprocessable, type ErrorDetail } from '../errors';
 import { API_VERSION } from './api-version';
 import { logger as rootLogger, type Logger } from '../log';
+import { MULTIPART_TYPE, parseMultipart } from './multipart';
 import { requiredScope, scopeRefusal, type BodyFormat, type Operation } from './operation';
 
 /** Request bodies above this are refused with 413 (DESIGN.md limits). */
@@ -75,6 +85,8 @@ interface State {
   headers?: Record<string, string>;
   /** work authentication started beside the request (a key's `last_used_at`): awaited after the handler */
   alongside?: Promise<unknown>;
+  /** the valid key's caller, known even when the request is then refused (429, 403): whose log the request goes to */
+  identified?: Caller;
   params?: unknown;
   query?: unknown;
   body?: unknown;
@@ -130,8 +142,51 @@ function oauthErrorReply(error: ApiError): Reply {
   return { statusCode: code === 'invalid_client' ? 401 : 400, body: { error: code, error_description: error.message }, headers };
 }
 
-/** Request id, version negotiation, size limit, the access log line and the error envelope. */
-function httpEnvelope(operation: Operation): MiddlewareObj<Event, Result, Error, Context> {
+/**
+ * An answered request of a valid key, as the request log takes it. Only these fields: the pipeline
+ * never hands the recorder a header (but the user agent), the key, the query string or a body
+ * other than an error's.
+ */
+export interface AnsweredRequest {
+  caller: Caller;
+  requestId: string;
+  method: string;
+  /** the raw path, without the query string */
+  path: string;
+  userAgent: string | undefined;
+  status: number;
+  /** epoch ms when the pipeline received the request */
+  startedAt: number;
+  durationMs: number;
+  /** the error body as sent (the envelope, or RFC 6749's for OAuth operations); undefined for a success */
+  error: Record<string, unknown> | undefined;
+}
+/** Writes an answered request's log entry; its promise may reject (the pipeline logs that and answers anyway). */
+export type RequestRecorder = (request: AnsweredRequest) => Promise<unknown>;
+
+/** The entry's write, started as soon as the answer is known (undefined: no valid key, so no project to file it under). */
+function startRecording(record: RequestRecorder | undefined, event: Event, state: State, reply: Reply): Promise<unknown> | undefined {
+  if (!record || !state.identified) return undefined;
+  const failed = reply.statusCode >= 400 && typeof reply.body === 'object' && reply.body !== null;
+  try {
+    return record({
+      caller: state.identified,
+      requestId: state.requestId,
+      method: event.requestContext?.http?.method ?? '',
+      path: event.rawPath,
+      userAgent: header(event, 'user-agent'),
+      status: reply.statusCode,
+      startedAt: state.startedAt,
+      durationMs: Date.now() - state.startedAt,
+      error: failed ? (reply.body as Record<string, unknown>) : undefined,
+    });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Request id, version negotiation, size limit, the access log line, the error envelope and the request log's write. */
+function httpEnvelope(operation: Operation, record?: RequestRecorder): MiddlewareObj<Event, Result, Error, Context> {
   return {
     before: (request) => {
       const event = request.event;
@@ -147,9 +202,10 @@ function httpEnvelope(operation: Operation): MiddlewareObj<Event, Result, Error,
     after: async (request) => {
       const reply = request.response as unknown as Reply;
       const state = stateOf(request.event);
+      const recording = startRecording(record, request.event, state, reply);
       request.response = toResult(reply, state);
       accessLog(request, reply.statusCode);
-      await settleAlongside(state);
+      await settleAlongside(state, recording);
     },
     onError: async (request) => {
       let state = states.get(request.event);
@@ -164,16 +220,24 @@ function httpEnvelope(operation: Operation): MiddlewareObj<Event, Result, Error,
       }
       const apiError = error as ApiError;
       const reply: Reply = operation.errorFormat === 'oauth' ? oauthErrorReply(apiError) : { statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers };
+      const recording = startRecording(record, request.event, state, reply);
       request.response = toResult(reply, state);
       accessLog(request, reply.statusCode);
-      await settleAlongside(state);
+      await settleAlongside(state, recording);
     },
   };
 }
 
-/** Work started beside the request ends before Lambda may freeze the process; its failure is logged, never the answer's. */
-async function settleAlongside(state: State): Promise<void> {
-  await state.alongside?.catch((error: unknown) => state.logger.warn('work beside the request failed', { error }));
+/**
+ * Work started beside the request (a key's `last_used_at`, the request log's entry) ends before
+ * Lambda may freeze the process: both at once, so the slower of them is all the answer waits for.
+ * Their failure is logged, never the answer's.
+ */
+async function settleAlongside(state: State, recording?: Promise<unknown>): Promise<void> {
+  await Promise.all([
+    state.alongside?.catch((error: unknown) => state.logger.warn('work beside the request failed', { error })),
+    recording?.catch((error: unknown) => state.logger.warn('request log write failed: this request has no log entry', { error })),
+  ]);
 }
 
 function accessLog(request: HttpRequest, status: number): void {
@@ -218,6 +282,7 @@ function authentication(operation: Operation, authenticate: Authenticator | unde
       const state = stateOf(request.event);
       state.alongside = alongside;
       if (!caller) throw invalidApiKey();
+      state.identified = caller; // a valid key: from here on, even a refusal is in its project's request log
       state.headers = headers;
       if (limited) throw limited;
       const refusal = scopeRefusal(caller, requiredScope(operation));
@@ -240,6 +305,7 @@ function issues(error: z.core.$ZodError, prefix: string[] = []): ErrorDetail[] {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
+const BODY_TYPES: Record<BodyFormat, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' };
 
 /** A form body as an object; a name given twice becomes an array, which no string schema accepts. */
 function parseForm(raw: Buffer): Record<string, string | string[]> {
@@ -256,8 +322,9 @@ function parseBody(event: Event, formats: readonly BodyFormat[]): unknown {
   if (!raw || raw.length === 0) return {}; // an absent body validates as {}, so missing fields are named
   const contentType = header(event, 'content-type') ?? '';
   if (formats.includes('form') && FORM_TYPE.test(contentType)) return parseForm(raw);
-  if (!JSON_TYPE.test(contentType)) {
-    const expected = formats.includes('form') ? 'application/json or application/x-www-form-urlencoded' : 'application/json';
+  if (formats.includes('multipart') && MULTIPART_TYPE.test(contentType)) return parseMultipart(raw, contentType);
+  if (!formats.includes('json') || !JSON_TYPE.test(contentType)) {
+    const expected = formats.map((f) => BODY_TYPES[f]).join(' or ');
     throw badRequest('unsupported_content_type', `Content-Type must be ${expected}, got "${contentType || 'none'}"`, 'Content-Type');
   }
   try {
@@ -331,9 +398,9 @@ function permissiveItems(operation: Operation, event: Event, input: unknown, sta
   return true;
 }
 
-export function buildHandler<O extends Operation>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>, authenticate?: Authenticator) {
+export function buildHandler<O extends Operation>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>, authenticate?: Authenticator, record?: RequestRecorder) {
   return middy<Event, Result, Error, Context>()
-    .use(httpEnvelope(operation))
+    .use(httpEnvelope(operation, record))
     .use(authentication(operation, authenticate))
     .use(validation(operation))
     .handler(async (event, context) => {
