@@ -27,12 +27,17 @@
  *    /contacts writes (the contact, its claim with attribute_not_exists, its memberships,
  *    `contact.created`, the contact count). An existing one: `skip` counts it, `upsert` writes what a
  *    PATCH does (the row's non-empty values, its segments added, its topics set; `contact.updated`).
- * 5. ONE transaction: the page's writes and the record's new cursor and counts, conditional on the
- *    cursor being where this page started. So a page is written once or not at all: a worker that
- *    dies before it commits redoes it on redelivery, one that dies after finds the cursor past it.
- *    The last page also sets `completed`. A claim taken or a contact changed between the read and
- *    the write (a POST /contacts racing the import) -> the page is read and built again (5 tries);
- *    the cursor moved -> another delivery of the message is doing this import: this one stops.
+ * 5. Pages go WINDOW_PAGES at a time, side by side (one page after another would leave DynamoDB
+ *    idle between them). Each is ONE transaction: its writes and its marker (keys.contactImportPage,
+ *    attribute_not_exists, holding the page's counts). So a page is written once or not at all: a
+ *    worker that dies before it commits redoes it on redelivery; a page found done (its marker there)
+ *    gives its counts from the marker. A claim taken or a contact changed between the read and the
+ *    write (a POST /contacts racing the import, or the same address in two pages of one window) ->
+ *    the page is read and built again (5 tries). Then one update moves the record's cursor past the
+ *    window with the window's counts, conditional on the cursor being where the window started: a
+ *    worker that dies between its pages and this update leaves the markers, and the next delivery
+ *    redoes the window from them. The last window also sets `completed`. The cursor moved ->
+ *    another delivery of the message is doing this import: this one stops.
  * 6. CONTINUE_MARGIN_MS before the function's timeout the worker stops between pages and sends the
  *    message again (a continuation) instead of being killed mid-page: a long file goes on in a new
  *    invocation, without counting receives towards the DLQ. Were the continuation sent twice, step
@@ -79,6 +84,10 @@ export const CONTINUE_MARGIN_MS = 20_000;
 const PAGE_BYTES = 3.5 * 1024 * 1024;
 /** Tries of one page when a racing write took a claim or changed a contact between the read and the write. */
 const PAGE_ATTEMPTS = 5;
+/** Pages written side by side (step 5). */
+const WINDOW_PAGES = 4;
+/** Page markers are kept a week: an import's messages are long done by then. */
+const PAGE_MARKER_TTL_SECONDS = 7 * 86_400;
 
 export interface ImportMessage {
   project_id: string;
@@ -382,8 +391,44 @@ async function buildPage(record: ImportItem, page: RowResult[]): Promise<PageOut
   return outcome;
 }
 
-/** The record's progress after a page, conditional on the cursor being where the page started. */
-function progress(record: ImportItem, outcome: PageOutcome, rows: number): { action: WriteAction; next: ImportItem } {
+type PageCounts = Pick<PageOutcome, 'created' | 'updated' | 'skipped' | 'failures'>;
+const sum = (pages: PageCounts[], field: 'created' | 'updated' | 'skipped') => pages.reduce((n, p) => n + p[field], 0);
+
+/**
+ * Writes one page (step 5) with its marker, or finds it written: either way answers its counts.
+ * Throws a failed condition tagged `segment gone` / `topic gone` when one of the import's went.
+ */
+async function writePage(record: ImportItem, start: number, page: RowResult[]): Promise<PageCounts> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const outcome = await buildPage(record, page);
+      const counts: PageCounts = { created: outcome.created, updated: outcome.updated, skipped: outcome.skipped, failures: outcome.failures };
+      const marker = put(
+        {
+          ...keys.contactImportPage(record.project_id, record.id, start),
+          type: 'contact_import_page',
+          rows: page.length,
+          ...counts,
+          expires_at: Math.floor(Date.now() / 1000) + PAGE_MARKER_TTL_SECONDS,
+        },
+        { ifAbsent: { tag: 'page done', withItem: true } },
+      );
+      await transact([marker, ...outcome.actions]); // the marker first: a page found done decides over anything else
+      return counts;
+    } catch (error) {
+      if (isConditionFailed(error, 'page done')) {
+        const done = error.item as Item;
+        return { created: Number(done.created), updated: Number(done.updated), skipped: Number(done.skipped), failures: (done.failures as ImportFailure[]) ?? [] };
+      }
+      const racing = isConditionFailed(error, 'claimed') || isConditionFailed(error, 'contact changed') || isTransactionConflict(error) || (error as { retryPage?: boolean }).retryPage;
+      if (!racing || attempt >= PAGE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * attempt));
+    }
+  }
+}
+
+/** The record's progress after a window of pages, conditional on the cursor being where the window started. */
+function progress(record: ImportItem, outcome: PageCounts, rows: number): { action: WriteAction; next: ImportItem } {
   const next: ImportItem = {
     ...record,
     processed: record.processed + rows,
@@ -463,25 +508,45 @@ export async function runImport(message: ImportMessage, deadline: number): Promi
   const schema = await readPropertySchema(record.project_id);
   while (record.processed < rows.length) {
     if (Date.now() > deadline - CONTINUE_MARGIN_MS) return 'continue';
-    const page = pageAt(rows, record.processed, indexOf, record, schema);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const outcome = await buildPage(record, page);
-        const { action, next } = progress(record, outcome, page.length);
-        await transact([action, ...outcome.actions]); // the cursor first: a moved cursor decides over anything else
-        record = next;
-        break;
-      } catch (error) {
-        if (isConditionFailed(error, 'moved')) return 'stopped';
-        if (isConditionFailed(error, 'segment gone') || isConditionFailed(error, 'topic gone')) {
-          await finish(record, 'failed', `a ${(error as { tag: string }).tag.split(' ')[0]} of the import was deleted during it`);
-          return 'done';
-        }
-        const racing = isConditionFailed(error, 'claimed') || isConditionFailed(error, 'contact changed') || isTransactionConflict(error) || (error as { retryPage?: boolean }).retryPage;
-        if (!racing || attempt >= PAGE_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * attempt));
-      }
+    // a window of pages with no address in two of them: a repeated address is written in file order
+    const window: { start: number; page: RowResult[] }[] = [];
+    const inWindow = new Set<string>();
+    for (let start = record.processed; window.length < WINDOW_PAGES && start < rows.length; ) {
+      const page = pageAt(rows, start, indexOf, record, schema);
+      const addresses = page.flatMap((r) => ('lower' in r ? [r.lower] : []));
+      if (window.length && addresses.some((a) => inWindow.has(a))) break;
+      for (const a of addresses) inWindow.add(a);
+      window.push({ start, page });
+      start += page.length;
     }
+    let written: PageCounts[];
+    try {
+      written = await Promise.all(window.map(({ start, page }) => writePage(record!, start, page)));
+    } catch (error) {
+      if (isConditionFailed(error, 'segment gone') || isConditionFailed(error, 'topic gone')) {
+        await finish(record, 'failed', `a ${(error as { tag: string }).tag.split(' ')[0]} of the import was deleted during it`);
+        return 'done';
+      }
+      throw error;
+    }
+    const counts: PageCounts = {
+      created: sum(written, 'created'),
+      updated: sum(written, 'updated'),
+      skipped: sum(written, 'skipped'),
+      failures: written.flatMap((w) => w.failures),
+    };
+    const { action, next } = progress(
+      record,
+      counts,
+      window.reduce((n, w) => n + w.page.length, 0),
+    );
+    try {
+      await transact([action]);
+    } catch (error) {
+      if (isConditionFailed(error, 'moved')) return 'stopped';
+      throw error;
+    }
+    record = next;
   }
   return 'done';
 }

@@ -189,7 +189,7 @@ describe('a worker killed half-way', () => {
     const rows = PAGE_ROWS * 4 + 7;
     const { id } = await createImport({ projectId, livemode: true, permission: 'full_access' }, { file: Buffer.from(file(rows)).toString('latin1') });
     const message = { project_id: projectId, import_id: id };
-    // the Lambda "dies" as it sends its third page: two pages committed
+    // the Lambda "dies" as it sends its third page: the window's other pages (written side by side) committed, the cursor not moved
     let transactions = 0;
     installAwsCallChecker((call) => {
       checkNeeds?.(call);
@@ -197,8 +197,10 @@ describe('a worker killed half-way', () => {
     });
     expect((await run(message)).batchItemFailures).toHaveLength(1);
     installAwsCallChecker(checkNeeds);
-    expect(await table.getItem(keys.contactImport(projectId, id))).toMatchObject({ status: 'in_progress', total: rows, processed: 2 * PAGE_ROWS, created: 2 * PAGE_ROWS });
-    expect(await contactsOf(projectId)).toHaveLength(2 * PAGE_ROWS);
+    expect(await table.getItem(keys.contactImport(projectId, id))).toMatchObject({ status: 'in_progress', total: rows, processed: 0, created: 0 });
+    const before = (await contactsOf(projectId)).length;
+    expect(before).toBeGreaterThanOrEqual(2 * PAGE_ROWS); // pages 1 and 2 (and 4) are in, page 3 is not
+    expect(before).toBeLessThan(rows);
 
     // redelivery (twice: the second is a duplicate of a finished import and does nothing)
     expect((await run(message)).batchItemFailures).toEqual([]);
