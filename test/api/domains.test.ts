@@ -286,7 +286,16 @@ describe('PATCH /domains/{domain_id}', () => {
       const res = await api.patch(`/domains/${domain.id}`, body);
       expect({ body, status: res.status, paths: res.body.errors?.map((e: { path: string }) => e.path) }).toEqual({ body, status: 422, paths: expect.arrayContaining([path]) });
     }
-    expect((await api.get(`/domains/${domain.id}`)).body).toEqual(domain);
+    // nothing a refused PATCH names changed (its status may move on by itself: the scheduled check verifies it)
+    const settings = ({ name, tls, capabilities, open_tracking, click_tracking, tracking_subdomain }: typeof domain) => ({
+      name,
+      tls,
+      capabilities,
+      open_tracking,
+      click_tracking,
+      tracking_subdomain,
+    });
+    expect(settings((await api.get(`/domains/${domain.id}`)).body)).toEqual(settings(domain));
   });
 });
 
