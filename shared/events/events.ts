@@ -19,6 +19,16 @@ export { API_VERSION } from '../platform/http/api-version';
 /** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 
+/**
+ * The event as it leaves the service (webhook deliveries, GET /events, the webhook event logs):
+ * the stored envelope with Resend's flat fields beside `data.object` (./resend-fields.ts). They are
+ * derived from the object, so they are not stored: an event item stays the size of its object (each
+ * status change of an email writes one, twice as a transaction bills it).
+ */
+export function withResendFields(event: PlatformEvent): PlatformEvent {
+  return { ...event, data: { ...event.data, ...resendFields(event.type, event.data.object) } };
+}
+
 export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type: EventType, object: object): PlatformEvent {
   return {
     object: 'event',
@@ -28,7 +38,7 @@ export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type:
     created_at: nowIso(),
     livemode: caller.livemode,
     project_id: caller.projectId,
-    data: { object, ...resendFields(type, object) }, // Resend's flat fields beside the contract's `object`
+    data: { object }, // Resend's flat fields are added when the event leaves the service (withResendFields)
   };
 }
 
@@ -52,5 +62,5 @@ export function eventWrite(caller: Pick<Caller, 'projectId' | 'livemode'>, type:
 export async function listEvents(caller: Pick<Caller, 'projectId'>, max: number): Promise<PlatformEvent[]> {
   const { items } = await queryPage(keys.events(caller.projectId), { limit: max });
   const now = Math.floor(Date.now() / 1000);
-  return items.filter((item) => item.expires_at > now).map((item) => item.event as PlatformEvent);
+  return items.filter((item) => item.expires_at > now).map((item) => withResendFields(item.event as PlatformEvent));
 }

@@ -123,9 +123,10 @@ export function newDeliveryItem(event: OutboxEvent, webhookId: string, now: stri
 }
 
 /**
- * The record of one attempt (Resend's `webhooks.events.attempts.list`): put by the dispatcher in
- * the same transaction that records the attempt on its delivery, so there is exactly one per
- * counted attempt. `http_status_code` is 0 when nothing answered (refused, DNS, timeout: Svix's
+ * The record of one attempt (Resend's `webhooks.events.attempts.list`): put by the dispatcher right
+ * after it records the attempt on its delivery (a plain put: a transaction of the two would bill both
+ * twice on every delivery), so a dispatcher that dies between them leaves an attempt counted and not
+ * listed. `http_status_code` is 0 when nothing answered (refused, DNS, timeout: Svix's
  * convention too), and `response` then holds the reason instead of a body. Expires with its delivery.
  */
 export interface AttemptItem {

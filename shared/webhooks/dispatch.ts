@@ -23,8 +23,9 @@
 import { countMetric } from '../platform/metrics';
 import { randomUUID } from 'node:crypto';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, put, transact, transactRetryingConflicts, update, updateItem, type Item } from '../platform/db/table';
-import { eventWrite } from '../events/events';
+import { batchGet, getItem, isConditionFailed, put, putItem, transact, update, updateItem, type Item } from '../platform/db/table';
+import { eventWrite, withResendFields } from '../events/events';
+import type { PlatformEvent } from '../events/model';
 import { nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
 import { newAttemptItem, retryDelaySeconds, type DeliveryItem } from './deliveries';
@@ -85,7 +86,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   }
 
   const event = await getItem(keys.event(message.project_id, delivery.event_id));
-  const body = event ? JSON.stringify(event.event) : '';
+  const body = event ? JSON.stringify(withResendFields(event.event as PlatformEvent)) : '';
   const sentAt = nowIso();
   const result = event ? await postWebhook(webhook.endpoint, body, signatureHeaders(secrets, delivery.event_id, body)) : { ok: false, status: null, error: 'the event has expired' };
 
@@ -94,8 +95,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   const delay = result.ok || final ? undefined : retryDelaySeconds(attempt);
   const at = nowIso();
   try {
-    // a transaction beside a manual retry's plain update of the delivery can be cancelled for the conflict: tried again
-    await transactRetryingConflicts([
+    await updateItem(
       update(
         deliveryKey,
         {
@@ -115,13 +115,15 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
         },
         lost,
       ),
-      put(newAttemptItem(delivery, attempt, sentAt, result)),
-    ]);
+    );
   } catch (error) {
     ignoreLost(error);
     logger.warn('webhook attempt not recorded: the claim expired and another dispatcher took the delivery', { delivery_id: delivery.id });
     return undefined;
   }
+  // the attempt's own record (webhooks.events.attempts.list), a plain put after the delivery's: a transaction of the two
+  // bills them twice on every delivery. A dispatcher that dies between them leaves the attempt counted, not listed.
+  await putItem(put(newAttemptItem(delivery, attempt, sentAt, result))).catch((error) => logger.warn('webhook attempt record not written', { delivery_id: delivery.id, error }));
   countMetric('WebhookDeliveries', { Outcome: result.ok ? 'delivered' : final ? 'failed' : 'retrying' });
   await recordHealth(webhookKey, webhook, result.ok, final, at);
   return delay;

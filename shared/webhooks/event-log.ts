@@ -20,6 +20,8 @@ import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { batchGet, getItem, queryPage, type Item } from '../platform/db/table';
 import { notFound } from '../platform/errors';
+import { withResendFields } from '../events/events';
+import type { PlatformEvent } from '../events/model';
 import { type AttemptItem, type DeliveryItem, deliveryId } from './deliveries';
 import type { EventLogStatus, WebhookEventAttempt, WebhookEventDetail, WebhookEventLog } from './model';
 
@@ -65,7 +67,7 @@ async function readEntry(caller: Pick<Caller, 'projectId'>, webhookId: string, e
 export async function getEventLogEntry(caller: Pick<Caller, 'projectId'>, webhookId: string, eventId: string): Promise<WebhookEventDetail> {
   const { delivery, found } = await readEntry(caller, webhookId, eventId, [keys.event(caller.projectId, eventId)]);
   const event = found.find((i) => i.type === 'event');
-  return { object: 'webhook_event', ...toLogEntry(delivery), next_attempt_at: delivery.next_attempt_at, payload: (event?.event as Record<string, unknown> | undefined) ?? null };
+  return { object: 'webhook_event', ...toLogEntry(delivery), next_attempt_at: delivery.next_attempt_at, payload: event ? withResendFields(event.event as PlatformEvent) : null }; // as it was sent
 }
 
 export async function listEventAttempts(caller: Pick<Caller, 'projectId'>, webhookId: string, eventId: string, page: { limit: number; after?: string }) {

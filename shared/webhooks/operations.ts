@@ -194,8 +194,8 @@ export const listEventAttempts = defineOperation({
     // 512: RESPONSE_KEPT_BYTES of ./http.ts (not imported: operations stay free of the HTTP client)
     'One entry per attempt: `http_status_code` the endpoint answered (0 when nothing answered: refused, unresolvable, ' +
     `timed out after 15 s) and \`response\`, the first 512 bytes of its answer's body (or why there was none). ` +
-    'Paginated with `limit` and `after` (an attempt id). Attempts made before attempt records existed are not listed ' +
-    "(the delivery's `attempt_count` counts them).",
+    'Paginated with `limit` and `after` (an attempt id). Attempts made before attempt records existed, and one whose dispatcher ' +
+    "died between recording it on the delivery and writing its record, are not listed (the delivery's `attempt_count` counts them).",
   tags: ['Webhooks'],
   auth: 'api_key',
   params: eventParams,

@@ -25,7 +25,7 @@ import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { batchGet, del, getItem, isConditionFailed, isTransactionConflict, put, queryGsi1Page, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
 import { conflict, notFound } from '../platform/errors';
-import { eventWrite } from '../events/events';
+import { eventWrite, withResendFields } from '../events/events';
 import type { PlatformEvent } from '../events/model';
 import { newId, nowIso } from '../platform/ids';
 import { openSecret, sealSecret } from '../platform/secrets';
@@ -258,7 +258,7 @@ export async function listWebhookEvents(caller: Caller, page: { limit: number; a
   const { items, hasMore } = await queryGsi1Page<DeliveryItem & Item>(keys.webhookEventsPartitions(caller.projectId), page);
   const eventIds = unique(items.map((d) => d.event_id));
   const events = await batchGet<Item>(eventIds.map((id) => keys.event(caller.projectId, id)));
-  const byId = new Map(events.map((e) => [(e.event as PlatformEvent).id, e.event as PlatformEvent]));
+  const byId = new Map(events.map((e) => [(e.event as PlatformEvent).id, withResendFields(e.event as PlatformEvent)]));
   const records: WebhookEvent[] = items.map((d) => {
     const event = byId.get(d.event_id);
     return {

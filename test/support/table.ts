@@ -50,10 +50,15 @@ export async function createOtherProject(): Promise<{ projectId: string; key: st
   return { projectId: project.id, key: token };
 }
 
-/** A project's stored event items (the outbox), oldest first: its newest `max`, read through the keys module (events are sharded). */
+/**
+ * A project's stored event items (the outbox), oldest first: its newest `max`, read through the keys
+ * module (events are sharded). Each item's `event` as it leaves the service (webhooks, GET /events):
+ * with Resend's flat fields, which the item itself does not store.
+ */
 export async function projectEvents(projectId: string, max = 1000): Promise<Record<string, any>[]> {
   const keys = await import('../../shared/platform/db/keys');
   const { queryPage } = await import('../../shared/platform/db/table');
+  const { withResendFields } = await import('../../shared/events/events');
   const { items } = await queryPage(keys.events(projectId), { limit: max });
-  return items.reverse();
+  return items.reverse().map((item) => ({ ...item, event: withResendFields(item.event) }));
 }

@@ -1,10 +1,11 @@
 /**
  * Resend's flat event fields for the cases the local runtime cannot produce end to end (SES does
  * not simulate clicks locally) or that the API suites read only in part: each built from the
- * resource exactly as the event's `data.object` holds it, at the `resend` SDK's paths.
+ * resource exactly as the event's `data.object` holds it, at the `resend` SDK's paths, when the
+ * event leaves the service (the stored event holds the object only).
  */
 import type { WebhookEventPayload } from 'resend';
-import { buildEvent } from '../../shared/events/events';
+import { buildEvent, withResendFields } from '../../shared/events/events';
 
 const caller = { projectId: '01900000-0000-7000-8000-00000000aaaa', livemode: true };
 const email = {
@@ -23,7 +24,7 @@ const email = {
   broadcast_id: '01900000-0000-7000-8000-00000000b001',
 };
 /** The event as a Resend handler receives it (the SDK's type; our envelope's extra fields ignored). */
-const asResend = (type: Parameters<typeof buildEvent>[1], object: object) => buildEvent(caller, type, object) as unknown as WebhookEventPayload;
+const asResend = (type: Parameters<typeof buildEvent>[1], object: object) => withResendFields(buildEvent(caller, type, object)) as unknown as WebhookEventPayload;
 
 it('email.clicked: the email fields and click {ipAddress, link, timestamp, userAgent}', () => {
   const event = asResend('email.clicked', { ...email, click: { link: 'https://acme.example/x', timestamp: '2026-11-25T10:01:00.000Z', user_agent: 'Mail/1', ip_address: '203.0.113.9' } });
@@ -88,5 +89,5 @@ it('email.received: the bare from address and the attachments without their byte
 });
 
 it('adds nothing beside the object for types Resend does not have', () => {
-  expect(buildEvent(caller, 'api_key.created', { object: 'api_key', id: 'k' }).data).toEqual({ object: { object: 'api_key', id: 'k' } });
+  expect(withResendFields(buildEvent(caller, 'api_key.created', { object: 'api_key', id: 'k' })).data).toEqual({ object: { object: 'api_key', id: 'k' } });
 });
