@@ -28,6 +28,7 @@ import { startLocalKms } from '../lib/local/aws/kms';
 import { freePort } from '../lib/local/ports';
 import { QueuePoller } from '../lib/local/lambda/queue-poller';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
+import { writeRaw } from './raw-write';
 import { workerFunction } from '../lib/local/lambda/invocation';
 
 export interface BroadcastFanOutResult {
@@ -121,22 +122,7 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
         { ...keys.segmentMember(projectId, segmentId, id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: id },
       );
     }
-    const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-    let next = 0;
-    const seedStarted = process.hrtime.bigint();
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < batches.length) {
-          let pending = batches[next++].map((Item) => ({ PutRequest: { Item } }));
-          while (pending.length) {
-            const out = await writer.send(new BatchWriteCommand({ RequestItems: { [LOCAL_TABLE_NAME]: pending } }));
-            pending = (out.UnprocessedItems?.[LOCAL_TABLE_NAME] ?? []) as typeof pending;
-          }
-        }
-      }),
-    );
-    const seedSeconds = Number(process.hrtime.bigint() - seedStarted) / 1e9;
+    const seedSeconds = await writeRaw(writer, LOCAL_TABLE_NAME, items);
 
     // 2. the broadcast, queued, and its fan-out through the queue
     const broadcastId = newId();

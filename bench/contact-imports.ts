@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
 import { startLocalS3 } from '../lib/local/aws/s3';
 import { freePort } from '../lib/local/ports';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
+import { writeRaw } from './raw-write';
 
 export interface ContactImportsResult {
   rows: number;
@@ -86,22 +87,7 @@ export async function benchContactImports(rows = Number(process.env.BENCH_IMPORT
         { ...keys.event(rawProject, newId()), type: 'event', project_id: rawProject, event_type: 'contact.created', data: { id, email }, created_at: at },
       );
     }
-    const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-    let next = 0;
-    const rawStarted = process.hrtime.bigint();
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < batches.length) {
-          let pending = batches[next++].map((Item) => ({ PutRequest: { Item } }));
-          while (pending.length) {
-            const out = await writer.send(new BatchWriteCommand({ RequestItems: { [LOCAL_TABLE_NAME]: pending } }));
-            pending = (out.UnprocessedItems?.[LOCAL_TABLE_NAME] ?? []) as typeof pending;
-          }
-        }
-      }),
-    );
-    const rawSeconds = Number(process.hrtime.bigint() - rawStarted) / 1e9;
+    const rawSeconds = await writeRaw(writer, LOCAL_TABLE_NAME, items);
 
     // 2. the import: accepted as the request does it, then the worker's invocations (each 120 s, continuing) until done
     const projectId = newId();

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import { commonErrors, conflictResponse, cursorListQuery, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
 import { broadcast, broadcastRecipient, createBody, RECIPIENT_BOUNCE_TYPES, RECIPIENT_EVENT_TYPES, scheduledAt, updateBody } from './model';
 
 const params = z.strictObject({ broadcast_id: id });
@@ -156,9 +156,7 @@ export const listClickedLinks = defineOperation({
   auth: 'api_key',
   params,
   // the cursor is a link's id (16 hex digits), not a resource id
-  query: z
-    .strictObject({ limit: listQuery.shape.limit, after: z.optional(linkId), before: z.optional(linkId) })
-    .check(z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] })),
+  query: cursorListQuery(linkId),
   responses: {
     200: {
       description: 'A page of links',

@@ -14,13 +14,16 @@ export const id = z.string().check(z.regex(UUID_PATTERN, 'must be a UUID'));
 export const timestamp = z.iso.datetime();
 
 /** Query of every list route: `limit` 1-100 (default 20), `after`/`before` an id (exclusive), not both. */
-export const listQuery = z
-  .strictObject({
-    limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100))),
-    after: z.optional(id),
-    before: z.optional(id),
-  })
-  .check(z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }));
+/** `limit`, and `after` / `before` (one at most) of the type `cursor` names: an id unless a list pages by something else. */
+export const cursorListQuery = (cursor: z.ZodMiniType<string>) =>
+  z
+    .strictObject({
+      limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100))),
+      after: z.optional(cursor),
+      before: z.optional(cursor),
+    })
+    .check(z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }));
+export const listQuery = cursorListQuery(id);
 export const DEFAULT_PAGE_SIZE = 20;
 
 export const listOf = <T extends z.ZodMiniType>(item: T) => z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() });
