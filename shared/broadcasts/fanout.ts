@@ -33,21 +33,7 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import {
-  batchGet,
-  del,
-  getItem,
-  isConditionFailed,
-  put,
-  queryPage,
-  transact,
-  transactionChunks,
-  transactRetryingConflicts,
-  update,
-  updateItem,
-  type Item,
-  type WriteAction,
-} from '../platform/db/table';
+import { batchGet, del, getItem, isConditionFailed, put, queryPage, transactionChunks, transactRetryingConflicts, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
 import { FANOUT_LEASE_MS, getBroadcastContent, type BroadcastContent, type BroadcastItem } from './broadcasts';
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
@@ -323,7 +309,8 @@ async function claimPage(b: BroadcastItem, after: string, messageId: string): Pr
     expires_at: Math.floor(Date.now() / 1000) + RECIPIENT_TTL_SECONDS,
   };
   try {
-    await transact([
+    // pages side by side complete on the broadcast item while this claims: a conflict only means "not now"
+    await transactRetryingConflicts([
       update(
         keys.broadcast(b.project_id, b.id),
         { set: { status: 'sending', cursor: last, exhausted: !members.hasMore, claim_attempts: 0, ...leaseFields(b) }, add: { pages_in_flight: 1 }, condition: stillAt(after) },
@@ -347,7 +334,8 @@ async function claimPage(b: BroadcastItem, after: string, messageId: string): Pr
 /** The page is done: its record goes and it is counted out, together, once. False when another attempt did it first, or the broadcast ended meanwhile. */
 async function completePage(b: BroadcastItem, page: PageItem): Promise<boolean> {
   try {
-    await transact([
+    // the broadcast item is shared by the pages in flight and the next claim (see claimPage)
+    await transactRetryingConflicts([
       del(keys.broadcastPage(b.project_id, b.id, page.after), { ifExists: { tag: 'page done' } }),
       update(keys.broadcast(b.project_id, b.id), { add: { pages_in_flight: -1 }, set: leaseFields(b), condition: stillActive }, { tag: 'cursor moved' }),
     ]);
