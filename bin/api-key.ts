@@ -4,8 +4,10 @@
  *
  *   create [--project ID] [--name NAME] [--mode live|test] [--permission full_access|sending_access]
  *          without --project a new project is created; prints the key once
- *   list   --project ID
- *   revoke --project ID --key KEY_ID
+ *          --mode test: a test-mode key (es_test_) of the project: it works in the project's
+ *          sandbox (shared/access/test-mode.ts), never sees live data and never reaches SES
+ *   list   --project ID [--mode live|test]   (the keys of that mode; default live)
+ *   revoke --project ID --key KEY_ID [--mode live|test]
  *
  * Where: `--local` (default when DATA_DIR/runtime.json exists, i.e. `npm start` is running) uses
  * the local runtime's DynamoDB Local; `--table NAME` (or TABLE_NAME) uses a deployed table with
@@ -17,8 +19,8 @@ import { useTargetTable } from './table-target';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const USAGE = `usage: npm run api-key -- create [--project ID] [--name NAME] [--mode live|test] [--permission full_access|sending_access]
-       npm run api-key -- list --project ID
-       npm run api-key -- revoke --project ID --key KEY_ID
+       npm run api-key -- list --project ID [--mode live|test]
+       npm run api-key -- revoke --project ID --key KEY_ID [--mode live|test]
 options: --local (the running \`npm start\`, the default when DATA_DIR/runtime.json exists) | --table NAME (a deployed table; AWS credentials from the environment)`;
 
 function fail(message: string): never {
@@ -55,7 +57,9 @@ async function main(): Promise<void> {
   let projectId = values.project;
   if (command !== 'create' && !projectId) fail(`${command} needs --project`);
   if (projectId && !(await getProject(projectId))) fail(`no project ${projectId} in table ${process.env.TABLE_NAME}`);
-  const caller = (id: string) => ({ projectId: id, livemode: mode === 'live', permission: 'full_access' as const });
+  const { modeProjectId } = await import('../shared/access/test-mode');
+  // --mode test: the project's test-mode sandbox, where its test keys live (shared/access/test-mode.ts)
+  const caller = (id: string) => ({ projectId: modeProjectId(id, mode === 'live'), livemode: mode === 'live', permission: 'full_access' as const });
 
   if (command === 'create') {
     if (!projectId) {

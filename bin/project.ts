@@ -13,6 +13,9 @@
  *   recount --project ID
  *          sets the project's contact counters (GET /usage) from a COUNT of its contacts: once after
  *          upgrading a table whose contacts were made before the counters existed
+ *   wipe-test-data --project ID
+ *          deletes everything the project's test keys made (its test-mode sandbox), keeping the test
+ *          keys and OAuth clients and grants; live data is never touched (shared/access/test-data.ts)
  *
  * Where: as `npm run api-key` (bin/table-target.ts): `--table NAME` (or TABLE_NAME) for a deployed
  * table, else the running `npm start`.
@@ -26,6 +29,7 @@ const USAGE = `usage: npm run project -- show --project ID
        npm run project -- limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none]
        npm run project -- resume --project ID
        npm run project -- recount --project ID
+       npm run project -- wipe-test-data --project ID
 options: --local (the running \`npm start\`, the default when DATA_DIR/runtime.json exists) | --table NAME (a deployed table; AWS credentials from the environment)`;
 
 function fail(message: string): never {
@@ -55,7 +59,7 @@ async function main(): Promise<void> {
     },
   });
   const command = positionals[0];
-  if (!command || !['show', 'limits', 'resume', 'recount'].includes(command)) fail(`unknown command "${command ?? ''}"`);
+  if (!command || !['show', 'limits', 'resume', 'recount', 'wipe-test-data'].includes(command)) fail(`unknown command "${command ?? ''}"`);
   if (!values.project) fail(`${command} needs --project`);
   const change = { rate_limit: limitValue('rate', values.rate, 'default'), daily_quota: limitValue('daily', values.daily, 'none'), monthly_quota: limitValue('monthly', values.monthly, 'none') };
   const noTable = useTargetTable(values);
@@ -67,6 +71,12 @@ async function main(): Promise<void> {
   if (command === 'resume') {
     const { resumeSending } = await import('../shared/emails/reputation');
     await resumeSending(projectId);
+  }
+  if (command === 'wipe-test-data') {
+    const { wipeTestData } = await import('../shared/access/test-data');
+    const wiped = await wipeTestData(projectId);
+    console.log(`test data of ${projectId}: ${wiped.deleted} items deleted (${wiped.project_id}); test keys kept`);
+    return;
   }
   if (command === 'recount') {
     const { recountContacts } = await import('../shared/audience/contact-count');

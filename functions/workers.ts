@@ -105,14 +105,12 @@ export function deployedVisibilityTimeoutSeconds(queue: QueueDefinition): number
 }
 
 /**
- * The SES events topic's subscriptions: each queue gets the SES event JSON of every send in an
- * SNS envelope, filtered on the message body. The stack subscribes the queues with these
- * filters; the local SES front publishes through the same list and the same filter matcher.
+ * The SES events topic's subscriptions (each queue with its body filter): defined in
+ * shared/platform/aws/ses-events-topic.ts, where the sender's test mode reads them too. The stack
+ * subscribes the queues with these filters; the local SES front and the test-mode sender publish
+ * through the same list.
  */
-export const sesEventSubscriptions: readonly { queue: string; bodyFilter?: { eventType: readonly string[] } }[] = [
-  { queue: 'ses-suppression', bodyFilter: { eventType: ['Bounce', 'Complaint'] } },
-  { queue: 'ses-events' },
-];
+export { sesEventSubscriptions } from '../shared/platform/aws/ses-events-topic';
 /** The webhook fan-out's stream filter: inserted items whose entity `type` is `event` (shared/events/events.ts). */
 export const WEBHOOK_FANOUT_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } };
 
@@ -144,14 +142,26 @@ export const workers: readonly Worker[] = [
     handler: 'workers/sender',
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
     // DeleteItem: the email's pending entry; PutObject: the bytes of a `path` attachment it fetched (shared/emails/attachments.ts)
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read-write' },
+    // and a test-mode email's rendered message; the SES feedback queues: test mode's simulated events (shared/emails/test-mode-send.ts)
+    needs: {
+      table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      ses: ['ses:SendEmail', 'ses:GetAccount'],
+      contentBucket: 'read-write',
+      queues: ['ses-events', 'ses-suppression'],
+    },
   },
   {
     // the bulk lane: the same sender for broadcast emails, which never take the transactional reserve of the send rate
     name: 'bulk-sender',
     handler: 'workers/bulk-sender',
     trigger: { kind: 'queue', queue: 'send-bulk', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], ses: ['ses:SendEmail', 'ses:GetAccount'], contentBucket: 'read' },
+    // as the sender's, for test-mode broadcasts too
+    needs: {
+      table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      ses: ['ses:SendEmail', 'ses:GetAccount'],
+      contentBucket: 'read-write',
+      queues: ['ses-events', 'ses-suppression'],
+    },
   },
   {
     // SES Bounce and Complaint events -> suppression entries (idempotent: an address keeps its first entry)

@@ -8,6 +8,7 @@ import type { KeyMode } from '../../shared/access/api-key-token';
 import { authenticate, createApiKey } from '../../shared/access/api-keys';
 import type { Caller } from '../../shared/platform/caller';
 import { ensureDefaultProject } from '../../shared/access/projects';
+import { liveProjectId } from '../../shared/access/test-mode';
 
 export interface Provisioned {
   projectId: string;
@@ -22,7 +23,7 @@ export async function provisionDefaultProject(localApiKey?: string): Promise<Pro
   const caller = (mode: KeyMode): Caller => ({ projectId: project.id, livemode: mode === 'live', permission: 'full_access' });
   if (localApiKey) {
     const existing = await authenticate(localApiKey);
-    if (existing && existing.projectId !== project.id) {
+    if (existing && liveProjectId(existing.projectId) !== project.id) {
       throw new Error('LOCAL_API_KEY is already provisioned for another project in this DATA_DIR');
     }
     if (!existing) {

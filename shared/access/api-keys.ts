@@ -5,18 +5,24 @@
  * items in one transaction, so the key stops working at once (no cache). OAuth access tokens
  * (shared/access/oauth.ts) are bearer keys too: `authenticate` tells them apart by their prefix.
  *
- * Decision (the contract is silent): a key created through the API has the caller's mode, so a
- * test key can never mint a live one. The CLI (bin/api-key.ts) chooses the mode explicitly.
+ * Decision (the contract is silent): a key created through the API has the caller's mode unless
+ * a live key asks for `mode: "test"`; a test key can never mint a live one (422). The CLI
+ * (bin/api-key.ts) chooses the mode explicitly.
+ *
+ * Test mode (./test-mode.ts): a test key works in its project's test twin. Its items live there
+ * (so test keys list and revoke test keys only), and the caller it authenticates as has the twin's
+ * id, whatever its hash item says (keys minted before the twin existed hold the live id).
  */
 import { API_KEY_PATTERN, generateToken, hashToken, type KeyMode } from './api-key-token';
 import type { Caller, Permission } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { del, getItem, isConditionFailed, isTransactionConflict, put, queryPage, transact, update, updateItem, type PageRequest } from '../platform/db/table';
-import { conflict, notFound } from '../platform/errors';
+import { conflict, notFound, unprocessable } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId, nowIso } from '../platform/ids';
 import type { ApiKeyRecord } from './model';
 import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
+import { modeProjectId } from './test-mode';
 
 interface ApiKeyItem extends Omit<ApiKeyRecord, 'last_used_at'> {
   token_hash: string;
@@ -52,14 +58,14 @@ export async function authenticate(token: string): Promise<Caller | undefined> {
   if (ACCESS_TOKEN_PATTERN.test(token)) {
     const item = await getItem<AccessTokenItem & Record<string, unknown>>(keys.oauthAccessToken(hashToken(token)));
     if (!item || item.expires_at <= epochSeconds()) return undefined;
-    return { projectId: item.project_id, permission: item.permission, livemode: item.livemode, grantId: item.grant_id };
+    return { projectId: modeProjectId(item.project_id, item.livemode), permission: item.permission, livemode: item.livemode, grantId: item.grant_id };
   }
   if (!API_KEY_PATTERN.test(token)) return undefined;
   const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hashToken(token)));
   return item ? callerOfKey(item) : undefined;
 }
 
-const callerOfKey = (item: ApiKeyHashItem): Caller => ({ projectId: item.project_id, apiKeyId: item.api_key_id, permission: item.permission, livemode: item.livemode });
+const callerOfKey = (item: ApiKeyHashItem): Caller => ({ projectId: modeProjectId(item.project_id, item.livemode), apiKeyId: item.api_key_id, permission: item.permission, livemode: item.livemode });
 
 const toRecord = (item: ApiKeyItem): ApiKeyRecord => ({
   object: 'api_key',
@@ -82,6 +88,8 @@ export interface CreateApiKeyInput {
 
 export async function createApiKey(caller: Caller, input: CreateApiKeyInput): Promise<{ token: string; record: ApiKeyRecord }> {
   const mode = input.mode ?? (caller.livemode ? 'live' : 'test');
+  if (mode === 'live' && !caller.livemode) throw unprocessable([{ code: 'live_key_from_test_mode', message: 'A test-mode key cannot create live keys', path: 'mode' }]);
+  const owner = { projectId: modeProjectId(caller.projectId, mode === 'live'), livemode: mode === 'live' }; // a test key's items are the twin's
   const token = input.token ?? generateToken(mode);
   if (!API_KEY_PATTERN.test(token) || !token.startsWith(`es_${mode}_`)) throw new Error(`not an ${mode} API key: es_${mode}_ + 32 base62`);
   const item: ApiKeyItem = {
@@ -95,19 +103,19 @@ export async function createApiKey(caller: Caller, input: CreateApiKeyInput): Pr
   };
   const record = toRecord(item);
   await transact([
-    put({ ...keys.apiKey(caller.projectId, item.id), type: 'api_key', project_id: caller.projectId, ...item }),
+    put({ ...keys.apiKey(owner.projectId, item.id), type: 'api_key', project_id: owner.projectId, ...item }),
     put(
       {
         ...keys.apiKeyHash(item.token_hash),
         type: 'api_key_hash',
-        project_id: caller.projectId,
+        project_id: owner.projectId,
         api_key_id: item.id,
         permission: item.permission,
         livemode: mode === 'live',
       },
       { ifAbsent: () => conflict('api_key_exists', 'This API key is already provisioned') },
     ),
-    eventWrite(caller, 'api_key.created', record),
+    eventWrite(owner, 'api_key.created', record),
   ]);
   return { token, record };
 }

@@ -26,6 +26,8 @@ export type ApiKeyRecord = z.output<typeof apiKey>;
 export const createApiKeyBody = z.strictObject({
   name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
   permission: z.optional(permission),
+  /** a live key may mint a test key of its project; the default is the caller's own mode */
+  mode: z.optional(z.enum(KEY_MODES)),
 });
 
 /** PATCH /api-keys/{id}: a new name (Resend's `apiKeys.update`). */

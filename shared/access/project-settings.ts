@@ -15,6 +15,7 @@ import { DEFAULT_API_RATE_LIMIT, type ProjectView } from './model';
 import type { Caller } from '../platform/caller';
 import { foldUsageShards, quotaPeriods, quotaUsage } from '../emails/quota';
 import { reputationOf, type SendingPause } from '../emails/reputation';
+import { liveProjectId } from './test-mode';
 
 export interface ProjectSettings {
   /** API requests a second */
@@ -52,7 +53,7 @@ const settingsOf = (item: Item): ProjectSettings => ({
 
 /** The project's settings as stored; undefined when there is no such project. */
 export async function readProjectSettings(projectId: string): Promise<ProjectSettings | undefined> {
-  const item = await getItem(keys.project(projectId));
+  const item = await getItem(keys.project(liveProjectId(projectId))); // a test twin has its project's settings (./test-mode.ts)
   return item ? settingsOf(item) : undefined;
 }
 
@@ -106,13 +107,13 @@ export async function changeProjectSettings(projectId: string, change: SettingsC
 
 /** GET /project: the project with its settings as stored (not as cached), its usage and its reputation, read side by side. */
 export async function describeProject(caller: Caller): Promise<ProjectView> {
-  const [item, usage, reputation] = await Promise.all([getItem(keys.project(caller.projectId)), quotaUsage(caller.projectId), reputationOf(caller.projectId)]);
+  const [item, usage, reputation] = await Promise.all([getItem(keys.project(liveProjectId(caller.projectId))), quotaUsage(caller.projectId), reputationOf(caller.projectId)]);
   if (!item) throw notFound('Project');
   const settings = settingsOf(item);
   const periods = quotaPeriods();
   return {
     object: 'project',
-    id: caller.projectId,
+    id: liveProjectId(caller.projectId), // a test key's twin is its project's sandbox, not a project of its own
     name: String(item.name),
     created_at: String(item.created_at),
     sending: settings.sending_paused ? { status: 'paused', reason: settings.sending_paused.reason, since: settings.sending_paused.since } : { status: 'enabled', reason: null, since: null },

@@ -39,6 +39,14 @@
  *   A counter item (keys.domainCount) is read first, so a project at the limit costs SES nothing,
  *   and is added to in (c) with the condition, so racing creates cannot pass it; deletes take from it.
  *
+ * Test mode (shared/access/test-mode.ts): a test twin's domains make no AWS call at all and take no
+ * deployment-wide name. `modeOf` is the one place that tells the two apart: a test domain's identity
+ * is simulated (./test-identity.ts: `pending`, then `verified` after TEST_DOMAIN_VERIFY_SECONDS, or
+ * `failed` under `.invalid`), its name is claimed in the twin's partition (keys.testDomainName), so a
+ * test `example.com` never blocks, nor is blocked by, a live `example.com` of any project; the
+ * parent-name rule and SES tenants are live-only. Everything else (the limit, per twin; statuses,
+ * checks and events, livemode false) is the same code.
+ *
  * Status: the identity's DKIM status (shared/domains/records.ts). It is re-read by POST
  * /domains/{id}/verify and, for domains SES is still working on, by the scheduled check
  * (functions/workers/domain-verification.ts). A change to `verified` emits `domain.verified`; to
@@ -62,7 +70,9 @@ import {
   type UpdateSpec,
   type WriteAction,
 } from '../platform/db/table';
-import { configurationSetName, createIdentity, isIdentityTaken, readIdentity, removeAbandonedIdentity, removeIdentity, updateSettings, type IdentityState } from './identity';
+import { configurationSetName, isIdentityTaken, sesIdentities, type Identities, type IdentityState } from './identity';
+import { testIdentities } from './test-identity';
+import { isTestProject } from '../access/test-mode';
 import { associateDomain, ensureTenant } from './tenants';
 import { maxDomainsPerProject } from './domain-limit';
 import type { Capability, CreateDomainInput, Domain, DomainStatus, Tls, UpdateDomainInput } from './model';
@@ -143,6 +153,24 @@ const toDomain = (item: DomainItem): Domain => ({
   created_at: item.created_at,
 });
 
+interface DomainMode {
+  /** the identity: SES's, or the simulation */
+  identity: Identities;
+  /** the key of a name's claim */
+  claimKey: (name: string) => keys.Key;
+  /** the name is an SES identity of the AWS account: parent names' claims count, the project's SES tenant takes it */
+  accountWide: boolean;
+}
+
+/** A project's domains: live ones in SES, a test twin's simulated (the module comment). The one place that tells them apart. */
+function modeOf(projectId: string): DomainMode {
+  if (isTestProject(projectId)) return { identity: testIdentities, claimKey: (name) => keys.testDomainName(projectId, name), accountWide: false };
+  return { identity: sesIdentities, claimKey: keys.domainName, accountWide: true };
+}
+
+/** The key of the claim that says whether `name` is a domain of the project: deployment-wide for a live project, the twin's for a test one. */
+export const domainClaimKey = (projectId: string, name: string): keys.Key => modeOf(projectId).claimKey(name);
+
 const missing = () => notFound('Domain', 'domain_id');
 const taken = (name: string) => () => conflict('domain_exists', `The domain ${name} already exists`, 'name');
 const claimedBy = (domainId: string) => ({ expression: '#claim_domain = :claim_domain', names: { '#claim_domain': 'domain_id' }, values: { ':claim_domain': domainId } });
@@ -160,11 +188,11 @@ const abandoned = (claim: DomainNameItem) =>
   Date.parse(claim.claimed_at) < Date.now() - (claim.state === 'creating' ? CLAIM_TAKEOVER_MS : claimExpiryMs());
 
 /** Deletes the name claim only while it is still this domain's (DynamoDB condition), ignoring one that is not. */
-async function releaseClaim(name: string, domainId: string): Promise<void> {
+async function releaseClaim(claimKey: keys.Key, name: string, domainId: string): Promise<void> {
   const { expression, names, values } = claimedBy(domainId);
   const action: WriteAction = {
     kind: 'Delete',
-    params: { Key: keys.domainName(name), ConditionExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+    params: { Key: claimKey, ConditionExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: values },
     onConditionFailed: () => new Error('claim no longer ours'),
   };
   await transact([action]).catch((error) => logger.warn('domain name claim not released', { domain: name, error }));
@@ -174,15 +202,16 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   const { name } = input;
   const id = newId();
   const now = nowIso();
-  const claimKey = keys.domainName(name);
+  const mode = modeOf(caller.projectId);
+  const claimKey = mode.claimKey(name);
   const max = maxDomainsPerProject();
   const labels = name.split('.');
   // one read round trip: the project's count, the name's claim and each parent name's claim (at most
-  // 126; usually one or two), side by side
+  // 126; usually one or two; none for a test domain), side by side
   const [count, existing, ...parents] = await Promise.all([
     getItem(keys.domainCount(caller.projectId)),
     getItem<DomainNameItem>(claimKey),
-    ...labels.slice(1, -1).map((_, i) => getItem<DomainNameItem>(keys.domainName(labels.slice(i + 1).join('.')))),
+    ...(mode.accountWide ? labels.slice(1, -1).map((_, i) => getItem<DomainNameItem>(keys.domainName(labels.slice(i + 1).join('.')))) : []),
   ]);
   if (Number(count?.domain_count) >= max) throw limitReached(max)();
   const owned = parents.find((c) => c && c.project_id !== caller.projectId && (c.status === 'verified' || c.verified_at));
@@ -242,31 +271,34 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   let tenant: string | undefined;
   let recordTenant: WriteAction | undefined;
   const identity = () =>
-    createIdentity({
-      name,
-      returnPath: item.custom_return_path ?? DEFAULT_RETURN_PATH,
-      configurationSet: item.configuration_set,
-      tls: item.tls,
-      sending: item.capabilities.sending,
-      open_tracking: false,
-      click_tracking: false,
-    });
+    mode.identity.create(
+      {
+        name,
+        returnPath: item.custom_return_path ?? DEFAULT_RETURN_PATH,
+        configurationSet: item.configuration_set,
+        tls: item.tls,
+        sending: item.capabilities.sending,
+        open_tracking: false,
+        click_tracking: false,
+      },
+      id,
+    );
   const undo = async () => {
-    await removeIdentity(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
-    if (previous) await releaseClaim(name, id);
+    await mode.identity.remove(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
+    if (previous) await releaseClaim(claimKey, name, id);
   };
   try {
-    if (previous) await removeIdentity(name, previous.configuration_set);
+    if (previous) await mode.identity.remove(name, previous.configuration_set);
     state = await identity().catch(async (error) => {
       // no claim, yet SES has the identity: a create that died between SES and (c) may have left it
-      if (previous || !isIdentityTaken(error) || !(await removeAbandonedIdentity(name, CLAIM_TAKEOVER_MS))) throw error;
+      if (previous || !isIdentityTaken(error) || !(await mode.identity.removeAbandoned(name, CLAIM_TAKEOVER_MS))) throw error;
       return identity();
     });
   } catch (error) {
-    if (previous) await releaseClaim(name, id);
+    if (previous) await releaseClaim(claimKey, name, id);
     throw error;
   }
-  if (caller.livemode) {
+  if (mode.accountWide && caller.livemode) {
     // the project's SES tenant (./tenants.ts): made with its first live domain, this domain's resources its own
     try {
       const ensured = await ensureTenant(caller.projectId);
@@ -334,7 +366,8 @@ export async function updateDomain(caller: Caller, domainId: string, input: Upda
     throw unprocessable([{ code: 'too_big', message: 'the tracking hostname <tracking_subdomain>.<name> may be at most 253 characters', path: 'tracking_subdomain' }]);
   }
   const trackingChanged = input.open_tracking !== undefined || input.click_tracking !== undefined;
-  await updateSettings(item.name, item.configuration_set, {
+  const mode = modeOf(caller.projectId);
+  await mode.identity.updateSettings(item.name, item.configuration_set, {
     tls: input.tls,
     sending: input.capabilities?.sending,
     tracking_subdomain: input.tracking_subdomain,
@@ -348,7 +381,7 @@ export async function updateDomain(caller: Caller, domainId: string, input: Upda
       { set: { open_tracking, click_tracking, tracking_subdomain, tls, capabilities, updated_at }, condition: { expression: 'attribute_exists(PK)' } },
       missing,
     ),
-    ...(input.capabilities?.sending ? [update(keys.domainName(item.name), { set: { sending: capabilities.sending }, condition: claimedBy(domainId) }, missing)] : []),
+    ...(input.capabilities?.sending ? [update(mode.claimKey(item.name), { set: { sending: capabilities.sending }, condition: claimedBy(domainId) }, missing)] : []),
     eventWrite(caller, 'domain.updated', domain),
   ]);
   return domain;
@@ -360,10 +393,11 @@ export async function updateDomain(caller: Caller, domainId: string, input: Upda
  */
 export async function deleteDomain(caller: Caller, domainId: string): Promise<Domain> {
   const item = await readDomain(caller, domainId);
-  await removeIdentity(item.name, item.configuration_set); // a retry after a failure here finds them gone: fine
+  const mode = modeOf(caller.projectId);
+  await mode.identity.remove(item.name, item.configuration_set); // a retry after a failure here finds them gone: fine
   await transact([
     del(keys.domain(caller.projectId, domainId), { ifExists: missing }), // a concurrent delete loses here
-    del(keys.domainName(item.name)), // ours while the domain exists: a takeover of an active claim deletes its domain
+    del(mode.claimKey(item.name)), // ours while the domain exists: a takeover of an active claim deletes its domain
     countDomains(caller.projectId, -1),
     eventWrite(caller, 'domain.deleted', toDomain(item)),
   ]);
@@ -387,7 +421,8 @@ const STATUS_EVENTS: Partial<Record<DomainStatus, EventType>> = {
  * domain `failed`: it cannot send any more.
  */
 async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; changed: boolean }> {
-  const ses = await readIdentity(item.name);
+  const mode = modeOf(item.project_id);
+  const ses = await mode.identity.read(item);
   const next: DomainItem = ses
     ? { ...item, status: ses.dkimStatus, mail_from_status: ses.mailFromStatus, dkim_tokens: ses.dkimTokens.length ? ses.dkimTokens : item.dkim_tokens }
     : { ...item, status: 'failed', mail_from_status: 'failed' };
@@ -418,7 +453,7 @@ async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; change
       ...(statusChanged
         ? [
             update(
-              keys.domainName(item.name),
+              mode.claimKey(item.name),
               { set: { status: next.status, ...(next.status === 'verified' ? { verified_at: next.updated_at } : {}) }, condition: claimedBy(item.id) },
               { tag: 'claim moved' },
             ),
@@ -460,7 +495,7 @@ export async function checkUnsettledDomains(deadline: number): Promise<{ checked
 
 /** What the sender needs to send from `domainName` for a project: undefined unless the project owns that domain. */
 export async function findSendingDomain(projectId: string, domainName: string): Promise<SendingDomain> {
-  return sendingDomainOf(projectId, await getItem(keys.domainName(domainName)));
+  return sendingDomainOf(projectId, await getItem(domainClaimKey(projectId, domainName)));
 }
 
 /** The same, from the name's claim item (as a failed `sendingDomainCheck` brings it). */
@@ -503,7 +538,7 @@ export function sendingDomainCheck(caller: Caller, domainName: string, onFailed:
   return {
     kind: 'ConditionCheck',
     params: {
-      Key: keys.domainName(domainName),
+      Key: domainClaimKey(caller.projectId, domainName),
       ConditionExpression: `#state = :active AND #project = :project AND (attribute_not_exists(#sending) OR #sending <> :disabled)${verified}`,
       ExpressionAttributeNames: { '#state': 'state', '#project': 'project_id', '#sending': 'sending', ...(caller.livemode ? { '#status': 'status' } : {}) },
       ExpressionAttributeValues: { ':active': 'active', ':project': caller.projectId, ':disabled': 'disabled', ...(caller.livemode ? { ':verified': 'verified' } : {}) },

@@ -229,3 +229,26 @@ export async function updateSettings(name: string, configurationSet: string, cha
     );
   }
 }
+
+/**
+ * What shared/domains/domains.ts asks of a domain's identity, whatever makes it: SES for a live
+ * project (`sesIdentities`, the functions above), the simulation of ./test-identity.ts for a test twin.
+ */
+export interface Identities {
+  /** makes the identity (and what it needs): its first DKIM tokens and statuses */
+  create(settings: IdentitySettings, domainId: string): Promise<IdentityState>;
+  /** its state now; undefined when it no longer exists */
+  read(domain: { id: string; name: string; created_at: string }): Promise<IdentityState | undefined>;
+  remove(name: string, configurationSet: string): Promise<void>;
+  /** removes an identity a create that died left behind (`removeAbandonedIdentity`) */
+  removeAbandoned(name: string, olderThanMs: number): Promise<boolean>;
+  updateSettings(name: string, configurationSet: string, change: SettingsChange): Promise<void>;
+}
+
+export const sesIdentities: Identities = {
+  create: (settings) => createIdentity(settings),
+  read: ({ name }) => readIdentity(name),
+  remove: removeIdentity,
+  removeAbandoned: removeAbandonedIdentity,
+  updateSettings,
+};

@@ -16,7 +16,11 @@ export const create = defineOperation({
     "domain is deleted. A subdomain of another project's verified domain is 409 `parent_domain_verified`; over " +
     'MAX_DOMAINS_PER_PROJECT (50) domains, 409 `domain_limit_reached`. `tls` defaults to `opportunistic`, ' +
     '`capabilities` to sending enabled and receiving disabled. The domain starts `pending`; publish its `records`, then ' +
-    'POST /domains/{domain_id}/verify (a scheduled check also re-reads pending domains every minute).',
+    'POST /domains/{domain_id}/verify (a scheduled check also re-reads pending domains every minute). ' +
+    'With a test key nothing reaches SES: the records are made up, the name is unique only among the test domains of ' +
+    'the project (a live domain of the same name, in any project, neither blocks it nor is blocked by it), the parent-domain ' +
+    'rule does not apply, and the domain verifies by itself TEST_DOMAIN_VERIFY_SECONDS (5) after its creation, at its next check ' +
+    '(a name under `.invalid` fails instead).',
   tags: ['Domains'],
   auth: 'api_key',
   body: createDomainBody,
@@ -35,7 +39,7 @@ export const list = defineOperation({
 export const get = defineOperation({
   operationId: 'getDomain',
   summary: 'Retrieve a domain',
-  description: 'The stored status; POST /domains/{domain_id}/verify asks SES again.',
+  description: 'The stored status; POST /domains/{domain_id}/verify asks SES again (a test domain: checks whether its moment has passed).',
   tags: ['Domains'],
   auth: 'api_key',
   params: domainParams,
@@ -60,7 +64,7 @@ export const update = defineOperation({
 export const remove = defineOperation({
   operationId: 'deleteDomain',
   summary: 'Delete a domain',
-  description: 'Deletes the SES identity and configuration set; the name is free again. A second delete is 404.',
+  description: 'Deletes the SES identity and configuration set (a test domain has none); the name is free again. A second delete is 404.',
   tags: ['Domains'],
   auth: 'api_key',
   params: domainParams,
@@ -72,7 +76,9 @@ export const verify = defineOperation({
   summary: "Check a domain's verification again",
   description:
     "Reads the identity's DKIM and MAIL FROM status from SES now and stores it. A change to `verified` emits " +
-    '`domain.verified`; a change to `failed` or `temporary_failure` emits `domain.verification_failed`.',
+    "`domain.verified`; a change to `failed` or `temporary_failure` emits `domain.verification_failed`. A test key's domain " +
+    'asks nothing of SES: it is `verified` once TEST_DOMAIN_VERIFY_SECONDS (5) have passed since its creation, `failed` for a ' +
+    'name under `.invalid`, with the same events (livemode false).',
   tags: ['Domains'],
   auth: 'api_key',
   params: domainParams,

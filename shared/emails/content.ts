@@ -32,6 +32,12 @@ export interface InlineAttachment {
 /** The object key of an email's content: under its project, so one project's content is one prefix. */
 export const contentKey = (projectId: string, emailId: string): string => `emails/${projectId}/${emailId}.json`;
 
+/**
+ * The object key of a test-mode email's rendered message (shared/emails/test-mode-send.ts): beside
+ * its content, so it expires with it by the same lifecycle rule.
+ */
+export const renderedMessageKey = (projectId: string, emailId: string): string => `emails/${projectId}/${emailId}.eml`;
+
 /** The content's size as stored (what a PUT carries). */
 export const contentBytes = (content: EmailContent): number => Buffer.byteLength(JSON.stringify(content));
 

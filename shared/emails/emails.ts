@@ -61,7 +61,8 @@ import { sendQueue } from './send-queue';
 import { parseScheduledAt } from './schedule-phrase';
 import { addressDomain, toRecord, toSummary } from './record';
 import { contentTypeFor, filenameFromPath, pathProblem, putAttachments, type StoredAttachment } from './attachments';
-import { getEmailContent, putEmailContents, type EmailContent } from './content';
+import { getEmailContent, putEmailContents, renderedMessageKey, type EmailContent } from './content';
+import { contentDisposition, presignGet } from '../platform/aws/s3';
 import { emailExpiresAt } from './retention';
 export { emailExpiresAt } from './retention';
 import { pendingEmailDelete, pendingEmailWrite } from './pending';
@@ -450,11 +451,19 @@ export interface Accepted {
 /** The item, unless it is past its retention (DynamoDB's TTL deletes expired items within days, not at once). */
 export const unexpired = (item: Item | undefined): Item | undefined => (item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= Date.now()) ? item : undefined);
 
-/** The email with its content: the item and the content object are read side by side. */
+/**
+ * The email with its content: the item and the content object are read side by side. A test-mode
+ * email also gets `raw`, a download URL of the message it would have sent, stored by the sender
+ * with `sent` (./test-mode-send.ts): null before it was.
+ */
 export async function getEmail(caller: Caller, emailId: string): Promise<EmailRecord> {
   const [item, content] = await Promise.all([getItem(keys.email(caller.projectId, emailId)), getEmailContent(caller.projectId, emailId)]);
   if (!unexpired(item)) throw notFound('Email', 'email_id');
-  return toRecord(item!, content);
+  if (item!.livemode !== false) return toRecord(item!, content);
+  const raw = item!.message_id
+    ? await presignGet(renderedMessageKey(caller.projectId, emailId), { bucket: 'content', contentType: 'message/rfc822', contentDisposition: contentDisposition('attachment', `${emailId}.eml`) })
+    : null;
+  return toRecord(item!, content, raw);
 }
 
 /** A page of emails without their content (as Resend lists them): the list reads items only. */

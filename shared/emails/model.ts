@@ -205,15 +205,25 @@ export const email = z.object({
   topic_id: z.optional(id),
   /** with last_event `suppressed`: why (`suppression_list`: every recipient is suppressed; `topic_opt_out`: none may get the topic) */
   suppressed_reason: z.optional(z.enum(['suppression_list', 'topic_opt_out'])),
+  /** test mode only (shared/emails/test-mode-send.ts): the message it would have sent, as received mail offers its `raw` */
+  raw: z.optional(
+    z.nullable(z.object({ download_url: z.string(), expires_at: timestamp })).check(
+      z.meta({
+        description:
+          'Test-mode emails only: the message that would have been sent (`message/rfc822`, as rendered for SES), to download from ' +
+          '`download_url` until `expires_at` (1 hour); null until the email is sent. Live emails have no `raw`.',
+      }),
+    ),
+  ),
 });
 /** An email as GET /emails/{id} shows it: the schema's type, `last_event` narrowed to the statuses the service writes. */
 export type EmailRecord = Omit<z.output<typeof email>, 'last_event'> & { last_event: LastEvent };
 /**
- * An email without its content (html, text, headers: stored once apart, shared/emails/content.ts):
+ * An email without its content (html, text, headers: stored once apart, shared/emails/content.ts; a test email's `raw`):
  * the items of GET /emails, and `data.object` of email events.
  */
-export const emailSummary = z.omit(email, { html: true, text: true, headers: true });
-export type EmailSummary = Omit<EmailRecord, 'html' | 'text' | 'headers'>;
+export const emailSummary = z.omit(email, { html: true, text: true, headers: true, raw: true });
+export type EmailSummary = Omit<EmailRecord, 'html' | 'text' | 'headers' | 'raw'>;
 
 /** An attachment of a sent email, as GET /emails/{id}/attachments shows it (Resend's shape; null URL and size for a `path` one not fetched yet). */
 export const sentAttachment = z.object({

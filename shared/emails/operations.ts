@@ -111,6 +111,9 @@ export const sendBatch = defineOperation({
 export const get = defineOperation({
   operationId: 'getEmail',
   summary: 'Retrieve an email',
+  description:
+    'The email with its content (`html`, `text`, `headers`). A test-mode email (sent with an `es_test_` key, never through SES) also has ' +
+    '`raw`: a download of the message it would have sent (`message/rfc822`), so a test can assert on what a recipient would get.',
   tags: ['Emails'],
   auth: 'api_key',
   params: emailParams,

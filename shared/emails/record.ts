@@ -23,6 +23,9 @@ export function addressDomain(address: string): string {
   return bareAddress(address).split('@')[1];
 }
 
+/** The Message-ID header of a test-mode email (its id is `test-...`, no SES id): under `.invalid`, a name that never resolves. */
+export const testMessageIdHeader = (messageId: string): string => `<${messageId}@test-mode.invalid>`;
+
 /** The email without its content: what lists show and what email events carry. */
 export function toSummary(item: Item): EmailSummary {
   const e = item as EmailItem;
@@ -30,7 +33,7 @@ export function toSummary(item: Item): EmailSummary {
     object: 'email',
     id: e.id,
     // the item keeps SES's id; the API shows the Message-ID header the recipient sees, and SES's id beside it
-    message_id: e.message_id ? (e.livemode === false ? `<${e.message_id}@test-mode.invalid>` : sesMessageIdHeader(e.message_id)) : null, // test mode never reaches SES
+    message_id: e.message_id ? (e.livemode === false ? testMessageIdHeader(e.message_id) : sesMessageIdHeader(e.message_id)) : null, // test mode never reaches SES
     ses_message_id: e.message_id ?? null,
     from: e.from,
     to: e.to,
@@ -49,8 +52,26 @@ export function toSummary(item: Item): EmailSummary {
   };
 }
 
-/** The whole email: its item with its content (`html`, `text` null and no headers when the content is gone: past its retention). */
-export function toRecord(item: Item, content: EmailContent | undefined): EmailRecord {
+/**
+ * The whole email: its item with its content (`html`, `text` null and no headers when the content is gone: past its retention);
+ * `raw`: a test-mode email's rendered message (undefined for live mail, which has none).
+ */
+export function toRecord(item: Item, content: EmailContent | undefined, raw?: EmailRecord['raw']): EmailRecord {
   const { object, id, message_id, from, to, cc, bcc, reply_to, subject, ...rest } = toSummary(item);
-  return { object, id, message_id, from, to, cc, bcc, reply_to, subject, html: content?.html ?? null, text: content?.text ?? null, headers: content?.headers ?? {}, ...rest };
+  return {
+    object,
+    id,
+    message_id,
+    from,
+    to,
+    cc,
+    bcc,
+    reply_to,
+    subject,
+    html: content?.html ?? null,
+    text: content?.text ?? null,
+    headers: content?.headers ?? {},
+    ...rest,
+    ...(raw !== undefined ? { raw } : {}),
+  };
 }

@@ -21,6 +21,6 @@ export interface SendMessage {
 /** `enqueue` throws when SQS does not take every message; callers leave those emails to the due-email dispatcher. */
 export const sendQueue = queue<SendMessage>('send', 'throw');
 /** Broadcast emails, grouped by project (fair between projects). */
-export const bulkSendQueue = queue<SendMessage>('send-bulk', 'throw', (message) => message.project_id);
+export const bulkSendQueue = queue<SendMessage>('send-bulk', 'throw', { group: (message) => message.project_id });
 
 export const sendQueueFor = (lane: SendLane) => (lane === 'bulk' ? bulkSendQueue : sendQueue);

@@ -30,6 +30,11 @@
  * SES refusing with an answer (throttling, a 4xx or 5xx it returns) means it did not send: the
  * email goes back to `queued`, at most MAX_SEND_ATTEMPTS times in all, then `failed` with SES's
  * error. No answer at all (a timeout, a dropped connection) may hide a send: `failed`, as above.
+ *
+ * A test-mode email (`livemode: false`) takes the same steps (domain check, suppressions of its
+ * test twin, claim, `sent`) but never reaches SES: no send slot, no SES client; its message is
+ * rendered and stored instead, and after `sent` the simulated SES events are published to the
+ * same feedback queues SES's reach (./test-mode-send.ts says how, and its crash rule).
  */
 import { AttachmentFetchError, attachmentsToSend, type SesAttachment } from './attachments';
 import { metricsWrite } from './metrics';
@@ -42,11 +47,11 @@ import { batchGet, getItem, isConditionFailed, transact, transactRetryingConflic
 import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND_LEASE_MS, toSummary, type EmailItem } from './emails';
 import { findSendingDomain, sendingDomainProblems, type SendingDomain } from '../domains/domains';
 import { eventWrite } from '../events/events';
-import { newId } from '../platform/ids';
 import { acquireSendSlot, laneOf, NoSendSlot } from './send-rate';
 import { sesMessageWrite } from './ses-message';
 import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
+import { publishSimulatedFeedback, storeRenderedMessage, testMessageId } from './test-mode-send';
 import { projectSettings } from '../access/project-settings';
 import { reputationWrite } from './reputation';
 
@@ -157,8 +162,9 @@ async function suppressedAddresses(projectId: string, addresses: string[]): Prom
   return new Set(found.map((item) => String(item.SK).slice('SUPPRESSION#'.length)));
 }
 
-function sesRequest(email: EmailItem, content: EmailContent, attachments: SesAttachment[], keep: (address: string) => boolean, tenant: string | null) {
-  return new SendEmailCommand({
+/** The SendEmail request of an email: what live mail gives SES, and what test mode renders and simulates from (./test-mode-send.ts). */
+function sesInput(email: EmailItem, content: EmailContent, attachments: SesAttachment[], keep: (address: string) => boolean, tenant: string | null) {
+  return {
     // the project's SES tenant, when the domain's resources are its (shared/domains/tenants.ts)
     ...(tenant ? { TenantName: tenant } : {}),
     FromEmailAddress: email.from,
@@ -178,7 +184,7 @@ function sesRequest(email: EmailItem, content: EmailContent, attachments: SesAtt
         ...(attachments.length ? { Attachments: attachments } : {}),
       },
     },
-  });
+  } satisfies ConstructorParameters<typeof SendEmailCommand>[0];
 }
 
 /**
@@ -281,11 +287,21 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   };
 
   let messageId: string;
+  const input = sesInput(email, content, attachments, keep, domain?.ses_tenant ?? null);
   if (!email.livemode) {
-    messageId = `test-${newId()}`; // test keys never reach SES
+    // test keys never reach SES (./test-mode-send.ts): the message is rendered and stored instead
+    messageId = testMessageId();
+    try {
+      await storeRenderedMessage(projectId, emailId, input, messageId, new Date(sendingAt));
+    } catch (error) {
+      // as SES refusing with an answer: not sent, tried again
+      const reason = `not sent: the test-mode message could not be stored (${(error as Error).name}: ${(error as Error).message})`;
+      if (attempt >= MAX_SEND_ATTEMPTS) return failClaimed(caller, email, sendingAt, `${reason} (after ${attempt} attempts)`);
+      return putBack();
+    }
   } else {
     try {
-      const out = await sesSendClient.send(sesRequest(email, content, attachments, keep, domain?.ses_tenant ?? null));
+      const out = await sesSendClient.send(new SendEmailCommand(input));
       messageId = out.MessageId!;
     } catch (error) {
       const reason = `${(error as Error).name}: ${(error as Error).message}`;
@@ -307,5 +323,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
     ...counted(email, 'sent'),
   ]);
   countMetric('Sent');
+  // only the invocation that committed `sent` gets here: it alone publishes what SES would have (never throws)
+  if (!email.livemode) await publishSimulatedFeedback(projectId, domain!.id, input, messageId);
   return 'sent';
 }

@@ -14,6 +14,7 @@ import { API_VERSION } from '../platform/http/api-version';
 import type { EventType, PlatformEvent } from './model';
 import { resendFields } from './resend-fields';
 import { newId, nowIso } from '../platform/ids';
+import { liveProjectId } from '../access/test-mode';
 
 export { API_VERSION } from '../platform/http/api-version';
 /** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
@@ -37,7 +38,7 @@ export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type:
     api_version: API_VERSION,
     created_at: nowIso(),
     livemode: caller.livemode,
-    project_id: caller.projectId,
+    project_id: liveProjectId(caller.projectId), // a test-mode event says so by `livemode`; its item is the twin's (shared/access/test-mode.ts)
     data: { object }, // Resend's flat fields are added when the event leaves the service (withResendFields)
   };
 }

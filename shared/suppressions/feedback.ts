@@ -24,7 +24,9 @@
  * lookup the sender writes (shared/emails/ses-message.ts), never from tags: a send's own tags
  * could name another project. A message whose id has no lookup is an error, so it is retried
  * (the sender may not have written the lookup yet) and ends in the DLQ; one whose configuration
- * set is not the send's is dropped and logged.
+ * set is not the send's is dropped and logged. A test-mode email's lookup names its project's
+ * test twin (its simulated feedback: shared/emails/test-mode-send.ts), so its entries are written
+ * there, as test-mode ones (./suppressions.ts `feedbackCaller`).
  */
 import { isAddress } from '../emails/addresses';
 import { routeFeedback } from '../emails/ses-message';

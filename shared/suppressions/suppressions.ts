@@ -22,8 +22,10 @@
  * notification announces nothing twice), `suppression.removed` when one is deleted (DELETE or a
  * `not-spam` withdrawal). Each entry is its own transaction of three actions (two items and the
  * event), so the feedback path, which writes each recipient of a notification apart, never comes
- * near DynamoDB's 100 actions or 4 MB. SES feedback only exists for mail that reached SES, which
- * test-mode keys never do (shared/emails/sender.ts), so its events are live (`livemode: true`).
+ * near DynamoDB's 100 actions or 4 MB. SES feedback of live mail suppresses in the live project;
+ * test mode's simulated feedback (shared/emails/test-mode-send.ts) names the email's test twin, so
+ * its entries are test-mode ones there, which never block a live send, and their events carry
+ * `livemode: false` (the twin's id says which: shared/access/test-mode.ts).
  *
  * Batches (POST /suppressions/batch/add and /batch/remove, Resend's `suppressions.batch.*`), up to
  * 100 addresses or ids, validated all or nothing before anything is read:
@@ -57,6 +59,7 @@ import {
   type WriteAction,
 } from '../platform/db/table';
 import { eventWrite } from '../events/events';
+import { isTestProject } from '../access/test-mode';
 import { notFound } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
 import type { BatchAdded, BatchRemoved, BatchRemoveInput, CreateSuppressionInput, Suppression, SuppressionEntry, SuppressionSource } from './model';
@@ -82,8 +85,8 @@ const missing = () => notFound('Suppression', 'id_or_email');
 
 type EventCaller = Pick<Caller, 'projectId' | 'livemode'>;
 
-/** SES feedback's writes: live mail only (the module comment). */
-const feedbackCaller = (projectId: string): EventCaller => ({ projectId, livemode: true });
+/** SES feedback's writes: in the project the email was sent from, live or its test twin (the module comment). */
+const feedbackCaller = (projectId: string): EventCaller => ({ projectId, livemode: !isTestProject(projectId) });
 
 /**
  * Both items of a new entry and `suppression.added`, in one transaction: `{created: true}`, or,

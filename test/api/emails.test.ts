@@ -125,7 +125,7 @@ describe('POST /emails', () => {
     expect(email.ses_message_id).toMatch(/^test-/);
     expect(email.message_id).toBe(`<${email.ses_message_id}@test-mode.invalid>`);
     expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(false);
-    const mine = (await projectEvents(other.projectId)).map((i) => i.event).filter((e) => e.data.object.id === res.body.id);
+    const mine = (await projectEvents(`${other.projectId}_test`)).map((i) => i.event).filter((e) => e.data.object.id === res.body.id);
     expect(mine.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent']);
     expect(mine.every((e) => e.livemode === false)).toBe(true);
   });

@@ -28,6 +28,7 @@ import { createProject } from '../../shared/access/projects';
 import { expectation, fixedCases, hostileCases, judge, jsonSchemaOf, pathParams, payloadCases, Seed, type HostileCase, type JsonSchema, type RouteContext } from '../support/hostile';
 import { baseUrl } from '../support/http';
 import { useRuntimeTable } from '../support/table';
+import { testProjectId } from '../../shared/access/test-mode';
 
 useRuntimeTable();
 // The local runtime under test takes http webhook endpoints on loopback (lib/local/runtime.ts); the
@@ -71,7 +72,7 @@ const WORKER_EVENTS = new Set([
 async function testModeProject(): Promise<{ projectId: string; key: string }> {
   const project = await createProject('hostile input');
   const { token } = await createApiKey({ projectId: project.id, livemode: false, permission: 'full_access' }, { name: 'hostile input', mode: 'test' });
-  return { projectId: project.id, key: token };
+  return { projectId: testProjectId(project.id), key: token }; // a test key's data is in its project's test-mode sandbox
 }
 
 /** The sort keys of a project's partition (Query on its key; the suite's own read, no Scan). */

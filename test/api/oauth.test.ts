@@ -142,7 +142,7 @@ describe('the authorization code flow (acceptance)', () => {
     const { token: testKey } = await createApiKey({ projectId: runtime.projectId, livemode: false, permission: 'full_access' }, { name: 'oauth test', mode: 'test' });
     const { access, refresh } = await tokensFor('full_access', testKey);
     const item = await getItem(keys.oauthAccessToken(hashToken(access)));
-    expect(item).toMatchObject({ project_id: runtime.projectId, permission: 'full_access', livemode: false });
+    expect(item).toMatchObject({ project_id: `${runtime.projectId}_test`, permission: 'full_access', livemode: false }); // the project's test-mode sandbox
     expect(JSON.stringify(item)).not.toContain(access);
     expect(JSON.stringify(item)).not.toContain(refresh);
     // it acts in test mode (authenticate reads `livemode` from the item), and mints no key of either mode

@@ -42,6 +42,7 @@ describe('table keys', () => {
     expect(keys.domain('p1', 'd1')).toEqual({ PK: 'PROJECT#p1', SK: 'DOMAIN#d1' });
     expect(keys.domains('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'DOMAIN#' });
     expect(keys.domainName('Example.COM')).toEqual({ PK: 'DOMAIN_NAME#example.com', SK: 'DOMAIN_NAME' });
+    expect(keys.testDomainName('p1_test', 'Example.COM')).toEqual({ PK: 'PROJECT#p1_test', SK: 'DOMAIN_NAME#example.com' });
     expect(keys.domainUnsettled('d1')).toEqual({ GSI1PK: 'DOMAIN_UNSETTLED', GSI1SK: 'd1' });
   });
 

@@ -8,7 +8,8 @@ export const create = defineOperation({
   summary: 'Create an API key',
   description:
     'Returns the key (`token`) once; only its SHA-256 is stored. The new key has the mode of the key that created it ' +
-    '(`es_live_` or `es_test_`), so a test key cannot mint a live one. `sending_access` keys may only send emails.',
+    '(`es_live_` or `es_test_`) unless a live key asks for `mode: "test"`; a test key cannot mint a live one (422). ' +
+    "A test key works in its project's test-mode sandbox: it sees only test data, and live keys never see it. `sending_access` keys may only send emails.",
   tags: ['API keys'],
   auth: 'api_key',
   scope: 'full_access_api_key',

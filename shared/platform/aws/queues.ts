@@ -18,6 +18,8 @@
  *   mapping's grant covers GetQueueAttributes on its queue).
  * - A queue made with `group` sends each message with that MessageGroupId: on a standard queue
  *   that is an SQS fair queue, which keeps one group's backlog from delaying the others.
+ * - A queue made with `delaySeconds` sends each message with that DelaySeconds (SQS: at most 900):
+ *   it becomes visible to its consumer only then.
  */
 import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { guarded } from './call-guard';
@@ -25,7 +27,7 @@ import { guarded } from './call-guard';
 const sqs = guarded('sqs', new SQSClient({}));
 
 /** The logical queues the service's code sends to (functions/workers.ts defines every queue). */
-export const QUEUE_NAMES = ['send', 'send-bulk', 'webhook-delivery', 'broadcast-fanout', 'contact-imports'] as const;
+export const QUEUE_NAMES = ['send', 'send-bulk', 'webhook-delivery', 'broadcast-fanout', 'contact-imports', 'ses-events', 'ses-suppression'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /**
@@ -42,6 +44,8 @@ export const MAX_BATCH_ENTRIES = 10;
 export const MAX_BATCH_BYTES = 256 * 1024;
 /** SQS keeps a received message invisible for at most 12 hours. */
 export const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
+/** SQS delays a message's first delivery by at most 15 minutes. */
+export const MAX_DELAY_SECONDS = 15 * 60;
 
 /**
  * `items` in order, cut into requests of at most MAX_BATCH_ENTRIES items and MAX_BATCH_BYTES of
@@ -83,22 +87,40 @@ function queueUrl(name: QueueName): string {
   return url;
 }
 
+interface Entry<M> {
+  message: M;
+  body: string;
+  group?: string;
+  delay?: number;
+}
+
 /** One request; resolves with the messages SQS refused and its first reason, rejects when the request fails. */
-async function sendBatch<M>(QueueUrl: string, batch: { message: M; body: string; group?: string }[]): Promise<{ refused: M[]; reason?: string }> {
-  const out = await sqs.send(
-    new SendMessageBatchCommand({ QueueUrl, Entries: batch.map((entry, i) => ({ Id: String(i), MessageBody: entry.body, ...(entry.group ? { MessageGroupId: entry.group } : {}) })) }),
-  );
+async function sendBatch<M>(QueueUrl: string, batch: Entry<M>[]): Promise<{ refused: M[]; reason?: string }> {
+  const entries = batch.map((entry, i) => ({
+    Id: String(i),
+    MessageBody: entry.body,
+    ...(entry.group ? { MessageGroupId: entry.group } : {}),
+    ...(entry.delay ? { DelaySeconds: entry.delay } : {}),
+  }));
+  const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }));
   const failed = out.Failed ?? [];
   return { refused: failed.map((f) => batch[Number(f.Id)].message), reason: failed[0]?.Message };
 }
 
+/** Per message: its MessageGroupId (`group`) and DelaySeconds (`delaySeconds`, capped at SQS's 15 minutes). */
+export interface QueueOptions<M> {
+  group?: (message: M) => string;
+  delaySeconds?: (message: M) => number;
+}
+
 /** The typed queue `name`; `onRefused` says what `enqueue` does with messages SQS does not take. */
-export function queue<M>(name: QueueName, onRefused: 'throw', group?: (message: M) => string): Queue<M, void>;
-export function queue<M>(name: QueueName, onRefused: 'return', group?: (message: M) => string): Queue<M, M[]>;
-export function queue<M>(name: QueueName, onRefused: 'throw' | 'return', group?: (message: M) => string): Queue<M, void> | Queue<M, M[]> {
+export function queue<M>(name: QueueName, onRefused: 'throw', options?: QueueOptions<M>): Queue<M, void>;
+export function queue<M>(name: QueueName, onRefused: 'return', options?: QueueOptions<M>): Queue<M, M[]>;
+export function queue<M>(name: QueueName, onRefused: 'throw' | 'return', options: QueueOptions<M> = {}): Queue<M, void> | Queue<M, M[]> {
+  const delayOf = (message: M) => (options.delaySeconds ? Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.round(options.delaySeconds(message)))) : 0);
   const batches = (messages: readonly M[]) =>
     requestBatches(
-      messages.map((message) => ({ message, body: JSON.stringify(message), group: group?.(message) })),
+      messages.map((message): Entry<M> => ({ message, body: JSON.stringify(message), group: options.group?.(message), delay: delayOf(message) })),
       (entry) => Buffer.byteLength(entry.body),
     );
   const backlog = async () => {

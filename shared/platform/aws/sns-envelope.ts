@@ -3,8 +3,14 @@
  * `TopicArn`, `Message`, ...) around the published message, or the published message alone
  * when the subscription has raw message delivery. Every consumer of an SNS-fed queue (SES
  * events, SES receipt notifications) reads its message through `parseSnsEnvelope`; what the
- * message must contain is the consumer's own check, with its own error.
+ * message must contain is the consumer's own check, with its own error. `snsEnvelope` builds one,
+ * for those who put SES events on the queues as SNS would (the local SES stand-in, the sender's
+ * test mode: shared/emails/test-mode-send.ts).
  */
+import { randomUUID } from 'node:crypto';
+
+/** The topic ARN simulated events name (consumers never read it): the local runtime's SES events topic. */
+export const SIMULATED_SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:ap-southeast-2:000000000000:ses-events';
 
 /** The body is not JSON, is an SNS message other than a Notification, or wraps a Message that is not JSON. */
 export class MalformedSnsEnvelope extends Error {
@@ -29,4 +35,19 @@ function parseJson(text: string, problem: string): unknown {
   } catch {
     throw new MalformedSnsEnvelope(problem);
   }
+}
+
+/** SNS's envelope around a message, as an SQS subscription without raw message delivery receives it. */
+export function snsEnvelope(message: unknown, topicArn = SIMULATED_SES_EVENTS_TOPIC_ARN) {
+  return {
+    Type: 'Notification',
+    MessageId: randomUUID(),
+    TopicArn: topicArn,
+    Message: JSON.stringify(message),
+    Timestamp: new Date().toISOString(),
+    SignatureVersion: '1',
+    Signature: 'simulated',
+    SigningCertURL: 'https://sns.ap-southeast-2.amazonaws.com/simulated.pem',
+    UnsubscribeURL: 'https://sns.ap-southeast-2.amazonaws.com/?Action=Unsubscribe',
+  };
 }

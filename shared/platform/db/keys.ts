@@ -36,6 +36,7 @@
  * | suppression id  | PROJECT#<pid>           | SUPPRESSION_ID#<sid> | -      | -      | the same record by id, written and deleted in the canonical entry's transaction: GET/DELETE /suppressions/{id}; POST /suppressions/batch/remove by `ids` (BatchGet); GET /suppressions (Query on prefix, newest first; `source` or `origin` as a FilterExpression) |
  * | domain          | PROJECT#<pid>           | DOMAIN#<did>         | DOMAIN_UNSETTLED (while not_started, pending or temporary_failure) | <did> | POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest first) |
  * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it (or takes over an expired, never verified one) and GetItems its parent names' claims (a subdomain of another project's verified domain is refused), the sender's findSendingDomain (GetItem) |
+ * | test domain name | PROJECT#<pid of a test twin> | DOMAIN_NAME#<name> | - | - | a test twin's claim of a domain name (shared/domains/domains.ts, `domainClaimKey`): the same item as `domain name`, scoped to the twin, so a test domain never meets a live one of any project and is wiped with the twin's data; POST/PATCH/DELETE /domains, verify, the scheduled check, the sender's findSendingDomain of a test email (GetItem) |
  * | domain count    | PROJECT#<pid>           | DOMAIN_COUNT         | -      | -      | the project's number of domains (`domain_count`): read before a create, added to in the create's transaction with a condition under MAX_DOMAINS_PER_PROJECT, taken from in the delete's (and in a takeover of the project's expired claim) |
  * | webhook         | PROJECT#<pid>           | WEBHOOK#<wid>        | -      | -      | POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix) |
  * | webhook count   | PROJECT#<pid>           | WEBHOOK_COUNT        | -      | -      | the project's number of webhooks (`webhook_count`): added to in the create's transaction with a condition under MAX_WEBHOOKS_PER_PROJECT, taken from in the delete's |
@@ -162,6 +163,8 @@ export const domain = (projectId: string, domainId: string): Key => ({ PK: proje
 export const domains = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'DOMAIN#' });
 /** Global: one per domain name in the whole deployment, read only on its exact key. */
 export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLowerCase()}`, SK: 'DOMAIN_NAME' });
+/** A test twin's claim of a domain name: in the twin's partition (its sort key is outside the `DOMAIN#` prefix, so lists never see it). */
+export const testDomainName = (projectId: string, name: string): Key => ({ PK: projectPk(projectId), SK: `DOMAIN_NAME#${name.toLowerCase()}` });
 /** The project's domain counter (its sort key is outside the `DOMAIN#` prefix, so lists never see it). */
 export const domainCount = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'DOMAIN_COUNT' });
 /** Domains SES is still verifying sit in this GSI1 partition, so the scheduled check finds them without a Scan. */
@@ -244,3 +247,21 @@ export const receivedEmail = (projectId: string, receivedEmailId: string): Key =
 export const receivedEmails = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'RECEIVED_EMAIL#' });
 /** Global: what the inbound worker made of one SES message for one project (a message can reach several projects). */
 export const inboundMessage = (sesMessageId: string, projectId: string): Key => ({ PK: `INBOUND_MESSAGE#${sesMessageId}`, SK: projectPk(projectId) });
+
+/**
+ * Every partition a project's data is in (the test-mode wipe, shared/access/test-data.ts, deletes
+ * them): the project's own, its sharded collections, and those per From domain, segment and
+ * broadcast (named by the project's items). A partition added above for a project's data is added here.
+ */
+export function projectPartitions(projectId: string, of: { domainNames: string[]; segmentIds: string[]; broadcastIds: string[] }): string[] {
+  const base = projectPk(projectId);
+  return [
+    base,
+    ...['EVENTS', 'EMAILS', 'LOGS', 'DELIVERIES', 'ATTEMPTS'].flatMap((collection) => shardPks(`${base}#${collection}`)),
+    ...shardPks(metricsPk(projectId)),
+    ...shardPks(reputationPk(projectId)),
+    ...of.domainNames.flatMap((name) => shardPks(pendingFromPk(projectId, name))),
+    ...of.segmentIds.map((id) => segmentMembers(projectId, id).PK),
+    ...of.broadcastIds.flatMap((id) => [...shardPks(recipientsPk(projectId, id)), ...shardPks(linksPk(projectId, id)), pagesPk(projectId, id)]),
+  ];
+}

@@ -426,6 +426,25 @@ export async function countItems(collection: Collection): Promise<number> {
   return count;
 }
 
+/** The keys of every item of one partition, a page at a time (for deleting a whole partition: shared/access/test-data.ts). */
+export async function* partitionKeys(PK: string, pageSize = 100): AsyncGenerator<Key[]> {
+  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined;
+  do {
+    const out = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': PK },
+        ProjectionExpression: 'PK, SK',
+        Limit: pageSize,
+        ExclusiveStartKey,
+      }),
+    );
+    if (out.Items?.length) yield out.Items.map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
+
 /**
  * GSI1 projects keys only (lib/table-definition.ts: an index write for every change of an item's
  * attributes would double what each status update costs), so its readers take the items from the

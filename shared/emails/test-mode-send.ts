@@ -1,0 +1,97 @@
+/**
+ * What the sender does for a test-mode email (`livemode: false`, an `es_test_` key's) instead of
+ * calling SES: no SES client is used (shared/emails/sender.ts takes this branch before any SES
+ * call), on AWS as locally. In the sender's order:
+ *
+ * 1. After the claim (`sending`), the message the live path would give SES (the same request,
+ *    `sesInput`) is rendered as MIME (./rendered-message.ts) and stored once in the content bucket
+ *    beside the email's content (`renderedMessageKey`); GET /emails/{id} offers it as `raw`. A
+ *    store that fails is what SES refusing with an answer is to live mail: the email goes back to
+ *    `queued`, at most MAX_SEND_ATTEMPTS times, then `failed`.
+ * 2. The sender commits `sent` with a `test-<id>` message id and its SES message lookup in one
+ *    transaction, as for live mail. The claim's condition lets exactly one invocation commit it,
+ *    so a redelivered send message finds the email taken and publishes nothing.
+ * 3. Only that invocation then publishes the simulated SES events (./simulated-outcomes.ts: one
+ *    table of outcomes by address, the same as the local SES's) the way SNS -> SQS delivers SES's
+ *    own: each event in an SNS envelope on every subscribed queue whose body filter it passes
+ *    (`ses-events` for all, `ses-suppression` for Bounce and Complaint:
+ *    shared/platform/aws/ses-events-topic.ts), with DelaySeconds that bring them in SES's order a
+ *    moment apart. The email-status worker and the suppression writer then do exactly what they
+ *    do for live mail: statuses, suppressions in the test twin, events with `livemode: false`,
+ *    webhook deliveries.
+ *
+ * Crash rule: the publish comes after the commit, so an email is never reported `delivered` or
+ * `bounced` without having been `sent`. A publish that fails is tried PUBLISH_ATTEMPTS times with
+ * the same envelopes (consumers apply a repeated event once: the status worker's marker, the
+ * suppression list's one entry per address), then logged as an error. The email then stays
+ * `sent`: that, and a sender that dies between the commit and the publish, is test mode's
+ * at-most-once window, the same window as SES's own feedback, which is never guaranteed either.
+ */
+import { putObject } from '../platform/aws/s3';
+import { queue, type Queue } from '../platform/aws/queues';
+import { subscribedQueues } from '../platform/aws/ses-events-topic';
+import { snsEnvelope } from '../platform/aws/sns-envelope';
+import * as keys from '../platform/db/keys';
+import { getItem } from '../platform/db/table';
+import { newId } from '../platform/ids';
+import { logger } from '../platform/log';
+import { renderedMessageKey } from './content';
+import { testMessageIdHeader } from './record';
+import { renderMessage, type SimpleSendRequest } from './rendered-message';
+import { SIMULATED_DELAY_SECONDS, simulatedEvents, type SimulatedRequest, type Tracking } from './simulated-outcomes';
+
+/** Tries of the publish before the error is logged and the email left `sent` (the module comment). */
+export const PUBLISH_ATTEMPTS = 3;
+/** The wait before the next try grows by this much each time. */
+const PUBLISH_BACKOFF_MS = 200;
+
+type Envelope = ReturnType<typeof snsEnvelope>;
+
+/** An event's delay (SIMULATED_DELAY_SECONDS), read back from its envelope. */
+const delayOf = (envelope: Envelope): number => SIMULATED_DELAY_SECONDS[(JSON.parse(envelope.Message) as { eventType: string }).eventType] ?? 0;
+
+const feedbackQueues: Record<string, Queue<Envelope, void>> = {
+  'ses-events': queue<Envelope>('ses-events', 'throw', { delaySeconds: delayOf }),
+  'ses-suppression': queue<Envelope>('ses-suppression', 'throw', { delaySeconds: delayOf }),
+};
+
+/** A test-mode email's message id: never an SES one. */
+export const testMessageId = (): string => `test-${newId()}`;
+
+/** Step 1: the message a recipient would get, stored for GET /emails/{id} `raw`. */
+export async function storeRenderedMessage(projectId: string, emailId: string, request: SimpleSendRequest, messageId: string, sentAt: Date): Promise<void> {
+  const message = renderMessage(request, { messageId: testMessageIdHeader(messageId), date: sentAt });
+  await putObject(renderedMessageKey(projectId, emailId), message, 'message/rfc822', 'content');
+}
+
+/** The engagement the domain's configuration set would publish (its `open_tracking` / `click_tracking`). */
+async function domainTracking(projectId: string, domainId: string): Promise<Tracking> {
+  const domain = await getItem(keys.domain(projectId, domainId));
+  return { open: domain?.open_tracking === true, click: domain?.click_tracking === true };
+}
+
+/**
+ * Step 3: the simulated SES events of the send, on the subscribed queues. Never throws: a publish
+ * that keeps failing is logged (the module comment's crash rule).
+ */
+export async function publishSimulatedFeedback(projectId: string, domainId: string, request: SimulatedRequest, messageId: string): Promise<void> {
+  let envelopes: { queue: string; envelope: Envelope }[] | undefined;
+  for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt++) {
+    try {
+      // built once: a retry publishes the very same events, which the consumers apply once
+      envelopes ??= simulatedEvents(request, messageId, { tracking: await domainTracking(projectId, domainId), testMode: true }).flatMap((event) => {
+        const envelope = snsEnvelope(event);
+        return subscribedQueues(event).map((queue) => ({ queue, envelope }));
+      });
+      const built = envelopes;
+      await Promise.all(Object.entries(feedbackQueues).map(([name, q]) => q.enqueue(built.filter((e) => e.queue === name).map((e) => e.envelope))));
+      return;
+    } catch (error) {
+      if (attempt === PUBLISH_ATTEMPTS) {
+        logger.error('test mode: the simulated SES events were not published; the email stays sent', { project_id: projectId, ses_message_id: messageId, error });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, PUBLISH_BACKOFF_MS * attempt));
+    }
+  }
+}
