@@ -266,6 +266,18 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
   return emailIds;
 }
 
+/**
+ * A page tried before (its record was found: the earlier attempt died or timed out): the recipients
+ * that attempt wrote (one BatchGet of their records) are left out before anything is stored or
+ * written again, and their emails' ids come from the records. So a retry costs what is left of the
+ * page, not a transaction per recipient, and a page that ran out of time once finishes the next time.
+ */
+async function leftToWrite(b: BroadcastItem, plans: Plan[]): Promise<{ plans: Plan[]; writtenEmailIds: string[] }> {
+  const records = await batchGet(plans.map((p) => keys.broadcastRecipient(b.project_id, b.id, p.contactId)));
+  const written = new Set(records.map((r) => r.contact_id as string));
+  return { plans: plans.filter((p) => !written.has(p.contactId)), writtenEmailIds: records.flatMap((r) => (typeof r.email_id === 'string' ? [r.email_id] : [])) };
+}
+
 const ACTIVE_CONDITION = '#status IN (:scheduled, :queued, :sending)';
 const ACTIVE_VALUES = { ':scheduled': 'scheduled', ':queued': 'queued', ':sending': 'sending' };
 /** The broadcast is still active: nobody canceled it, it has not ended. */
@@ -462,14 +474,15 @@ export async function fanOutPage(message: FanOutMessage, messageId: string): Pro
     }
     page ??= await claimPage(b, message.after, messageId);
     if (!page) return 'stale'; // another message claimed it first
-    const plans = await planPage(b, source, page.contact_ids, topic, schema, domain.configuration_set);
+    const planned = await planPage(b, source, page.contact_ids, topic, schema, domain.configuration_set);
+    const { plans, writtenEmailIds } = found ? await leftToWrite(b, planned) : { plans: planned, writtenEmailIds: [] };
     await spreadLeases(b, plans);
     // each email's content before the transactions that accept them (as POST /emails does)
     await putEmailContents(
       b.project_id,
       plans.flatMap((p) => (p.outcome === 'sent' ? [{ emailId: p.item.id, content: p.content }] : [])),
     );
-    const emailIds = await writePage(b, plans);
+    const emailIds = [...writtenEmailIds, ...(await writePage(b, plans))];
     if (emailIds.length) {
       await bulkSendQueue
         .enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id })))
