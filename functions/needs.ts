@@ -21,8 +21,8 @@ export interface Needs {
   queues?: readonly string[];
   /** SES actions the function calls; none means no SES permission at all */
   ses?: readonly SesAction[];
-  /** the inbound mail bucket (lib/inbound.ts): `read` (GetObject, also what its presigned URLs need) or `read-write`; INBOUND_BUCKET */
-  inboundBucket?: 'read' | 'read-write';
+  /** the inbound mail bucket (lib/inbound.ts): `read` (GetObject, also what its presigned URLs need), `write` (PutObject: test mode's loopback) or `read-write`; INBOUND_BUCKET */
+  inboundBucket?: 'read' | 'write' | 'read-write';
   /** the content bucket (lib/constructs/content-bucket.ts): `read` (GetObject) or `write` (PutObject: content is written once, never changed or deleted by code); CONTENT_BUCKET */
   contentBucket?: 'read' | 'write' | 'read-write';
   /**
@@ -37,6 +37,7 @@ export interface Needs {
 /** The S3 object actions each kind of inbound bucket access grants (ListBucket too for read-write: lib/inbound.ts). */
 export const BUCKET_ACTIONS = {
   read: ['s3:GetObject'],
+  write: ['s3:PutObject'],
   'read-write': ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
 } as const;
 

@@ -142,12 +142,14 @@ export const workers: readonly Worker[] = [
     handler: 'workers/sender',
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
     // DeleteItem: the email's pending entry; PutObject: the bytes of a `path` attachment it fetched (shared/emails/attachments.ts)
-    // and a test-mode email's rendered message; the SES feedback queues: test mode's simulated events (shared/emails/test-mode-send.ts)
+    // and a test-mode email's rendered message; the SES feedback queues: test mode's simulated events; the inbound
+    // bucket and queue: a test-mode email to its own sandbox's receiving domain (shared/emails/test-mode-send.ts)
     needs: {
       table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       ses: ['ses:SendEmail', 'ses:GetAccount'],
       contentBucket: 'read-write',
-      queues: ['ses-events', 'ses-suppression'],
+      inboundBucket: 'write',
+      queues: ['ses-events', 'ses-suppression', INBOUND_QUEUE],
     },
   },
   {
@@ -160,7 +162,12 @@ export const workers: readonly Worker[] = [
       table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       ses: ['ses:SendEmail', 'ses:GetAccount'],
       contentBucket: 'read-write',
-      queues: ['ses-events', 'ses-suppression'],
+      inboundBucket: 'write',
+      queues: ['ses-events', 'ses-suppression', INBOUND_QUEUE],
+      untested: {
+        's3:PutObject:inbound': "a test-mode broadcast to its own sandbox's receiving domain (the sender's same code is tested: test/api/test-mode-receiving.test.ts)",
+        [`sqs:SendMessage:${INBOUND_QUEUE}`]: 'likewise',
+      },
     },
   },
   {

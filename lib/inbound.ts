@@ -32,6 +32,7 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INBOUND_RAW_PREFIX } from '../functions/workers';
+import { BUCKET_ACTIONS } from '../functions/needs';
 import type { ApiFunction } from './api-function';
 import { daysFromContext, flagFromContext } from './context';
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -140,10 +141,10 @@ export class InboundMail extends Construct {
    * its presigned download URLs act with its permissions) or `read-write` (also PutObject,
    * DeleteObject, and ListBucket so a missing object is a 404, not a 403).
    */
-  grant(fn: ApiFunction, access: 'read' | 'read-write'): void {
+  grant(fn: ApiFunction, access: keyof typeof BUCKET_ACTIONS): void {
     fn.addEnvironment('INBOUND_BUCKET', this.bucket.bucketName);
     fn.addEnvironment('INBOUND_RETENTION_DAYS', String(this.retentionDays));
-    const objectActions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
+    const objectActions = [...BUCKET_ACTIONS[access]];
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [this.bucket.arnForObjects('*')] }));
     if (access === 'read-write') fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
   }

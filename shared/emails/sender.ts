@@ -51,7 +51,7 @@ import { acquireSendSlot, laneOf, NoSendSlot } from './send-rate';
 import { sesMessageWrite } from './ses-message';
 import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
-import { publishSimulatedFeedback, storeRenderedMessage, testMessageId } from './test-mode-send';
+import { deliverToSandbox, publishSimulatedFeedback, storeRenderedMessage, testMessageId } from './test-mode-send';
 import { projectSettings } from '../access/project-settings';
 import { reputationWrite } from './reputation';
 
@@ -287,12 +287,13 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   };
 
   let messageId: string;
+  let rendered: Uint8Array | undefined; // test mode: the message as rendered, for the sandbox's own inboxes
   const input = sesInput(email, content, attachments, keep, domain?.ses_tenant ?? null);
   if (!email.livemode) {
     // test keys never reach SES (./test-mode-send.ts): the message is rendered and stored instead
     messageId = testMessageId();
     try {
-      await storeRenderedMessage(projectId, emailId, input, messageId, new Date(sendingAt));
+      rendered = await storeRenderedMessage(projectId, emailId, input, messageId, new Date(sendingAt));
     } catch (error) {
       // as SES refusing with an answer: not sent, tried again
       const reason = `not sent: the test-mode message could not be stored (${(error as Error).name}: ${(error as Error).message})`;
@@ -324,6 +325,9 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   ]);
   countMetric('Sent');
   // only the invocation that committed `sent` gets here: it alone publishes what SES would have (never throws)
-  if (!email.livemode) await publishSimulatedFeedback(projectId, domain!.id, input, messageId);
+  if (!email.livemode) {
+    await publishSimulatedFeedback(projectId, domain!.id, input, messageId);
+    if (rendered) await deliverToSandbox(projectId, input, messageId, rendered); // recipients at the twin's own receiving domains
+  }
   return 'sent';
 }

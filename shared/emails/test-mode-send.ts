@@ -27,12 +27,12 @@
  * `sent`: that, and a sender that dies between the commit and the publish, is test mode's
  * at-most-once window, the same window as SES's own feedback, which is never guaranteed either.
  */
-import { putObject } from '../platform/aws/s3';
+import { bucketName, putObject } from '../platform/aws/s3';
 import { queue, type Queue } from '../platform/aws/queues';
 import { subscribedQueues } from '../platform/aws/ses-events-topic';
 import { snsEnvelope } from '../platform/aws/sns-envelope';
 import * as keys from '../platform/db/keys';
-import { getItem } from '../platform/db/table';
+import { batchGet, getItem } from '../platform/db/table';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { renderedMessageKey } from './content';
@@ -59,9 +59,10 @@ const feedbackQueues: Record<string, Queue<Envelope, void>> = {
 export const testMessageId = (): string => `test-${newId()}`;
 
 /** Step 1: the message a recipient would get, stored for GET /emails/{id} `raw`. */
-export async function storeRenderedMessage(projectId: string, emailId: string, request: SimpleSendRequest, messageId: string, sentAt: Date): Promise<void> {
+export async function storeRenderedMessage(projectId: string, emailId: string, request: SimpleSendRequest, messageId: string, sentAt: Date): Promise<Uint8Array> {
   const message = renderMessage(request, { messageId: testMessageIdHeader(messageId), date: sentAt });
   await putObject(renderedMessageKey(projectId, emailId), message, 'message/rfc822', 'content');
+  return message;
 }
 
 /** The engagement the domain's configuration set would publish (its `open_tracking` / `click_tracking`). */
@@ -93,5 +94,52 @@ export async function publishSimulatedFeedback(projectId: string, domainId: stri
       }
       await new Promise((resolve) => setTimeout(resolve, PUBLISH_BACKOFF_MS * attempt));
     }
+  }
+}
+
+const inboundQueue = queue<Envelope>('inbound', 'throw');
+/** Where SES's receipt rule puts a received message (functions/workers.ts INBOUND_RAW_PREFIX). */
+const INBOUND_RAW_PREFIX = 'raw/';
+
+const domainOf = (address: string) => bareRecipient(address).split('@')[1] ?? '';
+const bareRecipient = (address: string) => (/<([^>]+)>\s*$/.exec(address)?.[1] ?? address).trim().toLowerCase();
+
+/**
+ * Step 4, receiving in test mode: the recipients at a domain of the same test twin (its test
+ * domains' claims, one BatchGet; none -> nothing to do) get the message through the inbound path
+ * SES's receipt rule feeds: the rendered message goes in the inbound bucket and a `Received`
+ * notification naming the twin (`test_project_id`) on the inbound queue. The inbound worker then
+ * files it for the twin's receiving-enabled, verified domains only (shared/receiving/inbound.ts), as
+ * it files live mail. Never throws: a failure is logged, the send stays what it is.
+ */
+export async function deliverToSandbox(projectId: string, request: SimulatedRequest, messageId: string, message: Uint8Array): Promise<void> {
+  try {
+    const destination = request.Destination ?? {};
+    const recipients = [...(destination.ToAddresses ?? []), ...(destination.CcAddresses ?? []), ...(destination.BccAddresses ?? [])].map(bareRecipient);
+    const domains = [...new Set(recipients.map(domainOf).filter(Boolean))];
+    const claims = await batchGet(domains.map((domain) => keys.testDomainName(projectId, domain)));
+    const ours = new Set(claims.filter((claim) => claim.state === 'active').map((claim) => String(claim.name).toLowerCase()));
+    const local = recipients.filter((address) => ours.has(domainOf(address)));
+    if (!local.length) return;
+    const objectKey = `${INBOUND_RAW_PREFIX}${messageId}`;
+    await putObject(objectKey, message, 'message/rfc822', 'inbound');
+    const timestamp = new Date().toISOString();
+    const from = String(request.FromEmailAddress ?? '');
+    const notification = {
+      notificationType: 'Received',
+      mail: {
+        timestamp,
+        source: from,
+        messageId,
+        destination: local,
+        headersTruncated: false,
+        commonHeaders: { from: [from], to: destination.ToAddresses ?? [], subject: request.Content?.Simple?.Subject?.Data ?? '' },
+      },
+      receipt: { timestamp, recipients: local, spamVerdict: { status: 'PASS' }, virusVerdict: { status: 'PASS' }, action: { type: 'S3', bucketName: bucketName('inbound'), objectKey } },
+      test_project_id: projectId,
+    };
+    await inboundQueue.enqueue([snsEnvelope(notification)]);
+  } catch (error) {
+    logger.error('test mode: the message was not filed for its sandbox recipients', { project_id: projectId, ses_message_id: messageId, error });
   }
 }

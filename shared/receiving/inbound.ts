@@ -20,6 +20,13 @@
  * 4. The attachments go to the bucket, the raw message is checked readable, then `stored_at`
  *    (conditional: only once) and `email.stored` in one transaction.
  *
+ * Test mode (shared/access/test-mode.ts): a test send to an address at a receiving-enabled domain of
+ * its own test twin is filed through this same path (shared/emails/test-mode-send.ts puts the rendered
+ * message in the bucket and the notification on the queue). Its notification names the twin
+ * (`test_project_id`, a field SES never sends; only SES's receipt rule and our sender write to the
+ * queue), and step 1 then looks the domains up among the twin's test domains (their claims are the
+ * twin's own), never the deployment-wide names: outside mail never reaches a test domain.
+ *
  * A redelivered notification finds the idempotency item and only finishes step 4 if it had not
  * been done, so nothing is stored or emitted twice. A notification that cannot be read, or whose
  * raw message is missing, throws: the worker reports it as a batch item failure, SQS retries it
@@ -36,6 +43,7 @@ import { logger } from '../platform/log';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
 import type { Verdict } from './model';
 import { attachmentKey, bodyKey, toSummary } from './received-emails';
+import { isTestProject } from '../access/test-mode';
 
 /**
  * SES accepts messages up to 40 MB, and the worker parses all of them: one message per invocation,
@@ -71,6 +79,8 @@ export interface SesReceipt {
     virusVerdict?: { status?: string };
     action: { type: string; bucketName?: string; objectKey: string };
   };
+  /** a test-mode send's loopback (the module comment): the test twin whose test domains receive it */
+  test_project_id?: string;
 }
 
 /** The notification in an SQS message body: inside an SNS envelope (or bare, with raw message delivery). Other notification types: undefined. */
@@ -109,7 +119,7 @@ interface Taker {
 }
 
 /** The projects that receive mail for these recipients: active name claim + verified domain with receiving enabled (two BatchGets). */
-async function receivingProjects(recipients: string[]): Promise<Map<string, Taker>> {
+async function receivingProjects(recipients: string[], testProjectId?: string): Promise<Map<string, Taker>> {
   const byDomain = new Map<string, string[]>();
   for (const recipient of recipients) {
     const domain = domainOf(recipient);
@@ -119,7 +129,9 @@ async function receivingProjects(recipients: string[]): Promise<Map<string, Take
   const takers = new Map<string, Taker>();
   if (byDomain.size === 0) return takers;
   // The name claim (shared/domains/domains.ts) says which project owns the name; the domain says whether it receives.
-  const claims = (await batchGet(Array.from(byDomain.keys(), (d) => keys.domainName(d)))).filter((c) => c.state === 'active');
+  // a test-mode loopback looks among the twin's test domains only (their claims are the twin's: shared/domains/domains.ts)
+  const claimKey = (domain: string) => (testProjectId ? keys.testDomainName(testProjectId, domain) : keys.domainName(domain));
+  const claims = (await batchGet(Array.from(byDomain.keys(), claimKey))).filter((c) => c.state === 'active' && (!testProjectId || c.project_id === testProjectId));
   if (claims.length === 0) return takers;
   const domains = await batchGet(claims.map((c) => keys.domain(c.project_id, c.domain_id)));
   for (const domain of domains) {
@@ -257,7 +269,8 @@ export async function receiveInbound(body: string, options: { maxParseBytes?: nu
   const receipt = receiptFromBody(body);
   if (!receipt) return undefined;
   const sesMessageId = receipt.mail.messageId;
-  const takers = await receivingProjects(receipt.receipt.recipients);
+  const sandbox = typeof receipt.test_project_id === 'string' && isTestProject(receipt.test_project_id) ? receipt.test_project_id : undefined;
+  const takers = await receivingProjects(receipt.receipt.recipients, sandbox);
   const taken = new Set([...takers.values()].flatMap((t) => t.recipients));
   const dropped = receipt.receipt.recipients.filter((r) => !taken.has(r));
   if (dropped.length > 0) logger.warn('inbound mail dropped: no project receives for these recipients', { ses_message_id: sesMessageId, recipients: dropped });

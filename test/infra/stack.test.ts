@@ -556,9 +556,11 @@ describe('EmailService inbound mail', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(dlq), 'QueueName'] } }], Threshold: 0 });
   });
 
-  it('lets the worker read and write the bucket, the receiving routes only read it, and nobody else touch it', () => {
+  it("lets the worker read and write the bucket, the receiving routes only read it, the senders only put test mode's loopback mail, and nobody else touch it", () => {
     const readers = routes.filter((r) => r.needs.inboundBucket).map((r) => functionName(r));
     expect(readers).toHaveLength(3);
+    const senders = ['sender', 'bulk-sender'].map(workerFunctionId);
+    for (const id of senders) expect(s3Actions(id)).toEqual(['s3:PutObject']);
     const worker = workerFunctionId('inbound');
     expect(s3Actions(worker)).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(functionResource(worker).Properties.Environment.Variables).toMatchObject({ INBOUND_BUCKET: { Ref: bucketId }, INBOUND_RETENTION_DAYS: '30' });
@@ -567,7 +569,7 @@ describe('EmailService inbound mail', () => {
       if (readers.includes(id)) {
         expect(s3Actions(id)).toEqual(['s3:GetObject']);
         expect(variables.INBOUND_BUCKET).toBeDefined();
-      } else if (id !== worker) {
+      } else if (id !== worker && !senders.includes(id)) {
         expect(s3Actions(id)).toEqual([]);
         expect(variables.INBOUND_BUCKET).toBeUndefined();
       }
