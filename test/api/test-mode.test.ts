@@ -89,3 +89,22 @@ it('wipes the test data in one CLI call, keeping the test keys and every live re
   const keysOfTest = (await api.get('/api-keys', { key: test.token })).body.data.map((k: { id: string }) => k.id);
   expect(keysOfTest).toContain(test.id);
 }, 60_000);
+
+it("is rate limited by its project's limit and counts against no send quota", async () => {
+  const project = await createOtherProject();
+  const { changeProjectSettings } = await import('../../shared/access/project-settings');
+  await changeProjectSettings(project.projectId, { rate_limit: 5, daily_quota: 1 });
+  const sandboxKey = (await api.post('/api-keys', { name: 'limits', mode: 'test' }, { key: project.key })).body.token as string;
+  // the project's rate limit applies to its test keys (headers and 429 alike)
+  const burst = await Promise.all(Array.from({ length: 15 }, () => api.get('/segments', { key: sandboxKey })));
+  expect(burst.every((r) => r.headers.get('ratelimit-limit') === '5')).toBe(true);
+  expect(burst.some((r) => r.status === 429 && r.body.errors[0].code === 'rate_limit_exceeded')).toBe(true);
+  // the daily quota of 1 is live mail's: test sends go past it
+  await new Promise((resolve) => setTimeout(resolve, 1100)); // the next second's budget
+  const domain = `quota-${stamp}.example.com`;
+  expect((await api.post('/domains', { name: domain }, { key: sandboxKey })).status).toBe(201);
+  const send = () => api.post('/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'over the quota', text: 'x' }, { key: sandboxKey });
+  expect((await send()).status).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  expect((await send()).status).toBe(200);
+}, 60_000);
