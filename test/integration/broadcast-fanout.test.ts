@@ -336,10 +336,10 @@ it('runs pages of one broadcast side by side, as many as the send rate needs, an
   expect(fanOutParallelism(200)).toBe(4);
   expect(fanOutParallelism(14)).toBe(1); // SES's default rate: one chain keeps up
   const { projectId, broadcastId } = await queuedBroadcast(200); // 5 pages of 40
-  // a queue of its own with a visibility longer than a page takes on a busy machine (a second poller
-  // would drop a page in flight anyway), and short enough that a page that threw (a conflict past its
-  // retries on a loaded machine: CI twice) comes back within the deadline, as on AWS, and is resumed
-  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `broadcast-fanout-parallel-${suffix}`, Attributes: { VisibilityTimeout: '20' } }))).QueueUrl!;
+  // a queue of its own whose visibility outlasts the function's timeout (30 s), as Lambda needs: a page
+  // still running never comes back to a second poller (the same message id would own the page twice),
+  // while a page that threw or timed out (CI, a loaded machine) comes back within the deadline and is resumed
+  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `broadcast-fanout-parallel-${suffix}`, Attributes: { VisibilityTimeout: '35' } }))).QueueUrl!;
   process.env.QUEUE_URL_BROADCAST_FANOUT = queueUrl;
   const pagesInFlight = async () => (await queryAll({ PKs: [keys.broadcastPages(projectId, broadcastId).PK], prefix: 'PAGE#' })).length;
   let most = 0;
@@ -361,7 +361,7 @@ it('runs pages of one broadcast side by side, as many as the send rate needs, an
       }
     }),
     (async () => {
-      while (await going()) await new Promise((r) => setTimeout(r, 10));
+      while (await going()) await new Promise((r) => setTimeout(r, 50)); // a page takes ~0.4 s alone: sampled often enough, without crowding DynamoDB Local
     })(),
   ]);
   process.env.QUEUE_URL_BROADCAST_FANOUT = fanOutQueueUrl;
