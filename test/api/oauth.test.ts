@@ -139,10 +139,12 @@ describe('the authorization code flow (acceptance)', () => {
 
   it('stores tokens only as hashes, with the mode of the key that authorized them', async () => {
     const { createApiKey } = await import('../../shared/access/api-keys');
-    const { token: testKey } = await createApiKey({ projectId: runtime.projectId, livemode: false, permission: 'full_access' }, { name: 'oauth test', mode: 'test' });
+    // a project of its own: the default project's test-mode sandbox is the mode isolation suite's B
+    const { projectId } = await createOtherProject();
+    const { token: testKey } = await createApiKey({ projectId, livemode: false, permission: 'full_access' }, { name: 'oauth test', mode: 'test' });
     const { access, refresh } = await tokensFor('full_access', testKey);
     const item = await getItem(keys.oauthAccessToken(hashToken(access)));
-    expect(item).toMatchObject({ project_id: `${runtime.projectId}_test`, permission: 'full_access', livemode: false }); // the project's test-mode sandbox
+    expect(item).toMatchObject({ project_id: `${projectId}_test`, permission: 'full_access', livemode: false }); // the project's test-mode sandbox
     expect(JSON.stringify(item)).not.toContain(access);
     expect(JSON.stringify(item)).not.toContain(refresh);
     // it acts in test mode (authenticate reads `livemode` from the item), and mints no key of either mode

@@ -28,10 +28,19 @@ async function testKey(projectId: string): Promise<string> {
   return (await createApiKey({ projectId, livemode: false, permission: 'full_access' }, { name: 'test-mode domains', mode: 'test' })).token;
 }
 
+/**
+ * A project of this suite's own, its live key (`asLive`) and a test key (`key`): the default project's
+ * test twin is left to the isolation suite between modes (test/api/isolation-test-mode.test.ts), whose
+ * test key must see only its own events.
+ */
+let project: { projectId: string; key: string };
 let key: string;
-const twin = testProjectId(runtime.projectId);
+let twin: string;
+const asLive = () => ({ key: project.key });
 beforeAll(async () => {
-  key = await testKey(runtime.projectId);
+  project = await createOtherProject();
+  key = await testKey(project.projectId);
+  twin = testProjectId(project.projectId);
 });
 
 async function eventsOf(projectId: string, domainId: string): Promise<{ type: string; livemode: boolean; data: { object: Record<string, any> } }[]> {
@@ -73,7 +82,7 @@ describe('domains of a test key', () => {
     await expect(ses.send(new GetTenantCommand({ TenantName: `es-${twin}` }))).rejects.toMatchObject({ name: 'NotFoundException' });
     expect(await eventsOf(twin, id)).toEqual([expect.objectContaining({ type: 'domain.created', livemode: false })]);
     // test data: the live key does not see it, and the project's live count is not the twin's
-    expect((await api.get(`/domains/${id}`)).status).toBe(404);
+    expect((await api.get(`/domains/${id}`, asLive())).status).toBe(404);
     expect(await domainCount(twin)).toBeGreaterThanOrEqual(1);
   });
 
@@ -113,7 +122,7 @@ describe('domains of a test key', () => {
     // the sender's lookup finds it in the twin only
     const { findSendingDomain } = await import('../../shared/domains/domains');
     expect(await findSendingDomain(twin, good.body.name)).toMatchObject({ id: good.body.id, status: 'verified', sending: 'enabled', ses_tenant: null });
-    expect(await findSendingDomain(runtime.projectId, good.body.name)).toBeUndefined();
+    expect(await findSendingDomain(project.projectId, good.body.name)).toBeUndefined();
   });
 
   it('are verified by the scheduled check too, without POST /verify', async () => {
@@ -135,10 +144,10 @@ describe('domains of a test key', () => {
     const first = unique('test-shared');
     expect((await api.post('/domains', { name: first }, { key })).status).toBe(201);
     expect((await api.post('/domains', { name: first }, { key: other.key })).status).toBe(201);
-    expect((await api.post('/domains', { name: first })).status).toBe(409); // the live name is the other project's now
+    expect((await api.post('/domains', { name: first }, asLive())).status).toBe(409); // the live name is the other project's now
     // live first: the test domain of the same name is made all the same
     const second = unique('live-shared');
-    const live = await api.post('/domains', { name: second });
+    const live = await api.post('/domains', { name: second }, asLive());
     expect(live.status).toBe(201);
     const test = await api.post('/domains', { name: second }, { key });
     expect(test.status).toBe(201);
@@ -158,7 +167,7 @@ describe('domains of a test key', () => {
       () => api.post(`/domains/${owned.id}/verify`, undefined, { key: other.key }),
       (r) => r.body.status === 'verified',
     );
-    expect((await api.post('/domains', { name: `mail.${apex}` })).body.errors?.[0]?.code).toBe('parent_domain_verified');
+    expect((await api.post('/domains', { name: `mail.${apex}` }, asLive())).body.errors?.[0]?.code).toBe('parent_domain_verified');
     expect((await api.post('/domains', { name: `mail.${apex}` }, { key })).status).toBe(201);
   });
 
@@ -186,14 +195,14 @@ describe('domains of a test key', () => {
     expect((await api.post('/domains', { name }, { key })).status).toBe(201);
     const message = { from: `a@${name}`, to: 'delivered@resend.dev', subject: 's', text: 't' };
     expect((await api.post('/emails', message, { key })).status).toBe(200);
-    const live = await api.post('/emails', message);
+    const live = await api.post('/emails', message, asLive());
     expect(live.status).toBe(422);
     expect(live.body.errors[0]).toMatchObject({ code: 'domain_not_found', path: 'from' });
   });
 
   it('take PATCH (tracking, tls, sending) without SES, and DELETE frees the name in the twin only', async () => {
     const name = unique('test-patch');
-    const live = await api.post('/domains', { name });
+    const live = await api.post('/domains', { name }, asLive());
     const { body: domain } = await api.post('/domains', { name }, { key });
     const patched = await api.patch(
       `/domains/${domain.id}`,
@@ -206,8 +215,8 @@ describe('domains of a test key', () => {
     expect((await api.get(`/domains/${domain.id}`, { key })).body).toEqual(patched.body);
     const { findSendingDomain } = await import('../../shared/domains/domains');
     expect((await findSendingDomain(twin, name))?.sending).toBe('disabled'); // the twin's claim, not the live one
-    expect((await findSendingDomain(runtime.projectId, name))?.sending).toBe('enabled');
-    expect((await api.get(`/domains/${live.body.id}`)).body).toMatchObject({ open_tracking: false, tls: 'opportunistic' });
+    expect((await findSendingDomain(project.projectId, name))?.sending).toBe('enabled');
+    expect((await api.get(`/domains/${live.body.id}`, asLive())).body).toMatchObject({ open_tracking: false, tls: 'opportunistic' });
     await expect(ses.send(new GetConfigurationSetCommand({ ConfigurationSetName: `es-${domain.id}` }))).rejects.toMatchObject({ name: 'NotFoundException' });
 
     const count = await domainCount(twin);
@@ -221,7 +230,7 @@ describe('domains of a test key', () => {
     ]);
     expect(await findSendingDomain(twin, name)).toBeUndefined();
     // the live domain and its SES identity are still there; the name is free again in the twin
-    expect((await api.get(`/domains/${live.body.id}`)).status).toBe(200);
+    expect((await api.get(`/domains/${live.body.id}`, asLive())).status).toBe(200);
     expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${live.body.id}`);
     expect((await api.post('/domains', { name }, { key })).status).toBe(201);
   });
