@@ -164,12 +164,16 @@ interface DomainMode {
 
 /** A project's domains: live ones in SES, a test twin's simulated (the module comment). The one place that tells them apart. */
 function modeOf(projectId: string): DomainMode {
-  if (isTestProject(projectId)) return { identity: testIdentities, claimKey: (name) => keys.testDomainName(projectId, name), accountWide: false };
+  if (isTestProject(projectId)) return { identity: testIdentities, claimKey: (name) => domainClaimKey(projectId, name), accountWide: false };
   return { identity: sesIdentities, claimKey: keys.domainName, accountWide: true };
 }
 
-/** The key of the claim that says whether `name` is a domain of the project: deployment-wide for a live project, the twin's for a test one. */
-export const domainClaimKey = (projectId: string, name: string): keys.Key => modeOf(projectId).claimKey(name);
+/**
+ * The key of the claim that says whether `name` is a domain of the project: deployment-wide for a live
+ * project, the twin's for a test one. Apart from `modeOf` on purpose: the senders' and POST /emails'
+ * bundles read claims, and must not take in the SES identity code `modeOf` refers to.
+ */
+export const domainClaimKey = (projectId: string, name: string): keys.Key => (isTestProject(projectId) ? keys.testDomainName(projectId, name) : keys.domainName(name));
 
 const missing = () => notFound('Domain', 'domain_id');
 const taken = (name: string) => () => conflict('domain_exists', `The domain ${name} already exists`, 'name');
