@@ -1,25 +1,43 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+
+/** Runs `tasks` `inFlight` at a time; answers the seconds it took. */
+async function timed(inFlight: number, tasks: (() => Promise<void>)[]): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < tasks.length) await tasks[next++]();
+    }),
+  );
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
 
 /**
  * Writes `items` to `table` as fast as DynamoDB (Local) takes them: BatchWriteItem of 25, 16 in
  * flight, unprocessed items sent again. The benchmarks' yardstick (the raw write rate of the same
  * run) and their way to seed data. Answers the seconds it took.
  */
-export async function writeRaw(writer: DynamoDBDocumentClient, table: string, items: Record<string, unknown>[]): Promise<number> {
+export function writeRaw(writer: DynamoDBDocumentClient, table: string, items: Record<string, unknown>[]): Promise<number> {
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < batches.length) {
-        let pending = batches[next++].map((Item) => ({ PutRequest: { Item } }));
-        while (pending.length) {
-          const out = await writer.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-          pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
-        }
+  return timed(
+    16,
+    batches.map((batch) => async () => {
+      let pending = batch.map((Item) => ({ PutRequest: { Item } }));
+      while (pending.length) {
+        const out = await writer.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+        pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
       }
     }),
   );
-  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** Sends each of `transactions` as one TransactWriteItems, `inFlight` at a time, nothing read or built between them. Answers the seconds it took. */
+export function writeTransactions(writer: DynamoDBDocumentClient, transactions: TransactWriteCommandInput['TransactItems'][], inFlight: number): Promise<number> {
+  return timed(
+    inFlight,
+    transactions.map((TransactItems) => async () => {
+      await writer.send(new TransactWriteCommand({ TransactItems }));
+    }),
+  );
 }

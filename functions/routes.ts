@@ -87,7 +87,10 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/contacts/{contact_id}/topics', handler: 'contacts/list-topics', operation: contactOps.listTopics, needs: { table: ['GetItem', 'Query'] } },
   { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem'] } },
   // Contact imports (a CSV in the content bucket, written by the contact-imports worker of functions/workers.ts; literal `/contacts/imports` wins over `/contacts/{contact_id}`)
-  { method: 'POST', path: '/contacts/imports', handler: 'contacts/imports/create', operation: importOps.create, needs: { table: ['PutItem', 'ConditionCheckItem'], queues: ['contact-imports'], contentBucket: 'write' } },
+  // POST: an inline file is put in the bucket; an upload's file is headed and its first bytes read (GetObject)
+  { method: 'POST', path: '/contacts/imports', handler: 'contacts/imports/create', operation: importOps.create, needs: { table: ['PutItem', 'ConditionCheckItem'], queues: ['contact-imports'], contentBucket: 'read-write' } },
+  // a presigned PUT for a file larger than a request: signing it needs the PutObject the URL grants; nothing is stored
+  { method: 'POST', path: '/contacts/imports/uploads', handler: 'contacts/imports/create-upload', operation: importOps.createUpload, needs: { contentBucket: 'write' } },
   { method: 'GET', path: '/contacts/imports', handler: 'contacts/imports/list', operation: importOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/contacts/imports/{import_id}', handler: 'contacts/imports/get', operation: importOps.get, needs: { table: ['GetItem'] } },
   { method: 'GET', path: '/segments/{segment_id}/contacts', handler: 'contacts/list-by-segment', operation: contactOps.listBySegment, needs: { table: ['GetItem', 'Query', 'BatchGetItem'] } },

@@ -5,7 +5,8 @@
  * truth"). Encrypted (SSE-S3), private, TLS-only; objects expire by a lifecycle rule after the
  * email retention (`emailRetentionDays`, CDK context, default 30) plus the 30 days an email may be
  * scheduled ahead plus a day, so an email's content outlives its record (whose TTL counts from its
- * send time, shared/emails/emails.ts). Functions get `read` or `write` (functions/needs.ts
+ * send time, shared/emails/emails.ts). Contact import files (`imports/`, put by a request or a
+ * client's presigned PUT) expire after a week. Functions get `read` or `write` (functions/needs.ts
  * `contentBucket`); no code deletes content (the lifecycle does).
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
@@ -17,6 +18,8 @@ import type { ApiFunction } from '../api-function';
 import { daysFromContext } from '../context';
 
 export const DEFAULT_EMAIL_RETENTION_DAYS = 30;
+/** Days a contact import's file is kept: its import is done long before (the worker's page markers last as long). */
+const IMPORT_FILE_DAYS = 7;
 /** How far ahead an email may be scheduled (shared/emails/emails.ts MAX_SCHEDULE_AHEAD_MS), in days. */
 const MAX_SCHEDULE_AHEAD_DAYS = 30;
 
@@ -35,7 +38,11 @@ export class ContentBucket extends Construct {
       enforceSSL: true,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ id: 'expire-email-content', expiration: Duration.days(props.retentionDays + MAX_SCHEDULE_AHEAD_DAYS + 1), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { id: 'expire-email-content', expiration: Duration.days(props.retentionDays + MAX_SCHEDULE_AHEAD_DAYS + 1), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // contact import files (shared/audience/imports.ts), uploads no import used among them: a week, as the imports' page markers
+        { id: 'expire-import-files', prefix: 'imports/', expiration: Duration.days(IMPORT_FILE_DAYS) },
+      ],
       // customers' mail: deleting the stack leaves it (the lifecycle rule still empties it)
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -180,8 +180,10 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const mailViewerPort = (mailViewerServer.address() as AddressInfo).port;
     const mailViewerUrl = `http://127.0.0.1:${mailViewerPort}`;
 
-    // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API.
-    const s3 = await startLocalS3(join(settings.dataDir, 's3'));
+    // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API; the
+    // presigned URLs handlers sign with these credentials are checked as S3 checks them.
+    const handlerCredentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID || credentials.accessKeyId, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY || credentials.secretAccessKey };
+    const s3 = await startLocalS3(join(settings.dataDir, 's3'), { credentials: handlerCredentials });
     cleanups.push(() => closeServer(s3.server));
     // The secrets key (sealed webhook secrets, the unsubscribe key): its material stays under DATA_DIR.
     const kms = await startLocalKms(join(settings.dataDir, 'kms'), region);
@@ -191,8 +193,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     Object.assign(process.env, {
       TABLE_NAME: LOCAL_TABLE_NAME,
       AWS_REGION: region,
-      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID || credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || credentials.secretAccessKey,
+      AWS_ACCESS_KEY_ID: handlerCredentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: handlerCredentials.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SQS: sqsEndpoint,
       AWS_ENDPOINT_URL_SESV2: sesEndpoint,

@@ -1,7 +1,9 @@
 /**
  * Contact imports as the API shows them and as POST /contacts/imports takes them: the Resend SDK's
  * `contacts.imports.*` (a multipart form: `file`, and `column_map`, `on_conflict`, `segments`,
- * `topics` as JSON or plain text fields). Beside ./model.ts so that file stays the contacts'.
+ * `topics` as JSON or plain text fields), or instead of `file` the `upload_id` of a file PUT to the
+ * URL POST /contacts/imports/uploads answered (a file larger than a request). Beside ./model.ts so
+ * that file stays the contacts'.
  */
 import * as z from 'zod/mini';
 import { MAX_BODY_BYTES } from '../platform/http/pipeline';
@@ -19,6 +21,16 @@ export const PROPERTY_TYPES = ['string', 'number', 'boolean'] as const;
 export const MAX_IMPORT_ROW_BYTES = 128 * 1024;
 /** Rows whose failure is kept with its reason (all are counted in `failed`). */
 export const MAX_REPORTED_FAILURES = 100;
+/**
+ * An uploaded file's size at most: about 2 million rows of a few columns. The worker reads it as a
+ * stream (shared/audience/csv-rows.ts), so its memory does not grow with the file; the bound keeps a
+ * file's first pass (every byte checked, rows counted: about 10 s per 100 MB here, in a 96 MB heap) and the import's time sane.
+ */
+export const MAX_IMPORT_FILE_BYTES = 100 * 1024 * 1024;
+/** How long an upload URL works: long enough to start a large upload, short enough that a leaked URL soon stops working. */
+export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+/** The header row of an uploaded file must end within its first bytes: the request reads no more of the file. */
+export const MAX_HEADER_BYTES = 64 * 1024;
 
 /** A text field holding JSON, read as JSON first: a field that is not JSON is 422 naming it. */
 const json = <T extends z.ZodMiniType>(schema: T) =>
@@ -55,7 +67,9 @@ export type ColumnMap = z.output<typeof columnMap>;
 const file = z.string().check(z.minLength(1, 'the file is empty'), z.maxLength(MAX_BODY_BYTES));
 
 export const createImportBody = z.strictObject({
-  file,
+  // one of the two (./imports.ts says which is missing)
+  file: z.optional(file),
+  upload_id: z.optional(id),
   column_map: z.optional(json(columnMap)),
   on_conflict: z.optional(z.enum(ON_CONFLICT)),
   segments: z.optional(json(z.array(z.union([id, z.strictObject({ id })])).check(z.maxLength(MAX_SEGMENTS_PER_CONTACT)))),
@@ -81,3 +95,15 @@ export const contactImport = z.object({
 export type ContactImport = z.output<typeof contactImport>;
 
 export const createdImport = z.object({ object: z.literal('contact_import'), id });
+
+/** POST /contacts/imports/uploads: where to PUT the file, until when, and how large it may be. */
+export const createdUpload = z.object({
+  object: z.literal('upload'),
+  id,
+  upload_url: z.string(),
+  method: z.literal('PUT'),
+  headers: z.record(z.string(), z.string()),
+  expires_at: timestamp,
+  max_bytes: z.number(),
+});
+export type CreatedUpload = z.output<typeof createdUpload>;

@@ -2,15 +2,18 @@
  * Contact imports (POST/GET /contacts/imports) over HTTP and through the official SDK's
  * `contacts.imports.*`: a CSV becomes contacts through the contact-imports worker, with the same
  * items and events as POST /contacts; bad rows are counted without failing the others; hostile
- * files are refused or kept as data; and a worker killed between two pages finishes on
- * redelivery with no contact twice and none lost. Each test works in a project of its own, so
- * its counts are exact.
+ * files are refused or kept as data; a file larger than a request goes through a presigned
+ * upload (POST /contacts/imports/uploads), whose URL the local S3 stand-in checks as S3 does;
+ * and a worker killed between two pages finishes on redelivery with no contact twice and none
+ * lost. Each test works in a project of its own, so its counts are exact.
  */
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Resend } from 'resend';
 import { handler as importWorker } from '../../functions/workers/contact-imports';
 import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
-import { createImport, PAGE_ROWS, CONTINUE_MARGIN_MS } from '../../shared/audience/imports';
+import { createImport, createUpload, PAGE_ROWS, CONTINUE_MARGIN_MS } from '../../shared/audience/imports';
+import { MAX_IMPORT_FILE_BYTES } from '../../shared/audience/imports-model';
+import { presignPut } from '../../shared/platform/aws/s3';
 import { installAwsCallChecker } from '../../shared/platform/aws/call-guard';
 import * as keys from '../../shared/platform/db/keys';
 import * as table from '../../shared/platform/db/table';
@@ -162,6 +165,89 @@ it('refuses hostile files and forms, naming the field, and keeps hostile values 
   expect(await contactsOf(projectId)).toHaveLength(done.counts.created);
 }, 180_000);
 
+describe('a file larger than a request, uploaded', () => {
+  const uploadFor = async (key: string) => {
+    const answer = await request('POST', '/contacts/imports/uploads', undefined, { key });
+    expect(answer).toMatchObject({ status: 201, body: { object: 'upload', method: 'PUT', max_bytes: MAX_IMPORT_FILE_BYTES } });
+    return answer.body as { id: string; upload_url: string; headers: Record<string, string>; expires_at: string };
+  };
+  const putFile = (upload: { upload_url: string; headers: Record<string, string> }, body: string | Buffer) => fetch(upload.upload_url, { method: 'PUT', headers: upload.headers, body });
+  const s3Code = async (response: Response) => ({ status: response.status, code: /<Code>([^<]+)<\/Code>/.exec(await response.text())?.[1] });
+
+  it('takes a CSV PUT to the presigned URL with plain fetch, bigger than any request, and imports it', async () => {
+    const { projectId, key } = await createOtherProject();
+    const upload = await uploadFor(key);
+    expect(upload.upload_url).toContain(`/imports/${projectId}/${upload.id}.csv?`);
+    expect(Date.parse(upload.expires_at) - Date.now()).toBeGreaterThan(10 * 60_000);
+    // 2,000 rows of 3.6 KB (a column the map does not name pads them): 7 MB, over Lambda's 6 MB request event
+    const rows = 2000;
+    const csv = ['\ufeffemail,first_name,padding', ...Array.from({ length: rows }, (_, i) => `big${i}@example.com,Big ${i},${'p'.repeat(3600)}`)].join('\r\n');
+    expect(Buffer.byteLength(csv)).toBeGreaterThan(6 * 1024 * 1024);
+    expect((await putFile(upload, csv)).status).toBe(200);
+
+    const created = await postImport(key, { upload_id: upload.id, column_map: JSON.stringify({ email: 'email', first_name: 'first_name' }) });
+    expect(created).toMatchObject({ status: 201, body: { object: 'contact_import', id: upload.id } });
+    expect(await finished(key, upload.id)).toMatchObject({ status: 'completed', counts: { total: rows, created: rows, updated: 0, skipped: 0, failed: 0 }, processed: rows });
+    expect(await table.countItems(keys.contacts(projectId))).toBe(rows);
+    expect((await request('GET', '/contacts/big0@example.com', undefined, { key })).body).toMatchObject({ first_name: 'Big 0' });
+    expect((await request('GET', '/contacts/big1999@example.com', undefined, { key })).body).toMatchObject({ first_name: 'Big 1999' });
+    // an upload makes one import
+    expect(await postImport(key, { upload_id: upload.id })).toMatchObject({ status: 409, body: { errors: [{ code: 'upload_used', path: 'upload_id' }] } });
+  }, 180_000);
+
+  it("refuses an expired or tampered URL, a missing file, and another project's upload", async () => {
+    const a = await createOtherProject();
+    const b = await createOtherProject();
+    const upload = await uploadFor(a.key);
+    // the URL names one key of A's: pointed at another (B's prefix), or its expiry stretched, its signature no longer fits
+    expect(await s3Code(await putFile({ ...upload, upload_url: upload.upload_url.replace(a.projectId, b.projectId) }, 'email\n'))).toEqual({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(await s3Code(await putFile({ ...upload, upload_url: upload.upload_url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=604800') }, 'email\n'))).toEqual({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
+    // one signed as the service signs them, 20 minutes ago: expired
+    const old = await presignPut(`imports/${a.projectId}/${upload.id}.csv`, { bucket: 'content', expiresInSeconds: 15 * 60, now: new Date(Date.now() - 20 * 60_000) });
+    expect(await s3Code(await putFile({ ...upload, upload_url: old.upload_url }, 'email\n'))).toEqual({ status: 403, code: 'AccessDenied' });
+    // nothing was PUT yet: no file to import
+    expect(await postImport(a.key, { upload_id: upload.id })).toMatchObject({ status: 422, body: { errors: [{ code: 'unknown_upload', path: 'upload_id' }] } });
+
+    expect((await putFile(upload, 'email\nshared@example.com\n')).status).toBe(200);
+    // B naming A's upload finds nothing under its own project: as if it did not exist
+    expect(await postImport(b.key, { upload_id: upload.id })).toMatchObject({ status: 422, body: { errors: [{ code: 'unknown_upload', path: 'upload_id' }] } });
+    expect(await postImport(a.key, { upload_id: upload.id, file: csvFile('email\n') })).toMatchObject({ status: 422, body: { errors: [{ path: 'upload_id' }] } });
+    const created = await postImport(a.key, { upload_id: upload.id });
+    expect(created.status).toBe(201);
+    expect(await finished(a.key, created.body.id)).toMatchObject({ status: 'completed', counts: { total: 1, created: 1 } });
+    expect(await contactsOf(b.projectId)).toEqual([]);
+  }, 120_000);
+
+  it('checks the header at the request and the rest in the worker, which fails the import with the reason', async () => {
+    const { key } = await createOtherProject();
+    const uploaded = async (body: string | Buffer) => {
+      const upload = await uploadFor(key);
+      expect((await putFile(upload, body)).status).toBe(200);
+      return upload;
+    };
+    // the header is read by the request: not UTF-8, or a column the map names is missing -> 422
+    expect(await postImport(key, { upload_id: (await uploaded(Buffer.from('\xe9mail\na@example.com\n', 'latin1'))).id })).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'invalid_encoding', path: 'upload_id' }] },
+    });
+    expect(await postImport(key, { upload_id: (await uploaded('mail\na@example.com\n')).id })).toMatchObject({ status: 422, body: { errors: [{ code: 'unknown_column', path: 'column_map.email' }] } });
+    expect(await postImport(key, { upload_id: (await uploaded(`email,${'x'.repeat(70 * 1024)}\na@example.com,1\n`)).id })).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'header_too_long' }] },
+    });
+    // past the header, the worker: a Latin-1 byte far down the file, an unclosed quote -> failed, with no row written
+    const latin1 = await uploaded(Buffer.concat([Buffer.from(`email\n${'ok@example.com\n'.repeat(5000)}`), Buffer.from('caf\xe9@example.com\n', 'latin1')]));
+    expect((await postImport(key, { upload_id: latin1.id })).status).toBe(201);
+    expect(await finished(key, latin1.id)).toMatchObject({ status: 'failed', failure_reason: 'the file is not UTF-8 text', processed: 0, counts: { created: 0 } });
+    const quote = await uploaded('email,first_name\na@example.com,"open\n');
+    expect((await postImport(key, { upload_id: quote.id })).status).toBe(201);
+    expect(await finished(key, quote.id)).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/^the file is not CSV: Quote Not Closed/) });
+  }, 120_000);
+});
+
 describe('a worker killed half-way', () => {
   let sqs: SQSClient;
   let queueUrl: string;
@@ -189,15 +275,16 @@ describe('a worker killed half-way', () => {
     const rows = PAGE_ROWS * 4 + 7;
     const { id } = await createImport({ projectId, livemode: true, permission: 'full_access' }, { file: Buffer.from(file(rows)).toString('latin1') });
     const message = { project_id: projectId, import_id: id };
-    // the Lambda "dies" as it sends its third page: the window's other pages (written side by side) committed, the cursor not moved
+    // the Lambda "dies" as it sends its third page (each page is one transaction): the pages in flight beside it
+    // (written side by side) commit, the cursor is not moved (it moves every PROGRESS_PAGES pages)
     let transactions = 0;
     installAwsCallChecker((call) => {
       checkNeeds?.(call);
-      if (call.operation === 'TransactWriteItemsCommand' && ++transactions === 4) throw new Error('the Lambda died here'); // 1: in_progress, 2-3: pages
+      if (call.operation === 'TransactWriteItemsCommand' && ++transactions === 3) throw new Error('the Lambda died here');
     });
     expect((await run(message)).batchItemFailures).toHaveLength(1);
     installAwsCallChecker(checkNeeds);
-    // the window's other pages were in flight when it died: they land a moment later (on AWS too, or not at all)
+    // the other pages were in flight when it died: they land a moment later (on AWS too, or not at all)
     const before = await waitFor(
       async () => (await contactsOf(projectId)).length,
       (n) => n >= 2 * PAGE_ROWS,
@@ -216,6 +303,19 @@ describe('a worker killed half-way', () => {
     const created = (await projectEvents(projectId, 2000)).filter((e) => JSON.stringify(e).includes('contact.created'));
     expect(created).toHaveLength(rows);
   }, 120_000);
+
+  it('fails an import whose uploaded file was PUT again after it was accepted (every read asks for its ETag)', async () => {
+    const { projectId } = await createOtherProject();
+    const caller = { projectId, livemode: true, permission: 'full_access' as const };
+    const upload = await createUpload(caller);
+    const put = (body: string) => fetch(upload.upload_url, { method: 'PUT', headers: upload.headers, body });
+    expect((await put('email\nfirst@example.com\n')).status).toBe(200);
+    const { id } = await createImport(caller, { upload_id: upload.id });
+    expect((await put('email\nsecond@example.com\nthird@example.com\n')).status).toBe(200);
+    expect((await run({ project_id: projectId, import_id: id })).batchItemFailures).toEqual([]);
+    expect(await table.getItem(keys.contactImport(projectId, id))).toMatchObject({ status: 'failed', failure_reason: 'the file was uploaded again after the import was created', created: 0 });
+    expect(await contactsOf(projectId)).toEqual([]);
+  }, 60_000);
 
   it('stops before the timeout and sends the message again (a continuation)', async () => {
     const { projectId } = await createOtherProject();

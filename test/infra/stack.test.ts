@@ -599,13 +599,15 @@ describe('EmailService content bucket', () => {
   const bucketId = stack.getLogicalId(stack.content.bucket.node.defaultChild as CfnElement);
   const { functionResource } = functionTemplates(stack, resources);
 
-  it("keeps each email's content in an encrypted, private, TLS-only bucket that expires it after the retention and the scheduling window", () => {
+  it("keeps each email's content in an encrypted, private, TLS-only bucket that expires it after the retention and the scheduling window, and contact import files after a week", () => {
     expect(resources[bucketId]).toMatchObject({
       DeletionPolicy: 'Retain',
       Properties: {
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
         PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-        LifecycleConfiguration: { Rules: [expect.objectContaining({ ExpirationInDays: 61, Status: 'Enabled' })] },
+        LifecycleConfiguration: {
+          Rules: [expect.objectContaining({ ExpirationInDays: 61, Status: 'Enabled' }), expect.objectContaining({ Prefix: 'imports/', ExpirationInDays: 7, Status: 'Enabled' })],
+        },
       },
     });
   });
@@ -620,7 +622,8 @@ describe('EmailService content bucket', () => {
         'GetEmailsEmailId',
         'GetEmailsEmailIdAttachments',
         'GetEmailsEmailIdAttachmentsAttachmentId',
-        'PostContactsImports', // stores the import's file
+        'PostContactsImports', // stores the import's file, or reads an uploaded one's header
+        'PostContactsImportsUploads', // signs the upload URL of an import's file
         'PostEmails',
         'PostEmailsBatch',
         'PostEmailsEmailIdRetry',

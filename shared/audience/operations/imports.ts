@@ -1,13 +1,28 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../../platform/http/operation';
-import { commonErrors, id, listOf, listQuery, notFoundResponse } from '../../platform/http/schemas';
-import { contactImport, createdImport, createImportBody, IMPORT_STATUSES, MAX_IMPORT_ROW_BYTES, MAX_REPORTED_FAILURES } from '../imports-model';
+import { commonErrors, conflictResponse, id, listOf, listQuery, notFoundResponse } from '../../platform/http/schemas';
+import {
+  contactImport,
+  createdImport,
+  createdUpload,
+  createImportBody,
+  IMPORT_STATUSES,
+  MAX_HEADER_BYTES,
+  MAX_IMPORT_FILE_BYTES,
+  MAX_IMPORT_ROW_BYTES,
+  MAX_REPORTED_FAILURES,
+  UPLOAD_URL_TTL_SECONDS,
+} from '../imports-model';
 
 export const create = defineOperation({
   operationId: 'createContactImport',
   summary: 'Import contacts from a CSV file',
   description:
     'A multipart/form-data body, as the Resend SDK sends it: `file` (CSV, UTF-8, a header row; at most the 5 MB of a request), ' +
+    "or instead of `file` an `upload_id` from POST /contacts/imports/uploads whose URL the file was PUT to (a larger file; the import takes the upload's id, " +
+    'and an upload makes one import: a second is 409 `upload_used`). An upload is checked here as far as the request reads it: it must be there ' +
+    `(else 422 \`unknown_upload\`), at most ${MAX_IMPORT_FILE_BYTES} bytes, and its header row UTF-8 CSV ending within its first ${MAX_HEADER_BYTES} bytes; ` +
+    'the rest of it is checked by the worker, which fails the import with a `failure_reason` (not UTF-8, not CSV, uploaded again meanwhile) instead. ' +
     '`column_map` (JSON: `email`, `first_name`, `last_name`, `unsubscribed` name columns, `properties` maps a property key to `{column, type}`; ' +
     'without it the columns named `email`, `first_name`, `last_name`, `unsubscribed` are read), `on_conflict` (`upsert`, the default: an existing ' +
     "address gets the row's non-empty values; `skip`: left as it is), `segments` and `topics` (JSON, given to every imported contact). " +
@@ -19,7 +34,24 @@ export const create = defineOperation({
   auth: 'api_key',
   body: createImportBody,
   bodyFormats: ['multipart'],
-  responses: { 201: { description: 'The import, queued', schema: createdImport }, ...commonErrors },
+  responses: {
+    201: { description: 'The import, queued', schema: createdImport },
+    ...commonErrors,
+    409: { ...conflictResponse, description: 'An import was already created from this upload (`upload_used`)' },
+  },
+});
+
+export const createUpload = defineOperation({
+  operationId: 'createContactImportUpload',
+  summary: 'Get a URL to upload a CSV file too large for a request',
+  description:
+    `Answers a presigned S3 URL (\`upload_url\`, valid ${UPLOAD_URL_TTL_SECONDS / 60} minutes) to PUT one CSV file of up to \`max_bytes\` (${MAX_IMPORT_FILE_BYTES} bytes) ` +
+    'to, with the `headers` given (no Authorization header: the URL carries its signature); then POST /contacts/imports with `upload_id` set to this `id` ' +
+    'instead of `file`, and the other fields as for a file. The size is checked when the import is created (S3 cannot bound a presigned PUT). ' +
+    "An upload no import used is deleted with the content bucket's other objects by its lifecycle rule.",
+  tags: ['Contacts'],
+  auth: 'api_key',
+  responses: { 201: { description: 'Where and how to PUT the file', schema: createdUpload }, ...commonErrors },
 });
 
 export const list = defineOperation({

@@ -2,12 +2,13 @@
  * The service's two buckets: the inbound mail bucket (lib/inbound.ts: raw messages as SES stored
  * them, attachments and large bodies as the inbound worker stores them, and time-limited download
  * URLs) and the content bucket (lib/constructs/content-bucket.ts: each sent email's content,
- * written once, shared/emails/content.ts). Every call names its bucket (`inbound` by default).
+ * written once, shared/emails/content.ts; and contact import files, put by the request or by the
+ * client through a presigned PUT, shared/audience/imports.ts). Every call names its bucket (`inbound` by default).
  *
  * Why not `@aws-sdk/client-s3`: that client and its presigner add about 130 KB to a bundle that
  * already carries the DynamoDB client (measured with the project's esbuild settings: DynamoDB +
  * S3 + presigner = 475 KB before any of our code), over the 450 KB budget of DESIGN.md. These are
- * the five S3 REST calls the service makes, signed with the SDK's own SigV4 signer
+ * the S3 REST calls the service makes (Get, ranged Get, Head, Put, Delete, presigned GET and PUT), signed with the SDK's own SigV4 signer
  * (`@smithy/signature-v4`, which the DynamoDB client bundles anyway) and the DynamoDB client's
  * credential chain; test/unit/inbound-objects.test.ts checks every request and URL against what
  * the real `@aws-sdk/client-s3` and `@aws-sdk/s3-request-presigner` produce.
@@ -105,13 +106,65 @@ export async function getObject(key: string, kind: BucketKind = 'inbound'): Prom
   return Buffer.from(await response.arrayBuffer());
 }
 
-/** The object's size, or undefined when there is no such object. */
-export async function headObject(key: string, kind: BucketKind = 'inbound'): Promise<{ size: number } | undefined> {
+/** Bytes of an object one ranged GET of `getObjectStream` fetches: few requests for a large file, little held at a time. */
+const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The object's bytes from `from` on (`length` of them at most) as a stream, or undefined when there
+ * is no such object. The stream fetches one range of READ_CHUNK_BYTES at a time, the next only when
+ * its reader wants more: a reader may take minutes over a large object without a connection held
+ * open meanwhile (S3 drops a connection not read from for a while). `ifMatch`: the ETag the object
+ * must still have, at every range (`ObjectStoreError` with code `PreconditionFailed` when it changed).
+ */
+export async function getObjectStream(key: string, kind: BucketKind, options: { from?: number; length?: number; ifMatch?: string } = {}): Promise<ReadableStream<Uint8Array> | undefined> {
+  const bucket = bucketName(kind);
+  const until = options.length === undefined ? Number.POSITIVE_INFINITY : (options.from ?? 0) + options.length;
+  let next = options.from ?? 0;
+  let size = Number.POSITIVE_INFINITY;
+  /** The next range's bytes; undefined when the object is not there. */
+  const range = async (): Promise<Uint8Array | undefined> => {
+    const last = Math.min(until, next + READ_CHUNK_BYTES) - 1;
+    const headers: Record<string, string> = { range: `bytes=${next}-${last}` };
+    if (options.ifMatch) headers['if-match'] = options.ifMatch;
+    const response = await send('GetObject', bucket, request(bucket, 'GET', key, { 'x-id': 'GetObject' }, headers));
+    if (response.status === 404 || response.status === 416) {
+      // 416: the range starts at the object's end, so there is nothing after it
+      await response.body?.cancel();
+      if (response.status === 416) size = next;
+      return response.status === 404 ? undefined : new Uint8Array();
+    }
+    if (!response.ok) throw await failure(response, `GetObject ${key}`);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    size = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? next + bytes.length);
+    next += bytes.length;
+    return bytes;
+  };
+  const first = await range();
+  if (!first) return undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      start: (controller) => {
+        if (first.length) controller.enqueue(first);
+      },
+      pull: async (controller) => {
+        if (next >= Math.min(size, until)) return controller.close();
+        const bytes = await range();
+        if (!bytes) throw new ObjectStoreError(404, 'NoSuchKey', `GetObject ${key}: gone while it was read`);
+        if (bytes.length === 0) return controller.close();
+        controller.enqueue(bytes);
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/** The object's size and ETag, or undefined when there is no such object. */
+export async function headObject(key: string, kind: BucketKind = 'inbound'): Promise<{ size: number; etag: string } | undefined> {
   const bucket = bucketName(kind);
   const response = await send('HeadObject', bucket, request(bucket, 'HEAD', key));
   if (response.status === 404) return undefined;
   if (!response.ok) throw new ObjectStoreError(response.status, `HTTP${response.status}`, `HeadObject ${key}: ${response.status}`);
-  return { size: Number(response.headers.get('content-length') ?? 0) };
+  return { size: Number(response.headers.get('content-length') ?? 0), etag: response.headers.get('etag') ?? '' };
 }
 
 export async function putObject(key: string, body: Uint8Array, contentType: string, kind: BucketKind = 'inbound'): Promise<void> {
@@ -140,18 +193,44 @@ export interface DownloadUrl {
  * `response-content-disposition`), so a browser saves an attachment under its own name.
  */
 export async function presignGet(key: string, options: { expiresInSeconds?: number; contentType?: string; contentDisposition?: string; now?: Date; bucket?: BucketKind } = {}): Promise<DownloadUrl> {
-  const bucket = bucketName(options.bucket);
-  const expiresIn = options.expiresInSeconds ?? DOWNLOAD_URL_TTL_SECONDS;
-  const now = options.now ?? new Date();
   const query: Record<string, string> = {};
   if (options.contentDisposition) query['response-content-disposition'] = options.contentDisposition;
   if (options.contentType) query['response-content-type'] = options.contentType;
-  query['x-id'] = 'GetObject';
-  // A presigned URL works only if its signer may GetObject: checked when it is made.
-  checkAwsCall({ service: 's3', operation: 'GetObject', input: { Bucket: bucket, Key: key } });
-  const req = request(bucket, 'GET', key, query, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });
-  const presigned = await s3Signer().presign(req, { expiresIn, signingDate: now, unsignableHeaders: new Set(['content-type']) });
-  return { download_url: urlOf(presigned), expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString() };
+  const { url, expires_at } = await presign('GET', key, query, { ...options, expiresInSeconds: options.expiresInSeconds ?? DOWNLOAD_URL_TTL_SECONDS });
+  return { download_url: url, expires_at };
+}
+
+/** A URL for `method` on `key` (the x-id of its operation added to `query`), signed for `expiresInSeconds` from `now`; unsigned payload. */
+async function presign(
+  method: 'GET' | 'PUT',
+  key: string,
+  query: Record<string, string>,
+  options: { expiresInSeconds: number; now?: Date; bucket?: BucketKind },
+): Promise<{ url: string; expires_at: string }> {
+  const bucket = bucketName(options.bucket);
+  const operation = method === 'GET' ? 'GetObject' : 'PutObject';
+  const now = options.now ?? new Date();
+  // A presigned URL works only if its signer may do the operation: checked when it is made.
+  checkAwsCall({ service: 's3', operation, input: { Bucket: bucket, Key: key } });
+  const req = request(bucket, method, key, { ...query, 'x-id': operation }, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });
+  const presigned = await s3Signer().presign(req, { expiresIn: options.expiresInSeconds, signingDate: now, unsignableHeaders: new Set(['content-type']) });
+  return { url: urlOf(presigned), expires_at: new Date(now.getTime() + options.expiresInSeconds * 1000).toISOString() };
+}
+
+export interface UploadUrl {
+  upload_url: string;
+  expires_at: string;
+}
+
+/**
+ * A presigned PUT (SigV4 query signing, unsigned payload, as `getSignedUrl` makes it for a
+ * PutObjectCommand): whoever holds the URL may write this one key until it expires, with any body
+ * and content type (neither is signed, so S3 cannot bound the size: the caller checks it when the
+ * object is used).
+ */
+export async function presignPut(key: string, options: { expiresInSeconds: number; now?: Date; bucket?: BucketKind }): Promise<UploadUrl> {
+  const { url, expires_at } = await presign('PUT', key, {}, options);
+  return { upload_url: url, expires_at };
 }
 
 /** `attachment; filename="..."` with an RFC 6266 `filename*` for names that are not plain ASCII. */
