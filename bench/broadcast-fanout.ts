@@ -15,20 +15,14 @@
  *
  * Run alone: `npx tsx bench/broadcast-fanout.ts` (BENCH_CONTACTS to change the size).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
-import { startLocalS3 } from '../lib/local/aws/s3';
+import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalKms } from '../lib/local/aws/kms';
-import { freePort } from '../lib/local/ports';
 import { QueuePoller } from '../lib/local/lambda/queue-poller';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 import { writeRaw } from './raw-write';
+import { startWorkerBackends } from './worker-backends';
 import { workerFunction } from '../lib/local/lambda/invocation';
 
 export interface BroadcastFanOutResult {
@@ -52,41 +46,23 @@ export interface BroadcastFanOutResult {
 }
 
 export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_CONTACTS ?? 100_000)): Promise<BroadcastFanOutResult> {
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const region = 'ap-southeast-2';
-  const dynamo = await startDynamoDbLocal({ port: freePort });
-  const { createSqsServer } = await import('local-aws-sqs');
-  const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
-  const sqsPort = (sqsServer.address() as AddressInfo).port;
-  const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
-  const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
-  // each email's content goes to the content bucket: the local S3 stand-in, in a folder of the run's
-  const s3Root = mkdtempSync(join(tmpdir(), 'email-service-bench-s3-'));
-  const s3 = await startLocalS3(s3Root);
-  const kms = await startLocalKms(join(s3Root, 'kms'), region); // the unsubscribe key is sealed under the secrets key
+  const { region, sqs, s3Root, admin, writer, stop } = await startWorkerBackends();
+  // the unsubscribe key is sealed under the secrets key
+  const kms = await startLocalKms(join(s3Root, 'kms'), region).catch(async (error) => {
+    await stop();
+    throw error;
+  });
   try {
-    const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
-    await ensureTable(admin, LOCAL_TABLE_NAME);
-    const writer = DynamoDBDocumentClient.from(admin);
     const fanOutQueue = (await sqs.send(new CreateQueueCommand({ QueueName: 'broadcast-fanout', Attributes: { VisibilityTimeout: '120' } }))).QueueUrl!;
     const sendQueue = (await sqs.send(new CreateQueueCommand({ QueueName: 'send' }))).QueueUrl!;
     Object.assign(process.env, {
-      TABLE_NAME: LOCAL_TABLE_NAME,
-      AWS_REGION: region,
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_SQS: sqsEndpoint,
       QUEUE_URL_BROADCAST_FANOUT: fanOutQueue,
       QUEUE_URL_SEND: sendQueue,
       QUEUE_URL_SEND_BULK: sendQueue, // broadcast emails go to the bulk lane
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
-      CONTENT_BUCKET: 'bench-content',
       AWS_ENDPOINT_URL_KMS: kms.endpoint,
       SECRETS_KEY_ARN: kms.keyArn,
       SEND_RATE_PER_SECOND: process.env.SEND_RATE_PER_SECOND ?? '200',
       PUBLIC_API_URL: 'https://email.example.test',
-      LOG_LEVEL: 'ERROR',
     });
     const { handler } = await import('../functions/workers/broadcast-fanout');
     const { fanOutQueue: fanOutMessages } = await import('../shared/broadcasts/queue');
@@ -238,12 +214,8 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
       status: String(broadcast?.status),
     };
   } finally {
-    sqs.destroy();
-    await new Promise((resolve) => s3.server.close(resolve));
     await new Promise((resolve) => kms.server.close(resolve));
-    rmSync(s3Root, { recursive: true, force: true });
-    await new Promise((resolve) => sqsServer.close(resolve));
-    await dynamo.stop();
+    await stop();
   }
 }
 

@@ -7,18 +7,10 @@
  * transactions carrying those items as the import's pages do (what a page-per-transaction import
  * could reach at best on DynamoDB Local).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
-import { startLocalS3 } from '../lib/local/aws/s3';
-import { freePort } from '../lib/local/ports';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 import { writeRaw, writeTransactions } from './raw-write';
+import { startWorkerBackends } from './worker-backends';
 
 export interface ContactImportsResult {
   rows: number;
@@ -32,32 +24,10 @@ export interface ContactImportsResult {
 }
 
 export async function benchContactImports(rows = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000)): Promise<ContactImportsResult> {
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const region = 'ap-southeast-2';
-  const dynamo = await startDynamoDbLocal({ port: freePort });
-  const { createSqsServer } = await import('local-aws-sqs');
-  const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
-  const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
-  const s3Root = mkdtempSync(join(tmpdir(), 'email-service-bench-s3-'));
-  const s3 = await startLocalS3(s3Root);
+  const { sqs, writer, stop } = await startWorkerBackends();
   try {
-    const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
-    await ensureTable(admin, LOCAL_TABLE_NAME);
-    const writer = DynamoDBDocumentClient.from(admin);
-    const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'contact-imports' }))).QueueUrl!;
-    Object.assign(process.env, {
-      TABLE_NAME: LOCAL_TABLE_NAME,
-      AWS_REGION: region,
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_SQS: sqsEndpoint,
-      QUEUE_URL_CONTACT_IMPORTS: queueUrl,
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
-      CONTENT_BUCKET: 'bench-content',
-      LOG_LEVEL: 'ERROR',
-    });
+    process.env.QUEUE_URL_CONTACT_IMPORTS = queueUrl;
     const { handler } = await import('../functions/workers/contact-imports');
     const { createImport } = await import('../shared/audience/imports');
     const { getItem } = await import('../shared/platform/db/table');
@@ -151,10 +121,7 @@ export async function benchContactImports(rows = Number(process.env.BENCH_IMPORT
       invocations,
     };
   } finally {
-    await new Promise((resolve) => s3.server.close(resolve));
-    await new Promise((resolve) => sqsServer.close(resolve));
-    await dynamo.stop();
-    rmSync(s3Root, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -43,3 +43,15 @@ export async function measureOnOff(variable: string, operations: { operation: st
   }
   return rows;
 }
+
+/** The rows as RESULTS.md shows them: each operation's p50 and p99 without and with the feature, and what it adds. */
+export function formatOnOffRows(rows: OnOffRow[]): string[] {
+  return [
+    '| operation | requests each way | without: p50 / p99 (ms) | with: p50 / p99 (ms) | added at p50 / p99 (ms) |',
+    '|---|---:|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.operation} | ${r.requests} | ${r.withoutP50.toFixed(2)} / ${r.withoutP99.toFixed(2)} | ${r.withP50.toFixed(2)} / ${r.withP99.toFixed(2)} | ${(r.withP50 - r.withoutP50).toFixed(2)} / ${(r.withP99 - r.withoutP99).toFixed(2)} |`,
+    ),
+  ];
+}

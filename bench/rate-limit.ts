@@ -8,7 +8,7 @@
  * Run alone: `npx tsx bench/rate-limit.ts` (or BENCH_ONLY=ratelimit npm run bench).
  */
 import { startBenchApi } from './local-api';
-import { measureOnOff, type OnOffRow } from './on-off';
+import { formatOnOffRows, measureOnOff, type OnOffRow } from './on-off';
 
 const KEY = `es_live_${'R'.repeat(32)}`;
 
@@ -39,12 +39,7 @@ export function formatRateLimit(rows: RateLimitRow[]): string {
   return [
     `Sequential requests through the local runtime, counted and not, in alternating blocks of one run (goal: under ${RATE_LIMIT_P50_GOAL_MS} ms added at p50).`,
     '',
-    '| operation | requests each way | without: p50 / p99 (ms) | with: p50 / p99 (ms) | added at p50 / p99 (ms) |',
-    '|---|---:|---|---|---|',
-    ...rows.map(
-      (r) =>
-        `| ${r.operation} | ${r.requests} | ${r.withoutP50.toFixed(2)} / ${r.withoutP99.toFixed(2)} | ${r.withP50.toFixed(2)} / ${r.withP99.toFixed(2)} | ${(r.withP50 - r.withoutP50).toFixed(2)} / ${(r.withP99 - r.withoutP99).toFixed(2)} |`,
-    ),
+    ...formatOnOffRows(rows),
   ].join('\n');
 }
 

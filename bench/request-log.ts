@@ -12,7 +12,7 @@
  * Run alone: `npx tsx bench/request-log.ts` (or BENCH_ONLY=requestlog npm run bench).
  */
 import { startBenchApi } from './local-api';
-import { measureOnOff, type OnOffRow } from './on-off';
+import { formatOnOffRows, measureOnOff, type OnOffRow } from './on-off';
 
 const KEY = `es_live_${'L'.repeat(32)}`;
 
@@ -81,12 +81,7 @@ export function formatRequestLog(result: RequestLogResult): string {
       'The write starts once the answer is known and is awaited beside the rest of the pipeline before the function returns: what it adds is about one PutItem round trip to DynamoDB Local, less the shaping it overlaps. ' +
       `Its cost: ${result.writeUnits} write unit per request (a standard PutItem of up to 1 KB; the newest ${result.entries} entries measured ${result.meanBytes.toFixed(0)} bytes on average, ${result.maxBytes} at most; an error's body is bounded to 2 KB, so the largest possible entry is 3 write units).`,
     '',
-    '| operation | requests each way | without: p50 / p99 (ms) | with: p50 / p99 (ms) | added at p50 / p99 (ms) |',
-    '|---|---:|---|---|---|',
-    ...result.rows.map(
-      (r) =>
-        `| ${r.operation} | ${r.requests} | ${r.withoutP50.toFixed(2)} / ${r.withoutP99.toFixed(2)} | ${r.withP50.toFixed(2)} / ${r.withP99.toFixed(2)} | ${(r.withP50 - r.withoutP50).toFixed(2)} / ${(r.withP99 - r.withoutP99).toFixed(2)} |`,
-    ),
+    ...formatOnOffRows(result.rows),
   ].join('\n');
 }
 

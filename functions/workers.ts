@@ -136,21 +136,27 @@ export function queueTrigger(trigger: Extract<Trigger, { kind: 'queue' }>, sendR
   return trigger.scaledBySendRate ? { ...trigger, ...senderScaling(sendRate) } : trigger;
 }
 
+/**
+ * The senders' needs (the transactional and the bulk lane run the same code). DeleteItem: the email's
+ * pending entry; the content bucket: PutObject for the bytes of a `path` attachment it fetched
+ * (shared/emails/attachments.ts) and a test-mode email's rendered message; the SES feedback queues:
+ * test mode's simulated events; the inbound bucket and queue: a test-mode email to its own sandbox's
+ * receiving domain (shared/emails/test-mode-send.ts).
+ */
+const SENDER_NEEDS: Needs = {
+  table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  ses: ['ses:SendEmail', 'ses:GetAccount'],
+  contentBucket: 'read-write',
+  inboundBucket: 'write',
+  queues: ['ses-events', 'ses-suppression', INBOUND_QUEUE],
+};
+
 export const workers: readonly Worker[] = [
   {
     name: 'sender',
     handler: 'workers/sender',
     trigger: { kind: 'queue', queue: 'send', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
-    // DeleteItem: the email's pending entry; PutObject: the bytes of a `path` attachment it fetched (shared/emails/attachments.ts)
-    // and a test-mode email's rendered message; the SES feedback queues: test mode's simulated events; the inbound
-    // bucket and queue: a test-mode email to its own sandbox's receiving domain (shared/emails/test-mode-send.ts)
-    needs: {
-      table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      ses: ['ses:SendEmail', 'ses:GetAccount'],
-      contentBucket: 'read-write',
-      inboundBucket: 'write',
-      queues: ['ses-events', 'ses-suppression', INBOUND_QUEUE],
-    },
+    needs: SENDER_NEEDS,
   },
   {
     // the bulk lane: the same sender for broadcast emails, which never take the transactional reserve of the send rate
@@ -159,11 +165,7 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'queue', queue: 'send-bulk', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
     // as the sender's, for test-mode broadcasts too
     needs: {
-      table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      ses: ['ses:SendEmail', 'ses:GetAccount'],
-      contentBucket: 'read-write',
-      inboundBucket: 'write',
-      queues: ['ses-events', 'ses-suppression', INBOUND_QUEUE],
+      ...SENDER_NEEDS,
       untested: {
         's3:PutObject:inbound': "a test-mode broadcast to its own sandbox's receiving domain (the sender's same code is tested: test/api/test-mode-receiving.test.ts)",
         [`sqs:SendMessage:${INBOUND_QUEUE}`]: 'likewise',

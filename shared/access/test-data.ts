@@ -17,7 +17,7 @@ import { testProjectId } from './test-mode';
 /** What a wipe keeps of the twin's own partition: what authenticates its callers. */
 const KEPT = ['API_KEY#', 'OAUTH_CLIENT#', 'OAUTH_GRANT#'];
 
-/** Every item of a collection under the twin's partition (domains: at most the project's limit). */
+/** Every item of a collection under the twin's partition (its domains, segments and broadcasts: they name the other partitions). */
 async function allOf(collection: { PK: string; prefix: string }): Promise<Item[]> {
   const items: Item[] = [];
   for (let after: string | undefined, more = true; more; ) {
@@ -27,13 +27,6 @@ async function allOf(collection: { PK: string; prefix: string }): Promise<Item[]
     after = page.items.at(-1)?.id as string | undefined;
   }
   return items;
-}
-
-/** Ids of the twin's items whose sort key starts with `prefix` (segments, broadcasts), from their keys alone. */
-async function idsUnder(PK: string, prefix: string): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const page of partitionKeys(PK, 1000)) for (const key of page) if (key.SK.startsWith(prefix)) ids.push(key.SK.slice(prefix.length));
-  return ids;
 }
 
 export interface WipeResult {
@@ -47,8 +40,9 @@ export interface WipeResult {
 export async function wipeTestData(projectId: string, options: { deadline?: number } = {}): Promise<WipeResult> {
   const twin = testProjectId(projectId);
   const base = keys.project(twin).PK;
-  const [domains, segmentIds, broadcastIds] = await Promise.all([allOf(keys.domains(twin)), idsUnder(base, 'SEGMENT#'), idsUnder(base, 'BROADCAST#')]);
-  const partitions = keys.projectPartitions(twin, { domainNames: domains.map((d) => String(d.name)), segmentIds, broadcastIds });
+  const [domains, segments, broadcasts] = await Promise.all([allOf(keys.domains(twin)), allOf(keys.segments(twin)), allOf(keys.broadcasts(twin))]);
+  const ids = (items: Item[]) => items.map((item) => String(item.id));
+  const partitions = keys.projectPartitions(twin, { domainNames: domains.map((d) => String(d.name)), segmentIds: ids(segments), broadcastIds: ids(broadcasts) });
   const ordered = [...partitions.filter((pk) => pk !== base), base];
   let deleted = 0;
   for (const PK of ordered) {

@@ -25,9 +25,10 @@
  * No one gets a second copy: each contact's outcome is a recipient record put with
  * attribute_not_exists in the SAME transaction as its email, its email.queued event and the
  * broadcast's counters, in chunks within DynamoDB's 100 actions and 4 MB. A redelivered page finds
- * its record and is done again from the same contact ids; a chunk that fails because a recipient
- * record exists is redone one recipient at a time, skipping those done, so the counters count each
- * recipient once. A message that is neither a page in flight nor the cursor's is stale and dropped.
+ * its record and is done again from the same contact ids, less the recipients whose records an
+ * earlier attempt wrote (`leftToWrite`: one BatchGet, before any content is stored again); a chunk
+ * that still fails because a recipient record exists (another attempt writing it meanwhile) is
+ * redone one recipient at a time, skipping those done, so the counters count each recipient once. A message that is neither a page in flight nor the cursor's is stale and dropped.
  * Lost messages are re-sent by the due-broadcast dispatcher when the broadcast's lease (renewed by
  * every claim and every page done) runs out: the cursor's, and one per page record left.
  */

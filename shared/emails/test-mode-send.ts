@@ -36,7 +36,7 @@ import { batchGet, getItem } from '../platform/db/table';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { renderedMessageKey } from './content';
-import { testMessageIdHeader } from './record';
+import { addressDomain, bareAddress, testMessageIdHeader } from './record';
 import { renderMessage, type SimpleSendRequest } from './rendered-message';
 import { SIMULATED_DELAY_SECONDS, simulatedEvents, type SimulatedRequest, type Tracking } from './simulated-outcomes';
 
@@ -101,8 +101,7 @@ const inboundQueue = queue<Envelope>('inbound', 'throw');
 /** Where SES's receipt rule puts a received message (functions/workers.ts INBOUND_RAW_PREFIX). */
 const INBOUND_RAW_PREFIX = 'raw/';
 
-const domainOf = (address: string) => bareRecipient(address).split('@')[1] ?? '';
-const bareRecipient = (address: string) => (/<([^>]+)>\s*$/.exec(address)?.[1] ?? address).trim().toLowerCase();
+const domainOf = (address: string) => addressDomain(address) ?? '';
 
 /**
  * Step 4, receiving in test mode: the recipients at a domain of the same test twin (its test
@@ -115,7 +114,7 @@ const bareRecipient = (address: string) => (/<([^>]+)>\s*$/.exec(address)?.[1] ?
 export async function deliverToSandbox(projectId: string, request: SimulatedRequest, messageId: string, message: Uint8Array): Promise<void> {
   try {
     const destination = request.Destination ?? {};
-    const recipients = [...(destination.ToAddresses ?? []), ...(destination.CcAddresses ?? []), ...(destination.BccAddresses ?? [])].map(bareRecipient);
+    const recipients = [...(destination.ToAddresses ?? []), ...(destination.CcAddresses ?? []), ...(destination.BccAddresses ?? [])].map(bareAddress);
     const domains = [...new Set(recipients.map(domainOf).filter(Boolean))];
     const claims = await batchGet(domains.map((domain) => keys.testDomainName(projectId, domain)));
     const ours = new Set(claims.filter((claim) => claim.state === 'active').map((claim) => String(claim.name).toLowerCase()));

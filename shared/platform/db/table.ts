@@ -428,21 +428,11 @@ export async function countItems(collection: Collection): Promise<number> {
 
 /** The keys of every item of one partition, a page at a time (for deleting a whole partition: shared/access/test-data.ts). */
 export async function* partitionKeys(PK: string, pageSize = 100): AsyncGenerator<Key[]> {
-  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined;
-  do {
-    const out = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': PK },
-        ProjectionExpression: 'PK, SK',
-        Limit: pageSize,
-        ExclusiveStartKey,
-      }),
-    );
-    if (out.Items?.length) yield out.Items.map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const reader = queryReader<Key & Item>({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': PK }, ProjectionExpression: 'PK, SK' });
+  while (!reader.done()) {
+    const page = await reader.next(pageSize);
+    if (page.length) yield page.map((item) => ({ PK: item.PK, SK: item.SK }));
+  }
 }
 
 /**

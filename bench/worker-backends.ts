@@ -1,0 +1,59 @@
+/**
+ * What a worker benchmark runs its handler against, in its own process: DynamoDB Local with the
+ * service's table, a local SQS and the local S3 stand-in in a folder of the run's, and the
+ * environment the handlers read pointing at them (bench/contact-imports.ts, bench/broadcast-fanout.ts).
+ * `stop` takes it all down and removes the folder.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
+import { startLocalS3 } from '../lib/local/aws/s3';
+import { freePort } from '../lib/local/ports';
+import { LOCAL_TABLE_NAME } from '../lib/table-definition';
+
+export const BENCH_REGION = 'ap-southeast-2';
+export const BENCH_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export async function startWorkerBackends() {
+  const region = BENCH_REGION;
+  const credentials = BENCH_CREDENTIALS;
+  const dynamo = await startDynamoDbLocal({ port: freePort });
+  const { createSqsServer } = await import('local-aws-sqs');
+  const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+  const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
+  const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
+  // each email's content (and an import's file) goes to the content bucket: the local S3 stand-in
+  const s3Root = mkdtempSync(join(tmpdir(), 'email-service-bench-s3-'));
+  const s3 = await startLocalS3(s3Root);
+  const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
+  const stop = async () => {
+    sqs.destroy();
+    await new Promise((resolve) => s3.server.close(resolve));
+    rmSync(s3Root, { recursive: true, force: true });
+    await new Promise((resolve) => sqsServer.close(resolve));
+    await dynamo.stop();
+  };
+  try {
+    await ensureTable(admin, LOCAL_TABLE_NAME);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  Object.assign(process.env, {
+    TABLE_NAME: LOCAL_TABLE_NAME,
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    CONTENT_BUCKET: 'bench-content',
+    LOG_LEVEL: 'ERROR',
+  });
+  return { region, credentials, sqs, sqsEndpoint, s3Root, admin, writer: DynamoDBDocumentClient.from(admin), stop };
+}
