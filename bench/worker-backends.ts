@@ -5,7 +5,6 @@
  * `stop` takes it all down and removes the folder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -13,6 +12,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
 import { startLocalS3 } from '../lib/local/aws/s3';
+import { startLocalSqs } from '../lib/local/aws/sqs';
 import { freePort } from '../lib/local/ports';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 
@@ -23,9 +23,8 @@ export async function startWorkerBackends() {
   const region = BENCH_REGION;
   const credentials = BENCH_CREDENTIALS;
   const dynamo = await startDynamoDbLocal({ port: freePort });
-  const { createSqsServer } = await import('local-aws-sqs');
-  const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
-  const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
+  const localSqs = await startLocalSqs({ region }); // in memory
+  const sqsEndpoint = localSqs.endpoint;
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
   // each email's content (and an import's file) goes to the content bucket: the local S3 stand-in
   const s3Root = mkdtempSync(join(tmpdir(), 'email-service-bench-s3-'));
@@ -35,7 +34,7 @@ export async function startWorkerBackends() {
     sqs.destroy();
     await new Promise((resolve) => s3.server.close(resolve));
     rmSync(s3Root, { recursive: true, force: true });
-    await new Promise((resolve) => sqsServer.close(resolve));
+    await localSqs.close();
     await dynamo.stop();
   };
   try {

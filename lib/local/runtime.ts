@@ -5,7 +5,7 @@
  * | AWS                      | here                                                            |
  * |--------------------------|-----------------------------------------------------------------|
  * | DynamoDB (+ streams)     | DynamoDB Local (java child process), table from lib/table-definition.ts |
- * | SQS                      | local-aws-sqs, in process; queues from functions/workers.ts     |
+ * | SQS                      | lib/local/aws/sqs.ts, in process, its queues journaled under DATA_DIR/sqs; queues from functions/workers.ts |
  * | SES v2                   | lib/local/aws/ses-front.ts (identities, configuration sets, account, send rate) in front of aws-ses-v2-local (stores mail, mail viewer) |
  * | SES events -> SNS -> SQS | lib/local/aws/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
  * | SES receiving + S3       | lib/local/aws/smtp-inbound.ts (SMTP on loopback) writes into the folder lib/local/aws/s3.ts serves as the inbound bucket, and queues SES's notification |
@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, QueueNameExists, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_TABLE_NAME } from '../table-definition';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './aws/dynamodb';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
@@ -32,8 +32,11 @@ import { freePort } from './ports';
 import { QueuePoller } from './lambda/queue-poller';
 import { LOCAL_SES_EVENTS_TOPIC_ARN, publishSesEvents, simulatedEvents } from './aws/ses-events';
 import { SesFront } from './aws/ses-front';
+import { SesOutbox } from './aws/ses-outbox';
+import type { SesEvent } from '../../shared/emails/simulated-outcomes';
 import { startLocalKms } from './aws/kms';
 import { startLocalS3 } from './aws/s3';
+import { startLocalSqs } from './aws/sqs';
 import { startSmtpInbound } from './aws/smtp-inbound';
 import type { LocalSettings } from './settings';
 import { StreamPoller } from './lambda/stream-poller';
@@ -76,7 +79,7 @@ const closeServer = (server: Server) =>
  * request to any port may stop it (aws-ses-v2-local answers some requests twice, and the second
  * answer throws; one `GET /get-emlContent` of an unknown message stopped the whole runtime).
  */
-const STAND_IN_CODE = /[\\/](node_modules[\\/](aws-ses-v2-local|express|local-aws-sqs|smtp-server|postal-mime)|lib[\\/]local[\\/]aws)[\\/]/;
+const STAND_IN_CODE = /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|lib[\\/]local[\\/]aws)[\\/]/;
 /** How long a stop after an uncaught error of our own may take before the process exits anyway. */
 const CRASH_STOP_DEADLINE_MS = 7000;
 
@@ -131,19 +134,35 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
     const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE_NAME);
 
-    const { createSqsServer } = await import('local-aws-sqs');
     // Every Node server of the runtime not given a port listens on port 0: the kernel picks one in
     // the same call that binds it, so two runtimes started at once (the test suites) never race for one.
-    const sqsServer = await createSqsServer({ port: settings.sqsPort, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
-    cleanups.push(() => closeServer(sqsServer));
-    const sqsPort = (sqsServer.address() as AddressInfo).port;
-    const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
+    // The queues and their messages survive a restart (and a kill) under DATA_DIR/sqs.
+    const sqs = await startLocalSqs({ dir: settings.inMemory ? undefined : join(settings.dataDir, 'sqs'), port: settings.sqsPort, region });
+    cleanups.push(() => sqs.close());
+    const { port: sqsPort, endpoint: sqsEndpoint } = sqs;
 
     const sesEventsSqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
     // aws-ses-v2-local on a port nobody is told about: the SES front answers for it on both the
     // SES endpoint and the mail viewer's port (lib/local/aws/ses-front.ts says why).
     const { default: startSes } = await import('aws-ses-v2-local');
     const { getStoreReadonly } = await import('aws-ses-v2-local/dist/store');
+    type StoredMail = ReturnType<typeof getStoreReadonly>['emails'][number];
+    // What the local SES accepted and the events it still owes survive a kill (lib/local/aws/ses-outbox.ts).
+    const sesOutbox = new SesOutbox<StoredMail, SesEvent>(settings.inMemory ? undefined : join(settings.dataDir, 'ses-outbox.jsonl'));
+    const kept = sesOutbox.open();
+    cleanups.push(async () => sesOutbox.close());
+    getStoreReadonly().emails.push(...kept.mail);
+    /** The message aws-ses-v2-local just stored for this send (the newest ones are last). */
+    const storedMail = (messageId: string) => getStoreReadonly().emails.findLast((email) => email.messageId === messageId);
+    /** Delivery and feedback come a moment after the send's first event; then the outbox owes nothing for it. */
+    const publishOwed = (messageId: string, events: SesEvent[]) => {
+      const [first, ...rest] = events;
+      publishSesEvents(sesEventsSqs, [first])
+        .then(() => new Promise((resolve) => setTimeout(resolve, 200)))
+        .then(() => publishSesEvents(sesEventsSqs, rest))
+        .then(() => sesOutbox.published(messageId))
+        .catch((error) => log(JSON.stringify({ level: 'ERROR', message: 'publishing SES events failed; published again at the next start', error: String(error) })));
+    };
     const sesServer = await startSes({ host: '127.0.0.1', port: 0 });
     cleanups.push(() => closeServer(sesServer));
     const sesStorePort = (sesServer.address() as AddressInfo).port;
@@ -162,14 +181,12 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       max24HourSend: settings.sesMax24HourSend,
       // As if every configuration set had the SNS event destination: SES events to the feedback queues;
       // opens and clicks only where the set's destination publishes them (the domain tracks them), as on SES.
+      // The mail and the events it owes are kept in the outbox before SES's answer leaves.
+      onClearStore: () => sesOutbox.cleared(),
       onSent: ({ request, messageId, eventTypes }) => {
-        if (!request.ConfigurationSetName) return;
-        const events = simulatedEvents(request, messageId, new Date(), { open: eventTypes.includes('OPEN'), click: eventTypes.includes('CLICK') });
-        const [first, ...rest] = events;
-        publishSesEvents(sesEventsSqs, [first])
-          .then(() => new Promise((resolve) => setTimeout(resolve, 200))) // delivery and feedback come a moment later
-          .then(() => publishSesEvents(sesEventsSqs, rest))
-          .catch((error) => log(JSON.stringify({ level: 'ERROR', message: 'publishing SES events failed', error: String(error) })));
+        const events = request.ConfigurationSetName ? simulatedEvents(request, messageId, new Date(), { open: eventTypes.includes('OPEN'), click: eventTypes.includes('CLICK') }) : [];
+        sesOutbox.accepted(storedMail(messageId), messageId, events);
+        if (events.length > 0) publishOwed(messageId, events);
       },
     });
     const sesFrontServer = await sesFront.start();
@@ -236,11 +253,14 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       streamArn,
       scheduleIntervalSeconds: settings.scheduleIntervalSeconds,
       sendRate: Number(process.env.SEND_RATE_PER_SECOND) || settings.sesMaxSendRate,
+      checkpointDir: settings.inMemory ? undefined : join(settings.dataDir, 'streams'),
       log,
     });
     cleanups.push(async () => {
       await Promise.all(pollers.map((p) => p.stop()));
     });
+    // Events a send owed when the runtime last stopped (or was killed): their queues exist now.
+    for (const { messageId, events } of kept.owed) publishOwed(messageId, events);
 
     // After the queues exist: inbound mail over SMTP, on loopback only whatever HOST says.
     const smtpOptions = { host: '127.0.0.1', port: settings.smtpPort, s3Root: s3.root, bucket: LOCAL_INBOUND_BUCKET, sqs: sesEventsSqs, log };
@@ -321,6 +341,8 @@ interface WorkerEnvironment {
   scheduleIntervalSeconds?: number;
   /** the account's send rate as the runtime knows it (SEND_RATE_PER_SECOND, else the local SES's): sizes the send queues' pollers */
   sendRate: number;
+  /** where each stream poller keeps its position across restarts (none: the in-memory table starts afresh) */
+  checkpointDir?: string;
   log: (line: string) => void;
 }
 
@@ -333,16 +355,19 @@ async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; s
   for (const queue of queues) {
     const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
     const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn;
-    const created = await sqs.send(
-      new CreateQueueCommand({
-        QueueName: queue.name,
-        Attributes: {
-          VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
-          MaximumMessageSize: String(QUEUE_MAX_MESSAGE_BYTES),
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
-        },
-      }),
-    );
+    const Attributes = {
+      VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+      MaximumMessageSize: String(QUEUE_MAX_MESSAGE_BYTES),
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
+    };
+    // A queue kept from an earlier start whose attributes the code has changed since: SQS answers
+    // QueueAlreadyExists, and the queue (with its messages) takes the new attributes instead.
+    const created = await sqs.send(new CreateQueueCommand({ QueueName: queue.name, Attributes })).catch(async (error) => {
+      if (!(error instanceof QueueNameExists)) throw error;
+      const existing = await sqs.send(new GetQueueUrlCommand({ QueueName: queue.name }));
+      await sqs.send(new SetQueueAttributesCommand({ QueueUrl: existing.QueueUrl, Attributes }));
+      return existing;
+    });
     const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: created.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
     queueUrls.set(queue.name, { url: created.QueueUrl!, arn });
     process.env[queueUrlVariable(queue.name)] = created.QueueUrl!;
@@ -381,6 +406,7 @@ async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; s
           batchSize: trigger.batchSize,
           maxRetryAttempts: trigger.maxRetryAttempts,
           filter: trigger.filter as FilterPattern | undefined,
+          checkpointFile: env.checkpointDir && join(env.checkpointDir, `${worker.name}.json`),
           handler,
           onError: onError(worker.name),
         }),

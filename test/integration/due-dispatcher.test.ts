@@ -7,7 +7,6 @@
  * Lambda emulation (the function's needs, its 30 s timeout and the remaining time its handler
  * bounds itself by).
  */
-import type { AddressInfo } from 'node:net';
 import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -18,8 +17,7 @@ import { dispatchDueEmails } from '../../shared/emails/due';
 import * as keys from '../../shared/platform/db/keys';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
-import type { Server } from 'node:http';
-import { createSqsServer } from 'local-aws-sqs';
+import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/aws/dynamodb';
 import { freePort } from '../../lib/local/ports';
 
@@ -36,13 +34,12 @@ let sqs: SQSClient;
 let sendQueueUrl: string;
 let bulkQueueUrl: string;
 let ownDynamo: DynamoDbLocal;
-let ownSqs: Server;
+let ownSqs: LocalSqs;
 
 beforeAll(async () => {
   ownDynamo = await startDynamoDbLocal({ port: freePort });
-  ownSqs = await createSqsServer({ port: 0, hostname: '127.0.0.1', region: 'ap-southeast-2', emulateQueueCreationLifecycle: false });
-  const sqsPort = (ownSqs.address() as AddressInfo).port;
-  const sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
+  ownSqs = await startLocalSqs({ region: 'ap-southeast-2' }); // in memory
+  const sqsEndpoint = ownSqs.endpoint;
   dynamo = new DynamoDBClient({ ...config, endpoint: ownDynamo.endpoint });
   sqs = new SQSClient({ ...config, endpoint: sqsEndpoint });
   await dynamo.send(new CreateTableCommand(createTableInput(tableName)));
@@ -61,7 +58,7 @@ afterAll(async () => {
   await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
   for (const url of [sendQueueUrl, bulkQueueUrl]) await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
   await ownDynamo?.stop();
-  await new Promise((resolve) => ownSqs?.close(resolve));
+  await ownSqs?.close();
   for (const name of VARIABLES) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];

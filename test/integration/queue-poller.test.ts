@@ -1,26 +1,24 @@
 /**
- * The local stand-in for Lambda's SQS trigger, against a real local-aws-sqs server: partial
+ * The local stand-in for Lambda's SQS trigger, against the local SQS (in memory): partial
  * batch failures stay on the queue and come back, a thrown handler fails the whole batch, and
  * a message that keeps failing ends in the DLQ.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { createSqsServer } from 'local-aws-sqs';
+import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
 import { QueuePoller } from '../../lib/local/lambda/queue-poller';
 
-let server: Server;
+let server: LocalSqs;
 let sqs: SQSClient;
 
 beforeAll(async () => {
-  server = await createSqsServer({ port: 0, hostname: '127.0.0.1', region: 'ap-southeast-2', emulateQueueCreationLifecycle: false });
-  sqs = new SQSClient({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, region: 'ap-southeast-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  server = await startLocalSqs({ region: 'ap-southeast-2' });
+  sqs = new SQSClient({ endpoint: server.endpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 });
 
 afterAll(async () => {
   sqs.destroy();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
 });
 
 async function queueWithDlq(name: string, maxReceiveCount: number) {
@@ -30,7 +28,7 @@ async function queueWithDlq(name: string, maxReceiveCount: number) {
     new CreateQueueCommand({
       QueueName: name,
       Attributes: {
-        VisibilityTimeout: '1', // local-aws-sqs treats 0 as its 30 s default
+        VisibilityTimeout: '1', // a failed message comes back a second later
         RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
       },
     }),

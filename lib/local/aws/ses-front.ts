@@ -55,6 +55,8 @@ export interface SesFrontOptions {
    * bytes and get them back in its store (read in process) once it took them.
    */
   restoreAttachments: (messageId: string, contents: string[]) => void;
+  /** the mail viewer's store is being cleared (POST /clear-store) */
+  onClearStore?: () => void;
 }
 
 /** SES v2's limit on a message, attachments counted after base64 (MessageRejected beyond). */
@@ -479,6 +481,7 @@ export class SesFront {
    */
   private viewer(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     const path = url.pathname.toLowerCase().replace(/\/+$/, '');
+    if (path === '/clear-store' && request.method === 'POST') this.options.onClearStore?.();
     if (path === '/get-emlcontent') {
       const ids = url.searchParams.getAll('messageId');
       if (ids.length !== 1 || !ids[0] || !this.options.hasMessage(ids[0])) {

@@ -3,10 +3,24 @@
  * order, batches of up to `batchSize` records that pass the filter. With `batchItemFailures`
  * (or a thrown error) the batch is retried from the first failed record, up to
  * `maxRetryAttempts`; after that the records are skipped and logged, as Lambda does when no
- * on-failure destination is set. Starts at the stream's LATEST position when the runtime starts.
- * A batch also stops where its event would pass Lambda's 6 MB; the handler runs as its function
- * (needs, timeout: lib/local/lambda/invocation.ts), and a timeout fails the batch like an error.
+ * on-failure destination is set. A batch also stops where its event would pass Lambda's 6 MB; the
+ * handler runs as its function (needs, timeout: lib/local/lambda/invocation.ts), and a timeout
+ * fails the batch like an error.
+ *
+ * Where it starts: with a `checkpointFile` (the runtime keeps one per function under
+ * DATA_DIR/streams), each shard resumes after the last record handled before the runtime stopped
+ * or was killed, as Lambda's event source mapping keeps its position: records committed while the
+ * runtime was down are handled when it is back (DynamoDB Local keeps them, on disk, 24 hours). The
+ * checkpoint moves after a batch succeeded or was skipped, so a kill between the handler's writes
+ * and the checkpoint hands the batch over again (at least once, as on AWS; the consumers are
+ * idempotent). A shard the checkpoint does not know (first start, or opened while the runtime
+ * was down) starts at TRIM_HORIZON, as the stack's mappings do; one whose checkpointed records
+ * were trimmed too. A checkpoint of another stream (the table was made again) is dropped.
+ * Without a checkpoint file (tests' own pollers), shards that exist at the first poll start at
+ * `startingPosition` (LATEST by default).
  */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type _Record, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesFilter, type FilterPattern } from './event-filter';
@@ -24,16 +38,36 @@ export interface StreamPollerOptions {
   handler: AnyHandler;
   idleMs?: number;
   onError?: (error: unknown) => void;
-  /** where to start on shards that exist when polling starts (new child shards always start at their beginning) */
+  /** without a checkpoint file: where to start on shards that exist when polling starts (new child shards always start at their beginning) */
   startingPosition?: 'LATEST' | 'TRIM_HORIZON';
+  /** where the position of each shard is kept across restarts (see the module comment) */
+  checkpointFile?: string;
 }
 
 interface ShardState {
   iterator?: string;
   /** records read but not yet handled successfully */
   pending: DynamoDBRecord[];
+  /** the sequence number of the last record read (filtered out or not) */
+  readUpTo?: string;
   attempts: number;
   closed: boolean;
+}
+
+/** What a checkpoint file holds: per shard, the sequence number of the last record handled (null: none yet). */
+interface Checkpoint {
+  streamArn: string;
+  shards: Record<string, string | null>;
+}
+
+function readCheckpoint(file: string, streamArn: string): Checkpoint | undefined {
+  let saved: Checkpoint;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined; // none yet (a torn file cannot be: it is written whole and renamed)
+  }
+  return saved.streamArn === streamArn && saved.shards && typeof saved.shards === 'object' ? saved : undefined;
 }
 
 function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
@@ -62,6 +96,7 @@ export class StreamPoller {
   private running = false;
   private loop?: Promise<void>;
   private initialised = false;
+  private checkpoint?: Checkpoint;
 
   constructor(private readonly options: StreamPollerOptions) {}
 
@@ -77,28 +112,73 @@ export class StreamPoller {
   }
 
   private async discoverShards(): Promise<void> {
-    const { streams, streamArn } = this.options;
+    const { streams, streamArn, checkpointFile } = this.options;
+    if (checkpointFile && !this.checkpoint) this.checkpoint = readCheckpoint(checkpointFile, streamArn) ?? { streamArn, shards: {} };
     const description = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    for (const shard of description.StreamDescription?.Shards ?? []) {
-      if (this.shards.has(shard.ShardId!)) continue;
-      const position = this.initialised ? 'TRIM_HORIZON' : (this.options.startingPosition ?? 'LATEST');
-      const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: position }));
-      this.shards.set(shard.ShardId!, { iterator: ShardIterator, pending: [], attempts: 0, closed: !ShardIterator });
+    const shards = description.StreamDescription?.Shards ?? [];
+    for (const shard of shards) {
+      const shardId = shard.ShardId!;
+      if (this.shards.has(shardId)) continue;
+      const iterator = await this.shardIterator(shardId);
+      this.shards.set(shardId, { iterator, pending: [], attempts: 0, closed: !iterator });
+      if (this.checkpoint && !(shardId in this.checkpoint.shards)) this.checkpoint.shards[shardId] = null;
+    }
+    if (this.checkpoint) {
+      // shards the stream no longer has (trimmed after 24 hours) leave the checkpoint
+      const live = new Set(shards.map((shard) => shard.ShardId));
+      for (const shardId of Object.keys(this.checkpoint.shards)) if (!live.has(shardId)) delete this.checkpoint.shards[shardId];
+      this.saveCheckpoint();
     }
     this.initialised = true;
+  }
+
+  private async shardIterator(shardId: string): Promise<string | undefined> {
+    const { streams, streamArn } = this.options;
+    const after = this.checkpoint?.shards[shardId];
+    if (after) {
+      try {
+        const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }));
+        return ShardIterator;
+      } catch (error) {
+        if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
+        // the checkpointed record is gone: everything the shard still has is newer
+      }
+    }
+    const position = this.checkpoint || this.initialised ? 'TRIM_HORIZON' : (this.options.startingPosition ?? 'LATEST');
+    const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: position }));
+    return ShardIterator;
+  }
+
+  /** Moves a shard's checkpoint to the last record handled: all read when nothing is pending, else the one before the first pending record. */
+  private advance(shardId: string, state: ShardState, handledUpTo?: string): void {
+    if (!this.checkpoint) return;
+    const upTo = state.pending.length === 0 ? state.readUpTo : handledUpTo;
+    if (!upTo || upTo === this.checkpoint.shards[shardId]) return;
+    this.checkpoint.shards[shardId] = upTo;
+    this.saveCheckpoint();
+  }
+
+  /** Written whole to a temporary file and renamed over the old one, so a kill leaves one or the other. */
+  private saveCheckpoint(): void {
+    const file = this.options.checkpointFile!;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(`${file}.tmp`, JSON.stringify(this.checkpoint));
+    renameSync(`${file}.tmp`, file);
   }
 
   /** Reads every open shard once and hands the records on; returns how many records were handled. Exposed for tests. */
   async pollOnce(): Promise<number> {
     await this.discoverShards();
     let handled = 0;
-    for (const state of this.shards.values()) {
+    for (const [shardId, state] of this.shards) {
       if (state.pending.length === 0 && state.iterator && !state.closed) {
         const out = await this.options.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 1000 }));
         state.iterator = out.NextShardIterator;
         if (!state.iterator) state.closed = true;
         const records = (out.Records ?? []).map((r) => toLambdaRecord(r, this.options.streamArn));
+        state.readUpTo = records.at(-1)?.dynamodb?.SequenceNumber ?? state.readUpTo;
         state.pending = this.options.filter ? records.filter((r) => matchesFilter(r, this.options.filter!)) : records;
+        if (state.pending.length === 0) this.advance(shardId, state); // nothing for this function in what was read
       }
       while (state.pending.length > 0) {
         const batch = eventsWithin(state.pending.slice(0, this.options.batchSize), MAX_BATCH_EVENT_BYTES)[0];
@@ -107,15 +187,19 @@ export class StreamPoller {
           state.pending = state.pending.slice(batch.length);
           state.attempts = 0;
           handled += batch.length;
+          this.advance(shardId, state, batch.at(-1)?.dynamodb?.SequenceNumber);
           continue;
         }
         handled += failedAt;
         state.pending = state.pending.slice(failedAt);
         state.attempts += 1;
+        if (failedAt > 0) this.advance(shardId, state, batch[failedAt - 1].dynamodb?.SequenceNumber);
         if (state.attempts > this.options.maxRetryAttempts) {
           this.options.onError?.(new Error(`${this.options.fn.name}: skipping ${batch.length - failedAt} records after ${state.attempts} attempts`));
+          const skipped = batch.at(-1)?.dynamodb?.SequenceNumber;
           state.pending = state.pending.slice(batch.length - failedAt);
           state.attempts = 0;
+          this.advance(shardId, state, skipped);
         }
         break; // retry on the next poll, like Lambda's retry of a failed batch
       }
