@@ -44,6 +44,8 @@ module.exports = {
     { ...common, ...withRuntime, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', HOSTILE] },
     { ...common, ...withRuntime, displayName: 'hostile', testMatch: [HOSTILE] },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    // the web console in headless Chromium (playwright-core + Debian's chromium), against the shared runtime
+    { ...common, ...withRuntime, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
     // a runtime of its own, on disk, killed and started again (test/chaos/chaos.test.ts)
     { ...common, displayName: 'chaos', testMatch: ['<rootDir>/test/chaos/**/*.test.ts'] },
   ],

@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound|ratelimit|requestlog|imports runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound|ratelimit|requestlog|imports|dashboard runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `ratelimit` and `requestlog`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `ratelimit`, `requestlog` and `dashboard`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,7 @@ import { type benchFunctionMemory, formatFunctionMemory } from './function-memor
 import { type benchInboundMemory, formatInboundMemory } from './inbound-memory';
 import { type benchRateLimit, formatRateLimit, RATE_LIMIT_P50_GOAL_MS } from './rate-limit';
 import { type benchRequestLog, formatRequestLog } from './request-log';
+import { benchDashboard, DASHBOARD_JS_BUDGET_BYTES, formatDashboard } from './dashboard';
 import { INBOUND_WORKER_MEMORY_MB } from '../functions/workers';
 import { ROUTE_MEMORY_MB } from '../functions/needs';
 
@@ -248,6 +249,16 @@ async function main(): Promise<void> {
       figure: `${result.writeUnits} write unit per request (entries ${result.meanBytes.toFixed(0)} bytes on average); adds ${Math.min(...added).toFixed(2)}-${Math.max(...added).toFixed(2)} ms at p50 (${result.rows.length} operations)`,
       budget: 'none in DESIGN.md (issue 21: no serial round trip before the answer is decided; the write is awaited beside the rest)',
       met: null,
+    });
+  }
+  if (!only || only === 'dashboard') {
+    const result = await benchDashboard(); // in process: a build, no runtime
+    section("The web console's first load (BENCH_ONLY=dashboard)", formatDashboard(result), 'dashboard');
+    summary.push({
+      benchmark: "The web console's first-load JavaScript",
+      figure: `${(result.js.gzip / 1024).toFixed(1)} KB gzip (${(result.js.brotli / 1024).toFixed(1)} KB brotli, ${(result.js.raw / 1024).toFixed(1)} KB raw)`,
+      budget: `under ${DASHBOARD_JS_BUDGET_BYTES / 1024} KB compressed (issue 24)`,
+      met: result.js.gzip < DASHBOARD_JS_BUDGET_BYTES,
     });
   }
 

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   console.log(`DynamoDB Local ${runtime.dynamoDbEndpoint} (table ${runtime.tableName}, data ${settings.inMemory ? 'in memory' : settings.dataDir})`);
   console.log(`Inbound SMTP 127.0.0.1:${runtime.smtpPort} (mail to receiving-enabled domains)`);
   console.log(`API ${runtime.apiUrl}`);
+  console.log(`Dashboard ${runtime.apiUrl}/dashboard/`);
 }
 
 main().catch((error) => {

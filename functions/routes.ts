@@ -40,6 +40,8 @@ export interface Route {
   needs: Needs;
   /** gets PUBLIC_API_URL, the API's base URL (the OAuth metadata's issuer) */
   publicApiUrl?: boolean;
+  /** the function's bundle carries the console's built files (functions/dashboard/build.ts) */
+  consoleAssets?: boolean;
   /** the function's timeout when ROUTE_TIMEOUT_SECONDS (10 s) is too short; HTTP API waits 30 s at most */
   timeoutSeconds?: number;
 }
@@ -58,6 +60,9 @@ const BATCH_TIMEOUT_SECONDS = 25;
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/health', handler: 'health', operation: serviceOps.health, needs: {} },
   { method: 'GET', path: '/openapi.json', handler: 'openapi', operation: serviceOps.openapi, needs: {} },
+  // The web console and the OAuth consent page: static files, no key (functions/dashboard/serve.ts); `{proxy+}` is the rest of the path
+  { method: 'GET', path: '/dashboard', handler: 'dashboard/serve', operation: serviceOps.dashboard, needs: {}, consoleAssets: true },
+  { method: 'GET', path: '/dashboard/{proxy+}', handler: 'dashboard/serve', operation: serviceOps.dashboardFile, needs: {}, consoleAssets: true },
 
   // The calling key's project: limits, quotas, usage (shared/access/project-settings.ts)
   { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },

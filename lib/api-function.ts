@@ -28,6 +28,12 @@ export interface ApiFunctionProps {
   timeout?: Duration;
   /** MB; default 256 */
   memoryMb?: number;
+  /**
+   * The web console's files go into the function's asset, in `dashboard/` beside index.mjs, where
+   * functions/dashboard/serve.ts reads them: built after the bundle by functions/dashboard/build.ts
+   * (the same esbuild, run by tsx from the project), so the handler's own bundle stays a few KB.
+   */
+  consoleAssets?: boolean;
 }
 
 export class ApiFunction extends NodejsFunction {
@@ -64,6 +70,7 @@ export class ApiFunction extends NodejsFunction {
         externalModules: [],
         // NodejsFunction has no `alias` option; the CLI flag is the same thing.
         esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIAS).map(([from, to]) => `${from}=${to}`) },
+        ...(props.consoleAssets ? { commandHooks: consoleAssetsHooks } : {}),
       },
     });
   }
@@ -118,6 +125,15 @@ export class ApiFunction extends NodejsFunction {
     return this;
   }
 }
+
+/** Bundling hooks that build the console into the function's asset (`ApiFunctionProps.consoleAssets`). */
+const consoleAssetsHooks = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir: string, outputDir: string) => [
+    `node "${path.join(inputDir, 'node_modules', 'tsx', 'dist', 'cli.mjs')}" "${path.join(inputDir, 'functions', 'dashboard', 'build.ts')}" "${path.join(outputDir, 'dashboard')}"`,
+  ],
+};
 
 /** The ARN pattern of the service's SES tenants (`es-<project id>/<tenant id>`, shared/domains/tenants.ts), in this account and region. */
 export const serviceTenantsArn = (stack: Stack): string => stack.formatArn({ service: 'ses', resource: 'tenant', resourceName: 'es-*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });

@@ -106,8 +106,8 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   }
 
   /** A function for `functions/<handler>.ts` in `scope` (a construct of this stack or a nested stack), granted its needs. */
-  makeFunction(scope: Construct, id: string, { handler, needs, timeout, memoryMb }: FunctionSpec): ApiFunction {
-    const fn = new ApiFunction(scope, id, { handler, timeout, memoryMb });
+  makeFunction(scope: Construct, id: string, { handler, needs, timeout, memoryMb, consoleAssets }: FunctionSpec): ApiFunction {
+    const fn = new ApiFunction(scope, id, { handler, timeout, memoryMb, consoleAssets });
     this.functions.set(id, fn);
     return this.grantNeeds(fn, needs);
   }

@@ -13,7 +13,8 @@ export const handler = publicApi(oauthOps.metadata, async () => {
   const issuer = configured.replace(/\/+$/, '');
   return ok({
     issuer,
-    authorization_endpoint: `${issuer}/oauth/authorize`,
+    // the console's consent page (functions/dashboard/app/screens/consent.ts), which calls GET /oauth/authorize once the user approves
+    authorization_endpoint: `${issuer}/dashboard/oauth/authorize`,
     token_endpoint: `${issuer}/oauth/token`,
     revocation_endpoint: `${issuer}/oauth/revoke`,
     response_types_supported: ['code'],

@@ -18,6 +18,8 @@ export interface FunctionSpec {
   timeout?: Duration;
   /** default: 256 MB (lib/api-function.ts) */
   memoryMb?: number;
+  /** the console's files in the function's asset (lib/api-function.ts) */
+  consoleAssets?: boolean;
 }
 
 export interface FunctionFactory {

@@ -62,7 +62,13 @@ export class ServiceApi extends Construct {
       nestedStacks.push(nested);
       for (const route of groupRoutes) {
         const fnId = functionName(route);
-        const fn = props.functions.makeFunction(nested, fnId, { handler: route.handler, needs: routeNeeds(route), timeout: Duration.seconds(routeTimeoutSeconds(route)), memoryMb: ROUTE_MEMORY_MB });
+        const fn = props.functions.makeFunction(nested, fnId, {
+          handler: route.handler,
+          needs: routeNeeds(route),
+          timeout: Duration.seconds(routeTimeoutSeconds(route)),
+          memoryMb: ROUTE_MEMORY_MB,
+          consoleAssets: route.consoleAssets,
+        });
         if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.url);
         if (route.operation.auth === 'api_key') fn.addEnvironment('API_RATE_LIMIT_PER_SECOND', rateLimit.valueAsString);
         new apigw.HttpRoute(nested, `${fnId}Route`, {
@@ -122,6 +128,8 @@ export class ServiceApi extends Construct {
  * get more (mail scanners open them as a broadcast is delivered), the rest little.
  */
 export function publicRouteThrottle(path: string): { rateLimit: number; burstLimit: number } {
+  // the console's page and assets: a few files per visit, from people at work in it
+  if (path === '/dashboard' || path.startsWith('/dashboard/')) return { rateLimit: 50, burstLimit: 100 };
   return path.startsWith('/unsubscribe/') ? { rateLimit: 100, burstLimit: 200 } : { rateLimit: 20, burstLimit: 40 };
 }
 

@@ -274,6 +274,12 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     cleanups.push(() => smtp.close());
     ports.smtp = smtp.port;
 
+    // The web console's files, built in process (esbuild, ~0.1 s) where its function reads them (functions/dashboard/serve.ts)
+    const { writeDashboard } = await import('../../functions/dashboard/build');
+    process.env.DASHBOARD_ASSETS_DIR = join(settings.dataDir, 'dashboard');
+    rmSync(process.env.DASHBOARD_ASSETS_DIR, { recursive: true, force: true });
+    await writeDashboard(process.env.DASHBOARD_ASSETS_DIR);
+
     const { startHttpGateway } = await import('./lambda/http-gateway');
     const http = await startHttpGateway(settings.host, settings.port);
     cleanups.push(() => closeServer(http));

@@ -549,7 +549,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
     const issuer = baseUrl().replace(/\/$/, '');
     expect(res.body).toEqual({
       issuer,
-      authorization_endpoint: `${issuer}/oauth/authorize`,
+      authorization_endpoint: `${issuer}/dashboard/oauth/authorize`, // the console's consent page
       token_endpoint: `${issuer}/oauth/token`,
       revocation_endpoint: `${issuer}/oauth/revoke`,
       response_types_supported: ['code'],

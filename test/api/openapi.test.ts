@@ -37,7 +37,7 @@ describe('GET /openapi.json', () => {
     // responses: a success with a JSON schema (createSuppression has two: 201 new, 200 existing); the auth and validation errors where they apply
     const success = Object.keys(operation.responses).filter((s) => s.startsWith('2'));
     expect(success).toHaveLength(route.operation.operationId === 'createSuppression' ? 2 : 1);
-    const type = route.path.startsWith('/unsubscribe/') ? 'text/html' : 'application/json'; // pages people open in a browser
+    const type = route.path.startsWith('/unsubscribe/') || route.path.startsWith('/dashboard') ? 'text/html' : 'application/json'; // pages people open in a browser
     for (const status of success) expect(operation.responses[status].content[type].schema).toBeDefined();
     if (route.operation.auth === 'api_key') {
       expect(operation.security).toEqual([{ bearerAuth: [] }]);

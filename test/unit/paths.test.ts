@@ -34,4 +34,11 @@ describe('matchesFilter (Lambda event filtering)', () => {
     expect(matchesFilter({}, { a: [{ exists: true }] })).toBe(false);
     expect(matchesFilter({}, { a: [{ exists: false }] })).toBe(true);
   });
+
+  it('takes the rest of the path, slashes included, for a greedy last segment (`{proxy+}`)', () => {
+    expect(matchPath('/dashboard/{proxy+}', '/dashboard/emails/abc')).toEqual({ proxy: 'emails/abc' });
+    expect(matchPath('/dashboard/{proxy+}', '/dashboard/assets/app-X.js')).toEqual({ proxy: 'assets/app-X.js' });
+    expect(matchPath('/dashboard/{proxy+}', '/dashboard/')).toBeUndefined();
+    expect(matchPath('/dashboard', '/dashboard/')).toEqual({});
+  });
 });

@@ -35,8 +35,10 @@ export const metadata = defineOperation({
   description:
     "The issuer is the API's configured base URL (`PUBLIC_API_URL`: the API Gateway URL on AWS, the local runtime's own " +
     'URL locally), never taken from the request (its Host or X-Forwarded-* headers). ' +
-    "`authorization_endpoint` is GET /oauth/authorize, which the consent interface calls with the project's key " +
-    'after the user agreed; it answers JSON, never a redirect.',
+    "`authorization_endpoint` is the console's consent page, /dashboard/oauth/authorize (the same parameters as GET /oauth/authorize): " +
+    "the user signs in with a full-access key of the project, sees the client's name, the scope and the redirect host, and approves " +
+    '(the page calls GET /oauth/authorize, which answers JSON, and redirects with `code` and `state`) or denies (`error=access_denied`). ' +
+    'An unknown client or an unregistered redirect URI is shown as an error, never redirected to. GET /oauth/authorize stays for API clients.',
   tags: ['OAuth'],
   auth: 'none',
   responses: {

@@ -1,4 +1,7 @@
-/** Matching request paths against API Gateway route templates (`/segments/{segment_id}`). */
+/**
+ * Matching request paths against API Gateway route templates (`/segments/{segment_id}`), and the
+ * greedy last segment API Gateway allows (`/dashboard/{proxy+}`: the rest of the path, slashes included).
+ */
 export interface PathTemplate {
   path: string;
 }
@@ -12,10 +15,10 @@ function compile(template: string) {
     const source = template
       .split('/')
       .map((segment) => {
-        const param = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
+        const param = /^\{([A-Za-z0-9_]+)(\+?)\}$/.exec(segment);
         if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
         names.push(param[1]);
-        return '([^/]+)';
+        return param[2] ? '(.+?)' : '([^/]+)';
       })
       .join('/');
     entry = { regex: new RegExp(`^${source}/?$`), names };

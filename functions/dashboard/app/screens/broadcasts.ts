@@ -1,0 +1,84 @@
+import { useState } from 'preact/hooks';
+import { get, post, seg } from '../api';
+import { navigate } from '../router';
+import { Badge, ErrorBox, Field, formValues, html, Link, Loading, Page, Preview, useAction, useData, usePoll, when } from '../ui';
+
+export function Broadcasts() {
+  const { data, error } = useData(() => get('/broadcasts?limit=100'));
+  return html`<${Page} title="Broadcasts" actions=${html`<${Link} to="/broadcasts/new" class="button">New broadcast<//>`}>
+    <${ErrorBox} error=${error} />${data ? null : html`<${Loading} />`}
+    <table><thead><tr><th scope="col">Name</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th><th scope="col">Created</th></tr></thead>
+      <tbody>${(data?.data ?? []).map(
+        (b: any) =>
+          html`<tr><td><${Link} to=${`/broadcasts/${b.id}`}>${b.name || '(unnamed)'}<//></td><td>${b.subject}</td><td><${Badge} value=${b.status} /></td><td>${b.counters.sent} / ${b.counters.recipients}</td><td>${when(b.created_at)}</td></tr>`,
+      )}</tbody></table>
+  <//>`;
+}
+
+/** Compose: a draft (POST /broadcasts), then send or schedule it from its page. */
+export function ComposeBroadcast() {
+  const lists = useData(async () => ({ segments: (await get('/segments?limit=100')).data as any[], topics: (await get('/topics?limit=100')).data as any[] }));
+  const action = useAction();
+  const [markup, setMarkup] = useState('<p>Hello {{{FIRST_NAME|there}}}</p>');
+  // controlled, so the choice survives the lists arriving after it
+  const [segmentId, setSegmentId] = useState('');
+  const submit = (event: Event) => {
+    const v = formValues(event);
+    return action.run(async () => {
+      const broadcast = await post('/broadcasts', {
+        name: v.name || undefined,
+        from: v.from,
+        subject: v.subject,
+        html: v.html,
+        segment_id: v.segment_id,
+        ...(v.topic_id ? { topic_id: v.topic_id } : {}),
+      });
+      navigate(`/broadcasts/${broadcast.id}`);
+    });
+  };
+  return html`<${Page} title="New broadcast">
+    <${ErrorBox} error=${action.error || lists.error} />
+    <form class="stack" onSubmit=${submit}>
+      <${Field} label="Name"><input name="name" /><//>
+      <${Field} label="From"><input name="from" required placeholder="News <news@example.com>" /><//>
+      <${Field} label="Subject"><input name="subject" required /><//>
+      <${Field} label="Segment"><select name="segment_id" required value=${segmentId} onChange=${(e: any) => setSegmentId(e.currentTarget.value)}><option value="">Choose a segment</option>${(lists.data?.segments ?? []).map((s) => html`<option value=${s.id}>${s.name}</option>`)}</select><//>
+      <${Field} label="Topic"><select name="topic_id"><option value="">No topic</option>${(lists.data?.topics ?? []).map((t) => html`<option value=${t.id}>${t.name}</option>`)}</select><//>
+      <${Field} label="HTML"><textarea name="html" rows="8" value=${markup} onInput=${(e: any) => setMarkup(e.currentTarget.value)}></textarea><//>
+      <${Preview} markup=${markup} title="Broadcast preview" />
+      <button type="submit" disabled=${action.pending}>Save draft</button>
+    </form>
+  <//>`;
+}
+
+const GOING = new Set(['queued', 'sending', 'scheduled']);
+
+/** A broadcast: send now or at a time, cancel, and its progress (polled every second while it goes out). */
+export function BroadcastDetail({ id }: { id: string }) {
+  const { data: b, error, reload } = useData(() => get(`/broadcasts/${seg(id)}`), [id]);
+  const action = useAction();
+  const [at, setAt] = useState('');
+  usePoll(reload, 1000, !!b && GOING.has(b.status));
+  if (error) return html`<${Page} title="Broadcast"><${ErrorBox} error=${error} /><//>`;
+  if (!b) return html`<${Page} title="Broadcast"><${Loading} /><//>`;
+  const act = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), reload()));
+  const total = b.counters.recipients;
+  return html`<${Page} title=${b.name || b.subject} actions=${html`
+      ${b.status === 'draft' ? html`<button type="button" disabled=${action.pending} onClick=${() => act(() => post(`/broadcasts/${seg(id)}/send`))}>Send now</button>` : null}
+      ${b.status === 'scheduled' || b.status === 'queued' || b.status === 'sending' ? html`<button type="button" class="danger" disabled=${action.pending} onClick=${() => act(() => post(`/broadcasts/${seg(id)}/cancel`))}>Cancel</button>` : null}`}>
+    <${ErrorBox} error=${action.error} />
+    <p>Status <${Badge} value=${b.status} /></p>
+    <div class="progress-row">
+      <progress max=${Math.max(total, 1)} value=${b.counters.sent} aria-label="Sent"></progress>
+      <span aria-live="polite" data-testid="progress">${b.counters.sent} / ${total} sent · ${b.counters.failed} failed · ${b.counters.skipped} skipped</span>
+    </div>
+    ${
+      b.status === 'draft'
+        ? html`<form class="inline" onSubmit=${(e: Event) => (e.preventDefault(), act(() => post(`/broadcasts/${seg(id)}/send`, { scheduled_at: new Date(at).toISOString() })))}>
+            <${Field} label="Send at"><input type="datetime-local" required value=${at} onInput=${(e: any) => setAt(e.currentTarget.value)} /><//><button type="submit">Schedule</button></form>`
+        : null
+    }
+    <dl class="facts"><dt>From</dt><dd>${b.from}</dd><dt>Subject</dt><dd>${b.subject}</dd><dt>Scheduled</dt><dd>${when(b.scheduled_at)}</dd><dt>Sent at</dt><dd>${when(b.sent_at)}</dd></dl>
+    ${b.html ? html`<${Preview} markup=${b.html} title="Broadcast preview" />` : null}
+  <//>`;
+}

@@ -1,0 +1,86 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { get, patch, post, seg } from '../api';
+import { navigate } from '../router';
+import { Badge, ErrorBox, Field, formValues, html, Link, Loading, Page, Preview, useAction, useData, when } from '../ui';
+
+export function Templates() {
+  const { data, error } = useData(() => get('/templates?limit=100'));
+  const action = useAction();
+  const create = (event: Event) => {
+    const v = formValues(event);
+    return action.run(async () =>
+      navigate(`/templates/${(await post('/templates', { name: v.name, html: '<p>Hello {{{NAME}}}</p>', variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }] })).id}`),
+    );
+  };
+  return html`<${Page} title="Templates">
+    <form class="inline" onSubmit=${create}><${Field} label="Template name"><input name="name" required /><//><button type="submit" disabled=${action.pending}>New template</button></form>
+    <${ErrorBox} error=${action.error || error} />${data ? null : html`<${Loading} />`}
+    <table><thead><tr><th scope="col">Name</th><th scope="col">Alias</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
+      <tbody>${(data?.data ?? []).map(
+        (t: any) => html`<tr><td><${Link} to=${`/templates/${t.id}`}>${t.name}<//></td><td>${t.alias ?? ''}</td><td><${Badge} value=${t.status} /></td><td>${when(t.created_at)}</td></tr>`,
+      )}</tbody></table>
+  <//>`;
+}
+
+interface Variable {
+  key: string;
+  type: 'string' | 'number';
+  fallback_value: string | number | null;
+}
+
+/** `{{{KEY}}}` / `{{KEY}}` replaced as the sender renders them (values: the fallbacks), for the preview only. */
+const render = (markup: string, variables: Variable[]) =>
+  markup.replace(/\{\{\{?\s*([A-Za-z0-9_]+)\s*\}?\}\}/g, (whole, key) => {
+    const variable = variables.find((v) => v.key === key);
+    return variable?.fallback_value !== null && variable?.fallback_value !== undefined ? String(variable.fallback_value) : whole;
+  });
+
+/** Edit (PATCH), publish and duplicate a template, with its preview as you type. */
+export function TemplateDetail({ id }: { id: string }) {
+  const { data: template, error, reload } = useData(() => get(`/templates/${seg(id)}`), [id]);
+  const action = useAction();
+  const [draft, setDraft] = useState<{ name: string; subject: string; html: string; variables: Variable[] } | undefined>();
+  useEffect(() => {
+    if (template)
+      setDraft({
+        name: template.name,
+        subject: template.subject ?? '',
+        html: template.html ?? '',
+        variables: template.variables.map((v: any) => ({ key: v.key, type: v.type, fallback_value: v.fallback_value })),
+      });
+  }, [template]);
+  const preview = useMemo(() => (draft ? render(draft.html, draft.variables) : ''), [draft]);
+  if (error) return html`<${Page} title="Template"><${ErrorBox} error=${error} /><//>`;
+  if (!template || !draft) return html`<${Page} title="Template"><${Loading} /><//>`;
+  const set = (patchDraft: Partial<typeof draft>) => setDraft({ ...draft, ...patchDraft });
+  const setVariable = (index: number, change: Partial<Variable>) => set({ variables: draft.variables.map((v, i) => (i === index ? { ...v, ...change } : v)) });
+  const save = () =>
+    action.run(async () => {
+      await patch(`/templates/${seg(id)}`, { name: draft.name, subject: draft.subject || null, html: draft.html, variables: draft.variables });
+      reload();
+    });
+  return html`<${Page} title=${template.name} actions=${html`
+      <button type="button" disabled=${action.pending} onClick=${save}>Save</button>
+      <button type="button" disabled=${action.pending} onClick=${() => action.run(async () => (await post(`/templates/${seg(id)}/publish`), reload()))}>Publish</button>
+      <button type="button" disabled=${action.pending} onClick=${() => action.run(async () => navigate(`/templates/${(await post(`/templates/${seg(id)}/duplicate`)).id}`))}>Duplicate</button>`}>
+    <${ErrorBox} error=${action.error} />
+    <p>Status <${Badge} value=${template.status} />${template.has_unpublished_versions ? ' · unpublished changes' : ''}</p>
+    <div class="columns">
+      <div class="stack">
+        <${Field} label="Name"><input value=${draft.name} onInput=${(e: any) => set({ name: e.currentTarget.value })} /><//>
+        <${Field} label="Subject"><input value=${draft.subject} onInput=${(e: any) => set({ subject: e.currentTarget.value })} /><//>
+        <${Field} label="HTML"><textarea rows="12" value=${draft.html} onInput=${(e: any) => set({ html: e.currentTarget.value })}></textarea><//>
+        <h2>Variables</h2>
+        ${draft.variables.map(
+          (v, i) => html`<div class="inline">
+            <${Field} label=${`Key ${i + 1}`}><input value=${v.key} onInput=${(e: any) => setVariable(i, { key: e.currentTarget.value })} /><//>
+            <${Field} label=${`Type ${i + 1}`}><select value=${v.type} onChange=${(e: any) => setVariable(i, { type: e.currentTarget.value })}><option value="string">string</option><option value="number">number</option></select><//>
+            <${Field} label=${`Fallback ${i + 1}`}><input value=${v.fallback_value ?? ''} onInput=${(e: any) => setVariable(i, { fallback_value: v.type === 'number' ? Number(e.currentTarget.value) : e.currentTarget.value })} /><//>
+            <button type="button" class="small danger" onClick=${() => set({ variables: draft.variables.filter((_, j) => j !== i) })}>Remove</button></div>`,
+        )}
+        <button type="button" class="small" onClick=${() => set({ variables: [...draft.variables, { key: `VAR_${draft.variables.length + 1}`, type: 'string', fallback_value: '' }] })}>Add variable</button>
+      </div>
+      <div><h2>Preview</h2><${Preview} markup=${preview} title="Template preview" /></div>
+    </div>
+  <//>`;
+}
