@@ -38,6 +38,8 @@ module.exports = {
   // Two suites at a time: the api and integration suites mostly wait on the local runtime (a process of
   // its own), so one worker left a core idle (on 2 cores: 396 s with one worker, 300 s with two).
   maxWorkers: 2,
+  // the suites with heavy processes of their own (Chromium, a second runtime) last: test/support/sequencer.js
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, ...withRuntime, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },

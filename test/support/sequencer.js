@@ -1,0 +1,28 @@
+/**
+ * Jest's own order (slowest first, from its cache), with the suites that bring their own heavy
+ * processes last: the browser suites (Chromium) and the chaos test (a second local runtime on disk,
+ * its JVM, killed and started again). Run beside the API and integration suites on CI's two cores,
+ * they starved the shared runtime: routes outlived their Lambda timeouts (500s from DELETE
+ * /segments, POST /domains/{id}/verify). Last, they overlap only the other worker's final suites,
+ * and the run stays one jest run (the grants check of a run of everything holds).
+ */
+const Sequencer = require('@jest/test-sequencer').default;
+
+const LAST = [/[\\/]test[\\/]browser[\\/]/, /[\\/]test[\\/]chaos[\\/]/];
+const rank = (test) => {
+  const index = LAST.findIndex((pattern) => pattern.test(test.path));
+  return index === -1 ? -1 : index;
+};
+
+class HeavyLast extends Sequencer {
+  async sort(tests) {
+    const sorted = await super.sort(tests);
+    // stable: within a rank, jest's order
+    return sorted
+      .map((test, i) => ({ test, i }))
+      .sort((a, b) => rank(a.test) - rank(b.test) || a.i - b.i)
+      .map(({ test }) => test);
+  }
+}
+
+module.exports = HeavyLast;
