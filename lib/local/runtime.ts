@@ -396,9 +396,7 @@ async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; s
           queueArn: queue.arn,
           batchSize: trigger.batchSize,
           concurrency: trigger.maxConcurrency,
-          // Lambda long-polls a queue, so a message is picked up as it arrives; the send queues' pollers
-          // look more often than the others' (100 ms) so a transactional email does not wait on the poll
-          ...(trigger.scaledBySendRate ? { idleMs: 20 } : {}),
+          // the poller long-polls, as Lambda does: a message is picked up as it arrives
           handler,
           onError: onError(worker.name),
         }),

@@ -6,6 +6,12 @@
  * batch, as on Lambda. A batch whose event would pass Lambda's 6 MB is handed over in smaller
  * invocations, as Lambda's poller does; the handler runs as its function (needs, timeout:
  * lib/local/lambda/invocation.ts).
+ *
+ * The running loops long-poll (WaitTimeSeconds, as Lambda's pollers do): the local SQS answers as
+ * soon as a message is there, and an idle queue costs nothing. They used to receive with no wait
+ * every 100 ms (the send queues every 20 ms): a few hundred empty receives a second that kept an
+ * idle runtime at a quarter of a core, which slowed everything else on a 2-core machine. `stop()`
+ * aborts a long poll in flight.
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -22,8 +28,10 @@ export interface QueuePollerOptions {
   handler: AnyHandler;
   /** parallel receive loops, like concurrent Lambda invocations (default 1) */
   concurrency?: number;
-  /** pause between empty receives */
+  /** pause between empty receives (a receive that failed, or one that returned nothing before its wait ended) */
   idleMs?: number;
+  /** how long a running loop's receive waits for a message (default LONG_POLL_SECONDS) */
+  waitSeconds?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -53,9 +61,13 @@ function toRecord(message: Message, queueArn: string): SQSRecord {
   };
 }
 
+/** A running loop's long poll: short, so a receive in flight never holds a message's batch long. */
+export const LONG_POLL_SECONDS = 5;
+
 export class QueuePoller {
   private running = false;
   private loops: Promise<void>[] = [];
+  private readonly aborts = new Set<AbortController>();
 
   constructor(private readonly options: QueuePollerOptions) {}
 
@@ -67,21 +79,27 @@ export class QueuePoller {
 
   async stop(): Promise<void> {
     this.running = false;
+    for (const abort of this.aborts) abort.abort();
     await Promise.all(this.loops);
   }
 
-  /** One receive-invoke-delete cycle; returns how many messages it handled. Exposed for tests. */
-  async pollOnce(): Promise<number> {
+  /** One receive-invoke-delete cycle (the receive waits up to `waitSeconds` for a message); returns how many messages it handled. Exposed for tests. */
+  async pollOnce(waitSeconds = 0): Promise<number> {
     const { sqs, queueUrl, queueArn, batchSize } = this.options;
-    const received = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: Math.min(batchSize, 10),
-        WaitTimeSeconds: 0,
-        MessageSystemAttributeNames: ['All'],
-        MessageAttributeNames: ['All'],
-      }),
-    );
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const received = await sqs
+      .send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(batchSize, 10),
+          WaitTimeSeconds: waitSeconds,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+        { abortSignal: abort.signal },
+      )
+      .finally(() => this.aborts.delete(abort));
     const messages = received.Messages ?? [];
     if (messages.length === 0) return 0;
     const failed = new Set<string>();
@@ -120,9 +138,9 @@ export class QueuePoller {
     while (this.running) {
       let handled = 0;
       try {
-        handled = await this.pollOnce();
+        handled = await this.pollOnce(this.options.waitSeconds ?? LONG_POLL_SECONDS);
       } catch (error) {
-        this.options.onError?.(error);
+        if (this.running) this.options.onError?.(error); // an abort by stop() is no error
       }
       if (handled === 0 && this.running) await new Promise((r) => setTimeout(r, this.options.idleMs ?? 100));
     }
