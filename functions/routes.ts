@@ -57,6 +57,13 @@ export const routeTimeoutSeconds = (route: Pick<Route, 'timeoutSeconds'>): numbe
  * it removes up to 1,000 memberships before it answers (shared/audience/segments.ts).
  */
 const BATCH_TIMEOUT_SECONDS = 25;
+/**
+ * The domain routes that call SES's control plane (POST /domains makes up to ten calls: identity,
+ * configuration set, event destination, MAIL FROM, the project's tenant and its associations). Those
+ * APIs take a few requests a second per account and the SDK backs off when throttled, so 10 s is
+ * tight on AWS; locally, on a busy 2-core machine, POST /domains and its verify outlived 10 s.
+ */
+const SES_CONTROL_TIMEOUT_SECONDS = 25;
 
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/health', handler: 'health', operation: serviceOps.health, needs: {} },
@@ -141,19 +148,29 @@ export const routes: readonly Route[] = [
         'ses:CreateTenantResourceAssociation',
       ],
     },
+    timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
   },
   { method: 'GET', path: '/domains', handler: 'domains/list', operation: domainOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/domains/{domain_id}', handler: 'domains/get', operation: domainOps.get, needs: { table: ['GetItem'] } },
   {
     method: 'PATCH', path: '/domains/{domain_id}', handler: 'domains/update', operation: domainOps.update,
     needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:PutConfigurationSetDeliveryOptions', 'ses:PutConfigurationSetSendingOptions', 'ses:PutConfigurationSetTrackingOptions', 'ses:UpdateConfigurationSetEventDestination'] },
+    timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
   },
   {
     method: 'DELETE', path: '/domains/{domain_id}', handler: 'domains/delete', operation: domainOps.remove,
     // Query, BatchGetItem, UpdateItem: cancelling the emails still waiting to go out from the domain
     needs: { table: ['GetItem', 'DeleteItem', 'PutItem', 'Query', 'BatchGetItem', 'UpdateItem'], ses: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:DeleteConfigurationSet'] },
+    timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
   },
-  { method: 'POST', path: '/domains/{domain_id}/verify', handler: 'domains/verify', operation: domainOps.verify, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] } },
+  {
+    method: 'POST',
+    path: '/domains/{domain_id}/verify',
+    handler: 'domains/verify',
+    operation: domainOps.verify,
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
+    timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
+  },
 
   // Suppressions (the path takes an id or an address; the suppression writer adds bounce and complaint entries)
   { method: 'POST', path: '/suppressions', handler: 'suppressions/create', operation: suppressionOps.create, needs: { table: ['PutItem', 'GetItem'] } },

@@ -97,10 +97,14 @@ describe('EmailService stack (bundling skipped)', () => {
     }
   });
 
-  it("gives POST /emails/batch, the heaviest write, and DELETE /segments/{id} (up to 1,000 memberships) 25 s (under HTTP API's 30 s), and every other route 10 s", () => {
+  it("gives POST /emails/batch, the heaviest write, DELETE /segments/{id} (up to 1,000 memberships) and the domain routes that call SES's control plane 25 s (under HTTP API's 30 s), and every other route 10 s", () => {
     const longer = allFunctions.filter(({ route }) => route.timeoutSeconds !== undefined).map(({ id }) => [id, resources[logicalId(id)].Properties.Timeout]);
     expect(longer.sort()).toEqual([
+      ['DeleteDomainsDomainId', 25],
       ['DeleteSegmentsSegmentId', 25],
+      ['PatchDomainsDomainId', 25],
+      ['PostDomains', 25],
+      ['PostDomainsDomainIdVerify', 25],
       ['PostEmailsBatch', 25],
     ]);
   });
