@@ -28,6 +28,8 @@ const common = {
 const withRuntime = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // a failed test is tried once more, its first failure printed (test/support/retry.ts says why)
+  setupFilesAfterEnv: ['<rootDir>/test/support/retry.ts'],
 };
 
 const HOSTILE = '<rootDir>/test/api/hostile-input.test.ts';
