@@ -148,7 +148,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const { getStoreReadonly } = await import('aws-ses-v2-local/dist/store');
     type StoredMail = ReturnType<typeof getStoreReadonly>['emails'][number];
     // What the local SES accepted and the events it still owes survive a kill (lib/local/aws/ses-outbox.ts).
-    const sesOutbox = new SesOutbox<StoredMail, SesEvent>(settings.inMemory ? undefined : join(settings.dataDir, 'ses-outbox.jsonl'));
+    const sesOutbox = new SesOutbox<StoredMail, SesEvent>(settings.inMemory ? undefined : join(settings.dataDir, 'ses-outbox'));
     const kept = sesOutbox.open();
     cleanups.push(async () => sesOutbox.close());
     getStoreReadonly().emails.push(...kept.mail);

@@ -14,8 +14,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 type Mail = { messageId: string; to: string };
 
 it('gives back the mail and the events still owed after a restart, without what was published or a torn last line', () => {
-  const file = join(dir, 'a.jsonl');
-  const first = new SesOutbox<Mail, string>(file);
+  const folder = join(dir, 'a');
+  const file = join(folder, 'journal.jsonl');
+  const first = new SesOutbox<Mail, string>(folder);
   expect(first.open()).toEqual({ mail: [], owed: [] });
   first.accepted({ messageId: 'm1', to: 'ada@example.com' }, 'm1', ['send', 'delivery']);
   first.accepted({ messageId: 'm2', to: 'bob@example.com' }, 'm2', ['send', 'bounce']);
@@ -24,7 +25,7 @@ it('gives back the mail and the events still owed after a restart, without what 
   // killed while writing a line (no close)
   appendFileSync(file, '{"published":"m');
 
-  const second = new SesOutbox<Mail, string>(file);
+  const second = new SesOutbox<Mail, string>(folder);
   expect(second.open()).toEqual({
     mail: [
       { messageId: 'm1', to: 'ada@example.com' },
@@ -39,14 +40,14 @@ it('gives back the mail and the events still owed after a restart, without what 
 });
 
 it('keeps a cleared store cleared, and keeps nothing without a file', () => {
-  const file = join(dir, 'b.jsonl');
-  const outbox = new SesOutbox<Mail, string>(file);
+  const folder = join(dir, 'b');
+  const outbox = new SesOutbox<Mail, string>(folder);
   outbox.open();
   outbox.accepted({ messageId: 'm1', to: 'ada@example.com' }, 'm1', []);
   outbox.cleared();
   outbox.accepted({ messageId: 'm2', to: 'bob@example.com' }, 'm2', []);
   outbox.close();
-  expect(new SesOutbox<Mail, string>(file).open().mail).toEqual([{ messageId: 'm2', to: 'bob@example.com' }]);
+  expect(new SesOutbox<Mail, string>(folder).open().mail).toEqual([{ messageId: 'm2', to: 'bob@example.com' }]);
 
   const inMemory = new SesOutbox<Mail, string>(undefined);
   inMemory.open();

@@ -2,7 +2,8 @@
  * What the local SES must not lose when the runtime is killed: the mail it accepted (SES keeps what
  * it took; aws-ses-v2-local keeps it in memory only) and the events each accepted send still owes
  * the feedback queues (SES publishes them however long after; the runtime published them from a
- * timer). Kept in one append-only journal, DATA_DIR/ses-outbox.jsonl:
+ * timer). Kept in a journal (./journal.ts: append-only, a torn last line dropped, compacted at
+ * open) under DATA_DIR/ses-outbox, of these records:
  *
  * - `{"mail": <the stored message>}` once SES accepted a send, before its answer leaves;
  * - `{"owed": <SES message id>, "events": [...]}` in the same moment: the events still to publish;
@@ -11,11 +12,9 @@
  *
  * On start the mail goes back into aws-ses-v2-local's store (the mail viewer shows it again) and
  * owed events are published again: at least once, as SNS delivers, and the consumers are
- * idempotent (a kill between publishing and its `published` line sends them twice). The journal is
- * then written again without what was published. Written synchronously, without fsync: a SIGKILL
- * loses nothing confirmed, a power loss may.
+ * idempotent (a kill between publishing and its `published` line sends them twice).
  */
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { Journal } from './journal';
 
 interface Owed<Event> {
   messageId: string;
@@ -25,58 +24,56 @@ interface Owed<Event> {
 type Line<Mail, Event> = { mail: Mail } | { owed: string; events: Event[] } | { published: string } | { cleared: true };
 
 export class SesOutbox<Mail, Event> {
-  private fd?: number;
+  private journal?: Journal<Line<Mail, Event>>;
+  private readonly mail: Mail[] = [];
+  private readonly owed = new Map<string, Event[]>();
 
-  /** `file` undefined: nothing is kept (the in-memory runtime of the tests). */
-  constructor(private readonly file: string | undefined) {}
+  /** `dir` undefined: nothing is kept (the in-memory runtime of the tests). */
+  constructor(private readonly dir: string | undefined) {}
 
-  /** Reads the journal (a line torn by a kill mid-write is dropped), rewrites it without what was published, and opens it for appending. */
+  /** Replays the journal (rewritten without what was published) and keeps it open: what was accepted, and what is still owed. */
   open(): { mail: Mail[]; owed: Owed<Event>[] } {
-    if (!this.file) return { mail: [], owed: [] };
-    const mail: Mail[] = [];
-    const owed = new Map<string, Event[]>();
-    if (existsSync(this.file)) {
-      for (const text of readFileSync(this.file, 'utf8').split('\n')) {
-        let line: Line<Mail, Event>;
-        try {
-          line = JSON.parse(text);
-        } catch {
-          continue; // empty, or torn
-        }
-        if ('mail' in line) mail.push(line.mail);
-        else if ('cleared' in line) mail.length = 0;
-        else if ('owed' in line) owed.set(line.owed, line.events);
-        else if ('published' in line) owed.delete(line.published);
-      }
-    }
-    const kept = [...mail.map((m) => ({ mail: m })), ...[...owed].map(([messageId, events]) => ({ owed: messageId, events }))];
-    writeFileSync(`${this.file}.tmp`, kept.map((line) => `${JSON.stringify(line)}\n`).join(''));
-    renameSync(`${this.file}.tmp`, this.file);
-    this.fd = openSync(this.file, 'a');
-    return { mail, owed: [...owed].map(([messageId, events]) => ({ messageId, events })) };
+    if (!this.dir) return { mail: [], owed: [] };
+    this.journal = new Journal<Line<Mail, Event>>({
+      dir: this.dir,
+      apply: (line) => this.apply(line),
+      snapshot: () => [...this.mail.map((mail) => ({ mail })), ...[...this.owed].map(([owed, events]) => ({ owed, events }))],
+    });
+    return { mail: [...this.mail], owed: [...this.owed].map(([messageId, events]) => ({ messageId, events })) };
   }
 
   /** An accepted send: its stored message and the events it owes, kept before SES's answer leaves. */
   accepted(mail: Mail | undefined, messageId: string, events: Event[]): void {
-    if (mail !== undefined) this.append({ mail });
-    if (events.length > 0) this.append({ owed: messageId, events });
+    if (mail !== undefined) this.write({ mail });
+    if (events.length > 0) this.write({ owed: messageId, events });
   }
 
   /** The mail viewer's store was cleared (POST /clear-store): the mail so far does not come back either. */
   cleared(): void {
-    this.append({ cleared: true });
+    this.write({ cleared: true });
   }
 
   published(messageId: string): void {
-    this.append({ published: messageId });
+    this.write({ published: messageId });
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.journal?.close();
+    this.journal = undefined;
   }
 
-  private append(line: Line<Mail, Event>): void {
-    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(line)}\n`);
+  private apply(line: Line<Mail, Event>): void {
+    if ('mail' in line) this.mail.push(line.mail);
+    else if ('cleared' in line) this.mail.length = 0;
+    else if ('owed' in line) this.owed.set(line.owed, line.events);
+    else if ('published' in line) this.owed.delete(line.published);
+  }
+
+  /** Applied to the state a compaction snapshots, and written at once. */
+  private write(line: Line<Mail, Event>): void {
+    if (!this.journal) return;
+    this.apply(line);
+    this.journal.record(line);
+    this.journal.flush();
   }
 }
