@@ -41,6 +41,7 @@ import { startSmtpInbound } from './aws/smtp-inbound';
 import type { LocalSettings } from './settings';
 import { StreamPoller } from './lambda/stream-poller';
 import type { FilterPattern } from './lambda/event-filter';
+import { watchEventLoop } from './event-loop-watch';
 
 export interface LocalRuntime {
   apiUrl: string;
@@ -289,6 +290,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const apiUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
     process.env.PUBLIC_API_URL = apiUrl; // links in emails (unsubscribe); workers read it when they run
     for (const poller of pollers) poller.start();
+    const loopWatch = watchEventLoop(log);
+    cleanups.push(async () => loopWatch.stop());
 
     const runtimeFile = join(settings.dataDir, RUNTIME_FILE);
     writeFileSync(

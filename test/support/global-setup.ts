@@ -4,10 +4,11 @@
  * through the environment (jest workers inherit it).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { createWriteStream, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_API_KEY } from './constants';
+import { runtimeLogPath } from './runtime-log';
 
 export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-test-'));
@@ -59,13 +60,11 @@ export default async function globalSetup(): Promise<void> {
   });
   child.stdout!.resume();
   child.stderr!.resume();
-  // LOCAL_RUNTIME_LOG=<file>: keep the runtime's own log (its errors name the function and the failure)
-  if (process.env.LOCAL_RUNTIME_LOG) {
-    const { createWriteStream } = await import('node:fs');
-    const log = createWriteStream(process.env.LOCAL_RUNTIME_LOG);
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
-  }
+  // The runtime's own log (its errors name the function and the failure): the teardown reports its
+  // timeouts and stalls (./runtime-log.ts); LOCAL_RUNTIME_LOG=<file> keeps it after the run.
+  const log = createWriteStream(runtimeLogPath(dataDir));
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
   process.env.TEST_API_URL = apiUrl;
   process.env.TEST_DATA_DIR = dataDir;
   (globalThis as { __localRuntime?: typeof child }).__localRuntime = child;

@@ -1,0 +1,50 @@
+/**
+ * The shared local runtime's log, kept for the run: where it is, and what the teardown prints of it.
+ * A test that failed on a 500 or a slow answer says little about why; the runtime's log does (a
+ * function past its timeout, the event loop held by one handler: lib/local/event-loop-watch.ts).
+ * The digest is a few lines at the end of the run, the part of a CI log that is always shown.
+ */
+import { join } from 'node:path';
+
+/** LOCAL_RUNTIME_LOG when set (kept after the run), else a file in the runtime's data folder. */
+export const runtimeLogPath = (dataDir: string): string => process.env.LOCAL_RUNTIME_LOG || join(dataDir, 'runtime.log');
+
+interface Line {
+  level?: string;
+  message?: string;
+  function?: string;
+  error?: unknown;
+  blocked_ms?: number;
+  timestamp?: string;
+}
+
+const SHOWN = 12;
+
+/** What went wrong in the runtime itself: invocations that failed at the gateway (timeouts, limits), 500s of handlers, event loop stalls, crashes. */
+export function runtimeLogDigest(text: string): string[] {
+  const lines = text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l): Line => {
+      try {
+        return JSON.parse(l) as Line;
+      } catch {
+        return {};
+      }
+    });
+  const failed = lines.filter((l) => l.message === 'integration failed');
+  const unhandled = lines.filter((l) => l.message === 'unhandled error');
+  const stalls = lines.filter((l) => l.message === 'event loop blocked');
+  const fatal = lines.filter((l) => l.level === 'FATAL');
+  const longest = stalls.reduce((max, l) => Math.max(max, l.blocked_ms ?? 0), 0);
+  const digest = [
+    `local runtime: ${failed.length} invocations failed at the gateway, ${unhandled.length} unhandled errors (500), ` +
+      `event loop blocked over 1 s ${stalls.length} times (longest ${longest} ms), ${fatal.length} fatal`,
+  ];
+  const detail = (l: Line) => `  ${l.timestamp ?? ''} ${l.function ?? ''} ${typeof l.error === 'string' ? l.error : JSON.stringify(l.error ?? l.message)}`.slice(0, 300);
+  // timeouts first: the failures the suites provoke on purpose (a 6 MB event, a thrown handler) come after
+  const timedOut = (l: Line) => /timed out|timeout/i.test(JSON.stringify(l.error ?? ''));
+  const shown = [...fatal, ...failed.filter(timedOut), ...unhandled, ...failed.filter((l) => !timedOut(l))];
+  for (const l of shown.slice(0, SHOWN)) digest.push(detail(l));
+  return digest;
+}
