@@ -27,18 +27,21 @@ afterEach(() => {
 });
 
 it('composes a broadcast to a small segment, sends it and shows its progress reach sent', async () => {
-  const segment = await api.post('/segments', { name: 'Console beta' }, { key });
-  for (const email of ['success+1@simulator.amazonses.com', 'success+2@simulator.amazonses.com']) {
+  // names and addresses of this attempt's own: a retry (test/support/retry.ts) must not find the first attempt's (409)
+  const attempt = Date.now().toString(36);
+  const segmentName = `Console beta ${attempt}`;
+  const segment = await api.post('/segments', { name: segmentName }, { key });
+  for (const email of [`success+${attempt}-1@simulator.amazonses.com`, `success+${attempt}-2@simulator.amazonses.com`]) {
     expect((await api.post('/contacts', { email, first_name: 'Beta', segments: [segment.body.id] }, { key })).status).toBe(201);
   }
   const { page } = watched;
   await page.getByRole('link', { name: 'Broadcasts' }).click();
   await page.getByRole('link', { name: 'New broadcast' }).click();
-  await page.getByLabel('Name').fill('November news');
+  await page.getByLabel('Name').fill(`November news ${attempt}`);
   await page.getByLabel('From').fill(`News <news@${domain}>`);
   await page.getByLabel('Subject').fill('What is new');
-  await page.getByRole('option', { name: 'Console beta' }).waitFor({ state: 'attached' });
-  await page.getByLabel('Segment').selectOption({ label: 'Console beta' });
+  await page.getByRole('option', { name: segmentName }).waitFor({ state: 'attached' });
+  await page.getByLabel('Segment').selectOption({ label: segmentName });
   await page.getByLabel('HTML').fill('<h1>News</h1><p>Hi {{{FIRST_NAME|there}}}</p>');
   expect(await page.frameLocator('iframe.preview').getByRole('heading', { name: 'News' }).count()).toBe(1);
   expect(await a11yViolations(page)).toEqual([]);
@@ -55,7 +58,7 @@ it('composes a broadcast to a small segment, sends it and shows its progress rea
   const answer = await saved;
   expect([answer.status(), await answer.text()]).toEqual([201, expect.any(String)]);
   await page
-    .getByRole('heading', { name: 'November news' })
+    .getByRole('heading', { name: `November news ${attempt}` })
     .waitFor({ timeout: 10_000 })
     .catch(async (error) => {
       throw new Error(`${error}\n${await page.locator('main').textContent()}`);

@@ -15,8 +15,23 @@ function ranEverything(config: Config.GlobalConfig | undefined): boolean {
     !config.findRelatedTests &&
     !config.shard &&
     !config.listTests &&
-    !process.argv.some((arg) => arg.startsWith('--selectProjects') || arg.startsWith('--ignoreProjects')) // argv: the jest CLI's own process
+    !process.argv.some((arg) => arg.startsWith('--selectProjects')) && // argv: the jest CLI's own process
+    ignoredProjects(process.argv).every((name) => name === 'chaos')
   );
+}
+
+/**
+ * The projects `--ignoreProjects` leaves out. Leaving out only the chaos test (as `npm test` does,
+ * to run it alone afterwards) still runs everything that uses the shared runtime: the chaos test
+ * starts a runtime of its own and calls nothing the other suites do not.
+ */
+function ignoredProjects(argv: string[]): string[] {
+  const names: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg.startsWith('--ignoreProjects=')) names.push(...arg.slice('--ignoreProjects='.length).split(','));
+    else if (arg === '--ignoreProjects') for (let j = i + 1; j < argv.length && !argv[j].startsWith('-'); j++) names.push(argv[j]);
+  });
+  return names;
 }
 
 /**

@@ -3,8 +3,9 @@
  * processes last: the browser suites (Chromium) and the chaos test (a second local runtime on disk,
  * its JVM, killed and started again). Run beside the API and integration suites on CI's two cores,
  * they starved the shared runtime: routes outlived their Lambda timeouts (500s from DELETE
- * /segments, POST /domains/{id}/verify). Last, they overlap only the other worker's final suites,
- * and the run stays one jest run (the grants check of a run of everything holds).
+ * /segments, POST /domains/{id}/verify). Last, they overlap only the other worker's final suites.
+ * `npm test` goes further and runs the chaos test alone, in a jest run of its own after this one
+ * (package.json): beside the last browser suite it made that suite's broadcast miss its wait on CI.
  */
 const Sequencer = require('@jest/test-sequencer').default;
 
