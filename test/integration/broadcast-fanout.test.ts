@@ -55,7 +55,7 @@ afterEach(() => installAwsCallChecker(checkNeeds));
 beforeAll(async () => {
   dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
   sqs = new SQSClient({ ...config, endpoint: runtime.sqsEndpoint });
-  await dynamo.send(new CreateTableCommand(createTableInput(tableName)));
+  await dynamo.send(new CreateTableCommand(createTableInput(tableName, { stream: false }))); // no stream: nothing reads it (lib/table-definition.ts)
   fanOutQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `broadcast-fanout-${suffix}`, Attributes: { VisibilityTimeout: '1' } }))).QueueUrl!;
   sendQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `send-${suffix}` }))).QueueUrl!;
   Object.assign(process.env, {

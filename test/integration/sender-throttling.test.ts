@@ -39,7 +39,7 @@ let sender: (event: SQSEvent, context?: never) => Promise<SQSBatchResponse>;
 
 beforeAll(async () => {
   dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
-  await dynamo.send(new CreateTableCommand(createTableInput(tableName)));
+  await dynamo.send(new CreateTableCommand(createTableInput(tableName, { stream: false }))); // no stream: nothing reads it (lib/table-definition.ts)
   ses = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
