@@ -18,6 +18,12 @@
  * were trimmed too. A checkpoint of another stream (the table was made again) is dropped.
  * Without a checkpoint file (tests' own pollers), shards that exist at the first poll start at
  * `startingPosition` (LATEST by default).
+ *
+ * Shards are looked up (DescribeStream) at the first poll, when a shard ends (its child opens as it
+ * closes) and otherwise every DESCRIBE_INTERVAL_MS, not on every poll: DynamoDB Local answers each
+ * DescribeStream on the one thread all its requests share, at a cost that grows with the stream
+ * records it keeps, and two pollers doing it five times a second held that thread for seconds at a
+ * time late in a test run (jstack of the JVM during the stalls).
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -91,8 +97,13 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
   };
 }
 
+/** How often open shards are looked up when none has ended (Lambda's own shard discovery is not instant either). */
+export const DESCRIBE_INTERVAL_MS = 5_000;
+
 export class StreamPoller {
   private readonly shards = new Map<string, ShardState>();
+  /** when the shards were last looked up; 0: look them up at the next poll */
+  private describedAt = 0;
   private running = false;
   private loop?: Promise<void>;
   private initialised = false;
@@ -130,6 +141,7 @@ export class StreamPoller {
       this.saveCheckpoint();
     }
     this.initialised = true;
+    this.describedAt = Date.now(); // after every shard has its iterator: a failure looks again at the next poll
   }
 
   private async shardIterator(shardId: string): Promise<string | undefined> {
@@ -168,13 +180,16 @@ export class StreamPoller {
 
   /** Reads every open shard once and hands the records on; returns how many records were handled. Exposed for tests. */
   async pollOnce(): Promise<number> {
-    await this.discoverShards();
+    if (Date.now() - this.describedAt >= DESCRIBE_INTERVAL_MS) await this.discoverShards();
     let handled = 0;
     for (const [shardId, state] of this.shards) {
       if (state.pending.length === 0 && state.iterator && !state.closed) {
         const out = await this.options.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 1000 }));
         state.iterator = out.NextShardIterator;
-        if (!state.iterator) state.closed = true;
+        if (!state.iterator) {
+          state.closed = true;
+          this.describedAt = 0; // its child shard: look it up at the next poll
+        }
         const records = (out.Records ?? []).map((r) => toLambdaRecord(r, this.options.streamArn));
         state.readUpTo = records.at(-1)?.dynamodb?.SequenceNumber ?? state.readUpTo;
         state.pending = this.options.filter ? records.filter((r) => matchesFilter(r, this.options.filter!)) : records;
