@@ -1,5 +1,6 @@
 import { get, qs } from '../api';
-import { Badge, Chart, ErrorBox, html, Loading, Page, type Series, useData } from '../ui';
+import { Chart, type Series } from '../chart';
+import { Badge, ErrorBox, html, Loading, Page, useData } from '../ui';
 
 const SERIES: [string, string, string][] = [
   ['sent', 'Sent', '#1d4ed8'],
