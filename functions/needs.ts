@@ -48,6 +48,16 @@ export const CONTENT_BUCKET_ACTIONS = {
   'read-write': ['s3:GetObject', 's3:PutObject'],
 } as const;
 
+/**
+ * Whether a bucket access also grants `s3:ListBucket` on the bucket: S3 answers a read of a key that
+ * does not exist 403 AccessDenied instead of 404 NoSuchKey to a caller that may not list the bucket
+ * (GetObject/HeadObject, "Permissions"), and the service tells a missing object (an upload never
+ * made, an attachment not fetched yet, a body the lifecycle expired) by its 404. So every access
+ * that reads may list. No `s3:prefix` condition: the rule checks ListBucket without a prefix in
+ * the request's context, so a condition on it would deny and bring the 403 back.
+ */
+export const mayListBucket = (access: 'read' | 'write' | 'read-write'): boolean => access !== 'write';
+
 /** The KMS actions each kind of secrets key access grants. */
 export const SECRETS_KEY_ACTIONS = {
   encrypt: ['kms:GenerateDataKey'],

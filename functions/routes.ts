@@ -143,6 +143,7 @@ export const routes: readonly Route[] = [
         'ses:DeleteConfigurationSet',
         // the project's SES tenant (shared/domains/tenants.ts)
         'ses:CreateTenant',
+        'ses:TagResource', // CreateTenant carries the project's id as a tag: tag on create needs TagResource too
         'ses:GetTenant',
         'ses:UpdateReputationEntityPolicy',
         'ses:CreateTenantResourceAssociation',

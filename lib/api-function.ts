@@ -159,7 +159,7 @@ export function sesResources(stack: Stack, action: SesAction): string[] {
   if (action === 'ses:SendEmail') return [identities, configurationSets, tenants]; // a send names the project's tenant
   if (action === 'ses:CreateTenantResourceAssociation') return [tenants, identities, configurationSets];
   if (action === 'ses:UpdateReputationEntityPolicy') return [tenants, `arn:${stack.partition}:ses:${stack.region}:aws:reputation-policy/*`]; // SES's managed policies
-  if (action.includes('Tenant')) return [tenants];
+  if (action.includes('Tenant') || action === 'ses:TagResource') return [tenants]; // TagResource: the tag on CreateTenant
   if (action.includes('ConfigurationSet')) return [configurationSets];
   if (action.includes('EmailIdentity')) return [identities, configurationSets];
   throw new Error(`no SES resource known for ${action}: add it to sesResources (lib/api-function.ts)`);

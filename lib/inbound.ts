@@ -32,7 +32,7 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INBOUND_RAW_PREFIX } from '../functions/workers';
-import { BUCKET_ACTIONS } from '../functions/needs';
+import { BUCKET_ACTIONS, mayListBucket } from '../functions/needs';
 import type { ApiFunction } from './api-function';
 import { daysFromContext, flagFromContext } from './context';
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -139,13 +139,13 @@ export class InboundMail extends Construct {
   /**
    * Tells `fn` the bucket (INBOUND_BUCKET, INBOUND_RETENTION_DAYS) and allows it `read` (GetObject:
    * its presigned download URLs act with its permissions) or `read-write` (also PutObject,
-   * DeleteObject, and ListBucket so a missing object is a 404, not a 403).
+   * DeleteObject); a reader also gets ListBucket, so a missing object is a 404, not a 403 (`mayListBucket`).
    */
   grant(fn: ApiFunction, access: keyof typeof BUCKET_ACTIONS): void {
     fn.addEnvironment('INBOUND_BUCKET', this.bucket.bucketName);
     fn.addEnvironment('INBOUND_RETENTION_DAYS', String(this.retentionDays));
     const objectActions = [...BUCKET_ACTIONS[access]];
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [this.bucket.arnForObjects('*')] }));
-    if (access === 'read-write') fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+    if (mayListBucket(access)) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
   }
 }

@@ -13,7 +13,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { CONTENT_BUCKET_ACTIONS } from '../../functions/needs';
+import { CONTENT_BUCKET_ACTIONS, mayListBucket } from '../../functions/needs';
 import type { ApiFunction } from '../api-function';
 import { daysFromContext } from '../context';
 
@@ -48,10 +48,11 @@ export class ContentBucket extends Construct {
     });
   }
 
-  /** Tells `fn` the bucket (CONTENT_BUCKET, EMAIL_RETENTION_DAYS) and allows it the object actions of `access`. */
+  /** Tells `fn` the bucket (CONTENT_BUCKET, EMAIL_RETENTION_DAYS) and allows it the object actions of `access`; a reader also ListBucket, so a missing object is a 404, not a 403 (`mayListBucket`). */
   grant(fn: ApiFunction, access: keyof typeof CONTENT_BUCKET_ACTIONS): void {
     fn.addEnvironment('CONTENT_BUCKET', this.bucket.bucketName);
     fn.addEnvironment('EMAIL_RETENTION_DAYS', String(this.retentionDays));
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...CONTENT_BUCKET_ACTIONS[access]], resources: [this.bucket.arnForObjects('*')] }));
+    if (mayListBucket(access)) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
   }
 }

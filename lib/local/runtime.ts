@@ -36,6 +36,7 @@ import { SesOutbox } from './aws/ses-outbox';
 import type { SesEvent } from '../../shared/emails/simulated-outcomes';
 import { startLocalKms } from './aws/kms';
 import { startLocalS3 } from './aws/s3';
+import { installObjectLookup } from './lambda/needs';
 import { startLocalSqs } from './aws/sqs';
 import { startSmtpInbound } from './aws/smtp-inbound';
 import type { LocalSettings } from './settings';
@@ -203,6 +204,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const handlerCredentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID || credentials.accessKeyId, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY || credentials.secretAccessKey };
     const s3 = await startLocalS3(join(settings.dataDir, 's3'), { credentials: handlerCredentials });
     cleanups.push(() => closeServer(s3.server));
+    installObjectLookup(s3.root); // S3's 403 for a missing key to a function that may not list the bucket
     // The secrets key (sealed webhook secrets, the unsubscribe key): its material stays under DATA_DIR.
     const kms = await startLocalKms(join(settings.dataDir, 'kms'), region);
     cleanups.push(() => closeServer(kms.server));

@@ -398,7 +398,8 @@ describe('EmailService SES permissions', () => {
           expect(resources).toEqual([configurationSets, identities, tenants]); // a send names the project's tenant
         else if (action === 'ses:CreateTenantResourceAssociation') expect(resources).toEqual([configurationSets, identities, tenants]);
         else if (action === 'ses:UpdateReputationEntityPolicy') expect(resources).toEqual([tenants, reputationPolicies]);
-        else if (action.includes('Tenant')) expect(resources).toEqual([tenants]);
+        else if (action.includes('Tenant') || action === 'ses:TagResource')
+          expect(resources).toEqual([tenants]); // TagResource: the tag CreateTenant carries
         else if (action.includes('ConfigurationSet')) expect(resources).toEqual([configurationSets]);
         else expect(resources).toEqual([configurationSets, identities]);
       }
@@ -407,7 +408,14 @@ describe('EmailService SES permissions', () => {
 
   it('gives the domain routes the SES calls they make, and nothing SES to the rest', () => {
     expect(sesStatements('PostDomains').flatMap((st) => [st.Action].flat())).toEqual(
-      expect.arrayContaining(['ses:CreateEmailIdentity', 'ses:CreateConfigurationSet', 'ses:PutEmailIdentityMailFromAttributes', 'ses:CreateTenant', 'ses:CreateTenantResourceAssociation']),
+      expect.arrayContaining([
+        'ses:CreateEmailIdentity',
+        'ses:CreateConfigurationSet',
+        'ses:PutEmailIdentityMailFromAttributes',
+        'ses:CreateTenant',
+        'ses:TagResource',
+        'ses:CreateTenantResourceAssociation',
+      ]),
     );
     // the tenants' reputation policy, from context (standard by default)
     const postDomains = resources[idOf('PostDomains')].Properties.Environment.Variables;
@@ -574,7 +582,7 @@ describe('EmailService inbound mail', () => {
     for (const id of stack.functions.keys()) {
       const variables = functionResource(id).Properties.Environment.Variables;
       if (readers.includes(id)) {
-        expect(s3Actions(id)).toEqual(['s3:GetObject']);
+        expect(s3Actions(id)).toEqual(['s3:GetObject', 's3:ListBucket']); // ListBucket: a missing object is a 404, not a 403
         expect(variables.INBOUND_BUCKET).toBeDefined();
       } else if (id !== worker && !senders.includes(id)) {
         expect(s3Actions(id)).toEqual([]);
@@ -604,7 +612,7 @@ describe('EmailService send queues sized by the send rate', () => {
 describe('EmailService content bucket', () => {
   const { stack, resources } = synthesized();
   const bucketId = stack.getLogicalId(stack.content.bucket.node.defaultChild as CfnElement);
-  const { functionResource } = functionTemplates(stack, resources);
+  const { resourcesOf, functionResource } = functionTemplates(stack, resources);
 
   it("keeps each email's content in an encrypted, private, TLS-only bucket that expires it after the retention and the scheduling window, and contact import files after a week", () => {
     expect(resources[bucketId]).toMatchObject({
@@ -642,6 +650,25 @@ describe('EmailService content bucket', () => {
       if (declaring.has(id)) expect(variables).toMatchObject({ CONTENT_BUCKET: expect.anything(), EMAIL_RETENTION_DAYS: '30' });
       else expect(variables.CONTENT_BUCKET).toBeUndefined();
     }
+  });
+
+  it('lets every function that reads the bucket list it (S3 answers a missing key 403 without), and no writer', () => {
+    const listing = (access: string) =>
+      [...routes.map((r) => [functionName(r), r.needs.contentBucket] as const), ...workers.map((w) => [workerFunctionId(w.name), w.needs.contentBucket] as const)]
+        .filter(([, a]) => a === access)
+        .map(([id]) => id);
+    const listStatements = (id: string) =>
+      Object.values(resourcesOf(stack.functions.get(id)!))
+        .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === functionResource(id).Properties.Role['Fn::GetAtt'][0]))
+        .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[])
+        .filter((st) => [st.Action].flat().includes('s3:ListBucket'));
+    expect(listing('read')).toContain('GetEmailsEmailIdAttachments');
+    for (const id of [...listing('read'), ...listing('read-write')]) {
+      const [statement, ...more] = listStatements(id);
+      expect({ id, more, action: statement?.Action, condition: statement?.Condition }).toEqual({ id, more: [], action: 's3:ListBucket', condition: undefined });
+      expect(JSON.stringify(statement.Resource)).toMatch(/ContentBucket[^/]*Arn/); // the bucket itself, not its objects
+    }
+    for (const id of listing('write')) expect(listStatements(id)).toEqual([]);
   });
 });
 

@@ -13,7 +13,11 @@
  *   (ChangeMessageVisibility, DeleteMessage, ReceiveMessage) only on the function's own trigger
  *   queue, which its event source mapping grants.
  * - SES v2: `ses:<Operation>`; S3: GetObject (also HeadObject and presigned GETs), PutObject,
- *   DeleteObject, by the function's access to that bucket (inbound or content).
+ *   DeleteObject, by the function's access to that bucket (inbound or content). A read of a key
+ *   that does not exist is 403 AccessDenied unless the function may also list the bucket, as S3
+ *   answers it (`missingObjectDenied`).
+ * - Beyond the operation's own action, what AWS requires around it (tag on create: a call with
+ *   `Tags` also needs TagResource): ./aws-operations.ts lists every operation the code makes.
  * - KMS: GenerateDataKey and Decrypt on the secrets key, and only with its encryption context
  *   (the stack's grant has that condition).
  *
@@ -22,11 +26,13 @@
  * Every call a function makes is recorded, allowed or denied, for the test run's check of unused
  * grants (test/support/grants-check.ts): AWS_CALLS_LOG names the file, one line per first sight.
  */
-import { appendFileSync } from 'node:fs';
-import { grantedActions } from '../../../functions/needs';
+import { appendFileSync, existsSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { grantedActions, mayListBucket } from '../../../functions/needs';
 import { queueUrlVariable } from '../../../functions/workers';
 import { SECRETS_KEY_CONTEXT, SECRETS_KEY_VARIABLE } from '../../../shared/platform/aws/secrets-key';
 import type { AwsCall } from '../../../shared/platform/aws/call-guard';
+import { dependentActions } from './aws-operations';
 import type { FunctionIdentity, Invocation } from './invocation';
 
 const ACCOUNT = '000000000000';
@@ -74,6 +80,34 @@ function sqsRequirement(fn: FunctionIdentity, operation: string, input: Record<s
 
 const S3_ACTIONS: Record<string, string> = { GetObject: 's3:GetObject', HeadObject: 's3:GetObject', PutObject: 's3:PutObject', DeleteObject: 's3:DeleteObject' };
 
+const bucketKind = (bucket: unknown): 'content' | 'inbound' => (bucket === process.env.CONTENT_BUCKET ? 'content' : 'inbound');
+
+/** Whether an object is in the local S3 (the runtime installs its view of the buckets: `installObjectLookup`); unknown without one. */
+let objectLookup: ((bucket: string, key: string) => boolean) | undefined;
+
+/** For the local runtime: the local S3's folder (`<root>/<bucket>/<key>`), where the grants check sees whether a key exists. */
+export function installObjectLookup(root: string): void {
+  const top = resolve(root);
+  objectLookup = (bucket, key) => {
+    const path = resolve(top, bucket, key);
+    return path.startsWith(top + sep) && existsSync(path);
+  };
+}
+
+/**
+ * S3's rule for a read of a key that does not exist (GetObject/HeadObject, "Permissions"): 404
+ * NoSuchKey if the caller may `s3:ListBucket` the bucket, else 403 AccessDenied, so that a caller
+ * cannot learn which keys exist. The error a function without list access gets for a missing key.
+ */
+function missingObjectDenied(fn: FunctionIdentity, operation: string, input: Record<string, unknown>): Error | undefined {
+  if ((operation !== 'GetObject' && operation !== 'HeadObject') || !objectLookup) return undefined;
+  const bucket = bucketKind(input.Bucket);
+  const access = bucket === 'content' ? fn.needs.contentBucket : fn.needs.inboundBucket;
+  if (!access || mayListBucket(access) || objectLookup(String(input.Bucket), String(input.Key))) return undefined;
+  record(fn, `s3:ListBucket:${bucket}`, 'denied');
+  return Object.assign(new Error('Access Denied'), { name: 'AccessDenied', Code: 'AccessDenied', $fault: 'client', $metadata: { httpStatusCode: 403 } });
+}
+
 /** `kms:Decrypt:secrets` for a call on the secrets key with its context; anything else is a grant no function has. */
 function kmsRequirement(operation: string, input: Record<string, unknown>): Requirement {
   const action = `kms:${operation}`;
@@ -86,7 +120,12 @@ function kmsRequirement(operation: string, input: Record<string, unknown>): Requ
 export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement[] {
   const input = (call.input ?? {}) as Record<string, unknown>;
   const operation = call.operation.replace(/Command$/, ''); // the SDK's command name: `GetItemCommand`
-  switch (call.service) {
+  const dependent = dependentActions(call.service, operation, input).map((action) => ({ grant: action, action, resource: `${call.service}:${operation}` }));
+  return [...ownRequirements(fn, call.service, operation, input), ...dependent];
+}
+
+function ownRequirements(fn: FunctionIdentity, service: AwsCall['service'], operation: string, input: Record<string, unknown>): Requirement[] {
+  switch (service) {
     case 'dynamodb':
       return dynamoRequirements(operation, input);
     case 'sqs':
@@ -95,8 +134,10 @@ export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement
       return [{ grant: `ses:${operation}`, action: `ses:${operation}`, resource: `arn:aws:ses:${REGION}:${ACCOUNT}:*` }];
     case 's3': {
       const action = S3_ACTIONS[operation] ?? `s3:${operation}`;
-      const bucket = input.Bucket === process.env.CONTENT_BUCKET ? 'content' : 'inbound';
-      return [{ grant: `${action}:${bucket}`, action, resource: `arn:aws:s3:::${String(input.Bucket)}/*` }];
+      const bucket = bucketKind(input.Bucket);
+      const requirement = { grant: `${action}:${bucket}`, action, resource: `arn:aws:s3:::${String(input.Bucket)}/*` };
+      // S3 answers a read of a missing key 403 unless the caller may list the bucket (see missingObjectDenied)
+      return [requirement];
     }
     case 'kms':
       return [kmsRequirement(operation, input)];
@@ -141,5 +182,9 @@ export function checkCall(invocation: Invocation, call: AwsCall): void {
       throw accessDenied(call.service, fn, requirement);
     }
     record(fn, requirement.grant, 'allowed');
+  }
+  if (call.service === 's3') {
+    const denied = missingObjectDenied(fn, call.operation, (call.input ?? {}) as Record<string, unknown>);
+    if (denied) throw denied;
   }
 }

@@ -80,8 +80,8 @@ function urlOf(req: HttpRequest): string {
 }
 
 /** `operation`: the S3 API call, for the local runtime's check of the function's needs (platform/aws/call-guard.ts). */
-async function send(operation: string, bucket: string, req: HttpRequest): Promise<Response> {
-  checkAwsCall({ service: 's3', operation, input: { Bucket: bucket, Key: req.path } });
+async function send(operation: string, bucket: string, key: string, req: HttpRequest): Promise<Response> {
+  checkAwsCall({ service: 's3', operation, input: { Bucket: bucket, Key: key } });
   const signed = await s3Signer().sign(req);
   const headers = { ...signed.headers };
   delete headers.host; // fetch sets it from the URL
@@ -97,7 +97,7 @@ async function failure(response: Response, what: string): Promise<ObjectStoreErr
 /** The object's bytes, or undefined when there is no such object. */
 export async function getObject(key: string, kind: BucketKind = 'inbound'): Promise<Buffer | undefined> {
   const bucket = bucketName(kind);
-  const response = await send('GetObject', bucket, request(bucket, 'GET', key, { 'x-id': 'GetObject' }));
+  const response = await send('GetObject', bucket, key, request(bucket, 'GET', key, { 'x-id': 'GetObject' }));
   if (response.status === 404) {
     await response.body?.cancel();
     return undefined;
@@ -126,7 +126,7 @@ export async function getObjectStream(key: string, kind: BucketKind, options: { 
     const last = Math.min(until, next + READ_CHUNK_BYTES) - 1;
     const headers: Record<string, string> = { range: `bytes=${next}-${last}` };
     if (options.ifMatch) headers['if-match'] = options.ifMatch;
-    const response = await send('GetObject', bucket, request(bucket, 'GET', key, { 'x-id': 'GetObject' }, headers));
+    const response = await send('GetObject', bucket, key, request(bucket, 'GET', key, { 'x-id': 'GetObject' }, headers));
     if (response.status === 404 || response.status === 416) {
       // 416: the range starts at the object's end, so there is nothing after it
       await response.body?.cancel();
@@ -161,7 +161,7 @@ export async function getObjectStream(key: string, kind: BucketKind, options: { 
 /** The object's size and ETag, or undefined when there is no such object. */
 export async function headObject(key: string, kind: BucketKind = 'inbound'): Promise<{ size: number; etag: string } | undefined> {
   const bucket = bucketName(kind);
-  const response = await send('HeadObject', bucket, request(bucket, 'HEAD', key));
+  const response = await send('HeadObject', bucket, key, request(bucket, 'HEAD', key));
   if (response.status === 404) return undefined;
   if (!response.ok) throw new ObjectStoreError(response.status, `HTTP${response.status}`, `HeadObject ${key}: ${response.status}`);
   return { size: Number(response.headers.get('content-length') ?? 0), etag: response.headers.get('etag') ?? '' };
@@ -169,7 +169,7 @@ export async function headObject(key: string, kind: BucketKind = 'inbound'): Pro
 
 export async function putObject(key: string, body: Uint8Array, contentType: string, kind: BucketKind = 'inbound'): Promise<void> {
   const bucket = bucketName(kind);
-  const response = await send('PutObject', bucket, request(bucket, 'PUT', key, { 'x-id': 'PutObject' }, { 'content-type': contentType, 'content-length': String(body.byteLength) }, body));
+  const response = await send('PutObject', bucket, key, request(bucket, 'PUT', key, { 'x-id': 'PutObject' }, { 'content-type': contentType, 'content-length': String(body.byteLength) }, body));
   if (!response.ok) throw await failure(response, `PutObject ${key}`);
   await response.body?.cancel();
 }
@@ -177,7 +177,7 @@ export async function putObject(key: string, body: Uint8Array, contentType: stri
 /** Deletes the object; deleting one that is not there succeeds, as in S3. */
 export async function deleteObject(key: string, kind: BucketKind = 'inbound'): Promise<void> {
   const bucket = bucketName(kind);
-  const response = await send('DeleteObject', bucket, request(bucket, 'DELETE', key, { 'x-id': 'DeleteObject' }));
+  const response = await send('DeleteObject', bucket, key, request(bucket, 'DELETE', key, { 'x-id': 'DeleteObject' }));
   if (!response.ok && response.status !== 404) throw await failure(response, `DeleteObject ${key}`);
   await response.body?.cancel();
 }
