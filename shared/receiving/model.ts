@@ -45,6 +45,13 @@ export const receivedEmail = z.extend(receivedEmailSummary, {
   text: z.nullable(z.string()),
   headers: z.record(z.string(), z.string()),
   raw: z.nullable(z.object(downloadUrl)),
+  truncated: z.boolean().check(
+    z.meta({
+      description:
+        'true when `text`, `html` or `headers` were cut so the answer fits a response (the bodies get 4 MB of JSON between them, the headers 512 KB; ' +
+        'Lambda answers at most 6 MB): the whole message is always in `raw.download_url`. Not a Resend field.',
+    }),
+  ),
 });
 export type ReceivedEmail = z.output<typeof receivedEmail>;
 

@@ -67,7 +67,48 @@ export async function listReceivedEmails(caller: Caller, page: PageRequest) {
   return { records: items.map(toSummary), hasMore };
 }
 
-/** The received email with its bodies (from the bucket when they were too large for the item) and a download URL for the raw message. */
+/**
+ * What of a body one answer carries, in bytes of JSON: Lambda answers at most 6 MB (a larger one is
+ * a 500 on AWS), and the rest of the answer (addresses, attachments' metadata, the raw URL) stays
+ * well under the 1.5 MB left. Past these, `text` and `html` are cut and `truncated` says so; the
+ * whole message stays in `raw` (Resend's own answer to a large message: a download URL).
+ */
+export const BODY_RESPONSE_BYTES = 4 * 1024 * 1024;
+export const HEADERS_RESPONSE_BYTES = 512 * 1024;
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+/** `text` cut (at a character, never inside a surrogate pair) so its JSON takes at most `bytes`. */
+function cutToJsonBytes(text: string, bytes: number): string {
+  let length = Math.min(text.length, bytes);
+  while (length > 0 && jsonBytes(text.slice(0, length)) > bytes) length = Math.floor(length * 0.9);
+  if (length > 0 && /[\uD800-\uDBFF]/.test(text[length - 1])) length -= 1;
+  return text.slice(0, length);
+}
+
+/** The body as one answer can carry it: under BODY_RESPONSE_BYTES and HEADERS_RESPONSE_BYTES, cut (in proportion to each part's size) and flagged when over. */
+function answerable(body: StoredBody): StoredBody & { truncated: boolean } {
+  const text = body.text ?? '';
+  const html = body.html ?? '';
+  const headersFit = jsonBytes(body.headers) <= HEADERS_RESPONSE_BYTES;
+  const bodiesFit = jsonBytes(text) + jsonBytes(html) <= BODY_RESPONSE_BYTES;
+  if (headersFit && bodiesFit) return { ...body, truncated: false };
+  const headers = headersFit ? body.headers : {};
+  if (bodiesFit) return { ...body, headers, truncated: true };
+  const share = (part: string) => Math.floor((BODY_RESPONSE_BYTES * part.length) / (text.length + html.length));
+  return {
+    headers,
+    text: body.text === null ? null : cutToJsonBytes(text, share(text)),
+    html: body.html === null ? null : cutToJsonBytes(html, share(html)),
+    truncated: true,
+  };
+}
+
+/**
+ * The received email with its bodies (from the bucket when they were too large for the item, cut to
+ * fit an answer: `answerable`) and a download URL for the raw message. A body object the bucket's
+ * lifecycle already removed reads as no body.
+ */
 export async function getReceivedEmail(caller: Caller, receivedEmailId: string): Promise<ReceivedEmail> {
   const item = await readItem(caller, receivedEmailId);
   let body: StoredBody = { headers: item.headers ?? {}, text: item.text ?? null, html: item.html ?? null };
@@ -76,7 +117,8 @@ export async function getReceivedEmail(caller: Caller, receivedEmailId: string):
     body = stored ? (JSON.parse(stored.toString('utf8')) as StoredBody) : { headers: {}, text: null, html: null };
   }
   const raw = item.raw_key ? await presignGet(item.raw_key, { contentType: 'message/rfc822', contentDisposition: contentDisposition('attachment', `${item.id}.eml`) }) : null;
-  return { ...toSummary(item), html: body.html, text: body.text, headers: body.headers, raw };
+  const { headers, text, html, truncated } = answerable(body);
+  return { ...toSummary(item), html, text, headers, raw, truncated };
 }
 
 async function withDownloadUrl(caller: Caller, item: Item, meta: AttachmentMeta): Promise<AttachmentData> {
