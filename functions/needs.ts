@@ -90,5 +90,17 @@ export const ROUTE_TIMEOUT_SECONDS = 10;
  * for 0-7% more cost per request (the CPU part costs the same; only the waits cost double).
  */
 export const ROUTE_MEMORY_MB = 512;
+/** A queue, stream or schedule consumer's memory unless its declaration (functions/workers.ts `memoryMb`) says more. */
+export const WORKER_MEMORY_MB = 256;
+
+/**
+ * The memory a function is deployed with, from its one declaration: a route's or worker's own
+ * `memoryMb`, else ROUTE_MEMORY_MB or WORKER_MEMORY_MB. The stack sets MemorySize from these
+ * (lib/constructs/http-api.ts, lib/constructs/workers.ts) and the local runtime checks every
+ * invocation against the same figure (lib/local/memory-watch.ts), so a handler that would not fit
+ * on AWS fails the test run here instead of ending in Runtime.OutOfMemory there.
+ */
+export const routeMemoryMb = (route: { memoryMb?: number }): number => route.memoryMb ?? ROUTE_MEMORY_MB;
+export const workerMemoryMb = (worker: { memoryMb?: number }): number => worker.memoryMb ?? WORKER_MEMORY_MB;
 /** Queue, schedule and stream consumers may take longer than a request; SQS visibility must cover it. */
 export const WORKER_TIMEOUT_SECONDS = 30;

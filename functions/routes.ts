@@ -44,6 +44,8 @@ export interface Route {
   consoleAssets?: boolean;
   /** the function's timeout when ROUTE_TIMEOUT_SECONDS (10 s) is too short; HTTP API waits 30 s at most */
   timeoutSeconds?: number;
+  /** the function's memory when ROUTE_MEMORY_MB is not right for it (functions/needs.ts `routeMemoryMb`) */
+  memoryMb?: number;
 }
 
 /** A route's Lambda timeout, on AWS and in the local runtime. */
@@ -272,7 +274,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/webhooks/{webhookId}/events/{eventId}/attempts', handler: 'webhooks/list-event-attempts', operation: webhookOps.listEventAttempts, needs: { table: ['BatchGetItem', 'Query'] } },
 ];
 
-export const fallbackRoute: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds'> = { handler: 'fallback', operation: serviceOps.fallback, needs: {} };
+export const fallbackRoute: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds' | 'memoryMb'> = { handler: 'fallback', operation: serviceOps.fallback, needs: {} };
 
 /**
  * Paths the Resend SDK calls that this service does not have, where the fallback's bare "not found"

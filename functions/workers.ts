@@ -48,7 +48,7 @@ export interface Worker {
   publicApiUrl?: boolean;
   /** the function's timeout when WORKER_TIMEOUT_SECONDS (30 s) is too short */
   timeoutSeconds?: number;
-  /** the function's memory when the default (256 MB) is too little */
+  /** the function's memory when WORKER_MEMORY_MB (256 MB) is too little (functions/needs.ts `workerMemoryMb`) */
   memoryMb?: number;
 }
 

@@ -26,8 +26,8 @@ export interface ApiFunctionProps {
   /** how long CloudWatch keeps the function's logs */
   logRetention?: logs.RetentionDays;
   timeout?: Duration;
-  /** MB; default 256 */
-  memoryMb?: number;
+  /** MB, from the function's declaration (functions/needs.ts `routeMemoryMb`, `workerMemoryMb`): no default, so nothing is deployed with a figure the local runtime does not check */
+  memoryMb: number;
   /**
    * The web console's files go into the function's asset, in `dashboard/` beside index.mjs, where
    * functions/dashboard/serve.ts reads them: built after the bundle by functions/dashboard/build.ts
@@ -51,9 +51,7 @@ export class ApiFunction extends NodejsFunction {
       runtime: lambda.Runtime.NODEJS_22_X,
       // Graviton: cheaper per GB-second than x86, and nothing here is native code.
       architecture: lambda.Architecture.ARM_64,
-      // Lambda gives CPU in proportion to memory, and loading a ~400 KB bundle (70 ms init
-      // budget) is CPU-bound; 256 MB doubles 128 MB's CPU share while requests are short I/O waits.
-      memorySize: props.memoryMb ?? 256,
+      memorySize: props.memoryMb,
       timeout: props.timeout ?? Duration.seconds(ROUTE_TIMEOUT_SECONDS),
       logGroup,
       projectRoot: PROJECT_ROOT,

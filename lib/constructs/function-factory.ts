@@ -16,8 +16,8 @@ export interface FunctionSpec {
   needs: Needs;
   /** default: a route's (ROUTE_TIMEOUT_SECONDS) */
   timeout?: Duration;
-  /** default: 256 MB (lib/api-function.ts) */
-  memoryMb?: number;
+  /** MB: the function's declaration (functions/needs.ts `routeMemoryMb`, `workerMemoryMb`), which the local runtime checks invocations against */
+  memoryMb: number;
   /** the console's files in the function's asset (lib/api-function.ts) */
   consoleAssets?: boolean;
 }

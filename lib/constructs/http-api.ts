@@ -15,7 +15,7 @@ import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ROUTE_MEMORY_MB } from '../../functions/needs';
+import { routeMemoryMb } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes, routeTimeoutSeconds } from '../../functions/routes';
 import { wholeNumberFromContext } from '../context';
 import { DEFAULT_API_RATE_LIMIT } from '../../shared/access/model';
@@ -35,7 +35,7 @@ export class ServiceApi extends Construct {
     super(scope, id);
     // `$default` catches what no route matches, so unknown routes get our 404/405 envelope
     // instead of API Gateway's own `{"message":"Not Found"}`.
-    const fallback = props.functions.makeFunction(this, functionName(fallbackRoute), { handler: fallbackRoute.handler, needs: routeNeeds(fallbackRoute), memoryMb: ROUTE_MEMORY_MB });
+    const fallback = props.functions.makeFunction(this, functionName(fallbackRoute), { handler: fallbackRoute.handler, needs: routeNeeds(fallbackRoute), memoryMb: routeMemoryMb(fallbackRoute) });
     // 'Default': the API is this construct's own resource, so its logical id reads `Api...`, not `ApiDefault...`
     this.httpApi = new apigw.HttpApi(this, 'Default', {
       apiName: id,
@@ -66,7 +66,7 @@ export class ServiceApi extends Construct {
           handler: route.handler,
           needs: routeNeeds(route),
           timeout: Duration.seconds(routeTimeoutSeconds(route)),
-          memoryMb: ROUTE_MEMORY_MB,
+          memoryMb: routeMemoryMb(route),
           consoleAssets: route.consoleAssets,
         });
         if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.url);

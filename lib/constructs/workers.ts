@@ -20,6 +20,7 @@ import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
+import { workerMemoryMb } from '../../functions/needs';
 import { queueTrigger, queueUrlVariable, workerFunctionName, workers as workerDefinitions, workerTimeoutSeconds } from '../../functions/workers';
 import type { FunctionFactory } from './function-factory';
 import type { Queues } from './queues';
@@ -65,7 +66,7 @@ export class Workers extends Construct {
     Validations.of(this.streamFailures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'it is itself the destination of failed stream batches, watched by an alarm at its first message' });
     for (const worker of workerDefinitions) {
       const fnId = workerFunctionName(worker.name);
-      const fn = props.functions.makeFunction(this, fnId, { handler: worker.handler, needs: worker.needs, timeout: Duration.seconds(workerTimeoutSeconds(worker)), memoryMb: worker.memoryMb });
+      const fn = props.functions.makeFunction(this, fnId, { handler: worker.handler, needs: worker.needs, timeout: Duration.seconds(workerTimeoutSeconds(worker)), memoryMb: workerMemoryMb(worker) });
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', props.apiUrl);
       if (worker.name === REPUTATION_GUARD_WORKER) for (const [name, value] of Object.entries(reputationGuardEnvironment(this))) fn.addEnvironment(name, value);
       const trigger = worker.trigger.kind === 'queue' ? queueTrigger(worker.trigger, sesSendRate(this)) : worker.trigger;

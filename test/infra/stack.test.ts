@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { NestedStack, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
-import { grantedActions, ROUTE_MEMORY_MB } from '../../functions/needs';
+import { grantedActions, ROUTE_MEMORY_MB, routeMemoryMb, workerMemoryMb } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
 import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
@@ -95,6 +95,16 @@ describe('EmailService stack (bundling skipped)', () => {
         },
       });
     }
+  });
+
+  it('deploys every function with the memory its declaration gives it, the figure the local runtime checks each invocation against', () => {
+    const declared = new Map<string, number>([
+      ...allFunctions.map(({ id, route }) => [id, routeMemoryMb(route)] as const),
+      ...workers.map((worker) => [workerFunctionId(worker.name), workerMemoryMb(worker)] as const),
+    ]);
+    // no function of the stack without a declaration
+    expect([...stack.functions.keys()].sort()).toEqual([...declared.keys()].sort());
+    for (const [id, memoryMb] of declared) expect({ id, MemorySize: resources[logicalId(id)].Properties.MemorySize }).toEqual({ id, MemorySize: memoryMb });
   });
 
   it("gives POST /emails/batch, the heaviest write, DELETE /segments/{id} (up to 1,000 memberships) and the domain routes that call SES's control plane 25 s (under HTTP API's 30 s), and every other route 10 s", () => {
