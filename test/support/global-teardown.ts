@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { Config } from '@jest/types';
 import { grantProblems, readCallLog } from './grants-check';
-import { runtimeLogDigest, runtimeLogPath } from './runtime-log';
+import { runtimeLogDigest, runtimeLogFailures, runtimeLogPath } from './runtime-log';
 
 /** Whether this run was every suite and every test (no project chosen, no path or name pattern, no shard, not only changed or failed tests). */
 function ranEverything(config: Config.GlobalConfig | undefined): boolean {
@@ -37,7 +37,8 @@ function ignoredProjects(argv: string[]): string[] {
 /**
  * Stops the local runtime (it stops DynamoDB Local's JVM itself), prints what went wrong in it
  * (./runtime-log.ts), checks the functions' AWS calls against their needs (./grants-check.ts), and
- * removes the runtime's data folder.
+ * removes the runtime's data folder. Fails the run on a grant problem or an invocation over its
+ * function's memory.
  */
 export default async function globalTeardown(globalConfig?: Config.GlobalConfig): Promise<void> {
   const child = (globalThis as { __localRuntime?: ChildProcess }).__localRuntime;
@@ -50,9 +51,15 @@ export default async function globalTeardown(globalConfig?: Config.GlobalConfig)
   }
   const problems = process.env.AWS_CALLS_LOG ? grantProblems(readCallLog(process.env.AWS_CALLS_LOG), ranEverything(globalConfig)) : [];
   const logPath = process.env.TEST_DATA_DIR && runtimeLogPath(process.env.TEST_DATA_DIR);
-  if (logPath && existsSync(logPath)) console.log(runtimeLogDigest(readFileSync(logPath, 'utf8')).join('\n'));
+  const log = logPath && existsSync(logPath) ? readFileSync(logPath, 'utf8') : undefined;
+  if (log !== undefined) console.log(runtimeLogDigest(log).join('\n'));
+  const overMemory = log === undefined ? [] : runtimeLogFailures(log);
   if (process.env.TEST_DATA_DIR) rmSync(process.env.TEST_DATA_DIR, { recursive: true, force: true });
-  if (problems.length > 0) {
-    throw new Error(`The functions' AWS calls and their needs disagree (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
+  const failures = [
+    ...(problems.length > 0 ? [`The functions' AWS calls and their needs disagree (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}`] : []),
+    ...(overMemory.length > 0
+      ? [`Invocations that would not fit their function's memory on AWS (${overMemory.length}; lib/local/memory-watch.ts):\n${overMemory.map((p) => `  - ${p}`).join('\n')}`]
+      : []),
+  ];
+  if (failures.length > 0) throw new Error(failures.join('\n'));
 }

@@ -6,14 +6,17 @@
  *   as killed: any AWS call it still makes is refused (on AWS the sandbox is frozen or gone);
  * - the synchronous payload limits: an event over 6 MB is refused before the handler runs, a
  *   result over 6 MB fails the invocation after it (callers: the HTTP gateway);
- * - event source mappings cut batches to the same 6 MB (./queue-poller.ts, ./stream-poller.ts).
+ * - event source mappings cut batches to the same 6 MB (./queue-poller.ts, ./stream-poller.ts);
+ * - the memory it is deployed with: each invocation's memory is measured against it and one that
+ *   would not fit is logged as an ERROR, which fails the test run (../memory-watch.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Needs } from '../../../functions/needs';
+import { routeMemoryMb, workerMemoryMb, type Needs } from '../../../functions/needs';
 import { functionName, routeNeeds, routeTimeoutSeconds, type Route } from '../../../functions/routes';
 import { workerFunctionName, workers, workerTimeoutSeconds } from '../../../functions/workers';
 import { installAwsCallChecker, installGrantScope } from '../../../shared/platform/aws/call-guard';
 import type { AnyHandler } from './handlers';
+import { endInvocation, watchInvocation } from '../memory-watch';
 import { lambdaContext } from './context';
 import { checkCall } from './needs';
 
@@ -29,22 +32,25 @@ export interface FunctionIdentity {
   name: string;
   needs: Needs;
   timeoutMs: number;
+  /** MB, as the stack deploys it; none (a test's own consumer, never deployed): memory is not checked */
+  memoryMb?: number;
   /** the queue its event source mapping reads: the consuming calls it may make there */
   triggerQueueUrl?: string;
 }
 
-/** A route of functions/routes.ts (or the fallback route) as its function: name, needs and timeout as the stack makes them. */
-export const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds'> & { method?: string; path?: string }): FunctionIdentity => ({
+/** A route of functions/routes.ts (or the fallback route) as its function: name, needs, timeout and memory as the stack makes them. */
+export const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds' | 'memoryMb'> & { method?: string; path?: string }): FunctionIdentity => ({
   name: functionName(route),
   needs: routeNeeds(route),
   timeoutMs: routeTimeoutSeconds(route) * 1000,
+  memoryMb: routeMemoryMb(route),
 });
 
-/** A worker of functions/workers.ts as its function: name, needs and timeout as the stack makes them. */
+/** A worker of functions/workers.ts as its function: name, needs, timeout and memory as the stack makes them. */
 export function workerFunction(workerName: string): FunctionIdentity {
   const worker = workers.find((w) => w.name === workerName);
   if (!worker) throw new Error(`no worker ${workerName} in functions/workers.ts`);
-  return { name: workerFunctionName(worker.name), needs: worker.needs, timeoutMs: workerTimeoutSeconds(worker) * 1000 };
+  return { name: workerFunctionName(worker.name), needs: worker.needs, timeoutMs: workerTimeoutSeconds(worker) * 1000, memoryMb: workerMemoryMb(worker) };
 }
 
 export interface Invocation {
@@ -113,7 +119,7 @@ export function eventsWithin<R>(records: R[], maxBytes: number): R[][] {
  */
 export async function invoke(fn: FunctionIdentity, handler: AnyHandler, event: unknown, requestId?: string): Promise<unknown> {
   const invocation: Invocation = { fn, timedOut: false };
-  const context = lambdaContext(fn.name, fn.timeoutMs, requestId);
+  const context = lambdaContext(fn.name, fn.timeoutMs, requestId, fn.memoryMb);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -121,9 +127,14 @@ export async function invoke(fn: FunctionIdentity, handler: AnyHandler, event: u
       reject(new InvocationTimedOut(fn));
     }, fn.timeoutMs);
   });
+  const records = (event as { Records?: unknown })?.Records;
+  const memory = fn.memoryMb === undefined ? undefined : watchInvocation(fn.name, fn.memoryMb, Array.isArray(records) ? records.length : undefined);
+  let result: unknown;
   try {
-    return await Promise.race([storage.run(invocation, () => handler(event, context)), timeout]);
+    result = await Promise.race([storage.run(invocation, () => handler(event, context)), timeout]);
+    return result;
   } finally {
     clearTimeout(timer);
+    if (memory) endInvocation(memory); // while `result` is still held: a handler's answer is part of its memory
   }
 }

@@ -1,0 +1,92 @@
+/**
+ * The local runtime measures each invocation's memory against the function's declared memory
+ * (lib/local/memory-watch.ts): one that would not fit is an ERROR line that fails the test run
+ * (test/support/runtime-log.ts); one well under, or one that only makes garbage, is not.
+ */
+import { invoke, type FunctionIdentity } from '../../lib/local/lambda/invocation';
+import { LAMBDA_BASELINE_MB, setMemoryLog } from '../../lib/local/memory-watch';
+import { runtimeLogDigest, runtimeLogFailures } from '../support/runtime-log';
+
+const MB = 2 ** 20;
+const fn = (memoryMb: number): FunctionIdentity => ({ name: 'MemoryProbe', needs: {}, timeoutMs: 30_000, memoryMb });
+const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+const lines: string[] = [];
+beforeEach(() => {
+  lines.length = 0;
+  setMemoryLog((line) => lines.push(line));
+});
+
+it('flags an invocation that holds more than its function is deployed with, and the run fails on it', async () => {
+  // 128 MB declared: 64 MB of baseline leaves 64 MB; the handler holds 120 MB across an await (garbage collected at its start can hide a few MB of it), as a sender holds an email's bytes while SES answers
+  const result = await invoke(
+    fn(128),
+    async () => {
+      const held = Array.from({ length: 6 }, () => Buffer.alloc(20 * MB, 1));
+      await tick();
+      await tick();
+      return held.length;
+    },
+    { Records: [{}, {}, {}] },
+  );
+  expect(result).toBe(6); // the invocation itself goes on: on AWS it would have ended in Runtime.OutOfMemory
+  const over = lines.map((l) => JSON.parse(l));
+  expect(over).toEqual([expect.objectContaining({ level: 'ERROR', message: 'invocation over its memory', function: 'MemoryProbe', memory_mb: 128, baseline_mb: LAMBDA_BASELINE_MB, records: 3 })]);
+  expect(over[0].growth_mb).toBeGreaterThanOrEqual(100);
+  expect(over[0].estimated_peak_mb).toBeGreaterThanOrEqual(LAMBDA_BASELINE_MB + 100);
+  const log = lines.join('\n');
+  expect(runtimeLogDigest(log)[0]).toContain('1 invocations over their memory');
+  expect(runtimeLogFailures(log)).toEqual([expect.stringMatching(/^MemoryProbe would need about \d+ MB of its 128 MB \(3 records\)/)]);
+});
+
+it('does not flag an invocation well under its memory', async () => {
+  await invoke(
+    fn(128),
+    async () => {
+      const held = Buffer.alloc(8 * MB, 1);
+      await tick();
+      return held.length;
+    },
+    {},
+  );
+  expect(lines).toEqual([]);
+});
+
+it('does not flag an invocation whose garbage passes its memory while what it holds does not (a collection confirms the sample first)', async () => {
+  // rounds of about 50 MB of small objects, each held across an await (so V8 keeps them, in its old space), then dropped:
+  // the used heap grows past the function's 64 MB above the baseline, as garbage V8 has not collected yet
+  await invoke(
+    fn(128),
+    async () => {
+      let total = 0;
+      for (let round = 0; round < 8; round++) {
+        let held: { round: number; i: number; tag: string }[] | undefined = Array.from({ length: 600_000 }, (_, i) => ({ round, i, tag: `r${round}-${i}` }));
+        await tick();
+        total += held.length;
+        held = undefined;
+      }
+      return total;
+    },
+    {},
+  );
+  expect(lines).toEqual([]);
+});
+
+it('measures a function with no declared memory (a test consumer, never deployed) not at all', async () => {
+  await invoke(
+    { name: 'Undeclared', needs: {}, timeoutMs: 30_000 },
+    async () => {
+      const held = Buffer.alloc(200 * MB, 1);
+      await tick();
+      return held.length;
+    },
+    {},
+  );
+  expect(lines).toEqual([]);
+});
+
+it('the digest reports no memory overrun when there was none', () => {
+  const log = JSON.stringify({ level: 'ERROR', message: 'integration failed', function: 'GetEmailsEmailId', error: 'Sandbox.Timedout' });
+  expect(runtimeLogDigest(log)[0]).toContain('0 invocations over their memory');
+  expect(runtimeLogFailures(log)).toEqual([]);
+});
