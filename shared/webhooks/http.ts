@@ -1,5 +1,6 @@
 /**
- * One webhook POST: 15 s for the whole exchange, redirects not followed (a 3xx is a failed
+ * One webhook POST: CONNECT_TIMEOUT_MS (3 s) to open the TCP connection, WEBHOOK_TIMEOUT_MS
+ * (15 s) for the whole exchange, redirects not followed (a 3xx is a failed
  * attempt), only 2xx counts. The host is resolved here and every address it resolves to must
  * be public (or loopback, locally) and not the local runtime's own service
  * (shared/webhooks/endpoint.ts); the connection then goes only to the addresses that were
@@ -15,6 +16,13 @@ import { isIP, type LookupFunction } from 'node:net';
 import { addressRange, allowsHttpLoopback, endpointProblem, localRuntimePortProblem, normaliseHost, urlPort } from './endpoint';
 
 export const WEBHOOK_TIMEOUT_MS = 15_000;
+/**
+ * The TCP connection must be open within this, well inside the total: an endpoint whose host
+ * drops our SYNs (a firewall, a machine that is off) would otherwise hold a dispatcher slot for
+ * the whole 15 s of every attempt. 3 s covers a SYN retransmitted once (Linux resends after 1 s)
+ * across the world's round trips; the TLS handshake and the answer then share the rest of the 15 s.
+ */
+export const CONNECT_TIMEOUT_MS = 3_000;
 
 /** What an attempt's record keeps of the endpoint's answer: enough to debug with, and the record stays under 1 KB. */
 export const RESPONSE_KEPT_BYTES = 512;
@@ -59,7 +67,7 @@ export function pinnedLookup(addresses: Address[]): LookupFunction {
   };
 }
 
-export async function postWebhook(endpoint: string, body: string, headers: Record<string, string>, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<PostResult> {
+export async function postWebhook(endpoint: string, body: string, headers: Record<string, string>, timeoutMs = WEBHOOK_TIMEOUT_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS): Promise<PostResult> {
   const problem = endpointProblem(endpoint);
   if (problem) return { ok: false, status: null, error: `endpoint refused: ${problem}` };
   const url = new URL(endpoint);
@@ -100,11 +108,19 @@ export async function postWebhook(endpoint: string, body: string, headers: Recor
       },
     );
     const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    let connectTimer: NodeJS.Timeout | undefined;
+    // a kept-alive socket is connected already; a new one must connect within connectTimeoutMs
+    request.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(() => request.destroy(new Error(`no connection within ${connectTimeoutMs / 1000} s`)), connectTimeoutMs);
+      socket.once('connect', () => clearTimeout(connectTimer));
+    });
     let settled = false;
     const settle = (result: PostResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(connectTimer);
       resolve(result);
     };
     request.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, status: null, error: error.code ? `${error.code}: ${error.message}` : error.message }));

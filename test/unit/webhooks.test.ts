@@ -13,7 +13,8 @@ import { classifyAddress, endpointProblem, normaliseHost, SPECIAL_PURPOSE_RANGES
 import type { lookup as dnsLookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkedAddress, checkedAddresses, pinnedLookup, postWebhook, RESPONSE_KEPT_BYTES } from '../../shared/webhooks/http';
+import { checkedAddress, checkedAddresses, CONNECT_TIMEOUT_MS, pinnedLookup, postWebhook, RESPONSE_KEPT_BYTES, WEBHOOK_TIMEOUT_MS } from '../../shared/webhooks/http';
+import { hangingEndpoint, unacceptingEndpoint } from '../support/unresponsive-endpoints';
 import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhooks/signing';
 
 const withEnv = async <T>(value: string | undefined, run: () => T | Promise<T>): Promise<T> => {
@@ -414,6 +415,28 @@ describe("Resend's event log", () => {
       expect(result).toEqual({ ok: false, status: 503, error: 'endpoint answered 503', body: 'x'.repeat(RESPONSE_KEPT_BYTES) });
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it(`gives up on an endpoint that never accepts the connection after ${CONNECT_TIMEOUT_MS / 1000} s, not the whole ${WEBHOOK_TIMEOUT_MS / 1000} s`, async () => {
+    const endpoint = await unacceptingEndpoint();
+    try {
+      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () => postWebhook(endpoint.url, '{}', {}));
+      expect(result).toEqual({ ok: false, status: null, error: `no connection within ${CONNECT_TIMEOUT_MS / 1000} s` });
+    } finally {
+      await endpoint.stop();
+    }
+  }, 10_000);
+
+  it('lets an endpoint that accepted the connection use the whole timeout: the connect timeout is only for connecting', async () => {
+    const endpoint = await hangingEndpoint();
+    try {
+      // a total shorter than the connect timeout would end first; this one is longer
+      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () => postWebhook(endpoint.url, '{}', {}, 2_000, 500));
+      expect(result).toEqual({ ok: false, status: null, error: 'no answer within 2 s' });
+      expect(endpoint.requests).toBe(1);
+    } finally {
+      await endpoint.stop();
     }
   });
 });
