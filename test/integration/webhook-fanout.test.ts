@@ -36,9 +36,10 @@ import { projectEvents, useRuntimeTable } from '../support/table';
 import { sqsRecord } from '../support/sqs';
 import { waitFor } from '../support/wait';
 import { workerFunction } from '../../lib/local/lambda/invocation';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
-const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const config = { region: 'ap-southeast-2', credentials: runtimeCredentials() };
 const suffix = newId().slice(-12);
 const tableName = `webhook-fanout-${suffix}`;
 const saved = { ...process.env };
@@ -171,4 +172,25 @@ it('reports an unreadable delivery message as a batch item failure, so it ends i
   const gone = JSON.stringify({ project_id: newId(), webhook_id: newId(), delivery_id: newId() }); // readable, but no such delivery: done with
   const result = await dispatcherHandler({ Records: [sqsRecord('bad-json', '{'), sqsRecord('bad-shape', '{"project_id":1}'), sqsRecord('gone', gone)] } as never);
   expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);
+});
+
+it("sends each delivery message in its project's message group (an SQS fair queue: one project's backlog does not delay another's)", async () => {
+  const { deliveryQueue } = await import('../../shared/webhooks/queue');
+  const { ReceiveMessageCommand, DeleteMessageBatchCommand } = await import('@aws-sdk/client-sqs');
+  const [p1, p2] = [newId(), newId()];
+  const messages = [p1, p2, p1].map((project_id) => ({ project_id, webhook_id: newId(), delivery_id: newId() }));
+  expect(await deliveryQueue.enqueue(messages)).toEqual([]);
+  const received = await waitFor(
+    async () => (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], VisibilityTimeout: 60 }))).Messages ?? [],
+    (batch) => batch.length > 0,
+  );
+  const all = [...received];
+  while (all.length < 3) {
+    all.push(
+      ...((await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], VisibilityTimeout: 60, WaitTimeSeconds: 1 }))).Messages ?? []),
+    );
+  }
+  await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: all.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+  const groups = all.map((m) => [JSON.parse(m.Body!).delivery_id, m.Attributes?.MessageGroupId]);
+  expect(groups.sort()).toEqual(messages.map((m) => [m.delivery_id, m.project_id]).sort());
 });
