@@ -79,8 +79,11 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'ses-events', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
   // One message per webhook delivery to attempt. Retries are the same message made invisible until
   // the attempt is due, and attempts are counted in the delivery record, so maxReceiveCount only
-  // has to exceed the 8 scheduled attempts plus faults. 60 s: a batch of 10 POSTs of at most 15 s.
-  { name: 'webhook-delivery', visibilityTimeoutSeconds: 60, maxReceiveCount: 20 },
+  // has to exceed the 8 scheduled attempts plus faults: 40, as a throttled endpoint's delivery is
+  // received twice per attempt (held for its slot, then attempted: shared/webhooks/throttle.ts),
+  // and once more per 12 h it waits. 60 s: a batch of 10 POSTs of at most 15 s.
+  // Sent grouped by project (an SQS fair queue: shared/webhooks/queue.ts).
+  { name: 'webhook-delivery', visibilityTimeoutSeconds: 60, maxReceiveCount: 40 },
   // One message per page of a broadcast's segment still to do (shared/broadcasts/queue.ts). 120 s:
   // a page is a few transactions and BatchGets; a failed page is redone after that.
   { name: 'broadcast-fanout', visibilityTimeoutSeconds: 120, maxReceiveCount: 10 },

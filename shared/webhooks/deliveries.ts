@@ -29,6 +29,8 @@ export interface DeliveryItem extends Omit<DeliveryRecord, 'object'> {
   /** the dispatcher working on it now, and until when (epoch ms): a second message finds it taken */
   claim_token?: string;
   claimed_until?: number;
+  /** the throttle slot (epoch ms) this delivery waits for; its attempt then goes without reserving another (shared/webhooks/throttle.ts) */
+  throttled_until?: number | null;
   /** its event's: both go after 30 days */
   expires_at: number;
   /** its event's `created_at` (Resend's event log shows it); absent on deliveries written before it was kept */

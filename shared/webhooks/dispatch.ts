@@ -4,7 +4,9 @@
  * 1. Read the delivery and its webhook (one BatchGet). Nothing to do when the delivery is not
  *    `pending` or the webhook is gone; a disabled webhook ends the delivery `failed`.
  * 2. A message that comes before the attempt is due (a duplicate, or one whose delay could not
- *    be set) goes back to sleep until then.
+ *    be set) goes back to sleep until then. A webhook whose endpoint keeps failing slowly is
+ *    throttled (shared/webhooks/throttle.ts): a due delivery takes its next slot and, when that
+ *    is later, sleeps until then with no attempt made or counted.
  * 3. Claim the attempt: a conditional write on (`pending`, this attempt count, no live claim).
  *    A second message for the same delivery finds it taken and is dropped, so two messages
  *    never POST the same attempt; a claim of a dispatcher that died expires after CLAIM_MS.
@@ -13,7 +15,8 @@
  *    record (status code, start of the answer) in the same transaction; then on the webhook
  *    (recordHealth): a 2xx resets its failure counters and sets `last_success_at`; anything else
  *    adds one to `consecutive_failures`, sets `last_failure_at` and, when it was the last
- *    attempt allowed (the delivery ends `failed`), adds one to the failed-deliveries count.
+ *    attempt allowed (the delivery ends `failed`), adds one to the failed-deliveries count; a
+ *    failure that took SLOW_FAILURE_MS or more adds one to `slow_failures`, a quick one resets it.
  * 6. A first success makes a `pending` webhook `enabled`; the MAX_FAILED_DELIVERIES-th failed
  *    delivery in a row disables it, with `webhook.endpoint.disabled`, in one transaction.
  *
@@ -32,6 +35,7 @@ import { newAttemptItem, retryDelaySeconds, type DeliveryItem } from './deliveri
 import { postWebhook, WEBHOOK_TIMEOUT_MS } from './http';
 import type { DeliveryMessage } from './queue';
 import { signatureHeaders } from './signing';
+import { holdsSlot, isThrottled, reserveSlot, SLOW_FAILURE_MS } from './throttle';
 import { MAX_FAILED_DELIVERIES, signingSecrets, toWebhook, type WebhookItem } from './webhooks';
 
 /** How long a claim holds: the POST's timeout and then some. Shorter than the queue's visibility timeout. */
@@ -73,6 +77,10 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   }
   const wait = Date.parse(delivery.next_attempt_at ?? '') - Date.now();
   if (wait > EARLY_TOLERANCE_MS) return wait / 1000;
+  if (isThrottled(webhook) && !holdsSlot(delivery, Date.now(), EARLY_TOLERANCE_MS)) {
+    const slot = await reserveSlot(webhookKey);
+    if (slot - Date.now() > EARLY_TOLERANCE_MS) return hold(deliveryKey, delivery, slot);
+  }
 
   const secrets = await signingSecrets(webhook); // before the claim: a KMS failure leaves the delivery free for the retry
   const token = randomUUID();
@@ -88,8 +96,10 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   const event = await getItem(keys.event(message.project_id, delivery.event_id));
   const body = event ? JSON.stringify(withResendFields(event.event as PlatformEvent)) : '';
   const sentAt = nowIso();
+  const started = Date.now();
   const result = event ? await postWebhook(webhook.endpoint, body, signatureHeaders(secrets, delivery.event_id, body)) : { ok: false, status: null, error: 'the event has expired' };
 
+  const slow = !result.ok && Date.now() - started >= SLOW_FAILURE_MS;
   const attempt = delivery.attempt_count + 1;
   const final = !result.ok && (attempt >= delivery.attempt_limit || !event);
   const delay = result.ok || final ? undefined : retryDelaySeconds(attempt);
@@ -110,7 +120,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
             completed_at: delay === undefined ? at : null,
             updated_at: at,
           },
-          remove: ['claim_token', 'claimed_until'],
+          remove: ['claim_token', 'claimed_until', 'throttled_until'],
           condition: { expression: 'claim_token = :token', values: { ':token': token } },
         },
         lost,
@@ -125,8 +135,21 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   // bills them twice on every delivery. A dispatcher that dies between them leaves the attempt counted, not listed.
   await putItem(put(newAttemptItem(delivery, attempt, sentAt, result))).catch((error) => logger.warn('webhook attempt record not written', { delivery_id: delivery.id, error }));
   countMetric('WebhookDeliveries', { Outcome: result.ok ? 'delivered' : final ? 'failed' : 'retrying' });
-  await recordHealth(webhookKey, webhook, result.ok, final, at);
+  await recordHealth(webhookKey, webhook, { ok: result.ok, final, slow }, at);
   return delay;
+}
+
+/**
+ * A throttled webhook's delivery waits for its slot: `next_attempt_at` says when (the API shows
+ * it), `throttled_until` that the slot is its own; no attempt is made or counted. Answers the
+ * seconds until then, for the message's visibility.
+ */
+async function hold(deliveryKey: keys.Key, delivery: DeliveryItem, slot: number): Promise<number> {
+  await updateItem(
+    update(deliveryKey, { set: { next_attempt_at: new Date(slot).toISOString(), throttled_until: slot, updated_at: nowIso() }, condition: statusIs('pending', delivery.attempt_count) }, lost),
+  ).catch(ignoreLost);
+  countMetric('WebhookDeliveries', { Outcome: 'throttled' });
+  return Math.max(1, (slot - Date.now()) / 1000);
 }
 
 /**
@@ -137,14 +160,24 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
  * changes something: counters to reset, a `pending` status, or a `last_success_at` older than
  * SUCCESS_WRITE_INTERVAL_MS. A fault here is logged, not retried: the delivery is recorded.
  */
-async function recordHealth(webhookKey: keys.Key, webhook: WebhookItem, ok: boolean, final: boolean, at: string): Promise<void> {
+async function recordHealth(webhookKey: keys.Key, webhook: WebhookItem, { ok, final, slow }: { ok: boolean; final: boolean; slow: boolean }, at: string): Promise<void> {
   const exists = { expression: 'attribute_exists(PK)' };
   const stale = !webhook.last_success_at || Date.parse(webhook.last_success_at) < Date.now() - SUCCESS_WRITE_INTERVAL_MS;
   try {
     if (!ok) {
-      await updateItem(update(webhookKey, { set: { last_failure_at: at }, add: { consecutive_failures: 1, ...(final ? { failed_deliveries: 1 } : {}) }, condition: exists }, lost));
-    } else if (webhook.consecutive_failures > 0 || (webhook.failed_deliveries ?? 0) > 0 || webhook.status === 'pending' || stale) {
-      await updateItem(update(webhookKey, { set: { consecutive_failures: 0, failed_deliveries: 0, last_success_at: at }, condition: exists }, lost));
+      await updateItem(
+        update(
+          webhookKey,
+          {
+            set: { last_failure_at: at, ...(slow ? {} : { slow_failures: 0 }) },
+            add: { consecutive_failures: 1, ...(final ? { failed_deliveries: 1 } : {}), ...(slow ? { slow_failures: 1 } : {}) },
+            condition: exists,
+          },
+          lost,
+        ),
+      );
+    } else if (webhook.consecutive_failures > 0 || (webhook.failed_deliveries ?? 0) > 0 || (webhook.slow_failures ?? 0) > 0 || webhook.status === 'pending' || stale) {
+      await updateItem(update(webhookKey, { set: { consecutive_failures: 0, failed_deliveries: 0, slow_failures: 0, last_success_at: at }, condition: exists }, lost));
     }
     if (ok && webhook.status === 'pending') {
       const pending = { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'pending' } };

@@ -56,6 +56,10 @@ export interface WebhookItem extends Omit<Webhook, 'object' | 'api_version'> {
   previous_secret_expires_at?: string;
   /** deliveries in a row that ended `failed` (`consecutive_failures` counts attempts) */
   failed_deliveries: number;
+  /** failed attempts in a row that took SLOW_FAILURE_MS or more; from 3 the webhook is throttled (shared/webhooks/throttle.ts) */
+  slow_failures?: number;
+  /** a throttled webhook's next attempt slot (epoch ms; shared/webhooks/throttle.ts) */
+  throttle_next_at?: number;
 }
 
 export const toWebhook = (item: WebhookItem): Webhook => ({
@@ -186,11 +190,12 @@ export async function updateWebhook(caller: Caller, webhookId: string, input: Up
   const item = await readWebhook(caller, webhookId);
   const set: Partial<WebhookItem> = { updated_at: nowIso() };
   if (input.endpoint !== undefined) set.endpoint = input.endpoint;
+  if (input.endpoint !== undefined && input.endpoint !== item.endpoint) set.slow_failures = 0; // a new endpoint is not throttled for the old one's failures
   if (input.events !== undefined) set.events = unique(input.events);
   if (input.description !== undefined) set.description = input.description;
   const statusChanged = input.status !== undefined && input.status !== item.status;
   if (statusChanged) set.status = input.status;
-  if (statusChanged && input.status === 'enabled') Object.assign(set, { consecutive_failures: 0, failed_deliveries: 0 });
+  if (statusChanged && input.status === 'enabled') Object.assign(set, { consecutive_failures: 0, failed_deliveries: 0, slow_failures: 0 });
   const next = toWebhook({ ...item, ...set });
   const events: WriteAction[] = [];
   if (statusChanged && input.status === 'disabled') events.push(eventWrite(caller, 'webhook.endpoint.disabled', next));
