@@ -46,9 +46,9 @@ export interface BroadcastFanOutResult {
 }
 
 export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_CONTACTS ?? 100_000)): Promise<BroadcastFanOutResult> {
-  const { region, sqs, s3Root, admin, writer, stop } = await startWorkerBackends();
+  const { region, credentials, sqs, s3Root, admin, writer, stop } = await startWorkerBackends();
   // the unsubscribe key is sealed under the secrets key
-  const kms = await startLocalKms(join(s3Root, 'kms'), region).catch(async (error) => {
+  const kms = await startLocalKms(join(s3Root, 'kms'), region, credentials).catch(async (error) => {
     await stop();
     throw error;
   });

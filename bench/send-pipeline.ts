@@ -17,6 +17,7 @@
  * Run alone: `npx tsx bench/send-pipeline.ts` (BENCH_EMAILS, BENCH_RATE to change the figures).
  */
 import { startBenchApi } from './local-api';
+import { signedFetch } from '../lib/local/aws/sigv4';
 
 export interface SendPipelineResult {
   emails: number;
@@ -49,7 +50,7 @@ export async function benchSendPipeline(emails = Number(process.env.BENCH_EMAILS
       await call('POST', '/emails/batch', batch);
     }
     type SendStats = { perSecond: Record<string, number>; throttledPerSecond: Record<string, number> };
-    const sendStats = () => fetch(`${runtime.sesEndpoint}/_local/send-stats`).then((r) => r.json()) as Promise<SendStats>;
+    const sendStats = () => signedFetch(`${runtime.sesEndpoint}/_local/send-stats`, runtime.credentials, 'ses').then((r) => r.json()) as Promise<SendStats>;
     const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, n) => sum + n, 0);
     // Waits on SES's accepted count (cheap), not the mail store: the store answers with every
     // message, and reading it twice a second would stall the one process the runtime shares.

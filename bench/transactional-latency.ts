@@ -13,6 +13,7 @@
  * Run alone: `npx tsx bench/transactional-latency.ts` (BENCH_BULK_CONTACTS, BENCH_LATENCY_SECONDS).
  */
 import { startBenchApi } from './local-api';
+import { signedFetch } from '../lib/local/aws/sigv4';
 
 const KEY = `es_live_${'D'.repeat(32)}`;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -86,7 +87,7 @@ export async function benchTransactionalLatency(
 
     /** Sends the local SES accepted so far. */
     const sesAccepted = async (): Promise<number> => {
-      const stats = (await fetch(`${runtime.sesEndpoint}/_local/send-stats`).then((r) => r.json())) as { perSecond: Record<string, number> };
+      const stats = (await signedFetch(`${runtime.sesEndpoint}/_local/send-stats`, runtime.credentials, 'ses').then((r) => r.json())) as { perSecond: Record<string, number> };
       return Object.values(stats.perSecond).reduce((a, b) => a + b, 0);
     };
     const sentBefore = await sesAccepted();

@@ -17,18 +17,19 @@ import { freePort } from '../lib/local/ports';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 
 export const BENCH_REGION = 'ap-southeast-2';
-export const BENCH_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+/** what the bench's own stand-ins accept (they verify every signature) */
+export const BENCH_CREDENTIALS = { accessKeyId: 'LKIABENCHSTANDIN2345', secretAccessKey: 'bench/stand+in/secret/0123456789abcdefgh' };
 
 export async function startWorkerBackends() {
   const region = BENCH_REGION;
   const credentials = BENCH_CREDENTIALS;
   const dynamo = await startDynamoDbLocal({ port: freePort });
-  const localSqs = await startLocalSqs({ region }); // in memory
+  const localSqs = await startLocalSqs({ region, credentials }); // in memory
   const sqsEndpoint = localSqs.endpoint;
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
   // each email's content (and an import's file) goes to the content bucket: the local S3 stand-in
   const s3Root = mkdtempSync(join(tmpdir(), 'email-service-bench-s3-'));
-  const s3 = await startLocalS3(s3Root);
+  const s3 = await startLocalS3(s3Root, { credentials });
   const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
   const stop = async () => {
     sqs.destroy();

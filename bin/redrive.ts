@@ -5,10 +5,11 @@
  * region of the environment.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterQueueUrl, redrive } from '../lib/redrive';
+import { readStandInCredentials } from '../lib/local/aws/credentials';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -29,7 +30,8 @@ async function main(): Promise<number> {
       return 2;
     }
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
-    sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    // signed with the runtime's own credentials, which its SQS checks (lib/local/aws/credentials.ts)
+    sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: readStandInCredentials(dirname(runtimeFile)) });
   }
   const dlqUrl = await deadLetterQueueUrl(sqs, queue, values.stack ? { stackName: values.stack } : { local: true });
   const result = await redrive(sqs, queue, dlqUrl);

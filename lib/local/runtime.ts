@@ -10,6 +10,7 @@
  * | SES events -> SNS -> SQS | lib/local/aws/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
  * | SES receiving + S3       | lib/local/aws/smtp-inbound.ts (SMTP on loopback) writes into the folder lib/local/aws/s3.ts serves as the inbound bucket, and queues SES's notification |
  * | KMS (the secrets key)    | lib/local/aws/kms.ts: GenerateDataKey, Decrypt, its key material under DATA_DIR/kms |
+ * | IAM credentials          | lib/local/aws/credentials.ts: one random access key per DATA_DIR (DATA_DIR/credentials.json, 0600); every stand-in but DynamoDB Local checks SigV4 against it |
  * | API Gateway + Lambda     | lib/local/lambda/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
  *
@@ -36,6 +37,7 @@ import { SesOutbox } from './aws/ses-outbox';
 import type { SesEvent } from '../../shared/emails/simulated-outcomes';
 import { startLocalKms } from './aws/kms';
 import { startLocalS3 } from './aws/s3';
+import { standInCredentials, type StandInCredentials } from './aws/credentials';
 import { installObjectLookup } from './lambda/needs';
 import { startLocalSqs } from './aws/sqs';
 import { startSmtpInbound } from './aws/smtp-inbound';
@@ -59,6 +61,8 @@ export interface LocalRuntime {
   projectId: string;
   /** the plain key when this start created or provisioned one */
   apiKey?: string;
+  /** the access key every stand-in checks signatures against (DATA_DIR/credentials.json) */
+  credentials: StandInCredentials;
   stop(): Promise<void>;
 }
 
@@ -125,11 +129,14 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
   try {
     mkdirSync(settings.dataDir, { recursive: true });
     const region = 'ap-southeast-2';
-    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
     // One runtime per DATA_DIR; a JVM left by one killed hard is stopped first (lib/local/data-dir-lock.ts).
     const databaseDir = settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb');
     lock = await lockDataDir(settings.dataDir, databaseDir, log);
+    // The one access key of this DATA_DIR (made on its first start, 0600, lib/local/aws/credentials.ts):
+    // every stand-in verifies each request's SigV4 signature against it, and the functions sign with it.
+    // DynamoDB Local (Amazon's own server) accepts any credentials.
+    const credentials = standInCredentials(settings.dataDir);
     const dynamo: DynamoDbLocal = await startDynamoDbLocal({ port: settings.dynamoDbPort || freePort, dataDir: databaseDir });
     cleanups.push(() => dynamo.stop());
     lock.recordJvm(dynamo.process.pid!, dynamo.port);
@@ -139,7 +146,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     // Every Node server of the runtime not given a port listens on port 0: the kernel picks one in
     // the same call that binds it, so two runtimes started at once (the test suites) never race for one.
     // The queues and their messages survive a restart (and a kill) under DATA_DIR/sqs.
-    const sqs = await startLocalSqs({ dir: settings.inMemory ? undefined : join(settings.dataDir, 'sqs'), port: settings.sqsPort, region });
+    const sqs = await startLocalSqs({ dir: settings.inMemory ? undefined : join(settings.dataDir, 'sqs'), port: settings.sqsPort, region, credentials });
     cleanups.push(() => sqs.close());
     const { port: sqsPort, endpoint: sqsEndpoint } = sqs;
 
@@ -185,6 +192,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       // opens and clicks only where the set's destination publishes them (the domain tracks them), as on SES.
       // The mail and the events it owes are kept in the outbox before SES's answer leaves.
       onClearStore: () => sesOutbox.cleared(),
+      credentials,
       onSent: ({ request, messageId, eventTypes }) => {
         const events = request.ConfigurationSetName ? simulatedEvents(request, messageId, new Date(), { open: eventTypes.includes('OPEN'), click: eventTypes.includes('CLICK') }) : [];
         sesOutbox.accepted(storedMail(messageId), messageId, events);
@@ -201,20 +209,22 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
 
     // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API; the
     // presigned URLs handlers sign with these credentials are checked as S3 checks them.
-    const handlerCredentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID || credentials.accessKeyId, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY || credentials.secretAccessKey };
-    const s3 = await startLocalS3(join(settings.dataDir, 's3'), { credentials: handlerCredentials });
+    const s3 = await startLocalS3(join(settings.dataDir, 's3'), { credentials });
     cleanups.push(() => closeServer(s3.server));
     installObjectLookup(s3.root); // S3's 403 for a missing key to a function that may not list the bucket
     // The secrets key (sealed webhook secrets, the unsubscribe key): its material stays under DATA_DIR.
-    const kms = await startLocalKms(join(settings.dataDir, 'kms'), region);
+    const kms = await startLocalKms(join(settings.dataDir, 'kms'), region, credentials);
     cleanups.push(() => closeServer(kms.server));
 
-    // The handlers' whole view of "AWS": set before any handler module loads.
+    // The handlers' whole view of "AWS": set before any handler module loads. The credentials as
+    // Lambda hands a function its role's (whatever the shell running `npm start` had is replaced).
+    delete process.env.AWS_SESSION_TOKEN;
+    delete process.env.AWS_PROFILE;
     Object.assign(process.env, {
       TABLE_NAME: LOCAL_TABLE_NAME,
       AWS_REGION: region,
-      AWS_ACCESS_KEY_ID: handlerCredentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: handlerCredentials.secretAccessKey,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SQS: sqsEndpoint,
       AWS_ENDPOINT_URL_SESV2: sesEndpoint,
@@ -334,6 +344,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       streamArn,
       projectId: provisioned.projectId,
       apiKey: provisioned.newKey ?? provisioned.localKey,
+      credentials,
       stop,
     };
   } catch (error) {

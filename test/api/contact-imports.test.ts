@@ -22,6 +22,7 @@ import { baseUrl, request } from '../support/http';
 import { sqsRecord } from '../support/sqs';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable() as ReturnType<typeof useRuntimeTable> & { sqsEndpoint: string };
 
@@ -256,7 +257,7 @@ describe('a worker killed half-way', () => {
   afterEach(() => installAwsCallChecker(checkNeeds));
   beforeAll(async () => {
     // a queue of this test's own, so the runtime's worker never sees these messages
-    sqs = new SQSClient({ region: 'ap-southeast-2', endpoint: runtime.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    sqs = new SQSClient({ region: 'ap-southeast-2', endpoint: runtime.sqsEndpoint, credentials: runtimeCredentials() });
     queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `contact-imports-${newId().slice(-12)}` }))).QueueUrl!;
     process.env.AWS_ENDPOINT_URL_SQS = runtime.sqsEndpoint;
     process.env.QUEUE_URL_CONTACT_IMPORTS = queueUrl;

@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../lib/local/ports';
 import { startRuntimeProcess } from '../support/runtime-process';
+import { signedFetch } from '../../lib/local/aws/sigv4';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const key = `es_test_${'H'.repeat(32)}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'email-service-hardening-'));
@@ -129,8 +131,10 @@ it('survives the known crashers and odd requests on every port, and still answer
   expect((await call('GET', '/domains')).status).toBe(200);
   const viewer = await fetch(`http://127.0.0.1:${ports.mailViewer}/store`);
   expect(viewer.status).toBe(200);
-  // an unknown message is a clean 404 from the mail viewer, on both of the SES ports
-  for (const port of [ports.mailViewer, ports.ses]) {
-    expect((await fetch(`http://127.0.0.1:${port}/get-emlContent?messageId=does-not-exist`)).status).toBe(404);
-  }
+  // an unknown message is a clean 404 from the mail viewer, on both of the SES ports (the SES
+  // endpoint answers signed requests only: lib/local/aws/sigv4.ts)
+  const unknownMessage = '/get-emlContent?messageId=does-not-exist';
+  expect((await fetch(`http://127.0.0.1:${ports.mailViewer}${unknownMessage}`)).status).toBe(404);
+  expect((await fetch(`http://127.0.0.1:${ports.ses}${unknownMessage}`)).status).toBe(403);
+  expect((await signedFetch(`http://127.0.0.1:${ports.ses}${unknownMessage}`, runtimeCredentials(dataDir), 'ses')).status).toBe(404);
 }, 120_000);

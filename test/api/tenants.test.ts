@@ -11,12 +11,15 @@ import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { runtimeCredentials } from '../support/stand-ins';
+import { signedFetch } from '../../lib/local/aws/sigv4';
 
 const runtime = useRuntimeTable();
-const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
 afterAll(() => ses.destroy());
 
-const sentThrough = (messageId: string) => fetch(`${runtime.sesEndpoint}/_local/sends/${encodeURIComponent(messageId)}`).then((r) => r.json() as Promise<{ tenant: string | null }>);
+const sentThrough = (messageId: string) =>
+  signedFetch(`${runtime.sesEndpoint}/_local/sends/${encodeURIComponent(messageId)}`, runtimeCredentials(), 'ses').then((r) => r.json() as Promise<{ tenant: string | null }>);
 const settled = (id: string, key: string) =>
   waitFor(
     () => api.get(`/emails/${id}`, { key }).then((r) => r.body),

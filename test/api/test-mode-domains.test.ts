@@ -13,9 +13,10 @@ import { testProjectId } from '../../shared/access/test-mode';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
-const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
 afterAll(() => ses.destroy());
 
 const VERIFY_MS = 5_000; // TEST_DOMAIN_VERIFY_SECONDS' default

@@ -26,6 +26,7 @@ import { UNCONFIRMED_SEND } from '../../shared/emails/sender';
 import { EVENT_TYPES } from '../../shared/events/model';
 import { startRuntimeProcess, type RuntimeProcess } from '../support/runtime-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const SEED = Number(process.env.CHAOS_SEED) || Math.floor(Math.random() * 2 ** 31);
 /** mulberry32: a small seeded generator, so a failing run's moments can be had again */
@@ -184,8 +185,8 @@ it('loses nothing and sends nothing twice across two SIGKILLs during a broadcast
     TABLE_NAME: runtimeFile.tableName,
     AWS_ENDPOINT_URL_DYNAMODB: runtimeFile.dynamoDbEndpoint,
     AWS_REGION: 'ap-southeast-2',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ACCESS_KEY_ID: runtimeCredentials(dataDir).accessKeyId, // its runtime's own (DATA_DIR/credentials.json)
+    AWS_SECRET_ACCESS_KEY: runtimeCredentials(dataDir).secretAccessKey,
   });
   const { getItem, partitionKeys } = await import('../../shared/platform/db/table');
   const keys = await import('../../shared/platform/db/keys');
@@ -195,7 +196,7 @@ it('loses nothing and sends nothing twice across two SIGKILLs during a broadcast
     for (const PK of PKs) for await (const page of partitionKeys(PK, 500)) ids.push(...page.filter((key) => key.SK.startsWith(prefix)).map((key) => key.SK.slice(prefix.length)));
     return ids;
   };
-  const sqs = new SQSClient({ endpoint: runtimeFile.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const sqs = new SQSClient({ endpoint: runtimeFile.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials(dataDir) });
   const leftInQueues = async () => {
     const left: Record<string, number> = {};
     for (const url of (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? []) {

@@ -34,9 +34,10 @@ import { useRuntimeTable } from '../support/table';
 import { sqsRecord } from '../support/sqs';
 import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
 import { fanOutParallelism, MAX_PAGE_ATTEMPTS } from '../../shared/broadcasts/fanout';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
-const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const config = { region: 'ap-southeast-2', credentials: runtimeCredentials() };
 const suffix = newId().slice(-12);
 const tableName = `broadcast-fanout-${suffix}`;
 const saved = { ...process.env };

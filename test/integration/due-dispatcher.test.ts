@@ -18,15 +18,16 @@ import * as keys from '../../shared/platform/db/keys';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
 import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
+import { OWN_STAND_IN_CREDENTIALS } from '../support/stand-ins';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/aws/dynamodb';
 import { freePort } from '../../lib/local/ports';
 
 useRuntimeTable();
-const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const config = { region: 'ap-southeast-2', credentials: OWN_STAND_IN_CREDENTIALS };
 const suffix = newId().slice(-12);
 const tableName = `due-dispatcher-${suffix}`;
 const saved = { ...process.env };
-const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SEND', 'QUEUE_URL_SEND_BULK'];
+const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SEND', 'QUEUE_URL_SEND_BULK', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'];
 const BACKLOG = 20_000;
 
 let dynamo: DynamoDBClient;
@@ -38,7 +39,7 @@ let ownSqs: LocalSqs;
 
 beforeAll(async () => {
   ownDynamo = await startDynamoDbLocal({ port: freePort });
-  ownSqs = await startLocalSqs({ region: 'ap-southeast-2' }); // in memory
+  ownSqs = await startLocalSqs({ region: 'ap-southeast-2', credentials: OWN_STAND_IN_CREDENTIALS }); // in memory
   const sqsEndpoint = ownSqs.endpoint;
   dynamo = new DynamoDBClient({ ...config, endpoint: ownDynamo.endpoint });
   sqs = new SQSClient({ ...config, endpoint: sqsEndpoint });
@@ -51,6 +52,8 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_SQS: sqsEndpoint,
     QUEUE_URL_SEND: sendQueueUrl,
     QUEUE_URL_SEND_BULK: bulkQueueUrl,
+    AWS_ACCESS_KEY_ID: OWN_STAND_IN_CREDENTIALS.accessKeyId, // what this suite's own SQS accepts
+    AWS_SECRET_ACCESS_KEY: OWN_STAND_IN_CREDENTIALS.secretAccessKey,
   });
 }, 60_000);
 

@@ -17,6 +17,7 @@ import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { workerFunction } from '../../lib/local/lambda/invocation';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
 const info = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR!, 'runtime.json'), 'utf8')) as { s3Endpoint: string; inboundBucket: string };
@@ -25,7 +26,7 @@ process.env.INBOUND_BUCKET = info.inboundBucket;
 process.env.LOG_LEVEL = 'ERROR'; // the worker also runs in this process: its expected warnings would only be noise
 const receiveInbound = async (...args: Parameters<typeof import('../../shared/receiving/inbound').receiveInbound>) => (await import('../../shared/receiving/inbound')).receiveInbound(...args);
 
-const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
 afterAll(() => sqs.destroy());
 
 let counter = 0;

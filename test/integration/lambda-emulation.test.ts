@@ -15,6 +15,7 @@ import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, workerFuncti
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import { sendQueue } from '../../shared/emails/send-queue';
 import { useRuntimeTable } from '../support/table';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
 const MB = 1024 * 1024;
@@ -45,7 +46,7 @@ describe('a function may call only what its needs grant', () => {
   });
 
   it('lets a function send only to the queues it names', async () => {
-    const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
     process.env.AWS_ENDPOINT_URL_SQS = runtime.sqsEndpoint;
     process.env[queueUrlVariable('send')] = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'send' }))).QueueUrl;
     sqs.destroy();
@@ -121,7 +122,7 @@ describe('event source batches and queue messages', () => {
   });
 
   it("makes every queue refuse a message over SQS's 256 KiB, as the stack configures it", async () => {
-    const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
     for (const queue of queues) {
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queue.name }));
       const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['MaximumMessageSize'] }));

@@ -28,16 +28,17 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
+import { OWN_STAND_IN_CREDENTIALS } from '../support/stand-ins';
 
 const region = 'ap-southeast-2';
-const client = (endpoint: string) => new SQSClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const client = (endpoint: string) => new SQSClient({ endpoint, region, credentials: OWN_STAND_IN_CREDENTIALS });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('in memory', () => {
   let local: LocalSqs;
   let sqs: SQSClient;
   beforeAll(async () => {
-    local = await startLocalSqs({ region });
+    local = await startLocalSqs({ region, credentials: OWN_STAND_IN_CREDENTIALS });
     sqs = client(local.endpoint);
   });
   afterAll(async () => {
@@ -72,7 +73,7 @@ describe('in memory', () => {
     expect(received.map((m) => [m.Body, m.MD5OfMessageAttributes])).toEqual(samples.map(({ md5 }, i) => [`body ${i}`, md5]));
     expect(Buffer.from(received[2].MessageAttributes!.test_attribute_name.BinaryValue!).toString()).toBe('test_attribute_value');
     expect(received[0].Attributes).toMatchObject({
-      SenderId: 'local',
+      SenderId: OWN_STAND_IN_CREDENTIALS.accessKeyId, // the signing key's id
       ApproximateReceiveCount: '1',
       SentTimestamp: expect.stringMatching(/^\d{13}$/),
       ApproximateFirstReceiveTimestamp: expect.stringMatching(/^\d{13}$/),
@@ -215,7 +216,7 @@ describe('on disk', () => {
 
   /** The stand-in in a process of its own (as `npm start` runs TypeScript), on `dir`. */
   async function startChild(dir: string): Promise<{ child: ChildProcess; sqs: SQSClient }> {
-    const script = `require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'local', 'aws', 'sqs.ts'))}).startLocalSqs({ dir: process.env.SQS_DIR, region: '${region}' }).then((s) => console.log('SQS ' + s.endpoint))`;
+    const script = `require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'local', 'aws', 'sqs.ts'))}).startLocalSqs({ dir: process.env.SQS_DIR, region: '${region}', credentials: ${JSON.stringify(OWN_STAND_IN_CREDENTIALS)} }).then((s) => console.log('SQS ' + s.endpoint))`;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, SQS_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let output = '';
@@ -275,7 +276,7 @@ describe('on disk', () => {
 
   it('goes on with a move task that was running when it stopped', async () => {
     const dir = scratch();
-    let local = await startLocalSqs({ region, dir });
+    let local = await startLocalSqs({ region, dir, credentials: OWN_STAND_IN_CREDENTIALS });
     let sqs = client(local.endpoint);
     const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'resumed-dlq' }))).QueueUrl!;
     const dlqArn = `arn:aws:sqs:${region}:000000000000:resumed-dlq`;
@@ -290,7 +291,7 @@ describe('on disk', () => {
     sqs.destroy();
     await local.close();
 
-    local = await startLocalSqs({ region, dir });
+    local = await startLocalSqs({ region, dir, credentials: OWN_STAND_IN_CREDENTIALS });
     sqs = client(local.endpoint);
     let task: { Status?: string } | undefined;
     for (const deadline = Date.now() + 5000; task?.Status !== 'COMPLETED' && Date.now() < deadline; await sleep(50)) {
@@ -306,7 +307,7 @@ describe('on disk', () => {
   it('compacts its journal while running and opens the compacted journal whole', async () => {
     const dir = scratch();
     const journal = join(dir, 'journal.jsonl');
-    let local = await startLocalSqs({ region, dir, compactAtBytes: 8 * 1024 });
+    let local = await startLocalSqs({ region, dir, compactAtBytes: 8 * 1024, credentials: OWN_STAND_IN_CREDENTIALS });
     let sqs = client(local.endpoint);
     const url = (await sqs.send(new CreateQueueCommand({ QueueName: 'compacted' }))).QueueUrl!;
     await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: `message ${i}` })) }));
@@ -317,7 +318,7 @@ describe('on disk', () => {
     sqs.destroy();
     await local.close();
 
-    local = await startLocalSqs({ region, dir });
+    local = await startLocalSqs({ region, dir, credentials: OWN_STAND_IN_CREDENTIALS });
     sqs = client(local.endpoint);
     const messages = await receiveAll(30);
     expect(messages.map((m) => [m.Body, m.Attributes!.ApproximateReceiveCount]).sort()).toEqual(Array.from({ length: 10 }, (_, i) => [`message ${i}`, '101']));

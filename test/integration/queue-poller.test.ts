@@ -6,14 +6,15 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
+import { OWN_STAND_IN_CREDENTIALS } from '../support/stand-ins';
 import { QueuePoller } from '../../lib/local/lambda/queue-poller';
 
 let server: LocalSqs;
 let sqs: SQSClient;
 
 beforeAll(async () => {
-  server = await startLocalSqs({ region: 'ap-southeast-2' });
-  sqs = new SQSClient({ endpoint: server.endpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  server = await startLocalSqs({ region: 'ap-southeast-2', credentials: OWN_STAND_IN_CREDENTIALS });
+  sqs = new SQSClient({ endpoint: server.endpoint, region: 'ap-southeast-2', credentials: OWN_STAND_IN_CREDENTIALS });
 });
 
 afterAll(async () => {

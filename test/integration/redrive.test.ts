@@ -8,11 +8,12 @@ import { queues } from '../../functions/workers';
 import { deadLetterQueueUrl, redrive } from '../../lib/redrive';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
 let sqs: SQSClient;
 beforeAll(() => {
-  sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
 });
 afterAll(() => sqs.destroy());
 

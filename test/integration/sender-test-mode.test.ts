@@ -35,9 +35,10 @@ import { getItem, put, putItem, transact } from '../../shared/platform/db/table'
 import { newId } from '../../shared/platform/ids';
 import { sqsRecord } from '../support/sqs';
 import { useRuntimeTable } from '../support/table';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
-const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const config = { region: 'ap-southeast-2', credentials: runtimeCredentials() };
 const tableName = `sender-test-mode-${newId().slice(-12)}`;
 const saved = { ...process.env };
 const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SESV2', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SES_EVENTS', 'QUEUE_URL_SES_SUPPRESSION', 'SEND_RATE_PER_SECOND'];

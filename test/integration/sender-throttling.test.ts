@@ -23,9 +23,10 @@ import { emailWrites, type EmailItem } from '../../shared/emails/emails';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
 import { sqsRecord } from '../support/sqs';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
-const config = { region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const config = { region: 'ap-southeast-2', credentials: runtimeCredentials() };
 const tableName = `sender-throttling-${newId().slice(-12)}`;
 const saved = { ...process.env };
 const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SESV2', 'SEND_RATE_PER_SECOND'];

@@ -17,9 +17,10 @@ import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { workerFunction } from '../../lib/local/lambda/invocation';
+import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
-const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
 afterAll(() => sqs.destroy());
 
 let project: { projectId: string; key: string };

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runtimeCredentials } from './stand-ins';
 
 export interface RuntimeInfo {
   apiUrl: string;
@@ -25,6 +26,7 @@ export function useRuntimeTable(): RuntimeInfo {
   const dataDir = process.env.TEST_DATA_DIR;
   if (!dataDir) throw new Error('TEST_DATA_DIR is not set: run the suites through jest');
   const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
+  const credentials = runtimeCredentials(dataDir); // the stand-ins check every signature
   Object.assign(process.env, {
     TABLE_NAME: runtime.tableName,
     AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamoDbEndpoint,
@@ -34,8 +36,8 @@ export function useRuntimeTable(): RuntimeInfo {
     INBOUND_BUCKET: runtime.inboundBucket,
     CONTENT_BUCKET: runtime.contentBucket,
     AWS_REGION: 'ap-southeast-2',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
   return runtime;

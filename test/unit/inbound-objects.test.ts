@@ -11,6 +11,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectComm
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { HttpRequest } from '@smithy/types';
 import { startLocalS3, type LocalS3 } from '../../lib/local/aws/s3';
+import { signedFetch } from '../../lib/local/aws/sigv4';
 import { captureFetch } from '../support/capture-fetch';
 import { contentDisposition, deleteObject, getObject, getObjectStream, headObject, presignGet, presignPut, putObject } from '../../shared/platform/aws/s3';
 
@@ -138,7 +139,7 @@ describe('the local S3 stand-in', () => {
   let root: string;
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'inbound-s3-'));
-    s3 = await startLocalS3(root);
+    s3 = await startLocalS3(root, { credentials });
     process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
   });
   afterAll(async () => {
@@ -199,7 +200,8 @@ describe('the local S3 stand-in', () => {
     const response = await fetch(download_url);
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('<Code>AccessDenied</Code>');
-    expect((await fetch(`${s3.endpoint}/${BUCKET}/raw/..%2F..%2Fetc`)).status).toBe(400);
+    expect((await fetch(`${s3.endpoint}/${BUCKET}/raw/old`)).status).toBe(403); // unsigned
+    expect((await signedFetch(`${s3.endpoint}/${BUCKET}/raw/..%2F..%2Fetc`, credentials, 's3')).status).toBe(400); // signed, but out of its folder
   });
 });
 

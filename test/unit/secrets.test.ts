@@ -25,7 +25,7 @@ let kms: LocalKms;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'secrets-kms-'));
-  kms = await startLocalKms(root, 'ap-southeast-2');
+  kms = await startLocalKms(root, 'ap-southeast-2', credentials);
   Object.assign(process.env, {
     AWS_REGION: 'ap-southeast-2',
     AWS_ACCESS_KEY_ID: credentials.accessKeyId,
@@ -107,7 +107,7 @@ describe('the local KMS stand-in', () => {
 
   it('keeps its key material under the data folder, readable by the owner only, across restarts', async () => {
     const sealed = await sealSecret('whsec_restart', 'place');
-    const again = await startLocalKms(root, 'ap-southeast-2');
+    const again = await startLocalKms(root, 'ap-southeast-2', credentials);
     try {
       expect(statSync(join(root, `${kms.keyArn.split('/').pop()}.key`)).mode & 0o777).toBe(0o600);
       const client = sdk(again.endpoint);

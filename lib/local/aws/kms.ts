@@ -8,14 +8,23 @@
  * mode 0600), so what a runtime sealed opens after a restart on the same DATA_DIR. A ciphertext
  * blob is AES-256-GCM under that material with the encryption context as additional data, as KMS
  * binds it: Decrypt with another context, another key or altered bytes answers KMS's
- * `InvalidCiphertextException` / `IncorrectKeyException`. Requests are not authenticated (every
- * stand-in here trusts loopback); which function may call what is the call guard's (lib/local/lambda/needs.ts).
+ * `InvalidCiphertextException` / `IncorrectKeyException`. Which function may call what is the call
+ * guard's (lib/local/lambda/needs.ts).
+ *
+ * Every request must be SigV4-signed with the runtime's generated credentials (./credentials.ts,
+ * checked by ./sigv4.ts, `X-Amz-Date` within 15 minutes): else KMS's own answers,
+ * `MissingAuthenticationTokenException` (403, unsigned), `UnrecognizedClientException` (400, another
+ * key id), `InvalidSignatureException` (400, a signature that does not match, or expired). The key
+ * material's file name is the fixed key id, never a name from a request, and is checked to resolve
+ * inside `dir`.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { resolve, sep } from 'node:path';
+import type { StandInCredentials } from './credentials';
+import { type SignatureVerdict, verifySignature } from './sigv4';
 
 /** The local secrets key: a fixed id, so SECRETS_KEY_ARN is the same on every start. */
 export const LOCAL_SECRETS_KEY_ID = '5ec7e75a-0000-4000-8000-000000000001';
@@ -44,7 +53,8 @@ const contextBytes = (context: unknown) => Buffer.from(JSON.stringify(Object.ent
 
 function loadMaterial(dir: string): Buffer {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${LOCAL_SECRETS_KEY_ID}.key`);
+  const file = resolve(dir, `${LOCAL_SECRETS_KEY_ID}.key`);
+  if (!file.startsWith(resolve(dir) + sep)) throw new Error(`the KMS key file would leave ${dir}`);
   if (!existsSync(file)) {
     writeFileSync(file, randomBytes(32), { flag: 'wx', mode: 0o600 });
     chmodSync(file, 0o600);
@@ -52,7 +62,18 @@ function loadMaterial(dir: string): Buffer {
   return readFileSync(file);
 }
 
-export async function startLocalKms(dir: string, region: string): Promise<LocalKms> {
+/** KMS's answer to a signature that does not hold. */
+const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], [number, string]> = {
+  missing: [403, 'MissingAuthenticationTokenException'],
+  malformed: [400, 'IncompleteSignatureException'],
+  'unknown key': [400, 'UnrecognizedClientException'],
+  mismatch: [400, 'InvalidSignatureException'],
+  skewed: [400, 'InvalidSignatureException'],
+  expired: [400, 'InvalidSignatureException'],
+};
+
+/** KMS on loopback for requests signed with `credentials`. */
+export async function startLocalKms(dir: string, region: string, credentials: StandInCredentials): Promise<LocalKms> {
   const material = loadMaterial(dir);
   const keyArn = localSecretsKeyArn(region);
   const isOurKey = (keyId: unknown) => keyId === keyArn || keyId === LOCAL_SECRETS_KEY_ID;
@@ -112,6 +133,8 @@ export async function startLocalKms(dir: string, region: string): Promise<LocalK
     const target = String(request.headers['x-amz-target'] ?? '');
     const operation = operations[target.replace(/^TrentService\./, '')];
     try {
+      const verdict = await verifySignature(request, credentials, { service: 'kms', uriEscapePath: true, body: Buffer.concat(chunks) });
+      if (!verdict.ok) throw new KmsFault(AUTH_ERRORS[verdict.reason][1], verdict.message, AUTH_ERRORS[verdict.reason][0]);
       if (request.method !== 'POST' || !target.startsWith('TrentService.') || !operation) throw new KmsFault('UnknownOperationException', `Unsupported operation ${target}`);
       let input: Record<string, unknown>;
       try {

@@ -6,18 +6,27 @@
  * Handlers reach it through `AWS_ENDPOINT_URL_S3`, like every other stand-in, and the download and
  * upload URLs they hand out point here.
  *
- * Requests signed in their `Authorization` header (the handlers' own) are trusted, as every stand-in
- * here trusts loopback. A presigned URL is what a client brings from outside, so it is checked as S3
- * checks it: past its `X-Amz-Date` + `X-Amz-Expires` it is `AccessDenied`; given the runtime's
- * credentials (`credentials`), its SigV4 signature is computed again and a URL whose method, key,
- * query or expiry was changed is `SignatureDoesNotMatch`; a request with neither is `AccessDenied`.
+ * Every request is authenticated as S3 authenticates it (./sigv4.ts), against the runtime's own
+ * generated credentials (./credentials.ts): signed in its `Authorization` header (the handlers'
+ * calls; `X-Amz-Date` within 15 minutes, else `RequestTimeTooSkewed`; a declared
+ * `x-amz-content-sha256` must be the body's, else `XAmzContentSHA256Mismatch`) or presigned (the URLs
+ * users get: past `X-Amz-Date` + `X-Amz-Expires` it is `AccessDenied`). Another key id is
+ * `InvalidAccessKeyId`, a signature that does not match (a URL whose method, key, query or expiry was
+ * changed) `SignatureDoesNotMatch`, a request with neither `AccessDenied`.
+ *
+ * Names are checked after decoding, before any file is touched: a bucket is S3's bucket name (3-63
+ * of `a-z 0-9 . -`, starting and ending with a letter or digit, no `..`), a key has no empty, `.` or
+ * `..` segment, no NUL and no backslash, at most 1,024 bytes; and the resolved path of the object and
+ * of its metadata must lie inside that bucket's folder (`InvalidBucketName`, `InvalidArgument`).
  * The local SMTP server writes raw messages straight into the folder (`writeLocalObject`), as SES
  * writes them into the bucket.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, join, resolve, sep } from 'node:path';
+import type { StandInCredentials } from './credentials';
+import { type SignatureVerdict, verifySignature } from './sigv4';
 
 export interface LocalS3 {
   server: Server;
@@ -25,18 +34,20 @@ export interface LocalS3 {
   root: string;
 }
 
-/** The credentials the handlers sign with: presigned URLs are checked against them. */
-export interface LocalS3Credentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
+/** S3's bucket-name grammar (general purpose buckets). */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+export const validBucketName = (bucket: string) => BUCKET_NAME.test(bucket) && !bucket.includes('..') && !/^\d+\.\d+\.\d+\.\d+$/.test(bucket);
 
-/** Where an object lives in the folder; undefined for keys that would leave it (`..`) or are empty. */
+/** A decoded key the folder can hold: no empty, `.` or `..` segment, no NUL, no backslash, at most 1,024 bytes. */
+export const validObjectKey = (key: string) =>
+  key.length > 0 && Buffer.byteLength(key) <= 1024 && !/[\0\\]/.test(key) && key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+
+/** Where an object (or its metadata) lives in the folder; undefined for a name that is not S3's or a path that would leave its bucket's folder. */
 function objectPath(root: string, bucket: string, key: string, meta = false): string | undefined {
-  if (!bucket || !key || bucket.startsWith('.') || key.split('/').some((s) => s === '..' || s === '.' || s === '')) return undefined;
-  const base = meta ? join(root, '.meta', bucket) : join(root, bucket);
+  if (!validBucketName(bucket) || !validObjectKey(key)) return undefined;
+  const base = resolve(meta ? join(root, '.meta', bucket) : join(root, bucket));
   const path = resolve(base, `${key}${meta ? '.json' : ''}`);
-  return path.startsWith(resolve(base) + sep) ? path : undefined;
+  return path.startsWith(base + sep) ? path : undefined;
 }
 
 /** Writes an object as PutObject would (for the SES stand-in, which writes to the bucket directly). */
@@ -76,94 +87,53 @@ function decodeAwsChunked(body: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-/** A presigned URL's expiry has passed (`X-Amz-Date` is `YYYYMMDDTHHMMSSZ`). */
-function expired(url: URL, now = Date.now()): boolean {
-  const date = url.searchParams.get('X-Amz-Date');
-  const expires = url.searchParams.get('X-Amz-Expires');
-  if (!date || !expires) return false;
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(date);
-  if (!m) return true;
-  const signedAt = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
-  return now > signedAt + Number(expires) * 1000;
-}
-
-/** SigV4's URI encoding (RFC 3986 unreserved characters kept). */
-const escapeUri = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
-
-/**
- * Whether a presigned (query-signed) request carries the signature `credentials` give for it: the
- * canonical request of SigV4 (method, the path as sent, the query but its signature, the signed
- * headers, the unsigned payload of a presigned S3 URL), as the SDK's signer builds it.
- */
-function presignatureValid(request: IncomingMessage, credentials: LocalS3Credentials): 'valid' | 'unknown key' | 'mismatch' {
-  const [path, rawQuery = ''] = (request.url ?? '/').split('?');
-  const params = rawQuery
-    .split('&')
-    .filter(Boolean)
-    .map((pair) => {
-      const [name, value = ''] = pair.split('=');
-      return [decodeURIComponent(name), decodeURIComponent(value)] as const;
-    });
-  const param = (name: string) => params.find(([n]) => n === name)?.[1] ?? '';
-  const [accessKeyId, ...scope] = param('X-Amz-Credential').split('/');
-  if (accessKeyId !== credentials.accessKeyId) return 'unknown key';
-  const signedHeaders = param('X-Amz-SignedHeaders').split(';');
-  const canonicalRequest = [
-    request.method,
-    path,
-    params
-      .filter(([name]) => name !== 'X-Amz-Signature')
-      .map(([name, value]) => `${escapeUri(name)}=${escapeUri(value)}`)
-      .sort()
-      .join('&'),
-    ...signedHeaders.map(
-      (name) =>
-        `${name}:${String(request.headers[name] ?? '')
-          .trim()
-          .replace(/\s+/g, ' ')}`,
-    ),
-    '',
-    signedHeaders.join(';'),
-    param('X-Amz-Content-Sha256') || 'UNSIGNED-PAYLOAD',
-  ].join('\n');
-  const stringToSign = ['AWS4-HMAC-SHA256', param('X-Amz-Date'), scope.join('/'), createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
-  const signingKey = scope.slice(0, 4).reduce<string | Buffer>((key, part) => hmac(key, part), `AWS4${credentials.secretAccessKey}`);
-  const expected = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
-  return expected === param('X-Amz-Signature') ? 'valid' : 'mismatch';
-}
-
 /** The object's ETag: the MD5 its metadata recorded, else (written before that) one from its size and time. */
 function etagOf(meta: { etag?: string }, size: number, modified: Date): string {
   return meta.etag ?? `"${size.toString(16)}-${modified.getTime().toString(16)}"`;
 }
 
-async function handle(root: string, credentials: LocalS3Credentials | undefined, request: IncomingMessage, response: ServerResponse): Promise<void> {
+/** The stand-in's answer to a signature that does not hold: S3's own code and status. */
+const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], [number, string]> = {
+  missing: [403, 'AccessDenied'],
+  malformed: [400, 'AuthorizationHeaderMalformed'],
+  'unknown key': [403, 'InvalidAccessKeyId'],
+  mismatch: [403, 'SignatureDoesNotMatch'],
+  skewed: [403, 'RequestTimeTooSkewed'],
+  expired: [403, 'AccessDenied'],
+};
+
+async function handle(root: string, credentials: StandInCredentials, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const verdict = await verifySignature(request, credentials, { service: 's3', uriEscapePath: false, allowPresigned: true });
+  if (!verdict.ok) {
+    const [status, code] = AUTH_ERRORS[verdict.reason];
+    request.resume();
+    return xmlError(response, status, code, verdict.message.replace(/[<>&]/g, ''));
+  }
+  // The path as sent (a URL parser would fold `..` and backslashes before the names are checked).
   const url = new URL(request.url ?? '/', 'http://local');
-  const [bucket = '', ...rest] = url.pathname.slice(1).split('/');
+  const [bucketSegment = '', ...rest] = (request.url ?? '/').split('?')[0].slice(1).split('/');
+  let bucket: string;
   let key: string;
   try {
+    bucket = decodeURIComponent(bucketSegment);
     key = rest.map(decodeURIComponent).join('/');
   } catch {
     return xmlError(response, 400, 'InvalidURI', 'Could not parse the specified URI');
   }
-  const path = objectPath(root, decodeURIComponent(bucket), key);
-  const meta = objectPath(root, decodeURIComponent(bucket), key, true);
-  if (!path || !meta) return xmlError(response, 400, 'InvalidArgument', 'Unsupported request: only object operations on a path-style URL');
-  if (url.searchParams.has('X-Amz-Signature')) {
-    if (expired(url)) return xmlError(response, 403, 'AccessDenied', 'Request has expired');
-    const verdict = credentials ? presignatureValid(request, credentials) : 'valid';
-    if (verdict === 'unknown key') return xmlError(response, 403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
-    if (verdict === 'mismatch') return xmlError(response, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
-  } else if (credentials && !request.headers.authorization) {
-    return xmlError(response, 403, 'AccessDenied', 'Access Denied');
-  }
+  if (!validBucketName(bucket)) return xmlError(response, 400, 'InvalidBucketName', 'The specified bucket is not valid.');
+  const path = objectPath(root, bucket, key);
+  const meta = objectPath(root, bucket, key, true);
+  if (!path || !meta)
+    return xmlError(response, 400, 'InvalidArgument', 'Unsupported request: only object operations on a path-style URL, with a key of no empty, "." or ".." segment, NUL or backslash');
 
   switch (request.method) {
     case 'PUT': {
       let body = await readBody(request);
-      if (String(request.headers['content-encoding'] ?? '').includes('aws-chunked') || String(request.headers['x-amz-content-sha256'] ?? '').startsWith('STREAMING-')) body = decodeAwsChunked(body);
-      writeLocalObject(root, decodeURIComponent(bucket), key, body, String(request.headers['content-type'] ?? 'application/octet-stream'));
+      const declared = String(request.headers['x-amz-content-sha256'] ?? '');
+      if (/^[0-9a-f]{64}$/.test(declared) && declared !== createHash('sha256').update(body).digest('hex'))
+        return xmlError(response, 400, 'XAmzContentSHA256Mismatch', "The provided 'x-amz-content-sha256' header does not match what was computed.");
+      if (String(request.headers['content-encoding'] ?? '').includes('aws-chunked') || declared.startsWith('STREAMING-')) body = decodeAwsChunked(body);
+      writeLocalObject(root, bucket, key, body, String(request.headers['content-type'] ?? 'application/octet-stream'));
       response.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"` });
       return void response.end();
     }
@@ -225,8 +195,8 @@ async function handle(root: string, credentials: LocalS3Credentials | undefined,
   }
 }
 
-/** Serves `root` on `host:port` (0: any free port); with `credentials`, checks presigned URLs' signatures and refuses unsigned requests. */
-export function startLocalS3(root: string, options: { host?: string; port?: number; credentials?: LocalS3Credentials } = {}): Promise<LocalS3> {
+/** Serves `root` on `host:port` (0: any free port) to requests signed with `credentials`. */
+export function startLocalS3(root: string, options: { host?: string; port?: number; credentials: StandInCredentials }): Promise<LocalS3> {
   const { host = '127.0.0.1', port = 0, credentials } = options;
   mkdirSync(root, { recursive: true });
   const server = createServer((request, response) => {

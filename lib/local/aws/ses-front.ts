@@ -22,6 +22,10 @@
  *   handed to `onSent` with the event types its set publishes, which is what decides whether the
  *   simulated opens and clicks happen (lib/local/aws/ses-events.ts);
  * - identities, configuration sets and tenants are kept in DATA_DIR/ses-identities.json across restarts;
+ * - the SES endpoint answers only requests SigV4-signed with the runtime's credentials (`credentials`,
+ *   ./credentials.ts, checked by ./sigv4.ts; its `/_local/` routes too), else 403 with SES's error type
+ *   (MissingAuthenticationTokenException, UnrecognizedClientException, InvalidSignatureException);
+ *   the mail viewer's port is a page for a browser, which cannot sign: it stays on 127.0.0.1 unsigned;
  * - the mail viewer (LOCAL_SES_PORT) is this front too, on a second port: aws-ses-v2-local itself
  *   listens on a port of its own that nothing is told about. Its handlers answer some malformed
  *   requests twice, and the second answer throws outside any handler (one `GET /get-emlContent`
@@ -31,6 +35,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { StandInCredentials } from './credentials';
+import { type SignatureVerdict, verifySignature } from './sigv4';
 
 export interface SesFrontOptions {
   host: string;
@@ -57,6 +63,8 @@ export interface SesFrontOptions {
   restoreAttachments: (messageId: string, contents: string[]) => void;
   /** the mail viewer's store is being cleared (POST /clear-store) */
   onClearStore?: () => void;
+  /** the only credentials whose SigV4 signatures the SES endpoint accepts (the runtime's, ./credentials.ts) */
+  credentials: StandInCredentials;
 }
 
 /** SES v2's limit on a message, attachments counted after base64 (MessageRejected beyond). */
@@ -115,12 +123,33 @@ class SesError extends Error {
   }
 }
 
-async function readJson(request: IncomingMessage): Promise<Record<string, any>> {
+/** The bodies of requests already read to check their signature (read once; the handlers and the proxy take them from here). */
+const receivedBodies = new WeakMap<IncomingMessage, Buffer>();
+
+async function readRaw(request: IncomingMessage): Promise<Buffer> {
+  const kept = receivedBodies.get(request);
+  if (kept) return kept;
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
+  const raw = Buffer.concat(chunks);
+  receivedBodies.set(request, raw);
+  return raw;
+}
+
+async function readJson(request: IncomingMessage): Promise<Record<string, any>> {
+  const text = (await readRaw(request)).toString('utf8');
   return text ? JSON.parse(text) : {};
 }
+
+/** SES's answer to a signature that does not hold. */
+const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], string> = {
+  missing: 'MissingAuthenticationTokenException',
+  malformed: 'IncompleteSignatureException',
+  'unknown key': 'UnrecognizedClientException',
+  mismatch: 'InvalidSignatureException',
+  skewed: 'InvalidSignatureException',
+  expired: 'InvalidSignatureException',
+};
 
 function send(response: ServerResponse, status: number, body?: unknown): void {
   response.statusCode = status;
@@ -196,24 +225,27 @@ export class SesFront {
 
   /** The SES endpoint, on `options.port`. */
   async start(): Promise<Server> {
-    this.server = await this.listen(this.options.port);
+    this.server = await this.listen(this.options.port, true);
     return this.server;
   }
 
   /** The mail viewer, on a port of its own (the same front: aws-ses-v2-local is never reached directly). */
   startViewer(port: number): Promise<Server> {
-    return this.listen(port);
+    return this.listen(port, false);
   }
 
-  private async listen(port: number): Promise<Server> {
+  /** `signed`: every request must carry a SigV4 signature made with the runtime's credentials (the SES endpoint; the viewer is a browser's page). */
+  private async listen(port: number, signed: boolean): Promise<Server> {
     const server = createServer((request, response) => {
-      this.handle(request, response).catch((error) => {
-        if (response.headersSent) return void response.destroy();
-        if (error instanceof SesError) {
-          response.setHeader('x-amzn-errortype', error.type);
-          send(response, error.status, { __type: error.type, message: error.message });
-        } else send(response, 500, { __type: 'InternalFailure', message: String(error) });
-      });
+      this.authenticate(request, signed)
+        .then(() => this.handle(request, response))
+        .catch((error) => {
+          if (response.headersSent) return void response.destroy();
+          if (error instanceof SesError) {
+            response.setHeader('x-amzn-errortype', error.type);
+            send(response, error.status, { __type: error.type, message: error.message });
+          } else send(response, 500, { __type: 'InternalFailure', message: String(error) });
+        });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -268,6 +300,13 @@ export class SesFront {
     const set = this.state.configurationSets[decodeURIComponent(name)];
     if (!set) throw new SesError(404, 'NotFoundException', `Configuration set ${decodeURIComponent(name)} does not exist.`);
     return set;
+  }
+
+  /** On the SES endpoint: the body read and the signature checked (./sigv4.ts) before anything else; SES's error types otherwise, with 403. */
+  private async authenticate(request: IncomingMessage, signed: boolean): Promise<void> {
+    if (!signed) return;
+    const verdict = await verifySignature(request, this.options.credentials, { service: 'ses', uriEscapePath: true, body: await readRaw(request) });
+    if (!verdict.ok) throw new SesError(403, AUTH_ERRORS[verdict.reason], verdict.message);
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -531,7 +570,9 @@ export class SesFront {
         answer.on('error', reject);
       });
       forward.on('error', reject);
+      const received = receivedBodies.get(request);
       if (payload) forward.end(payload);
+      else if (received) forward.end(received);
       else request.pipe(forward);
     });
   }

@@ -46,12 +46,20 @@
  * flushes the journal and shapes the answer.
  * Errors are SQS's: `__type` with the `x-amzn-query-error` header that the SDK (query-compatible)
  * turns into the legacy codes (QueueDoesNotExist from `AWS.SimpleQueueService.NonExistentQueue`);
- * any other operation is UnsupportedOperation. Requests are not authenticated (every stand-in here
- * trusts loopback); the sender id is the request's access key.
+ * any other operation is UnsupportedOperation. The sender id is the request's access key.
+ *
+ * Every request must be SigV4-signed with `credentials` (the runtime's generated ones,
+ * ./credentials.ts; ./sigv4.ts checks it, `X-Amz-Date` within 15 minutes), else SQS's answers:
+ * `MissingAuthenticationToken` (unsigned), `InvalidClientTokenId` (another key id),
+ * `SignatureDoesNotMatch` (a signature that does not match), `RequestExpired` (outside the window),
+ * `IncompleteSignature` (malformed). Queue names are SQS's grammar (1-80 of `A-Z a-z 0-9 _ -`) and
+ * never name a file: every queue is kept in the one journal under `dir`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { StandInCredentials } from './credentials';
+import { type SignatureVerdict, verifySignature } from './sigv4';
 import {
   type AttributeValue,
   ERRORS,
@@ -79,6 +87,8 @@ export interface LocalSqsOptions {
   accountId?: string;
   /** compact the journal once it grows past this many bytes (journal.ts's default otherwise) */
   compactAtBytes?: number;
+  /** the only credentials whose SigV4 signatures it accepts (the runtime's, ./credentials.ts) */
+  credentials: StandInCredentials;
 }
 
 export interface LocalSqs {
@@ -369,6 +379,21 @@ function answer(response: ServerResponse, status: number, body: unknown, headers
   response.end(JSON.stringify(body));
 }
 
+/** SQS's answer to a signature that does not hold (its query code, then its status). */
+const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], [string, number]> = {
+  missing: ['MissingAuthenticationToken', 403],
+  malformed: ['IncompleteSignature', 400],
+  'unknown key': ['InvalidClientTokenId', 403],
+  mismatch: ['SignatureDoesNotMatch', 403],
+  skewed: ['RequestExpired', 400],
+  expired: ['RequestExpired', 400],
+};
+
+function answerAuthError(response: ServerResponse, verdict: Exclude<SignatureVerdict, { ok: true }>): void {
+  const [code, status] = AUTH_ERRORS[verdict.reason];
+  answer(response, status, { __type: `com.amazon.coral.service#${code}`, message: verdict.message }, { 'x-amzn-query-error': `${code};Sender` });
+}
+
 function answerError(response: ServerResponse, error: SqsError): void {
   const shape = ERRORS[error.code];
   const type = 'type' in shape ? shape.type : `com.amazonaws.sqs#${error.code}`;
@@ -399,6 +424,8 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
     try {
       const body = await readBody(request);
       if (!body) throw new SqsError('RequestEntityTooLarge', `The request is larger than ${MAX_REQUEST_BYTES} bytes.`);
+      const verdict = await verifySignature(request, options.credentials, { service: 'sqs', uriEscapePath: true, body });
+      if (!verdict.ok) return answerAuthError(response, verdict);
       if (closing) throw new SqsError('InternalFailure', 'The local SQS is stopping; its journal takes no more changes.');
       const target = String(request.headers['x-amz-target'] ?? '');
       const operation = target.startsWith('AmazonSQS.') ? table[target.slice('AmazonSQS.'.length)] : undefined;
@@ -413,8 +440,7 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
         throw new SqsError('SerializationException', 'The request body is not JSON.');
       }
       if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new SqsError('SerializationException', 'The request body is not a JSON object.');
-      const senderId = /Credential=([^/,\s]+)/.exec(String(request.headers.authorization ?? ''))?.[1] ?? LOCAL_ACCOUNT_ID;
-      const output = await operation({ input: input as Input, senderId, gone: () => hungUp });
+      const output = await operation({ input: input as Input, senderId: verdict.accessKeyId, gone: () => hungUp });
       sqs.flush(); // step 6: journaled before the answer
       answer(response, 200, output);
     } catch (error) {
