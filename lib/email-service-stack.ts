@@ -19,11 +19,13 @@ import * as backup from 'aws-cdk-lib/aws-backup';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { Needs } from '../functions/needs';
-import { INBOUND_QUEUE, workerFunctionName } from '../functions/workers';
+import { INBOUND_QUEUE, workerFunctionName, workers as workerDefinitions } from '../functions/workers';
 import { ApiFunction } from './api-function';
 import type { FunctionFactory, FunctionSpec } from './constructs/function-factory';
 import { ContentBucket, emailRetentionDays } from './constructs/content-bucket';
@@ -33,7 +35,7 @@ import { SesEvents } from './constructs/ses-events';
 import { Monitoring } from './constructs/monitoring';
 import { sesSendRate, Workers } from './constructs/workers';
 import { InboundMail, inboundRetentionDays } from './inbound';
-import { flagFromContext } from './context';
+import { flagFromContext, wholeNumberFromContext } from './context';
 import { REGION_NAME } from './region';
 import { tableDefinition } from './table-definition';
 import { REPUTATION_POLICIES, type ReputationPolicy } from '../shared/domains/tenant-policies';
@@ -68,7 +70,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
 
-    this.table = createTable(this);
+    this.table = createTable(this, tableWarmThroughput(this, sesSendRate(this)));
     // `-c backupPlan=true`: off by default (point-in-time recovery covers 35 days)
     if (flagFromContext(this, 'backupPlan')) tableBackups(this, this.table);
     this.queueSet = new Queues(this, 'Queues');
@@ -102,6 +104,10 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
       description: 'Activate once for inbound mail: aws ses set-active-receipt-rule-set --rule-set-name <this> --region ap-southeast-2',
     });
     new CfnOutput(this, 'InboundBucketName', { value: this.inbound.bucket.bucketName, description: 'Raw received messages and their attachments' });
+    new CfnOutput(this, 'SesEventsTopicArn', {
+      value: this.sesEventsTopic.topicArn,
+      description: "Where every domain's configuration set publishes: npm run ses-reconcile -- --topic-arn <this> after a deploy that replaced it",
+    });
     new CfnOutput(this, 'ContentBucketName', { value: this.content.bucket.bucketName, description: "Sent emails' content (html, text, headers, attachments), one object per email" });
   }
 
@@ -109,7 +115,13 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   makeFunction(scope: Construct, id: string, { handler, needs, timeout, memoryMb, consoleAssets }: FunctionSpec): ApiFunction {
     const fn = new ApiFunction(scope, id, { handler, timeout, memoryMb, consoleAssets });
     this.functions.set(id, fn);
+    if (this.tracing && onSendPath(handler, needs)) traceActively(fn);
     return this.grantNeeds(fn, needs);
+  }
+
+  /** `-c tracing=true`: X-Ray active tracing on the send path's functions (onSendPath); off by default (docs/sizing.md: what it costs) */
+  private get tracing(): boolean {
+    return flagFromContext(this, 'tracing');
   }
 
   /**
@@ -168,6 +180,32 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   }
 }
 
+/**
+ * The workers of the send path: the send lanes' senders, the due-email dispatcher (scheduled mail
+ * to the send queue), the email-status worker (SES events), the webhook fan-out and its dispatcher.
+ * With the routes and workers that put messages on a send queue (POST /emails, /emails/batch, a
+ * retry), they are what `-c tracing=true` traces.
+ */
+export const TRACED_WORKERS = ['sender', 'bulk-sender', 'dispatch-due-emails', 'email-status', 'webhook-fanout', 'webhook-dispatcher'];
+const SEND_QUEUES = ['send', 'send-bulk'];
+const tracedWorkerHandlers = new Set(workerDefinitions.filter((w) => TRACED_WORKERS.includes(w.name)).map((w) => w.handler));
+
+/** Whether the function of `handler` with `needs` is on the send path (TRACED_WORKERS, or it enqueues sends). */
+export const onSendPath = (handler: string, needs: Needs): boolean => tracedWorkerHandlers.has(handler) || (needs.queues ?? []).some((q) => SEND_QUEUES.includes(q));
+
+/**
+ * X-Ray active tracing on `fn`: Lambda samples its invocations (the first request each second, then
+ * 5% of the rest) and records each sampled one. The AWS SDK passes the trace on in every call's
+ * X-Amzn-Trace-Id header, so SQS carries it to the sender (AWSTraceHeader) and one trace runs from
+ * the route to the send; a stream record carries none, so the fan-out starts traces of its own.
+ * API Gateway's HTTP APIs do not trace: a trace begins at the route's function.
+ */
+function traceActively(fn: ApiFunction): void {
+  (fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }));
+  Validations.of(fn).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permission (tracing=true)' });
+}
+
 /** SES identities and configuration sets are named at run time (customers' domains, domain ids): their ARNs are patterns. */
 function acknowledgeSesResources(fn: ApiFunction): void {
   const stack = Stack.of(fn);
@@ -195,12 +233,43 @@ export function tenantReputationPolicy(scope: Construct): ReputationPolicy {
 /** A worker's function id in `functions`: `sender` -> `SenderWorker`. */
 export const workerFunctionId = workerFunctionName;
 
-function createTable(scope: Construct): dynamodb.Table {
+/**
+ * What one email costs the table over its life (accepted, sent, delivered, one webhook delivery):
+ * 32-33 write units and 22-27 read units measured (bench/RESULTS.md, "The send path"), a few more
+ * with more events (opens, clicks, a second webhook): 37 and 27 are the figures the table is warmed by.
+ */
+export const WRITE_UNITS_PER_EMAIL = 37;
+export const READ_UNITS_PER_EMAIL = 27;
+/** What a new on-demand table serves at once without pre-warming (and never less): DynamoDB's own defaults, free. */
+export const ON_DEMAND_WARM_WRITE_UNITS = 4_000;
+export const ON_DEMAND_WARM_READ_UNITS = 12_000;
+
+/**
+ * The table's warm throughput (the read and write units a second it serves at once, before
+ * on-demand adapts): CDK context `tableWarmWriteUnits` and `tableWarmReadUnits`, else what the
+ * send rate the stack is sized for needs (`sesSendRate` x 37 write units, x 27 read units). A figure
+ * at or under on-demand's own 4,000 / 12,000 is not set at all (no pre-warming, no charge): the
+ * default send rate of 14 a second needs 518 and 378. 500 emails a second needs 18,500 write units.
+ * Raising it is a one-time charge for the units added (docs/sizing.md); it can never be lowered.
+ */
+export function tableWarmThroughput(scope: Construct, sendRate: number): dynamodb.WarmThroughput | undefined {
+  const writes = wholeNumberFromContext(scope, 'tableWarmWriteUnits', Math.ceil(sendRate * WRITE_UNITS_PER_EMAIL), 1, 'write units a second');
+  const reads = wholeNumberFromContext(scope, 'tableWarmReadUnits', Math.ceil(sendRate * READ_UNITS_PER_EMAIL), 1, 'read units a second');
+  const warm = {
+    ...(writes > ON_DEMAND_WARM_WRITE_UNITS ? { writeUnitsPerSecond: writes } : {}),
+    ...(reads > ON_DEMAND_WARM_READ_UNITS ? { readUnitsPerSecond: reads } : {}),
+  };
+  return Object.keys(warm).length ? warm : undefined;
+}
+
+function createTable(scope: Construct, warmThroughput: dynamodb.WarmThroughput | undefined): dynamodb.Table {
   const { partitionKey, sortKey, globalIndexes, ttlAttribute, stream } = tableDefinition;
   const table = new dynamodb.Table(scope, 'Table', {
     partitionKey: { name: partitionKey, type: dynamodb.AttributeType.STRING },
     sortKey: { name: sortKey, type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    // GSI1 takes about 3 of an email's write units (its due and webhook-event keys): 1,600 a second at 500 emails/s, under its own 4,000
+    ...(warmThroughput ? { warmThroughput } : {}),
     timeToLiveAttribute: ttlAttribute,
     stream: dynamodb.StreamViewType[stream],
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },

@@ -7,7 +7,7 @@
  * The custom metrics (sends, throttles, webhook deliveries by outcome) come from the workers' logs
  * in Embedded Metric Format (shared/platform/metrics.ts): no PutMetricData call, no extra latency.
  */
-import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -46,9 +46,19 @@ export const ALARMS = {
   api5xxPercent: 1,
   /** DynamoDB read and write throttle events in 5 minutes */
   tableThrottles: 10,
+  /**
+   * SES events the ses-events queue received per email sent, in 15 minutes: every email SES accepts
+   * publishes at least a Send event and a Delivery or Bounce (test mode publishes the same), so
+   * fewer than one is events lost (a configuration set still publishing to a replaced topic)
+   */
+  sesEventsPerSent: 1,
   /** the account's concurrent executions, as a share of its quota (CDK context `lambdaConcurrencyQuota`, default 1,000) */
   concurrencyShare: 0.8,
 };
+
+/** What `cdk synth`/`deploy` and `npm run preflight` say when the alarm topic has no subscriber of the stack's. */
+export const NO_ALARM_SUBSCRIBER =
+  'NO ONE RECEIVES THE ALARMS: the alarm topic has no subscriber (-c alarmEmail=<address> not given). Give it, or subscribe a pager or chat to the AlarmTopicArn output after the deploy.';
 
 /** The Lambda concurrency quota of the account (Service Quotas, "Concurrent executions"): CDK context `lambdaConcurrencyQuota`, default 1,000. */
 export const lambdaConcurrencyQuota = (scope: Construct): number => wholeNumberFromContext(scope, 'lambdaConcurrencyQuota', 1000, 10);
@@ -94,6 +104,9 @@ export class Monitoring extends Construct {
     if (email !== undefined) {
       if (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(email)) throw new Error(`alarmEmail must be an email address, got ${JSON.stringify(email)}`);
       this.alarmTopic.addSubscription(new EmailSubscription(email));
+    } else {
+      // a warning, not a refusal: a pager or chat may be subscribed to the topic outside the stack, which synth cannot see
+      Annotations.of(this).addWarningV2('email-service:no-alarm-subscriber', NO_ALARM_SUBSCRIBER);
     }
     new CfnOutput(stack, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Every alarm notifies this topic: subscribe your pager or chat to it' });
 
@@ -104,6 +117,7 @@ export class Monitoring extends Construct {
     this.tableAlarm(props.table);
     this.concurrencyAlarm();
     this.reputationGuardAlarm();
+    this.sesEventsAlarm(props.queues);
     this.dashboard = this.makeDashboard(props);
   }
 
@@ -210,6 +224,29 @@ export class Monitoring extends Construct {
       'ProjectSendingPausedAlarm',
       "The reputation guard paused a project's sending (its bounce or complaint rate over the last 24 hours): npm run project -- show, then resume once fixed",
       new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: 'ProjectSendingPaused', statistic: 'Sum', period: Duration.minutes(5) }),
+      1,
+    );
+  }
+
+  /**
+   * Emails sent but their SES events not received: the sender's `Sent` (EMF) against the messages SNS
+   * (and test mode) put on the ses-events queue, over 15 minutes. Either missing counts as none, so
+   * 15 minutes of sends and no event at all breach; so do fewer events than sends (ALARMS.sesEventsPerSent),
+   * which is some of the configuration sets publishing to a topic that is gone. Fix: npm run ses-reconcile.
+   */
+  private sesEventsAlarm(queues: Queues): void {
+    const period = Duration.minutes(15);
+    const events = queues.named('ses-events').queue.metric('NumberOfMessagesSent', { statistic: 'Sum', period });
+    const sent = new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: 'Sent', statistic: 'Sum', period });
+    this.alarm(
+      'SesEventsMissingAlarm',
+      'Emails were sent in the last 15 minutes but fewer SES events arrived than emails (none at all, or some configuration sets publish to a topic that is gone): npm run ses-reconcile (README "Operating")',
+      new cloudwatch.MathExpression({
+        expression: `IF(FILL(sent, 0) > 0 AND FILL(events, 0) < ${ALARMS.sesEventsPerSent} * FILL(sent, 0), 1, 0)`,
+        usingMetrics: { sent, events },
+        period,
+        label: 'sent without SES events',
+      }),
       1,
     );
   }

@@ -23,6 +23,9 @@ export interface SesEventsProps {
   queues: Queues;
 }
 
+/** The SES events topic's name: `<stack name>-ses-events` (SNS allows 256 letters, digits, hyphens and underscores; stack names are letters, digits and hyphens). */
+export const sesEventsTopicName = (stackName: string): string => `${stackName}-ses-events`;
+
 export class SesEvents extends Construct {
   readonly topic: sns.Topic;
 
@@ -39,7 +42,11 @@ export class SesEvents extends Construct {
     key.addToResourcePolicy(
       new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('ses.amazonaws.com')], actions: ['kms:GenerateDataKey*', 'kms:Decrypt'], resources: ['*'], conditions: fromOurSes }),
     );
-    this.topic = new sns.Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
+    // A fixed name, derived from the stack's: the configuration sets made at run time keep the topic's
+    // ARN, so a topic replaced (its logical id refactored, the stack destroyed and deployed again with
+    // the retained table) comes back at the same ARN and their events keep arriving. A replacement
+    // under another name needs `npm run ses-reconcile` (lib/ses-reconcile.ts).
+    this.topic = new sns.Topic(this, 'Topic', { masterKey: key, enforceSSL: true, topicName: sesEventsTopicName(stack.stackName) });
     this.topic.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('ses.amazonaws.com')],

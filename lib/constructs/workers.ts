@@ -98,6 +98,7 @@ export class Workers extends Construct {
             onFailure: new SqsDlq(this.streamFailures),
             maxRecordAge: STREAM_MAX_RECORD_AGE,
             filters: trigger.filter ? [lambda.FilterCriteria.filter(trigger.filter)] : undefined,
+            ...(worker.name === WEBHOOK_FANOUT_WORKER ? { parallelizationFactor: WEBHOOK_FANOUT_PARALLELIZATION } : {}),
           }),
         );
         props.table.grantStreamRead(fn);
@@ -106,6 +107,16 @@ export class Workers extends Construct {
     }
   }
 }
+
+/**
+ * The webhook fan-out reads each stream shard in this many batches at once (Lambda's
+ * ParallelizationFactor, 1-10): at 1 one slow batch (a project's many webhooks) held every event of
+ * its shard behind it. Records of one item key still go to one batch in order, and order does not
+ * matter here anyway: each event is an insert of its own item, and the fan-out is idempotent (a
+ * delivery's id is derived from webhook and event, put only if absent: shared/webhooks/fanout.ts).
+ */
+export const WEBHOOK_FANOUT_WORKER = 'webhook-fanout';
+export const WEBHOOK_FANOUT_PARALLELIZATION = 4;
 
 /** The worker that pauses a project past its bounce or complaint rate (shared/emails/reputation.ts). */
 export const REPUTATION_GUARD_WORKER = 'email-status';
