@@ -104,6 +104,9 @@ export async function verifySignature(request: IncomingMessage, credentials: Sta
     if (value === undefined) return fail('mismatch', `The signed header ${name} is not in the request`);
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  // A declared payload hash must be the body's (S3 checks its own on PUT, where the body is read).
+  const declared = headers['x-amz-content-sha256'];
+  if (options.body && declared !== undefined && declared !== createHash('sha256').update(options.body).digest('hex')) return fail('mismatch', 'The payload hash the request declares is not its body');
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of params) query[name] = name in query ? [query[name]].flat().concat(value) : value;
   const signer = new SignatureV4({ service: options.service, region: scoped.scope[1], credentials, sha256: Sha256, uriEscapePath: options.uriEscapePath, applyChecksum: false });
