@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound|ratelimit|requestlog|imports|dashboard runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|cost|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `ratelimit`, `requestlog` and `dashboard`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog` and `dashboard`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
 import { type benchTransactionalLatency, formatTransactionalLatency, transactionalLatencyMet } from './transactional-latency';
 import { type benchFunctionMemory, formatFunctionMemory } from './function-memory';
 import { type benchInboundMemory, formatInboundMemory } from './inbound-memory';
+import { formatSenderMemory, type SenderMemoryResult } from './sender-memory';
 import { type benchRateLimit, formatRateLimit, RATE_LIMIT_P50_GOAL_MS } from './rate-limit';
 import { type benchRequestLog, formatRequestLog } from './request-log';
 import { benchDashboard, DASHBOARD_JS_BUDGET_BYTES, formatDashboard } from './dashboard';
@@ -227,6 +228,16 @@ async function main(): Promise<void> {
       figure: `largest peak parsing a 40 MB message ${peak.toFixed(0)} MB (${((peak / INBOUND_WORKER_MEMORY_MB) * 100).toFixed(0)}% of the function's memory)`,
       budget: 'none in DESIGN.md (issue 18: sized for 40 MB messages)',
       met: null,
+    });
+  }
+  if (!only || only === 'sender') {
+    const r = isolated<SenderMemoryResult>('sender');
+    section("The sender's peak memory for a batch of 10 emails at the largest size (BENCH_ONLY=sender), as the local runtime's memory check measures it", formatSenderMemory(r), 'sender');
+    summary.push({
+      benchmark: `Sender memory, one event of ${r.sender.records} emails with ${(r.attachmentBytes / 2 ** 20).toFixed(0)} MiB of attachments each (${r.declaredMb} MB declared)`,
+      figure: `estimated peak ${r.sender.estimatedPeakMb} MB (held growth ${r.sender.growthMb} MB + ${r.baselineMb} MB for Lambda's process)`,
+      budget: `the declared ${r.declaredMb} MB (issue 32: an invocation over it fails the test run)`,
+      met: !r.sender.over,
     });
   }
   if (!only || only === 'ratelimit') {

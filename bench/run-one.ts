@@ -21,6 +21,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   ratelimit: () => import('./rate-limit').then((m) => m.benchRateLimit()),
   requestlog: () => import('./request-log').then((m) => m.benchRequestLog()),
   imports: () => import('./contact-imports').then((m) => m.benchContactImports()),
+  sender: () => import('./sender-memory').then((m) => m.benchSenderMemory()),
 };
 export const BENCHMARK_NAMES = Object.keys(benchmarks);
 

@@ -1,0 +1,267 @@
+/**
+ * The sender's peak memory for a batch of 10 emails at the largest size the API takes (issue 32,
+ * finding 3), next to the memory the sender is deployed with (functions/needs.ts `workerMemoryMb`).
+ *
+ * Each email carries what one email may carry in attachments, MAX_ATTACHMENT_BYTES (28 MiB: four
+ * `path` files of 7 MiB of random bytes, served over loopback HTTP), so its SES message is close to
+ * SES's 40 MB; the ten emails' html and text (about 0.22 MiB each) fill the rest of one POST
+ * /emails/batch (5 MiB at most, shared/platform/http/pipeline.ts MAX_BODY_BYTES). Ten POST /emails
+ * of 4.8 MiB of html and text each would be larger still, but such an email with 28 MiB of
+ * attachments is over SES's 40 MB (the local SES refuses it: MessageRejected, the email fails).
+ *
+ * The emails are accepted by the real API of a local runtime started in this process, scheduled an
+ * hour ahead and then moved (PATCH) to a moment later, so that no queue message exists for them;
+ * the sender's real handler then gets them as one SQS event of 10 records (its batch at SES's
+ * default 14/s: functions/workers.ts senderScaling) in a process of its own, invoked as the runtime
+ * invokes it (lib/local/lambda/invocation.ts: its needs, its memory check) against this process's
+ * stand-ins. A process of its own, because in the runtime's process the stand-ins' memory (the
+ * local SES parses and keeps every message it takes) would count for the sender too. The figures
+ * are the local check's (lib/local/memory-watch.ts: held heap and external growth, plus the
+ * baseline of a fresh Lambda process), the process's RSS beside them, and the baseline measured:
+ * node with the sender's bundle loaded.
+ *
+ * Run alone: `BENCH_ONLY=sender npm run bench` (replaces its section of bench/RESULTS.md), or
+ * `npx tsx bench/sender-memory.ts` (prints only).
+ */
+import { execSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { workerMemoryMb } from '../functions/needs';
+import { workerFunctionName, workers } from '../functions/workers';
+import { bundleOptions } from '../lib/bundling';
+import { collectGarbage, LAMBDA_BASELINE_MB, largestMeasures, setMemoryLog } from '../lib/local/memory-watch';
+import { MAX_ATTACHMENT_BYTES } from '../shared/emails/attachments';
+import { startBenchApi } from './local-api';
+
+const MiB = 2 ** 20;
+const KEY = `es_live_${'M'.repeat(32)}`;
+const EMAILS = 10;
+/** html and text of each email: ten emails' bodies fill one request of at most 5 MiB (shared/platform/http/pipeline.ts MAX_BODY_BYTES) */
+const BODY_BYTES = Math.floor(0.22 * MiB);
+const ATTACHMENTS = 4;
+
+export interface SenderMemoryResult {
+  /** the commit measured, and whether the sender's code had changes not committed yet */
+  commit: string;
+  senderChanged: boolean;
+  emails: number;
+  htmlBytes: number;
+  textBytes: number;
+  attachmentBytes: number;
+  declaredMb: number;
+  baselineMb: number;
+  /** rss of a fresh node process that loaded the sender's bundle */
+  freshProcessMb: number;
+  /** the sender's invocation, in a process of its own */
+  sender: SenderChildResult;
+  /** functions the local runtime flagged as over their memory during the run (the sender's own process included) */
+  flagged: string[];
+  outcomes: Record<string, number>;
+  seconds: number;
+}
+
+/** What the sender's process measured. */
+export interface SenderChildResult {
+  records: number;
+  /** the memory check's figures (lib/local/memory-watch.ts) */
+  growthMb: number;
+  estimatedPeakMb: number;
+  over: boolean;
+  /** the process's RSS before the invocation and its peak RSS (node with tsx and the handler's source loaded) */
+  rssBeforeMb: number;
+  peakRssMb: number;
+  flagged: string[];
+}
+
+/** rss of a fresh node process with the sender's bundle imported (Lambda's init, without its runtime client). */
+async function freshProcessMb(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'email-service-bench-sender-'));
+  try {
+    const root = join(__dirname, '..');
+    const sender = workers.find((w) => w.name === 'sender')!;
+    const outfile = join(dir, 'sender.mjs');
+    const { entryPoints, ...options } = bundleOptions(root, join(root, 'functions', `${sender.handler}.ts`));
+    await build({ ...options, entryPoints, outfile });
+    const child = spawnSync(process.execPath, ['-e', 'import(process.argv[1]).then(()=>process.stdout.write(String(process.memoryUsage().rss)))', outfile], {
+      encoding: 'utf8',
+      env: { ...process.env, TABLE_NAME: 'bench', AWS_REGION: 'ap-southeast-2' },
+    });
+    if (child.status !== 0) throw new Error(`loading the sender's bundle failed: ${child.stderr.slice(-1000)}`);
+    return Number(child.stdout) / MiB;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchSenderMemory(): Promise<SenderMemoryResult> {
+  const started = Date.now();
+  const freshMb = await freshProcessMb();
+  process.env.SEND_RATE_PER_SECOND = '14'; // SES's default production rate: the sender's batch of 10 (functions/workers.ts senderScaling)
+  const attachment = randomBytes(MAX_ATTACHMENT_BYTES / ATTACHMENTS);
+  const files: Server = createServer((_, response) => response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(attachment.length) }).end(attachment));
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  const filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  const flaggedLines: string[] = [];
+  setMemoryLog((line) => flaggedLines.push(line));
+  // the due-email dispatcher never runs on its own here: the batch is handed to the sender below, not through the queue
+  const { runtime, call, stop } = await startBenchApi('sender-memory', KEY, { LOCAL_SCHEDULE_INTERVAL_SECONDS: '3600' });
+  try {
+    const domain = await call('POST', '/domains', { name: 'memory.example.com' });
+    await call('POST', `/domains/${domain.id}/verify`);
+    const html = `<p>${'large '.repeat(Math.floor((BODY_BYTES - 7) / 6))}</p>`;
+    const text = 'large '.repeat(Math.floor(BODY_BYTES / 6));
+    const later = new Date(Date.now() + 60 * 60 * 1000).toISOString();
+    const accepted = await call(
+      'POST',
+      '/emails/batch',
+      Array.from({ length: EMAILS }, (_, i) => ({
+        from: 'bench@memory.example.com',
+        to: `reader${i}@example.com`,
+        subject: `sender memory ${i}`,
+        html,
+        text,
+        scheduled_at: later,
+        attachments: Array.from({ length: ATTACHMENTS }, (_, j) => ({ path: `${filesUrl}/part-${i}-${j}.pdf`, filename: `part-${j}.pdf` })),
+      })),
+    );
+    const ids = (accepted.data as { id: string }[]).map((e) => e.id);
+    // due in a moment: the sender takes a scheduled email once its time has come
+    const due = Date.now() + 1500;
+    for (const id of ids) await call('PATCH', `/emails/${id}`, { scheduled_at: new Date(due).toISOString() });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 200));
+    const sender = await runSenderProcess(runtime.projectId, ids);
+    const final = new Set(['sent', 'delivered', 'failed', 'bounced', 'suppressed', 'canceled']);
+    let outcomes: Record<string, number> = {};
+    for (const deadline = Date.now() + 2 * 60_000; Date.now() < deadline; ) {
+      const listed = (await call('GET', `/emails?limit=${EMAILS}`)).data as { id: string; last_event: string }[];
+      const ours = listed.filter((e) => ids.includes(e.id));
+      outcomes = {};
+      for (const e of ours) outcomes[e.last_event] = (outcomes[e.last_event] ?? 0) + 1;
+      if (ours.length === EMAILS && ours.every((e) => final.has(e.last_event))) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return {
+      commit: execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim(),
+      senderChanged: execSync('git status --porcelain shared/emails functions/workers', { encoding: 'utf8' }).trim() !== '',
+      emails: EMAILS,
+      htmlBytes: html.length,
+      textBytes: text.length,
+      attachmentBytes: attachment.length * ATTACHMENTS,
+      declaredMb: workerMemoryMb(workers.find((w) => w.name === 'sender')!),
+      baselineMb: LAMBDA_BASELINE_MB,
+      freshProcessMb: freshMb,
+      sender,
+      flagged: [...flaggedLines.map((line) => String(JSON.parse(line).function)), ...sender.flagged],
+      outcomes,
+      seconds: (Date.now() - started) / 1000,
+    };
+  } finally {
+    await stop();
+    await new Promise((resolve) => files.close(resolve));
+  }
+}
+
+/**
+ * The sender's handler in a process of its own (this file with `--sender-child`), invoked as the
+ * runtime invokes it (lib/local/lambda/invocation.ts: its needs, its memory check) with one SQS
+ * event of the ten emails' messages, against this process's stand-ins (their endpoints and
+ * credentials are in the environment it inherits): the stand-ins' memory is not in its figures.
+ */
+async function runSenderProcess(projectId: string, emailIds: string[]): Promise<SenderChildResult> {
+  // spawn, not spawnSync: the stand-ins it calls run on this process's event loop
+  const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--sender-child', JSON.stringify({ projectId, emailIds })], {
+    cwd: join(__dirname, '..'),
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const line = stdout.split('\n').find((l) => l.startsWith('{"records"'));
+  if (status !== 0 || !line) throw new Error(`the sender's process failed (exit ${status}):\n${stderr.slice(-3000)}`);
+  return JSON.parse(line) as SenderChildResult;
+}
+
+async function senderChild(projectId: string, emailIds: string[]): Promise<SenderChildResult> {
+  const { invoke, workerFunction } = await import('../lib/local/lambda/invocation');
+  const sender = workers.find((w) => w.name === 'sender')!;
+  const { handler } = (await import(`../functions/${sender.handler}`)) as { handler: (event: unknown, context: unknown) => Promise<unknown> };
+  const flagged: string[] = [];
+  setMemoryLog((line) => flagged.push(String(JSON.parse(line).function)));
+  const now = String(Date.now());
+  const Records = emailIds.map((id, i) => ({
+    messageId: `bench-${i}`,
+    receiptHandle: `bench-${i}`,
+    body: JSON.stringify({ project_id: projectId, email_id: id }),
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, SenderId: 'bench', ApproximateFirstReceiveTimestamp: now },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:ap-southeast-2:000000000000:send',
+    awsRegion: 'ap-southeast-2',
+  }));
+  collectGarbage();
+  const rssBeforeMb = process.memoryUsage().rss / MiB;
+  await invoke(workerFunction('sender'), handler as never, { Records });
+  const measure = largestMeasures().find((m) => m.function === workerFunctionName('sender'))!;
+  return {
+    records: Records.length,
+    growthMb: measure.growthMb,
+    estimatedPeakMb: measure.estimatedPeakMb,
+    over: measure.over,
+    rssBeforeMb,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    flagged,
+  };
+}
+
+export function formatSenderMemory(r: SenderMemoryResult): string {
+  const c = r.sender;
+  return [
+    `Commit ${r.commit}${r.senderChanged ? ' with uncommitted changes to the sender' : ''}. ${r.emails} emails, each ${(r.htmlBytes / MiB).toFixed(2)} MiB of html, ${(r.textBytes / MiB).toFixed(2)} MiB of text and ${(r.attachmentBytes / MiB).toFixed(0)} MiB of \`path\` attachments, one SQS event of ${c.records} records to the sender in a process of its own; outcomes ${JSON.stringify(r.outcomes)}.`,
+    '',
+    '| measure | MB |',
+    '|---|---:|',
+    `| the sender's declared memory (deployed MemorySize) | ${r.declaredMb} |`,
+    `| a fresh node process with the sender's bundle loaded (the check adds ${r.baselineMb} MB for Lambda's process) | ${r.freshProcessMb.toFixed(0)} |`,
+    `| the invocation's growth held (heap + external, collections confirming it) | ${c.growthMb} |`,
+    `| its estimated peak on Lambda (growth + ${r.baselineMb} MB), what the local check compares | ${c.estimatedPeakMb} (${((c.estimatedPeakMb / r.declaredMb) * 100).toFixed(0)}% of ${r.declaredMb}${c.over ? ': flagged' : ''}) |`,
+    `| the sender's process: RSS before, peak RSS (node, tsx and the sources loaded) | ${c.rssBeforeMb.toFixed(0)}, ${c.peakRssMb.toFixed(0)} |`,
+    `| peak RSS growth + the fresh bundle process (the same peak by RSS: pages the process already had are not counted again) | ${(c.peakRssMb - c.rssBeforeMb + r.freshProcessMb).toFixed(0)} |`,
+    '',
+    `Flagged by the local runtime's memory check in this run: ${r.flagged.length ? r.flagged.join(', ') : 'nothing'}.`,
+  ].join('\n');
+}
+
+if (require.main === module && process.argv[2] === '--sender-child') {
+  const { projectId, emailIds } = JSON.parse(process.argv[3]) as { projectId: string; emailIds: string[] };
+  senderChild(projectId, emailIds).then(
+    (result) => {
+      console.log(JSON.stringify(result));
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+} else if (require.main === module) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  benchSenderMemory().then(
+    (result) => {
+      console.log(formatSenderMemory(result));
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
