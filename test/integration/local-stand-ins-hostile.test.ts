@@ -12,10 +12,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
-import { GetAccountCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { CreateQueueCommand, ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { CREDENTIALS_FILE, type StandInCredentials, standInCredentials } from '../../lib/local/aws/credentials';
@@ -40,6 +41,8 @@ let kms: LocalKms;
 let sqs: LocalSqs;
 let sesServer: Server;
 let sesEndpoint: string;
+let viewerServer: Server;
+let viewerUrl: string;
 let keyFile: string;
 
 /** Every file under `dir` with its content's digest: what a request may not have changed. */
@@ -79,6 +82,8 @@ beforeAll(async () => {
   });
   sesServer = await front.start();
   sesEndpoint = `http://127.0.0.1:${front.port}`;
+  viewerServer = await front.startViewer(0);
+  viewerUrl = `http://127.0.0.1:${(viewerServer.address() as AddressInfo).port}`;
   // another project's stored mail, in the bucket folder SES receiving writes to
   writeLocalObject(join(dataDir, 's3'), INBOUND, 'raw/project-two/message', Buffer.from(OTHER_PROJECT_MAIL), 'message/rfc822');
 }, 30_000);
@@ -87,6 +92,7 @@ afterAll(async () => {
   await new Promise((resolve) => s3?.server.close(resolve));
   await new Promise((resolve) => kms?.server.close(resolve));
   await new Promise((resolve) => sesServer?.close(resolve));
+  await new Promise((resolve) => viewerServer?.close(resolve));
   await sqs?.close();
   rmSync(base, { recursive: true, force: true });
 });
@@ -436,5 +442,23 @@ describe('the local SES endpoint', () => {
     // its local-only routes too
     const stats = await raw(sesEndpoint, 'GET', '/_local/send-stats');
     expect({ status: stats.status, code: code(stats) }).toEqual({ status: 403, code: 'MissingAuthenticationTokenException' });
+  });
+
+  it("the mail viewer's port (a browser's page, unsigned) serves no SES API", async () => {
+    const attempts: [string, string, string?][] = [
+      ['GET', '/v2/email/account'],
+      ['POST', '/v2/email/identities', JSON.stringify({ EmailIdentity: 'attacker.example' })],
+      ['POST', '/v2/email/outbound-emails', JSON.stringify({ Content: { Simple: { Subject: { Data: 'x' }, Body: { Text: { Data: 'x' } } } } })],
+      ['POST', '/', 'Action=SendEmail'],
+      ['GET', '/_local/send-stats'],
+      ['GET', '/V2/Email/Account/'],
+    ];
+    for (const [method, path, body] of attempts) {
+      const answer = await raw(viewerUrl, method, path, { authorization: 'AWS4-HMAC-SHA256 Credential=x', 'content-type': 'application/json' }, body);
+      expect({ method, path, status: answer.status }).toEqual({ method, path, status: 404 });
+    }
+    const client = new SESv2Client({ endpoint: sesEndpoint, region, credentials });
+    await expect(client.send(new GetEmailIdentityCommand({ EmailIdentity: 'attacker.example' }))).rejects.toMatchObject({ name: 'NotFoundException' });
+    client.destroy();
   });
 });

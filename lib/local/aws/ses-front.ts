@@ -18,14 +18,17 @@
  *   400 BadRequestException, as SES); a tenant whose customer-managed status is DISABLED (an operator
  *   pausing it, standing in for SES pausing it on reputation findings) gets 400 SendingPausedException.
  *   GET /_local/sends/<SES message id> answers the tenant each accepted send named (null for none);
- * - configuration sets keep their event destinations (create and update); each accepted send is
+ * - configuration sets are listed (ListConfigurationSets, paged) and keep their event destinations
+ *   (create, update, and get in SES's shape: npm run ses-reconcile reads them); each accepted send is
  *   handed to `onSent` with the event types its set publishes, which is what decides whether the
  *   simulated opens and clicks happen (lib/local/aws/ses-events.ts);
  * - identities, configuration sets and tenants are kept in DATA_DIR/ses-identities.json across restarts;
  * - the SES endpoint answers only requests SigV4-signed with the runtime's credentials (`credentials`,
  *   ./credentials.ts, checked by ./sigv4.ts; its `/_local/` routes too), else 403 with SES's error type
  *   (MissingAuthenticationTokenException, UnrecognizedClientException, InvalidSignatureException);
- *   the mail viewer's port is a page for a browser, which cannot sign: it stays on 127.0.0.1 unsigned;
+ *   the mail viewer's port is a page for a browser, which cannot sign: it stays unsigned on 127.0.0.1
+ *   and serves the viewer's pages only (GET /, /store, /get-emlContent, /health-check, POST
+ *   /clear-store; anything else, the SES API included, is 404 there);
  * - the mail viewer (LOCAL_SES_PORT) is this front too, on a second port: aws-ses-v2-local itself
  *   listens on a port of its own that nothing is told about. Its handlers answer some malformed
  *   requests twice, and the second answer throws outside any handler (one `GET /get-emlContent`
@@ -141,6 +144,9 @@ async function readJson(request: IncomingMessage): Promise<Record<string, any>> 
   return text ? JSON.parse(text) : {};
 }
 
+/** What the mail viewer's port serves (GET; aws-ses-v2-local's pages, matched without case or a trailing slash). */
+const VIEWER_PAGES = new Set(['/', '/store', '/get-emlcontent', '/health-check']);
+
 /** SES's answer to a signature that does not hold. */
 const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], string> = {
   missing: 'MissingAuthenticationTokenException',
@@ -238,7 +244,7 @@ export class SesFront {
   private async listen(port: number, signed: boolean): Promise<Server> {
     const server = createServer((request, response) => {
       this.authenticate(request, signed)
-        .then(() => this.handle(request, response))
+        .then(() => (signed ? this.handle(request, response) : this.viewerOnly(request, response)))
         .catch((error) => {
           if (response.headersSent) return void response.destroy();
           if (error instanceof SesError) {
@@ -307,6 +313,21 @@ export class SesFront {
     if (!signed) return;
     const verdict = await verifySignature(request, this.options.credentials, { service: 'ses', uriEscapePath: true, body: await readRaw(request) });
     if (!verdict.ok) throw new SesError(403, AUTH_ERRORS[verdict.reason], verdict.message);
+  }
+
+  /**
+   * The viewer's port answers the viewer's own pages and nothing else: the SES API (sends,
+   * identities, tenants) and the `/_local/` routes are the SES endpoint's, which checks signatures.
+   */
+  private viewerOnly(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://local');
+    const path = url.pathname.toLowerCase().replace(/\/+$/, '') || '/';
+    const page = request.method === 'POST' ? path === '/clear-store' : request.method === 'GET' && VIEWER_PAGES.has(path);
+    if (!page) {
+      send(response, 404, { message: 'The mail viewer serves GET /, /store, /get-emlContent, /health-check and POST /clear-store; the SES API is on AWS_ENDPOINT_URL_SESV2, signed' });
+      return Promise.resolve();
+    }
+    return this.viewer(request, response, url);
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -379,6 +400,14 @@ export class SesFront {
     }
 
     if (resource === 'configuration-sets') {
+      if (!name && method === 'GET') {
+        // ListConfigurationSets: the names in order, a page at a time (NextToken: where the next page starts)
+        const names = Object.keys(this.state.configurationSets).sort();
+        const start = Number(url.searchParams.get('NextToken') ?? 0);
+        const size = Math.min(Number(url.searchParams.get('PageSize') ?? 1000), 1000);
+        const page = names.slice(start, start + size);
+        return send(response, 200, { ConfigurationSets: page, ...(start + size < names.length ? { NextToken: String(start + size) } : {}) });
+      }
       if (!name && method === 'POST') {
         const body = await readJson(request);
         const setName = String(body.ConfigurationSetName ?? '');
@@ -435,7 +464,9 @@ export class SesFront {
           destination.EventDestination = (await readJson(request)).EventDestination;
         }
         this.save();
-        return send(response, 200, method === 'GET' ? { EventDestinations: set.eventDestinations } : {});
+        // GetConfigurationSetEventDestinations answers each as SES does: its name beside the destination's fields
+        const described = set.eventDestinations.map((d) => ({ Name: d.EventDestinationName, ...d.EventDestination }));
+        return send(response, 200, method === 'GET' ? { EventDestinations: described } : {});
       }
     }
 
