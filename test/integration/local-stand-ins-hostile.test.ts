@@ -136,7 +136,7 @@ async function signedHeaders(
   const service = options.service ?? 's3';
   const { host, hostname, port } = new URL(endpoint);
   const signer = new SignatureV4({ service, region, credentials: options.as ?? credentials, sha256: Sha256, uriEscapePath: service !== 's3' });
-  const payload =
+  const payload: Record<string, string> =
     service === 's3'
       ? {
           'x-amz-content-sha256': createHash('sha256')
