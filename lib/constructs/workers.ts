@@ -123,7 +123,8 @@ export const REPUTATION_GUARD_WORKER = 'email-status';
 
 /**
  * The reputation guard's thresholds, the same for every project: CDK context `reputationBounceRate`
- * (0.04), `reputationComplaintRate` (0.0008) and `reputationMinSends` (200 sends in the last 24 hours).
+ * (0.04), `reputationComplaintRate` (0.0008), `reputationMinSends` (200 sends in the last 24 hours)
+ * and `reputationMinComplaints` (3 complaints in the last 24 hours before the complaint rate counts).
  */
 export function reputationGuardEnvironment(scope: Construct): Record<string, string> {
   const defaults = guardThresholds({});
@@ -131,5 +132,6 @@ export function reputationGuardEnvironment(scope: Construct): Record<string, str
     REPUTATION_BOUNCE_RATE: String(fractionFromContext(scope, 'reputationBounceRate', defaults.bounceRate)),
     REPUTATION_COMPLAINT_RATE: String(fractionFromContext(scope, 'reputationComplaintRate', defaults.complaintRate)),
     REPUTATION_MIN_SENDS: String(wholeNumberFromContext(scope, 'reputationMinSends', defaults.minSends, 1, 'sends')),
+    REPUTATION_MIN_COMPLAINTS: String(wholeNumberFromContext(scope, 'reputationMinComplaints', defaults.minComplaints, 1, 'complaints')),
   };
 }

@@ -6,7 +6,10 @@
  * email-status worker, each in the transaction that records it), and after every bounce or
  * complaint the last 24 hours are added up: past REPUTATION_BOUNCE_RATE (4%) or
  * REPUTATION_COMPLAINT_RATE (0.08%), with at least REPUTATION_MIN_SENDS (200) sends in the window
- * so that one bad email cannot trip it, the project's sending is paused.
+ * so that one bad email cannot trip it, the project's sending is paused. The complaint rate counts
+ * only from REPUTATION_MIN_COMPLAINTS (3) complaints in the window: below about 1,250 sends one
+ * complaint is already past the rate, and a single spam report must not stop a small project
+ * (./reputation-thresholds.ts says why 3).
  *
  * Paused: POST /emails, /emails/batch and broadcast sends answer 403 `sending_paused` (the rates in
  * the message); mail already accepted stays queued: the sender holds it (its due time moved on by
@@ -82,7 +85,8 @@ export function pauseReason(reputation: Reputation, thresholds = guardThresholds
   if (reputation.sent < thresholds.minSends) return undefined;
   const over: string[] = [];
   if (reputation.bounce_rate >= thresholds.bounceRate) over.push(`bounce rate ${percent(reputation.bounce_rate)} (the limit is ${percent(thresholds.bounceRate)})`);
-  if (reputation.complaint_rate >= thresholds.complaintRate) over.push(`complaint rate ${percent(reputation.complaint_rate)} (the limit is ${percent(thresholds.complaintRate)})`);
+  if (reputation.complained >= thresholds.minComplaints && reputation.complaint_rate >= thresholds.complaintRate)
+    over.push(`complaint rate ${percent(reputation.complaint_rate)} (the limit is ${percent(thresholds.complaintRate)})`);
   return over.length ? `${over.join(' and ')} over the last 24 hours, ${reputation.sent} emails sent` : undefined;
 }
 

@@ -52,7 +52,7 @@ describe('alarms someone receives', () => {
   it("alarms when the reputation guard pauses a project, and gives its worker the deployment's thresholds", () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'EmailService', MetricName: 'ProjectSendingPaused', Threshold: 1, Statistic: 'Sum' });
     const guard = resources[idOf(stack.functions.get(workerFunctionId('email-status'))!)].Properties.Environment.Variables;
-    expect(guard).toMatchObject({ REPUTATION_BOUNCE_RATE: '0.04', REPUTATION_COMPLAINT_RATE: '0.0008', REPUTATION_MIN_SENDS: '200' });
+    expect(guard).toMatchObject({ REPUTATION_BOUNCE_RATE: '0.04', REPUTATION_COMPLAINT_RATE: '0.0008', REPUTATION_MIN_SENDS: '200', REPUTATION_MIN_COMPLAINTS: '3' });
     const tuned = synth({ bundle: false, context: { ...cdkJsonContext, reputationBounceRate: '0.03', reputationMinSends: '500' } });
     const env = tuned.resources[tuned.stack.getLogicalId(tuned.stack.functions.get(workerFunctionId('email-status'))!.node.defaultChild as CfnElement)].Properties.Environment.Variables;
     expect(env).toMatchObject({ REPUTATION_BOUNCE_RATE: '0.03', REPUTATION_MIN_SENDS: '500' });
