@@ -17,10 +17,11 @@
  * Handlers reach the stand-ins only through AWS_ENDPOINT_URL_* and TABLE_NAME, set here before
  * any handler module is loaded; no handler knows it runs locally.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, QueueNameExists, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -172,13 +173,18 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
         .then(() => sesOutbox.published(messageId))
         .catch((error) => log(JSON.stringify({ level: 'ERROR', message: 'publishing SES events failed; published again at the next start', error: String(error) })));
     };
-    const sesServer = await startSes({ host: '127.0.0.1', port: 0 });
+    // aws-ses-v2-local takes any request that names some `Authorization`, and its /store shows every
+    // project's mail: it listens on a socket in a folder only this user may enter (no port at all),
+    // and only the SES front (which checks signatures) talks to it.
+    const sesStoreDir = mkdtempSync(join(tmpdir(), 'email-service-ses-'));
+    cleanups.push(async () => rmSync(sesStoreDir, { recursive: true, force: true }));
+    const sesStoreSocket = process.platform === 'win32' ? `\\\\.\\pipe\\${basename(sesStoreDir)}` : join(sesStoreDir, 'ses.sock');
+    const sesServer = await startSes({ host: '127.0.0.1', port: sesStoreSocket as unknown as number }); // a path: net.Server listens on the socket
     cleanups.push(() => closeServer(sesServer));
-    const sesStorePort = (sesServer.address() as AddressInfo).port;
     const sesFront = new SesFront({
       host: '127.0.0.1',
       port: 0,
-      upstream: `http://127.0.0.1:${sesStorePort}`,
+      upstream: { socketPath: sesStoreSocket },
       hasMessage: (messageId) => getStoreReadonly().emails.some((email) => email.messageId === messageId),
       restoreAttachments: (messageId, contents) => {
         const stored = getStoreReadonly().emails.find((email) => email.messageId === messageId);
@@ -248,7 +254,6 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       sqs: sqsPort,
       ses: sesFront.port,
       mailViewer: mailViewerPort,
-      sesStore: sesStorePort,
       s3: Number(new URL(s3.endpoint).port),
       kms: Number(new URL(kms.endpoint).port),
     };

@@ -30,7 +30,7 @@
  *   and serves the viewer's pages only (GET /, /store, /get-emlContent, /health-check, POST
  *   /clear-store; anything else, the SES API included, is 404 there);
  * - the mail viewer (LOCAL_SES_PORT) is this front too, on a second port: aws-ses-v2-local itself
- *   listens on a port of its own that nothing is told about. Its handlers answer some malformed
+ *   listens on a socket the runtime makes in a folder of its own (mode 0700), not on any port. Its handlers answer some malformed
  *   requests twice, and the second answer throws outside any handler (one `GET /get-emlContent`
  *   with an unknown `messageId` stopped the whole runtime), so the front answers those itself:
  *   404 for a missing, repeated or unknown `messageId`, 400 for a `since` that is not an epoch second.
@@ -44,8 +44,8 @@ import { type SignatureVerdict, verifySignature } from './sigv4';
 export interface SesFrontOptions {
   host: string;
   port: number;
-  /** where aws-ses-v2-local listens */
-  upstream: string;
+  /** where aws-ses-v2-local listens: a URL, or the socket the runtime gives it (no port anyone else could reach) */
+  upstream: string | { socketPath: string };
   stateFile?: string;
   verifyDelayMs: number;
   maxSendRate: number;
@@ -573,33 +573,37 @@ export class SesFront {
 
   /** Passes a request on to aws-ses-v2-local unchanged (the body re-sent when it was already read). */
   private proxy(request: IncomingMessage, response: ServerResponse, body: Record<string, unknown> | undefined, accepted?: (messageId: string) => unknown): Promise<void> {
-    const upstream = new URL(request.url ?? '/', this.options.upstream);
+    const upstream = typeof this.options.upstream === 'string' ? new URL(request.url ?? '/', this.options.upstream) : undefined;
+    const target = upstream ?? { socketPath: (this.options.upstream as { socketPath: string }).socketPath, path: request.url ?? '/' };
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers = { ...request.headers, host: upstream.host };
+      const headers = { ...request.headers, host: upstream?.host ?? 'localhost' };
       if (payload) headers['content-length'] = String(payload.length);
-      const forward = httpRequest(upstream, { method: request.method, headers }, (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (c) => chunks.push(c));
-        answer.on('end', () => {
-          const text = Buffer.concat(chunks);
-          if (body && answer.statusCode === 200 && this.options.onSent) {
-            try {
-              const messageId = JSON.parse(text.toString('utf8')).MessageId;
-              accepted?.(messageId);
-              this.sendTenants.set(messageId, (body.TenantName as string | undefined) ?? null);
-              if (this.sendTenants.size > 10_000) this.sendTenants.delete(this.sendTenants.keys().next().value as string);
-              this.options.onSent({ request: body, messageId, eventTypes: this.publishedEventTypes(body.ConfigurationSetName) });
-            } catch {
-              // a send hook must never break the send itself
+      const forward = httpRequest(
+        { ...(upstream ? { hostname: upstream.hostname, port: upstream.port, path: `${upstream.pathname}${upstream.search}` } : target), method: request.method, headers },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (c) => chunks.push(c));
+          answer.on('end', () => {
+            const text = Buffer.concat(chunks);
+            if (body && answer.statusCode === 200 && this.options.onSent) {
+              try {
+                const messageId = JSON.parse(text.toString('utf8')).MessageId;
+                accepted?.(messageId);
+                this.sendTenants.set(messageId, (body.TenantName as string | undefined) ?? null);
+                if (this.sendTenants.size > 10_000) this.sendTenants.delete(this.sendTenants.keys().next().value as string);
+                this.options.onSent({ request: body, messageId, eventTypes: this.publishedEventTypes(body.ConfigurationSetName) });
+              } catch {
+                // a send hook must never break the send itself
+              }
             }
-          }
-          response.writeHead(answer.statusCode ?? 502, answer.headers);
-          response.end(text);
-          resolve();
-        });
-        answer.on('error', reject);
-      });
+            response.writeHead(answer.statusCode ?? 502, answer.headers);
+            response.end(text);
+            resolve();
+          });
+          answer.on('error', reject);
+        },
+      );
       forward.on('error', reject);
       const received = receivedBodies.get(request);
       if (payload) forward.end(payload);
