@@ -5,7 +5,7 @@
  * TopicItem) stay with the logic that writes them.
  */
 import * as z from 'zod/mini';
-import { BARE_ADDRESS, MAX_ADDRESS_LENGTH } from '../emails/addresses';
+import { BARE_ADDRESS, MAX_ADDRESS_LENGTH, nameProblem } from '../emails/addresses';
 import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schemas';
 
 // Topics
@@ -80,8 +80,19 @@ export const PROPERTY_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export type PropertyValue = string | number | boolean | null;
 
 const email = z.string().check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
-// names render into broadcast subjects ({{{FIRST_NAME}}}): no line breaks or control characters
-const personName = z.nullable(z.string().check(z.trim(), z.maxLength(256), headerSafe));
+// names render into broadcast subjects ({{{FIRST_NAME}}}): no line breaks or control characters,
+// no bidi controls and no look-alikes of @ < > . (shared/emails/addresses.ts, nameProblem)
+const personName = z.nullable(
+  z.string().check(
+    z.trim(),
+    z.maxLength(256),
+    headerSafe,
+    z.superRefine((value, ctx) => {
+      const problem = nameProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+    }),
+  ),
+);
 const propertyValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), dynamoNumber, z.boolean()]));
 const properties = z
   .record(z.string().check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')), propertyValue)

@@ -12,16 +12,45 @@
  * - a display name carries no address: no `@`, `<` or `>`, no `\`, `"` only as its quotes, and
  *   `,` `;` `:` `(` `)` `[` `]` only inside them (a From name takes no `,` or `;` at all);
  * - encoded-words (`=?utf-8?B?...?=`) are allowed; the decoded name obeys the same rules;
- * - no control characters (CR, LF, NUL, U+2028, U+2029, ...) anywhere.
+ * - no control characters (CR, LF, NUL, U+2028, U+2029, ...) anywhere;
+ * - a name (display names here, contact names in shared/audience/model.ts, which render into
+ *   broadcast subjects) holds no bidi controls (U+202A-202E, U+2066-2069, U+200E, U+200F,
+ *   U+061C: they reorder what a reader sees, `moc.knab` shown as `bank.com`) and no character
+ *   that NFKC turns into `@`, `<`, `>` or `.` (full-width `＠` `＜` `＞` `．`, small `﹫`...): a
+ *   name that reads as an address, checked after normalisation as a mail client may show it.
+ *
+ * The local part of an address is a dot-atom (RFC 5322 3.4.1: atext runs joined by single dots,
+ * none first or last), with non-ASCII letters as RFC 6531 allows but no controls or bidi
+ * controls. Quoted local parts (`"a b"@x`) are refused everywhere, as they always were (a `"`
+ * never passed): one grammar for POST /emails, contacts, imports, suppressions and the
+ * suppression list's keys, so an address is either valid in all of them or in none. So `[`, `]`,
+ * `\` and `..` are refused in a local part.
  */
 import { addressParser } from 'postal-mime';
 import { HEADER_UNSAFE } from '../platform/http/header-text';
 
-export const BARE_ADDRESS = /^[^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+/** A dot-atom's character: RFC 5322's atext, or any non-ASCII character but controls, separators and bidi controls. */
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\u00A0-\\u061B\\u061D-\\u200D\\u2010-\\u2027\\u202F-\\u2065\\u206A-\\uFFFF-]";
+const DOMAIN = /[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/.source;
+export const BARE_ADDRESS = new RegExp(`^${ATEXT}+(?:\\.${ATEXT}+)*@${DOMAIN}$`);
 export const MAX_ADDRESS_LENGTH = 254;
 /** A whole mailbox, display name included. */
 export const MAX_MAILBOX_LENGTH = 320;
 export const isAddress = (value: string): boolean => value.length <= MAX_ADDRESS_LENGTH && BARE_ADDRESS.test(value);
+
+// U+061C, U+200E-200F, U+202A-202E, U+2066-2069
+const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+const ADDRESS_SIGN = /[@<>.]/;
+
+/** Why a name (display name, contact name) is refused, or undefined: bidi controls, or a look-alike of `@` `<` `>` `.` (after NFKC). */
+export function nameProblem(name: string): string | undefined {
+  if (BIDI_CONTROL.test(name)) return 'must not contain bidi (text direction) controls (U+202A-202E, U+2066-2069, U+200E, U+200F, U+061C)';
+  for (const char of name) {
+    const normal = char.normalize('NFKC');
+    if (normal !== char && ADDRESS_SIGN.test(normal)) return `must not contain ${char} (U+${char.codePointAt(0)!.toString(16).toUpperCase()}), which reads as ${normal}`;
+  }
+  return undefined;
+}
 
 /** `Name <addr>`: an unquoted phrase (no specials but `.`) or one quoted string without escapes, then the angle address. */
 const NAME_ADDR = /^(?:"([^"\\]*)"|([^"\\()<>[\]:;@,]*?))\s*<([^<>]*)>$/;
@@ -52,6 +81,8 @@ export function parseMailbox(input: string, role: 'from' | 'recipient' = 'recipi
   const name = mailbox.name ?? '';
   for (const shown of [rawName, name]) {
     if (/[@<>]/.test(shown) || HEADER_UNSAFE.test(shown)) return { problem: 'the display name must not contain an address (@ < >) or control characters' };
+    const problem = nameProblem(shown);
+    if (problem) return { problem: `the display name ${problem}` };
     if (role === 'from' && /[,;]/.test(shown)) return { problem: 'the From display name must not contain , or ;' };
   }
   return { address, name };
