@@ -399,15 +399,17 @@ export class SesFront {
       }
     }
 
+    if (resource === 'list-configuration-sets' && !name && method === 'POST') {
+      // ListConfigurationSets: the names in order, a page at a time (NextToken: where the next page starts)
+      const body = await readJson(request);
+      const names = Object.keys(this.state.configurationSets).sort();
+      const start = Number(body.NextToken ?? 0);
+      const size = Math.min(Number(body.PageSize ?? 1000), 1000);
+      const page = names.slice(start, start + size);
+      return send(response, 200, { ConfigurationSets: page, ...(start + size < names.length ? { NextToken: String(start + size) } : {}) });
+    }
+
     if (resource === 'configuration-sets') {
-      if (!name && method === 'GET') {
-        // ListConfigurationSets: the names in order, a page at a time (NextToken: where the next page starts)
-        const names = Object.keys(this.state.configurationSets).sort();
-        const start = Number(url.searchParams.get('NextToken') ?? 0);
-        const size = Math.min(Number(url.searchParams.get('PageSize') ?? 1000), 1000);
-        const page = names.slice(start, start + size);
-        return send(response, 200, { ConfigurationSets: page, ...(start + size < names.length ? { NextToken: String(start + size) } : {}) });
-      }
       if (!name && method === 'POST') {
         const body = await readJson(request);
         const setName = String(body.ConfigurationSetName ?? '');
