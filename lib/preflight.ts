@@ -7,7 +7,11 @@
  *   sending enabled, the account's standing, and its quotas (the send rate to deploy with);
  * - SES receiving (v1 DescribeActiveReceiptRuleSet): an account and region has ONE active receipt
  *   rule set, so activating the stack's replaces another team's;
- * - Lambda (GetAccountSettings): the concurrency quota (a new account's is 10).
+ * - Lambda (GetAccountSettings): the concurrency quota (a new account's is 10);
+ * - the alarm subscriber (no AWS call): the context the deploy will use (cdk.json, cdk.context.json
+ *   and the `-c` values given to preflight as to `cdk deploy`) names `alarmEmail`, or no one receives
+ *   the alarms. A loud warning, not a failure: a pager or chat may subscribe to the AlarmTopicArn
+ *   output outside the stack, which nothing here can see before the deploy (`cdk deploy` warns too).
  *
  * SES v1 and Lambda have no client in this project: those two calls are signed with the SDK's own
  * SigV4 signer. Endpoints follow the SDK's `AWS_ENDPOINT_URL_<SERVICE>` convention, which is how
@@ -17,6 +21,7 @@ import { GetAccountCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { Sha256 } from '../shared/platform/aws/sha256';
+import { NO_ALARM_SUBSCRIBER } from './constructs/monitoring';
 import { REGION_NAME } from './region';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -36,6 +41,8 @@ export interface PreflightOptions {
   /** the stack's rule set name starts with this (CloudFormation names it after the stack) */
   stackName: string;
   env?: NodeJS.ProcessEnv;
+  /** the CDK context the deploy will use (bin/preflight.ts: cdk.json, cdk.context.json, `-c name=value`) */
+  context?: Record<string, unknown>;
 }
 
 /** A signed call to an AWS API the project has no client for. */
@@ -125,6 +132,21 @@ async function checkLambda(options: PreflightOptions): Promise<Check> {
   return { name: 'Lambda concurrency', status: 'ok', detail: `${quota} concurrent executions: deploy with \`-c lambdaConcurrencyQuota=${quota}\`` };
 }
 
+export const ALARM_SUBSCRIBER_CHECK = 'Alarm subscriber';
+
+/** Whether someone receives the alarms: `alarmEmail` in the deploy's context (lib/constructs/monitoring.ts subscribes it). */
+export function checkAlarmSubscriber(context: Record<string, unknown> = {}): Check {
+  const email = context.alarmEmail;
+  if (typeof email === 'string' && email.includes('@'))
+    return { name: ALARM_SUBSCRIBER_CHECK, status: 'ok', detail: `every alarm emails ${email} (confirm the subscription AWS mails after the deploy)` };
+  return {
+    name: ALARM_SUBSCRIBER_CHECK,
+    status: 'warn',
+    detail: NO_ALARM_SUBSCRIBER,
+    fix: 'cdk deploy -c alarmEmail=oncall@example.com (and npm run preflight -- -c alarmEmail=... to check it), or subscribe a pager or chat to the AlarmTopicArn output',
+  };
+}
+
 /** Every check; a call that fails becomes a failed check that says so, never a crash. */
 export async function preflight(options: PreflightOptions): Promise<Check[]> {
   const checks: Check[] = [];
@@ -139,6 +161,7 @@ export async function preflight(options: PreflightOptions): Promise<Check[]> {
   checks.push(...(await checkSes(options).catch(failed('SES account'))));
   checks.push(...(await checkReceiving(options).then((c) => [c], failed('SES receiving'))));
   checks.push(...(await checkLambda(options).then((c) => [c], failed('Lambda concurrency'))));
+  checks.push(checkAlarmSubscriber(options.context));
   return checks;
 }
 
@@ -148,6 +171,8 @@ const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAI
 export function formatPreflight(checks: Check[]): string {
   const lines = checks.flatMap((c) => [`${MARK[c.status]} ${c.name}: ${c.detail}`, ...(c.fix ? [`     fix: ${c.fix}`] : [])]);
   const failures = checks.filter((c) => c.status === 'fail').length;
+  // said again last, where it cannot scroll away unseen
+  if (checks.some((c) => c.name === ALARM_SUBSCRIBER_CHECK && c.status !== 'ok')) lines.push('', `!!! ${NO_ALARM_SUBSCRIBER} !!!`);
   lines.push('', failures ? `${failures} check(s) failed: fix them before \`cdk deploy\`.` : 'Ready for `cdk deploy`.');
   return lines.join('\n');
 }

@@ -59,6 +59,7 @@ const options = (region = 'ap-southeast-2'): PreflightOptions => ({
   region,
   credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' }),
   stackName: 'EmailService',
+  context: { alarmEmail: 'oncall@example.com' },
 });
 
 it('passes a production-ready account, and says what to deploy with', async () => {
@@ -76,6 +77,7 @@ it('passes a production-ready account, and says what to deploy with', async () =
     ['SES quotas', 'ok'],
     ['SES receiving', 'ok'],
     ['Lambda concurrency', 'ok'],
+    ['Alarm subscriber', 'ok'],
   ]);
   const report = formatPreflight(checks);
   expect(report).toContain('-c sesSendRate=200');
@@ -106,4 +108,21 @@ it('turns an AWS refusal into a failed check, not a crash', async () => {
   const checks = await preflight(refusing);
   expect(checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual(['SES account', 'SES receiving', 'Lambda concurrency']);
   expect(checks[1].detail).toContain('no credentials in the chain');
+});
+
+it('warns loudly, without failing, when the deploy gives no one the alarms (no alarmEmail in its context)', async () => {
+  answers = {
+    account: { ProductionAccessEnabled: true, SendingEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { MaxSendRate: 200, Max24HourSend: 1_000_000, SentLast24Hours: 0 } },
+    concurrency: 1000,
+  };
+  const checks = await preflight({ ...options(), context: {} });
+  expect(checks.find((c) => c.name === 'Alarm subscriber')).toMatchObject({
+    status: 'warn',
+    detail: expect.stringContaining('NO ONE RECEIVES THE ALARMS'),
+    fix: expect.stringContaining('-c alarmEmail='),
+  });
+  const report = formatPreflight(checks);
+  // the warning's line, and again as the report's last words before the verdict
+  expect(report.match(/NO ONE RECEIVES THE ALARMS/g)).toHaveLength(2);
+  expect(report).toMatch(/!!! NO ONE RECEIVES THE ALARMS[^\n]* !!!\n\nReady for `cdk deploy`\.$/);
 });
