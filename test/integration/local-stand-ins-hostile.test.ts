@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { CreateQueueCommand, ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -308,6 +309,14 @@ describe('the local S3', () => {
     expect(readFileSync(join(dataDir, 's3', INBOUND, 'raw', 'project-two', 'message'), 'utf8')).toBe(OTHER_PROJECT_MAIL);
   });
 
+  it("keeps serving the SDK's signed calls for keys with spaces, plus signs and non-ASCII letters", async () => {
+    const client = new S3Client({ endpoint: s3.endpoint, region, credentials, forcePathStyle: true });
+    const Key = 'uploads/a b+c/ü ñ (1).txt';
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: 'odd key', ContentType: 'text/plain' }));
+    expect(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key }))).Body!.transformToString()).toBe('odd key');
+    client.destroy();
+  });
+
   it('takes a presigned PUT for its own key only', async () => {
     const url = await presigned('PUT', `/${BUCKET}/uploads/u1`, 600);
     expect((await raw(s3.endpoint, 'PUT', url, {}, 'upload')).status).toBe(200);
@@ -459,6 +468,8 @@ describe('the local SES endpoint', () => {
     }
     const client = new SESv2Client({ endpoint: sesEndpoint, region, credentials });
     await expect(client.send(new GetEmailIdentityCommand({ EmailIdentity: 'attacker.example' }))).rejects.toMatchObject({ name: 'NotFoundException' });
+    // a signed request whose path carries encoded characters (the SDK encodes them once more to sign) is still its own
+    await expect(client.send(new GetEmailIdentityCommand({ EmailIdentity: 'a+b c@attacker.example' }))).rejects.toMatchObject({ name: 'NotFoundException' });
     client.destroy();
   });
 });
