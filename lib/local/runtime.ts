@@ -215,7 +215,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
 
     // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API; the
     // presigned URLs handlers sign with these credentials are checked as S3 checks them.
-    const s3 = await startLocalS3(join(settings.dataDir, 's3'), { credentials });
+    const s3 = await startLocalS3(join(settings.dataDir, 's3'), { credentials, buckets: [LOCAL_INBOUND_BUCKET, LOCAL_CONTENT_BUCKET] });
     cleanups.push(() => closeServer(s3.server));
     installObjectLookup(s3.root); // S3's 403 for a missing key to a function that may not list the bucket
     // The secrets key (sealed webhook secrets, the unsubscribe key): its material stays under DATA_DIR.

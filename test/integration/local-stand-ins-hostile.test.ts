@@ -67,7 +67,7 @@ beforeAll(async () => {
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(outside, 'secret.txt'), SECRET_OUTSIDE);
   credentials = standInCredentials(dataDir);
-  s3 = await startLocalS3(join(dataDir, 's3'), { credentials });
+  s3 = await startLocalS3(join(dataDir, 's3'), { credentials, buckets: [BUCKET, INBOUND] });
   kms = await startLocalKms(join(dataDir, 'kms'), region, credentials);
   keyFile = join(dataDir, 'kms', `${LOCAL_SECRETS_KEY_ID}.key`);
   sqs = await startLocalSqs({ dir: join(dataDir, 'sqs'), region, credentials });
@@ -246,6 +246,15 @@ describe('the local S3', () => {
     expect(readFileSync(join(dataDir, 's3', BUCKET, '%2E%2E%2F%2E%2E%2F%2E%2E%2Foutside%2Fsecret.txt'), 'utf8')).toBe('literal');
     expect(outsideBuckets()).toEqual(before);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe(SECRET_OUTSIDE);
+  });
+
+  it('serves its buckets only: another valid bucket name is NoSuchBucket, and no folder is made for it', async () => {
+    const path = '/kms/5ec7e75a-0000-4000-8000-000000000001.key';
+    const read = await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path));
+    expect({ status: read.status, code: code(read) }).toEqual({ status: 404, code: 'NoSuchBucket' });
+    const written = await raw(s3.endpoint, 'PUT', '/planted/x', await signedHeaders(s3.endpoint, 'PUT', '/planted/x', { body: 'x' }), 'x');
+    expect({ status: written.status, code: code(written) }).toEqual({ status: 404, code: 'NoSuchBucket' });
+    expect(existsSync(join(dataDir, 's3', 'planted'))).toBe(false);
   });
 
   it('answers S3 bucket-name and key errors by name', async () => {

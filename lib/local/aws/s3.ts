@@ -102,7 +102,7 @@ const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], [nu
   expired: [403, 'AccessDenied'],
 };
 
-async function handle(root: string, credentials: StandInCredentials, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(root: string, credentials: StandInCredentials, buckets: readonly string[] | undefined, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const verdict = await verifySignature(request, credentials, { service: 's3', uriEscapePath: false, allowPresigned: true });
   if (!verdict.ok) {
     const [status, code] = AUTH_ERRORS[verdict.reason];
@@ -121,6 +121,7 @@ async function handle(root: string, credentials: StandInCredentials, request: In
     return xmlError(response, 400, 'InvalidURI', 'Could not parse the specified URI');
   }
   if (!validBucketName(bucket)) return xmlError(response, 400, 'InvalidBucketName', 'The specified bucket is not valid.');
+  if (buckets && !buckets.includes(bucket)) return xmlError(response, 404, 'NoSuchBucket', 'The specified bucket does not exist');
   const path = objectPath(root, bucket, key);
   const meta = objectPath(root, bucket, key, true);
   if (!path || !meta)
@@ -195,12 +196,15 @@ async function handle(root: string, credentials: StandInCredentials, request: In
   }
 }
 
-/** Serves `root` on `host:port` (0: any free port) to requests signed with `credentials`. */
-export function startLocalS3(root: string, options: { host?: string; port?: number; credentials: StandInCredentials }): Promise<LocalS3> {
-  const { host = '127.0.0.1', port = 0, credentials } = options;
+/**
+ * Serves `root` on `host:port` (0: any free port) to requests signed with `credentials`; with
+ * `buckets`, those buckets only (any other is `NoSuchBucket`, and no folder is made for it).
+ */
+export function startLocalS3(root: string, options: { host?: string; port?: number; credentials: StandInCredentials; buckets?: readonly string[] }): Promise<LocalS3> {
+  const { host = '127.0.0.1', port = 0, credentials, buckets } = options;
   mkdirSync(root, { recursive: true });
   const server = createServer((request, response) => {
-    handle(root, credentials, request, response).catch((error) => {
+    handle(root, credentials, buckets, request, response).catch((error) => {
       if (!response.headersSent) xmlError(response, 500, 'InternalError', String(error).replace(/[<>&]/g, ''));
       else response.end();
     });
