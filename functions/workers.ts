@@ -270,7 +270,7 @@ export const workers: readonly Worker[] = [
     name: 'contact-imports',
     handler: 'workers/contact-imports',
     trigger: { kind: 'queue', queue: 'contact-imports', batchSize: 1, maxConcurrency: 2 },
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], queues: ['contact-imports'], contentBucket: 'read' },
+    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], queues: ['contact-imports'], contentBucket: 'read' },
     timeoutSeconds: 120,
   },
 ];

@@ -26,7 +26,21 @@
  *    and a ConditionCheck per segment and topic (an unknown one is 422 naming `segments.<i>.id` /
  *    `topics.<i>.id`).
  * 4. One message `{project_id, import_id}` on the contact-imports queue. If that send fails the
- *    request answers 500 and the record stays `queued` with nothing done: the client imports again.
+ *    request answers 500 and the import is failed (the project's running import released in the
+ *    same transaction) with nothing done: the client imports again.
+ *
+ * One running import per project (issue 32, 12: the worker's 2 slots are the deployment's, so one
+ * project's imports queued one after another held them for hours): step 3's transaction also puts
+ * the project's running-import item (keys.contactImportRunning, attribute_not_exists); when it is
+ * there the request is 409 `import_in_progress` naming the running import. The transaction that
+ * completes or fails the import (its last cursor move, `finish`) deletes it. A worker that dies for
+ * good leaves its message in the DLQ after 5 receives (about 12.5 minutes) and its import queued or
+ * in progress, which nothing else ends: so a running import whose record has not moved for
+ * STALE_RUNNING_SECONDS (15 minutes; a live run moves its cursor every few seconds and at least once
+ * an invocation) or that is still queued after STALE_QUEUED_SECONDS (an hour: waiting its turn
+ * behind other projects' imports) is stale: the next import fails it ("the import stopped: ...")
+ * and takes its place, in one transaction conditional on neither having moved. The stale import's
+ * message, were it delivered later, finds it failed and does nothing.
  *
  * Importing (the worker, `runImport`; a message may come twice, or after a crash anywhere):
  * 1. Read the record: gone, `completed` or `failed` -> nothing to do (a duplicate message).
@@ -76,6 +90,7 @@ import * as keys from '../platform/db/keys';
 import {
   batchGet,
   checkExists,
+  del,
   getItem,
   isConditionFailed,
   isTransactionConflict,
@@ -172,7 +187,16 @@ interface ImportItem extends Item {
   failure_reason: string | null;
   created_at: string;
   completed_at: string | null;
+  /** when the cursor last moved (start, every PROGRESS_PAGES pages): how a stale running import is told */
+  moved_at?: string;
+  /** the import holds the project's running-import item (every import created since it exists) */
+  running_lock?: boolean;
 }
+
+/** A running import whose record has not moved for this long is stale (the module comment). */
+export const STALE_RUNNING_SECONDS = 15 * 60;
+/** A queued import not started for this long is stale. */
+export const STALE_QUEUED_SECONDS = 60 * 60;
 
 const toImport = (item: ImportItem): ContactImport => ({
   object: 'contact_import',
@@ -294,19 +318,63 @@ export async function createImport(caller: Caller, input: CreateImportInput): Pr
     failure_reason: null,
     created_at: nowIso(),
     completed_at: null,
+    running_lock: true,
   };
   await file.store?.();
-  await transact([
-    put(item, { ifAbsent: () => conflict('upload_used', 'an import was already created from this upload', 'upload_id') }),
+  const checks = [
     ...(input.segments ?? []).map((ref, i) =>
       checkExists(keys.segment(projectId, segmentRefId(ref)), () =>
         invalid(typeof ref === 'string' ? `segments.${i}` : `segments.${i}.id`, 'unknown_segment', 'no segment with this id in this project'),
       ),
     ),
     ...(input.topics ?? []).map((t, i) => checkExists(keys.topic(projectId, t.id), () => invalid(`topics.${i}.id`, 'unknown_topic', 'no topic with this id in this project'))),
-  ]);
-  await importQueue.enqueue([{ project_id: projectId, import_id: importId }]);
+  ];
+  const lock = { ...keys.contactImportRunning(projectId), import_id: importId, taken_at: item.created_at };
+  const take = () => put(lock, { ifAbsent: { tag: 'import running', withItem: true } });
+  let taking: WriteAction[] = [take()];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await transact([put(item, { ifAbsent: () => conflict('upload_used', 'an import was already created from this upload', 'upload_id') }), ...taking, ...checks]);
+      break;
+    } catch (error) {
+      if (!(isConditionFailed(error, 'import running') || isConditionFailed(error, 'running moved')) || attempt >= 3) throw error;
+      const held = error.tag === 'import running' ? error.item : await getItem(keys.contactImportRunning(projectId));
+      taking = held ? await takeOverStale(projectId, String(held.import_id), lock) : [take()];
+    }
+  }
+  try {
+    await importQueue.enqueue([{ project_id: projectId, import_id: importId }]);
+  } catch (error) {
+    await finish(item, 'failed', 'the import could not be queued: create it again').catch(() => undefined);
+    throw error;
+  }
   return { object: 'contact_import', id: importId };
+}
+
+/**
+ * The writes that take the project's running-import item from `runningId` when that import is over
+ * or stale (failing it, conditional on its cursor not having moved), else 409 `import_in_progress`
+ * naming it.
+ */
+async function takeOverStale(projectId: string, runningId: string, lock: Item): Promise<WriteAction[]> {
+  const running = await getItem<ImportItem>(keys.contactImport(projectId, runningId));
+  const replace = update(
+    keys.contactImportRunning(projectId),
+    { set: { import_id: lock.import_id, taken_at: lock.taken_at }, condition: { expression: 'import_id = :old', values: { ':old': runningId } } },
+    { tag: 'running moved' },
+  );
+  if (!running || running.status === 'completed' || running.status === 'failed') return [replace];
+  const since = running.moved_at ?? running.created_at;
+  const stale = Date.now() - Date.parse(since) > (running.status === 'queued' ? STALE_QUEUED_SECONDS : STALE_RUNNING_SECONDS) * 1000;
+  if (!stale) {
+    const message = `the project's import ${runningId} is ${running.status === 'queued' ? 'queued' : 'in progress'}: a project runs one import at a time; create this one once it has completed or failed`;
+    throw conflict('import_in_progress', message);
+  }
+  const reason = `the import stopped: nothing moved since ${since} (its worker failed), so the project's next import took its place`;
+  return [
+    replace,
+    update(keys.contactImport(projectId, runningId), { set: { status: 'failed', failure_reason: reason, completed_at: nowIso() }, condition: atCursor(running) }, { tag: 'running moved' }),
+  ];
 }
 
 export async function getImport(caller: Caller, importId: string): Promise<ContactImport> {
@@ -608,7 +676,9 @@ async function moveCursor(record: ImportItem, landed: Landed, ended: boolean): P
     failures: [...record.failures, ...landed.failures].slice(0, MAX_REPORTED_FAILURES),
   };
   if (ended) Object.assign(next, { status: 'completed', completed_at: nowIso() });
+  next.moved_at = nowIso();
   const set: Item = {
+    moved_at: next.moved_at,
     processed: next.processed,
     offset: next.offset,
     created: next.created,
@@ -619,16 +689,25 @@ async function moveCursor(record: ImportItem, landed: Landed, ended: boolean): P
     completed_at: next.completed_at,
   };
   if (landed.failures.length && record.failures.length < MAX_REPORTED_FAILURES) set.failures = next.failures;
-  await updateItem(update(keys.contactImport(record.project_id, record.id), { set, condition: atCursor(record) }, { tag: 'moved' }));
+  await transact([update(keys.contactImport(record.project_id, record.id), { set, condition: atCursor(record) }, { tag: 'moved' }), ...(ended ? release(record) : [])]);
   return next;
 }
 
+/** The import's end lets the project's next import in: the running-import item deleted, if still this import's (a stale one's was taken over). */
+const release = (record: ImportItem): WriteAction[] =>
+  record.running_lock ? [del(keys.contactImportRunning(record.project_id), { ifUnchanged: { expected: { import_id: record.id }, onChanged: { tag: 'taken over' } } })] : [];
+
 async function finish(record: ImportItem, status: 'failed' | 'completed', reason: string | null): Promise<void> {
-  await updateItem(update(keys.contactImport(record.project_id, record.id), { set: { status, failure_reason: reason, completed_at: nowIso() }, condition: atCursor(record) }, { tag: 'moved' })).catch(
-    (error) => {
-      if (!isConditionFailed(error, 'moved')) throw error;
-    },
-  );
+  const end = update(keys.contactImport(record.project_id, record.id), { set: { status, failure_reason: reason, completed_at: nowIso() }, condition: atCursor(record) }, { tag: 'moved' });
+  try {
+    await transact([end, ...release(record)]);
+  } catch (error) {
+    if (isConditionFailed(error, 'moved')) return;
+    if (!isConditionFailed(error, 'taken over')) throw error;
+    await updateItem(end).catch((again) => {
+      if (!isConditionFailed(again, 'moved')) throw again;
+    });
+  }
 }
 
 /** Step 2: the whole file read once; the record `in_progress` with its total and the byte its cursor is at. */
@@ -642,6 +721,7 @@ async function start(record: ImportItem): Promise<ImportItem> {
   if (missing) throw new ImportFailed(`the file's header has no column "${missing[1]}"`);
   const set = {
     status: 'in_progress' as const,
+    moved_at: nowIso(),
     total: file.rows,
     offset: file.resumeOffset,
     record_delimiter: file.delimiter,

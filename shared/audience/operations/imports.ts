@@ -37,7 +37,11 @@ export const create = defineOperation({
   responses: {
     201: { description: 'The import, queued', schema: createdImport },
     ...commonErrors,
-    409: { ...conflictResponse, description: 'An import was already created from this upload (`upload_used`)' },
+    409: {
+      ...conflictResponse,
+      description:
+        'An import was already created from this upload (`upload_used`), or the project has an import queued or in progress (`import_in_progress`, its id in the message): a project runs one import at a time',
+    },
   },
 });
 
