@@ -111,7 +111,7 @@ export const routes: readonly Route[] = [
   { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem'] } },
   // Contact imports (a CSV in the content bucket, written by the contact-imports worker of functions/workers.ts; literal `/contacts/imports` wins over `/contacts/{contact_id}`)
   // POST: an inline file is put in the bucket; an upload's file is headed and its first bytes read (GetObject)
-  { method: 'POST', path: '/contacts/imports', handler: 'contacts/imports/create', operation: importOps.create, needs: { table: ['PutItem', 'ConditionCheckItem'], queues: ['contact-imports'], contentBucket: 'read-write' } },
+  { method: 'POST', path: '/contacts/imports', handler: 'contacts/imports/create', operation: importOps.create, needs: { table: ['PutItem', 'ConditionCheckItem', 'GetItem', 'UpdateItem', 'DeleteItem'], queues: ['contact-imports'], contentBucket: 'read-write', untested: { 'dynamodb:DeleteItem': "releases the project's running import when the import's message could not be queued (SQS refusing a send)" } } },
   // a presigned PUT for a file larger than a request: signing it needs the PutObject the URL grants; nothing is stored
   { method: 'POST', path: '/contacts/imports/uploads', handler: 'contacts/imports/create-upload', operation: importOps.createUpload, needs: { contentBucket: 'write' } },
   { method: 'GET', path: '/contacts/imports', handler: 'contacts/imports/list', operation: importOps.list, needs: { table: ['Query'] } },
