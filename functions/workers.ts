@@ -58,6 +58,11 @@ export const workerFunctionName = (name: string): string => `${functionName({ ha
 /** A worker's Lambda timeout. */
 export const workerTimeoutSeconds = (worker: Pick<Worker, 'timeoutSeconds'>): number => worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS;
 
+/** The fetch stage's queue (shared/emails/attachment-fetch.ts). */
+export const ATTACHMENT_FETCH_QUEUE = 'attachment-fetch';
+/** The fetch worker's timeout: an email's fetches end within 20 s (PATH_FETCH_TIMEOUT_MS), then up to 28 MB is stored. */
+export const ATTACHMENT_FETCH_TIMEOUT_SECONDS = 60;
+
 /** The queue the inbound topic feeds (lib/inbound.ts on AWS, lib/local/aws/smtp-inbound.ts locally). */
 export const INBOUND_QUEUE = 'inbound';
 /** A 40 MB message, its parse (about 3 times its size) and its uploads, with room: and Lambda's CPU grows with memory. */
@@ -73,6 +78,11 @@ export const queues: readonly QueueDefinition[] = [
   // so receives are not failures: maxReceiveCount only catches a message no sender can read.
   { name: 'send', visibilityTimeoutSeconds: 30, maxReceiveCount: 100 },
   { name: 'send-bulk', visibilityTimeoutSeconds: 30, maxReceiveCount: 100 },
+  // Emails with `path` attachments, before their send queue: one message per email, grouped by
+  // project (an SQS fair queue: shared/emails/send-queue.ts). 60 s: the worker's timeout, which
+  // covers an email's fetches (20 s at most) and storing them. 5 receives: a message whose email
+  // could not be written; the email's lease brings it back through the dispatcher anyway.
+  { name: ATTACHMENT_FETCH_QUEUE, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
   // SES events (SNS envelopes from the SES events topic): bounces and complaints only ...
   { name: 'ses-suppression', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
   // ... and every event, for the emails' status.
@@ -141,8 +151,8 @@ export function queueTrigger(trigger: Extract<Trigger, { kind: 'queue' }>, sendR
 
 /**
  * The senders' needs (the transactional and the bulk lane run the same code). DeleteItem: the email's
- * pending entry; the content bucket: PutObject for the bytes of a `path` attachment it fetched
- * (shared/emails/attachments.ts) and a test-mode email's rendered message; the SES feedback queues:
+ * pending entry; the content bucket: PutObject for a test-mode email's rendered message (the
+ * sender fetches no attachment: the fetch stage stored them); the SES feedback queues:
  * test mode's simulated events; the inbound bucket and queue: a test-mode email to its own sandbox's
  * receiving domain (shared/emails/test-mode-send.ts).
  */
@@ -176,6 +186,17 @@ export const workers: readonly Worker[] = [
     },
   },
   {
+    // emails with `path` attachments: fetched (test mode: checked) and stored, then sent on to the send queue
+    // (shared/emails/attachment-fetch.ts). One email per invocation, so no email's fetch waits for another's;
+    // broadcasts have no attachments, so only the transactional lane. DeleteItem, PutItem: a failed fetch ends
+    // the email `failed` (its pending entry, its event); the content bucket: the content read, the bytes stored.
+    name: 'attachment-fetcher',
+    handler: 'workers/attachment-fetcher',
+    trigger: { kind: 'queue', queue: ATTACHMENT_FETCH_QUEUE, batchSize: 1, maxConcurrency: 10 },
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], contentBucket: 'read-write', queues: ['send'] },
+    timeoutSeconds: ATTACHMENT_FETCH_TIMEOUT_SECONDS,
+  },
+  {
     // SES Bounce and Complaint events -> suppression entries (idempotent: an address keeps its first entry)
     name: 'suppression-writer',
     handler: 'workers/suppression-writer',
@@ -193,7 +214,7 @@ export const workers: readonly Worker[] = [
     handler: 'workers/dispatch-due-emails',
     trigger: { kind: 'schedule', everySeconds: 60 },
     // GetItem, PutItem, DeleteItem: settling staged emails of a batch whose request died (shared/emails/emails.ts)
-    needs: { table: ['Query', 'BatchGetItem', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send', 'send-bulk'] },
+    needs: { table: ['Query', 'BatchGetItem', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send', 'send-bulk', ATTACHMENT_FETCH_QUEUE] },
   },
   {
     // re-reads domains SES is still verifying; emits domain.verified / domain.verification_failed

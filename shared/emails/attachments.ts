@@ -6,12 +6,15 @@
  *
  * - `content` (base64) attachments are stored when the email is accepted, beside its content;
  *   how much a request can bring is Lambda's 6 MB request (README, "Limits").
- * - `path` attachments (an https URL) are fetched by the sender when it sends, with the webhooks'
- *   address guard (shared/webhooks/http.ts: every address the host resolves to must be public, and
- *   the connection goes only to the addresses checked), redirects followed only on the same host
- *   (at most 3), PATH_FETCH_TIMEOUT_MS for each, and all of an email's attachments at most
- *   MAX_ATTACHMENT_BYTES. The sender stores what it fetched under the same key, so the download
- *   works once the email is sent. A fetch that fails fails the email with the reason.
+ * - `path` attachments (an https URL) are fetched by a stage of their own before the email reaches
+ *   its send queue (./attachment-fetch.ts), with the webhooks' address guard
+ *   (shared/webhooks/http.ts: every address the host resolves to must be public, and the connection
+ *   goes only to the addresses checked), redirects followed only on the same host (at most 3),
+ *   PATH_CONNECT_TIMEOUT_MS to connect and PATH_FETCH_TIMEOUT_MS for all of an email's fetches,
+ *   and all of an email's attachments at most MAX_ATTACHMENT_BYTES, counted while the bytes
+ *   arrive. The stage stores what it fetched under the same key, so the sender only ever reads
+ *   stored bytes and the download works once they are. A fetch that fails fails the email with
+ *   the reason.
  * - `content_id` makes an attachment inline (Content-Disposition inline, Content-ID), for `cid:`
  *   references in the html. `content_type`, when not given, is inferred from the file name.
  */
@@ -22,6 +25,7 @@ import { getObject, headObject, putObject } from '../platform/aws/s3';
 import { HEADER_UNSAFE } from '../platform/http/header-text';
 import { checkedAddresses, pinnedLookup } from '../webhooks/http';
 import { endpointProblem, urlPort } from '../webhooks/endpoint';
+import type { InlineAttachment } from './content';
 
 /** An attachment as the email's content object lists it. */
 export interface StoredAttachment {
@@ -41,8 +45,14 @@ export interface StoredAttachment {
  * after base64 (4/3, plus MIME's line breaks), with room for the bodies and headers.
  */
 export const MAX_ATTACHMENT_BYTES = 28 * 1024 * 1024;
-/** How long a `path` fetch may take, first byte to last. */
-export const PATH_FETCH_TIMEOUT_MS = 30_000;
+/**
+ * How long all of one email's `path` fetches may take, from the first connection to the last byte:
+ * far under the fetch worker's 60 s timeout (functions/workers.ts), so a fetch that hangs ends the
+ * email `failed` with its reason instead of timing the invocation out. 28 MB in 20 s is 1.4 MB/s.
+ */
+export const PATH_FETCH_TIMEOUT_MS = 20_000;
+/** A `path` host must accept the TCP connection within this (as webhooks: a host that drops SYNs fails fast). */
+export const PATH_CONNECT_TIMEOUT_MS = 3_000;
 const MAX_REDIRECTS = 3;
 
 export const attachmentKey = (projectId: string, emailId: string, attachmentId: string): string => `emails/${projectId}/${emailId}/attachments/${attachmentId}`;
@@ -120,13 +130,27 @@ export const storedAttachmentSize = async (projectId: string, emailId: string, a
 export class AttachmentFetchError extends Error {}
 
 /**
- * GETs `path` for the sender: at most `maxBytes`, PATH_FETCH_TIMEOUT_MS, only to addresses the
- * guard allowed, redirects only on the same host. Throws AttachmentFetchError with the reason.
+ * What a live fetch checks before it connects (the URL's rules, then every address its host
+ * resolves to), with nothing fetched: test mode's simulated fetch. Throws AttachmentFetchError
+ * with the reason a live fetch would have refused it.
  */
-export async function fetchPath(path: string, maxBytes: number): Promise<Buffer> {
+export async function checkPath(path: string): Promise<void> {
+  const problem = pathProblem(path);
+  if (problem) throw new AttachmentFetchError(`${path} refused: ${problem}`);
+  const url = new URL(path);
+  const checked = await checkedAddresses(url.hostname, urlPort(url)).catch((error: NodeJS.ErrnoException) => ({ refused: `DNS lookup failed: ${error.code ?? error.message}` }));
+  if ('refused' in checked) throw new AttachmentFetchError(`${url.href} refused: ${checked.refused}`);
+}
+
+/**
+ * GETs `path` for the fetch stage: at most `maxBytes` (counted as they arrive), done by `deadline`
+ * (epoch ms; PATH_FETCH_TIMEOUT_MS from now by default), connected within PATH_CONNECT_TIMEOUT_MS,
+ * only to addresses the guard allowed, redirects only on the same host. Throws
+ * AttachmentFetchError with the reason.
+ */
+export async function fetchPath(path: string, maxBytes: number, deadline = Date.now() + PATH_FETCH_TIMEOUT_MS): Promise<Buffer> {
   let url = new URL(path);
   const host = url.hostname;
-  const deadline = Date.now() + PATH_FETCH_TIMEOUT_MS;
   for (let hop = 0; ; hop++) {
     const problem = pathProblem(url.href);
     if (problem) throw new AttachmentFetchError(`${url.href} refused: ${problem}`);
@@ -160,9 +184,16 @@ function get(url: URL, addresses: Parameters<typeof pinnedLookup>[0], deadline: 
   return new Promise((resolve, reject) => {
     const request = transport.get(url, { lookup: pinnedLookup(addresses), headers: { 'user-agent': 'email-service-attachments/1', accept: '*/*' } }, resolve);
     const timer = setTimeout(() => request.destroy(new AttachmentFetchError(`${url.href}: no answer within ${PATH_FETCH_TIMEOUT_MS / 1000} s`)), Math.max(0, deadline - Date.now()));
+    let connectTimer: NodeJS.Timeout | undefined;
+    request.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(() => request.destroy(new AttachmentFetchError(`${url.href}: no connection within ${PATH_CONNECT_TIMEOUT_MS / 1000} s`)), PATH_CONNECT_TIMEOUT_MS);
+      socket.once('connect', () => clearTimeout(connectTimer));
+    });
     request.on('response', () => clearTimeout(timer));
     request.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      clearTimeout(connectTimer);
       reject(error instanceof AttachmentFetchError ? error : new AttachmentFetchError(`${url.href}: ${error.code ? `${error.code}: ` : ''}${error.message}`));
     });
   });
@@ -201,37 +232,26 @@ export interface SesAttachment {
 }
 
 /**
- * The bytes of every attachment of an email, for the sender: stored ones read (side by side),
- * `path` ones fetched (one after another, within what MAX_ATTACHMENT_BYTES leaves) and stored for
- * the download, unless an earlier attempt stored them already. Throws AttachmentFetchError with
- * the reason the email cannot go with its attachments.
+ * The bytes of every attachment of an email, for the sender: all stored (the `path` ones by the
+ * fetch stage, ./attachment-fetch.ts, before the email reached its send queue), read side by side.
+ * The sender fetches nothing. Throws AttachmentFetchError when one is no longer stored (past the
+ * content bucket's lifecycle).
  */
-export async function attachmentsToSend(projectId: string, emailId: string, listed: (StoredAttachment | { filename: string; content: string; content_type?: string })[]): Promise<SesAttachment[]> {
-  const read = await Promise.all(
-    listed.map(async (a) => {
-      if ('content' in a)
-        return { a: { id: '', filename: a.filename, content_type: a.content_type ?? contentTypeFor(a.filename), content_id: null, size: null }, bytes: Buffer.from(a.content, 'base64') };
-      return { a, bytes: await storedAttachment(projectId, emailId, a.id) };
+export async function attachmentsToSend(projectId: string, emailId: string, listed: (StoredAttachment | InlineAttachment)[]): Promise<SesAttachment[]> {
+  return Promise.all(
+    listed.map(async (a): Promise<SesAttachment> => {
+      if ('content' in a) return sesAttachment({ filename: a.filename, content_type: a.content_type ?? contentTypeFor(a.filename), content_id: null }, Buffer.from(a.content, 'base64'));
+      const bytes = await storedAttachment(projectId, emailId, a.id);
+      if (!bytes) throw new AttachmentFetchError(`attachment ${a.filename ?? a.id} is no longer stored`);
+      return sesAttachment(a, bytes);
     }),
   );
-  let used = read.reduce((sum, { bytes }) => sum + (bytes?.length ?? 0), 0);
-  const out: SesAttachment[] = [];
-  for (const { a, bytes } of read) {
-    let body = bytes;
-    if (!body) {
-      if (!a.path) throw new AttachmentFetchError(`attachment ${a.filename ?? a.id} is no longer stored`);
-      body = await fetchPath(a.path, MAX_ATTACHMENT_BYTES - used);
-      used += body.length;
-      await putObject(attachmentKey(projectId, emailId, a.id), body, a.content_type, 'content');
-    }
-    if (used > MAX_ATTACHMENT_BYTES) throw new AttachmentFetchError(`the attachments are over ${MAX_ATTACHMENT_BYTES} bytes, what SES's 40 MB message holds`);
-    out.push({
-      FileName: a.filename ?? 'attachment',
-      RawContent: body,
-      ContentType: a.content_type,
-      ContentDisposition: a.content_id ? 'INLINE' : 'ATTACHMENT',
-      ...(a.content_id ? { ContentId: a.content_id } : {}),
-    });
-  }
-  return out;
 }
+
+const sesAttachment = (a: Pick<StoredAttachment, 'filename' | 'content_type' | 'content_id'>, bytes: Buffer): SesAttachment => ({
+  FileName: a.filename ?? 'attachment',
+  RawContent: bytes,
+  ContentType: a.content_type,
+  ContentDisposition: a.content_id ? 'INLINE' : 'ATTACHMENT',
+  ...(a.content_id ? { ContentId: a.content_id } : {}),
+});

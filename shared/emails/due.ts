@@ -18,8 +18,8 @@ import * as keys from '../platform/db/keys';
 import { isConditionFailed, queryGsi1Pages, update, updateItem, type Item } from '../platform/db/table';
 import { logger } from '../platform/log';
 import { SEND_LEASE_MS, settleStagedEmail } from './emails';
-import { sendQueueFor, type SendMessage } from './send-queue';
-import { laneOf } from './send-rate';
+import type { Queue } from '../platform/aws/queues';
+import { firstQueueOf, type SendMessage } from './send-queue';
 
 /** Due entries read per Query. */
 const PAGE_SIZE = 200;
@@ -53,16 +53,21 @@ async function lease(item: Item, now: Date): Promise<boolean> {
   }
 }
 
-/** The page's emails leased, DUE_PARALLEL at a time; returns the messages of those this run took, by lane (broadcast emails are bulk). */
-async function leasePage(page: Item[], now: Date): Promise<{ transactional: SendMessage[]; bulk: SendMessage[] }> {
-  const taken = { transactional: [] as SendMessage[], bulk: [] as SendMessage[] };
+/**
+ * The page's emails leased, DUE_PARALLEL at a time; returns the messages of those this run took, by
+ * the queue each goes to next (./send-queue.ts `firstQueueOf`: the fetch stage while its `path`
+ * attachments are not stored, else its lane; broadcast emails are bulk).
+ */
+async function leasePage(page: Item[], now: Date): Promise<Map<Queue<SendMessage, void>, SendMessage[]>> {
+  const taken = new Map<Queue<SendMessage, void>, SendMessage[]>();
   for (let i = 0; i < page.length; i += DUE_PARALLEL) {
     await Promise.all(
       page.slice(i, i + DUE_PARALLEL).map(async (item) => {
         if (item.type === 'staged_email') {
           await settleStagedEmail(item).catch((error) => logger.error('staged email not settled; next run', { email_id: item.id, error }));
         } else if (await lease(item, now)) {
-          taken[laneOf(item)].push({ project_id: item.project_id, email_id: item.id });
+          const queue = firstQueueOf(item);
+          taken.set(queue, [...(taken.get(queue) ?? []), { project_id: item.project_id, email_id: item.id }]);
         }
       }),
     );
@@ -82,9 +87,9 @@ export async function dispatchDueEmails(now = new Date(), options: { deadline?: 
   for (let shard = 0; shard < keys.EMAIL_DUE_SHARDS; shard++) {
     for await (const page of queryGsi1Pages(keys.emailDueShard(shard), { below: bound, pageSize: PAGE_SIZE })) {
       if (Date.now() >= deadline || enqueued >= maxEmails) return { enqueued, stoppedEarly: true };
-      const { transactional, bulk } = await leasePage(page, now);
-      await Promise.all([sendQueueFor('transactional').enqueue(transactional), sendQueueFor('bulk').enqueue(bulk)]);
-      enqueued += transactional.length + bulk.length;
+      const taken = [...(await leasePage(page, now))];
+      await Promise.all(taken.map(([queue, messages]) => queue.enqueue(messages)));
+      enqueued += taken.reduce((sum, [, messages]) => sum + messages.length, 0);
     }
   }
   return { enqueued, stoppedEarly: false };

@@ -57,7 +57,7 @@ import { projectSettings } from '../access/project-settings';
 import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from './quota';
 import { sendingPaused } from './reputation';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
-import { sendQueue } from './send-queue';
+import { firstQueueOf } from './send-queue';
 import { parseScheduledAt } from './schedule-phrase';
 import { addressDomain, toRecord, toSummary } from './record';
 import { contentTypeFor, filenameFromPath, pathProblem, putAttachments, type StoredAttachment } from './attachments';
@@ -106,6 +106,12 @@ export interface EmailItem extends Omit<EmailSummary, 'ses_message_id'> {
   clicked_links?: Set<string>;
   /** TTL (epoch seconds): emailExpiresAt */
   expires_at?: number;
+  /** set while `path` attachments are still to fetch: the fetch stage's (./attachment-fetch.ts), not the sender's */
+  attachments_pending?: boolean;
+  /** the fetch stage's claim: until when it holds the email */
+  fetching_until?: string;
+  /** the bytes of all its attachments once stored (the fetch stage records them) */
+  attachment_bytes?: number;
 }
 
 /** An email ready to be accepted: its item and its content. */
@@ -214,6 +220,7 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
     expires_at: emailExpiresAt(scheduledAt ?? now),
     ...(request.template ? { template_id: (await lookupTemplate(request.template.id))?.id as string } : {}),
     ...(request.topic_id ? { topic_id: request.topic_id } : {}),
+    ...(attachments.some((a) => a.path !== undefined) ? { attachments_pending: true } : {}),
   };
   const content: EmailContent = {
     html: input.html ?? null,
@@ -243,11 +250,18 @@ export const emailTransactionBytes = (item: EmailItem): number => 2 * Buffer.byt
 const transactionGroups = (items: EmailItem[], writesPerEmail: number, reserved = 0): EmailItem[][] =>
   transactionChunks(items, { actions: () => writesPerEmail, bytes: emailTransactionBytes, reserved });
 
-/** Puts the emails that are sent at once on the send queue (after their commit: if this fails, the dispatcher sends them when their lease runs out). */
+/**
+ * Puts the emails that are sent at once on their first queue: the send queue, or the fetch stage
+ * for those with `path` attachments (./send-queue.ts `firstQueueOf`). After their commit: if this
+ * fails, the dispatcher sends them when their lease runs out.
+ */
 async function enqueueImmediate(projectId: string, items: EmailItem[]): Promise<void> {
-  const immediate = items.filter((item) => !item.scheduled_at).map((item) => ({ project_id: projectId, email_id: item.id }));
-  if (!immediate.length) return;
-  await sendQueue.enqueue(immediate).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
+  const immediate = items.filter((item) => !item.scheduled_at);
+  const byQueue = new Map<ReturnType<typeof firstQueueOf>, { project_id: string; email_id: string }[]>();
+  for (const item of immediate) byQueue.set(firstQueueOf(item), [...(byQueue.get(firstQueueOf(item)) ?? []), { project_id: projectId, email_id: item.id }]);
+  await Promise.all(
+    [...byQueue].map(([queue, messages]) => queue.enqueue(messages).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { queue: queue.name, error }))),
+  );
 }
 
 /** The staged form of an email: not an email yet, found again by the dispatcher after the lease if the request dies. */
@@ -526,7 +540,7 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
       keys.email(caller.projectId, emailId),
       {
         set: { last_event: 'queued', ...keys.emailDue(caller.projectId, emailId, new Date(Date.now() + SEND_LEASE_MS).toISOString()) },
-        remove: ['failure_reason', 'send_attempts'], // a retry gets the sender's attempts afresh
+        remove: ['failure_reason', 'send_attempts', 'fetching_until'], // a retry gets the sender's attempts (and the fetch stage's claim) afresh
         condition: { expression: 'last_event = :failed', values: { ':failed': 'failed' } },
       },
       () => notRetryable('no longer failed'),
@@ -534,6 +548,9 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
     eventWrite(caller, 'email.queued', { ...toSummary(existing), last_event: 'queued' }),
     pendingEmailWrite(caller.projectId, existing as EmailItem),
   ]);
-  await sendQueue.enqueue([{ project_id: caller.projectId, email_id: emailId }]).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send it', { error }));
+  // a failed fetch keeps `attachments_pending`: the retry fetches again (./attachment-fetch.ts)
+  await firstQueueOf(existing as EmailItem)
+    .enqueue([{ project_id: caller.projectId, email_id: emailId }])
+    .catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send it', { error }));
   return record;
 }

@@ -9,6 +9,10 @@
  * fair queue: one project's million-recipient broadcast does not hold up another project's). The
  * same sender consumes both, and bulk sends never take the send-rate slots kept for
  * transactional mail (./send-rate.ts).
+ *
+ * An email with `path` attachments goes first to the attachment-fetch queue (./attachment-fetch.ts:
+ * `firstQueueOf`), grouped by project as well, and reaches its send queue only once their bytes
+ * are stored: the sender never fetches.
  */
 import { queue } from '../platform/aws/queues';
 import type { SendLane } from './send-rate';
@@ -24,3 +28,11 @@ export const sendQueue = queue<SendMessage>('send', 'throw');
 export const bulkSendQueue = queue<SendMessage>('send-bulk', 'throw', { group: (message) => message.project_id });
 
 export const sendQueueFor = (lane: SendLane) => (lane === 'bulk' ? bulkSendQueue : sendQueue);
+
+/** Emails whose `path` attachments are still to fetch, grouped by project (an SQS fair queue): ./attachment-fetch.ts. */
+export const attachmentFetchQueue = queue<SendMessage>('attachment-fetch', 'throw', { group: (message) => message.project_id });
+
+/** The queue a waiting email goes to next: the fetch stage while it has `path` attachments not yet stored (`attachments_pending`), else its send lane. */
+// (a broadcast email is bulk: ./send-rate.ts laneOf, not imported, so the API's bundles carry no SES client)
+export const firstQueueOf = (email: { attachments_pending?: boolean; broadcast_id?: string | null }) =>
+  email.attachments_pending ? attachmentFetchQueue : email.broadcast_id ? bulkSendQueue : sendQueue;

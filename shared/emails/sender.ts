@@ -105,8 +105,8 @@ async function failClaimed(caller: Caller, email: EmailItem, sendingAt: string, 
   return 'failed';
 }
 
-/** Ends an email that is still waiting (never claimed) `failed` with `reason` and `email.failed`. */
-async function failWaiting(caller: Caller, email: EmailItem, reason: string): Promise<SendOutcome> {
+/** Ends an email that is still waiting (never claimed) `failed` with `reason` and `email.failed` (also the fetch stage's end for a fetch that failed: ./attachment-fetch.ts). */
+export async function failWaiting(caller: Caller, email: EmailItem, reason: string): Promise<SendOutcome> {
   try {
     await transact([
       update(keys.email(email.project_id, email.id), { set: { last_event: 'failed', failure_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
@@ -200,6 +200,8 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   if (email.last_event === 'sending') return endAbandonedClaim(caller, email);
   if (!['queued', 'scheduled'].includes(email.last_event)) return 'skipped';
   if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later
+  // its `path` attachments are not stored yet: the fetch stage's (./attachment-fetch.ts), which the dispatcher sends it to when its lease ends
+  if (email.attachments_pending) return 'skipped';
 
   // The content (stored once at acceptance, ./content.ts) is read with the suppression entries, before the claim;
   // an email scoped to a topic (`topic_id`) also reads who opted out of it.
@@ -233,7 +235,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   }
 
   if (!content) return failWaiting(caller, email, MISSING_CONTENT);
-  // the attachments' bytes: stored ones read, `path` ones fetched now (./attachments.ts); a fetch that fails fails the email
+  // the attachments' bytes, all stored (`path` ones by the fetch stage: ./attachment-fetch.ts); one no longer stored fails the email
   let attachments: SesAttachment[] = [];
   try {
     if (content.attachments?.length) attachments = await attachmentsToSend(projectId, emailId, content.attachments);
