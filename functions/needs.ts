@@ -17,6 +17,13 @@ export type SesAction = `ses:${string}`;
 export interface Needs {
   /** table actions on the one table and its indexes */
   table?: readonly TableAction[];
+  /**
+   * table actions allowed only on items whose partition key matches one of the patterns (`*`: any
+   * characters): IAM's `dynamodb:LeadingKeys` condition, and the same check locally. For the writes
+   * the request pipeline makes beside a route that writes nothing of its own (functions/routes.ts
+   * `routeNeeds`): a read-only route may count its rate window and log its request, nothing else.
+   */
+  tableByKeys?: Readonly<Partial<Record<TableAction, readonly string[]>>>;
   /** queues of functions/workers.ts the function sends messages to (sqs:SendMessage, QUEUE_URL_<NAME>) */
   queues?: readonly string[];
   /** SES actions the function calls; none means no SES permission at all */
@@ -67,12 +74,13 @@ export const SECRETS_KEY_ACTIONS = {
 
 /**
  * Every grant of a declaration under one name each, as the local runtime records calls:
- * `dynamodb:GetItem`, `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject:inbound` (action and bucket),
+ * `dynamodb:GetItem`, `dynamodb:UpdateItem:RATE_LIMIT#*` (an action on partition keys of that pattern only), `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject:inbound` (action and bucket),
  * `kms:Decrypt:secrets` (action and key).
  */
 export function grantedActions(needs: Needs): string[] {
   return [
     ...(needs.table ?? []).map((action) => `dynamodb:${action}`),
+    ...Object.entries(needs.tableByKeys ?? {}).flatMap(([action, patterns]) => (patterns ?? []).map((pattern) => `dynamodb:${action}:${pattern}`)),
     ...(needs.queues ?? []).map((queue) => `sqs:SendMessage:${queue}`),
     ...(needs.ses ?? []),
     ...(needs.inboundBucket ? BUCKET_ACTIONS[needs.inboundBucket].map((action) => `${action}:inbound`) : []),

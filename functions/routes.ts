@@ -8,6 +8,7 @@
 import type { Operation } from '../shared/platform/http/operation';
 import { matchPath } from '../shared/platform/http/paths';
 import { type Needs, ROUTE_TIMEOUT_SECONDS, type TableAction } from './needs';
+import { API_KEY_HASH_PK_PATTERN, RATE_WINDOW_PK_PATTERN, REQUEST_LOG_PK_PATTERN } from '../shared/platform/db/keys';
 import * as apiKeyOps from '../shared/access/operations/api-keys';
 import * as projectOps from '../shared/access/operations/project';
 import * as broadcastOps from '../shared/broadcasts/operations';
@@ -78,8 +79,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
   { method: 'GET', path: '/usage', handler: 'project/usage', operation: projectOps.usage, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
   { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, needs: { table: ['PutItem'] } },
-  { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, needs: { table: ['Query'] } },
-  { method: 'PATCH', path: '/api-keys/{api_key_id}', handler: 'api-keys/update', operation: apiKeyOps.update, needs: { table: ['UpdateItem'] } },
+  { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, needs: { table: ['Query', 'BatchGetItem'] } }, // BatchGetItem: the keys' last use, on their hash items
+  { method: 'PATCH', path: '/api-keys/{api_key_id}', handler: 'api-keys/update', operation: apiKeyOps.update, needs: { table: ['UpdateItem', 'BatchGetItem'] } },
   { method: 'DELETE', path: '/api-keys/{api_key_id}', handler: 'api-keys/delete', operation: apiKeyOps.remove, needs: { table: ['GetItem', 'DeleteItem', 'PutItem'] } },
 
   { method: 'POST', path: '/segments', handler: 'segments/create', operation: segmentOps.create, needs: { table: ['PutItem'] } },
@@ -287,15 +288,22 @@ export const unsupportedRoutes: readonly { path: string; reason: string }[] = [
   { path: '/events/{name}', reason: eventOps.CUSTOM_EVENTS_UNSUPPORTED },
 ];
 
-/** A route's whole needs: its own plus what the pipeline of `api()` does for every authenticated request (key lookup, rate limit, request log). */
+/**
+ * A route's whole needs: its own plus what the pipeline of `api()` does for every authenticated
+ * request (key lookup, rate limit, request log). The pipeline's two writes are granted only on
+ * their own partitions (`tableByKeys`) to a route that does not make that write itself, so a
+ * read-only route cannot put or update anything else.
+ */
 export function routeNeeds(route: Pick<Route, 'operation' | 'needs'>): Needs {
   const table = new Set<TableAction>(route.needs.table);
+  const tableByKeys: Partial<Record<TableAction, string[]>> = {};
   if (route.operation.auth === 'api_key') {
     table.add('GetItem'); // the key's lookup, and the project's settings (shared/access/project-settings.ts)
-    table.add('UpdateItem'); // the rate limit's count (shared/access/rate-limit.ts)
-    table.add('PutItem'); // the request's log entry, written beside the answer (shared/logs/request-log.ts)
+    // the rate limit's count (shared/access/rate-limit.ts), the key's last use (shared/access/api-keys.ts)
+    if (!table.has('UpdateItem')) tableByKeys.UpdateItem = [RATE_WINDOW_PK_PATTERN, API_KEY_HASH_PK_PATTERN];
+    if (!table.has('PutItem')) tableByKeys.PutItem = [REQUEST_LOG_PK_PATTERN]; // the request's log entry, written beside the answer (shared/logs/request-log.ts)
   }
-  return { ...route.needs, table: [...table].sort() };
+  return { ...route.needs, table: [...table].sort(), ...(Object.keys(tableByKeys).length ? { tableByKeys } : {}) };
 }
 
 // Literal routes before parameterised ones, like API Gateway's "most specific match wins".

@@ -78,7 +78,7 @@ export class ApiFunction extends NodejsFunction {
    * together, so a function can never know the table without its grant or the reverse.
    * No actions: the name only (the shared DB client needs it to load), no permission at all.
    */
-  bindTable(table: dynamodb.ITable, actions: readonly TableAction[]): this {
+  bindTable(table: dynamodb.ITable, actions: readonly TableAction[], byKeys: Needs['tableByKeys'] = {}): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     if (actions.length > 0) {
       this.addToRolePolicy(
@@ -87,9 +87,22 @@ export class ApiFunction extends NodejsFunction {
           resources: [table.tableArn, `${table.tableArn}/index/*`],
         }),
       );
+    }
+    // actions on items of some partitions only (`Needs.tableByKeys`): the table itself, IAM's LeadingKeys condition
+    for (const [action, patterns] of Object.entries(byKeys)) {
+      this.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: [`dynamodb:${action}`],
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...(patterns ?? [])] } },
+        }),
+      );
+    }
+    const all = [...actions, ...(Object.keys(byKeys) as TableAction[])];
+    if (all.length > 0) {
       // The table's customer managed key, as DynamoDB needs it for the caller: to read, and to write
       if (table.encryptionKey) {
-        const writes = actions.some((action) => !READ_ACTIONS.has(action));
+        const writes = all.some((action) => !READ_ACTIONS.has(action));
         table.encryptionKey.grant(this, 'kms:Decrypt', 'kms:DescribeKey', ...(writes ? ['kms:Encrypt', 'kms:GenerateDataKey'] : []));
       }
     }

@@ -167,7 +167,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
    * needs it to load) even without a table action.
    */
   private grantNeeds(fn: ApiFunction, needs: Needs): ApiFunction {
-    fn.bindTable(this.table, needs.table ?? []);
+    fn.bindTable(this.table, needs.table ?? [], needs.tableByKeys);
     this.queueSet.allowSending(fn, needs.queues ?? []);
     fn.bindSes(needs.ses ?? []);
     if (needs.ses?.length) acknowledgeSesResources(fn);

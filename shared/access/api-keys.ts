@@ -12,11 +12,17 @@
  * Test mode (./test-mode.ts): a test key works in its project's test twin. Its items live there
  * (so test keys list and revoke test keys only), and the caller it authenticates as has the twin's
  * id, whatever its hash item says (keys minted before the twin existed hold the live id).
+ *
+ * `last_used_at` is kept on the hash item only (which authenticating reads anyway): the one write
+ * the request pipeline makes for a key is then in the key's own `API_KEY_HASH#` partition, so a
+ * route that writes nothing of its own needs no write in the project's partition
+ * (functions/routes.ts `routeNeeds`). Listing keys reads their hash items beside them; a key used
+ * before this moved keeps its older time on the key item until its next use.
  */
 import { API_KEY_PATTERN, generateToken, hashToken, type KeyMode } from './api-key-token';
 import type { Caller, Permission } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { del, getItem, isConditionFailed, isTransactionConflict, put, queryPage, transact, update, updateItem, type PageRequest } from '../platform/db/table';
+import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, update, updateItem, type PageRequest } from '../platform/db/table';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId, nowIso } from '../platform/ids';
@@ -67,15 +73,23 @@ export async function authenticate(token: string): Promise<Caller | undefined> {
 
 const callerOfKey = (item: ApiKeyHashItem): Caller => ({ projectId: modeProjectId(item.project_id, item.livemode), apiKeyId: item.api_key_id, permission: item.permission, livemode: item.livemode });
 
-const toRecord = (item: ApiKeyItem): ApiKeyRecord => ({
+/** The key as the API shows it; `lastUsedAt`: from its hash item (the key item's own is from before that kept it). */
+const toRecord = (item: ApiKeyItem, lastUsedAt?: string): ApiKeyRecord => ({
   object: 'api_key',
   id: item.id,
   name: item.name,
   permission: item.permission,
   mode: item.mode,
   created_at: item.created_at,
-  last_used_at: item.last_used_at ?? null,
+  last_used_at: lastUsedAt ?? item.last_used_at ?? null,
 });
+
+/** The keys as the API shows them, with `last_used_at` from their hash items (one BatchGetItem). */
+async function withLastUse(items: ApiKeyItem[]): Promise<ApiKeyRecord[]> {
+  const hashes = await batchGet<ApiKeyHashItem & { PK: string }>(items.map((item) => keys.apiKeyHash(item.token_hash)));
+  const lastUse = new Map(hashes.map((hash): [string, string | undefined] => [hash.PK, hash.last_used_at]));
+  return items.map((item) => toRecord(item, lastUse.get(keys.apiKeyHash(item.token_hash).PK)));
+}
 
 export interface CreateApiKeyInput {
   name: string;
@@ -122,7 +136,7 @@ export async function createApiKey(caller: Caller, input: CreateApiKeyInput): Pr
 
 export async function listApiKeys(caller: Caller, page: PageRequest) {
   const { items, hasMore } = await queryPage<ApiKeyItem>(keys.apiKeys(caller.projectId), page);
-  return { records: items.map(toRecord), hasMore };
+  return { records: await withLastUse(items), hasMore };
 }
 
 /** PATCH /api-keys/{id}: renames the key (nothing else of it changes). */
@@ -130,28 +144,25 @@ export async function renameApiKey(caller: Caller, apiKeyId: string, name: strin
   const item = await updateItem<ApiKeyItem>(
     update(keys.apiKey(caller.projectId, apiKeyId), { set: { name }, condition: { expression: 'attribute_exists(PK)' } }, () => notFound('API key', 'api_key_id')),
   );
-  return toRecord(item);
+  return (await withLastUse([item]))[0];
 }
 
 /** `last_used_at` is written at most once an hour per key. */
 const LAST_USED_EVERY_MS = 60 * 60 * 1000;
 
 /**
- * Records that the key authenticated a request now, when its last record is an hour old: on the key
- * (GET /api-keys shows it) and on its hash item (which `authenticate` reads anyway), with a condition,
- * so requests racing write it once. Not awaited by the request: the pipeline waits for it only after
+ * Records that the key authenticated a request now, when its last record is an hour old: on its
+ * hash item (which `authenticate` reads anyway, and GET /api-keys shows), with a condition, so
+ * requests racing write it once. Not awaited by the request: the pipeline waits for it only after
  * the handler (shared/platform/http/pipeline.ts `Authentication.alongside`).
  */
-async function markUsed(hash: string, item: ApiKeyHashItem, now = Date.now()): Promise<void> {
+async function markUsed(hash: string, now = Date.now()): Promise<void> {
   const at = new Date(now).toISOString();
   const due = { expression: 'attribute_exists(PK) AND (attribute_not_exists(last_used_at) OR last_used_at < :due)', values: { ':due': new Date(now - LAST_USED_EVERY_MS).toISOString() } };
   try {
-    await transact([
-      update(keys.apiKeyHash(hash), { set: { last_used_at: at }, condition: due }, { tag: 'used already' }),
-      update(keys.apiKey(item.project_id, item.api_key_id), { set: { last_used_at: at }, condition: { expression: 'attribute_exists(PK)' } }, { tag: 'used already' }),
-    ]);
+    await updateItem(update(keys.apiKeyHash(hash), { set: { last_used_at: at }, condition: due }, { tag: 'used already' }));
   } catch (error) {
-    if (!isConditionFailed(error, 'used already') && !isTransactionConflict(error)) throw error; // another request wrote it, or the key was revoked
+    if (!isConditionFailed(error, 'used already')) throw error; // another request wrote it, or the key was revoked
   }
 }
 
@@ -162,7 +173,7 @@ export async function authenticateKey(token: string): Promise<{ caller: Caller |
   const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hash));
   if (!item) return { caller: undefined };
   const due = !item.last_used_at || Date.parse(item.last_used_at) < Date.now() - LAST_USED_EVERY_MS;
-  return { caller: callerOfKey(item), alongside: due ? markUsed(hash, item) : undefined };
+  return { caller: callerOfKey(item), alongside: due ? markUsed(hash) : undefined };
 }
 
 export async function revokeApiKey(caller: Caller, apiKeyId: string): Promise<ApiKeyRecord> {

@@ -135,7 +135,7 @@ describe('EmailService stack (bundling skipped)', () => {
 
   describe('grants each function exactly the table actions of its route', () => {
     /** Every statement that applies to the function's role: its inline policies and attached AWS::IAM::Policy. */
-    function statementsOf(fnId: string): Array<{ Action: string | string[]; Resource: unknown; Effect: string }> {
+    function statementsOf(fnId: string): Array<{ Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }> {
       const roleId = resources[logicalId(fnId)].Properties.Role['Fn::GetAtt'][0];
       const inline = (resources[roleId].Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
       const attached = ofType('AWS::IAM::Policy')
@@ -150,10 +150,20 @@ describe('EmailService stack (bundling skipped)', () => {
         .sort();
 
     it.each(allFunctions.map((f) => [f.routeKey, f] as const))('%s', (_key, { id, route }) => {
-      const expected = (routeNeeds(route).table ?? []).map((a) => `dynamodb:${a}`).sort();
+      const { table = [], tableByKeys = {} } = routeNeeds(route);
+      const expected = [...table, ...Object.keys(tableByKeys)].map((a) => `dynamodb:${a}`).sort();
       expect(dynamoActions(id)).toEqual(expected);
       for (const statement of statementsOf(id).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')))) {
         expect(statement.Effect).toBe('Allow');
+        if (statement.Condition) {
+          // the pipeline's write of a read-only route: on its own partitions only
+          const [action] = [statement.Action].flat();
+          expect(statement).toMatchObject({
+            Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': tableByKeys[action.slice('dynamodb:'.length) as keyof typeof tableByKeys] } },
+          });
+          continue;
+        }
         const tableAndIndexes = [{ 'Fn::GetAtt': [tableId, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']] }];
         expect(statement.Resource).toHaveLength(2); // in either order (nested templates list them the other way round)
         expect(statement.Resource).toEqual(expect.arrayContaining(tableAndIndexes));
@@ -162,6 +172,7 @@ describe('EmailService stack (bundling skipped)', () => {
 
     it('matches the examples the route table promises', () => {
       expect(dynamoActions('GetSegments')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']); // + the key's lookup, the rate limit's count and the request log's entry
+      expect(routeNeeds(routes.find((r) => r.method === 'GET' && r.path === '/segments')!).tableByKeys).toEqual({ PutItem: ['PROJECT#*#LOGS#*'], UpdateItem: ['RATE_LIMIT#*', 'API_KEY_HASH#*'] }); // those writes on their own partitions only
       expect(dynamoActions('GetHealth')).toEqual([]);
       expect(dynamoActions('Fallback')).toEqual([]);
     });

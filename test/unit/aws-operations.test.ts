@@ -9,7 +9,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AWS_OPERATIONS, DOCUMENT_COMMANDS } from '../../lib/local/lambda/aws-operations';
-import { requirementsOf } from '../../lib/local/lambda/needs';
+import { checkCall, requirementsOf } from '../../lib/local/lambda/needs';
+import { routeFunction } from '../../lib/local/lambda/invocation';
+import { routes } from '../../functions/routes';
 import type { FunctionIdentity } from '../../lib/local/lambda/invocation';
 
 const root = join(__dirname, '..', '..');
@@ -63,7 +65,7 @@ it('lists every operation the code makes, and only those', () => {
   expect([...listed()].filter((op) => !made.has(op)).sort()).toEqual([]);
 });
 
-const fn = (ses: string[]): FunctionIdentity => ({ name: 'PostDomains', needs: { ses: ses as `ses:${string}`[] } }) as FunctionIdentity;
+const fn = (ses: string[]): FunctionIdentity => ({ name: 'PostDomains', needs: { ses: ses as `ses:${string}`[] }, timeoutMs: 1000 });
 const grantsOf = (operation: string, input: Record<string, unknown>) => requirementsOf(fn([]), { service: 'ses', operation, input }).map((r) => r.grant);
 
 it('requires TagResource of a create call that carries tags, and not of one without', () => {
@@ -71,4 +73,27 @@ it('requires TagResource of a create call that carries tags, and not of one with
   expect(grantsOf('CreateTenantCommand', { TenantName: 'es-p' })).toEqual(['ses:CreateTenant']);
   expect(grantsOf('CreateConfigurationSetCommand', { ConfigurationSetName: 'es-d', Tags: [{ Key: 'a', Value: 'b' }] })).toEqual(['ses:CreateConfigurationSet', 'ses:TagResource']);
   expect(grantsOf('CreateEmailIdentityCommand', { EmailIdentity: 'example.com' })).toEqual(['ses:CreateEmailIdentity']);
+});
+
+describe('the request pipeline of a read-only route', () => {
+  const getSegments = { fn: routeFunction(routes.find((r) => r.method === 'GET' && r.path === '/segments')!), timedOut: false };
+  const put = (PK: string) => ({ service: 'dynamodb' as const, operation: 'PutItemCommand', input: { TableName: 't', Item: { PK, SK: 'X' } } });
+  const update = (PK: string) => ({ service: 'dynamodb' as const, operation: 'UpdateItemCommand', input: { TableName: 't', Key: { PK, SK: 'X' } } });
+
+  it("may count its rate window, log its request and record its key's use", () => {
+    expect(() => checkCall(getSegments, update('RATE_LIMIT#p1#1764100000'))).not.toThrow();
+    expect(() => checkCall(getSegments, put('PROJECT#p1#LOGS#3'))).not.toThrow();
+    expect(() => checkCall(getSegments, update('API_KEY_HASH#0a1b'))).not.toThrow(); // the key's last use
+  });
+
+  it('may put or update nothing else, in a transaction neither (AccessDeniedException, as IAM answers)', () => {
+    expect(() => checkCall(getSegments, put('PROJECT#p1'))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
+    expect(() => checkCall(getSegments, update('PROJECT#p1#LOGS#3'))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
+    const transaction = {
+      service: 'dynamodb' as const,
+      operation: 'TransactWriteItemsCommand',
+      input: { TransactItems: [{ Put: { TableName: 't', Item: { PK: 'PROJECT#p1#LOGS#1' } } }, { Put: { TableName: 't', Item: { PK: 'PROJECT#p1' } } }] },
+    };
+    expect(() => checkCall(getSegments, transaction)).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
+  });
 });

@@ -7,7 +7,9 @@
  *
  * What each call needs, as IAM evaluates it:
  * - DynamoDB: the action of the operation; a TransactWriteItems needs the action of each of its
- *   items (PutItem, UpdateItem, DeleteItem, ConditionCheckItem), a TransactGetItems GetItem.
+ *   items (PutItem, UpdateItem, DeleteItem, ConditionCheckItem), a TransactGetItems GetItem. An
+ *   action granted on some partitions only (`Needs.tableByKeys`, IAM's `dynamodb:LeadingKeys`)
+ *   allows an item whose partition key matches one of its patterns.
  * - SQS: SendMessage (also for SendMessageBatch) on a queue the function names in `needs.queues`
  *   (recognised by the URL in its QUEUE_URL_<NAME> variable); the calls of consuming
  *   (ChangeMessageVisibility, DeleteMessage, ReceiveMessage) only on the function's own trigger
@@ -41,25 +43,41 @@ const REGION = 'ap-southeast-2';
 interface Requirement {
   /** the grant's name as `grantedActions` writes it (`dynamodb:PutItem`, `sqs:SendMessage:send`) */
   grant: string;
+  /** a DynamoDB item's partition key: a grant limited to keys of a pattern (`dynamodb:PutItem:RATE_LIMIT#*`) allows it too */
+  leadingKey?: string;
   /** the IAM action and resource an AccessDenied message names */
   action: string;
   resource: string;
+}
+
+interface ItemParams {
+  TableName?: string;
+  Key?: Record<string, unknown>;
+  Item?: Record<string, unknown>;
 }
 
 const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
 
 function dynamoRequirements(operation: string, input: Record<string, unknown>): Requirement[] {
   const table = (name: unknown) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${String(name ?? process.env.TABLE_NAME)}`;
-  const need = (action: string, tableName: unknown): Requirement => ({ grant: `dynamodb:${action}`, action: `dynamodb:${action}`, resource: table(tableName) });
+  /** The item's partition key as DynamoDB's `dynamodb:LeadingKeys` sees it (documents or attribute values). */
+  const leadingKey = (params: ItemParams | undefined): string | undefined => {
+    const pk = (params?.Key ?? params?.Item)?.PK as unknown;
+    return typeof pk === 'string' ? pk : ((pk as { S?: string } | undefined)?.S ?? undefined);
+  };
+  const need = (action: string, params: ItemParams | undefined): Requirement => ({
+    grant: `dynamodb:${action}`,
+    action: `dynamodb:${action}`,
+    resource: table(params?.TableName),
+    leadingKey: leadingKey(params),
+  });
   if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
-    return ((input.TransactItems ?? []) as Record<string, { TableName?: string }>[]).flatMap((item) =>
-      Object.entries(item).map(([kind, params]) => need(TRANSACT_ITEM_ACTIONS[kind] ?? kind, params?.TableName)),
-    );
+    return ((input.TransactItems ?? []) as Record<string, ItemParams>[]).flatMap((item) => Object.entries(item).map(([kind, params]) => need(TRANSACT_ITEM_ACTIONS[kind] ?? kind, params)));
   }
   if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
-    return Object.keys((input.RequestItems ?? {}) as object).map((name) => need(operation, name));
+    return Object.keys((input.RequestItems ?? {}) as object).map((name) => need(operation, { TableName: name }));
   }
-  return [need(operation, input.TableName)];
+  return [need(operation, input as ItemParams)];
 }
 
 const CONSUMER_CALLS = new Set(['ReceiveMessage', 'DeleteMessage', 'DeleteMessageBatch', 'ChangeMessageVisibility', 'ChangeMessageVisibilityBatch', 'GetQueueAttributes']);
@@ -170,6 +188,23 @@ function record(fn: FunctionIdentity, grant: string, outcome: 'allowed' | 'denie
   if (outcome === 'denied') console.error(JSON.stringify({ level: 'ERROR', message: "AWS call denied by the function's needs", function: fn.name, grant }));
 }
 
+/** `*` of a `dynamodb:LeadingKeys` pattern (IAM's StringLike) as a regular expression. */
+const keyPattern = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+
+/** The grant that allows `requirement`: the action itself, or the action on partition keys of a pattern its item's key matches. */
+function grantAllowing(granted: readonly string[], requirement: Requirement): string | undefined {
+  if (granted.includes(requirement.grant)) return requirement.grant;
+  const key = requirement.leadingKey;
+  if (key === undefined) return undefined;
+  return granted.find((grant) => grant.startsWith(`${requirement.grant}:`) && keyPattern(grant.slice(requirement.grant.length + 1)).test(key));
+}
+
 /** Throws what AWS would answer when `invocation` may not make `call`; records the call either way. */
 export function checkCall(invocation: Invocation, call: AwsCall): void {
   const { fn } = invocation;
@@ -177,11 +212,12 @@ export function checkCall(invocation: Invocation, call: AwsCall): void {
   const granted = grantedActions(fn.needs);
   for (const requirement of requirementsOf(fn, call)) {
     if (requirement.grant === 'trigger') continue; // the consumer's own queue: its event source mapping's grant
-    if (!granted.includes(requirement.grant)) {
+    const grant = grantAllowing(granted, requirement);
+    if (!grant) {
       record(fn, requirement.grant, 'denied');
       throw accessDenied(call.service, fn, requirement);
     }
-    record(fn, requirement.grant, 'allowed');
+    record(fn, grant, 'allowed');
   }
   if (call.service === 's3') {
     const denied = missingObjectDenied(fn, call.operation, (call.input ?? {}) as Record<string, unknown>);

@@ -93,6 +93,12 @@ export const event = (projectId: string, eventId: string): Key => ({ PK: `${even
 export const events = (projectId: string): ShardedCollection => ({ PKs: shardPks(eventsPk(projectId)), prefix: 'EVENT#' });
 /** Every authenticated request writes one entry: sharded like the per-email collections, so a busy project's requests spread over COLLECTION_SHARDS partitions. */
 const logsPk = (projectId: string) => `${projectPk(projectId)}#LOGS`;
+/** The partition keys of every project's request log and rate windows, as IAM's `dynamodb:LeadingKeys` patterns (functions/routes.ts `routeNeeds`). */
+export const REQUEST_LOG_PK_PATTERN = `${projectPk('*')}#LOGS#*`;
+export const RATE_WINDOW_PK_PATTERN = 'RATE_LIMIT#*';
+/** The partition keys of every API key's hash item, as a `dynamodb:LeadingKeys` pattern (its `last_used_at`). */
+export const API_KEY_HASH_PK_PATTERN = 'API_KEY_HASH#*';
+
 export const requestLog = (projectId: string, logId: string): Key => ({ PK: `${logsPk(projectId)}#${shardOf(logId)}`, SK: `LOG#${logId}` });
 export const requestLogs = (projectId: string): ShardedCollection => ({ PKs: shardPks(logsPk(projectId)), prefix: 'LOG#' });
 
