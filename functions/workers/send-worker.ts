@@ -4,7 +4,9 @@
  * must be tried again later, and a message that cannot be read, are reported as batch item
  * failures (the latter ends in the DLQ after the queue's maxReceiveCount). A message that found
  * no send slot within the invocation's time is made invisible until about its turn
- * (shared/emails/send-rate.ts `slotRetrySeconds`), nothing written.
+ * (shared/emails/send-rate.ts `slotRetrySeconds`), nothing written; so is one that found no room
+ * in the instance's memory budget in that time (shared/emails/sender-memory.ts: large emails are
+ * sent one at a time).
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { processSqsBatch, RETRY } from '#shared/platform/aws/batch';
@@ -13,6 +15,7 @@ import { logger } from '#shared/platform/log';
 import { sendQueuedEmail } from '#shared/emails/sender';
 import { bulkLimit, maxSendRate, slotRetrySeconds, type SendLane } from '#shared/emails/send-rate';
 import type { SendMessage } from '#shared/emails/send-queue';
+import { MemoryBudget, SENDER_MEMORY_BUDGET_BYTES } from '#shared/emails/sender-memory';
 
 /** Time kept back from the slot wait: the claim, the SES call and recording it after the slot. */
 const AFTER_SLOT_MS = 10_000;
@@ -21,6 +24,8 @@ const MAX_SLOT_WAIT_MS = 20_000;
 const BACKLOG_CACHE_MS = 10_000;
 
 export function sendWorker(queue: Queue<SendMessage, void>, lane: SendLane) {
+  // the instance's memory, shared by the emails it sends at once: large ones go one at a time (#shared/emails/sender-memory)
+  const budget = new MemoryBudget(SENDER_MEMORY_BUDGET_BYTES);
   let backlog: { count: number; at: number } | undefined;
   const comeBackIn = async (waitSeconds: number): Promise<number> => {
     if (!backlog || Date.now() - backlog.at > BACKLOG_CACHE_MS) backlog = { count: await queue.backlog().catch(() => 0), at: Date.now() };
@@ -35,7 +40,7 @@ export function sendWorker(queue: Queue<SendMessage, void>, lane: SendLane) {
       async (record) => {
         const message = JSON.parse(record.body) as { project_id?: unknown; email_id?: unknown };
         if (typeof message.project_id !== 'string' || typeof message.email_id !== 'string') throw new Error('not a send message');
-        const outcome = await sendQueuedEmail(message.project_id, message.email_id, { slotWaitMs });
+        const outcome = await sendQueuedEmail(message.project_id, message.email_id, { slotWaitMs, budget });
         if (outcome === 'retry') return RETRY;
         if (typeof outcome === 'object') {
           const seconds = await comeBackIn(outcome.waitSeconds);

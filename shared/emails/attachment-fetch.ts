@@ -21,7 +21,7 @@
  * - Written once: each attachment's bytes are put under its key (./attachments.ts `attachmentKey`)
  *   once; an attachment already stored (an earlier attempt that died after it) is not fetched again.
  * - Then one conditional update ends the claim, drops `attachments_pending`, records the stored
- *   bytes (`attachment_bytes`, for the sender's memory budget: ./sender-memory.ts) and gives the
+ *   bytes (`attachment_bytes`, all of its attachments', for the sender's memory budget: ./sender-memory.ts) and gives the
  *   email a send lease; the email is then put on its send lane. An enqueue that fails is the
  *   lease's to repair (the dispatcher), as after acceptance.
  * - A fetch that fails (refused URL, an answer other than 2xx, too big, too slow) ends the email

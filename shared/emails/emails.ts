@@ -61,7 +61,7 @@ import { firstQueueOf } from './send-queue';
 import { parseScheduledAt } from './schedule-phrase';
 import { addressDomain, toRecord, toSummary } from './record';
 import { contentTypeFor, filenameFromPath, pathProblem, putAttachments, type StoredAttachment } from './attachments';
-import { getEmailContent, putEmailContents, renderedMessageKey, type EmailContent } from './content';
+import { contentBytes, getEmailContent, putEmailContents, renderedMessageKey, type EmailContent } from './content';
 import { contentDisposition, presignGet } from '../platform/aws/s3';
 import { emailExpiresAt } from './retention';
 export { emailExpiresAt } from './retention';
@@ -110,8 +110,10 @@ export interface EmailItem extends Omit<EmailSummary, 'ses_message_id'> {
   attachments_pending?: boolean;
   /** the fetch stage's claim: until when it holds the email */
   fetching_until?: string;
-  /** the bytes of all its attachments once stored (the fetch stage records them) */
+  /** the bytes of its attachments as stored: its `content` ones at acceptance, all once the fetch stage stored the `path` ones (the sender's memory budget: ./sender-memory.ts) */
   attachment_bytes?: number;
+  /** the bytes of its content object (./content.ts), for the same budget */
+  content_bytes?: number;
 }
 
 /** An email ready to be accepted: its item and its content. */
@@ -228,6 +230,9 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
     headers: input.headers ?? {},
     ...(attachments.length ? { attachments } : {}),
   };
+  // their sizes, for the sender's memory budget (./sender-memory.ts)
+  item.content_bytes = contentBytes(content);
+  if (files.length) item.attachment_bytes = files.reduce((sum, f) => sum + f.bytes.length, 0);
   return { item, content, ...(files.length ? { files } : {}) };
 }
 

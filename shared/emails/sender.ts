@@ -54,6 +54,7 @@ import { sesSendClient } from '../platform/aws/ses';
 import { deliverToSandbox, publishSimulatedFeedback, storeRenderedMessage, testMessageId } from './test-mode-send';
 import { projectSettings } from '../access/project-settings';
 import { reputationWrite } from './reputation';
+import { sendFootprint, type MemoryBudget } from './sender-memory';
 
 /** SES error names that mean "this will never succeed as sent", as opposed to throttling or a fault. */
 export const PERMANENT_SEND_ERRORS = new Set([
@@ -192,7 +193,7 @@ function sesInput(email: EmailItem, content: EmailContent, attachments: SesAttac
  * (the worker's remaining time); the slot is taken BEFORE the claim, so a message that finds no
  * slot writes nothing and emits nothing, and comes back later (`{waitSeconds}`).
  */
-export async function sendQueuedEmail(projectId: string, emailId: string, options: { slotWaitMs?: number } = {}): Promise<SendOutcome> {
+export async function sendQueuedEmail(projectId: string, emailId: string, options: { slotWaitMs?: number; budget?: MemoryBudget } = {}): Promise<SendOutcome> {
   const key = keys.email(projectId, emailId);
   const email = (await getItem(key)) as EmailItem | undefined;
   if (!email) return 'skipped';
@@ -203,6 +204,25 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   // its `path` attachments are not stored yet: the fetch stage's (./attachment-fetch.ts), which the dispatcher sends it to when its lease ends
   if (email.attachments_pending) return 'skipped';
 
+  if (!options.budget) return sendEmail(caller, email, options.slotWaitMs);
+  // the bytes it will hold, reserved before anything large is read (./sender-memory.ts); no room in time: it comes back, nothing written
+  const deadline = Date.now() + (options.slotWaitMs ?? DEFAULT_BUDGET_WAIT_MS);
+  const release = await options.budget.take(await sendFootprint(email), deadline);
+  if (!release) return { waitSeconds: 1 };
+  try {
+    return await sendEmail(caller, email, options.slotWaitMs === undefined ? undefined : Math.max(0, deadline - Date.now()));
+  } finally {
+    release();
+  }
+}
+
+/** How long an email may wait for the memory budget when its worker gave no slot wait. */
+const DEFAULT_BUDGET_WAIT_MS = 20_000;
+
+/** The send itself, once the email may be read (see `sendQueuedEmail`). */
+async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | undefined): Promise<SendOutcome> {
+  const { project_id: projectId, id: emailId } = email;
+  const key = keys.email(projectId, emailId);
   // The content (stored once at acceptance, ./content.ts) is read with the suppression entries, before the claim;
   // an email scoped to a topic (`topic_id`) also reads who opted out of it.
   const recipients = [...email.to, ...email.cc, ...email.bcc];
@@ -249,7 +269,7 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   if (email.livemode) {
     // the send slot first: SES is called right after the claim, in the slot's second
     try {
-      await acquireSendSlot(laneOf(email), options.slotWaitMs);
+      await acquireSendSlot(laneOf(email), slotWaitMs);
     } catch (error) {
       if (error instanceof NoSendSlot) return { waitSeconds: error.retryAfterSeconds };
       throw error;
