@@ -4,9 +4,10 @@
  *
  *   show   --project ID
  *          the limits as stored and this UTC day's and month's usage
- *   limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none]
+ *   limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none] [--contacts N|default]
  *          API requests a second (default: API_RATE_LIMIT_PER_SECOND, else 10), emails a UTC day
- *          and a UTC month (none: unlimited). Running functions apply a change within a minute.
+ *          and a UTC month (none: unlimited), contacts the project may hold (default:
+ *          CONTACT_LIMIT_PER_PROJECT, else 1,000,000). Running functions apply a change within a minute.
  *   resume --project ID
  *          lifts the reputation guard's pause (shared/emails/reputation.ts) once its cause is fixed;
  *          the project's held mail goes at its next turn
@@ -26,7 +27,7 @@ import { useTargetTable } from './table-target';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const USAGE = `usage: npm run project -- show --project ID
-       npm run project -- limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none]
+       npm run project -- limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none] [--contacts N|default]
        npm run project -- resume --project ID
        npm run project -- recount --project ID
        npm run project -- wipe-test-data --project ID
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
       rate: { type: 'string' },
       daily: { type: 'string' },
       monthly: { type: 'string' },
+      contacts: { type: 'string' },
       table: { type: 'string' },
       local: { type: 'boolean' },
     },
@@ -61,7 +63,12 @@ async function main(): Promise<void> {
   const command = positionals[0];
   if (!command || !['show', 'limits', 'resume', 'recount', 'wipe-test-data'].includes(command)) fail(`unknown command "${command ?? ''}"`);
   if (!values.project) fail(`${command} needs --project`);
-  const change = { rate_limit: limitValue('rate', values.rate, 'default'), daily_quota: limitValue('daily', values.daily, 'none'), monthly_quota: limitValue('monthly', values.monthly, 'none') };
+  const change = {
+    rate_limit: limitValue('rate', values.rate, 'default'),
+    daily_quota: limitValue('daily', values.daily, 'none'),
+    monthly_quota: limitValue('monthly', values.monthly, 'none'),
+    contact_limit: limitValue('contacts', values.contacts, 'default'),
+  };
   const noTable = useTargetTable(values);
   if (noTable) fail(noTable);
   // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
@@ -87,6 +94,9 @@ async function main(): Promise<void> {
   console.log(`rate     ${project.rate_limit.requests_per_second} requests a second`);
   console.log(`daily    ${project.usage.daily} of ${project.quotas.daily ?? 'unlimited'} emails (${project.usage.day}, UTC)`);
   console.log(`monthly  ${project.usage.monthly} of ${project.quotas.monthly ?? 'unlimited'} emails (${project.usage.month}, UTC)`);
+  const { readProjectSettings } = await import('../shared/access/project-settings');
+  const { contactCount } = await import('../shared/audience/contact-count');
+  console.log(`contacts ${await contactCount(projectId)} of ${(await readProjectSettings(projectId))?.contact_limit}`);
   const { reputation: r, sending } = project;
   console.log(`sending  ${sending.status}${sending.status === 'paused' ? ` since ${sending.since}: ${sending.reason}` : ''}`);
   console.log(`last 24h ${r.sent} sent, ${r.bounced} bounced (${(r.bounce_rate * 100).toFixed(2)}%), ${r.complained} complained (${(r.complaint_rate * 100).toFixed(2)}%)`);

@@ -100,7 +100,7 @@ export const routes: readonly Route[] = [
 
   // Contacts (`{contact_id}` takes the contact's id or its email address)
   // GetItem: the contact property schema, when the body has `properties` (shared/audience/contact-properties.ts)
-  { method: 'POST', path: '/contacts', handler: 'contacts/create', operation: contactOps.create, needs: { table: ['GetItem', 'PutItem', 'ConditionCheckItem', 'UpdateItem'] } }, // UpdateItem: the contact counter
+  { method: 'POST', path: '/contacts', handler: 'contacts/create', operation: contactOps.create, needs: { table: ['GetItem', 'PutItem', 'ConditionCheckItem', 'UpdateItem', 'BatchGetItem'] } }, // UpdateItem: the contact counter; BatchGetItem: the count under the contact limit
   { method: 'GET', path: '/contacts', handler: 'contacts/list', operation: contactOps.list, needs: { table: ['Query', 'GetItem', 'BatchGetItem'] } },
   { method: 'GET', path: '/contacts/{contact_id}', handler: 'contacts/get', operation: contactOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/contacts/{contact_id}', handler: 'contacts/update', operation: contactOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] } },
@@ -112,7 +112,7 @@ export const routes: readonly Route[] = [
   { method: 'PATCH', path: '/contacts/{contact_id}/topics', handler: 'contacts/update-topics', operation: contactOps.updateTopics, needs: { table: ['GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem'] } },
   // Contact imports (a CSV in the content bucket, written by the contact-imports worker of functions/workers.ts; literal `/contacts/imports` wins over `/contacts/{contact_id}`)
   // POST: an inline file is put in the bucket; an upload's file is headed and its first bytes read (GetObject)
-  { method: 'POST', path: '/contacts/imports', handler: 'contacts/imports/create', operation: importOps.create, needs: { table: ['PutItem', 'ConditionCheckItem', 'GetItem', 'UpdateItem', 'DeleteItem'], queues: ['contact-imports'], contentBucket: 'read-write', untested: { 'dynamodb:DeleteItem': "releases the project's running import when the import's message could not be queued (SQS refusing a send)" } } },
+  { method: 'POST', path: '/contacts/imports', handler: 'contacts/imports/create', operation: importOps.create, needs: { table: ['PutItem', 'ConditionCheckItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], queues: ['contact-imports'], contentBucket: 'read-write', untested: { 'dynamodb:DeleteItem': "releases the project's running import when the import's message could not be queued (SQS refusing a send)" } } },
   // a presigned PUT for a file larger than a request: signing it needs the PutObject the URL grants; nothing is stored
   { method: 'POST', path: '/contacts/imports/uploads', handler: 'contacts/imports/create-upload', operation: importOps.createUpload, needs: { contentBucket: 'write' } },
   { method: 'GET', path: '/contacts/imports', handler: 'contacts/imports/list', operation: importOps.list, needs: { table: ['Query'] } },

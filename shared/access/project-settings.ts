@@ -1,7 +1,15 @@
 /**
  * A project's limits, kept on its project item and changed by an operator (`npm run project --
  * limits`): the API rate limit (requests a second; unset: API_RATE_LIMIT_PER_SECOND, else 10) and
- * the send quotas (emails a UTC day and a UTC month; unset: unlimited).
+ * the send quotas (emails a UTC day and a UTC month; unset: unlimited) and the contact limit
+ * (contacts the project may hold; unset: CONTACT_LIMIT_PER_PROJECT, else 1,000,000). A contact
+ * limit bounds what one tenant takes of the shared table and of the one contact-imports worker
+ * (issue 32, 12); a million is above any list a project of a self-hosted service plausibly mails
+ * (a broadcast to all of them takes SES's default 14 emails a second 20 hours), and low enough that
+ * a runaway script or import stops there. POST /contacts past it, and each import row that would
+ * create a contact past it, is refused with `contact_limit_reached` (shared/audience/contacts.ts,
+ * imports.ts). The count is the project's contact counters (shared/audience/contact-count.ts),
+ * read before the write: creates racing each other may pass the limit by the few in flight.
  *
  * Every authenticated request needs them, so a function keeps what it read for
  * PROJECT_SETTINGS_CACHE_SECONDS (60): within that time a request reads nothing; after it, the
@@ -24,6 +32,8 @@ export interface ProjectSettings {
   daily_quota: number | null;
   /** emails a UTC month, null: unlimited */
   monthly_quota: number | null;
+  /** contacts the project may hold */
+  contact_limit: number;
   /** set while the reputation guard has paused the project's sending (shared/emails/reputation.ts) */
   sending_paused: SendingPause | null;
   /** the project's SES tenant once made (shared/domains/tenants.ts) */
@@ -37,6 +47,13 @@ export function defaultRateLimit(env: Record<string, string | undefined> = proce
   return wholeNumber(Number(env.API_RATE_LIMIT_PER_SECOND)) ?? DEFAULT_API_RATE_LIMIT;
 }
 
+export const DEFAULT_CONTACT_LIMIT = 1_000_000;
+
+/** CONTACT_LIMIT_PER_PROJECT when it is a whole number from 1, else 1,000,000 (the top of this file says why). */
+export function defaultContactLimit(env: Record<string, string | undefined> = process.env): number {
+  return wholeNumber(Number(env.CONTACT_LIMIT_PER_PROJECT)) ?? DEFAULT_CONTACT_LIMIT;
+}
+
 const cacheMs = () => {
   const seconds = Number(process.env.PROJECT_SETTINGS_CACHE_SECONDS);
   return (Number.isFinite(seconds) && seconds >= 0 ? seconds : 60) * 1000;
@@ -47,6 +64,7 @@ const settingsOf = (item: Item): ProjectSettings => ({
   rate_limit: wholeNumber(item.rate_limit) ?? defaultRateLimit(),
   daily_quota: wholeNumber(item.daily_quota) ?? null,
   monthly_quota: wholeNumber(item.monthly_quota) ?? null,
+  contact_limit: wholeNumber(item.contact_limit) ?? defaultContactLimit(),
   sending_paused: (item.sending_paused as SendingPause | undefined) ?? null,
   ses_tenant: (item.ses_tenant as ProjectSettings['ses_tenant'] | undefined) ?? null,
 });
@@ -83,6 +101,7 @@ export interface SettingsChange {
   rate_limit?: number | null;
   daily_quota?: number | null;
   monthly_quota?: number | null;
+  contact_limit?: number | null;
 }
 
 /** Sets (a number) or clears (null: back to the default) each setting given. */

@@ -5,7 +5,9 @@
  * counters existed are counted by `recountContacts` (`npm run project -- recount`), which sets the
  * counters from a COUNT Query of the project's contacts.
  */
+import { projectSettings } from '../access/project-settings';
 import * as keys from '../platform/db/keys';
+import { conflict } from '../platform/errors';
 import { batchGet, countItems, isConditionFailed, transact, update, type WriteAction } from '../platform/db/table';
 
 export const CONTACT_COUNT_SHARDS = 8;
@@ -17,6 +19,16 @@ export const contactCountWrite = (projectId: string, by: number): WriteAction =>
 export async function contactCount(projectId: string): Promise<number> {
   return (await batchGet(shards(projectId))).reduce((sum, item) => sum + Number(item.n ?? 0), 0);
 }
+
+/** How many more contacts the project may hold under its contact limit (shared/access/project-settings.ts). */
+export async function contactRoom(projectId: string): Promise<{ limit: number; room: number }> {
+  const [settings, count] = await Promise.all([projectSettings(projectId), contactCount(projectId)]);
+  return { limit: settings.contact_limit, room: Math.max(0, settings.contact_limit - count) };
+}
+
+/** 409 for a create past the project's contact limit. */
+export const contactLimitReached = (limit: number) =>
+  conflict('contact_limit_reached', `The project holds its limit of ${limit} contacts: delete some, or ask the operator for a higher limit (npm run project -- limits --contacts)`);
 
 /**
  * Sets the counters to the number of contacts a COUNT Query finds: shard 0 takes what the others

@@ -63,7 +63,7 @@ import {
   type PageRequest,
   type WriteAction,
 } from '../platform/db/table';
-import { contactCountWrite } from './contact-count';
+import { contactCountWrite, contactLimitReached, contactRoom } from './contact-count';
 import { eventWrite } from '../events/events';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
@@ -251,6 +251,8 @@ export async function createContact(caller: Caller, input: CreateContactInput): 
   };
   // the project's property schema is the one read before the write, and only when there are values to check
   if (hasProperties(input.properties)) checkPropertyValues(await readPropertySchema(projectId), input.properties);
+  const { limit, room } = await contactRoom(projectId);
+  if (room < 1) throw contactLimitReached(limit);
   await transact([
     ...segments.map((ref, i) => checkExists(keys.segment(projectId, segmentRefId(ref)), () => unknownReference('segment', segmentRefPath(i, ref)))),
     ...topicChecks(projectId, topics, 'topics.'),

@@ -110,7 +110,7 @@ import { queue } from '../platform/aws/queues';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { eventWrite } from '../events/events';
-import { contactCountWrite } from './contact-count';
+import { contactCountWrite, contactLimitReached, contactRoom } from './contact-count';
 import { checkPropertyValues, readPropertySchema, type PropertySchema } from './contact-properties';
 import { contactUpdate, emailClaim, member, toContact, topicsUpdatedEvent, type ContactChange, type ContactItem } from './contacts';
 import { csvRows, headerOf, InvalidCsv, scanCsv, type CsvRow } from './csv-rows';
@@ -289,6 +289,8 @@ export async function createImport(caller: Caller, input: CreateImportInput): Pr
   const projectId = caller.projectId;
   if (input.file === undefined && input.upload_id === undefined) throw invalid('file', 'required', 'a `file`, or the `upload_id` of an uploaded file, is required');
   if (input.file !== undefined && input.upload_id !== undefined) throw invalid('upload_id', 'file_and_upload', 'give a `file` or an `upload_id`, not both');
+  const { limit, room } = await contactRoom(projectId);
+  if (room < 1) throw contactLimitReached(limit);
   const file = input.file !== undefined ? inlineFile(projectId, input.file) : await uploadedFile(projectId, input.upload_id!);
   const columns = resolveColumns(input.column_map, file.header);
   const missing = mappedColumns(columns).filter(([, name]) => !file.header.includes(name));
@@ -526,10 +528,19 @@ async function buildPage(record: ImportItem, page: RowResult[], readClaims: bool
   const byId = new Map(contacts.map((c) => [c.id, c]));
   const now = nowIso();
   const topicList = Object.entries(record.topics).map(([id, subscription]) => ({ id, subscription }));
+  // new contacts past the project's contact limit are failed rows (read per page: pages in flight side by side may pass it by a page)
+  const newRows = rows.filter((r) => !claimed.has(keys.contactEmail(projectId, r.email).SK)).length;
+  const { limit, room } = newRows ? await contactRoom(projectId) : { limit: 0, room: 0 };
+  let roomLeft = room;
 
   for (const row of rows) {
     const contactId = claimed.get(keys.contactEmail(projectId, row.email).SK);
     if (contactId === undefined) {
+      if (roomLeft < 1) {
+        outcome.failures.push({ row: row.row, email: row.email, reason: `the project holds its contact limit of ${limit} contacts` });
+        continue;
+      }
+      roomLeft--;
       const item: ContactItem = {
         type: 'contact',
         project_id: projectId,

@@ -3,8 +3,10 @@
  * POST /contacts/imports while one is queued or in progress is 409 `import_in_progress` naming it),
  * race-free (two at once: one 201, one 409); the import's end, completed or failed, lets the next one
  * in; and an import whose worker stopped for good (its message in the DLQ) does not hold the project
- * forever. Each test works in a project of its own.
+ * forever. A project's contacts are bounded too (`contact_limit`): a create, or an import's row,
+ * past it is refused. Each test works in a project of its own.
  */
+import { changeProjectSettings, defaultContactLimit } from '../../shared/access/project-settings';
 import { runImport } from '../../shared/audience/imports';
 import * as keys from '../../shared/platform/db/keys';
 import * as table from '../../shared/platform/db/table';
@@ -80,3 +82,28 @@ it('does not let an import whose worker stopped for good hold the project: a new
   expect(await runImport({ project_id: projectId, import_id: stuck.body.id }, Date.now() + 60_000)).toBe('done');
 }, 120_000);
 
+describe("a project's contact limit", () => {
+  it('refuses a create past it (409 contact_limit_reached), imports only up to it, and refuses an import at it', async () => {
+    const { projectId, key } = await createOtherProject();
+    await changeProjectSettings(projectId, { contact_limit: 5 });
+    for (const n of [1, 2, 3]) expect((await request('POST', '/contacts', { email: `c${n}@example.com` }, { key })).status).toBe(201);
+    const imported = await postImport(key, ['email', 'c1@example.com', 'i1@example.com', 'i2@example.com', 'i3@example.com', 'i4@example.com'].join('\n'));
+    expect(imported.status).toBe(201);
+    const done = await finished(key, imported.body.id);
+    expect(done).toMatchObject({ status: 'completed', counts: { total: 5, created: 2, updated: 1, failed: 2 } });
+    expect(done.failures[0]).toMatchObject({ email: 'i3@example.com', reason: expect.stringMatching(/contact limit of 5/) });
+    const refused = await request('POST', '/contacts', { email: 'one-more@example.com' }, { key });
+    expect(refused).toMatchObject({ status: 409, body: { name: 'application_error', errors: [{ code: 'contact_limit_reached' }] } });
+    expect(await postImport(key, rows(1, 'more'))).toMatchObject({ status: 409, body: { errors: [{ code: 'contact_limit_reached' }] } });
+    // an update is no new contact
+    expect((await request('PATCH', '/contacts/c1@example.com', { email: 'c1@example.com', first_name: 'Still' }, { key })).status).toBe(200);
+    expect((await request('DELETE', '/contacts/c2@example.com', undefined, { key })).status).toBe(200);
+    expect((await request('POST', '/contacts', { email: 'one-more@example.com' }, { key })).status).toBe(201);
+  }, 120_000);
+
+  it('defaults to CONTACT_LIMIT_PER_PROJECT, else 1,000,000', () => {
+    expect(defaultContactLimit({})).toBe(1_000_000);
+    expect(defaultContactLimit({ CONTACT_LIMIT_PER_PROJECT: '5000' })).toBe(5000);
+    expect(defaultContactLimit({ CONTACT_LIMIT_PER_PROJECT: 'many' })).toBe(1_000_000);
+  });
+});

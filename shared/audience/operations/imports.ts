@@ -40,7 +40,8 @@ export const create = defineOperation({
     409: {
       ...conflictResponse,
       description:
-        'An import was already created from this upload (`upload_used`), or the project has an import queued or in progress (`import_in_progress`, its id in the message): a project runs one import at a time',
+        'An import was already created from this upload (`upload_used`), or the project has an import queued or in progress (`import_in_progress`, its id in the message): a project runs one import at a time; ' +
+        'or the project holds its contact limit (`contact_limit_reached`; a row that would create a contact past it is counted `failed`)',
     },
   },
 });
