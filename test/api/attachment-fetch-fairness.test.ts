@@ -135,21 +135,20 @@ describe('without a slow endpoint', () => {
     expect(requests).toBe(before);
     expect(await attachment(sent.body.id, testKey)).toMatch(new RegExp(`^Test mode: ${filesUrl}/invoice.pdf was not fetched`));
 
-    // a URL a live fetch would refuse fails the test email the same way (here: the runtime's own API port)
-    const own = await api.post(
+    // a URL a live fetch would refuse fails the test email the same way (`.invalid` never resolves: RFC 6761)
+    const refused = await api.post(
       '/emails',
-      { from: `files@${domain}`, to: 'delivered@resend.dev', subject: 'refused', text: 'x', attachments: [{ path: `http://localhost:${new URL(process.env.TEST_API_URL!).port}/health` }] },
+      { from: `files@${domain}`, to: 'delivered@resend.dev', subject: 'refused', text: 'x', attachments: [{ path: 'https://files.invalid/report.pdf' }] },
       { key: testKey },
     );
-    if (own.status === 200) {
-      const [reason] = await waitFor(
-        () => failureReasons(own.body.id, testKey),
-        (found) => found.length === 1,
-        20_000,
-        200,
-      );
-      expect(reason).toMatch(/refused/);
-    } else expect(own.status).toBe(422); // refused at acceptance already
+    expect(refused.status).toBe(200);
+    const [reason] = await waitFor(
+      () => failureReasons(refused.body.id, testKey),
+      (found) => found.length === 1,
+      20_000,
+      200,
+    );
+    expect(reason).toMatch(/^not sent: https:\/\/files\.invalid\/report\.pdf refused: DNS lookup failed/);
   }, 60_000);
 
   it('fetches a scheduled email when it becomes due, and sends it with the file', async () => {

@@ -652,6 +652,7 @@ describe('EmailService content bucket', () => {
     const declaring = new Set([...routes.filter((r) => r.needs.contentBucket).map((r) => functionName(r)), ...workers.filter((w) => w.needs.contentBucket).map((w) => workerFunctionId(w.name))]);
     expect([...declaring].sort()).toEqual(
       [
+        'AttachmentFetcherWorker', // reads an email's content, stores its fetched attachments
         'BroadcastFanoutWorker',
         'BulkSenderWorker',
         'ContactImportsWorker', // reads the import's file
