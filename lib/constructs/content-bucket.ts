@@ -18,8 +18,14 @@ import type { ApiFunction } from '../api-function';
 import { daysFromContext } from '../context';
 
 export const DEFAULT_EMAIL_RETENTION_DAYS = 30;
-/** Days a contact import's file is kept: its import is done long before (the worker's page markers last as long). */
-const IMPORT_FILE_DAYS = 7;
+/**
+ * Days a contact import's file is kept, uploads no import used among them (issue 32, 13: an unused or
+ * oversized upload stayed a week). The worker reads a file only while its import runs, which ends well
+ * within a day (a 100 MB file of short rows, about 3 million rows, takes a few hours; an import stuck
+ * for 15 minutes is failed by the next): an import still running a day after its file was written
+ * fails with "the file is gone". A lifecycle rule cannot tell used uploads from unused ones, so both go.
+ */
+const IMPORT_FILE_DAYS = 1;
 /** How far ahead an email may be scheduled (shared/emails/emails.ts MAX_SCHEDULE_AHEAD_MS), in days. */
 const MAX_SCHEDULE_AHEAD_DAYS = 30;
 
@@ -40,7 +46,7 @@ export class ContentBucket extends Construct {
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [
         { id: 'expire-email-content', expiration: Duration.days(props.retentionDays + MAX_SCHEDULE_AHEAD_DAYS + 1), abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        // contact import files (shared/audience/imports.ts), uploads no import used among them: a week, as the imports' page markers
+        // contact import files (shared/audience/imports.ts), uploads no import used among them: a day
         { id: 'expire-import-files', prefix: 'imports/', expiration: Duration.days(IMPORT_FILE_DAYS) },
       ],
       // customers' mail: deleting the stack leaves it (the lifecycle rule still empties it)

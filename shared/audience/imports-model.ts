@@ -96,6 +96,10 @@ export type ContactImport = z.output<typeof contactImport>;
 
 export const createdImport = z.object({ object: z.literal('contact_import'), id });
 
+/** POST /contacts/imports/uploads: the size of the file to be PUT, signed into the URL (its Content-Length). */
+export const createUploadBody = z.strictObject({ size: z.int().check(z.minimum(1, 'the file is empty'), z.maximum(MAX_IMPORT_FILE_BYTES, `at most ${MAX_IMPORT_FILE_BYTES} bytes`)) });
+export type CreateUploadInput = z.output<typeof createUploadBody>;
+
 /** POST /contacts/imports/uploads: where to PUT the file, until when, and how large it may be. */
 export const createdUpload = z.object({
   object: z.literal('upload'),
@@ -105,5 +109,7 @@ export const createdUpload = z.object({
   headers: z.record(z.string(), z.string()),
   expires_at: timestamp,
   max_bytes: z.number(),
+  /** the Content-Length the PUT must carry (signed) */
+  size: z.number(),
 });
 export type CreatedUpload = z.output<typeof createdUpload>;

@@ -3,8 +3,10 @@
  * contact-imports worker in pages, each page ONE transaction with its marker.
  *
  * The file comes in the request (`file`, multipart, at most what a request carries) or, larger,
- * through an upload (`createUpload`: POST /contacts/imports/uploads answers a presigned PUT URL for
- * `imports/<project id>/<upload id>.csv` in the content bucket, valid UPLOAD_URL_TTL_SECONDS; the
+ * through an upload (`createUpload`: POST /contacts/imports/uploads with the file's `size` answers a
+ * presigned PUT URL for `imports/<project id>/<upload id>.csv` in the content bucket, valid
+ * UPLOAD_URL_TTL_SECONDS, its Content-Length signed: S3 takes a body of exactly that size, at most
+ * MAX_IMPORT_FILE_BYTES, and an upload no import used expires with the import files a day later; the
  * client PUTs the file there and creates the import with `upload_id`). The upload's id becomes the
  * import's id, so one upload makes one import (a second is 409 `upload_used`), and an id of another
  * project names no object under this project's prefix (422 `unknown_upload`, as for an id never issued).
@@ -19,7 +21,7 @@
  *    Either way each column the column map names must be in the header (422 naming the `column_map`
  *    field), and an email column is.
  * 2. The inline file is put in the content bucket (`imports/<project id>/<import id>.csv`, which the
- *    bucket's lifecycle rule expires after a week, lib/constructs/content-bucket.ts); an object whose
+ *    bucket's lifecycle rule expires after a day, lib/constructs/content-bucket.ts); an object whose
  *    record never commits, or an upload no import used, is left to it. An uploaded file is already there; its ETag is kept in the record, and every read of the
  *    worker asks for it (`If-Match`): a file PUT again after the import was accepted fails the import.
  * 3. One transaction: the import record (`queued`; attribute_not_exists, so an upload is used once)
@@ -123,6 +125,7 @@ import {
   type ColumnMap,
   type ContactImport,
   type CreatedUpload,
+  type CreateUploadInput,
   type CreateImportInput,
   type ImportFailure,
   type ImportStatus,
@@ -279,10 +282,11 @@ async function uploadedFile(projectId: string, uploadId: string): Promise<Accept
  * POST /contacts/imports/uploads: where to PUT a file too large for a request (the module comment).
  * Nothing is stored: the URL names the object, and the object is the upload.
  */
-export async function createUpload(caller: Caller): Promise<CreatedUpload> {
+export async function createUpload(caller: Caller, input: CreateUploadInput): Promise<CreatedUpload> {
   const id = newId();
-  const { upload_url, expires_at } = await presignPut(fileKey(caller.projectId, id), { bucket: 'content', expiresInSeconds: UPLOAD_URL_TTL_SECONDS });
-  return { object: 'upload', id, upload_url, method: 'PUT', headers: { 'content-type': 'text/csv' }, expires_at, max_bytes: MAX_IMPORT_FILE_BYTES };
+  // the size is signed (Content-Length): S3 takes a body of exactly that size, which the schema bounded
+  const { upload_url, expires_at } = await presignPut(fileKey(caller.projectId, id), { bucket: 'content', expiresInSeconds: UPLOAD_URL_TTL_SECONDS, contentLength: input.size });
+  return { object: 'upload', id, upload_url, method: 'PUT', headers: { 'content-type': 'text/csv' }, expires_at, max_bytes: MAX_IMPORT_FILE_BYTES, size: input.size };
 }
 
 export async function createImport(caller: Caller, input: CreateImportInput): Promise<{ object: 'contact_import'; id: string }> {

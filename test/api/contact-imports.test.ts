@@ -167,9 +167,9 @@ it('refuses hostile files and forms, naming the field, and keeps hostile values 
 }, 180_000);
 
 describe('a file larger than a request, uploaded', () => {
-  const uploadFor = async (key: string) => {
-    const answer = await request('POST', '/contacts/imports/uploads', undefined, { key });
-    expect(answer).toMatchObject({ status: 201, body: { object: 'upload', method: 'PUT', max_bytes: MAX_IMPORT_FILE_BYTES } });
+  const uploadFor = async (key: string, size: number) => {
+    const answer = await request('POST', '/contacts/imports/uploads', { size }, { key });
+    expect(answer).toMatchObject({ status: 201, body: { object: 'upload', method: 'PUT', max_bytes: MAX_IMPORT_FILE_BYTES, size } });
     return answer.body as { id: string; upload_url: string; headers: Record<string, string>; expires_at: string };
   };
   const putFile = (upload: { upload_url: string; headers: Record<string, string> }, body: string | Buffer) => fetch(upload.upload_url, { method: 'PUT', headers: upload.headers, body });
@@ -177,12 +177,12 @@ describe('a file larger than a request, uploaded', () => {
 
   it('takes a CSV PUT to the presigned URL with plain fetch, bigger than any request, and imports it', async () => {
     const { projectId, key } = await createOtherProject();
-    const upload = await uploadFor(key);
-    expect(upload.upload_url).toContain(`/imports/${projectId}/${upload.id}.csv?`);
-    expect(Date.parse(upload.expires_at) - Date.now()).toBeGreaterThan(10 * 60_000);
     // 2,000 rows of 3.6 KB (a column the map does not name pads them): 7 MB, over Lambda's 6 MB request event
     const rows = 2000;
     const csv = ['\ufeffemail,first_name,padding', ...Array.from({ length: rows }, (_, i) => `big${i}@example.com,Big ${i},${'p'.repeat(3600)}`)].join('\r\n');
+    const upload = await uploadFor(key, Buffer.byteLength(csv));
+    expect(upload.upload_url).toContain(`/imports/${projectId}/${upload.id}.csv?`);
+    expect(Date.parse(upload.expires_at) - Date.now()).toBeGreaterThan(10 * 60_000);
     expect(Buffer.byteLength(csv)).toBeGreaterThan(6 * 1024 * 1024);
     expect((await putFile(upload, csv)).status).toBe(200);
 
@@ -199,7 +199,11 @@ describe('a file larger than a request, uploaded', () => {
   it("refuses an expired or tampered URL, a missing file, and another project's upload", async () => {
     const a = await createOtherProject();
     const b = await createOtherProject();
-    const upload = await uploadFor(a.key);
+    const upload = await uploadFor(a.key, Buffer.byteLength('email\nshared@example.com\n'));
+    // the size is signed: a body of another size is refused by S3, and a size past the limit by the request
+    expect(await s3Code(await putFile(upload, 'email\nshared@example.com\nmore@example.com\n'))).toEqual({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(await request('POST', '/contacts/imports/uploads', { size: MAX_IMPORT_FILE_BYTES + 1 }, { key: a.key })).toMatchObject({ status: 422, body: { errors: [{ path: 'size' }] } });
+    expect(await request('POST', '/contacts/imports/uploads', {}, { key: a.key })).toMatchObject({ status: 422, body: { errors: [{ path: 'size' }] } });
     // the URL names one key of A's: pointed at another (B's prefix), or its expiry stretched, its signature no longer fits
     expect(await s3Code(await putFile({ ...upload, upload_url: upload.upload_url.replace(a.projectId, b.projectId) }, 'email\n'))).toEqual({ status: 403, code: 'SignatureDoesNotMatch' });
     expect(await s3Code(await putFile({ ...upload, upload_url: upload.upload_url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=604800') }, 'email\n'))).toEqual({
@@ -225,7 +229,7 @@ describe('a file larger than a request, uploaded', () => {
   it('checks the header at the request and the rest in the worker, which fails the import with the reason', async () => {
     const { key } = await createOtherProject();
     const uploaded = async (body: string | Buffer) => {
-      const upload = await uploadFor(key);
+      const upload = await uploadFor(key, Buffer.byteLength(body));
       expect((await putFile(upload, body)).status).toBe(200);
       return upload;
     };
@@ -308,11 +312,12 @@ describe('a worker killed half-way', () => {
   it('fails an import whose uploaded file was PUT again after it was accepted (every read asks for its ETag)', async () => {
     const { projectId } = await createOtherProject();
     const caller = { projectId, livemode: true, permission: 'full_access' as const };
-    const upload = await createUpload(caller);
+    // the same size both times (the size is signed)
+    const upload = await createUpload(caller, { size: Buffer.byteLength('email\nfirst1@example.com\n') });
     const put = (body: string) => fetch(upload.upload_url, { method: 'PUT', headers: upload.headers, body });
-    expect((await put('email\nfirst@example.com\n')).status).toBe(200);
+    expect((await put('email\nfirst1@example.com\n')).status).toBe(200);
     const { id } = await createImport(caller, { upload_id: upload.id });
-    expect((await put('email\nsecond@example.com\nthird@example.com\n')).status).toBe(200);
+    expect((await put('email\nsecond@example.com\n')).status).toBe(200);
     expect((await run({ project_id: projectId, import_id: id })).batchItemFailures).toEqual([]);
     expect(await table.getItem(keys.contactImport(projectId, id))).toMatchObject({ status: 'failed', failure_reason: 'the file was uploaded again after the import was created', created: 0 });
     expect(await contactsOf(projectId)).toEqual([]);

@@ -635,14 +635,14 @@ describe('EmailService content bucket', () => {
   const bucketId = stack.getLogicalId(stack.content.bucket.node.defaultChild as CfnElement);
   const { resourcesOf, functionResource } = functionTemplates(stack, resources);
 
-  it("keeps each email's content in an encrypted, private, TLS-only bucket that expires it after the retention and the scheduling window, and contact import files after a week", () => {
+  it("keeps each email's content in an encrypted, private, TLS-only bucket that expires it after the retention and the scheduling window, and contact import files, unused uploads among them, after a day", () => {
     expect(resources[bucketId]).toMatchObject({
       DeletionPolicy: 'Retain',
       Properties: {
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
         PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
         LifecycleConfiguration: {
-          Rules: [expect.objectContaining({ ExpirationInDays: 61, Status: 'Enabled' }), expect.objectContaining({ Prefix: 'imports/', ExpirationInDays: 7, Status: 'Enabled' })],
+          Rules: [expect.objectContaining({ ExpirationInDays: 61, Status: 'Enabled' }), expect.objectContaining({ Prefix: 'imports/', ExpirationInDays: 1, Status: 'Enabled' })],
         },
       },
     });

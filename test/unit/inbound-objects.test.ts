@@ -90,6 +90,20 @@ describe('presigned URLs', () => {
     );
     expect(ours.expires_at).toBe('2026-11-22T08:16:02.000Z');
   });
+
+  it.each(endpoints)('for uploads of a declared size sign its Content-Length, as the SDK presigner does for a PutObject with ContentLength, for %s', async (_what, endpoint) => {
+    const key = 'imports/p1/0199aaaa-0000-7000-8000-000000000002.csv';
+    const ours = await sameAsSdk(
+      endpoint,
+      async () => {
+        const { upload_url, expires_at } = await presignPut(key, { expiresInSeconds: 900, now: signingDate, contentLength: 12345 });
+        return { url: upload_url, expires_at };
+      },
+      new PutObjectCommand({ Bucket: BUCKET, Key: key, ContentLength: 12345 }),
+      900,
+    );
+    expect(new URL(ours.url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host');
+  });
 });
 
 describe('signed requests', () => {

@@ -6,6 +6,7 @@ import {
   createdImport,
   createdUpload,
   createImportBody,
+  createUploadBody,
   IMPORT_STATUSES,
   MAX_HEADER_BYTES,
   MAX_IMPORT_FILE_BYTES,
@@ -50,12 +51,14 @@ export const createUpload = defineOperation({
   operationId: 'createContactImportUpload',
   summary: 'Get a URL to upload a CSV file too large for a request',
   description:
-    `Answers a presigned S3 URL (\`upload_url\`, valid ${UPLOAD_URL_TTL_SECONDS / 60} minutes) to PUT one CSV file of up to \`max_bytes\` (${MAX_IMPORT_FILE_BYTES} bytes) ` +
-    'to, with the `headers` given (no Authorization header: the URL carries its signature); then POST /contacts/imports with `upload_id` set to this `id` ' +
-    'instead of `file`, and the other fields as for a file. The size is checked when the import is created (S3 cannot bound a presigned PUT). ' +
-    "An upload no import used is deleted with the content bucket's other objects by its lifecycle rule.",
+    `\`size\`: the file's size in bytes, 1 to ${MAX_IMPORT_FILE_BYTES}. Answers a presigned S3 URL (\`upload_url\`, valid ${UPLOAD_URL_TTL_SECONDS / 60} minutes) to PUT that file ` +
+    'to, with the `headers` given (no Authorization header: the URL carries its signature). Its Content-Length is signed: S3 refuses (403) a body of any other size, ' +
+    'so the size is bounded when the URL is made (a PUT could otherwise be 5 GB). Then POST /contacts/imports with `upload_id` set to this `id` ' +
+    'instead of `file`, and the other fields as for a file. ' +
+    "An upload no import used is deleted by the content bucket's lifecycle rule a day after it was made.",
   tags: ['Contacts'],
   auth: 'api_key',
+  body: createUploadBody,
   responses: { 201: { description: 'Where and how to PUT the file', schema: createdUpload }, ...commonErrors },
 });
 

@@ -205,7 +205,7 @@ async function presign(
   method: 'GET' | 'PUT',
   key: string,
   query: Record<string, string>,
-  options: { expiresInSeconds: number; now?: Date; bucket?: BucketKind },
+  options: { expiresInSeconds: number; now?: Date; bucket?: BucketKind; contentLength?: number },
 ): Promise<{ url: string; expires_at: string }> {
   const bucket = bucketName(options.bucket);
   const operation = method === 'GET' ? 'GetObject' : 'PutObject';
@@ -213,6 +213,8 @@ async function presign(
   // A presigned URL works only if its signer may do the operation: checked when it is made.
   checkAwsCall({ service: 's3', operation, input: { Bucket: bucket, Key: key } });
   const req = request(bucket, method, key, { ...query, 'x-id': operation }, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });
+  // a signed header: S3 refuses (403) a PUT whose Content-Length is not this one
+  if (options.contentLength !== undefined) req.headers['content-length'] = String(options.contentLength);
   const presigned = await s3Signer().presign(req, { expiresIn: options.expiresInSeconds, signingDate: now, unsignableHeaders: new Set(['content-type']) });
   return { url: urlOf(presigned), expires_at: new Date(now.getTime() + options.expiresInSeconds * 1000).toISOString() };
 }
@@ -224,11 +226,12 @@ export interface UploadUrl {
 
 /**
  * A presigned PUT (SigV4 query signing, unsigned payload, as `getSignedUrl` makes it for a
- * PutObjectCommand): whoever holds the URL may write this one key until it expires, with any body
- * and content type (neither is signed, so S3 cannot bound the size: the caller checks it when the
- * object is used).
+ * PutObjectCommand): whoever holds the URL may write this one key until it expires, with any content
+ * type. With `contentLength` (as `getSignedUrl` for a PutObjectCommand with ContentLength) the
+ * Content-Length header is signed: S3 takes only a body of exactly that many bytes, so the size is
+ * bounded at the signature (S3 itself allows 5 GB a PUT).
  */
-export async function presignPut(key: string, options: { expiresInSeconds: number; now?: Date; bucket?: BucketKind }): Promise<UploadUrl> {
+export async function presignPut(key: string, options: { expiresInSeconds: number; now?: Date; bucket?: BucketKind; contentLength?: number }): Promise<UploadUrl> {
   const { url, expires_at } = await presign('PUT', key, {}, options);
   return { upload_url: url, expires_at };
 }
