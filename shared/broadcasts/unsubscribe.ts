@@ -4,7 +4,10 @@
  * A token names the project, the contact and, for a broadcast with a topic, the topic, and
  * carries an HMAC-SHA256 (truncated to 128 bits) under a deployment-wide secret: unguessable and
  * unforgeable without a table item per recipient. base64url of the 16-byte ids and the MAC:
- * 54 characters, 75 with a topic. The secret is an item of the table, sealed under the secrets key
+ * 54 characters, 75 with a topic. A token of a test-mode broadcast names the project's test twin
+ * (shared/access/test-mode.ts), whose id is no UUID: a mode byte (1) before the ids, under the MAC,
+ * says so (55 or 76 characters), so its link unsubscribes the twin's contact in the sandbox (it
+ * named the live project, where the contact is not, and did nothing). Live tokens are unchanged. The secret is an item of the table, sealed under the secrets key
  * (shared/platform/secrets.ts), created by the fan-out's first link with a condition (so concurrent
  * first uses agree).
  *
@@ -21,8 +24,11 @@ import { notFound } from '../platform/errors';
 import { nowIso } from '../platform/ids';
 import { openSecret, sealSecret } from '../platform/secrets';
 import { escapeHtml } from '../templates/render';
+import { isTestProject, liveProjectId, testProjectId } from '../access/test-mode';
 
 const MAC_BYTES = 16;
+/** The first byte of a test twin's token. */
+const TEST_MODE = 0x01;
 
 /** What the sealed key is bound to (shared/platform/secrets.ts). */
 const KEY_PLACE = 'unsubscribe-key';
@@ -79,7 +85,8 @@ export interface UnsubscribeTarget {
 }
 
 export async function unsubscribeToken(target: UnsubscribeTarget): Promise<string> {
-  const payload = Buffer.concat([uuidBytes(target.projectId), uuidBytes(target.contactId), ...(target.topicId ? [uuidBytes(target.topicId)] : [])]);
+  const ids = [uuidBytes(liveProjectId(target.projectId)), uuidBytes(target.contactId), ...(target.topicId ? [uuidBytes(target.topicId)] : [])];
+  const payload = Buffer.concat([...(isTestProject(target.projectId) ? [Buffer.of(TEST_MODE)] : []), ...ids]);
   const key = (await unsubscribeKey(true)) as Buffer;
   return Buffer.concat([payload, mac(key, payload)]).toString('base64url');
 }
@@ -88,14 +95,17 @@ export async function unsubscribeToken(target: UnsubscribeTarget): Promise<strin
 export async function readUnsubscribeToken(token: string): Promise<UnsubscribeTarget | undefined> {
   if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
   const raw = Buffer.from(token, 'base64url');
-  if (raw.length !== 32 + MAC_BYTES && raw.length !== 48 + MAC_BYTES) return undefined;
+  const test = raw.length % 16 === 1;
+  if (![32, 48].includes(raw.length - MAC_BYTES - (test ? 1 : 0)) || (test && raw[0] !== TEST_MODE)) return undefined;
   const payload = raw.subarray(0, raw.length - MAC_BYTES);
   const key = await unsubscribeKey(false);
   if (!key || !timingSafeEqual(raw.subarray(payload.length), mac(key, payload))) return undefined;
+  const ids = test ? payload.subarray(1) : payload;
+  const projectId = uuidText(ids.subarray(0, 16));
   return {
-    projectId: uuidText(payload.subarray(0, 16)),
-    contactId: uuidText(payload.subarray(16, 32)),
-    topicId: payload.length === 48 ? uuidText(payload.subarray(32, 48)) : null,
+    projectId: test ? testProjectId(projectId) : projectId,
+    contactId: uuidText(ids.subarray(16, 32)),
+    topicId: ids.length === 48 ? uuidText(ids.subarray(32, 48)) : null,
   };
 }
 

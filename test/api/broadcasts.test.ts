@@ -3,7 +3,7 @@
  * broadcast-fanout queue and worker -> emails on the send queue -> the sender -> local SES (the
  * mail viewer's store); and the one-click unsubscribe links in those emails.
  */
-import { api, baseUrl } from '../support/http';
+import { api, baseUrl, request } from '../support/http';
 import { projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
@@ -183,6 +183,22 @@ describe('a broadcast to a segment', () => {
     const link = `${baseUrl()}/unsubscribe/${(await invoke(workerFunction('broadcast-fanout'), sign, {})) as string}`;
     expect((await fetch(link, { method: 'POST' })).status).toBe(200);
     expect((await api.get(`/contacts/${contact.id}`)).body.unsubscribed).toBe(true);
+  });
+
+  it("unsubscribes a test-mode contact through a test-mode broadcast's link: the token names the test twin", async () => {
+    const { invoke, workerFunction } = await import('../../lib/local/lambda/invocation');
+    const { unsubscribeToken } = await import('../../shared/broadcasts/unsubscribe');
+    const { createApiKey } = await import('../../shared/access/api-keys');
+    const { testProjectId } = await import('../../shared/access/test-mode');
+    const { token: testKey } = await createApiKey({ projectId: runtime.projectId, livemode: false, permission: 'full_access' }, { name: 'unsubscribe test twin', mode: 'test' });
+    const created = await request('POST', '/contacts', { email: `hal-${unique('c')}@${domain}` }, { key: testKey });
+    expect(created.status).toBe(201);
+    // as the fan-out signs a test-mode broadcast's link: for the contact of the twin
+    const sign = () => unsubscribeToken({ projectId: testProjectId(runtime.projectId), contactId: created.body.id, topicId: null });
+    const link = `${baseUrl()}/unsubscribe/${(await invoke(workerFunction('broadcast-fanout'), sign, {})) as string}`;
+    expect(await (await fetch(link)).text()).toContain(created.body.email);
+    expect((await fetch(link, { method: 'POST' })).status).toBe(200);
+    expect((await request('GET', `/contacts/${created.body.id}`, undefined, { key: testKey })).body.unsubscribed).toBe(true);
   });
 
   it('answers 404 for a link that is not one of ours, or was tampered with', async () => {
