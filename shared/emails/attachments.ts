@@ -128,6 +128,8 @@ export const storedAttachmentSize = async (projectId: string, emailId: string, a
   (await headObject(attachmentKey(projectId, emailId, attachmentId), 'content'))?.size;
 
 export class AttachmentFetchError extends Error {}
+/** A `path` attachment the sender finds without stored bytes: not fetched yet (an email accepted before the fetch stage). */
+export class PathNotFetched extends Error {}
 
 /**
  * What a live fetch checks before it connects (the URL's rules, then every address its host
@@ -235,13 +237,15 @@ export interface SesAttachment {
  * The bytes of every attachment of an email, for the sender: all stored (the `path` ones by the
  * fetch stage, ./attachment-fetch.ts, before the email reached its send queue), read side by side.
  * The sender fetches nothing. Throws AttachmentFetchError when one is no longer stored (past the
- * content bucket's lifecycle).
+ * content bucket's lifecycle), PathNotFetched for a `path` one never fetched (the sender hands the
+ * email to the fetch stage).
  */
 export async function attachmentsToSend(projectId: string, emailId: string, listed: (StoredAttachment | InlineAttachment)[]): Promise<SesAttachment[]> {
   return Promise.all(
     listed.map(async (a): Promise<SesAttachment> => {
       if ('content' in a) return sesAttachment({ filename: a.filename, content_type: a.content_type ?? contentTypeFor(a.filename), content_id: null }, Buffer.from(a.content, 'base64'));
       const bytes = await storedAttachment(projectId, emailId, a.id);
+      if (!bytes && a.path !== undefined && a.size === null) throw new PathNotFetched(`attachment ${a.filename ?? a.id} was never fetched`);
       if (!bytes) throw new AttachmentFetchError(`attachment ${a.filename ?? a.id} is no longer stored`);
       return sesAttachment(a, bytes);
     }),

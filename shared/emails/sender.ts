@@ -36,7 +36,7 @@
  * rendered and stored instead, and after `sent` the simulated SES events are published to the
  * same feedback queues SES's reach (./test-mode-send.ts says how, and its crash rule).
  */
-import { AttachmentFetchError, attachmentsToSend, type SesAttachment } from './attachments';
+import { AttachmentFetchError, attachmentsToSend, PathNotFetched, type SesAttachment } from './attachments';
 import { metricsWrite } from './metrics';
 import { topicOptOuts } from '../audience/topic-subscriptions';
 import { countMetric } from '../platform/metrics';
@@ -136,6 +136,21 @@ async function holdWhilePaused(email: EmailItem): Promise<SendOutcome> {
   const due = new Date(Date.now() + pausedHoldMs()).toISOString();
   try {
     await transact([update(keys.email(email.project_id, email.id), { set: keys.emailDue(email.project_id, email.id, due), condition: WAITING }, { tag: 'taken' })]);
+  } catch (error) {
+    if (!isConditionFailed(error, 'taken')) throw error;
+  }
+  return 'skipped';
+}
+
+/**
+ * An email with a `path` attachment whose bytes were never stored and that is not marked for the
+ * fetch stage: one accepted before there was a fetch stage (the sender fetched then). Marked now
+ * (`attachments_pending`), still waiting: its lease brings it to the fetch stage through the
+ * due-email dispatcher (./due.ts), and the sender never fetches.
+ */
+async function leaveToFetchStage(email: EmailItem): Promise<SendOutcome> {
+  try {
+    await transact([update(keys.email(email.project_id, email.id), { set: { attachments_pending: true }, condition: WAITING }, { tag: 'taken' })]);
   } catch (error) {
     if (!isConditionFailed(error, 'taken')) throw error;
   }
@@ -260,6 +275,7 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
   try {
     if (content.attachments?.length) attachments = await attachmentsToSend(projectId, emailId, content.attachments);
   } catch (error) {
+    if (error instanceof PathNotFetched) return leaveToFetchStage(email);
     if (error instanceof AttachmentFetchError) return failWaiting(caller, email, `not sent: ${error.message}`);
     throw error;
   }
