@@ -34,7 +34,7 @@ let sender: (event: SQSEvent) => Promise<SQSBatchResponse>;
 beforeAll(async () => {
   dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
   await dynamo.send(new CreateTableCommand(createTableInput(tableName, { stream: false })));
-  files = createServer((request, response) => {
+  files = createServer((_request, response) => {
     requests += 1;
     response.end('the file');
   });
