@@ -15,7 +15,9 @@ const tagsNote = `\`tags\` names ${RESERVED_TAG_NAMES.map((n) => `\`${n}\``).joi
 const messageNote =
   'Each of `from`, `to`, `cc`, `bcc` and `reply_to` (or each entry of their lists) is exactly one mailbox: `addr`, `<addr>`, ' +
   '`Name <addr>` or `"Name" <addr>`; lists, groups and comments are refused (422), and a display name may not hold `@`, `<`, `>` or ' +
-  'control characters (`,` `;` only inside double quotes, and never in `from`); encoded-words are decoded before that check. ' +
+  'control characters (`,` `;` only inside double quotes, and never in `from`), nor bidi controls (U+202A-202E, U+2066-2069, U+200E, U+200F, U+061C) ' +
+  'or characters NFKC turns into `@` `<` `>` `.` (full-width `＠` `＜` `＞` `．`); encoded-words are decoded before that check. ' +
+  "An address's local part is a dot-atom (no `[` `]` `\\` or `..`; quoted local parts are refused). " +
   '`subject`, attachment `filename` and `content_type` refuse CR, LF, NUL, U+2028, U+2029 and other control characters (422). ' +
   `\`headers\`: names of printable ASCII but \`:\` (1-126), values of printable ASCII (1-870), as SES takes them; ${RESERVED_HEADERS.join(', ')} ` +
   'and `Resent-*`, `X-SES-*` are set by the service and refused (422, any case).';

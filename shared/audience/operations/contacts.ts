@@ -42,7 +42,7 @@ const readFormat =
 export const create = defineOperation({
   operationId: 'createContact',
   summary: 'Create a contact',
-  description: `409 \`contact_exists\` when the project already has a contact with this address, \`contact_limit_reached\` when it holds its contact limit (1,000,000 unless the operator set another). ${rules}`,
+  description: `409 \`contact_exists\` when the project already has a contact with this address, \`contact_limit_reached\` when it holds its contact limit (1,000,000 unless the operator set another). \`first_name\` and \`last_name\` refuse bidi controls and characters NFKC turns into @ < > . (422). ${rules}`,
   tags: ['Contacts'],
   auth: 'api_key',
   body: createContactBody,
