@@ -10,19 +10,35 @@
  * attachments is over SES's 40 MB (the local SES refuses it: MessageRejected, the email fails).
  *
  * The emails are accepted by the real API of a local runtime started in this process, scheduled an
- * hour ahead and then moved (PATCH) to a moment later, so that no queue message exists for them;
- * the sender's real handler then gets them as one SQS event of 10 records (its batch at SES's
- * default 14/s: functions/workers.ts senderScaling) in a process of its own, invoked as the runtime
+ * hour ahead and then moved (PATCH) to a moment later, so that no queue message exists for them.
+ * Once due, each goes through the fetch stage first, as the attachment-fetch worker takes it
+ * (shared/emails/attachment-fetch.ts `fetchEmailAttachments`, which the worker calls per message;
+ * called here directly for its outcome, which the worker's batch answer does not show): its four
+ * URLs fetched and stored, `attachments_pending` dropped, `attachment_bytes` recorded (what the
+ * sender's memory budget reads: shared/emails/sender-memory.ts). The stage's messages to the send
+ * lane go, for the fetch only, to a queue of this benchmark's that no poller reads, so that the
+ * runtime's own sender in this process does not send them; those ten messages are then handed,
+ * as one SQS event of 10 records (the sender's batch at SES's default 14/s: functions/workers.ts
+ * senderScaling), to the sender's real handler in a process of its own, invoked as the runtime
  * invokes it (lib/local/lambda/invocation.ts: its needs, its memory check) against this process's
- * stand-ins. A process of its own, because in the runtime's process the stand-ins' memory (the
+ * stand-ins. (Before the fetch stage the sender fetched the URLs itself; it now leaves an email
+ * with `path` attachments not stored to the stage and sends nothing, so without the stage first
+ * this measured no send.) A process of its own, because in the runtime's process the stand-ins' memory (the
  * local SES parses and keeps every message it takes) would count for the sender too. The figures
  * are the local check's (lib/local/memory-watch.ts: held heap and external growth, plus the
  * baseline of a fresh Lambda process), the process's RSS beside them, and the baseline measured:
  * node with the sender's bundle loaded.
  *
+ * The sender's memory budget (shared/emails/sender-memory.ts) reserves each email's footprint (4x
+ * its content and 4x its attachments' bytes, here about 114 MB) of 160 MB per instance before it
+ * reads anything: two of these never fit together, so the ten go one at a time, each waiting at
+ * most the invocation's slot wait (20 s); one that finds no room in that time comes back (a batch
+ * item failure, nothing written), and is counted as such here.
+ *
  * Run alone: `BENCH_ONLY=sender npm run bench` (replaces its section of bench/RESULTS.md), or
  * `npx tsx bench/sender-memory.ts` (prints only).
  */
+import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { execSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -32,10 +48,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { workerMemoryMb } from '../functions/needs';
-import { workerFunctionName, workers } from '../functions/workers';
+import { queueUrlVariable, workerFunctionName, workers } from '../functions/workers';
 import { bundleOptions } from '../lib/bundling';
 import { collectGarbage, LAMBDA_BASELINE_MB, largestMeasures, setMemoryLog } from '../lib/local/memory-watch';
+import type { FetchOutcome } from '../shared/emails/attachment-fetch';
 import { MAX_ATTACHMENT_BYTES } from '../shared/emails/attachments';
+import type { EmailItem } from '../shared/emails/emails';
+import type { LocalRuntime } from '../lib/local/runtime';
 import { startBenchApi } from './local-api';
 
 const MiB = 2 ** 20;
@@ -59,6 +78,11 @@ export interface SenderMemoryResult {
   freshProcessMb: number;
   /** the sender's invocation, in a process of its own */
   sender: SenderChildResult;
+  /** the fetch stage's outcome for each email (all `fetched` for a real send) */
+  fetched: Record<string, number>;
+  /** what the sender's memory budget reserves for each email (the largest of the ten), and the budget */
+  footprintMb: number;
+  budgetMb: number;
   /** functions the local runtime flagged as over their memory during the run (the sender's own process included) */
   flagged: string[];
   outcomes: Record<string, number>;
@@ -68,6 +92,8 @@ export interface SenderMemoryResult {
 /** What the sender's process measured. */
 export interface SenderChildResult {
   records: number;
+  /** emails the invocation handed back (batch item failures: no room in the memory budget, or no send slot, in its time) */
+  cameBack: string[];
   /** the memory check's figures (lib/local/memory-watch.ts) */
   growthMb: number;
   estimatedPeakMb: number;
@@ -134,7 +160,16 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
     const due = Date.now() + 1500;
     for (const id of ids) await call('PATCH', `/emails/${id}`, { scheduled_at: new Date(due).toISOString() });
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 200));
-    const sender = await runSenderProcess(runtime.projectId, ids);
+    const { fetched, messages } = await runFetchStage(runtime, ids);
+    // imported once the runtime has set the stand-ins' environment (and never by the sender's process)
+    const [{ SENDER_MEMORY_BUDGET_BYTES, sendFootprint }, keys, { getItem }] = await Promise.all([
+      import('../shared/emails/sender-memory'),
+      import('../shared/platform/db/keys'),
+      import('../shared/platform/db/table'),
+    ]);
+    const footprints = await Promise.all(ids.map(async (id) => sendFootprint((await getItem(keys.email(runtime.projectId, id))) as EmailItem)));
+    const sender = await runSenderProcess(messages);
+    const sentIds = ids.filter((id) => !sender.cameBack.includes(id));
     const final = new Set(['sent', 'delivered', 'failed', 'bounced', 'suppressed', 'canceled']);
     let outcomes: Record<string, number> = {};
     for (const deadline = Date.now() + 2 * 60_000; Date.now() < deadline; ) {
@@ -142,7 +177,8 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
       const ours = listed.filter((e) => ids.includes(e.id));
       outcomes = {};
       for (const e of ours) outcomes[e.last_event] = (outcomes[e.last_event] ?? 0) + 1;
-      if (ours.length === EMAILS && ours.every((e) => final.has(e.last_event))) break;
+      // an email the invocation handed back waits (its message would come back on SQS): only the others end
+      if (ours.length === EMAILS && ours.every((e) => final.has(e.last_event) || !sentIds.includes(e.id))) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     return {
@@ -156,6 +192,9 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
       baselineMb: LAMBDA_BASELINE_MB,
       freshProcessMb: freshMb,
       sender,
+      fetched,
+      footprintMb: Math.max(...footprints) / MiB,
+      budgetMb: SENDER_MEMORY_BUDGET_BYTES / MiB,
       flagged: [...flaggedLines.map((line) => String(JSON.parse(line).function)), ...sender.flagged],
       outcomes,
       seconds: (Date.now() - started) / 1000,
@@ -167,14 +206,52 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
 }
 
 /**
+ * The fetch stage for each email, one after another (the attachment-fetch worker takes one email
+ * per invocation): `fetchEmailAttachments`, which the worker calls for each message, so that each
+ * email's outcome is seen (the worker answers only a batch's failures; an email the stage fails or
+ * skips would not be sent). The stage ends by putting the email's message on its send lane; for
+ * these calls that queue's URL names a queue of this benchmark's that no poller reads (the
+ * runtime in this process would otherwise send the emails itself), from which the ten messages
+ * are then taken: the sender's event is what the stage enqueued.
+ */
+async function runFetchStage(runtime: LocalRuntime, emailIds: string[]): Promise<{ fetched: Record<string, number>; messages: Message[] }> {
+  const { fetchEmailAttachments } = await import('../shared/emails/attachment-fetch');
+  const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: process.env.AWS_REGION ?? 'ap-southeast-2', credentials: runtime.credentials });
+  const held = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-sender-memory-held', Attributes: { VisibilityTimeout: '600' } }))).QueueUrl!;
+  const variable = queueUrlVariable('send');
+  const sendUrl = process.env[variable];
+  const fetched: Record<string, number> = {};
+  process.env[variable] = held;
+  try {
+    for (const id of emailIds) {
+      const outcome: FetchOutcome = await fetchEmailAttachments(runtime.projectId, id);
+      fetched[outcome] = (fetched[outcome] ?? 0) + 1;
+    }
+  } finally {
+    process.env[variable] = sendUrl;
+  }
+  if (fetched.fetched !== emailIds.length) throw new Error(`the fetch stage did not fetch every email: ${JSON.stringify(fetched)}`);
+  const messages: Message[] = [];
+  for (const deadline = Date.now() + 30_000; messages.length < emailIds.length && Date.now() < deadline; ) {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: held, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, AttributeNames: ['All'] }));
+    messages.push(...(out.Messages ?? []));
+  }
+  if (messages.length !== emailIds.length) throw new Error(`the fetch stage enqueued ${messages.length} send messages, not ${emailIds.length}`);
+  await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: held, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+  sqs.destroy();
+  return { fetched, messages };
+}
+
+/**
  * The sender's handler in a process of its own (this file with `--sender-child`), invoked as the
  * runtime invokes it (lib/local/lambda/invocation.ts: its needs, its memory check) with one SQS
  * event of the ten emails' messages, against this process's stand-ins (their endpoints and
  * credentials are in the environment it inherits): the stand-ins' memory is not in its figures.
  */
-async function runSenderProcess(projectId: string, emailIds: string[]): Promise<SenderChildResult> {
+async function runSenderProcess(messages: Message[]): Promise<SenderChildResult> {
+  const sent = messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, attributes: m.Attributes ?? {} }));
   // spawn, not spawnSync: the stand-ins it calls run on this process's event loop
-  const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--sender-child', JSON.stringify({ projectId, emailIds })], {
+  const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--sender-child', JSON.stringify(sent)], {
     cwd: join(__dirname, '..'),
     env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -189,18 +266,26 @@ async function runSenderProcess(projectId: string, emailIds: string[]): Promise<
   return JSON.parse(line) as SenderChildResult;
 }
 
-async function senderChild(projectId: string, emailIds: string[]): Promise<SenderChildResult> {
+/** A message the fetch stage enqueued, as the child gets it. */
+interface HeldMessage {
+  messageId: string;
+  receiptHandle: string;
+  body: string;
+  attributes: Record<string, string>;
+}
+
+async function senderChild(messages: HeldMessage[]): Promise<SenderChildResult> {
   const { invoke, workerFunction } = await import('../lib/local/lambda/invocation');
   const sender = workers.find((w) => w.name === 'sender')!;
   const { handler } = (await import(`../functions/${sender.handler}`)) as { handler: (event: unknown, context: unknown) => Promise<unknown> };
   const flagged: string[] = [];
   setMemoryLog((line) => flagged.push(String(JSON.parse(line).function)));
   const now = String(Date.now());
-  const Records = emailIds.map((id, i) => ({
-    messageId: `bench-${i}`,
-    receiptHandle: `bench-${i}`,
-    body: JSON.stringify({ project_id: projectId, email_id: id }),
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, SenderId: 'bench', ApproximateFirstReceiveTimestamp: now },
+  const Records = messages.map((m) => ({
+    messageId: m.messageId,
+    receiptHandle: m.receiptHandle,
+    body: m.body,
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, SenderId: 'bench', ApproximateFirstReceiveTimestamp: now, ...m.attributes },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
@@ -209,10 +294,12 @@ async function senderChild(projectId: string, emailIds: string[]): Promise<Sende
   }));
   collectGarbage();
   const rssBeforeMb = process.memoryUsage().rss / MiB;
-  await invoke(workerFunction('sender'), handler as never, { Records });
+  const answer = (await invoke(workerFunction('sender'), handler as never, { Records })) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
   const measure = largestMeasures().find((m) => m.function === workerFunctionName('sender'))!;
+  const back = new Set((answer?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
   return {
     records: Records.length,
+    cameBack: messages.filter((m) => back.has(m.messageId)).map((m) => (JSON.parse(m.body) as { email_id: string }).email_id),
     growthMb: measure.growthMb,
     estimatedPeakMb: measure.estimatedPeakMb,
     over: measure.over,
@@ -225,7 +312,7 @@ async function senderChild(projectId: string, emailIds: string[]): Promise<Sende
 export function formatSenderMemory(r: SenderMemoryResult): string {
   const c = r.sender;
   return [
-    `Commit ${r.commit}${r.senderChanged ? ' with uncommitted changes to the sender' : ''}. ${r.emails} emails, each ${(r.htmlBytes / MiB).toFixed(2)} MiB of html, ${(r.textBytes / MiB).toFixed(2)} MiB of text and ${(r.attachmentBytes / MiB).toFixed(0)} MiB of \`path\` attachments, one SQS event of ${c.records} records to the sender in a process of its own; outcomes ${JSON.stringify(r.outcomes)}.`,
+    `Commit ${r.commit}${r.senderChanged ? ' with uncommitted changes to the sender' : ''}. ${r.emails} emails, each ${(r.htmlBytes / MiB).toFixed(2)} MiB of html, ${(r.textBytes / MiB).toFixed(2)} MiB of text and ${(r.attachmentBytes / MiB).toFixed(0)} MiB of \`path\` attachments, fetched and stored by the fetch stage first (${JSON.stringify(r.fetched)}), then one SQS event of the ${c.records} messages it enqueued to the sender in a process of its own; outcomes ${JSON.stringify(r.outcomes)}${c.cameBack.length ? `, ${c.cameBack.length} handed back by the invocation (no room in time)` : ', none handed back'}. The sender's memory budget reserves ${r.footprintMb.toFixed(0)} MB for each of ${r.budgetMb.toFixed(0)} MB (shared/emails/sender-memory.ts): ${2 * r.footprintMb > r.budgetMb ? 'they go one at a time' : 'two or more fit together'}.`,
     '',
     '| measure | MB |',
     '|---|---:|',
@@ -241,8 +328,7 @@ export function formatSenderMemory(r: SenderMemoryResult): string {
 }
 
 if (require.main === module && process.argv[2] === '--sender-child') {
-  const { projectId, emailIds } = JSON.parse(process.argv[3]) as { projectId: string; emailIds: string[] };
-  senderChild(projectId, emailIds).then(
+  senderChild(JSON.parse(process.argv[3]) as HeldMessage[]).then(
     (result) => {
       console.log(JSON.stringify(result));
       process.exit(0);
