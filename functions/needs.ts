@@ -74,13 +74,14 @@ export const SECRETS_KEY_ACTIONS = {
 
 /**
  * Every grant of a declaration under one name each, as the local runtime records calls:
- * `dynamodb:GetItem`, `dynamodb:UpdateItem:RATE_LIMIT#*` (an action on partition keys of that pattern only), `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject:inbound` (action and bucket),
+ * `dynamodb:GetItem`, `dynamodb:UpdateItem:RATE_LIMIT#*|API_KEY_HASH#*` (an action on partition keys of those patterns only), `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject:inbound` (action and bucket),
  * `kms:Decrypt:secrets` (action and key).
  */
 export function grantedActions(needs: Needs): string[] {
   return [
     ...(needs.table ?? []).map((action) => `dynamodb:${action}`),
-    ...Object.entries(needs.tableByKeys ?? {}).flatMap(([action, patterns]) => (patterns ?? []).map((pattern) => `dynamodb:${action}:${pattern}`)),
+    // one grant for all of an action's patterns, as one IAM statement grants them
+    ...Object.entries(needs.tableByKeys ?? {}).map(([action, patterns]) => `dynamodb:${action}:${(patterns ?? []).join('|')}`),
     ...(needs.queues ?? []).map((queue) => `sqs:SendMessage:${queue}`),
     ...(needs.ses ?? []),
     ...(needs.inboundBucket ? BUCKET_ACTIONS[needs.inboundBucket].map((action) => `${action}:inbound`) : []),

@@ -197,12 +197,20 @@ const keyPattern = (pattern: string) =>
       .join('.*')}$`,
   );
 
-/** The grant that allows `requirement`: the action itself, or the action on partition keys of a pattern its item's key matches. */
+/** The grant that allows `requirement`: the action itself, or the action on partition keys of patterns (`|`-separated) one of which its item's key matches. */
 function grantAllowing(granted: readonly string[], requirement: Requirement): string | undefined {
   if (granted.includes(requirement.grant)) return requirement.grant;
   const key = requirement.leadingKey;
   if (key === undefined) return undefined;
-  return granted.find((grant) => grant.startsWith(`${requirement.grant}:`) && keyPattern(grant.slice(requirement.grant.length + 1)).test(key));
+  const prefix = `${requirement.grant}:`;
+  return granted.find(
+    (grant) =>
+      grant.startsWith(prefix) &&
+      grant
+        .slice(prefix.length)
+        .split('|')
+        .some((pattern) => keyPattern(pattern).test(key)),
+  );
 }
 
 /** Throws what AWS would answer when `invocation` may not make `call`; records the call either way. */
