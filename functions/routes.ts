@@ -186,8 +186,8 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/suppressions/batch/remove', handler: 'suppressions/batch-remove', operation: suppressionOps.batchRemove, needs: { table: ['BatchGetItem', 'DeleteItem', 'PutItem'] } },
 
   // Emails
-  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'attachment-fetch'], contentBucket: 'write' } },
-  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], queues: ['send', 'attachment-fetch'], contentBucket: 'write' }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
+  { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write' } },
+  { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write' }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
   { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
   // the project's daily counters, a range Query per shard (shared/emails/metrics.ts)
   { method: 'GET', path: '/emails/metrics', handler: 'emails/metrics', operation: emailOps.metrics, needs: { table: ['Query'] } },
@@ -197,7 +197,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/emails/{email_id}/attachments/{attachment_id}', handler: 'emails/get-attachment', operation: emailOps.getAttachment, needs: { table: ['GetItem'], contentBucket: 'read' } },
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
-  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send', 'attachment-fetch'], contentBucket: 'read' } },
+  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'read' } },
 
   // Receiving (mail to receiving-enabled domains, stored by the inbound worker of functions/workers.ts; literal
   // `/emails/receiving` wins over `/emails/{email_id}` on API Gateway and in the local gateway)

@@ -78,6 +78,8 @@ export const queues: readonly QueueDefinition[] = [
   // so receives are not failures: maxReceiveCount only catches a message no sender can read.
   { name: 'send', visibilityTimeoutSeconds: 30, maxReceiveCount: 100 },
   { name: 'send-bulk', visibilityTimeoutSeconds: 30, maxReceiveCount: 100 },
+  // Test mode's emails, both lanes, grouped by project: simulated, never SES (shared/emails/send-queue.ts)
+  { name: 'send-test', visibilityTimeoutSeconds: 30, maxReceiveCount: 100 },
   // Emails with `path` attachments, before their send queue: one message per email, grouped by
   // project (an SQS fair queue: shared/emails/send-queue.ts). 60 s: the worker's timeout, which
   // covers an email's fetches (20 s at most) and storing them. 5 receives: a message whose email
@@ -150,15 +152,25 @@ export function queueTrigger(trigger: Extract<Trigger, { kind: 'queue' }>, sendR
 }
 
 /**
- * The senders' needs (the transactional and the bulk lane run the same code). DeleteItem: the email's
- * pending entry; the content bucket: PutObject for a test-mode email's rendered message (the
- * sender fetches no attachment: the fetch stage stored them); the SES feedback queues:
- * test mode's simulated events; the inbound bucket and queue: a test-mode email to its own sandbox's
- * receiving domain (shared/emails/test-mode-send.ts).
+ * The live senders' needs (the transactional and the bulk lane run the same code). DeleteItem: the
+ * email's pending entry; the content bucket: the content and attachments to send (the sender
+ * fetches no attachment: the fetch stage stored them). Nothing of test mode: that is the
+ * test-sender's alone, so a live sender holds no grant it does not use for live mail.
  */
 const SENDER_NEEDS: Needs = {
   table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
   ses: ['ses:SendEmail', 'ses:GetAccount'],
+  contentBucket: 'read',
+};
+
+/**
+ * The test-mode sender's needs (the same code, on the `send-test` queue): no SES at all; the
+ * content bucket: PutObject for the rendered message; the SES feedback queues: the simulated
+ * events; the inbound bucket and queue: a test-mode email to its own sandbox's receiving domain
+ * (shared/emails/test-mode-send.ts).
+ */
+const TEST_SENDER_NEEDS: Needs = {
+  table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
   contentBucket: 'read-write',
   inboundBucket: 'write',
   queues: ['ses-events', 'ses-suppression', INBOUND_QUEUE],
@@ -176,14 +188,14 @@ export const workers: readonly Worker[] = [
     name: 'bulk-sender',
     handler: 'workers/bulk-sender',
     trigger: { kind: 'queue', queue: 'send-bulk', batchSize: 10, maxConcurrency: 5, scaledBySendRate: true },
-    // as the sender's, for test-mode broadcasts too
-    needs: {
-      ...SENDER_NEEDS,
-      untested: {
-        's3:PutObject:inbound': "a test-mode broadcast to its own sandbox's receiving domain (the sender's same code is tested: test/api/test-mode-receiving.test.ts)",
-        [`sqs:SendMessage:${INBOUND_QUEUE}`]: 'likewise',
-      },
-    },
+    needs: SENDER_NEEDS,
+  },
+  {
+    // test mode's lane, transactional and broadcast emails alike: the same sender code, simulating (no SES call)
+    name: 'test-sender',
+    handler: 'workers/test-sender',
+    trigger: { kind: 'queue', queue: 'send-test', batchSize: 10, maxConcurrency: 5 },
+    needs: TEST_SENDER_NEEDS,
   },
   {
     // emails with `path` attachments: fetched (test mode: checked) and stored, then sent on to the send queue
@@ -193,7 +205,7 @@ export const workers: readonly Worker[] = [
     name: 'attachment-fetcher',
     handler: 'workers/attachment-fetcher',
     trigger: { kind: 'queue', queue: ATTACHMENT_FETCH_QUEUE, batchSize: 1, maxConcurrency: 10 },
-    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], contentBucket: 'read-write', queues: ['send'] },
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], contentBucket: 'read-write', queues: ['send', 'send-test'] },
     timeoutSeconds: ATTACHMENT_FETCH_TIMEOUT_SECONDS,
   },
   {
@@ -214,7 +226,7 @@ export const workers: readonly Worker[] = [
     handler: 'workers/dispatch-due-emails',
     trigger: { kind: 'schedule', everySeconds: 60 },
     // GetItem, PutItem, DeleteItem: settling staged emails of a batch whose request died (shared/emails/emails.ts)
-    needs: { table: ['Query', 'BatchGetItem', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send', 'send-bulk', ATTACHMENT_FETCH_QUEUE] },
+    needs: { table: ['Query', 'BatchGetItem', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send', 'send-bulk', 'send-test', ATTACHMENT_FETCH_QUEUE] },
   },
   {
     // re-reads domains SES is still verifying; emits domain.verified / domain.verification_failed
@@ -252,7 +264,7 @@ export const workers: readonly Worker[] = [
     // functions share its cache: test/integration/lambda-emulation.test.ts reads it as each function)
     needs: {
       table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      queues: ['send-bulk', 'broadcast-fanout'],
+      queues: ['send-bulk', 'send-test', 'broadcast-fanout'],
       ses: ['ses:GetAccount'],
       contentBucket: 'write',
       secretsKey: 'encrypt-decrypt',

@@ -46,7 +46,7 @@ import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
 import { render, renderHeader, type Values } from '../templates/render';
 import { maxSendRate } from '../emails/send-rate';
-import { bulkSendQueue } from '../emails/send-queue';
+import { sendQueueOf } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
 import { projectSettings, type ProjectSettings } from '../access/project-settings';
 import { subscribedTo } from '../audience/topic-subscriptions';
@@ -485,7 +485,7 @@ export async function fanOutPage(message: FanOutMessage, messageId: string): Pro
     );
     const emailIds = [...writtenEmailIds, ...(await writePage(b, plans))];
     if (emailIds.length) {
-      await bulkSendQueue
+      await sendQueueOf(b.project_id, 'bulk')
         .enqueue(emailIds.map((id) => ({ project_id: b.project_id, email_id: id })))
         .catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { error }));
     }

@@ -45,7 +45,7 @@ import { AttachmentFetchError, attachmentKey, checkPath, fetchPath, MAX_ATTACHME
 import { getEmailContent } from './content';
 import { SEND_LEASE_MS, type EmailItem } from './emails';
 import { failWaiting, MISSING_CONTENT } from './sender';
-import { sendQueueFor } from './send-queue';
+import { sendQueueOf } from './send-queue';
 import { laneOf } from './send-rate';
 
 /** How long a fetch stage's claim on an email lasts: past the fetch worker's 60 s timeout. */
@@ -148,7 +148,7 @@ export async function fetchEmailAttachments(projectId: string, emailId: string):
     if (isConditionFailed(error, 'claim lost')) return 'skipped'; // canceled, or its domain deleted, meanwhile
     throw error;
   }
-  await sendQueueFor(laneOf(email))
+  await sendQueueOf(projectId, laneOf(email))
     .enqueue([{ project_id: projectId, email_id: emailId }])
     .catch((error) => logger.warn('enqueue after the fetch failed; the due-email dispatcher will send it', { email_id: emailId, error }));
   return email.livemode ? 'fetched' : 'simulated';

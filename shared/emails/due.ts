@@ -66,7 +66,7 @@ async function leasePage(page: Item[], now: Date): Promise<Map<Queue<SendMessage
         if (item.type === 'staged_email') {
           await settleStagedEmail(item).catch((error) => logger.error('staged email not settled; next run', { email_id: item.id, error }));
         } else if (await lease(item, now)) {
-          const queue = firstQueueOf(item);
+          const queue = firstQueueOf(item as Item & { project_id: string });
           taken.set(queue, [...(taken.get(queue) ?? []), { project_id: item.project_id, email_id: item.id }]);
         }
       }),

@@ -10,10 +10,17 @@
  * same sender consumes both, and bulk sends never take the send-rate slots kept for
  * transactional mail (./send-rate.ts).
  *
+ * Test mode (a project's `_test` twin) has a lane of its own, `send-test`: the same sender code,
+ * deployed as a function that alone holds what simulating needs (PutObject of the rendered message,
+ * SendMessage to the SES feedback and inbound queues, the inbound bucket), so the live senders, which
+ * fetch nothing but talk to SES, carry none of it. Every enqueue picks the queue by the email's
+ * project (`sendQueueOf`).
+ *
  * An email with `path` attachments goes first to the attachment-fetch queue (./attachment-fetch.ts:
  * `firstQueueOf`), grouped by project as well, and reaches its send queue only once their bytes
  * are stored: the sender never fetches.
  */
+import { isTestProject } from '../access/test-mode';
 import { queue } from '../platform/aws/queues';
 import type { SendLane } from './send-rate';
 
@@ -27,12 +34,16 @@ export const sendQueue = queue<SendMessage>('send', 'throw');
 /** Broadcast emails, grouped by project (fair between projects). */
 export const bulkSendQueue = queue<SendMessage>('send-bulk', 'throw', { group: (message) => message.project_id });
 
-export const sendQueueFor = (lane: SendLane) => (lane === 'bulk' ? bulkSendQueue : sendQueue);
+/** Test mode's emails, both lanes (grouped by project, as bulk): the test-sender's. */
+export const testSendQueue = queue<SendMessage>('send-test', 'throw', { group: (message) => message.project_id });
+
+/** The send queue of an email of `projectId` in `lane`: test mode's own, else the lane's. */
+export const sendQueueOf = (projectId: string, lane: SendLane) => (isTestProject(projectId) ? testSendQueue : lane === 'bulk' ? bulkSendQueue : sendQueue);
 
 /** Emails whose `path` attachments are still to fetch, grouped by project (an SQS fair queue): ./attachment-fetch.ts. */
 export const attachmentFetchQueue = queue<SendMessage>('attachment-fetch', 'throw', { group: (message) => message.project_id });
 
 /** The queue a waiting email goes to next: the fetch stage while it has `path` attachments not yet stored (`attachments_pending`), else its send lane. */
 // (a broadcast email is bulk: ./send-rate.ts laneOf, not imported, so the API's bundles carry no SES client)
-export const firstQueueOf = (email: { attachments_pending?: boolean; broadcast_id?: string | null }) =>
-  email.attachments_pending ? attachmentFetchQueue : email.broadcast_id ? bulkSendQueue : sendQueue;
+export const firstQueueOf = (email: { project_id: string; attachments_pending?: boolean; broadcast_id?: string | null }) =>
+  email.attachments_pending ? attachmentFetchQueue : sendQueueOf(email.project_id, email.broadcast_id ? 'bulk' : 'transactional');

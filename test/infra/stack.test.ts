@@ -592,10 +592,10 @@ describe('EmailService inbound mail', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(dlq), 'QueueName'] } }], Threshold: 0 });
   });
 
-  it("lets the worker read and write the bucket, the receiving routes only read it, the senders only put test mode's loopback mail, and nobody else touch it", () => {
+  it('lets the worker read and write the bucket, the receiving routes only read it, the test-mode sender only put its loopback mail, and nobody else (the live senders included) touch it', () => {
     const readers = routes.filter((r) => r.needs.inboundBucket).map((r) => functionName(r));
     expect(readers).toHaveLength(3);
-    const senders = ['sender', 'bulk-sender'].map(workerFunctionId);
+    const senders = ['test-sender'].map(workerFunctionId);
     for (const id of senders) expect(s3Actions(id)).toEqual(['s3:PutObject']);
     const worker = workerFunctionId('inbound');
     expect(s3Actions(worker)).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
@@ -665,6 +665,7 @@ describe('EmailService content bucket', () => {
         'PostEmailsBatch',
         'PostEmailsEmailIdRetry',
         'SenderWorker',
+        'TestSenderWorker', // stores a test-mode email's rendered message
       ].sort(),
     );
     for (const id of stack.functions.keys()) {

@@ -1,6 +1,6 @@
 /**
  * The sender's branches for test mode (shared/emails/sender.ts, shared/emails/test-mode-send.ts):
- * the real sender and bulk-sender handlers, run as their functions (their `needs` enforced, as
+ * the real test-sender and sender handlers, run as their functions (their `needs` enforced, as
  * on AWS by IAM), against a table of this test's own in the runtime's DynamoDB Local, two queues
  * of its own standing in for the SES feedback queues (QUEUE_URL_SES_EVENTS,
  * QUEUE_URL_SES_SUPPRESSION), and an SES v2 endpoint of its own that records every request.
@@ -11,7 +11,8 @@
  *   them there: SNS envelopes, bounces and complaints on the suppression queue too, a moment apart.
  * - A redelivered send message publishes nothing more; a publish that keeps failing leaves the
  *   email `sent` and logs the error.
- * - A live email of the same kind does reach SES (so the endpoint above would have seen a test send).
+ * - A live email of the same kind does reach SES (so the endpoint above would have seen a test send),
+ *   through the live sender, whose needs hold nothing of test mode (functions/workers.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -51,7 +52,7 @@ const sesRequests: string[] = [];
 const awsCalls: AwsCall[] = [];
 const queueUrls: Record<'events' | 'suppression', string> = { events: '', suppression: '' };
 let sender: (event: SQSEvent) => Promise<SQSBatchResponse>;
-let bulkSender: (event: SQSEvent) => Promise<SQSBatchResponse>;
+let testSender: (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 beforeAll(async () => {
   dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
@@ -79,14 +80,14 @@ beforeAll(async () => {
   });
   // Imported after the environment points at this test's SES and queues; the invocations' own check of needs
   // (lib/local/lambda/invocation.ts, installed when it loaded) still runs, after this record of every call.
-  const handlers = { sender: (await import('../../functions/workers/sender')).handler, bulk: (await import('../../functions/workers/bulk-sender')).handler };
+  const handlers = { sender: (await import('../../functions/workers/sender')).handler, test: (await import('../../functions/workers/test-sender')).handler };
   const check = globalThis.__awsCallChecker;
   installAwsCallChecker((call) => {
     awsCalls.push(call);
     check?.(call);
   });
   sender = (event) => invoke(workerFunction('sender'), handlers.sender as never, event) as Promise<SQSBatchResponse>;
-  bulkSender = (event) => invoke(workerFunction('bulk-sender'), handlers.bulk as never, event) as Promise<SQSBatchResponse>;
+  testSender = (event) => invoke(workerFunction('test-sender'), handlers.test as never, event) as Promise<SQSBatchResponse>;
 });
 
 afterAll(async () => {
@@ -175,7 +176,7 @@ it('sends a test-mode email without SES: message stored, `sent`, the simulated e
   const sendSpy = jest.spyOn(sesSendClient, 'send');
   const { caller, email } = await queuedEmail(false, ['click@simulator.amazonses.com', 'bounced+x@resend.dev', 'Ann <complaint+1@simulator.amazonses.com>'], 'Grüße');
   const started = Date.now();
-  expect((await sender(sqsEvent('m-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+  expect((await testSender(sqsEvent('m-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
 
   const item = (await getItem(keys.email(caller.projectId, email.id))) as EmailItem;
   expect(item).toMatchObject({ last_event: 'sent', message_id: expect.stringMatching(/^test-/) });
@@ -205,14 +206,14 @@ it('sends a test-mode email without SES: message stored, `sent`, the simulated e
   expect(at('Click')).toBeGreaterThanOrEqual(2500);
 
   // a redelivered send message finds the email sent: nothing more is published
-  expect((await sender(sqsEvent('m-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+  expect((await testSender(sqsEvent('m-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
   expect(await receive('events', 1, 4000)).toEqual([]);
   expect(sesRequests).toEqual([]);
 }, 60_000);
 
-it('sends test-mode broadcast emails (the bulk lane) the same way', async () => {
+it('sends a test-mode bounce from the test lane the same way, nothing through SES', async () => {
   const { caller, email } = await queuedEmail(false, ['bounce@simulator.amazonses.com']);
-  expect((await bulkSender(sqsEvent('b-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+  expect((await testSender(sqsEvent('b-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
   expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'sent' });
   expect((await receive('suppression', 1)).map((e) => e.eventType)).toEqual(['Bounce']);
   expect((await receive('events', 2)).map((e) => e.eventType).sort()).toEqual(['Bounce', 'Send']);
@@ -229,7 +230,7 @@ it('leaves the email `sent` and logs the error when the events cannot be publish
   });
   process.env.QUEUE_URL_SES_EVENTS = `${runtime.sqsEndpoint}/000000000000/no-such-queue-${newId().slice(-8)}`;
   try {
-    expect((await sender(sqsEvent('f-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+    expect((await testSender(sqsEvent('f-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
   } finally {
     process.env.QUEUE_URL_SES_EVENTS = queueUrls.events;
     spy.mockRestore();

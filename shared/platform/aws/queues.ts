@@ -27,7 +27,7 @@ import { guarded } from './call-guard';
 const sqs = guarded('sqs', new SQSClient({}));
 
 /** The logical queues the service's code sends to (functions/workers.ts defines every queue). */
-export const QUEUE_NAMES = ['send', 'send-bulk', 'attachment-fetch', 'webhook-delivery', 'broadcast-fanout', 'contact-imports', 'ses-events', 'ses-suppression', 'inbound'] as const;
+export const QUEUE_NAMES = ['send', 'send-bulk', 'send-test', 'attachment-fetch', 'webhook-delivery', 'broadcast-fanout', 'contact-imports', 'ses-events', 'ses-suppression', 'inbound'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /**
