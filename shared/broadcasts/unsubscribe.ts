@@ -173,7 +173,7 @@ export async function unsubscribeByToken(token: string): Promise<string> {
         }
       : update(key, { set: { unsubscribed: true, updated_at: nowIso() }, condition: { expression: 'attribute_exists(PK) AND unsubscribed <> :yes', values: { ':yes': true } } }, deleted);
     // the project hears of it as of any change of the contact: in the same transaction
-    const caller = { projectId: target.projectId, livemode: contact.livemode !== false };
+    const caller = { projectId: target.projectId, livemode: !isTestProject(target.projectId) }; // a test twin's contact: a test-mode event
     const next = toContact({ ...(contact as ContactItem), ...(target.topicId ? { topics: { ...contact.topics, [target.topicId]: 'opt_out' } } : { unsubscribed: true }), updated_at: nowIso() });
     const event = target.topicId ? topicsUpdatedEvent(caller, next, [{ id: target.topicId, subscription: 'opt_out' }]) : eventWrite(caller, 'contact.updated', next);
     await transact([change, event]).catch((error: unknown) => {

@@ -4,7 +4,7 @@
  * mail viewer's store); and the one-click unsubscribe links in those emails.
  */
 import { api, baseUrl, request } from '../support/http';
-import { projectEvents, useRuntimeTable } from '../support/table';
+import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
 const runtime = useRuntimeTable();
@@ -190,11 +190,13 @@ describe('a broadcast to a segment', () => {
     const { unsubscribeToken } = await import('../../shared/broadcasts/unsubscribe');
     const { createApiKey } = await import('../../shared/access/api-keys');
     const { testProjectId } = await import('../../shared/access/test-mode');
-    const { token: testKey } = await createApiKey({ projectId: runtime.projectId, livemode: false, permission: 'full_access' }, { name: 'unsubscribe test twin', mode: 'test' });
+    // a project of its own: the default project's twin is another suite's sandbox (test/support/isolation-suite.ts)
+    const { projectId } = await createOtherProject();
+    const { token: testKey } = await createApiKey({ projectId, livemode: false, permission: 'full_access' }, { name: 'unsubscribe test twin', mode: 'test' });
     const created = await request('POST', '/contacts', { email: `hal-${unique('c')}@${domain}` }, { key: testKey });
     expect(created.status).toBe(201);
     // as the fan-out signs a test-mode broadcast's link: for the contact of the twin
-    const sign = () => unsubscribeToken({ projectId: testProjectId(runtime.projectId), contactId: created.body.id, topicId: null });
+    const sign = () => unsubscribeToken({ projectId: testProjectId(projectId), contactId: created.body.id, topicId: null });
     const link = `${baseUrl()}/unsubscribe/${(await invoke(workerFunction('broadcast-fanout'), sign, {})) as string}`;
     expect(await (await fetch(link)).text()).toContain(created.body.email);
     expect((await fetch(link, { method: 'POST' })).status).toBe(200);
