@@ -197,7 +197,13 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/emails/{email_id}/attachments/{attachment_id}', handler: 'emails/get-attachment', operation: emailOps.getAttachment, needs: { table: ['GetItem'], contentBucket: 'read' } },
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
-  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'read' } },
+  { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: {
+      table: ['GetItem', 'UpdateItem', 'PutItem'],
+      queues: ['send', 'send-test', 'attachment-fetch'],
+      contentBucket: 'read',
+      untested: { 'sqs:SendMessage:send-test': "a failed test-mode email: test mode fails an email only at the fetch stage (a refused `path`), whose retry goes back there; the queue is picked by the same sendQueueOf as POST /emails' (test/unit/send-queue.test.ts)" },
+    },
+  },
 
   // Receiving (mail to receiving-enabled domains, stored by the inbound worker of functions/workers.ts; literal
   // `/emails/receiving` wins over `/emails/{email_id}` on API Gateway and in the local gateway)

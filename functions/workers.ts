@@ -226,7 +226,11 @@ export const workers: readonly Worker[] = [
     handler: 'workers/dispatch-due-emails',
     trigger: { kind: 'schedule', everySeconds: 60 },
     // GetItem, PutItem, DeleteItem: settling staged emails of a batch whose request died (shared/emails/emails.ts)
-    needs: { table: ['Query', 'BatchGetItem', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'], queues: ['send', 'send-bulk', 'send-test', ATTACHMENT_FETCH_QUEUE] },
+    needs: {
+      table: ['Query', 'BatchGetItem', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'],
+      queues: ['send', 'send-bulk', 'send-test', ATTACHMENT_FETCH_QUEUE],
+      untested: { 'sqs:SendMessage:send-test': "a scheduled or stranded test-mode email coming due: the queue is picked by the same sendQueueOf as POST /emails' (test/unit/send-queue.test.ts)" },
+    },
   },
   {
     // re-reads domains SES is still verifying; emits domain.verified / domain.verification_failed
