@@ -19,7 +19,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { Server } from 'node:http';
+import { Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -377,7 +377,16 @@ interface WorkerEnvironment {
 async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; stop(): Promise<void> }[]> {
   const { QUEUE_MAX_MESSAGE_BYTES, queues, queueTrigger, queueUrlVariable, workers } = await import('../../functions/workers');
   const { sendRate } = env;
-  const sqs = new SQSClient({ endpoint: env.sqsEndpoint, region: env.region, credentials: env.credentials });
+  // Every poller long-polls through this one client. On AWS each event source mapping polls on its
+  // own; here the SDK's default of 50 sockets per client was fewer than the pollers (54 with the
+  // send-test and attachment-fetch lanes), so their deletes and receives queued behind other
+  // pollers' 20 s long polls for seconds: a pipeline idle but slow. No socket limit, as on AWS.
+  const sqs = new SQSClient({
+    endpoint: env.sqsEndpoint,
+    region: env.region,
+    credentials: env.credentials,
+    requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: Infinity }) },
+  });
   const queueUrls = new Map<string, { url: string; arn: string }>();
   for (const queue of queues) {
     const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));

@@ -152,6 +152,16 @@ describe('in memory', () => {
     expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1000);
   });
 
+  it('answers a long poll already waiting with a delayed message when its delay ends, not at the end of the poll', async () => {
+    const url = await queue('delayed-long-poll');
+    const started = Date.now();
+    const polled = receive(url, { WaitTimeSeconds: 20 }); // waiting on an empty queue
+    await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'in a second', DelaySeconds: 1 }));
+    expect((await polled).map((m) => m.Body)).toEqual(['in a second']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(Date.now() - started).toBeLessThan(10_000); // the poll's own end is 20 s
+  });
+
   it('moves a message received more than maxReceiveCount times to the DLQ, and a move task sends it back', async () => {
     const dlqUrl = await queue('poison-dlq');
     const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;

@@ -492,7 +492,7 @@ export class SqsQueues {
     const message: Message = { ...stored, md5Body: md5(stored.body), seq: this.seq++, version: 0 };
     queue.messages.set(message.id, message);
     queue.schedule.push({ at: message.visibleAt, seq: message.seq, id: message.id, version: 0 });
-    if (message.visibleAt <= Date.now()) this.wake(queue);
+    this.wake(queue);
   }
 
   private take(queueName: string, id: string): Message | undefined {
@@ -506,7 +506,7 @@ export class SqsQueues {
     message.visibleAt = visibleAt;
     message.version += 1;
     queue.schedule.push({ at: visibleAt, seq: message.seq, id: message.id, version: message.version });
-    if (visibleAt <= Date.now()) this.wake(queue);
+    this.wake(queue);
   }
 
   private rebuildSchedule(queue: Queue): void {
@@ -541,6 +541,11 @@ export class SqsQueues {
     queue.schedule.push({ at: message.visibleAt, seq: message.seq, id: message.id, version: message.version });
   }
 
+  /**
+   * Long polls of the queue look again: a message is visible now, or one was scheduled that may be
+   * visible before the time a poll sleeps until (a delayed message into an empty queue: without
+   * this, a poll already waiting slept to its deadline, up to 20 s past the delay).
+   */
   private wake(queue: Queue): void {
     for (const waiter of [...queue.waiters]) waiter();
   }
