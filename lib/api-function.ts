@@ -100,11 +100,13 @@ export class ApiFunction extends NodejsFunction {
     }
     const all = [...actions, ...(Object.keys(byKeys) as TableAction[])];
     if (all.length > 0) {
-      // The table's customer managed key, as DynamoDB needs it for the caller: to read, and to write
-      if (table.encryptionKey) {
-        const writes = all.some((action) => !READ_ACTIONS.has(action));
-        table.encryptionKey.grant(this, 'kms:Decrypt', 'kms:DescribeKey', ...(writes ? ['kms:Encrypt', 'kms:GenerateDataKey'] : []));
-      }
+      // The table's customer managed key, as DynamoDB uses it for the caller, reads and writes alike:
+      // DynamoDB protects items with a table key of its own, which it decrypts with this key on the
+      // caller's behalf (kms:Decrypt; DescribeKey for the key's metadata) and caches; it never
+      // calls Encrypt or GenerateDataKey for an item operation (GenerateDataKey only at table
+      // creation, as the table's creator). A PutItem or DeleteItem without Decrypt is refused
+      // (aws-cdk#10010, #19531: Decrypt is what made writes work); Encrypt was granted by habit.
+      if (table.encryptionKey) table.encryptionKey.grant(this, 'kms:Decrypt', 'kms:DescribeKey');
     }
     return this;
   }
@@ -152,9 +154,6 @@ export const serviceTenantsArn = (stack: Stack): string => stack.formatArn({ ser
 /** The ARN pattern of the service's SES configuration sets (`es-*`, shared/domains/identity.ts), in this account and region. */
 export const serviceConfigurationSetsArn = (stack: Stack): string =>
   stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: `${CONFIGURATION_SET_PREFIX}*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
-
-/** The table actions that only read: a function with only these gets the table key to decrypt, never to encrypt. */
-const READ_ACTIONS = new Set<TableAction>(['GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem']);
 
 /**
  * Where an SES v2 action applies: identity actions on this account's identities in this region
