@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import { wholeNumberFromContext } from './context';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -80,6 +81,10 @@ export class ApiFunction extends NodejsFunction {
    */
   bindTable(table: dynamodb.ITable, actions: readonly TableAction[], byKeys: Needs['tableByKeys'] = {}): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
+    // `-c contactLimitPerProject`: the contacts a project may hold unless it has a limit of its own
+    // (unset: the code's default, shared/access/project-settings.ts), for whichever function creates contacts
+    const contactLimit = wholeNumberFromContext(this, 'contactLimitPerProject', 0, 1);
+    if (actions.length > 0 && contactLimit > 0) this.addEnvironment('CONTACT_LIMIT_PER_PROJECT', String(contactLimit));
     if (actions.length > 0) {
       this.addToRolePolicy(
         new iam.PolicyStatement({

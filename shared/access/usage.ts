@@ -7,7 +7,9 @@
  * - contacts: the contact counters (shared/audience/contact-count.ts); segments and broadcasts: a
  *   COUNT Query of each (short lists); domains: the domain counter against MAX_DOMAINS_PER_PROJECT;
  * - rate_limit: the project's requests a second.
- * No plan limits apply here: contacts, segments and broadcasts have `limit: null`. Resend's
+ * - contacts: against the project's contact limit (its own, else CONTACT_LIMIT_PER_PROJECT, the
+ *   stack's `-c contactLimitPerProject`, default 1,000,000), which creating a contact enforces.
+ * No plan limits apply to segments and broadcasts: `limit: null`. Resend's
  * `ai_credits` and `automation_runs` are not offered: zeros, documented.
  */
 import type { Caller } from '../platform/caller';
@@ -39,7 +41,7 @@ export async function projectUsage(caller: Caller, now = new Date()) {
       daily: { used: sent.daily, limit: settings.daily_quota, sent: sent.daily, received: received(today), resets_at: nextDay(now) },
       monthly: { used: sent.monthly, limit: settings.monthly_quota, sent: sent.monthly, received: received(), resets_at: nextMonth(now) },
     },
-    contacts: { used: contacts, limit: null },
+    contacts: { used: contacts, limit: settings.contact_limit },
     segments: { used: segments, limit: null },
     broadcasts: { used: broadcasts, limit: null },
     ai_credits: { used: 0, limit: null, next_increase_at: null },

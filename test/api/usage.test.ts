@@ -45,7 +45,7 @@ it("answers the project's usage against its limits, counts contacts as they come
   expect(data).toMatchObject({
     object: 'usage',
     emails: { daily: { used: 2, limit: 100, sent: 2, received: 1, resets_at: tomorrow }, monthly: { used: 2, limit: null, sent: 2, received: 1 } },
-    contacts: { used: 3, limit: null },
+    contacts: { used: 3, limit: 1_000_000 }, // the default contact limit (CONTACT_LIMIT_PER_PROJECT unset)
     segments: { used: 2, limit: null },
     broadcasts: { used: 1, limit: null },
     domains: { used: 1, limit: 50 },

@@ -162,6 +162,14 @@ describe('queues, streams and the API', () => {
       else expect(env.API_RATE_LIMIT_PER_SECOND).toBeUndefined();
     }
   });
+
+  it('gives every function with table actions the contactLimitPerProject context as CONTACT_LIMIT_PER_PROJECT, and none without it', () => {
+    const envOf = (s: typeof stack, r: typeof resources, name: string) => r[idOf(s.functions.get(name)!)].Properties.Environment.Variables;
+    expect(envOf(stack, resources, 'PostContacts').CONTACT_LIMIT_PER_PROJECT).toBeUndefined(); // the code's default, 1,000,000
+    const tuned = synth({ bundle: false, context: { ...cdkJsonContext, contactLimitPerProject: 5000 } });
+    for (const name of ['PostContacts', workerFunctionId('contact-imports'), 'GetUsage']) expect(envOf(tuned.stack, tuned.resources, name).CONTACT_LIMIT_PER_PROJECT).toBe('5000');
+    expect(envOf(tuned.stack, tuned.resources, 'GetHealth').CONTACT_LIMIT_PER_PROJECT).toBeUndefined(); // no table actions
+  });
 });
 
 describe('the table', () => {

@@ -24,8 +24,9 @@ export const usage = defineOperation({
   description:
     "`emails`: the emails live keys had accepted this UTC day and month (`used` = `sent`) against the project's send quotas (`limit` null: " +
     'unlimited), the mail received, and when each period resets. `contacts` (counted as they are created and deleted; an operator recounts ' +
-    'contacts made before this version with `npm run project -- recount`), `segments` and `broadcasts` (counted by key) have no limit here ' +
-    '(null); `domains` against MAX_DOMAINS_PER_PROJECT; `rate_limit` the requests a second. `ai_credits` and `automation_runs` are not ' +
+    "contacts made before this version with `npm run project -- recount`) against the project's contact limit (its own, else the " +
+    "deployment's CONTACT_LIMIT_PER_PROJECT, default 1,000,000; creating a contact past it is 409 contact_limit_reached); " +
+    '`segments` and `broadcasts` (counted by key) have no limit here (null); `domains` against MAX_DOMAINS_PER_PROJECT; `rate_limit` the requests a second. `ai_credits` and `automation_runs` are not ' +
     'offered (zeros).',
   tags: ['Project'],
   auth: 'api_key',
@@ -35,7 +36,7 @@ export const usage = defineOperation({
       schema: z.object({
         object: z.literal('usage'),
         emails: z.object({ daily: emailPeriod, monthly: emailPeriod }),
-        contacts: used(z.null()),
+        contacts: used(z.number()),
         segments: used(z.null()),
         broadcasts: used(z.null()),
         ai_credits: z.object({ used: z.number(), limit: z.null(), next_increase_at: z.null() }),
