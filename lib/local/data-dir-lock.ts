@@ -7,9 +7,10 @@
  * 1. Acquire: write the record to a temporary file and hard-link it to runtime.lock. The link
  *    fails when the name exists, so the lock appears whole or not at all, and one starter wins.
  * 2. Held by a runtime that still runs (its pid, same identity): refuse, naming pid and DATA_DIR.
- * 3. Held by a runtime that is gone (killed hard, or its machine rebooted): its JVM, if it still
- *    runs with the recorded identity and command line, is provably the one that runtime started
- *    and holds DATA_DIR's files; stop it (SIGTERM, SIGKILL after 5 s). Then move the stale lock
+ * 3. Held by a runtime that is gone (killed hard, even one still a zombie its parent has not
+ *    reaped; or its machine rebooted): its JVM, if it still runs with the recorded identity and
+ *    command line, is provably the one that runtime started and holds DATA_DIR's files; stop it
+ *    (SIGTERM, SIGKILL after 5 s). Then move the stale lock
  *    aside (rename: of two starters only one gets it; if what it got is no longer the stale
  *    record, it links it back) and go back to 1.
  * 4. Another DynamoDB Local on this DATA_DIR's database that no lock accounts for (one left by a

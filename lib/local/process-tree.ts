@@ -68,18 +68,13 @@ export function spawnTied(command: string, args: string[]): ChildProcess {
 /**
  * What tells one process from a later one that reuses its pid: its start time (Linux: the
  * `starttime` field of /proc/<pid>/stat; elsewhere `ps -o lstart=`). Undefined when no such
- * process runs.
+ * process runs, a zombie included ({@link alive}).
  */
 export function processIdentity(pid: number): string | undefined {
   if (!alive(pid)) return undefined;
   if (existsSync('/proc/self/stat')) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // after "pid (comm) ", comm may hold anything
-      return `proc:${fields[19]}`; // field 22 of stat, counted from 1 with pid and comm
-    } catch {
-      return undefined; // it ended meanwhile
-    }
+    const fields = procStat(pid); // undefined: it ended meanwhile
+    return fields && `proc:${fields[19]}`; // field 22 of stat, counted from 1 with pid and comm
   }
   const ps = spawnSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' });
   const started = ps.status === 0 ? ps.stdout.trim() : '';
@@ -107,12 +102,39 @@ export function processesMatching(test: (args: string) => boolean): { pid: numbe
     .map((m) => ({ pid: Number(m[1]), args: m[2] }));
 }
 
+/**
+ * Whether `pid` is a process that still runs. A zombie (state Z: dead, waiting for its parent to
+ * reap it) or one being reaped (X) does not: it holds no file, port or lock. After a SIGKILL of the
+ * runtime's group its processes stay zombies until reaped: 1-6 s where init reaps them, for ever
+ * under a parent that never does (a container whose PID 1 is no init), and a start on DATA_DIR in
+ * that time must not take them for a runtime that holds it.
+ */
 export function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    process.kill(pid, 0); // signal 0: succeeds for a zombie too
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !ended(pid);
+}
+
+/** Whether a process that `kill(pid, 0)` still finds has ended: its state (Linux: /proc/<pid>/stat; elsewhere `ps`). */
+function ended(pid: number): boolean {
+  if (existsSync('/proc/self/stat')) {
+    const state = procStat(pid)?.[0];
+    return state === undefined || state === 'Z' || state === 'X';
+  }
+  const ps = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
+  return ps.status !== 0 || ps.stdout.trim().startsWith('Z');
+}
+
+/** The fields of /proc/<pid>/stat from the third (state) on, undefined when there is no such process. */
+function procStat(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' '); // after "pid (comm) ", comm may hold anything
+  } catch {
+    return undefined;
   }
 }
 
@@ -130,7 +152,7 @@ export async function terminate(pid: number, graceMs = 5000): Promise<void> {
   while (alive(pid)) {
     if (Date.now() > deadline) {
       signal('SIGKILL');
-      if (Date.now() > deadline + 2000) return; // a zombie of another parent: it holds nothing
+      if (Date.now() > deadline + 2000) return; // not ended 2 s after SIGKILL (stuck in the kernel): waiting longer changes nothing
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

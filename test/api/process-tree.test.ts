@@ -3,7 +3,8 @@
  * `npm -> node bin/local.ts -> java` (plus the JVM's watchdog and esbuild's service), and a
  * signal to npm or to node, or SIGKILL of node, leaves no process of it within 10 s, the JVM
  * included, with the ports free. A start after a hard kill stops the JVM the dead runtime left
- * on DATA_DIR, and never do two runtimes share one DATA_DIR (lib/local/data-dir-lock.ts).
+ * on DATA_DIR, one right after a SIGKILL of the whole group starts though the killed processes are
+ * still zombies, and never do two runtimes share one DATA_DIR (lib/local/data-dir-lock.ts).
  *
  * Every runtime runs in its own process group, which afterAll kills whatever happened.
  */
@@ -12,6 +13,7 @@ import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../support/wait';
 
 const root = join(__dirname, '..', '..');
 const key = `es_test_${'T'.repeat(32)}`;
@@ -56,10 +58,23 @@ afterAll(() => {
   dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
 });
 
-/** `npm start` as a user runs it, or bin/local.ts without npm, on `dataDir` (a new one by default). */
-async function launch(how: 'npm' | 'node', dataDir = mkdtempSync(join(tmpdir(), 'email-service-tree-'))): Promise<Runtime> {
+const runtimeArgs = ['--import', 'tsx', join(root, 'bin', 'local.ts')];
+/**
+ * How a runtime is started: `npm start` as a user runs it, bin/local.ts without npm, or bin/local.ts
+ * under a parent that never reaps it (a container whose PID 1 is no init, a supervisor that does not
+ * wait): `sh` starts it in a session of its own, prints its pid, and becomes `sleep`, so once killed
+ * the runtime stays a zombie for as long as the test lets that parent live.
+ */
+const commands: Record<'npm' | 'node' | 'unreaped', [string, string[]]> = {
+  npm: ['npm', ['start']],
+  node: [process.execPath, runtimeArgs],
+  unreaped: ['sh', ['-c', 'setsid "$@" & echo "runtime pid $!"; exec sleep 600', 'sh', process.execPath, ...runtimeArgs]],
+};
+
+/** Starts a runtime (see {@link commands}) on `dataDir` (a new one by default). */
+async function launch(how: keyof typeof commands, dataDir = mkdtempSync(join(tmpdir(), 'email-service-tree-'))): Promise<Runtime> {
   if (!dataDirs.includes(dataDir)) dataDirs.push(dataDir);
-  const [command, args] = how === 'npm' ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', join(root, 'bin', 'local.ts')]];
+  const [command, args] = commands[how];
   const child = spawn(command, args, {
     cwd: root,
     detached: true, // a group of its own
@@ -80,7 +95,14 @@ async function launch(how: 'npm' | 'node', dataDir = mkdtempSync(join(tmpdir(), 
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, group: child.pid!, dataDir, output: () => output, exited };
+  if (how !== 'unreaped') return { child, group: child.pid!, dataDir, output: () => output, exited };
+  const printed = await waitFor(
+    async () => /^runtime pid (\d+)$/m.exec(output),
+    (match) => match !== null,
+  );
+  const group = Number(printed![1]); // the runtime leads a session, and so a group, of its own
+  groups.add(group);
+  return { child, group, dataDir, output: () => output, exited };
 }
 
 async function ready(runtime: Runtime): Promise<{ apiPort: number; dynamoPort: number }> {
@@ -192,6 +214,28 @@ it.concurrent('a start after a hard kill stops the JVM left on DATA_DIR; a secon
   const holder = (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid;
   expect(holder).toBe(second.child.pid);
   expect(third.output().trim()).toBe(`DATA_DIR ${first.dataDir} is in use by another local runtime (pid ${holder}); stop it first or choose another DATA_DIR`);
+
+  second.child.kill('SIGTERM');
+  await gone(second);
+}, 180_000);
+
+/** A process's state letter (`ps -o stat=`: R, S, Z for a zombie...), undefined once it is gone. */
+const stateOf = (pid: number) => spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).stdout.trim()[0];
+
+it('starts on DATA_DIR right after a SIGKILL of the runtime that held it, whose process is still a zombie', async () => {
+  // Killed as a crash or `kill -9 -<group>` ends it; its parent never reaps it, so it stays a zombie: dead,
+  // holding no file, but still answering to its pid (the lock's holder) until reaped.
+  const first = await launch('unreaped');
+  await ready(first);
+  process.kill(-first.group, 'SIGKILL');
+  const killedAt = Date.now();
+  const second = await launch('node', first.dataDir);
+  expect(Date.now() - killedAt).toBeLessThan(200);
+
+  await ready(second);
+  expect(stateOf(first.group)).toBe('Z'); // still a zombie while the second start took DATA_DIR
+  const lock = JSON.parse(readFileSync(join(first.dataDir, 'runtime.lock'), 'utf8')) as { pid: number };
+  expect(lock.pid).toBe(second.child.pid);
 
   second.child.kill('SIGTERM');
   await gone(second);
