@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '@jest/types';
 import { grantProblems, readCallLog } from './grants-check';
-import { runtimeLogDigest, runtimeLogFailures, runtimeLogPath } from './runtime-log';
+import { keepRuntimeLog, runtimeLogDigest, runtimeLogFailures, runtimeLogPath } from './runtime-log';
 
 /** Whether this run was every suite and every test (no project chosen, no path or name pattern, no shard, not only changed or failed tests). */
 function ranEverything(config: Config.GlobalConfig | undefined): boolean {
@@ -38,7 +39,8 @@ function ignoredProjects(argv: string[]): string[] {
  * Stops the local runtime (it stops DynamoDB Local's JVM itself), prints what went wrong in it
  * (./runtime-log.ts), checks the functions' AWS calls against their needs (./grants-check.ts), and
  * removes the runtime's data folder. Fails the run on a grant problem or an invocation over its
- * function's memory.
+ * function's memory. When the run failed (a test, as ./run-outcome-reporter.js tells, or one of
+ * these checks), the runtime's log is kept first and its path printed.
  */
 export default async function globalTeardown(globalConfig?: Config.GlobalConfig): Promise<void> {
   const child = (globalThis as { __localRuntime?: ChildProcess }).__localRuntime;
@@ -54,12 +56,17 @@ export default async function globalTeardown(globalConfig?: Config.GlobalConfig)
   const log = logPath && existsSync(logPath) ? readFileSync(logPath, 'utf8') : undefined;
   if (log !== undefined) console.log(runtimeLogDigest(log).join('\n'));
   const overMemory = log === undefined ? [] : runtimeLogFailures(log);
-  if (process.env.TEST_DATA_DIR) rmSync(process.env.TEST_DATA_DIR, { recursive: true, force: true });
   const failures = [
     ...(problems.length > 0 ? [`The functions' AWS calls and their needs disagree (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}`] : []),
     ...(overMemory.length > 0
       ? [`Invocations that would not fit their function's memory on AWS (${overMemory.length}; lib/local/memory-watch.ts):\n${overMemory.map((p) => `  - ${p}`).join('\n')}`]
       : []),
   ];
+  const testsFailed = (globalThis as { __testRunFailed?: boolean }).__testRunFailed === true;
+  if (logPath && log !== undefined && (testsFailed || failures.length > 0)) {
+    const kept = keepRuntimeLog(logPath, globalConfig?.rootDir ?? join(__dirname, '..', '..'));
+    console.log(`local runtime: the run failed; its log is kept at ${kept}`);
+  }
+  if (process.env.TEST_DATA_DIR) rmSync(process.env.TEST_DATA_DIR, { recursive: true, force: true });
   if (failures.length > 0) throw new Error(failures.join('\n'));
 }
