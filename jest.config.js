@@ -42,6 +42,8 @@ module.exports = {
   maxWorkers: 2,
   // the suites with heavy processes of their own (Chromium, a second runtime) last: test/support/sequencer.js
   testSequencer: '<rootDir>/test/support/sequencer.js',
+  // jest's own output, and whether the run failed for the global teardown, which then keeps the runtime's log
+  reporters: ['default', '<rootDir>/test/support/run-outcome-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, ...withRuntime, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
