@@ -29,9 +29,10 @@ export const list = defineOperation({
     '`data.object` of an `email.*` event is the email without `html`, `text` and `headers` (GET /emails/{email_id} has them), so 1,000 events stay far under the 6 MB a response may be. ' +
     "The contract lists no parameters, so every query parameter is a 422 naming it: `limit`, `after` and `before` (what the Resend SDK's " +
     '`events.list`, a list of custom event definitions, sends) with a message that says what is supported here; any other as unrecognized. ' +
-    "The SDK's `events.list()` without options reaches this route and gets the event log, not custom events.",
+    "The SDK's `events.list()` without options reaches this route and gets the event log, not custom events. " +
+    '`object` is `list`, as on every other list of the API.',
   tags: ['Events'],
   auth: 'api_key',
   query: z.strictObject({ limit: refusedParameter, after: refusedParameter, before: refusedParameter }),
-  responses: { 200: { description: 'The events', schema: z.object({ data: z.array(event), has_more: z.literal(false) }) }, ...commonErrors },
+  responses: { 200: { description: 'The events', schema: z.object({ object: z.literal('list'), data: z.array(event), has_more: z.literal(false) }) }, ...commonErrors },
 });

@@ -4,7 +4,7 @@ import { createOtherProject, useRuntimeTable } from '../support/table';
 useRuntimeTable();
 
 describe('GET /events', () => {
-  it("lists the project's events newest first, unpaginated, with has_more false", async () => {
+  it("lists the project's events newest first, unpaginated, as a list object with has_more false", async () => {
     const other = await createOtherProject();
     const first = await api.post('/api-keys', { name: 'one' }, { key: other.key });
     const second = await api.post('/api-keys', { name: 'two' }, { key: other.key });
@@ -13,7 +13,8 @@ describe('GET /events', () => {
     const res = await api.get('/events', { key: other.key });
     expect(res.status).toBe(200);
     expect(res.body.has_more).toBe(false);
-    expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more']);
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more', 'object']);
+    expect(res.body.object).toBe('list');
     const mine = res.body.data.filter((e: { data: { object: { id: string } } }) => [first.body.id, second.body.id].includes(e.data.object.id));
     expect(mine.map((e: { type: string; data: { object: { name: string } } }) => `${e.type} ${e.data.object.name}`)).toEqual(['api_key.revoked one', 'api_key.created two', 'api_key.created one']);
     expect(mine[0]).toMatchObject({ object: 'event', api_version: '2026-08-14', livemode: true, project_id: other.projectId });
