@@ -24,13 +24,22 @@ const tls = z.enum(TLS_MODES);
 const capability = z.enum(CAPABILITIES);
 
 export const domainRecord = z.object({
-  record: z.enum(['SPF', 'DKIM', 'MX', 'Receiving', 'Tracking']),
+  record: z.enum(['SPF', 'DKIM', 'MX', 'DMARC', 'Receiving', 'Tracking']),
   name: z.string(),
   type: z.enum(['CNAME', 'MX', 'TXT']),
   ttl: z.string(),
   status: z.enum(DOMAIN_STATUSES),
   value: z.string(),
   priority: z.optional(z.number()),
+  optional: z.optional(
+    z.literal(true).check(
+      z.meta({
+        description:
+          'Present (true) only on a record the domain works without: the suggested `DMARC` TXT (`p=none`, monitoring only). ' +
+          'Publish it for deliverability, or keep a DMARC policy of your own; its `status` is always `not_started` and it never holds up verification.',
+      }),
+    ),
+  ),
 });
 export type DomainRecord = z.output<typeof domainRecord>;
 

@@ -15,7 +15,7 @@ export const create = defineOperation({
     "was created over DOMAIN_CLAIM_EXPIRY_HOURS (72) ago: then this create takes the name over and the other project's " +
     "domain is deleted. A subdomain of another project's verified domain is 409 `parent_domain_verified`; over " +
     'MAX_DOMAINS_PER_PROJECT (50) domains, 409 `domain_limit_reached`. `tls` defaults to `opportunistic`, ' +
-    '`capabilities` to sending enabled and receiving disabled. The domain starts `pending`; publish its `records`, then ' +
+    '`capabilities` to sending enabled and receiving disabled. The domain starts `pending`; publish its `records` (the `DMARC` one, `optional: true`, is a suggestion that verification never waits for), then ' +
     'POST /domains/{domain_id}/verify (a scheduled check also re-reads pending domains every minute). ' +
     'With a test key nothing reaches SES: the records are made up, the name is unique only among the test domains of ' +
     'the project (a live domain of the same name, in any project, neither blocks it nor is blocked by it), the parent-domain ' +

@@ -6,10 +6,17 @@
  * - `status` is the SES identity's DKIM status: NOT_STARTED, PENDING, SUCCESS, FAILED,
  *   TEMPORARY_FAILURE -> `not_started | pending | verified | failed | temporary_failure`.
  * - records, in this order: three DKIM CNAMEs (Easy DKIM), the custom MAIL FROM MX and SPF TXT
- *   on `send.<domain>`, the receiving MX when receiving is enabled, the tracking CNAME when a
+ *   on `send.<domain>`, the optional DMARC TXT, the receiving MX when receiving is enabled, the tracking CNAME when a
  *   tracking subdomain is set. DKIM records carry the DKIM status, MX and SPF the MAIL FROM
  *   status. SES checks neither the receiving MX nor the tracking CNAME and the service does not
  *   query DNS itself, so those two always say `not_started`.
+ * - after SPF, a suggested DMARC TXT on `_dmarc.<domain>` with the monitoring-only policy
+ *   `p=none`: large mailbox providers expect a DMARC record from bulk senders, and with DKIM and
+ *   the MAIL FROM aligned to the domain, mail passes it. Nothing of the service needs it, so it is
+ *   marked `optional: true` (the one record that is), always says `not_started` (SES does not
+ *   check it, nor does the service query DNS) and has no part in the domain's status. A domain
+ *   that already publishes a DMARC policy keeps its own: one TXT at `_dmarc` is all DMARC reads.
+ *   Its value is quoted as the SPF one is (Route 53 wants TXT values quoted).
  * - names are fully qualified; `ttl` is `Auto` (any TTL works).
  *
  * Imports only the model's types (the statuses and the record shape are declared there).
@@ -50,6 +57,17 @@ export interface RecordInput {
   returnPath: string;
 }
 
+/** The DMARC record the service suggests (the top of this file says why it is optional and never checked). */
+const dmarcRecord = (domain: string): DomainRecord => ({
+  record: 'DMARC',
+  name: `_dmarc.${domain}`,
+  type: 'TXT',
+  ttl: 'Auto',
+  status: 'not_started',
+  value: '"v=DMARC1; p=none;"',
+  optional: true,
+});
+
 export function buildRecords(input: RecordInput): DomainRecord[] {
   const { name, region } = input;
   const records: DomainRecord[] = input.dkimTokens.map((token) => ({
@@ -78,6 +96,7 @@ export function buildRecords(input: RecordInput): DomainRecord[] {
       status: input.mailFromStatus,
       value: '"v=spf1 include:amazonses.com ~all"',
     },
+    dmarcRecord(name),
   );
   if (input.receiving === 'enabled') {
     records.push({

@@ -74,6 +74,7 @@ describe('domains of a test key', () => {
     expect(res.body.records.slice(3)).toEqual([
       { record: 'MX', name: `send.${name}`, type: 'MX', ttl: 'Auto', status: 'pending', value: 'feedback-smtp.ap-southeast-2.amazonses.com', priority: 10 },
       { record: 'SPF', name: `send.${name}`, type: 'TXT', ttl: 'Auto', status: 'pending', value: '"v=spf1 include:amazonses.com ~all"' },
+      { record: 'DMARC', name: `_dmarc.${name}`, type: 'TXT', ttl: 'Auto', status: 'not_started', value: '"v=DMARC1; p=none;"', optional: true },
       { record: 'Receiving', name, type: 'MX', ttl: 'Auto', status: 'not_started', value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 },
     ]);
     expect(await api.get(`/domains/${id}`, { key })).toMatchObject({ status: 200, body: res.body });
@@ -101,7 +102,7 @@ describe('domains of a test key', () => {
       250,
     );
     expect(Date.now()).toBeGreaterThanOrEqual(created + VERIFY_MS);
-    expect(verified.body.records.filter((r: { record: string }) => r.record !== 'Receiving').map((r: { status: string }) => r.status)).toEqual(Array(5).fill('verified'));
+    expect(verified.body.records.filter((r: { record: string }) => r.record !== 'Receiving' && r.record !== 'DMARC').map((r: { status: string }) => r.status)).toEqual(Array(5).fill('verified'));
     expect(verified.body.records.map((r: { name: string }) => r.name)).toEqual(good.body.records.map((r: { name: string }) => r.name)); // the same tokens
     const failed = await waitFor(
       () => api.post(`/domains/${bad.body.id}/verify`, undefined, { key }),

@@ -19,13 +19,14 @@ describe('domain records', () => {
     expect(records.filter((r) => r.record === 'MX' || r.record === 'SPF').map((r) => r.name)).toEqual(['bounces.example.com', 'bounces.example.com']);
   });
 
-  it('lists three DKIM CNAMEs, then the MAIL FROM MX and SPF, with their own statuses', () => {
+  it('lists three DKIM CNAMEs, then the MAIL FROM MX and SPF, with their own statuses, then the optional DMARC', () => {
     expect(buildRecords(base)).toEqual([
       { record: 'DKIM', name: 'tok1._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok1.dkim.amazonses.com' },
       { record: 'DKIM', name: 'tok2._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok2.dkim.amazonses.com' },
       { record: 'DKIM', name: 'tok3._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok3.dkim.amazonses.com' },
       { record: 'MX', name: 'send.example.com', type: 'MX', ttl: 'Auto', status: 'verified', value: 'feedback-smtp.ap-southeast-2.amazonses.com', priority: 10 },
       { record: 'SPF', name: 'send.example.com', type: 'TXT', ttl: 'Auto', status: 'verified', value: '"v=spf1 include:amazonses.com ~all"' },
+      { record: 'DMARC', name: '_dmarc.example.com', type: 'TXT', ttl: 'Auto', status: 'not_started', value: '"v=DMARC1; p=none;"', optional: true },
     ]);
   });
 
