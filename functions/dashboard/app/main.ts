@@ -16,7 +16,7 @@ import { Overview } from './screens/overview';
 import { Suppressions } from './screens/suppressions';
 import { TemplateDetail, Templates } from './screens/templates';
 import { WebhookDetail, Webhooks } from './screens/webhooks';
-import { describe, ErrorBox, Field, html, Link } from './ui';
+import { describe, Empty, ErrorBox, Field, html, Link, Page } from './ui';
 
 const NAV: [string, string][] = [
   ['/', 'Overview'],
@@ -48,8 +48,9 @@ function SignIn({ onSignedIn, note }: { onSignedIn: () => void; note?: string })
     }
   };
   return html`<main id="main" class="signin">
-    <h1>Email service console</h1>
-    ${note ? html`<p>${note}</p>` : null}
+    <p class="brand">Email service</p>
+    <h1>Sign in to the console</h1>
+    <p class="muted">${note ?? 'Emails, domains, audience, broadcasts, templates, webhooks and keys of one project.'}</p>
     <form class="stack card" onSubmit=${submit}>
       <${Field} label="API key" hint="A full-access API key (es_live_…) or an OAuth access token. Kept in this tab only (sessionStorage).">
         <input name="key" type="password" autocomplete="off" required spellcheck="false" />
@@ -85,7 +86,7 @@ function screen(path: string, query: URLSearchParams) {
     case 'oauth':
       return html`<${Consent} query=${query} />`;
     default:
-      return html`<section><h1>Not found</h1><p>No such page. <${Link} to="/">Overview<//></p></section>`;
+      return html`<${Page} title="Not found"><${Empty} title="No such page">Back to the <${Link} to="/">overview<//>.<//><//>`;
   }
 }
 
@@ -101,9 +102,13 @@ function App() {
     navigate('/');
   };
   const section = `/${path.split('/')[1] ?? ''}`;
+  // an API key says its mode in its prefix; an OAuth access token does not, and shows none
+  const mode = /^es_(live|test)_/.exec(session.token() ?? '')?.[1];
   return html`<div class=${consent ? 'layout no-nav' : 'layout'}>
     <a class="skip" href="#main">Skip to content</a>
-    <header class="top"><span class="brand">Email service</span><button type="button" class="secondary small" onClick=${signOut}>Sign out</button></header>
+    <header class="top"><span class="brand">Email service</span>
+      <span class="top-end">${mode ? html`<span class=${`badge ${mode === 'test' ? 'warn' : 'good'}`} title="The mode of the key this tab is signed in with">${mode} mode</span>` : null}
+        <button type="button" class="secondary small" onClick=${signOut}>Sign out</button></span></header>
     ${consent ? null : html`<nav aria-label="Console"><ul>${NAV.map(([to, label]) => html`<li><${Link} to=${to} class=${section === to ? 'current' : ''}>${label}<//></li>`)}</ul></nav>`}
     <main id="main">${screen(path, query)}</main>
   </div>`;

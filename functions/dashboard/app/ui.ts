@@ -16,7 +16,10 @@ export function Link(props: { to: string; children?: ComponentChildren; class?: 
   return html`<a href=${`${BASE}${props.to}`} class=${props.class} onClick=${linkClick}>${props.children}</a>`;
 }
 
-/** Loads `load()` now and on `reload()`; `deps` reload it when they change. */
+/**
+ * Loads `load()` now and on `reload()`; `deps` load it afresh when they change (what was shown
+ * for the old ones is dropped). A failed reload keeps the data it had, beside its error.
+ */
 export function useData<T>(load: () => Promise<T>, deps: unknown[] = []) {
   const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const generation = useRef(0);
@@ -25,10 +28,13 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[] = []) {
     setState((s) => ({ ...s, loading: true }));
     load().then(
       (data) => mine === generation.current && setState({ data, loading: false }),
-      (error) => mine === generation.current && setState({ error: describe(error), loading: false }),
+      (error) => mine === generation.current && setState((s) => ({ data: s.data, error: describe(error), loading: false })),
     );
   }, deps);
-  useEffect(reload, [reload]);
+  useEffect(() => {
+    setState({ loading: true });
+    reload();
+  }, [reload]);
   return { ...state, reload };
 }
 
@@ -67,8 +73,61 @@ export function useAction() {
   return { pending, error, run };
 }
 
-export const ErrorBox = ({ error }: { error?: string }) => (error ? html`<p class="error" role="alert">${error}</p>` : null);
-export const Loading = () => html`<p class="muted" aria-live="polite">Loading…</p>`;
+/** An error in words, with a way to try again when the failure was a load. */
+export const ErrorBox = ({ error, retry }: { error?: string; retry?: () => void }) =>
+  error ? html`<div class="error" role="alert"><p>${error}</p>${retry ? html`<button type="button" class="secondary small" onClick=${retry}>Try again</button>` : null}</div>` : null;
+
+/** A load in progress: a line for screen readers and placeholder bars where the content will be. */
+export const Loading = () => html`<div class="loading" role="status"><span class="sr-only">Loading…</span><span class="bar"></span><span class="bar"></span><span class="bar short"></span></div>`;
+
+/** What a list shows while it has nothing: what it would hold, and how to get the first one. */
+export const Empty = ({ title, children }: { title: string; children?: ComponentChildren }) =>
+  html`<div class="empty"><p class="empty-title">${title}</p>${children ? html`<p class="muted">${children}</p>` : null}</div>`;
+
+/**
+ * A load's three states in one place: its placeholder until the first answer, its error (with
+ * "Try again"), and `render(data)` (under the error when a reload failed: see useData).
+ */
+export function loaded<T>(state: { data?: T; error?: string; reload: () => void }, render: (data: T) => ComponentChildren) {
+  const error = state.error ? html`<${ErrorBox} error=${state.error} retry=${state.reload} />` : null;
+  if (state.data === undefined) return error ?? html`<${Loading} />`;
+  return html`${error}${render(state.data)}`;
+}
+
+/**
+ * A table in a region that scrolls sideways on a narrow screen (focusable, so a keyboard can
+ * scroll it); `columns` names the headings ('' for a column of buttons), `empty` stands in for
+ * the table when there are no rows.
+ */
+export function Table(props: { label: string; columns: string[]; rows: ComponentChildren[]; empty?: ComponentChildren }) {
+  if (props.rows.length === 0 && props.empty) return props.empty;
+  return html`<div class="table-wrap" role="region" aria-label=${props.label} tabindex="0"><table>
+    <thead><tr>${props.columns.map((c) => html`<th scope="col">${c || html`<span class="sr-only">Actions</span>`}</th>`)}</tr></thead>
+    <tbody>${props.rows}</tbody></table></div>`;
+}
+
+/**
+ * A panel over the right of the page (all of it on a narrow screen): a modal dialog that takes the
+ * focus when it opens and gives it back when it closes, and closes on Escape or its Close button.
+ */
+export function Drawer(props: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const panel = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
+    panel.current?.focus();
+    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && props.onClose();
+    addEventListener('keydown', onKey);
+    return () => {
+      removeEventListener('keydown', onKey);
+      opener?.focus();
+    };
+  }, []);
+  return html`<div class="drawer-backdrop" onClick=${props.onClose}></div>
+    <aside class="drawer" role="dialog" aria-modal="true" aria-labelledby="drawer-title" tabindex="-1" ref=${panel}>
+      <header class="drawer-head"><h2 id="drawer-title">${props.title}</h2><button type="button" class="secondary small" onClick=${props.onClose}>Close</button></header>
+      <div class="drawer-body">${props.children}</div>
+    </aside>`;
+}
 
 const TONES: Record<string, string> = {
   delivered: 'good',
@@ -95,6 +154,14 @@ const TONES: Record<string, string> = {
   draft: 'muted',
   not_started: 'muted',
   delivery_delayed: 'warn',
+  attempting: 'warn',
+  success: 'good',
+  subscribed: 'good',
+  unsubscribed: 'muted',
+  live: 'good',
+  test: 'warn',
+  full_access: 'info',
+  sending_access: 'muted',
 };
 export const Badge = ({ value }: { value: string | null | undefined }) => html`<span class=${`badge ${TONES[value ?? ''] ?? 'muted'}`}>${value ?? '—'}</span>`;
 
@@ -117,11 +184,12 @@ export function Field(props: { label: string; children: ComponentChildren; hint?
   return html`<label class="field"><span>${props.label}</span>${props.children}${props.hint ? html`<small class="muted">${props.hint}</small>` : null}</label>`;
 }
 
-export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+/** A screen: its title (also the document's), a line of what it is for, its actions on the right. */
+export function Page(props: { title: string; lead?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
   useEffect(() => {
     document.title = `${props.title} · Email service console`;
   }, [props.title]);
-  return html`<section><header class="page-head"><h1>${props.title}</h1><div class="actions">${props.actions}</div></header>${props.children}</section>`;
+  return html`<section class="page"><header class="page-head"><div><h1>${props.title}</h1>${props.lead ? html`<p class="lead">${props.lead}</p>` : null}</div><div class="actions">${props.actions}</div></header>${props.children}</section>`;
 }
 
 /** Values of a form's named inputs. */
