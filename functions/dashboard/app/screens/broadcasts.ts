@@ -1,17 +1,22 @@
 import { useState } from 'preact/hooks';
 import { get, post, seg } from '../api';
 import { navigate } from '../router';
-import { Badge, ErrorBox, Field, formValues, html, Link, Loading, Page, Preview, useAction, useData, usePoll, when } from '../ui';
+import { Badge, Empty, ErrorBox, Field, formValues, html, Link, loaded, Page, Preview, Table, useAction, useData, usePoll, when } from '../ui';
 
 export function Broadcasts() {
-  const { data, error } = useData(() => get('/broadcasts?limit=100'));
-  return html`<${Page} title="Broadcasts" actions=${html`<${Link} to="/broadcasts/new" class="button">New broadcast<//>`}>
-    <${ErrorBox} error=${error} />${data ? null : html`<${Loading} />`}
-    <table><thead><tr><th scope="col">Name</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th><th scope="col">Created</th></tr></thead>
-      <tbody>${(data?.data ?? []).map(
-        (b: any) =>
-          html`<tr><td><${Link} to=${`/broadcasts/${b.id}`}>${b.name || '(unnamed)'}<//></td><td>${b.subject}</td><td><${Badge} value=${b.status} /></td><td>${b.counters.sent} / ${b.counters.recipients}</td><td>${when(b.created_at)}</td></tr>`,
-      )}</tbody></table>
+  const state = useData(() => get('/broadcasts?limit=100'));
+  return html`<${Page} title="Broadcasts" lead="One email to every contact of a segment, now or at a time." actions=${html`<${Link} to="/broadcasts/new" class="button">New broadcast<//>`}>
+    ${loaded(
+      state,
+      (data) => html`<${Table}
+        label="Broadcasts"
+        columns=${['Name', 'Subject', 'Status', 'Sent', 'Created']}
+        empty=${html`<${Empty} title="No broadcasts yet">Compose one for a segment of your audience: it is kept as a draft until you send it.<//>`}
+        rows=${data.data.map(
+          (b: any) =>
+            html`<tr><td><${Link} to=${`/broadcasts/${b.id}`}>${b.name || '(unnamed)'}<//></td><td class="wrap">${b.subject}</td><td><${Badge} value=${b.status} /></td><td class="num">${b.counters.sent} / ${b.counters.recipients}</td><td>${when(b.created_at)}</td></tr>`,
+        )} />`,
+    )}
   <//>`;
 }
 
@@ -36,9 +41,9 @@ export function ComposeBroadcast() {
       navigate(`/broadcasts/${broadcast.id}`);
     });
   };
-  return html`<${Page} title="New broadcast">
-    <${ErrorBox} error=${action.error || lists.error} />
-    <form class="stack" onSubmit=${submit}>
+  return html`<${Page} title="New broadcast" lead="Saved as a draft; send it or schedule it from its page.">
+    <${ErrorBox} error=${action.error || lists.error} retry=${lists.error ? lists.reload : undefined} />
+    <form class="stack card" onSubmit=${submit}>
       <${Field} label="Name"><input name="name" /><//>
       <${Field} label="From"><input name="from" required placeholder="News <news@example.com>" /><//>
       <${Field} label="Subject"><input name="subject" required /><//>
@@ -55,18 +60,22 @@ const GOING = new Set(['queued', 'sending', 'scheduled']);
 
 /** A broadcast: send now or at a time, cancel, and its progress (polled every second while it goes out). */
 export function BroadcastDetail({ id }: { id: string }) {
-  const { data: b, error, reload } = useData(() => get(`/broadcasts/${seg(id)}`), [id]);
+  const state = useData(() => get(`/broadcasts/${seg(id)}`), [id]);
   const action = useAction();
   const [at, setAt] = useState('');
-  usePoll(reload, 1000, !!b && GOING.has(b.status));
-  if (error) return html`<${Page} title="Broadcast"><${ErrorBox} error=${error} /><//>`;
-  if (!b) return html`<${Page} title="Broadcast"><${Loading} /><//>`;
-  const act = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), reload()));
-  const total = b.counters.recipients;
-  return html`<${Page} title=${b.name || b.subject} actions=${html`
+  const b = state.data;
+  usePoll(state.reload, 1000, !!b && GOING.has(b.status));
+  const act = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), state.reload()));
+  const actions = b
+    ? html`
       ${b.status === 'draft' ? html`<button type="button" disabled=${action.pending} onClick=${() => act(() => post(`/broadcasts/${seg(id)}/send`))}>Send now</button>` : null}
-      ${b.status === 'scheduled' || b.status === 'queued' || b.status === 'sending' ? html`<button type="button" class="danger" disabled=${action.pending} onClick=${() => act(() => post(`/broadcasts/${seg(id)}/cancel`))}>Cancel</button>` : null}`}>
+      ${b.status === 'scheduled' || b.status === 'queued' || b.status === 'sending' ? html`<button type="button" class="danger" disabled=${action.pending} onClick=${() => act(() => post(`/broadcasts/${seg(id)}/cancel`))}>Cancel</button>` : null}`
+    : null;
+  return html`<${Page} title=${b ? b.name || b.subject : 'Broadcast'} actions=${actions}>
     <${ErrorBox} error=${action.error} />
+    ${loaded(state, (b) => {
+      const total = b.counters.recipients;
+      return html`
     <p>Status <${Badge} value=${b.status} /></p>
     <div class="progress-row">
       <progress max=${Math.max(total, 1)} value=${b.counters.sent} aria-label="Sent"></progress>
@@ -78,7 +87,9 @@ export function BroadcastDetail({ id }: { id: string }) {
             <${Field} label="Send at"><input type="datetime-local" required value=${at} onInput=${(e: any) => setAt(e.currentTarget.value)} /><//><button type="submit">Schedule</button></form>`
         : null
     }
+    <h2>Details</h2>
     <dl class="facts"><dt>From</dt><dd>${b.from}</dd><dt>Subject</dt><dd>${b.subject}</dd><dt>Scheduled</dt><dd>${when(b.scheduled_at)}</dd><dt>Sent at</dt><dd>${when(b.sent_at)}</dd></dl>
-    ${b.html ? html`<${Preview} markup=${b.html} title="Broadcast preview" />` : null}
+    ${b.html ? html`<h2>Content</h2><${Preview} markup=${b.html} title="Broadcast preview" />` : null}`;
+    })}
   <//>`;
 }
