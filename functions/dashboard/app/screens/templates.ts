@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { get, patch, post, seg } from '../api';
 import { navigate } from '../router';
-import { Badge, ErrorBox, Field, formValues, html, Link, Loading, Page, Preview, useAction, useData, when } from '../ui';
+import { Badge, Empty, ErrorBox, Field, formValues, html, Link, Loading, loaded, Page, Preview, Table, useAction, useData, when } from '../ui';
 
 export function Templates() {
-  const { data, error } = useData(() => get('/templates?limit=100'));
+  const state = useData(() => get('/templates?limit=100'));
   const action = useAction();
   const create = (event: Event) => {
     const v = formValues(event);
@@ -12,13 +12,19 @@ export function Templates() {
       navigate(`/templates/${(await post('/templates', { name: v.name, html: '<p>Hello {{{NAME}}}</p>', variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }] })).id}`),
     );
   };
-  return html`<${Page} title="Templates">
-    <form class="inline" onSubmit=${create}><${Field} label="Template name"><input name="name" required /><//><button type="submit" disabled=${action.pending}>New template</button></form>
-    <${ErrorBox} error=${action.error || error} />${data ? null : html`<${Loading} />`}
-    <table><thead><tr><th scope="col">Name</th><th scope="col">Alias</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
-      <tbody>${(data?.data ?? []).map(
-        (t: any) => html`<tr><td><${Link} to=${`/templates/${t.id}`}>${t.name}<//></td><td>${t.alias ?? ''}</td><td><${Badge} value=${t.status} /></td><td>${when(t.created_at)}</td></tr>`,
-      )}</tbody></table>
+  return html`<${Page} title="Templates" lead="Reusable emails with variables, sent with template on POST /emails once published.">
+    <form class="inline card" onSubmit=${create}><${Field} label="Template name"><input name="name" required /><//><button type="submit" disabled=${action.pending}>New template</button></form>
+    <${ErrorBox} error=${action.error} />
+    ${loaded(
+      state,
+      (data) => html`<${Table}
+        label="Templates"
+        columns=${['Name', 'Alias', 'Status', 'Created']}
+        empty=${html`<${Empty} title="No templates yet">Name one above to start from a short example.<//>`}
+        rows=${data.data.map(
+          (t: any) => html`<tr><td><${Link} to=${`/templates/${t.id}`}>${t.name}<//></td><td>${t.alias ?? ''}</td><td><${Badge} value=${t.status} /></td><td>${when(t.created_at)}</td></tr>`,
+        )} />`,
+    )}
   <//>`;
 }
 
@@ -50,7 +56,7 @@ export function TemplateDetail({ id }: { id: string }) {
       });
   }, [template]);
   const preview = useMemo(() => (draft ? render(draft.html, draft.variables) : ''), [draft]);
-  if (error) return html`<${Page} title="Template"><${ErrorBox} error=${error} /><//>`;
+  if (error) return html`<${Page} title="Template"><${ErrorBox} error=${error} retry=${reload} /><//>`;
   if (!template || !draft) return html`<${Page} title="Template"><${Loading} /><//>`;
   const set = (patchDraft: Partial<typeof draft>) => setDraft({ ...draft, ...patchDraft });
   const setVariable = (index: number, change: Partial<Variable>) => set({ variables: draft.variables.map((v, i) => (i === index ? { ...v, ...change } : v)) });
@@ -72,7 +78,7 @@ export function TemplateDetail({ id }: { id: string }) {
         <${Field} label="HTML"><textarea rows="12" value=${draft.html} onInput=${(e: any) => set({ html: e.currentTarget.value })}></textarea><//>
         <h2>Variables</h2>
         ${draft.variables.map(
-          (v, i) => html`<div class="inline">
+          (v, i) => html`<div class="inline card">
             <${Field} label=${`Key ${i + 1}`}><input value=${v.key} onInput=${(e: any) => setVariable(i, { key: e.currentTarget.value })} /><//>
             <${Field} label=${`Type ${i + 1}`}><select value=${v.type} onChange=${(e: any) => setVariable(i, { type: e.currentTarget.value })}><option value="string">string</option><option value="number">number</option></select><//>
             <${Field} label=${`Fallback ${i + 1}`}><input value=${v.fallback_value ?? ''} onInput=${(e: any) => setVariable(i, { fallback_value: v.type === 'number' ? Number(e.currentTarget.value) : e.currentTarget.value })} /><//>
@@ -80,7 +86,7 @@ export function TemplateDetail({ id }: { id: string }) {
         )}
         <button type="button" class="small" onClick=${() => set({ variables: [...draft.variables, { key: `VAR_${draft.variables.length + 1}`, type: 'string', fallback_value: '' }] })}>Add variable</button>
       </div>
-      <div><h2>Preview</h2><${Preview} markup=${preview} title="Template preview" /></div>
+      <div><h2 class="first">Preview</h2><${Preview} markup=${preview} title="Template preview" /></div>
     </div>
   <//>`;
 }
