@@ -1,6 +1,9 @@
 /**
- * One jest run for every suite, as projects by layer (`npm run test:unit`, `test:integration`,
- * `test:api`, `test:hostile`, `test:infra` select one; `npm test` runs them all in one run).
+ * The suites as projects by layer (`npm run test:unit`, `test:integration`, `test:api`,
+ * `test:hostile`, `test:volume`, `test:infra`, `test:browser`, `test:chaos` select one). `npm test`
+ * runs them all in three jest runs, each only when the one before passed: the fast tier (unit,
+ * infra, integration, api), then the slow one (hostile input, the volume suites, the browser),
+ * then the chaos test alone (package.json).
  * The API, hostile and integration suites share one global setup that starts the local runtime once
  * (DynamoDB Local in memory, local SQS and SES, the HTTP gateway) as a child process, exactly as
  * `npm start` does; they call it over real HTTP. A project's global setup and teardown run only when
@@ -33,6 +36,12 @@ const withRuntime = {
 };
 
 const HOSTILE = '<rootDir>/test/api/hostile-input.test.ts';
+/**
+ * The volume suites: thousands of emails, items or processes each, minutes of a run. `npm test`
+ * runs them in its second tier, after the fast and deterministic one (unit, infra, integration,
+ * api) passed, with the hostile-input and browser suites; the chaos test last, alone.
+ */
+const VOLUME = ['<rootDir>/test/api/send-path-scale.test.ts', '<rootDir>/test/integration/due-dispatcher.test.ts', '<rootDir>/test/api/process-tree.test.ts'];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -46,9 +55,10 @@ module.exports = {
   reporters: ['default', '<rootDir>/test/support/run-outcome-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
-    { ...common, ...withRuntime, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
-    { ...common, ...withRuntime, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', HOSTILE] },
+    { ...common, ...withRuntime, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...VOLUME] },
+    { ...common, ...withRuntime, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', HOSTILE, ...VOLUME] },
     { ...common, ...withRuntime, displayName: 'hostile', testMatch: [HOSTILE] },
+    { ...common, ...withRuntime, displayName: 'volume', testMatch: VOLUME },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
     // the web console in headless Chromium (playwright-core + Debian's chromium), against the shared runtime
     { ...common, ...withRuntime, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
