@@ -22,7 +22,7 @@ describe('render', () => {
 
   it('treats null and undefined values as missing; missing: empty removes them', () => {
     const out = render('[{{A}}][{{{B}}}]', { A: null, B: undefined }, { missing: 'empty' });
-    expect(out).toEqual({ text: '[][]', missing: ['A', 'B'] });
+    expect(out).toEqual({ text: '[][]', missing: ['A', 'B'], malformed: [] });
   });
 
   it('looks keys up exactly: case matters and nothing comes from the prototype', () => {
@@ -32,7 +32,7 @@ describe('render', () => {
 
   it('leaves anything that is not a variable alone', () => {
     const text = '{{first name}} {{}} {{a-b}} { {X} } {{{{ }}}} {{X.Y}}';
-    expect(render(text, { X: 'x' })).toEqual({ text, missing: [] });
+    expect(render(text, { X: 'x' })).toEqual({ text, missing: [], malformed: [] });
   });
 
   it('does not render again what a value inserts, and takes "$" in values literally', () => {
@@ -79,6 +79,6 @@ describe('renderHeader (subjects)', () => {
   });
 
   it('reports missing keys as render does', () => {
-    expect(renderHeader('{{A}}', {})).toEqual({ text: '{{A}}', missing: ['A'] });
+    expect(renderHeader('{{A}}', {})).toEqual({ text: '{{A}}', missing: ['A'], malformed: [] });
   });
 });
