@@ -10,8 +10,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { a11yViolations, consoleUrl, launchBrowser, openConsole, ownProject, screenshot, signIn } from '../support/browser';
+import { consoleUrl, launchBrowser, openConsole, ownProject, signIn } from '../support/browser';
 import { api, baseUrl } from '../support/http';
+import { checkScreen } from './screens';
 
 let browser: Browser;
 let key: string;
@@ -59,8 +60,7 @@ it('approves a PKCE client: back at the redirect URI with code and state, and th
   const text = await page.locator('.consent').textContent();
   expect(text).toContain('full_access');
   expect(text).toContain(new URL(redirectUri).host);
-  expect(await a11yViolations(page)).toEqual([]);
-  await screenshot(page, 'oauth-consent');
+  expect(await checkScreen(page, 'oauth-consent')).toEqual([]);
 
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.waitForURL((url) => url.toString().startsWith(redirectUri));
