@@ -11,8 +11,8 @@
  *
  * The constructs make their functions through the stack (`makeFunction`), so `grantNeeds` stays
  * the one place where `needs` become IAM. The stack also keeps the cdk-nag acknowledgements and
- * the outputs. Region is fixed to ap-southeast-2 (Sydney): SES identities and the domain
- * `region` field (DESIGN.md) assume it.
+ * the outputs. The region is the context's `region` (lib/region.ts: default ap-southeast-2); every
+ * ARN and output follows the stack's, and the functions read theirs from AWS_REGION.
  */
 import { App, CfnOutput, Duration, Names, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
@@ -36,12 +36,11 @@ import { Monitoring } from './constructs/monitoring';
 import { sesSendRate, Workers } from './constructs/workers';
 import { InboundMail, inboundRetentionDays } from './inbound';
 import { flagFromContext, wholeNumberFromContext } from './context';
-import { REGION_NAME } from './region';
+import { deployRegion, RECEIVING_OVERRIDE } from './region';
 import { tableDefinition } from './table-definition';
 import { REPUTATION_POLICIES, type ReputationPolicy } from '../shared/domains/tenant-policies';
 
 export const STACK_NAME = 'EmailService';
-export const REGION = REGION_NAME;
 
 export class EmailServiceStack extends Stack implements FunctionFactory {
   readonly table: dynamodb.Table;
@@ -101,7 +100,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'Pass to `npm run api-key` to create the first API key' });
     new CfnOutput(this, 'ReceiptRuleSetName', {
       value: this.inbound.ruleSet.receiptRuleSetName,
-      description: 'Activate once for inbound mail: aws ses set-active-receipt-rule-set --rule-set-name <this> --region ap-southeast-2',
+      description: `Activate once for inbound mail: aws ses set-active-receipt-rule-set --rule-set-name <this> --region ${this.region}`,
     });
     new CfnOutput(this, 'InboundBucketName', { value: this.inbound.bucket.bucketName, description: 'Raw received messages and their attachments' });
     new CfnOutput(this, 'SesEventsTopicArn', {
@@ -322,8 +321,9 @@ export function buildApp(options: BuildAppOptions = {}): { app: App; stack: Emai
   if (options.bundle === false) context['aws:cdk:bundling-stacks'] = [];
   const app = new App({ context });
   const account = process.env.CDK_DEFAULT_ACCOUNT;
+  const region = deployRegion({ region: app.node.tryGetContext('region'), [RECEIVING_OVERRIDE]: app.node.tryGetContext(RECEIVING_OVERRIDE) });
   const stack = new EmailServiceStack(app, STACK_NAME, {
-    env: account ? { account, region: REGION } : { region: REGION },
+    env: account ? { account, region } : { region },
     description: 'Resend-compatible email sending service (HTTP API, Lambda, DynamoDB)',
   });
   return { app, stack };

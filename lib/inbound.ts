@@ -1,10 +1,10 @@
 /**
- * Inbound mail on AWS: SES classic email receiving (a receipt rule set), which ap-southeast-2
- * supports: the AWS General Reference lists `inbound-smtp.ap-southeast-2.amazonaws.com` among
- * SES's email receiving endpoints (https://docs.aws.amazon.com/general/latest/gr/ses.html, "Email
- * receiving endpoints"; README, "Receiving"). Mail Manager is not needed.
+ * Inbound mail on AWS: SES classic email receiving (a receipt rule set), which SES offers in some
+ * regions only (https://docs.aws.amazon.com/general/latest/gr/ses.html, "Email receiving
+ * endpoints"): lib/region.ts keeps the list and refuses to deploy the stack elsewhere. Mail Manager
+ * is not needed.
  *
- *   MX inbound-smtp.ap-southeast-2.amazonaws.com -> SES -> receipt rule (spam and virus scan)
+ *   MX inbound-smtp.<region>.amazonaws.com -> SES -> receipt rule (spam and virus scan)
  *     -> S3 action: the raw message into the inbound bucket (`raw/<SES message id>`), then a
  *        `Received` notification -> inbound topic (KMS) -> inbound queue (DLQ, alarm) -> inbound worker
  *
@@ -17,8 +17,8 @@
  * one, so activating this one replaces whatever set is active (another team's, maybe: `npm run
  * preflight` says). It is therefore opt-in: `cdk deploy -c activateReceiptRuleSet=true` activates it
  * (a custom resource calling SetActiveReceiptRuleSet, which deactivates it again when the stack is
- * deleted, as an active set cannot be); without the flag it is a step after the deploy (README,
- * "Deploying"): `aws ses set-active-receipt-rule-set --rule-set-name <ReceiptRuleSetName>`.
+ * deleted, as an active set cannot be); without the flag it is a step after the deploy (docs/deploying.md):
+ * `aws ses set-active-receipt-rule-set --rule-set-name <ReceiptRuleSetName>`.
  */
 import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cr from 'aws-cdk-lib/custom-resources';

@@ -2,7 +2,9 @@
  * `npm run preflight` (bin/preflight.ts): read-only calls with the operator's credentials before the
  * first `cdk deploy`, each turned into a check with what to fix. Nothing is changed in the account.
  *
- * - the region: the stack is pinned to ap-southeast-2;
+ * - the region: the context's `region` (lib/region.ts, default ap-southeast-2) offers SES receiving,
+ *   and the operators' CLIs (`cliRegion`: AWS_REGION, else the saved context) will talk to it;
+ *   every call below goes to that region;
  * - SES (v2 GetAccount): production access (a sandbox account sends only to verified addresses),
  *   sending enabled, the account's standing, and its quotas (the send rate to deploy with);
  * - SES receiving (v1 DescribeActiveReceiptRuleSet): an account and region has ONE active receipt
@@ -22,7 +24,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { Sha256 } from '../shared/platform/aws/sha256';
 import { NO_ALARM_SUBSCRIBER } from './constructs/monitoring';
-import { REGION_NAME } from './region';
+import { receivingProblem, SES_RECEIVING_REGIONS, stackRegion } from './region';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -35,7 +37,8 @@ export interface Check {
 }
 
 export interface PreflightOptions {
-  region: string | undefined;
+  /** the region the operators' CLIs will use (lib/region.ts `cliRegion`), which must be the stack's */
+  cliRegion: string;
   /** the operator's credentials (the SDK's default chain in bin/preflight.ts) */
   credentials: () => Promise<AwsCredentialIdentity>;
   /** the stack's rule set name starts with this (CloudFormation names it after the stack) */
@@ -45,9 +48,12 @@ export interface PreflightOptions {
   context?: Record<string, unknown>;
 }
 
+/** The options with the region the stack deploys to, which every call goes to. */
+type RegionalOptions = PreflightOptions & { region: string };
+
 /** A signed call to an AWS API the project has no client for. */
-async function signedFetch(options: PreflightOptions, service: string, url: URL, method: 'GET' | 'POST', body?: string): Promise<string> {
-  const signer = new SignatureV4({ service, region: REGION_NAME, credentials: options.credentials, sha256: Sha256 });
+async function signedFetch(options: RegionalOptions, service: string, url: URL, method: 'GET' | 'POST', body?: string): Promise<string> {
+  const signer = new SignatureV4({ service, region: options.region, credentials: options.credentials, sha256: Sha256 });
   const headers: Record<string, string> = { host: url.host, ...(body ? { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' } : {}) };
   const signed = await signer.sign({ method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, headers, body });
   const response = await fetch(url, { method, headers: signed.headers, body });
@@ -58,8 +64,8 @@ async function signedFetch(options: PreflightOptions, service: string, url: URL,
 
 const endpoint = (env: NodeJS.ProcessEnv, variable: string, fallback: string) => new URL(env[variable] || fallback);
 
-async function checkSes(options: PreflightOptions): Promise<Check[]> {
-  const client = new SESv2Client({ region: REGION_NAME, credentials: options.credentials, maxAttempts: 2 });
+async function checkSes(options: RegionalOptions): Promise<Check[]> {
+  const client = new SESv2Client({ region: options.region, credentials: options.credentials, maxAttempts: 2 });
   try {
     const account = await client.send(new GetAccountCommand({}));
     const quota = account.SendQuota ?? {};
@@ -71,7 +77,7 @@ async function checkSes(options: PreflightOptions): Promise<Check[]> {
             name: 'SES production access',
             status: 'fail',
             detail: 'the account is in the SES sandbox: it sends only to verified addresses, at 1 email a second',
-            fix: 'SES console (ap-southeast-2) -> Account dashboard -> Request production access',
+            fix: `SES console (${options.region}) -> Account dashboard -> Request production access (docs/deploying.md: AWS answers in about a day)`,
           },
     );
     const standing = account.EnforcementStatus ?? 'HEALTHY';
@@ -99,9 +105,15 @@ async function checkSes(options: PreflightOptions): Promise<Check[]> {
   }
 }
 
-async function checkReceiving(options: PreflightOptions): Promise<Check> {
+async function checkReceiving(options: RegionalOptions): Promise<Check> {
   const env = options.env ?? process.env;
-  const xml = await signedFetch(options, 'ses', endpoint(env, 'AWS_ENDPOINT_URL_SES', `https://email.${REGION_NAME}.amazonaws.com/`), 'POST', 'Action=DescribeActiveReceiptRuleSet&Version=2010-12-01');
+  const xml = await signedFetch(
+    options,
+    'ses',
+    endpoint(env, 'AWS_ENDPOINT_URL_SES', `https://email.${options.region}.amazonaws.com/`),
+    'POST',
+    'Action=DescribeActiveReceiptRuleSet&Version=2010-12-01',
+  );
   const active = /<Metadata>[\s\S]*?<Name>([^<]+)<\/Name>/.exec(xml)?.[1];
   if (!active) return { name: 'SES receiving', status: 'ok', detail: "no receipt rule set is active: the stack's can be, with `-c activateReceiptRuleSet=true` or after the deploy by hand" };
   if (active.startsWith(options.stackName)) return { name: 'SES receiving', status: 'ok', detail: `the stack's receipt rule set (${active}) is the active one` };
@@ -116,9 +128,9 @@ async function checkReceiving(options: PreflightOptions): Promise<Check> {
 /** The concurrency the service needs at the least: the API's routes and the workers at their maximum concurrency. */
 export const MIN_CONCURRENCY_QUOTA = 100;
 
-async function checkLambda(options: PreflightOptions): Promise<Check> {
+async function checkLambda(options: RegionalOptions): Promise<Check> {
   const env = options.env ?? process.env;
-  const base = endpoint(env, 'AWS_ENDPOINT_URL_LAMBDA', `https://lambda.${REGION_NAME}.amazonaws.com/`);
+  const base = endpoint(env, 'AWS_ENDPOINT_URL_LAMBDA', `https://lambda.${options.region}.amazonaws.com/`);
   const settings = JSON.parse(await signedFetch(options, 'lambda', new URL('/2016-08-19/account-settings/', base), 'GET')) as { AccountLimit?: { ConcurrentExecutions?: number } };
   const quota = settings.AccountLimit?.ConcurrentExecutions ?? 0;
   if (quota < MIN_CONCURRENCY_QUOTA) {
@@ -147,20 +159,39 @@ export function checkAlarmSubscriber(context: Record<string, unknown> = {}): Che
   };
 }
 
+/** The region the stack deploys to (the context's `region`), whether SES receives mail there, and whether the CLIs will reach it. */
+export function checkRegion(region: string, cliRegion: string, context: Record<string, unknown>): Check {
+  const noReceiving = receivingProblem(region, context);
+  if (noReceiving) return { name: 'Region', status: 'fail', detail: noReceiving, fix: `-c region=<one of ${SES_RECEIVING_REGIONS.join(', ')}>` };
+  if (cliRegion !== region) {
+    return {
+      name: 'Region',
+      status: 'fail',
+      detail: `the stack deploys to ${region}, but the CLIs (npm run api-key, redrive, ses-reconcile) would talk to ${cliRegion} (AWS_REGION, else "region" in cdk.context.json)`,
+      fix: `export AWS_REGION=${region}, or put "region": "${region}" in cdk.context.json and deploy without -c region`,
+    };
+  }
+  return { name: 'Region', status: 'ok', detail: `${region} (-c region=${region}; the CLIs use it too)` };
+}
+
 /** Every check; a call that fails becomes a failed check that says so, never a crash. */
 export async function preflight(options: PreflightOptions): Promise<Check[]> {
-  const checks: Check[] = [];
-  checks.push(
-    options.region === REGION_NAME
-      ? { name: 'Region', status: 'ok', detail: REGION_NAME }
-      : { name: 'Region', status: 'fail', detail: `the credentials' region is ${options.region ?? 'not set'}; the stack is pinned to ${REGION_NAME}`, fix: `export AWS_REGION=${REGION_NAME}` },
-  );
+  const context = options.context ?? {};
+  let region: string;
+  try {
+    region = stackRegion(context);
+  } catch (error) {
+    // a region that is no region's code: no call can go anywhere
+    return [{ name: 'Region', status: 'fail', detail: (error as Error).message, fix: '-c region=<an AWS region code, like eu-west-1>' }, checkAlarmSubscriber(context)];
+  }
+  const checks: Check[] = [checkRegion(region, options.cliRegion, context)];
+  const regional = { ...options, region };
   const failed =
     (name: string) =>
     (error: unknown): Check[] => [{ name, status: 'fail', detail: `could not ask AWS: ${(error as Error).message}`, fix: 'check the credentials (aws sts get-caller-identity) and their permissions' }];
-  checks.push(...(await checkSes(options).catch(failed('SES account'))));
-  checks.push(...(await checkReceiving(options).then((c) => [c], failed('SES receiving'))));
-  checks.push(...(await checkLambda(options).then((c) => [c], failed('Lambda concurrency'))));
+  checks.push(...(await checkSes(regional).catch(failed('SES account'))));
+  checks.push(...(await checkReceiving(regional).then((c) => [c], failed('SES receiving'))));
+  checks.push(...(await checkLambda(regional).then((c) => [c], failed('Lambda concurrency'))));
   checks.push(checkAlarmSubscriber(options.context));
   return checks;
 }

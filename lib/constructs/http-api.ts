@@ -135,16 +135,17 @@ export function publicRouteThrottle(path: string): { rateLimit: number; burstLim
 
 /**
  * The API's custom domain, from CDK context: `apiDomainName` (e.g. `email-api.example.com`) and
- * `apiCertificateArn`, an ACM certificate for it in ap-southeast-2 (a regional API's certificate must
- * be in its region). Both or neither.
+ * `apiCertificateArn`, an ACM certificate for it in the stack's region (a regional API's certificate
+ * must be in its region). Both or neither.
  */
 export function customDomain(scope: Construct): { name: string; certificateArn: string } | undefined {
   const name = scope.node.tryGetContext('apiDomainName');
   const certificateArn = scope.node.tryGetContext('apiCertificateArn');
   if (name === undefined && certificateArn === undefined) return undefined;
   if (typeof name !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(name)) throw new Error(`apiDomainName must be a domain name, got ${JSON.stringify(name)}`);
-  if (typeof certificateArn !== 'string' || !/^arn:aws[a-z-]*:acm:ap-southeast-2:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
-    throw new Error(`apiCertificateArn must be an ACM certificate ARN in ap-southeast-2 (a regional API's certificate is in its region), got ${JSON.stringify(certificateArn)}`);
+  const region = Stack.of(scope).region;
+  if (typeof certificateArn !== 'string' || certificateArn.split(':')[3] !== region || !/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
+    throw new Error(`apiCertificateArn must be an ACM certificate ARN in ${region}, the stack's region (a regional API's certificate is in its region), got ${JSON.stringify(certificateArn)}`);
   }
   return { name, certificateArn };
 }

@@ -55,11 +55,17 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const options = (region = 'ap-southeast-2'): PreflightOptions => ({
-  region,
+/** `cliRegion`: where the CLIs would go (AWS_REGION); `context`: the deploy's (`region` for `-c region=`). */
+const options = (cliRegion = 'ap-southeast-2', context: Record<string, unknown> = {}): PreflightOptions => ({
+  cliRegion,
   credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' }),
   stackName: 'EmailService',
-  context: { alarmEmail: 'oncall@example.com' },
+  context: { alarmEmail: 'oncall@example.com', ...context },
+});
+
+const readyAccount = (): Answers => ({
+  account: { ProductionAccessEnabled: true, SendingEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { MaxSendRate: 200, Max24HourSend: 1_000_000, SentLast24Hours: 0 } },
+  concurrency: 1000,
 });
 
 it('passes a production-ready account, and says what to deploy with', async () => {
@@ -95,7 +101,7 @@ it("fails a new account and names each fix: sandbox, a quota of 10, another team
   };
   const checks = await preflight(options('us-east-1'));
   const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
-  expect(byName.Region).toMatchObject({ status: 'fail', fix: 'export AWS_REGION=ap-southeast-2' });
+  expect(byName.Region).toMatchObject({ status: 'fail', detail: expect.stringContaining('would talk to us-east-1'), fix: expect.stringContaining('export AWS_REGION=ap-southeast-2') });
   expect(byName['SES production access']).toMatchObject({ status: 'fail', fix: expect.stringContaining('Request production access') });
   expect(byName['SES receiving']).toMatchObject({ status: 'warn', detail: expect.stringContaining('other-team-inbound') });
   expect(byName['Lambda concurrency']).toMatchObject({ status: 'fail', detail: expect.stringContaining('10 functions at once') });
@@ -125,4 +131,34 @@ it('warns loudly, without failing, when the deploy gives no one the alarms (no a
   // the warning's line, and again as the report's last words before the verdict
   expect(report.match(/NO ONE RECEIVES THE ALARMS/g)).toHaveLength(2);
   expect(report).toMatch(/!!! NO ONE RECEIVES THE ALARMS[^\n]* !!!\n\nReady for `cdk deploy`\.$/);
+});
+
+it('checks the account in the region the stack deploys to (-c region=eu-west-1), and that the CLIs will use it too', async () => {
+  answers = readyAccount();
+  seen.length = 0;
+  const checks = await preflight(options('eu-west-1', { region: 'eu-west-1' }));
+  expect(checks.filter((c) => c.status === 'fail')).toEqual([]);
+  expect(checks[0]).toMatchObject({ name: 'Region', status: 'ok', detail: expect.stringContaining('eu-west-1') });
+  expect(seen).toHaveLength(3);
+  for (const request of seen) expect(request.authorization).toMatch(/Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/(ses|lambda)\/aws4_request/);
+
+  // the same deploy from a shell whose AWS_REGION is still the default: the CLIs would miss the stack
+  const elsewhere = await preflight(options('ap-southeast-2', { region: 'eu-west-1' }));
+  expect(elsewhere[0]).toMatchObject({ status: 'fail', fix: expect.stringContaining('export AWS_REGION=eu-west-1') });
+});
+
+it('fails a region where SES receives no mail, unless the deploy vouches that AWS added it since', async () => {
+  answers = readyAccount();
+  const [region] = await preflight(options('eu-south-1', { region: 'eu-south-1' }));
+  expect(region).toMatchObject({ name: 'Region', status: 'fail', detail: expect.stringMatching(/SES email receiving.*not offered in eu-south-1.*sesReceivingInRegion=true/) });
+  const [vouched] = await preflight(options('eu-south-1', { region: 'eu-south-1', sesReceivingInRegion: 'true' }));
+  expect(vouched).toMatchObject({ name: 'Region', status: 'ok' });
+});
+
+it('fails a region that is no region code without calling AWS', async () => {
+  seen.length = 0;
+  const checks = await preflight(options('ap-southeast-2', { region: 'Sydney' }));
+  expect(checks[0]).toMatchObject({ name: 'Region', status: 'fail', detail: expect.stringContaining('"Sydney"') });
+  expect(seen).toEqual([]);
+  expect(formatPreflight(checks)).toMatch(/1 check\(s\) failed/);
 });
