@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterQueueUrl, redrive } from '../lib/redrive';
 import { readStandInCredentials } from '../lib/local/aws/credentials';
+import { cliRegion } from '../lib/region';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -22,7 +23,7 @@ async function main(): Promise<number> {
   }
   let sqs: SQSClient;
   if (values.stack) {
-    sqs = new SQSClient({ region: process.env.AWS_REGION ?? 'ap-southeast-2' });
+    sqs = new SQSClient({ region: cliRegion() }); // the stack's region: AWS_REGION, else the saved context (lib/region.ts)
   } else {
     const runtimeFile = join(resolve(process.env.DATA_DIR || '.data'), 'runtime.json');
     if (!existsSync(runtimeFile)) {

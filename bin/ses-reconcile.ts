@@ -13,6 +13,7 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { readStandInCredentials } from '../lib/local/aws/credentials';
 import { LOCAL_SES_EVENTS_TOPIC_ARN } from '../lib/local/aws/ses-events';
 import { reconcileSesEventDestinations } from '../lib/ses-reconcile';
+import { cliRegion } from '../lib/region';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -22,7 +23,8 @@ async function main(): Promise<number> {
   let topicArn: string;
   if (values['topic-arn']) {
     topicArn = values['topic-arn'];
-    ses = new SESv2Client({ region: process.env.AWS_REGION ?? 'ap-southeast-2', maxAttempts: 8 }); // SES's configuration-set APIs throttle at a few calls a second
+    // the topic's own region is the stack's (arn:aws:sns:<region>:...); SES's configuration-set APIs throttle at a few calls a second
+    ses = new SESv2Client({ region: topicArn.split(':')[3] || cliRegion(), maxAttempts: 8 });
   } else {
     const runtimeFile = join(resolve(process.env.DATA_DIR || '.data'), 'runtime.json');
     if (!existsSync(runtimeFile)) {

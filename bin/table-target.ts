@@ -7,13 +7,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { cliRegion } from '../lib/region';
 
 export function useTargetTable(values: { local?: boolean; table?: string }): string | undefined {
   const runtimeFile = join(resolve(process.env.DATA_DIR || '.data'), 'runtime.json');
   const table = values.table ?? (values.local ? undefined : process.env.TABLE_NAME);
   if (table) {
     process.env.TABLE_NAME = table;
-    process.env.AWS_REGION ??= 'ap-southeast-2';
+    process.env.AWS_REGION ||= cliRegion(); // the stack's region: AWS_REGION, else the saved context (lib/region.ts)
     return undefined;
   }
   if (!existsSync(runtimeFile)) return `no deployed table given (--table or TABLE_NAME) and no local runtime running (${runtimeFile} not found: run npm start first)`;
