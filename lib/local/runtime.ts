@@ -40,7 +40,8 @@ import { startLocalKms } from './aws/kms';
 import { startLocalS3 } from './aws/s3';
 import { standInCredentials, type StandInCredentials } from './aws/credentials';
 import { installObjectLookup } from './lambda/needs';
-import { startLocalSqs } from './aws/sqs';
+import { startLocalSqs, type LocalSqs } from './aws/sqs';
+import type { RunNow, Watched } from './control';
 import { startSmtpInbound } from './aws/smtp-inbound';
 import type { LocalSettings } from './settings';
 import { StreamPoller } from './lambda/stream-poller';
@@ -165,12 +166,18 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     /** The message aws-ses-v2-local just stored for this send (the newest ones are last). */
     const storedMail = (messageId: string) => getStoreReadonly().emails.findLast((email) => email.messageId === messageId);
     /** Delivery and feedback come a moment after the send's first event; then the outbox owes nothing for it. */
+    const sesPublishing = { owed: 0, published: 0 }; // sends whose events are still to publish: the control API's drain waits for them
     const publishOwed = (messageId: string, events: SesEvent[]) => {
       const [first, ...rest] = events;
+      sesPublishing.owed++;
       publishSesEvents(sesEventsSqs, [first])
         .then(() => new Promise((resolve) => setTimeout(resolve, 200)))
         .then(() => publishSesEvents(sesEventsSqs, rest))
         .then(() => sesOutbox.published(messageId))
+        .finally(() => {
+          sesPublishing.owed--;
+          sesPublishing.published++;
+        })
         .catch((error) => log(JSON.stringify({ level: 'ERROR', message: 'publishing SES events failed; published again at the next start', error: String(error) })));
     };
     // aws-ses-v2-local takes any request that names some `Authorization`, and its /store shows every
@@ -263,7 +270,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const { provisionDefaultProject } = await import('./bootstrap');
     const provisioned = await provisionDefaultProject(settings.localApiKey);
 
-    const pollers = await createWorkers({
+    const { pollers, watched, schedules } = await createWorkers({
+      backlog: (queueName, before) => sqs.backlog(queueName, before),
       sqsEndpoint,
       dynamoEndpoint: dynamo.endpoint,
       region,
@@ -299,7 +307,9 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     await writeDashboard(process.env.DASHBOARD_ASSETS_DIR);
 
     const { startHttpGateway } = await import('./lambda/http-gateway');
-    const http = await startHttpGateway(settings.host, settings.port);
+    const { handleControl } = await import('./control');
+    const control = { watched: [...watched, { kind: 'ses' as const, name: 'ses', busy: () => sesPublishing.owed, handled: () => sesPublishing.published }], schedules };
+    const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) => handleControl(control, method, path, authorization, body));
     cleanups.push(() => closeServer(http));
     const { port } = http.address() as { port: number };
     ports.api = port;
@@ -359,6 +369,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
 }
 
 interface WorkerEnvironment {
+  /** the local SQS's count of a queue's messages visible by a time, and after it (the control API's drain) */
+  backlog: LocalSqs['backlog'];
   sqsEndpoint: string;
   dynamoEndpoint: string;
   region: string;
@@ -373,8 +385,15 @@ interface WorkerEnvironment {
   log: (line: string) => void;
 }
 
+/** The workers' pollers, and what the control API sees of them (./control.ts): each consumer's work, the scheduled workers to run now. */
+interface Workers {
+  pollers: { start(): void; stop(): Promise<void> }[];
+  watched: Watched[];
+  schedules: RunNow[];
+}
+
 /** Creates every queue (with its DLQ) and a poller, not yet started, for every worker of functions/workers.ts. */
-async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; stop(): Promise<void> }[]> {
+async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
   const { QUEUE_MAX_MESSAGE_BYTES, queues, queueTrigger, queueUrlVariable, workers } = await import('../../functions/workers');
   const { sendRate } = env;
   // Every poller long-polls through this one client. On AWS each event source mapping polls on its
@@ -410,7 +429,9 @@ async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; s
   }
   const streams = new DynamoDBStreamsClient({ endpoint: env.dynamoEndpoint, region: env.region, credentials: env.credentials });
   const onError = (name: string) => (error: unknown) => env.log(JSON.stringify({ level: 'ERROR', message: 'worker error', worker: name, error: String(error) }));
-  const pollers: { start(): void; stop(): Promise<void> }[] = [];
+  const pollers: Workers['pollers'] = [];
+  const watched: Watched[] = [];
+  const schedules: RunNow[] = [];
   for (const worker of workers) {
     const handler = await loadHandler(worker.handler);
     const fn = workerFunction(worker.name);
@@ -418,38 +439,48 @@ async function createWorkers(env: WorkerEnvironment): Promise<{ start(): void; s
     if (trigger.kind === 'queue') {
       const queue = queueUrls.get(trigger.queue);
       if (!queue) throw new Error(`worker ${worker.name} reads unknown queue ${trigger.queue}`);
-      pollers.push(
-        new QueuePoller({
-          fn,
-          sqs,
-          queueUrl: queue.url,
-          queueArn: queue.arn,
-          batchSize: trigger.batchSize,
-          concurrency: trigger.maxConcurrency,
-          // the poller long-polls, as Lambda does: a message is picked up as it arrives
-          handler,
-          onError: onError(worker.name),
-        }),
-      );
+      const poller = new QueuePoller({
+        fn,
+        sqs,
+        queueUrl: queue.url,
+        queueArn: queue.arn,
+        batchSize: trigger.batchSize,
+        concurrency: trigger.maxConcurrency,
+        // the poller long-polls, as Lambda does: a message is picked up as it arrives
+        handler,
+        onError: onError(worker.name),
+      });
+      pollers.push(poller);
+      const queueName = trigger.queue;
+      watched.push({
+        kind: 'queue',
+        name: worker.name,
+        busy: (before) => poller.inHand + env.backlog(queueName, before).due,
+        later: (before) => env.backlog(queueName, before).later,
+        handled: () => poller.handled,
+      });
     } else if (trigger.kind === 'stream') {
-      pollers.push(
-        new StreamPoller({
-          fn,
-          streams,
-          streamArn: env.streamArn,
-          batchSize: trigger.batchSize,
-          maxRetryAttempts: trigger.maxRetryAttempts,
-          filter: trigger.filter as FilterPattern | undefined,
-          checkpointFile: env.checkpointDir && join(env.checkpointDir, `${worker.name}.json`),
-          handler,
-          onError: onError(worker.name),
-        }),
-      );
+      const poller = new StreamPoller({
+        fn,
+        streams,
+        streamArn: env.streamArn,
+        batchSize: trigger.batchSize,
+        maxRetryAttempts: trigger.maxRetryAttempts,
+        filter: trigger.filter as FilterPattern | undefined,
+        checkpointFile: env.checkpointDir && join(env.checkpointDir, `${worker.name}.json`),
+        handler,
+        onError: onError(worker.name),
+      });
+      pollers.push(poller);
+      watched.push({ kind: 'stream', name: worker.name, busy: () => poller.inHand(), handled: () => poller.handled, quietSince: () => poller.quietSince });
     } else {
-      pollers.push(new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name)));
+      const timer = new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name));
+      pollers.push(timer);
+      watched.push({ kind: 'schedule', name: worker.name, busy: () => (timer.isRunning() ? 1 : 0), handled: () => timer.runs });
+      schedules.push({ name: worker.name, runNow: () => timer.runNow() });
     }
   }
-  return pollers;
+  return { pollers, watched, schedules };
 }
 
 /** EventBridge schedule stand-in: invokes the same scheduled handler every N seconds, as its function. */
@@ -462,13 +493,35 @@ class ScheduleTimer {
     private readonly handler: AnyHandler,
     private readonly onError: (error: unknown) => void,
   ) {}
+  /** runs finished since the start */
+  runs = 0;
   start(): void {
     this.timer = setInterval(() => {
       if (this.running) return; // never overlap, like a schedule with a concurrency of one
-      this.running = invoke(this.fn, this.handler, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() })
-        .then(() => undefined, this.onError)
-        .finally(() => (this.running = undefined));
+      void this.run();
     }, this.everySeconds * 1000);
+  }
+  isRunning(): boolean {
+    return this.running !== undefined;
+  }
+  /** A run now (the control API's `POST /_local/run/<worker>`), after the one going, if any: never two at once. */
+  async runNow(): Promise<{ succeeded: boolean; error?: string }> {
+    while (this.running) await this.running;
+    return this.run();
+  }
+  private run(): Promise<{ succeeded: boolean; error?: string }> {
+    const run = invoke(this.fn, this.handler, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() }).then(
+      () => ({ succeeded: true }),
+      (error: unknown) => {
+        this.onError(error);
+        return { succeeded: false, error: String(error) };
+      },
+    );
+    this.running = run.then(() => undefined);
+    return run.finally(() => {
+      this.running = undefined;
+      this.runs++;
+    });
   }
   async stop(): Promise<void> {
     clearInterval(this.timer);

@@ -28,6 +28,7 @@ import { logger } from '../platform/log';
 import { fanOutQueue } from './queue';
 import type { BroadcastRecord, BroadcastStatus, CreateBroadcastInput, UpdateBroadcastInput } from './model';
 import { projectSettings } from '../access/project-settings';
+import { checkPlaceholders } from './placeholders';
 import { sendingPaused } from '../emails/reputation';
 
 /** How long a queued or sending broadcast may go without progress before the dispatcher restarts its fan-out. */
@@ -219,7 +220,7 @@ function draftItem(caller: Caller, settings: Settings): BroadcastItem {
 
 export async function createBroadcast(caller: Caller, input: CreateBroadcastInput): Promise<BroadcastRecord> {
   const sendNow = input.send === true || input.scheduled_at !== undefined;
-  await Promise.all([checkAudience(caller, input.segment_id, input.topic_id), sendNow ? refuseWhilePaused(caller) : undefined]);
+  await Promise.all([checkAudience(caller, input.segment_id, input.topic_id), checkPlaceholders(caller.projectId, input), sendNow ? refuseWhilePaused(caller) : undefined]);
   let item = draftItem(caller, {
     name: input.name ?? null,
     segment_id: input.segment_id,
@@ -274,7 +275,8 @@ const IS_DRAFT = { expression: '#status = :draft', names: { '#status': 'status' 
 export async function updateBroadcast(caller: Caller, broadcastId: string, input: UpdateBroadcastInput): Promise<BroadcastRecord> {
   const { item: current, content: currentContent } = await loadWithContent(caller, broadcastId);
   if (current.status !== 'draft') throw notDraft(current.status);
-  await checkAudience(caller, input.segment_id, input.topic_id);
+  // only what the request changes: content stored before a property was deleted may still name it
+  await Promise.all([checkAudience(caller, input.segment_id, input.topic_id), checkPlaceholders(caller.projectId, input)]);
   const { html, text, ...settings } = input;
   const changes: Item = { updated_at: nowIso() };
   for (const [field, value] of Object.entries(settings)) {

@@ -11,7 +11,7 @@
  *
  * Doing a page: the segment, topic and sending domain (its configuration set; a broadcast whose
  * segment, topic or domain was deleted ends `failed`), the project's contact property schema (each
- * contact's `{{{KEY}}}` renders its value, else the property's `fallback_value`), the contacts and their suppression entries
+ * contact's `{{{KEY}}}` renders its value, else the property's `fallback_value`; shared/broadcasts/placeholders.ts), the contacts and their suppression entries
  * (two BatchGets), then an outcome per contact: skipped (deleted since, unsubscribed, opted out of
  * the broadcast's topic explicitly or by the topic's opt_out default, suppressed), failed (the
  * personalised email is over the size limit, or the project's send quota has no room left for it:
@@ -39,12 +39,13 @@ import { FANOUT_LEASE_MS, getBroadcastContent, type BroadcastContent, type Broad
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
 import { findSendingDomain } from '../domains/domains';
-import { propertyVariables, readPropertySchema, type PropertySchema } from '../audience/contact-properties';
+import { readPropertySchema, type PropertySchema } from '../audience/contact-properties';
 import { addressDomain, emailExpiresAt, emailTransactionBytes, emailWrites, MAX_EMAIL_CONTENT_BYTES, SEND_LEASE_MS, type PreparedEmail } from '../emails/emails';
 import { contentBytes, putEmailContents } from '../emails/content';
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
-import { render, renderHeader, type Values } from '../templates/render';
+import { render, renderHeader } from '../templates/render';
+import { contactValues } from './placeholders';
 import { maxSendRate } from '../emails/send-rate';
 import { sendQueueOf } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
@@ -112,13 +113,7 @@ const preheader = (text: string) => `<div style="display:none;max-height:0;overf
 /** The contact's email: its item and its content (stored once, before the page's transactions). */
 async function personalise(b: BroadcastItem, source: BroadcastContent, contact: Item, schema: PropertySchema, configurationSet: string): Promise<PreparedEmail> {
   const url = unsubscribeUrl(await unsubscribeToken({ projectId: b.project_id, contactId: contact.id as string, topicId: b.topic_id }));
-  const values: Values = {
-    ...propertyVariables(schema, contact.properties), // the contact's values, else the schema's fallbacks
-    FIRST_NAME: (contact.first_name as string | null) ?? '',
-    LAST_NAME: (contact.last_name as string | null) ?? '',
-    EMAIL: contact.email as string,
-    RESEND_UNSUBSCRIBE_URL: url,
-  };
+  const values = contactValues(contact, schema, url);
   const html = source.html === null ? null : render((b.preview_text ? preheader(b.preview_text) : '') + source.html, values, { missing: 'empty' }).text;
   const createdAt = nowIso();
   const item = {

@@ -8,13 +8,21 @@ const tags = ['Broadcasts'];
 const notDraft = { description: 'The broadcast is not a draft (`broadcast_not_draft`) or cannot be canceled in its state', schema: conflictResponse.schema };
 const tooLarge = { description: 'The broadcast is over 350 KB, the size limit of one email (`broadcast_too_large`)', schema: conflictResponse.schema };
 
+const placeholders =
+  'html, text, subject and preview_text may use `{{{FIRST_NAME}}}`, `{{{LAST_NAME}}}`, `{{{EMAIL}}}` (or `{{{contact.first_name}}}`, `{{{contact.last_name}}}`, `{{{contact.email}}}`), ' +
+  '`{{{RESEND_UNSUBSCRIBE_URL}}}` and contact properties by key (`{{{plan}}}` or `{{{contact.plan}}}`: the value of the contact, else the `fallback_value` of the property), ' +
+  '`{{KEY}}` HTML-escaped in html. `{{{KEY|fallback}}}` (as Resend) renders the fallback for a contact whose value is missing or empty: the text after `|` up to the braces, ' +
+  'its end spaces trimmed, taken literally (quotes included, no braces), escaped in `{{…}}` like a value. ' +
+  "A placeholder without a fallback whose key is none of these is 422 `unresolvable_placeholder` naming the field (in a project without contact properties, any key may be a contact's free-form property and is taken); " +
+  'one whose braces do not pair (`{{{FIRST_NAME|there}}`) is 422 `malformed_placeholder`. ';
+
 export const create = defineOperation({
   operationId: 'createBroadcast',
   summary: 'Create a broadcast',
   description:
     'A draft to the segment `segment_id`, optionally only to the contacts subscribed to `topic_id`. `html` or `text` is required. ' +
     '`send: true` sends it right away; `scheduled_at` (also without `send`) schedules it, as in POST /broadcasts/{broadcast_id}/send. The segment and topic must exist (422 naming the field). ' +
-    'html, text and subject may use `{{{FIRST_NAME}}}`, `{{{LAST_NAME}}}`, `{{{EMAIL}}}`, `{{{RESEND_UNSUBSCRIBE_URL}}}` and contact properties by key (the value of the contact, else the `fallback_value` of the property); unknown ones render empty. ' +
+    placeholders +
     '`subject` refuses line breaks and control characters (422); in the subject each value has its line breaks and control characters replaced by a space. ' +
     '`from` is one mailbox whose display name holds no address, `,` or `;`.',
   tags,
@@ -47,6 +55,7 @@ export const get = defineOperation({
 export const update = defineOperation({
   operationId: 'updateBroadcast',
   summary: 'Update a draft broadcast',
+  description: `${placeholders}Only the fields the request gives are checked.`,
   tags,
   auth: 'api_key',
   params,
@@ -107,12 +116,12 @@ export const listRecipients = defineOperation({
     '`skipped` or `failed` for one that got no email, and null once the email is past its retention (its `email_id` stays). ' +
     'The entries are kept 90 days after the fan-out; then the list is empty (the broadcast keeps its counters). ' +
     "`email` narrows the list to the project's contact with that address (any case): at most one entry. " +
-    '`type` (which the Resend SDK requires) and `bounce_type` are accepted and not applied: every recipient comes with its `status` to filter on.',
+    '`type` (which the Resend SDK requires: one of its event types, or `all`) and `bounce_type` are accepted and not applied: every recipient comes with its `status` to filter on, so each `type` lists what `all` lists.',
   tags,
   auth: 'api_key',
   params,
   query: z.extend(listQuery, {
-    type: z.optional(z.enum(RECIPIENT_EVENT_TYPES)),
+    type: z.optional(z.enum(['all', ...RECIPIENT_EVENT_TYPES])),
     email: z.optional(z.string().check(z.minLength(1), z.maxLength(254))),
     bounce_type: z.optional(z.enum(RECIPIENT_BOUNCE_TYPES)),
   }),

@@ -82,7 +82,7 @@ import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
 import { newId, nowIso } from '../platform/ids';
 import { logger } from '../platform/log';
-import { SES_REGION } from '../platform/aws/ses';
+import { awsRegion } from '../platform/aws/region';
 
 /** A name claim still `creating` after this long belongs to a create that died; another create may take it. */
 export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;
@@ -133,10 +133,10 @@ const toDomain = (item: DomainItem): Domain => ({
   id: item.id,
   name: item.name,
   status: item.status,
-  region: SES_REGION,
+  region: awsRegion(),
   records: buildRecords({
     name: item.name,
-    region: SES_REGION,
+    region: awsRegion(),
     dkimTokens: item.dkim_tokens,
     dkimStatus: item.status,
     mailFromStatus: item.mail_from_status,
@@ -203,6 +203,8 @@ async function releaseClaim(claimKey: keys.Key, name: string, domainId: string):
 }
 
 export async function createDomain(caller: Caller, input: CreateDomainInput): Promise<Domain> {
+  const region = awsRegion();
+  if (input.region !== undefined && input.region !== region) throw unprocessable([{ code: 'invalid_value', message: `this deployment sends from ${region} only`, path: 'region' }]);
   const { name } = input;
   const id = newId();
   const now = nowIso();

@@ -63,8 +63,11 @@ export type Domain = z.output<typeof domain>;
 
 export const createDomainBody = z.strictObject({
   name: hostname,
-  // Resend clients may name the region; a deployment sends from its own one only
-  region: z.optional(z.literal('ap-southeast-2', 'this deployment sends from ap-southeast-2 only')),
+  // Resend clients may name the region; a deployment sends from its own one only, which is the
+  // function's (createDomain checks it: shared/platform/aws/region.ts), not known to a schema
+  region: z.optional(
+    z.string().check(z.meta({ description: "The deployment's own AWS region (a domain's `region` in every answer), the only one accepted (422 otherwise); leave it out to mean it." })),
+  ),
   tls: z.optional(tls),
   capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
   // Resend's: the MAIL FROM subdomain (bounces come back to it); one DNS label, `send` by default

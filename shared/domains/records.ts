@@ -46,7 +46,7 @@ export const mailFromDomain = (domain: string, returnPath = DEFAULT_RETURN_PATH)
 
 export interface RecordInput {
   name: string;
-  /** the SES region (shared/platform/aws/ses.ts SES_REGION), part of the MAIL FROM, inbound and tracking hosts */
+  /** the SES region (shared/platform/aws/region.ts awsRegion), part of the MAIL FROM, inbound and tracking hosts */
   region: string;
   dkimTokens: readonly string[];
   dkimStatus: DomainStatus;

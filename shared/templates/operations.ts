@@ -13,7 +13,10 @@ const fieldRules =
   '`.`, `_`, `-`, never shaped like a UUID; paths take the id or the alias. `variables` are `{key, type: string|number, ' +
   `fallback_value?}\` (at most ${MAX_VARIABLES}, keys unique, letters, digits and _; ${RESERVED_VARIABLES.join(', ')} are reserved); ` +
   'the fallback must match the type. A `{{{KEY}}}` / `{{KEY}}` in html, text or subject need not be declared (as on Resend): ' +
-  'a send then gives it as a string or a number, or gets 422 `missing_template_variable` naming it. The draft with its published version must fit one item: each at most 150 KB (413 `template_too_large`). ' +
+  'a send then gives it as a string or a number, or gets 422 `missing_template_variable` naming it. ' +
+  '`{{{KEY|fallback}}}` / `{{KEY|fallback}}` (as Resend) render the fallback when neither the send nor the declared `fallback_value` gives a value, or the value is empty: ' +
+  'the text after `|` up to the braces, its end spaces trimmed, taken literally (quotes included, no braces), escaped in `{{…}}` like a value. ' +
+  'A placeholder whose braces do not pair (`{{{KEY}}`, `{{KEY|x}}}`) is 422 `malformed_placeholder` naming the field. The draft with its published version must fit one item: each at most 150 KB (413 `template_too_large`). ' +
   '`subject` refuses line breaks and control characters (422), and a variable rendered into it has its line breaks and control characters replaced by a space; ' +
   '`from` is one mailbox whose display name holds no address, `,` or `;`; a number `fallback_value` is 0 or a magnitude from 1e-130 to 2^53-1 (what DynamoDB stores as given).';
 const versions =

@@ -61,7 +61,7 @@ export interface Rendered {
 export { headerSafeValue };
 
 /** A value that counts as there: the fallback stands in for undefined, null and ''. */
-const present = (value: Values[string]): value is string | number | boolean => value !== undefined && value !== null && value !== '';
+const present = (value: Values[string]): boolean => value !== undefined && value !== null && value !== '';
 
 /**
  * `escape: false` for plain text and subjects, where `{{KEY}}` inserts the value as it is too.

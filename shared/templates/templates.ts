@@ -17,16 +17,18 @@
  * subject get it as it is). A key the content uses need not be declared (as on Resend: the SDK
  * creates templates from content alone); a declared one has a type and may have a fallback. A send
  * gives values for declared keys (of the declared type) and for undeclared keys the content uses
- * (a string or a number); a value or else the fallback fills each key, and a used key with neither
- * is 422 `missing_template_variable` naming it.
+ * (a string or a number). Each key is filled by the send's value, else the declared fallback_value,
+ * else the placeholder's own fallback (`{{{KEY|fallback}}}`, shared/templates/render.ts, also for an
+ * empty value); a used key with none of them is 422 `missing_template_variable` naming it. Content
+ * with unpaired braces (`{{{KEY}}`) is 422 `malformed_placeholder` at create and update.
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
-import { ApiError, conflict, notFound, type ErrorDetail } from '../platform/errors';
+import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
 import type { CreateTemplateInput, PublishedVersion, TemplateContent, TemplateItem, TemplateRecord, TemplateVariable, UpdateTemplateInput } from './model';
-import { render, renderHeader, variablesIn, type Values } from './render';
+import { placeholderProblems, render, renderHeader, variablesIn, type Values } from './render';
 
 /** Each version (the draft, the published snapshot) at most this many bytes, so both fit one 400 KB item. */
 export const MAX_VERSION_BYTES = 150 * 1024;
@@ -95,6 +97,15 @@ function declare(inputs: InputVariable[], before: TemplateVariable[], now: strin
   });
 }
 
+/**
+ * 422 naming each placeholder with unpaired braces in the subject, html or text `input` gives. Keys
+ * are not checked: a send may give any key a value (above), and one without is 422 at the send.
+ */
+function checkPlaceholders(input: { subject?: string | null; html?: string; text?: string | null }): void {
+  const problems = placeholderProblems({ subject: input.subject, html: input.html, text: input.text }, () => true, '');
+  if (problems.length) throw unprocessable(problems);
+}
+
 /** What the schema cannot check: the version fits its share of the item. */
 function checkContent(content: TemplateContent): void {
   if (Buffer.byteLength(JSON.stringify(content)) > MAX_VERSION_BYTES) {
@@ -120,6 +131,7 @@ const aliasItem = (projectId: string, alias: string, templateId: string): Item =
 });
 
 export async function createTemplate(caller: Caller, input: CreateTemplateInput): Promise<TemplateRecord> {
+  checkPlaceholders(input);
   const now = nowIso();
   const content: TemplateContent = {
     from: input.from ?? null,
@@ -159,6 +171,7 @@ export async function listTemplates(caller: Caller, page: PageRequest) {
 
 /** Changes the draft (a new version); the published version stays as it was. The alias item moves with `alias`. */
 export async function updateTemplate(caller: Caller, idOrAlias: string, input: UpdateTemplateInput): Promise<TemplateRecord> {
+  checkPlaceholders(input); // only what the request changes
   const item = await load(caller, idOrAlias);
   const now = nowIso();
   const content: TemplateContent = {

@@ -550,6 +550,18 @@ export class SqsQueues {
     for (const waiter of [...queue.waiters]) waiter();
   }
 
+  /** A queue's messages visible by `before` (epoch ms) and after it; none for a queue that does not exist. */
+  backlog(queueName: string, before: number): { due: number; later: number } {
+    const queue = this.queues.get(queueName);
+    let due = 0;
+    let later = 0;
+    for (const message of queue?.messages.values() ?? []) {
+      if (message.visibleAt <= before) due++;
+      else later++;
+    }
+    return { due, later };
+  }
+
   // --- queues --------------------------------------------------------------------------------
 
   createQueue(name: string, rawAttributes: Record<string, unknown>): string {

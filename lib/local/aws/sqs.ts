@@ -95,6 +95,8 @@ export interface LocalSqs {
   server: Server;
   endpoint: string;
   port: number;
+  /** A queue's messages visible by `before` (epoch ms: visible now, or delayed or in flight until then) and after it: the control API's drain (../control.ts). */
+  backlog(queueName: string, before: number): { due: number; later: number };
   close(): Promise<void>;
 }
 
@@ -470,6 +472,7 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
     server,
     endpoint,
     port,
+    backlog: (queueName, before) => sqs.backlog(queueName, before),
     close: async () => {
       closing = true;
       sqs.close(); // move tasks stop, the journal is flushed and closed, long polls end

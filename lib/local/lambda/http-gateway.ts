@@ -127,10 +127,20 @@ function logFailure(target: { fn: FunctionIdentity }, error: string): void {
   console.error(JSON.stringify({ level: 'ERROR', message: 'integration failed', function: target.fn.name, error }));
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+/** The local runtime's own control API under `/_local/` (../control.ts): never a route of the stack. */
+export type LocalControl = (method: string, path: string, authorization: string | undefined, body: Buffer) => Promise<{ statusCode: number; body: unknown }>;
+
+async function handle(request: IncomingMessage, response: ServerResponse, control?: LocalControl): Promise<void> {
   const body = await readBody(request);
   const method = request.method ?? 'GET';
   const path = new URL(request.url ?? '/', 'http://local').pathname;
+  if (control && path.startsWith('/_local/')) {
+    const answer = await control(method, path, request.headers.authorization, body);
+    response.statusCode = answer.statusCode;
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify(answer.body));
+    return;
+  }
   const target = resolve(method, path);
   const params = target.params && Object.keys(target.params).length ? target.params : undefined;
   const result =
@@ -146,9 +156,9 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   response.end(result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined);
 }
 
-export function startHttpGateway(host: string, port: number): Promise<Server> {
+export function startHttpGateway(host: string, port: number, control?: LocalControl): Promise<Server> {
   const server = createServer((request, response) => {
-    handle(request, response).catch((error) => {
+    handle(request, response, control).catch((error) => {
       console.error(JSON.stringify({ level: 'ERROR', message: 'gateway failure', error: String(error) }));
       if (!response.headersSent) response.statusCode = 500;
       response.end();

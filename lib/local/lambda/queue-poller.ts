@@ -68,6 +68,10 @@ export class QueuePoller {
   private running = false;
   private loops: Promise<void>[] = [];
   private readonly aborts = new Set<AbortController>();
+  /** messages received and not yet deleted or left to come back (the control API's drain: ../control.ts) */
+  inHand = 0;
+  /** messages handed to the function since the start */
+  handled = 0;
 
   constructor(private readonly options: QueuePollerOptions) {}
 
@@ -85,7 +89,7 @@ export class QueuePoller {
 
   /** One receive-invoke-delete cycle (the receive waits up to `waitSeconds` for a message); returns how many messages it handled. Exposed for tests. */
   async pollOnce(waitSeconds = 0): Promise<number> {
-    const { sqs, queueUrl, queueArn, batchSize } = this.options;
+    const { sqs, queueUrl, batchSize } = this.options;
     const abort = new AbortController();
     this.aborts.add(abort);
     const received = await sqs
@@ -102,6 +106,17 @@ export class QueuePoller {
       .finally(() => this.aborts.delete(abort));
     const messages = received.Messages ?? [];
     if (messages.length === 0) return 0;
+    this.inHand += messages.length;
+    try {
+      return await this.handle(messages);
+    } finally {
+      this.inHand -= messages.length;
+      this.handled += messages.length;
+    }
+  }
+
+  private async handle(messages: Message[]): Promise<number> {
+    const { sqs, queueUrl, queueArn } = this.options;
     const failed = new Set<string>();
     for (const records of eventsWithin(
       messages.map((m) => toRecord(m, queueArn)),

@@ -107,6 +107,10 @@ export class StreamPoller {
   private running = false;
   private loop?: Promise<void>;
   private initialised = false;
+  /** records handed to the function since the start */
+  handled = 0;
+  /** when the latest poll that found nothing to read or retry began (epoch ms; 0: none yet) */
+  quietSince = 0;
   private checkpoint?: Checkpoint;
 
   constructor(private readonly options: StreamPollerOptions) {}
@@ -180,6 +184,19 @@ export class StreamPoller {
 
   /** Reads every open shard once and hands the records on; returns how many records were handled. Exposed for tests. */
   async pollOnce(): Promise<number> {
+    const began = Date.now();
+    const handled = await this.readShards();
+    this.handled += handled;
+    if (handled === 0 && [...this.shards.values()].every((state) => state.pending.length === 0)) this.quietSince = began;
+    return handled;
+  }
+
+  /** Records read and not yet handed on successfully (the control API's drain: ../control.ts). */
+  inHand(): number {
+    return [...this.shards.values()].reduce((n, state) => n + state.pending.length, 0);
+  }
+
+  private async readShards(): Promise<number> {
     if (Date.now() - this.describedAt >= DESCRIBE_INTERVAL_MS) await this.discoverShards();
     let handled = 0;
     for (const [shardId, state] of this.shards) {

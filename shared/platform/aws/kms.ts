@@ -15,7 +15,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { checkAwsCall } from './call-guard';
 import { SECRETS_KEY_CONTEXT, secretsKeyArn } from './secrets-key';
 import { Sha256 } from './sha256';
-import { AwsCallError, signingCredentials, signingRegion } from './signed-calls';
+import { awsRegion } from './region';
+import { AwsCallError, signingCredentials } from './signed-calls';
 
 /** KMS answered an error (`code` is its `__type`: `InvalidCiphertextException`, `AccessDeniedException`...). */
 export class KmsError extends AwsCallError {
@@ -23,12 +24,12 @@ export class KmsError extends AwsCallError {
 }
 
 let signer: SignatureV4 | undefined;
-const kmsSigner = () => (signer ??= new SignatureV4({ service: 'kms', region: signingRegion(), credentials: signingCredentials, sha256: Sha256 }));
+const kmsSigner = () => (signer ??= new SignatureV4({ service: 'kms', region: awsRegion(), credentials: signingCredentials, sha256: Sha256 }));
 
 /** A KMS JSON 1.1 call, as the SDK sends it: POST / with the operation in `x-amz-target`. */
 async function call<T>(operation: 'GenerateDataKey' | 'Decrypt', input: Record<string, unknown>): Promise<T> {
   checkAwsCall({ service: 'kms', operation, input });
-  const url = new URL(process.env.AWS_ENDPOINT_URL_KMS || `https://kms.${signingRegion()}.amazonaws.com`);
+  const url = new URL(process.env.AWS_ENDPOINT_URL_KMS || `https://kms.${awsRegion()}.amazonaws.com`);
   const body = JSON.stringify(input);
   const signed = await kmsSigner().sign({
     method: 'POST',

@@ -21,7 +21,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { HttpRequest } from '@smithy/types';
 import { checkAwsCall } from './call-guard';
 import { Sha256 } from './sha256';
-import { AwsCallError, signingCredentials, signingRegion } from './signed-calls';
+import { awsRegion } from './region';
+import { AwsCallError, signingCredentials } from './signed-calls';
 
 /** How long a download URL works. */
 export const DOWNLOAD_URL_TTL_SECONDS = 60 * 60;
@@ -33,7 +34,7 @@ export class ObjectStoreError extends AwsCallError {
 let signer: SignatureV4 | undefined;
 function s3Signer(): SignatureV4 {
   // As the S3 client configures it: the path is signed as sent (no double encoding).
-  signer ??= new SignatureV4({ service: 's3', region: signingRegion(), credentials: signingCredentials, sha256: Sha256, uriEscapePath: false, applyChecksum: true });
+  signer ??= new SignatureV4({ service: 's3', region: awsRegion(), credentials: signingCredentials, sha256: Sha256, uriEscapePath: false, applyChecksum: true });
   return signer;
 }
 
@@ -57,7 +58,7 @@ const encodeKey = (key: string) =>
 
 function request(bucket: string, method: string, key: string, query: Record<string, string> = {}, headers: Record<string, string> = {}, body?: Uint8Array): HttpRequest {
   const custom = process.env.AWS_ENDPOINT_URL_S3;
-  const base = custom ? new URL(custom) : new URL(`https://${bucket}.s3.${signingRegion()}.amazonaws.com`);
+  const base = custom ? new URL(custom) : new URL(`https://${bucket}.s3.${awsRegion()}.amazonaws.com`);
   const basePath = base.pathname.replace(/\/$/, '');
   const port = base.port ? Number(base.port) : undefined;
   return {

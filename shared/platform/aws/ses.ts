@@ -40,5 +40,3 @@ export const sesClient = /* @__PURE__ */ guarded('ses', /* @__PURE__ */ new SESv
  * seconds other senders hold; a throttled send goes back to the queue and takes a new slot instead.
  */
 export const sesSendClient = /* @__PURE__ */ guarded('ses', /* @__PURE__ */ new SESv2Client({ maxAttempts: 1 }));
-
-export { SES_REGION } from './region';

@@ -1,6 +1,6 @@
 /**
  * What the service's hand-signed AWS calls share (./s3.ts, ./kms.ts: small REST and JSON calls
- * signed with the SDK's own SigV4 signer instead of whole clients): the region, the credentials of
+ * signed with the SDK's own SigV4 signer instead of whole clients): the credentials of
  * the DynamoDB client's chain (on Lambda, the role's: ./lambda-credentials.ts), and the error a
  * service's refusal becomes.
  */
@@ -19,9 +19,3 @@ export class AwsCallError extends Error {
 }
 
 export const signingCredentials = (): Promise<AwsCredentialIdentity> => (documentClient.config.credentials as () => Promise<AwsCredentialIdentity>)();
-
-export function signingRegion(): string {
-  const value = process.env.AWS_REGION;
-  if (!value) throw new Error('AWS_REGION is not set');
-  return value;
-}
