@@ -42,7 +42,7 @@ export type BroadcastRecord = z.output<typeof broadcast>;
 /** A contact's outcome in a broadcast's fan-out (shared/broadcasts/fanout.ts), as the broadcast's counters count them. */
 export const RECIPIENT_OUTCOMES = ['sent', 'skipped', 'failed'] as const;
 
-/** What `resend.broadcasts.recipients` sends as `type` (the SDK requires it); GET /broadcasts/{id}/recipients accepts it and lists every recipient (its operation says why). */
+/** What `resend.broadcasts.recipients` sends as `type` (the SDK requires it); GET /broadcasts/{id}/recipients accepts these and `all`, and lists every recipient for each (its operation says why). */
 export const RECIPIENT_EVENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
 export const RECIPIENT_BOUNCE_TYPES = ['permanent', 'transient', 'undetermined'] as const;
 

@@ -16,7 +16,7 @@
  * The records expire 90 days after the fan-out wrote them (RECIPIENT_TTL_SECONDS): once DynamoDB's
  * TTL has removed them the list is empty, while the broadcast keeps its counters.
  *
- * Resend's `type` (the SDK requires it) and `bounce_type` are accepted and not applied: filtering on
+ * Resend's `type` (the SDK requires it; `all` too) and `bounce_type` are accepted and not applied: filtering on
  * the joined status would need reads without bound before a page is full (a page of none, with
  * `has_more`, would leave the caller no cursor), so every recipient comes with its `status`.
  */

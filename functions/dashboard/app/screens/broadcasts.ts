@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { get, post, seg } from '../api';
 import { navigate } from '../router';
 import { Badge, Empty, ErrorBox, Field, formValues, html, Link, loaded, Page, Preview, Table, useAction, useData, usePoll, when } from '../ui';
+import { render } from '../../../../shared/templates/render';
 
 export function Broadcasts() {
   const state = useData(() => get('/broadcasts?limit=100'));
@@ -25,6 +26,8 @@ export function ComposeBroadcast() {
   const lists = useData(async () => ({ segments: (await get('/segments?limit=100')).data as any[], topics: (await get('/topics?limit=100')).data as any[] }));
   const action = useAction();
   const [markup, setMarkup] = useState('<p>Hello {{{FIRST_NAME|there}}}</p>');
+  // as a contact without a first name gets it: fallbacks in, other placeholders as written
+  const preview = render(markup, {});
   // controlled, so the choice survives the lists arriving after it
   const [segmentId, setSegmentId] = useState('');
   const submit = (event: Event) => {
@@ -50,7 +53,8 @@ export function ComposeBroadcast() {
       <${Field} label="Segment"><select name="segment_id" required value=${segmentId} onChange=${(e: any) => setSegmentId(e.currentTarget.value)}><option value="">Choose a segment</option>${(lists.data?.segments ?? []).map((s) => html`<option value=${s.id}>${s.name}</option>`)}</select><//>
       <${Field} label="Topic"><select name="topic_id"><option value="">No topic</option>${(lists.data?.topics ?? []).map((t) => html`<option value=${t.id}>${t.name}</option>`)}</select><//>
       <${Field} label="HTML"><textarea name="html" rows="8" value=${markup} onInput=${(e: any) => setMarkup(e.currentTarget.value)}></textarea><//>
-      <${Preview} markup=${markup} title="Broadcast preview" />
+      ${preview.malformed.length ? html`<p class="badge warn" role="alert">Braces that do not pair: ${preview.malformed.join(' ')}. Write three or two on both sides; saving is refused until then.</p>` : null}
+      <${Preview} markup=${preview.text} title="Broadcast preview (a contact without a name)" />
       <button type="submit" disabled=${action.pending}>Save draft</button>
     </form>
   <//>`;

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { get, patch, post, seg } from '../api';
 import { navigate } from '../router';
 import { Badge, Empty, ErrorBox, Field, formValues, html, Link, Loading, loaded, Page, Preview, Table, useAction, useData, when } from '../ui';
+import { render } from '../../../../shared/templates/render';
 
 export function Templates() {
   const state = useData(() => get('/templates?limit=100'));
@@ -34,12 +35,8 @@ interface Variable {
   fallback_value: string | number | null;
 }
 
-/** `{{{KEY}}}` / `{{KEY}}` replaced as the sender renders them (values: the fallbacks), for the preview only. */
-const render = (markup: string, variables: Variable[]) =>
-  markup.replace(/\{\{\{?\s*([A-Za-z0-9_]+)\s*\}?\}\}/g, (whole, key) => {
-    const variable = variables.find((v) => v.key === key);
-    return variable?.fallback_value !== null && variable?.fallback_value !== undefined ? String(variable.fallback_value) : whole;
-  });
+/** The html as a send without variables renders it (the sender's renderer): declared fallbacks, else each placeholder's own; other keys as written. */
+const renderPreview = (markup: string, variables: Variable[]) => render(markup, Object.fromEntries(variables.map((v) => [v.key, v.fallback_value])));
 
 /** Edit (PATCH), publish and duplicate a template, with its preview as you type. */
 export function TemplateDetail({ id }: { id: string }) {
@@ -55,7 +52,7 @@ export function TemplateDetail({ id }: { id: string }) {
         variables: template.variables.map((v: any) => ({ key: v.key, type: v.type, fallback_value: v.fallback_value })),
       });
   }, [template]);
-  const preview = useMemo(() => (draft ? render(draft.html, draft.variables) : ''), [draft]);
+  const preview = useMemo(() => (draft ? renderPreview(draft.html, draft.variables) : { text: '', malformed: [] }), [draft]);
   if (error) return html`<${Page} title="Template"><${ErrorBox} error=${error} retry=${reload} /><//>`;
   if (!template || !draft) return html`<${Page} title="Template"><${Loading} /><//>`;
   const set = (patchDraft: Partial<typeof draft>) => setDraft({ ...draft, ...patchDraft });
@@ -76,6 +73,7 @@ export function TemplateDetail({ id }: { id: string }) {
         <${Field} label="Name"><input value=${draft.name} onInput=${(e: any) => set({ name: e.currentTarget.value })} /><//>
         <${Field} label="Subject"><input value=${draft.subject} onInput=${(e: any) => set({ subject: e.currentTarget.value })} /><//>
         <${Field} label="HTML"><textarea rows="12" value=${draft.html} onInput=${(e: any) => set({ html: e.currentTarget.value })}></textarea><//>
+        ${preview.malformed.length ? html`<p class="badge warn" role="alert">Braces that do not pair: ${preview.malformed.join(' ')}. Write three or two on both sides; saving is refused until then.</p>` : null}
         <h2>Variables</h2>
         ${draft.variables.map(
           (v, i) => html`<div class="inline card">
@@ -86,7 +84,7 @@ export function TemplateDetail({ id }: { id: string }) {
         )}
         <button type="button" class="small" onClick=${() => set({ variables: [...draft.variables, { key: `VAR_${draft.variables.length + 1}`, type: 'string', fallback_value: '' }] })}>Add variable</button>
       </div>
-      <div><h2 class="first">Preview</h2><${Preview} markup=${preview} title="Template preview" /></div>
+      <div><h2 class="first">Preview</h2><${Preview} markup=${preview.text} title="Template preview" /></div>
     </div>
   <//>`;
 }
