@@ -5,7 +5,8 @@
  *   show   --project ID
  *          the limits as stored and this UTC day's and month's usage
  *   limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none] [--contacts N|default]
- *          API requests a second (default: API_RATE_LIMIT_PER_SECOND, else 10), emails a UTC day
+ *          API requests a second (default: API_RATE_LIMIT_PER_SECOND: the stack parameter's, 10 unless given;
+ *          1,000 under `npm start` unless given), emails a UTC day
  *          and a UTC month (none: unlimited), contacts the project may hold (default:
  *          CONTACT_LIMIT_PER_PROJECT, else 1,000,000). Running functions apply a change within a minute.
  *   resume --project ID
@@ -21,21 +22,24 @@
  * Where: as `npm run api-key` (bin/table-target.ts): `--table NAME` (or TABLE_NAME) for a deployed
  * table, else the running `npm start`.
  */
-import { parseArgs } from 'node:util';
-import { useTargetTable } from './table-target';
+import { commandOf, failed, parseCli, usageError } from './cli';
+import { TARGET_OPTIONS, useTargetTable } from './table-target';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-const USAGE = `usage: npm run project -- show --project ID
-       npm run project -- limits --project ID [--rate N|default] [--daily N|none] [--monthly N|none] [--contacts N|default]
-       npm run project -- resume --project ID
-       npm run project -- recount --project ID
-       npm run project -- wipe-test-data --project ID
-options: --local (the running \`npm start\`, the default when DATA_DIR/runtime.json exists) | --table NAME (a deployed table; AWS credentials from the environment)`;
-
+const cli = {
+  name: 'npm run project',
+  usage: `usage: npm run project -- show [--project ID]
+       npm run project -- limits [--project ID] [--rate N|default] [--daily N|none] [--monthly N|none] [--contacts N|default]
+       npm run project -- resume [--project ID]
+       npm run project -- recount [--project ID]
+       npm run project -- wipe-test-data [--project ID]
+--project: without it, the running \`npm start\`'s default project (a deployed table has none)
+where: --local (the running \`npm start\` of DATA_DIR, default .data; the default when DATA_DIR/runtime.json exists)
+       --table NAME (a deployed table, the stack's TableName output; AWS credentials and region from the environment)`,
+};
 function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
+  return usageError(cli, message);
 }
 
 /** A whole number from 1, or null for the word that means "back to the default". */
@@ -48,32 +52,26 @@ function limitValue(name: string, value: string | undefined, reset: string): num
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      project: { type: 'string' },
-      rate: { type: 'string' },
-      daily: { type: 'string' },
-      monthly: { type: 'string' },
-      contacts: { type: 'string' },
-      table: { type: 'string' },
-      local: { type: 'boolean' },
-    },
+  const { values, positionals } = parseCli(cli, {
+    project: { type: 'string' },
+    rate: { type: 'string' },
+    daily: { type: 'string' },
+    monthly: { type: 'string' },
+    contacts: { type: 'string' },
+    ...TARGET_OPTIONS,
   });
-  const command = positionals[0];
-  if (!command || !['show', 'limits', 'resume', 'recount', 'wipe-test-data'].includes(command)) fail(`unknown command "${command ?? ''}"`);
-  if (!values.project) fail(`${command} needs --project`);
+  const command = commandOf(cli, positionals, ['show', 'limits', 'resume', 'recount', 'wipe-test-data']);
   const change = {
     rate_limit: limitValue('rate', values.rate, 'default'),
     daily_quota: limitValue('daily', values.daily, 'none'),
     monthly_quota: limitValue('monthly', values.monthly, 'none'),
     contact_limit: limitValue('contacts', values.contacts, 'default'),
   };
-  const noTable = useTargetTable(values);
-  if (noTable) fail(noTable);
+  const target = useTargetTable(values);
+  if (typeof target === 'string') fail(target);
+  const projectId = values.project ?? target.defaultProjectId ?? fail(`${command} needs --project (a deployed table has no default project)`);
   // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
   const { changeProjectSettings, describeProject } = await import('../shared/access/project-settings');
-  const projectId = values.project;
   if (command === 'limits') await changeProjectSettings(projectId, change);
   if (command === 'resume') {
     const { resumeSending } = await import('../shared/emails/reputation');
@@ -102,7 +100,4 @@ async function main(): Promise<void> {
   console.log(`last 24h ${r.sent} sent, ${r.bounced} bounced (${(r.bounce_rate * 100).toFixed(2)}%), ${r.complained} complained (${(r.complaint_rate * 100).toFixed(2)}%)`);
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error && 'toBody' in error ? (error as Error).message : error);
-  process.exit(1);
-});
+main().catch(failed(cli));

@@ -6,21 +6,26 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterQueueUrl, redrive } from '../lib/redrive';
 import { readStandInCredentials } from '../lib/local/aws/credentials';
+import { failed, parseCli, usageError } from './cli';
 import { cliRegion } from '../lib/region';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
+const cli = {
+  name: 'npm run redrive',
+  usage: `usage: npm run redrive -- <queue, e.g. ses-suppression> [--stack EmailService]
+moves every message of the queue's dead-letter queue back to the queue
+without --stack: the running \`npm start\` of DATA_DIR (default .data); with it: the deployed stack (AWS credentials and region from the environment)`,
+};
+
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { stack: { type: 'string' } } });
+  const { positionals, values } = parseCli(cli, { stack: { type: 'string' } });
   const queue = positionals[0];
-  if (!queue) {
-    console.error('usage: npm run redrive -- <queue, e.g. ses-suppression> [--stack EmailService]');
-    return 2;
-  }
+  if (!queue) usageError(cli, 'a queue is needed, e.g. ses-suppression');
+  if (positionals.length > 1) usageError(cli, `unexpected argument "${positionals[1]}"`);
   let sqs: SQSClient;
   if (values.stack) {
     sqs = new SQSClient({ region: cliRegion() }); // the stack's region: AWS_REGION, else the saved context (lib/region.ts)
@@ -40,10 +45,4 @@ async function main(): Promise<number> {
   return result.status === 'COMPLETED' || result.status === 'NOTHING_TO_MOVE' ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(String(error));
-    process.exit(1);
-  },
-);
+main().then((code) => process.exit(code), failed(cli));

@@ -8,17 +8,26 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { readStandInCredentials } from '../lib/local/aws/credentials';
 import { LOCAL_SES_EVENTS_TOPIC_ARN } from '../lib/local/aws/ses-events';
 import { reconcileSesEventDestinations } from '../lib/ses-reconcile';
+import { failed, parseCli, usageError } from './cli';
 import { cliRegion } from '../lib/region';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
+const cli = {
+  name: 'npm run ses-reconcile',
+  usage: `usage: npm run ses-reconcile -- [--topic-arn ARN]
+points every configuration set of the service (es-*) at the SES events topic again
+--topic-arn: the deployed stack's SesEventsTopicArn output (AWS credentials and region from the environment);
+without it: the running \`npm start\` of DATA_DIR (default .data)`,
+};
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { 'topic-arn': { type: 'string' } } });
+  const { values, positionals } = parseCli(cli, { 'topic-arn': { type: 'string' } });
+  if (positionals.length > 0) usageError(cli, `unexpected argument "${positionals[0]}"`);
   let ses: SESv2Client;
   let topicArn: string;
   if (values['topic-arn']) {
@@ -43,10 +52,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(String(error));
-    process.exit(1);
-  },
-);
+main().then((code) => process.exit(code), failed(cli));

@@ -132,7 +132,7 @@ it('pauses a project that bounces 10% once the sample is reached, holds its mail
   expect(events.body.data.map((e: { type: string }) => e.type)).toContain('project.sending_paused');
 
   // another project of the deployment keeps sending
-  const { stdout } = await cli('api-key.ts', 'create', '--name', 'neighbour');
+  const { stdout } = await cli('api-key.ts', 'create', '--new-project', '--name', 'neighbour');
   const otherKey = /API key (\S+)/.exec(stdout)![1];
   const otherDomain = await verifiedDomain(otherKey, 'neighbour');
   const neighbour = await call('POST', '/emails', { from: `hi@${otherDomain}`, to: 'success@simulator.amazonses.com', subject: 'n', text: 'n' }, otherKey);
