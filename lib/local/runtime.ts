@@ -19,7 +19,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Agent, type Server } from 'node:http';
+import { Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -118,7 +118,13 @@ function lastResort(stop: () => Promise<void>, log: (line: string) => void): () 
   };
 }
 
-export async function startLocalRuntime(settings: LocalSettings, log: (line: string) => void = console.log): Promise<LocalRuntime> {
+/** What the runtime tells its starter besides its log lines. */
+export interface RuntimeObserver {
+  /** each API request once answered (lib/local/terminal-log.ts prints it) */
+  onRequest?: (method: string, path: string, status: number, ms: number) => void;
+}
+
+export async function startLocalRuntime(settings: LocalSettings, log: (line: string) => void = console.log, observer: RuntimeObserver = {}): Promise<LocalRuntime> {
   const cleanups: (() => Promise<void>)[] = [];
   let lock: DataDirLock | undefined;
   const stop = async () => {
@@ -250,6 +256,9 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       // Unless told `false`, webhooks may POST over plain http to loopback receivers, and loopback
       // addresses pass the dispatcher's address check (shared/webhooks/endpoint.ts). Never set on AWS.
       ALLOW_HTTP_LOOPBACK_WEBHOOKS: String(settings.allowHttpLoopbackWebhooks),
+      // every project's API rate limit unless it has its own: 1,000 locally unless given (lib/local/settings.ts);
+      // a value already in this process's environment stays (the benchmarks set theirs there)
+      API_RATE_LIMIT_PER_SECOND: process.env.API_RATE_LIMIT_PER_SECOND || String(settings.apiRateLimitPerSecond),
       // As the stack tells the domain routes: their configuration sets get an SNS event destination
       // (the local SES front records it; every send's events reach the queues either way).
       SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
@@ -311,6 +320,13 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const control = { watched: [...watched, { kind: 'ses' as const, name: 'ses', busy: () => sesPublishing.owed, handled: () => sesPublishing.published }], schedules };
     const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) => handleControl(control, method, path, authorization, body));
     cleanups.push(() => closeServer(http));
+    const { onRequest } = observer;
+    if (onRequest)
+      http.on('request', (request: IncomingMessage, response: ServerResponse) => {
+        const started = performance.now();
+        // the path only: a query may carry a token (unsubscribe links)
+        response.once('finish', () => onRequest(request.method ?? 'GET', (request.url ?? '/').split('?')[0], response.statusCode, Math.round(performance.now() - started)));
+      });
     const { port } = http.address() as { port: number };
     ports.api = port;
     publishPorts(); // in the same tick as the listen: no request is served before

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { API_KEY_PATTERN } from '../../shared/access/api-key-token';
+import type { TerminalFormat } from './terminal-log';
 
 export interface LocalSettings {
   host: string;
@@ -32,32 +33,63 @@ export interface LocalSettings {
    * set to `false`). The runtime's own ports are refused either way (shared/webhooks/endpoint.ts).
    */
   allowHttpLoopbackWebhooks: boolean;
+  /**
+   * API_RATE_LIMIT_PER_SECOND: every project's API requests a second unless it has a limit of its own.
+   * 1,000 locally unless given (AWS's default stays the stack parameter's 10): a script run against
+   * `npm start` is one developer's, and 10 stopped a sequential SDK script at its 11th call.
+   */
+  apiRateLimitPerSecond: number;
+  /**
+   * LOCAL_TERMINAL_LOG: `human` (one line per request on the terminal, the JSON log only in
+   * DATA_DIR/logs) or `json` (every JSON line on stdout/stderr too). Unset: `human` when stdout is a
+   * terminal, else `json`, so pipes and the test suites keep reading the JSON (lib/local/terminal-log.ts).
+   */
+  terminalLog: TerminalFormat;
 }
+
+/** A setting that cannot be used: `npm start` prints its message alone (one line) and exits 1. */
+export class SettingsError extends Error {}
+
+/** The local runtime's API rate limit unless API_RATE_LIMIT_PER_SECOND says otherwise (LocalSettings says why). */
+export const LOCAL_API_RATE_LIMIT_PER_SECOND = 1000;
 
 function flag(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   if (value === 'true' || value === 'false') return value === 'true';
-  throw new Error(`${name} must be true or false, got "${value}"`);
+  throw new SettingsError(`${name} must be true or false, got "${value}"`);
 }
 
 function port(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new SettingsError(`${name} must be a port number (0-65535), got "${value}"`);
+  return n;
+}
+
+function wholeFromOne(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new SettingsError(`${name} must be a whole number from 1, got "${value}"`);
   return n;
 }
 
 function positive(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${value}"`);
+  if (!Number.isFinite(n) || n < 0) throw new SettingsError(`${name} must be a non-negative number, got "${value}"`);
   return n;
 }
 
-export function readSettings(env: NodeJS.ProcessEnv = process.env): LocalSettings {
+function terminalFormat(value: string | undefined, stdoutIsTerminal: boolean): TerminalFormat {
+  if (value === undefined || value === '') return stdoutIsTerminal ? 'human' : 'json';
+  if (value === 'human' || value === 'json') return value;
+  throw new SettingsError(`LOCAL_TERMINAL_LOG must be human or json, got "${value}"`);
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): LocalSettings {
   const localApiKey = env.LOCAL_API_KEY || undefined;
   if (localApiKey && !API_KEY_PATTERN.test(localApiKey)) {
-    throw new Error('LOCAL_API_KEY must be es_test_ or es_live_ followed by 32 letters and digits (base62)');
+    throw new SettingsError('LOCAL_API_KEY must be es_test_ or es_live_ followed by 32 letters and digits (base62)');
   }
   return {
     host: env.HOST || '127.0.0.1',
@@ -75,5 +107,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): LocalSetting
     dynamoDbPort: port('LOCAL_DYNAMODB_PORT', env.LOCAL_DYNAMODB_PORT, 0),
     scheduleIntervalSeconds: env.LOCAL_SCHEDULE_INTERVAL_SECONDS ? positive('LOCAL_SCHEDULE_INTERVAL_SECONDS', env.LOCAL_SCHEDULE_INTERVAL_SECONDS, 60) : undefined,
     allowHttpLoopbackWebhooks: flag('ALLOW_HTTP_LOOPBACK_WEBHOOKS', env.ALLOW_HTTP_LOOPBACK_WEBHOOKS, true),
+    apiRateLimitPerSecond: wholeFromOne('API_RATE_LIMIT_PER_SECOND', env.API_RATE_LIMIT_PER_SECOND, LOCAL_API_RATE_LIMIT_PER_SECOND),
+    terminalLog: terminalFormat(env.LOCAL_TERMINAL_LOG, stdoutIsTerminal),
   };
 }

@@ -1,6 +1,8 @@
 /**
  * A project's limits, kept on its project item and changed by an operator (`npm run project --
- * limits`): the API rate limit (requests a second; unset: API_RATE_LIMIT_PER_SECOND, else 10) and
+ * limits`): the API rate limit (requests a second; unset: API_RATE_LIMIT_PER_SECOND, which the stack
+ * sets from its ApiRateLimitPerSecond parameter, 10 unless given, and `npm start` to 1,000 unless
+ * given, lib/local/settings.ts; else 10) and
  * the send quotas (emails a UTC day and a UTC month; unset: unlimited) and the contact limit
  * (contacts the project may hold; unset: CONTACT_LIMIT_PER_PROJECT, else 1,000,000). A contact
  * limit bounds what one tenant takes of the shared table and of the one contact-imports worker
@@ -25,9 +27,13 @@ import { foldUsageShards, quotaPeriods, quotaUsage } from '../emails/quota';
 import { reputationOf, type SendingPause } from '../emails/reputation';
 import { liveProjectId } from './test-mode';
 
+/** Which setting a project's API rate limit comes from: a 429 names it (./rate-limit.ts), so the caller knows what to change. */
+export type RateLimitSource = 'project' | 'API_RATE_LIMIT_PER_SECOND' | 'built-in';
+
 export interface ProjectSettings {
   /** API requests a second */
   rate_limit: number;
+  rate_limit_source: RateLimitSource;
   /** emails a UTC day, null: unlimited */
   daily_quota: number | null;
   /** emails a UTC month, null: unlimited */
@@ -42,9 +48,11 @@ export interface ProjectSettings {
 
 const wholeNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined);
 
+const deploymentRateLimit = (env: Record<string, string | undefined>) => wholeNumber(Number(env.API_RATE_LIMIT_PER_SECOND));
+
 /** API_RATE_LIMIT_PER_SECOND when it is a whole number from 1, else 10. */
 export function defaultRateLimit(env: Record<string, string | undefined> = process.env): number {
-  return wholeNumber(Number(env.API_RATE_LIMIT_PER_SECOND)) ?? DEFAULT_API_RATE_LIMIT;
+  return deploymentRateLimit(env) ?? DEFAULT_API_RATE_LIMIT;
 }
 
 export const DEFAULT_CONTACT_LIMIT = 1_000_000;
@@ -62,6 +70,7 @@ const cacheMs = () => {
 /** The settings a project item holds, unset values as their defaults. */
 const settingsOf = (item: Item): ProjectSettings => ({
   rate_limit: wholeNumber(item.rate_limit) ?? defaultRateLimit(),
+  rate_limit_source: wholeNumber(item.rate_limit) ? 'project' : deploymentRateLimit(process.env) ? 'API_RATE_LIMIT_PER_SECOND' : 'built-in',
   daily_quota: wholeNumber(item.daily_quota) ?? null,
   monthly_quota: wholeNumber(item.monthly_quota) ?? null,
   contact_limit: wholeNumber(item.contact_limit) ?? defaultContactLimit(),

@@ -23,7 +23,7 @@ import { ApiError } from '../platform/errors';
 import type { Authentication } from '../platform/http/pipeline';
 import { hashToken } from './api-key-token';
 import { authenticateKey } from './api-keys';
-import { projectSettings } from './project-settings';
+import { projectSettings, type RateLimitSource } from './project-settings';
 
 /** How long a second's counter is kept (DynamoDB's TTL deletes it within days; nothing reads an old one). */
 const WINDOW_TTL_SECONDS = 120;
@@ -31,6 +31,8 @@ const KNOWN_KEYS_MAX = 10_000;
 
 export interface RateCount {
   limit: number;
+  /** the setting the limit comes from (the 429's message names it); unknown to a count made without the project's settings */
+  source?: RateLimitSource;
   /** requests of this second, this one included when admitted */
   count: number;
   admitted: boolean;
@@ -69,8 +71,16 @@ export const rateLimitHeaders = (count: RateCount): Record<string, string> => ({
   'ratelimit-reset': String(count.resetSeconds),
 });
 
+/** What a 429 says the limit is: the setting to change, whoever reads it (a developer locally, an operator on AWS). */
+const LIMIT_SETTING: Record<RateLimitSource, string> = {
+  project: "the project's own limit, set by an operator with `npm run project -- limits --rate`",
+  API_RATE_LIMIT_PER_SECOND: "API_RATE_LIMIT_PER_SECOND, the deployment's default for projects without a limit of their own",
+  'built-in': 'the built-in default, as API_RATE_LIMIT_PER_SECOND is not set',
+};
+
 export const rateLimited = (count: RateCount): ApiError => {
-  const message = `Too many requests: this project may make ${count.limit} requests a second; retry after ${count.resetSeconds} s`;
+  const setting = count.source ? ` (${LIMIT_SETTING[count.source]})` : '';
+  const message = `Too many requests: this project may make ${count.limit} requests a second${setting}; retry after ${count.resetSeconds} s`;
   return new ApiError(429, 'application_error', message, [{ code: 'rate_limit_exceeded', message, path: '' }], { ...rateLimitHeaders(count), 'retry-after': String(count.resetSeconds) });
 };
 
@@ -81,7 +91,7 @@ const limiting = () => process.env.API_RATE_LIMITING !== 'off';
 
 async function counted(projectId: string): Promise<RateCount> {
   const settings = await projectSettings(projectId);
-  return countRequest(projectId, settings.rate_limit);
+  return { ...(await countRequest(projectId, settings.rate_limit)), source: settings.rate_limit_source };
 }
 
 /** The bearer token's caller, counted against its project's rate limit (see the top of this file). */

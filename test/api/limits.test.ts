@@ -48,6 +48,10 @@ describe('the API rate limit', () => {
     expect(refused.length).toBeGreaterThanOrEqual(12 - 3 * seconds);
     for (const r of refused) {
       expect(r.body).toMatchObject({ name: 'application_error', statusCode: 429, errors: [{ code: 'rate_limit_exceeded' }] });
+      // the message names the setting that applied: here the project's own limit
+      expect(r.body.message).toBe(
+        "Too many requests: this project may make 3 requests a second (the project's own limit, set by an operator with `npm run project -- limits --rate`); retry after 1 s",
+      );
       expect(r.headers.get('retry-after')).toBe('1');
       expect(r.headers.get('ratelimit-limit')).toBe('3');
       expect(r.headers.get('ratelimit-remaining')).toBe('0');
