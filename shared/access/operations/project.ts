@@ -8,7 +8,7 @@ export const get = defineOperation({
   summary: "The calling key's project: its API rate limit, send quotas and usage so far",
   description:
     'Limits are set per project by an operator (`npm run project -- limits`); unset, the rate limit is the deployment default ' +
-    '(API_RATE_LIMIT_PER_SECOND, 10) and the quotas are unlimited (`null`). `usage` counts the emails accepted by live keys in the ' +
+    '(API_RATE_LIMIT_PER_SECOND: the stack parameter ApiRateLimitPerSecond, 10 unless given; 1,000 under `npm start` unless given) and the quotas are unlimited (`null`). `usage` counts the emails accepted by live keys in the ' +
     'current UTC day and month.',
   tags: ['Project'],
   auth: 'api_key',

@@ -54,7 +54,8 @@ export const payloadTooLargeResponse = { description: 'The body is over 5 MB (`p
 /** Every keyed operation answers this past its project's API rate limit (shared/access/rate-limit.ts adds it). */
 export const rateLimitedResponse = {
   description:
-    "Over the project's API rate limit (`rate_limit_exceeded`; `retry-after` says when to try again). Every keyed answer carries `ratelimit-limit`, `ratelimit-remaining` and `ratelimit-reset`",
+    "Over the project's API rate limit (`rate_limit_exceeded`; `retry-after` says when to try again; the message names the setting that applied: " +
+    "the project's own limit, or API_RATE_LIMIT_PER_SECOND, the deployment's default). Every keyed answer carries `ratelimit-limit`, `ratelimit-remaining` and `ratelimit-reset`",
   schema: errorEnvelope,
 } as const;
 
