@@ -10,6 +10,7 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { STACK_NAME } from '../lib/email-service-stack';
 import { formatPreflight, preflight } from '../lib/preflight';
 import { cliRegion, savedContext } from '../lib/region';
+import { failed, type Cli } from './cli';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -24,16 +25,26 @@ function deployContext(args: string[]): Record<string, unknown> {
   return context;
 }
 
+const cli: Cli = {
+  name: 'npm run preflight',
+  usage: [
+    'usage: npm run preflight -- [-c name=value ...]',
+    '',
+    "Checks, read-only, what the AWS account lacks before `cdk deploy`, in the stack's region (-c region=, default",
+    'ap-southeast-2), with your AWS credentials. Give it the -c values you deploy with. Exit 1 when a check failed.',
+    "Other arguments are cdk deploy's (npm run deploy passes the same arguments to both) and are not read here.",
+  ].join('\n'),
+};
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(cli.usage);
+  process.exit(0);
+}
+
 // the SDK's default credential chain, as any client of it resolves it (the region plays no part in it)
 const credentials = new SESv2Client({ region: cliRegion() }).config.credentials;
 
-preflight({ cliRegion: cliRegion(), credentials, stackName: STACK_NAME, context: deployContext(process.argv.slice(2)) }).then(
-  (checks) => {
-    console.log(formatPreflight(checks));
-    process.exit(checks.some((c) => c.status === 'fail') ? 1 : 0);
-  },
-  (error) => {
-    console.error(error);
-    process.exit(2);
-  },
-);
+preflight({ cliRegion: cliRegion(), credentials, stackName: STACK_NAME, context: deployContext(args) }).then((checks) => {
+  console.log(formatPreflight(checks));
+  process.exit(checks.some((c) => c.status === 'fail') ? 1 : 0);
+}, failed(cli));
