@@ -1,9 +1,10 @@
 /**
  * The suites as projects by layer (`npm run test:unit`, `test:integration`, `test:api`,
  * `test:hostile`, `test:volume`, `test:infra`, `test:browser`, `test:chaos` select one). `npm test`
- * runs them all in three jest runs, each only when the one before passed: the fast tier (unit,
- * infra, integration, api), then the slow one (hostile input, the volume suites, the browser),
- * then the chaos test alone (package.json).
+ * runs them all in one jest run, the fast and deterministic tier first (unit, infra, integration,
+ * api), then hostile input and the volume suites, then the browser (test/support/sequencer.js),
+ * and the chaos test alone after it (package.json). One run, not one per tier: the unused-grants
+ * check (test/support/grants-check.ts) needs every suite's calls in the run it checks.
  * The API, hostile and integration suites share one global setup that starts the local runtime once
  * (DynamoDB Local in memory, local SQS and SES, the HTTP gateway) as a child process, exactly as
  * `npm start` does; they call it over real HTTP. A project's global setup and teardown run only when
@@ -36,11 +37,7 @@ const withRuntime = {
 };
 
 const HOSTILE = '<rootDir>/test/api/hostile-input.test.ts';
-/**
- * The volume suites: thousands of emails, items or processes each, minutes of a run. `npm test`
- * runs them in its second tier, after the fast and deterministic one (unit, infra, integration,
- * api) passed, with the hostile-input and browser suites; the chaos test last, alone.
- */
+/** The volume suites: thousands of emails, items or processes each, minutes of a run (`npm run test:volume`; in `npm test`, after the fast tier). */
 const VOLUME = ['<rootDir>/test/api/send-path-scale.test.ts', '<rootDir>/test/integration/due-dispatcher.test.ts', '<rootDir>/test/api/process-tree.test.ts'];
 
 /** @type {import('jest').Config} */
