@@ -53,7 +53,7 @@ describe("the SDK's custom events", () => {
   it('events.list without options reaches the event log: the contract answer, not custom event definitions', async () => {
     const answer = await resend.events.list();
     expect(answer.error).toBeNull();
-    expect(Object.keys(answer.data as object).sort()).toEqual(['data', 'has_more']);
+    expect(Object.keys(answer.data as object).sort()).toEqual(['data', 'has_more', 'object']);
     expect(answer.data).toMatchObject({ has_more: false, data: expect.any(Array) });
   });
 });
@@ -62,7 +62,7 @@ describe('over HTTP', () => {
   it('GET /events answers the contract, and any query parameter is a 422 naming it', async () => {
     const log = await api.get('/events');
     expect(log.status).toBe(200);
-    expect(log.body).toEqual({ data: expect.any(Array), has_more: false });
+    expect(log.body).toEqual({ object: 'list', data: expect.any(Array), has_more: false });
     const unknown = await api.get('/events?type=email.sent');
     expect(unknown).toMatchObject({ status: 422, body: { name: 'validation_error', errors: [{ code: 'unrecognized_keys', path: 'type' }] } });
     const paged = await api.get('/events?limit=5&after=' + ID);
