@@ -1,10 +1,11 @@
 /**
  * The suites as projects by layer (`npm run test:unit`, `test:integration`, `test:api`,
  * `test:hostile`, `test:volume`, `test:infra`, `test:browser`, `test:chaos` select one). `npm test`
- * runs them all in one jest run, the fast and deterministic tier first (unit, infra, integration,
- * api), then hostile input and the volume suites, then the browser (test/support/sequencer.js),
+ * runs them all in one jest run, slowest first with the browser last (test/support/sequencer.js),
  * and the chaos test alone after it (package.json). One run, not one per tier: the unused-grants
- * check (test/support/grants-check.ts) needs every suite's calls in the run it checks.
+ * check (test/support/grants-check.ts) needs every suite's calls in the run it checks; and the
+ * volume suites run beside the fast ones from the start, not together at the end (side by side
+ * on 2 cores the due-dispatcher suite outlived its 300 s).
  * The API, hostile and integration suites share one global setup that starts the local runtime once
  * (DynamoDB Local in memory, local SQS and SES, the HTTP gateway) as a child process, exactly as
  * `npm start` does; they call it over real HTTP. A project's global setup and teardown run only when
@@ -37,7 +38,7 @@ const withRuntime = {
 };
 
 const HOSTILE = '<rootDir>/test/api/hostile-input.test.ts';
-/** The volume suites: thousands of emails, items or processes each, minutes of a run (`npm run test:volume`; in `npm test`, after the fast tier). */
+/** The volume suites: thousands of emails, items or processes each, minutes of a run (`npm run test:volume`). */
 const VOLUME = ['<rootDir>/test/api/send-path-scale.test.ts', '<rootDir>/test/integration/due-dispatcher.test.ts', '<rootDir>/test/api/process-tree.test.ts'];
 
 /** @type {import('jest').Config} */

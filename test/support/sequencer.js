@@ -1,8 +1,6 @@
 /**
- * The fast and deterministic tier first (unit, infra, integration, api: a failure there shows in
- * the first minutes), then hostile input and the volume suites, then the suites that bring their
- * own heavy processes; within a tier, jest's own order (slowest first, from its cache). The heavy
- * ones last: the browser suites (Chromium) and the chaos test (a second local runtime on disk,
+ * Jest's own order (slowest first, from its cache), with the suites that bring their own heavy
+ * processes last: the browser suites (Chromium) and the chaos test (a second local runtime on disk,
  * its JVM, killed and started again). Run beside the API and integration suites on CI's two cores,
  * they starved the shared runtime: routes outlived their Lambda timeouts (500s from DELETE
  * /segments, POST /domains/{id}/verify). Last, they overlap only the other worker's final suites.
@@ -11,13 +9,11 @@
  */
 const Sequencer = require('@jest/test-sequencer').default;
 
-/** The tiers after the fast one, in order: hostile input and the volume suites (jest.config.js VOLUME), the browser, the chaos test. */
-const LATER = [
-  /[\\/]test[\\/]api[\\/](hostile-input|send-path-scale|process-tree)\.test\.ts$|[\\/]test[\\/]integration[\\/]due-dispatcher\.test\.ts$/,
-  /[\\/]test[\\/]browser[\\/]/,
-  /[\\/]test[\\/]chaos[\\/]/,
-];
-const rank = (test) => LATER.findIndex((pattern) => pattern.test(test.path));
+const LAST = [/[\\/]test[\\/]browser[\\/]/, /[\\/]test[\\/]chaos[\\/]/];
+const rank = (test) => {
+  const index = LAST.findIndex((pattern) => pattern.test(test.path));
+  return index === -1 ? -1 : index;
+};
 
 class HeavyLast extends Sequencer {
   async sort(tests) {
