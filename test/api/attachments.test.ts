@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { ChildProcess } from 'node:child_process';
 import * as keys from '../../shared/platform/db/keys';
-import { startRuntimeProcess } from '../support/runtime-process';
+import { startRuntimeProcess, stopRuntimeProcess } from '../support/runtime-process';
 import { waitFor } from '../support/wait';
 
 const KEY = `es_live_${'A'.repeat(32)}`;
@@ -78,11 +78,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGTERM');
-    await exited;
-  }
+  await stopRuntimeProcess(child);
   await new Promise((resolve) => files?.close(resolve));
   rmSync(dataDir, { recursive: true, force: true });
 });

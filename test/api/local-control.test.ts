@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_API_KEY } from '../support/constants';
-import { startRuntimeProcess } from '../support/runtime-process';
+import { startRuntimeProcess, stopRuntimeProcess } from '../support/runtime-process';
 import { hangingEndpoint, type UnresponsiveEndpoint } from '../support/unresponsive-endpoints';
 
 let child: ChildProcess;
@@ -39,11 +39,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGTERM');
-    await exited;
-  }
+  await stopRuntimeProcess(child);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startRuntimeProcess } from '../support/runtime-process';
+import { startRuntimeProcess, stopRuntimeProcess } from '../support/runtime-process';
 import { waitFor } from '../support/wait';
 
 const root = join(__dirname, '..', '..');
@@ -53,11 +53,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGTERM'); // its group: the runtime stops its JVM on SIGTERM
-    await exited;
-  }
+  await stopRuntimeProcess(child);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -35,3 +35,11 @@ export async function startRuntimeProcess(env: Record<string, string>): Promise<
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Stops a runtime started above, if still running: SIGTERM to its group (it stops its JVM itself), and waits for it to exit. */
+export async function stopRuntimeProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  process.kill(-child.pid!, 'SIGTERM');
+  await exited;
+}
