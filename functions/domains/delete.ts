@@ -7,7 +7,7 @@ import * as domainOps from '#shared/domains/operations';
 const CANCEL_BUDGET_MS = 5_000;
 
 export const handler = api(domainOps.remove, async ({ params, caller }) => {
-  const started = Date.now();
+  const started = Date.now(); // machine time: the route's budget of work
   const domain = await deleteDomain(caller, params.domain_id);
   await cancelPendingEmailsFrom(caller.projectId, domain.name, started + CANCEL_BUDGET_MS);
   return ok({ object: 'domain', id: params.domain_id, deleted: true });

@@ -12,6 +12,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { processSqsBatch, RETRY } from '#shared/platform/aws/batch';
 import type { Queue } from '#shared/platform/aws/queues';
 import { logger } from '#shared/platform/log';
+import { now } from '#shared/platform/clock';
 import { sendQueuedEmail } from '#shared/emails/sender';
 import { bulkLimit, maxSendRate, slotRetrySeconds, type SendLane } from '#shared/emails/send-rate';
 import type { SendMessage } from '#shared/emails/send-queue';
@@ -28,7 +29,7 @@ export function sendWorker(queue: Queue<SendMessage, void>, lane: SendLane) {
   const budget = new MemoryBudget(SENDER_MEMORY_BUDGET_BYTES);
   let backlog: { count: number; at: number } | undefined;
   const comeBackIn = async (waitSeconds: number): Promise<number> => {
-    if (!backlog || Date.now() - backlog.at > BACKLOG_CACHE_MS) backlog = { count: await queue.backlog().catch(() => 0), at: Date.now() };
+    if (!backlog || now() - backlog.at > BACKLOG_CACHE_MS) backlog = { count: await queue.backlog().catch(() => 0), at: now() };
     const rate = await maxSendRate();
     return slotRetrySeconds(waitSeconds, backlog.count, lane === 'bulk' ? bulkLimit(rate) : rate);
   };

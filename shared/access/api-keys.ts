@@ -26,6 +26,7 @@ import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, up
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId, nowIso } from '../platform/ids';
+import { now as clockNow } from '../platform/clock';
 import type { ApiKeyRecord } from './model';
 import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
 import { modeProjectId } from './test-mode';
@@ -156,7 +157,7 @@ const LAST_USED_EVERY_MS = 60 * 60 * 1000;
  * requests racing write it once. Not awaited by the request: the pipeline waits for it only after
  * the handler (shared/platform/http/pipeline.ts `Authentication.alongside`).
  */
-async function markUsed(hash: string, now = Date.now()): Promise<void> {
+async function markUsed(hash: string, now = clockNow()): Promise<void> {
   const at = new Date(now).toISOString();
   const due = { expression: 'attribute_exists(PK) AND (attribute_not_exists(last_used_at) OR last_used_at < :due)', values: { ':due': new Date(now - LAST_USED_EVERY_MS).toISOString() } };
   try {
@@ -172,7 +173,7 @@ export async function authenticateKey(token: string): Promise<{ caller: Caller |
   const hash = hashToken(token);
   const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hash));
   if (!item) return { caller: undefined };
-  const due = !item.last_used_at || Date.parse(item.last_used_at) < Date.now() - LAST_USED_EVERY_MS;
+  const due = !item.last_used_at || Date.parse(item.last_used_at) < clockNow() - LAST_USED_EVERY_MS;
   return { caller: callerOfKey(item), alongside: due ? markUsed(hash) : undefined };
 }
 

@@ -12,6 +12,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from './api-key-token';
 import type { OAuthScope } from './model';
+import { now } from '../platform/clock';
 
 export const CLIENT_ID_PATTERN = /^es_client_[0-9A-Za-z]{24}$/;
 export const CODE_PATTERN = /^es_code_[0-9A-Za-z]{40}$/;
@@ -48,5 +49,5 @@ export function pkceMatches(verifier: string, challenge: string): boolean {
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-export const epochSeconds = (ms: number = Date.now()): number => Math.floor(ms / 1000);
+export const epochSeconds = (ms: number = now()): number => Math.floor(ms / 1000);
 export const isoFromEpoch = (seconds: number): string => new Date(seconds * 1000).toISOString();

@@ -26,6 +26,7 @@ import type { Caller } from '../platform/caller';
 import { foldUsageShards, quotaPeriods, quotaUsage } from '../emails/quota';
 import { reputationOf, type SendingPause } from '../emails/reputation';
 import { liveProjectId } from './test-mode';
+import { now as clockNow } from '../platform/clock';
 
 /** Which setting a project's API rate limit comes from: a 429 names it (./rate-limit.ts), so the caller knows what to change. */
 export type RateLimitSource = 'project' | 'API_RATE_LIMIT_PER_SECOND' | 'built-in';
@@ -87,7 +88,7 @@ export async function readProjectSettings(projectId: string): Promise<ProjectSet
 const cached = new Map<string, { settings: Promise<ProjectSettings>; readAt: number; refreshing?: boolean }>();
 
 /** The project's settings as this function last read them (see the top of this file). */
-export function projectSettings(projectId: string, now = Date.now()): Promise<ProjectSettings> {
+export function projectSettings(projectId: string, now = clockNow()): Promise<ProjectSettings> {
   const entry = cached.get(projectId);
   if (entry && (now - entry.readAt < cacheMs() || entry.refreshing)) return entry.settings;
   const read = readProjectSettings(projectId).then((settings) => settings ?? settingsOf({})); // no such project: the defaults
@@ -100,7 +101,7 @@ export function projectSettings(projectId: string, now = Date.now()): Promise<Pr
   // stale: answer with what we have, refresh beside it
   entry.refreshing = true;
   read.then(
-    (settings) => cached.set(projectId, { settings: Promise.resolve(settings), readAt: Date.now() }),
+    (settings) => cached.set(projectId, { settings: Promise.resolve(settings), readAt: clockNow() }),
     () => (entry.refreshing = false),
   );
   return entry.settings;

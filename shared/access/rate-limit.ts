@@ -24,6 +24,7 @@ import type { Authentication } from '../platform/http/pipeline';
 import { hashToken } from './api-key-token';
 import { authenticateKey } from './api-keys';
 import { projectSettings, type RateLimitSource } from './project-settings';
+import { now as clockNow } from '../platform/clock';
 
 /** How long a second's counter is kept (DynamoDB's TTL deletes it within days; nothing reads an old one). */
 const WINDOW_TTL_SECONDS = 120;
@@ -41,7 +42,7 @@ export interface RateCount {
 }
 
 /** Counts one request of `projectId` in the second of `now`, unless the second is full. */
-export async function countRequest(projectId: string, limit: number, now = Date.now()): Promise<RateCount> {
+export async function countRequest(projectId: string, limit: number, now = clockNow()): Promise<RateCount> {
   const second = Math.floor(now / 1000);
   const resetSeconds = Math.max(1, Math.ceil(((second + 1) * 1000 - now) / 1000)); // the window is this second: 1
   const full = { tag: 'rate limited', withItem: true };

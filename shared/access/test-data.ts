@@ -50,6 +50,7 @@ export async function wipeTestData(projectId: string, options: { deadline?: numb
       const doomed = page.filter((key) => PK !== base || !KEPT.some((prefix) => key.SK.startsWith(prefix)));
       if (doomed.length) await transact(doomed.map((key) => del(key)));
       deleted += doomed.length;
+      // machine time: `deadline` is a budget of work
       if (options.deadline && Date.now() > options.deadline) return { project_id: twin, deleted, done: false };
     }
   }

@@ -19,11 +19,12 @@ import { contactCount } from '../audience/contact-count';
 import { maxDomainsPerProject } from '../domains/domain-limit';
 import { quotaUsage } from '../emails/quota';
 import { projectSettings } from './project-settings';
+import { nowDate } from '../platform/clock';
 
 const nextDay = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
 const nextMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
 
-export async function projectUsage(caller: Caller, now = new Date()) {
+export async function projectUsage(caller: Caller, now = nowDate()) {
   const today = now.toISOString().slice(0, 10);
   const [settings, sent, days, contacts, segments, broadcasts, domains] = await Promise.all([
     projectSettings(caller.projectId),

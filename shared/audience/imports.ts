@@ -111,6 +111,7 @@ import { getObjectStream, headObject, ObjectStoreError, presignPut, putObject } 
 import { queue } from '../platform/aws/queues';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
+import { now as clockNow } from '../platform/clock';
 import { eventWrite } from '../events/events';
 import { contactCountWrite, contactLimitReached, contactRoom } from './contact-count';
 import { checkPropertyValues, readPropertySchema, type PropertySchema } from './contact-properties';
@@ -371,7 +372,7 @@ async function takeOverStale(projectId: string, runningId: string, lock: Item): 
   );
   if (!running || running.status === 'completed' || running.status === 'failed') return [replace];
   const since = running.moved_at ?? running.created_at;
-  const stale = Date.now() - Date.parse(since) > (running.status === 'queued' ? STALE_QUEUED_SECONDS : STALE_RUNNING_SECONDS) * 1000;
+  const stale = clockNow() - Date.parse(since) > (running.status === 'queued' ? STALE_QUEUED_SECONDS : STALE_RUNNING_SECONDS) * 1000;
   if (!stale) {
     const message = `the project's import ${runningId} is ${running.status === 'queued' ? 'queued' : 'in progress'}: a project runs one import at a time; create this one once it has completed or failed`;
     throw conflict('import_in_progress', message);
@@ -631,7 +632,7 @@ async function writePage(record: ImportItem, page: ImportPage, hint: ClaimsHint)
           type: 'contact_import_page',
           rows: page.rows.length,
           ...counts,
-          expires_at: Math.floor(Date.now() / 1000) + PAGE_MARKER_TTL_SECONDS,
+          expires_at: Math.floor(clockNow() / 1000) + PAGE_MARKER_TTL_SECONDS,
         },
         { ifAbsent: { tag: 'page done', withItem: true } },
       );
@@ -822,6 +823,7 @@ async function writePages(run: { record: ImportItem }, deadline: number): Promis
     let next = record.processed;
     let outcome: RunOutcome = 'done';
     for (;;) {
+      // machine time: `deadline` is the worker's remaining time
       if (Date.now() > deadline - CONTINUE_MARGIN_MS) {
         outcome = 'continue';
         break;

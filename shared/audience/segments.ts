@@ -109,7 +109,7 @@ async function removeMemberships(projectId: string, segmentId: string, limits: {
   let removed = 0;
   let after: string | undefined;
   for (;;) {
-    if ((limits.maxMembers !== undefined && removed >= limits.maxMembers) || (limits.deadline !== undefined && Date.now() >= limits.deadline)) return false;
+    if ((limits.maxMembers !== undefined && removed >= limits.maxMembers) || (limits.deadline !== undefined && Date.now() >= limits.deadline)) return false; // machine time: a budget of work
     const { items, hasMore } = await queryPage(keys.segmentMembers(projectId, segmentId), { limit: MEMBERS_PER_PAGE, after });
     const contactIds = items.map((m) => m.contact_id as string);
     const chunks: string[][] = [];

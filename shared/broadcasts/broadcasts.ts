@@ -24,6 +24,7 @@ import { addressDomain, MAX_SCHEDULE_AHEAD_MS } from '../emails/emails';
 import { parseScheduledAt } from '../emails/schedule-phrase';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
+import { now as clockNow } from '../platform/clock';
 import { logger } from '../platform/log';
 import { fanOutQueue } from './queue';
 import type { BroadcastRecord, BroadcastStatus, CreateBroadcastInput, UpdateBroadcastInput } from './model';
@@ -154,7 +155,7 @@ async function refuseWhilePaused(caller: Caller): Promise<void> {
 async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction[]): Promise<Item> {
   const domainName = addressDomain(draft.from);
   const domainProblems = async () => sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
-  const now = Date.now();
+  const now = clockNow();
   let at: string | null = null;
   if (scheduledAt) {
     const schedule = parseScheduledAt(scheduledAt, new Date(now)); // ISO 8601 or a phrase ("in 1 hour", counted from now)

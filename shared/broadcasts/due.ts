@@ -13,6 +13,7 @@ import * as keys from '../platform/db/keys';
 import { isConditionFailed, queryGsi1Pages, queryPage, update, updateItem } from '../platform/db/table';
 import { FANOUT_LEASE_MS, type BroadcastItem } from './broadcasts';
 import { fanOutQueue, type FanOutMessage } from './queue';
+import { nowDate } from '../platform/clock';
 
 const PAGE_SIZE = 100;
 
@@ -38,11 +39,11 @@ async function lease(item: BroadcastItem & { GSI1SK?: string }, now: Date): Prom
 }
 
 /** One run; `deadline` (epoch ms) bounds it. Returns how many fan-out messages it sent. */
-export async function dispatchDueBroadcasts(now = new Date(), options: { deadline?: number } = {}): Promise<number> {
+export async function dispatchDueBroadcasts(now = nowDate(), options: { deadline?: number } = {}): Promise<number> {
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   let enqueued = 0;
   for await (const page of queryGsi1Pages<BroadcastItem & { GSI1SK?: string }>(keys.BROADCASTS_DUE, { below: `${now.toISOString()}~`, pageSize: PAGE_SIZE })) {
-    if (Date.now() >= deadline) break;
+    if (Date.now() >= deadline) break; // machine time: the worker's remaining time
     const messages = (await Promise.all(page.map((item) => lease(item, now)))).flat();
     await fanOutQueue.enqueue(messages);
     enqueued += messages.length;

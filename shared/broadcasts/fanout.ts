@@ -43,6 +43,7 @@ import { readPropertySchema, type PropertySchema } from '../audience/contact-pro
 import { addressDomain, emailExpiresAt, emailTransactionBytes, emailWrites, MAX_EMAIL_CONTENT_BYTES, SEND_LEASE_MS, type PreparedEmail } from '../emails/emails';
 import { contentBytes, putEmailContents } from '../emails/content';
 import { newId, nowIso } from '../platform/ids';
+import { now as clockNow } from '../platform/clock';
 import { logger } from '../platform/log';
 import { render, renderHeader } from '../templates/render';
 import { contactValues } from './placeholders';
@@ -82,12 +83,12 @@ interface PageItem extends Item {
   lease_until: string;
 }
 
-const pageLease = () => new Date(Date.now() + FANOUT_LEASE_MS).toISOString();
+const pageLease = () => new Date(clockNow() + FANOUT_LEASE_MS).toISOString();
 
 /** The page for `messageId` to do: its own (a redelivery), or one whose lease ran out (taken over); undefined for another message's. */
 async function ownPage(b: BroadcastItem, page: PageItem, messageId: string): Promise<PageItem | undefined> {
   if (page.claimed_by === messageId) return page;
-  if (Date.parse(page.lease_until) > Date.now()) return undefined;
+  if (Date.parse(page.lease_until) > clockNow()) return undefined;
   try {
     // (a record from before pages named their message has no owner: the first message takes it)
     const condition = page.claimed_by ? { expression: 'claimed_by = :owner', values: { ':owner': page.claimed_by } } : { expression: 'attribute_not_exists(claimed_by)' };
@@ -177,7 +178,7 @@ function planWrites(b: BroadcastItem, plan: Plan): WriteAction[] {
       reason: plan.outcome === 'sent' ? null : plan.reason,
       email_id: plan.outcome === 'sent' ? plan.item.id : null,
       created_at: nowIso(),
-      expires_at: Math.floor(Date.now() / 1000) + RECIPIENT_TTL_SECONDS,
+      expires_at: Math.floor(clockNow() / 1000) + RECIPIENT_TTL_SECONDS,
     },
     { ifAbsent: { tag: 'recipient done', withItem: true } },
   );
@@ -291,7 +292,7 @@ const allDone = {
   values: { ':yes': true, ':zero': 0, ...ACTIVE_VALUES },
 };
 
-const leaseFields = (b: BroadcastItem) => ({ ...keys.broadcastDue(b.project_id, b.id, new Date(Date.now() + FANOUT_LEASE_MS).toISOString()), updated_at: nowIso() });
+const leaseFields = (b: BroadcastItem) => ({ ...keys.broadcastDue(b.project_id, b.id, new Date(clockNow() + FANOUT_LEASE_MS).toISOString()), updated_at: nowIso() });
 
 /** Ends the broadcast (`sent` or `failed`): off the due index. */
 async function finish(b: BroadcastItem, set: Item, condition: typeof stillActive): Promise<void> {
@@ -314,7 +315,7 @@ async function claimPage(b: BroadcastItem, after: string, messageId: string): Pr
     attempts: 0,
     claimed_by: messageId,
     lease_until: pageLease(),
-    expires_at: Math.floor(Date.now() / 1000) + RECIPIENT_TTL_SECONDS,
+    expires_at: Math.floor(clockNow() / 1000) + RECIPIENT_TTL_SECONDS,
   };
   try {
     // pages side by side complete on the broadcast item while this claims: a conflict only means "not now"
@@ -387,7 +388,7 @@ async function goOn(projectId: string, broadcastId: string): Promise<PageResult>
  */
 async function spreadLeases(b: BroadcastItem, plans: Plan[]): Promise<void> {
   const rate = await maxSendRate().catch(() => DEFAULT_SEND_RATE);
-  const now = Date.now();
+  const now = clockNow();
   let place = b.count_sent ?? 0;
   for (const plan of plans) {
     if (plan.outcome !== 'sent') continue;

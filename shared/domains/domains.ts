@@ -81,6 +81,7 @@ import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform
 import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
 import { newId, nowIso } from '../platform/ids';
+import { now as clockNow } from '../platform/clock';
 import { logger } from '../platform/log';
 import { awsRegion } from '../platform/aws/region';
 
@@ -189,7 +190,7 @@ const countDomains = (projectId: string, by: 1 | -1, condition?: UpdateSpec['con
 const abandoned = (claim: DomainNameItem) =>
   !claim.verified_at &&
   (!claim.status || ['not_started', 'pending', 'failed'].includes(claim.status)) &&
-  Date.parse(claim.claimed_at) < Date.now() - (claim.state === 'creating' ? CLAIM_TAKEOVER_MS : claimExpiryMs());
+  Date.parse(claim.claimed_at) < clockNow() - (claim.state === 'creating' ? CLAIM_TAKEOVER_MS : claimExpiryMs());
 
 /** Deletes the name claim only while it is still this domain's (DynamoDB condition), ignoring one that is not. */
 async function releaseClaim(claimKey: keys.Key, name: string, domainId: string): Promise<void> {
@@ -487,7 +488,7 @@ export async function checkUnsettledDomains(deadline: number): Promise<{ checked
   let changed = 0;
   for await (const page of queryGsi1Pages<DomainItem>(keys.DOMAINS_UNSETTLED, { pageSize: 50 })) {
     for (const item of page) {
-      if (Date.now() >= deadline) return { checked, changed };
+      if (Date.now() >= deadline) return { checked, changed }; // machine time: the worker's remaining time
       try {
         checked += 1;
         if ((await refreshDomain(item)).changed) changed += 1;

@@ -32,6 +32,7 @@ import { mailFromDomain, statusFromSes } from './records';
 import { ApiError, conflict, unprocessable } from '../platform/errors';
 import { logger } from '../platform/log';
 import { sesClient } from '../platform/aws/ses';
+import { now } from '../platform/clock';
 
 /**
  * Each domain gets a configuration set of its own, `es-<domain id>`: open/click tracking, the
@@ -172,7 +173,7 @@ export async function removeAbandonedIdentity(name: string, olderThanMs: number)
     throw error;
   }
   const startedAt = configurationSet && createdAtOf(configurationSet);
-  if (!startedAt || Date.now() - startedAt < olderThanMs) return false;
+  if (!startedAt || now() - startedAt < olderThanMs) return false;
   logger.warn('removing an identity a failed domain create left behind', { domain: name, configuration_set: configurationSet });
   await removeIdentity(name, configurationSet!);
   return true;

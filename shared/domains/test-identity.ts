@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Identities } from './identity';
 import type { DomainStatus } from './model';
+import { now as clockNow } from '../platform/clock';
 
 /** How long after its creation a test domain verifies (TEST_DOMAIN_VERIFY_SECONDS, default 5 s; 0: at its first check). */
 export function testVerifyMs(env: Record<string, string | undefined> = process.env): number {
@@ -24,7 +25,7 @@ export function testVerifyMs(env: Record<string, string | undefined> = process.e
 /** Three DKIM tokens of SES's length (32 characters), from the domain id. */
 const dkimTokens = (domainId: string): string[] => [1, 2, 3].map((n) => createHash('sha256').update(`test-dkim:${domainId}:${n}`).digest('hex').slice(0, 32));
 
-function statusAt(domain: { name: string; created_at: string }, now = Date.now()): DomainStatus {
+function statusAt(domain: { name: string; created_at: string }, now = clockNow()): DomainStatus {
   if (now - Date.parse(domain.created_at) < testVerifyMs()) return 'pending';
   return domain.name.endsWith('.invalid') ? 'failed' : 'verified';
 }

@@ -40,6 +40,7 @@ import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { getItem, isConditionFailed, update, updateItem } from '../platform/db/table';
 import { logger } from '../platform/log';
+import { now as clockNow } from '../platform/clock';
 import { putObject } from '../platform/aws/s3';
 import { AttachmentFetchError, attachmentKey, checkPath, fetchPath, MAX_ATTACHMENT_BYTES, PATH_FETCH_TIMEOUT_MS, storedAttachmentSize, type StoredAttachment } from './attachments';
 import { getEmailContent } from './content';
@@ -112,8 +113,9 @@ export async function fetchEmailAttachments(projectId: string, emailId: string):
   const key = keys.email(projectId, emailId);
   const email = (await getItem(key)) as EmailItem | undefined;
   if (!email || !email.attachments_pending || !isWaiting(email)) return 'skipped';
-  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later: fetched when due
-  const start = Date.now();
+  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > clockNow()) return 'skipped'; // rescheduled later: fetched when due
+  const start = clockNow();
+  const fetchDeadline = Date.now() + PATH_FETCH_TIMEOUT_MS; // machine time: the fetch's I/O deadline
   const until = new Date(start + FETCH_LEASE_MS).toISOString();
   if (!(await claim(email, until, new Date(start).toISOString()))) return 'skipped';
   const caller: Caller = { projectId, livemode: email.livemode, permission: 'full_access' };
@@ -124,14 +126,14 @@ export async function fetchEmailAttachments(projectId: string, emailId: string):
   const listed = (content.attachments ?? []).filter((a): a is StoredAttachment => 'id' in a);
   let bytes: number;
   try {
-    bytes = await storePathAttachments(email, listed, start + PATH_FETCH_TIMEOUT_MS);
+    bytes = await storePathAttachments(email, listed, fetchDeadline);
   } catch (error) {
     if (error instanceof AttachmentFetchError) return fail(`not sent: ${error.message}`);
     throw error;
   }
 
   // stored: the claim ends, the email waits for the sender under a send lease, and goes on its lane
-  const leaseEnd = new Date(Date.now() + SEND_LEASE_MS).toISOString();
+  const leaseEnd = new Date(clockNow() + SEND_LEASE_MS).toISOString();
   try {
     await updateItem(
       update(

@@ -150,6 +150,7 @@ export async function checkPath(path: string): Promise<void> {
  * only to addresses the guard allowed, redirects only on the same host. Throws
  * AttachmentFetchError with the reason.
  */
+// machine time: `deadline` bounds the fetch's I/O
 export async function fetchPath(path: string, maxBytes: number, deadline = Date.now() + PATH_FETCH_TIMEOUT_MS): Promise<Buffer> {
   let url = new URL(path);
   const host = url.hostname;

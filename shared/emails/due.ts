@@ -17,6 +17,7 @@
 import * as keys from '../platform/db/keys';
 import { isConditionFailed, queryGsi1Pages, update, updateItem, type Item } from '../platform/db/table';
 import { logger } from '../platform/log';
+import { nowDate } from '../platform/clock';
 import { SEND_LEASE_MS, settleStagedEmail } from './emails';
 import type { Queue } from '../platform/aws/queues';
 import { firstQueueOf, type SendMessage } from './send-queue';
@@ -79,13 +80,14 @@ async function leasePage(page: Item[], now: Date): Promise<Map<Queue<SendMessage
  * One run (see the module comment): `deadline` (epoch ms) and `maxEmails` bound it. Returns how
  * many emails it enqueued and whether it left due emails for the next run.
  */
-export async function dispatchDueEmails(now = new Date(), options: { deadline?: number; maxEmails?: number } = {}): Promise<DueRun> {
+export async function dispatchDueEmails(now = nowDate(), options: { deadline?: number; maxEmails?: number } = {}): Promise<DueRun> {
   const bound = `${now.toISOString()}~`; // every GSI1SK `<due>#...` with due <= now
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const maxEmails = options.maxEmails ?? MAX_PER_RUN;
   let enqueued = 0;
   for (let shard = 0; shard < keys.EMAIL_DUE_SHARDS; shard++) {
     for await (const page of queryGsi1Pages(keys.emailDueShard(shard), { below: bound, pageSize: PAGE_SIZE })) {
+      // machine time: `deadline` is the handler's remaining time, a budget of work
       if (Date.now() >= deadline || enqueued >= maxEmails) return { enqueued, stoppedEarly: true };
       const taken = [...(await leasePage(page, now))];
       await Promise.all(taken.map(([queue, messages]) => queue.enqueue(messages)));

@@ -52,6 +52,7 @@ import { findSendingDomain, sendingDomainProblems } from '../domains/domains';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
+import { now as clockNow, nowDate } from '../platform/clock';
 import { logger } from '../platform/log';
 import { projectSettings } from '../access/project-settings';
 import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from './quota';
@@ -179,7 +180,7 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
   const domain = await lookupDomain(fromDomain);
   problems.push(...sendingDomainProblems(caller, fromDomain, domain, at('from')));
   if (topic && !(await topic)) problems.push({ code: 'not_found', message: `topic ${request.topic_id} not found`, path: at('topic_id') });
-  const now = Date.now();
+  const now = clockNow();
   let scheduledAt: string | null = null;
   const schedule = input.scheduled_at ? parseScheduledAt(input.scheduled_at, new Date(now)) : undefined; // a phrase counts from created_at
   if (schedule && 'error' in schedule) problems.push({ ...schedule.error, path: at('scheduled_at') });
@@ -238,7 +239,7 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
 
 /** `dueAt`: when the dispatcher should enqueue it again if it is still waiting (default: a send lease from now). */
 export function emailWrites(caller: Pick<Caller, 'projectId' | 'livemode'>, item: EmailItem, dueAt?: string): WriteAction[] {
-  const due = item.scheduled_at ?? dueAt ?? new Date(Date.now() + SEND_LEASE_MS).toISOString();
+  const due = item.scheduled_at ?? dueAt ?? new Date(clockNow() + SEND_LEASE_MS).toISOString();
   return [
     put({ ...keys.email(caller.projectId, item.id), ...keys.emailDue(caller.projectId, item.id, due), type: 'email', ...item }),
     eventWrite(caller, item.scheduled_at ? 'email.scheduled' : 'email.queued', toSummary(item)),
@@ -275,7 +276,7 @@ const stagedWrite = (projectId: string, batchId: string, item: EmailItem, staled
 
 const batchRecord = (projectId: string, batchId: string, state: 'committed' | 'abandoned', emailIds: string[]): WriteAction =>
   put(
-    { ...keys.emailBatch(projectId, batchId), type: 'email_batch', project_id: projectId, state, email_ids: emailIds, expires_at: Math.floor(Date.now() / 1000) + BATCH_RECORD_TTL_SECONDS },
+    { ...keys.emailBatch(projectId, batchId), type: 'email_batch', project_id: projectId, state, email_ids: emailIds, expires_at: Math.floor(clockNow() / 1000) + BATCH_RECORD_TTL_SECONDS },
     { ifAbsent: { tag: 'batch decided', withItem: true } },
   );
 
@@ -441,7 +442,7 @@ export async function acceptEmails(
   }
 
   const batchId = newId();
-  const staledAt = new Date(Date.now() + SEND_LEASE_MS).toISOString();
+  const staledAt = new Date(clockNow() + SEND_LEASE_MS).toISOString();
   await Promise.all(transactionGroups(items, 1).map((group) => transact(group.map((item) => stagedWrite(caller.projectId, batchId, item, staledAt)))));
   try {
     await transactRetryingConflicts([batchRecord(caller.projectId, batchId, 'committed', ids), ...(idempotency ? [idempotencyWrite(idempotency, ids, batchId)] : []), ...counted]);
@@ -468,7 +469,7 @@ export interface Accepted {
 }
 
 /** The item, unless it is past its retention (DynamoDB's TTL deletes expired items within days, not at once). */
-export const unexpired = (item: Item | undefined): Item | undefined => (item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= Date.now()) ? item : undefined);
+export const unexpired = (item: Item | undefined): Item | undefined => (item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= clockNow()) ? item : undefined);
 
 /**
  * The email with its content: the item and the content object are read side by side. A test-mode
@@ -495,13 +496,13 @@ const notScheduled = (what: string) => () => conflict('email_not_scheduled', `On
 
 /** Moves a scheduled email to a new time (the dispatcher sends it then); `scheduledAt` is ISO 8601 or a phrase (./schedule-phrase.ts). */
 export async function rescheduleEmail(caller: Caller, emailId: string, scheduledAt: string): Promise<void> {
-  const schedule = parseScheduledAt(scheduledAt, new Date());
+  const schedule = parseScheduledAt(scheduledAt, nowDate());
   if ('error' in schedule) throw unprocessable([{ ...schedule.error, path: 'scheduled_at' }]);
   const time = Date.parse(schedule.iso);
-  if (time - Date.now() > MAX_SCHEDULE_AHEAD_MS) throw unprocessable([{ code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' }]);
+  if (time - clockNow() > MAX_SCHEDULE_AHEAD_MS) throw unprocessable([{ code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' }]);
   const existing = await getItem(keys.email(caller.projectId, emailId));
   if (!existing) throw notFound('Email', 'email_id');
-  const at = new Date(Math.max(time, Date.now())).toISOString();
+  const at = new Date(Math.max(time, clockNow())).toISOString();
   await transact([
     update(
       keys.email(caller.projectId, emailId),
@@ -544,7 +545,7 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
     update(
       keys.email(caller.projectId, emailId),
       {
-        set: { last_event: 'queued', ...keys.emailDue(caller.projectId, emailId, new Date(Date.now() + SEND_LEASE_MS).toISOString()) },
+        set: { last_event: 'queued', ...keys.emailDue(caller.projectId, emailId, new Date(clockNow() + SEND_LEASE_MS).toISOString()) },
         remove: ['failure_reason', 'send_attempts', 'fetching_until'], // a retry gets the sender's attempts (and the fetch stage's claim) afresh
         condition: { expression: 'last_event = :failed', values: { ':failed': 'failed' } },
       },

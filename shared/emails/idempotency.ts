@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import * as keys from '../platform/db/keys';
 import { getItem, put, type Item, type WriteAction } from '../platform/db/table';
 import { badRequest, conflict } from '../platform/errors';
+import { now as clockNow } from '../platform/clock';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
@@ -51,7 +52,7 @@ export async function previousResponse(request: IdempotencyRequest): Promise<Pre
 
 /** The same, from the key's record as it was read (or as the failed condition brought it). */
 export function replayOf(request: IdempotencyRequest, record: Item | undefined): PreviousResponse | undefined {
-  if (!record || record.expires_at * 1000 <= Date.now()) return undefined; // TTL deletion can lag
+  if (!record || record.expires_at * 1000 <= clockNow()) return undefined; // TTL deletion can lag
   if (record.body_hash !== request.bodyHash) {
     throw conflict('invalid_idempotent_request', 'This Idempotency-Key was used with a different request body', 'Idempotency-Key');
   }
@@ -60,7 +61,7 @@ export function replayOf(request: IdempotencyRequest, record: Item | undefined):
 
 /** The record, new or replacing an expired one (the condition); `batchId` when the emails were staged. */
 export function idempotencyWrite(request: IdempotencyRequest, emailIds: string[], batchId?: string): WriteAction {
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(clockNow() / 1000);
   const action = put({
     ...keys.idempotency(request.projectId, request.keyHash),
     type: 'idempotency',

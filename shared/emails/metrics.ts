@@ -21,6 +21,7 @@ import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import { queryBetween, update, type WriteAction } from '../platform/db/table';
 import { unprocessable, type ErrorDetail } from '../platform/errors';
+import { nowDate } from '../platform/clock';
 
 export const COUNTED_METRICS = [
   'sent',
@@ -55,7 +56,7 @@ const DAY_MS = 86_400_000;
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
 /** `counts` more for one email of the project on the day of `now`: a write for the transaction that records them. */
-export function metricsWrite(projectId: string, emailId: string, counts: Partial<Record<CountedMetric, number>>, now = new Date()): WriteAction {
+export function metricsWrite(projectId: string, emailId: string, counts: Partial<Record<CountedMetric, number>>, now = nowDate()): WriteAction {
   return update(keys.metricsDay(projectId, emailId, dayOf(now)), { add: counts as Record<string, number>, set: { expires_at: Math.floor(now.getTime() / 1000) + COUNTER_TTL_SECONDS } });
 }
 
@@ -121,7 +122,7 @@ function withRates(counts: Partial<Record<CountedMetric, number>>, wanted: reado
 }
 
 /** GET /emails/metrics: the project's counts (and rates) over a range, in total and per period. */
-export async function emailMetrics(caller: Caller, query: MetricsQuery, now = new Date()): Promise<MetricsAnswer> {
+export async function emailMetrics(caller: Caller, query: MetricsQuery, now = nowDate()): Promise<MetricsAnswer> {
   const problems: ErrorDetail[] = [];
   const end = query.end_date === undefined ? now : instant(query.end_date);
   if (!end) problems.push({ code: 'invalid_date', message: 'end_date must be an ISO 8601 date or date-time', path: 'end_date' });

@@ -31,6 +31,7 @@ const CANCEL_PAGE = 25;
 export async function cancelPendingEmailsFrom(projectId: string, domainName: string, deadline: number): Promise<number> {
   const reason = `the domain ${domainName} was deleted before the email was sent`;
   let canceled = 0;
+  // machine time: `deadline` is the request's budget of work
   while (Date.now() < deadline) {
     // every entry read is deleted below, so the first page is always the next one
     const { items: entries } = await queryPage(keys.pendingEmailsFrom(projectId, domainName), { limit: CANCEL_PAGE });

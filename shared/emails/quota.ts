@@ -30,6 +30,7 @@ import * as keys from '../platform/db/keys';
 import { batchGet, isConditionFailed, transactRetryingConflicts, update, type UpdateSpec, type WriteAction } from '../platform/db/table';
 import { ApiError } from '../platform/errors';
 import type { ProjectSettings } from '../access/project-settings';
+import { nowDate } from '../platform/clock';
 
 /** Kept a little past their period (DynamoDB's TTL); the usage of older periods is not read. */
 const DAY_TTL_SECONDS = 40 * 86_400;
@@ -43,7 +44,7 @@ export interface QuotaUsage {
 }
 
 /** The counter of each period that `now` falls in (UTC). */
-export function quotaPeriods(now = new Date()): Record<QuotaPeriod, string> {
+export function quotaPeriods(now = nowDate()): Record<QuotaPeriod, string> {
   const iso = now.toISOString();
   return { daily: `DAY#${iso.slice(0, 10)}`, monthly: `MONTH#${iso.slice(0, 7)}` };
 }
@@ -73,7 +74,7 @@ export const hasQuota = (settings: ProjectSettings): boolean => settings.daily_q
  * main counters, each with its quota's condition (`n <= quota - emails`, a missing counter as 0),
  * when the project has a quota; else on a shard picked at random.
  */
-export function quotaWrites(projectId: string, emails: number, settings: ProjectSettings, now = new Date()): WriteAction[] {
+export function quotaWrites(projectId: string, emails: number, settings: ProjectSettings, now = nowDate()): WriteAction[] {
   if (!hasQuota(settings)) {
     const shard = Math.floor(Math.random() * USAGE_SHARDS);
     return (['daily', 'monthly'] as const).map((period) => countWrite(projectId, period, emails, now, { shard }));
@@ -89,7 +90,7 @@ export function quotaWrites(projectId: string, emails: number, settings: Project
 const shardsOf = (projectId: string, period: string) => Array.from({ length: USAGE_SHARDS }, (_, shard) => counterOf(projectId, period, shard));
 
 /** The emails counted so far in the periods of `now`: main counters and shards (one BatchGet). */
-export async function quotaUsage(projectId: string, now = new Date()): Promise<QuotaUsage> {
+export async function quotaUsage(projectId: string, now = nowDate()): Promise<QuotaUsage> {
   const periods = quotaPeriods(now);
   const items = await batchGet([periods.daily, periods.monthly].flatMap((period) => [counterOf(projectId, period), ...shardsOf(projectId, period)]));
   const prefix = (period: string) => counterOf(projectId, period).PK;
@@ -112,7 +113,7 @@ export function quotaExceeded(period: QuotaPeriod, quota: number, used: number, 
  * transaction of its own that takes exactly what was read from it (a shard that moved meanwhile
  * is read again), so nothing is counted twice or lost however many sends run meanwhile.
  */
-export async function foldUsageShards(projectId: string, now = new Date()): Promise<void> {
+export async function foldUsageShards(projectId: string, now = nowDate()): Promise<void> {
   const periods = quotaPeriods(now);
   for (const period of ['daily', 'monthly'] as const) {
     const expiresAt = Math.floor(now.getTime() / 1000) + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS);

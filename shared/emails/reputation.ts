@@ -26,6 +26,7 @@ import { ApiError } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { logger } from '../platform/log';
 import { countMetric } from '../platform/metrics';
+import { nowDate, nowIso } from '../platform/clock';
 import { guardThresholds } from './reputation-thresholds';
 
 /** Counts kept a day past the window (DynamoDB's TTL). */
@@ -55,7 +56,7 @@ export interface SendingPause {
 const hourOf = (date: Date) => date.toISOString().slice(0, 13);
 
 /** Adds `counts` of one email's project to the hour of `now` (a write for the transaction that records them). */
-export function reputationWrite(projectId: string, emailId: string, counts: Partial<ReputationCounts>, now = new Date()): WriteAction {
+export function reputationWrite(projectId: string, emailId: string, counts: Partial<ReputationCounts>, now = nowDate()): WriteAction {
   return update(keys.reputationBucket(projectId, emailId, hourOf(now)), {
     add: counts as Record<string, number>,
     set: { expires_at: Math.floor(now.getTime() / 1000) + BUCKET_TTL_SECONDS },
@@ -63,7 +64,7 @@ export function reputationWrite(projectId: string, emailId: string, counts: Part
 }
 
 /** The project's counts and rates over the last 24 hours (its shards, read side by side). */
-export async function reputationOf(projectId: string, now = new Date()): Promise<Reputation> {
+export async function reputationOf(projectId: string, now = nowDate()): Promise<Reputation> {
   const from = `HOUR#${hourOf(new Date(now.getTime() - (WINDOW_HOURS - 1) * 3_600_000))}`;
   // newest first: at most one bucket per shard and hour, so a page of 24 per shard holds the window
   const { items } = await queryPage(keys.reputationBuckets(projectId), { limit: keys.COLLECTION_SHARDS * WINDOW_HOURS });
@@ -93,7 +94,7 @@ export function pauseReason(reputation: Reputation, thresholds = guardThresholds
 const projectCaller = (projectId: string): Caller => ({ projectId, livemode: true, permission: 'full_access' });
 
 /** After a bounce or complaint of the project: pauses its sending when its reputation calls for it (once). */
-export async function guardReputation(projectId: string, now = new Date()): Promise<SendingPause | undefined> {
+export async function guardReputation(projectId: string, now = nowDate()): Promise<SendingPause | undefined> {
   const reputation = await reputationOf(projectId, now);
   const reason = pauseReason(reputation);
   if (!reason) return undefined;
@@ -116,7 +117,7 @@ export async function guardReputation(projectId: string, now = new Date()): Prom
 export async function resumeSending(projectId: string): Promise<void> {
   await transact([
     update(keys.project(projectId), { remove: ['sending_paused'], condition: { expression: 'attribute_exists(sending_paused)' } }, () => new Error(`project ${projectId} is not paused`)),
-    eventWrite(projectCaller(projectId), 'project.sending_resumed', { object: 'project', id: projectId, sending: { status: 'enabled', reason: null, since: new Date().toISOString() } }),
+    eventWrite(projectCaller(projectId), 'project.sending_resumed', { object: 'project', id: projectId, sending: { status: 'enabled', reason: null, since: nowIso() } }),
   ]);
 }
 

@@ -29,6 +29,7 @@ import * as keys from '../platform/db/keys';
 import { isConditionFailed, update, updateItem } from '../platform/db/table';
 import { sesClient } from '../platform/aws/ses';
 import { logger } from '../platform/log';
+import { now } from '../platform/clock';
 
 /** The lanes of the send path (./send-queue.ts): bulk never takes the transactional reserve. */
 export type SendLane = 'transactional' | 'bulk';
@@ -48,13 +49,13 @@ let cached: Account | undefined;
 let sentSinceReading = 0;
 
 async function account(): Promise<Account> {
-  if (cached && Date.now() - cached.at < ACCOUNT_CACHE_MS) return cached;
+  if (cached && now() - cached.at < ACCOUNT_CACHE_MS) return cached;
   const out = await sesClient.send(new GetAccountCommand({}));
   cached = {
     rate: Math.max(1, Math.floor(out.SendQuota?.MaxSendRate ?? 1)),
     max24Hours: out.SendQuota?.Max24HourSend,
     sentLast24Hours: out.SendQuota?.SentLast24Hours ?? 0,
-    at: Date.now(),
+    at: now(),
   };
   sentSinceReading = 0;
   return cached;
@@ -108,10 +109,10 @@ export class NoSendSlot extends Error {
 /** False when the daily quota is (nearly) used up; an account that cannot be read does not stop sending (the rate still holds). */
 let unreadableUntil = 0;
 async function withinDailyQuota(rate: number): Promise<boolean> {
-  if (Date.now() < unreadableUntil) return true;
+  if (now() < unreadableUntil) return true;
   const a = await account().catch((error) => {
     logger.warn('SES GetAccount failed; the daily quota is not checked for a minute', { error });
-    unreadableUntil = Date.now() + ACCOUNT_CACHE_MS;
+    unreadableUntil = now() + ACCOUNT_CACHE_MS;
     return undefined;
   });
   if (!a || a.max24Hours === undefined || a.max24Hours < 0) return true;
@@ -151,8 +152,8 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
   const rate = await maxSendRate();
   if (!(await withinDailyQuota(rate))) throw new NoSendSlot(QUOTA_RETRY_SECONDS, "the account's 24-hour sending quota is used up");
   const limits = shardLimits(lane === 'bulk' ? bulkLimit(rate) : rate, rate);
-  const deadline = Date.now() + maxWaitMs;
-  let second = Math.floor(Date.now() / 1000);
+  const deadline = now() + maxWaitMs;
+  let second = Math.floor(now() / 1000);
   for (;;) {
     const place = await takeSlot(second, limits);
     if (place !== undefined) {
@@ -160,23 +161,23 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
       // at once straddles the second's end on SES's clock and is throttled there (bench/send-pipeline.ts
       // showed it). A transactional send in the second under way goes at once (EARLY_MS).
       const paced = second * 1000 + (place * PACED_MS) / rate;
-      const slotStart = lane === 'transactional' ? Math.min(paced, Math.max(second * 1000 + EARLY_MS, Date.now())) : paced;
-      if (slotStart > Date.now()) await sleep(slotStart - Date.now());
+      const slotStart = lane === 'transactional' ? Math.min(paced, Math.max(second * 1000 + EARLY_MS, now())) : paced;
+      if (slotStart > now()) await sleep(slotStart - now());
       // Woken (or delayed) too close to, or into, the next second: this second's counter may not
       // be the one SES sees the send in, so take a slot of a later second instead. A send only
       // goes out with GUARD_MS of its counted second left to reach SES.
-      if (Date.now() < second * 1000 + 1000 - GUARD_MS) {
+      if (now() < second * 1000 + 1000 - GUARD_MS) {
         sentSinceReading += 1;
         return second;
       }
-      second = Math.floor(Date.now() / 1000);
+      second = Math.floor(now() / 1000);
     } else {
       // Full: reserve a slot of the next second right away rather than waiting for it to begin,
       // so senders hold their slots before the second starts instead of all racing for its
       // counter at the boundary (where the race's latency used up the second's early slots).
-      second = Math.max(second + 1, Math.floor(Date.now() / 1000));
+      second = Math.max(second + 1, Math.floor(now() / 1000));
     }
-    if (second * 1000 > deadline) throw new NoSendSlot(Math.max(1, Math.ceil((second * 1000 - Date.now()) / 1000)), 'no send slot free: the account send rate is taken');
+    if (second * 1000 > deadline) throw new NoSendSlot(Math.max(1, Math.ceil((second * 1000 - now()) / 1000)), 'no send slot free: the account send rate is taken');
   }
 }
 

@@ -40,6 +40,7 @@ import { AttachmentFetchError, attachmentsToSend, PathNotFetched, type SesAttach
 import { metricsWrite } from './metrics';
 import { topicOptOuts } from '../audience/topic-subscriptions';
 import { countMetric } from '../platform/metrics';
+import { now, nowIso } from '../platform/clock';
 import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
@@ -133,7 +134,7 @@ const pausedHoldMs = () => {
  * and comes back later, through its due time, until an operator resumes the project.
  */
 async function holdWhilePaused(email: EmailItem): Promise<SendOutcome> {
-  const due = new Date(Date.now() + pausedHoldMs()).toISOString();
+  const due = new Date(now() + pausedHoldMs()).toISOString();
   try {
     await transact([update(keys.email(email.project_id, email.id), { set: keys.emailDue(email.project_id, email.id, due), condition: WAITING }, { tag: 'taken' })]);
   } catch (error) {
@@ -162,7 +163,7 @@ async function leaveToFetchStage(email: EmailItem): Promise<SendOutcome> {
  * live sender holds it within the lease; after it, its sender died and it ends `failed`.
  */
 async function endAbandonedClaim(caller: Caller, email: EmailItem): Promise<SendOutcome> {
-  if (!email.sending_at || Date.parse(email.sending_at) + SEND_LEASE_MS > Date.now()) return 'skipped';
+  if (!email.sending_at || Date.parse(email.sending_at) + SEND_LEASE_MS > now()) return 'skipped';
   return failClaimed(caller, email, email.sending_at, UNCONFIRMED_SEND);
 }
 
@@ -215,12 +216,13 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   const caller: Caller = { projectId, livemode: email.livemode, permission: 'full_access' };
   if (email.last_event === 'sending') return endAbandonedClaim(caller, email);
   if (!['queued', 'scheduled'].includes(email.last_event)) return 'skipped';
-  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > Date.now()) return 'skipped'; // rescheduled later
+  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > now()) return 'skipped'; // rescheduled later
   // its `path` attachments are not stored yet: the fetch stage's (./attachment-fetch.ts), which the dispatcher sends it to when its lease ends
   if (email.attachments_pending) return 'skipped';
 
   if (!options.budget) return sendEmail(caller, email, options.slotWaitMs);
   // the bytes it will hold, reserved before anything large is read (./sender-memory.ts); no room in time: it comes back, nothing written
+  // machine time: the worker's remaining time, a budget of waiting (setTimeout in ./sender-memory.ts)
   const deadline = Date.now() + (options.slotWaitMs ?? DEFAULT_BUDGET_WAIT_MS);
   const release = await options.budget.take(await sendFootprint(email), deadline);
   if (!release) return { waitSeconds: 1 };
@@ -292,7 +294,7 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
     }
   }
 
-  const sendingAt = new Date().toISOString();
+  const sendingAt = nowIso();
   const attempt = (email.send_attempts ?? 0) + 1;
   const leaseEnd = new Date(Date.parse(sendingAt) + SEND_LEASE_MS).toISOString();
   try {
@@ -312,7 +314,7 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
       await transact([
         update(
           key,
-          { set: { last_event: 'queued', ...keys.emailDue(projectId, emailId, new Date(Date.now() + SEND_LEASE_MS).toISOString()) }, remove: ['sending_at'], condition: claimedAt(sendingAt) },
+          { set: { last_event: 'queued', ...keys.emailDue(projectId, emailId, new Date(now() + SEND_LEASE_MS).toISOString()) }, remove: ['sending_at'], condition: claimedAt(sendingAt) },
           { tag: 'claim lost' },
         ),
         pendingEmailWrite(projectId, email),

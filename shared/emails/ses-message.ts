@@ -12,6 +12,7 @@
 import * as keys from '../platform/db/keys';
 import { getItem, put, type WriteAction } from '../platform/db/table';
 import { emailExpiresAt } from './retention';
+import { now } from '../platform/clock';
 
 /** The lookup the sender writes in the transaction that records the SES message id; it expires with the email (./retention.ts). */
 export const sesMessageWrite = (messageId: string, projectId: string, emailId: string, configurationSet: string | undefined): WriteAction =>
@@ -21,7 +22,7 @@ export const sesMessageWrite = (messageId: string, projectId: string, emailId: s
     project_id: projectId,
     email_id: emailId,
     ...(configurationSet ? { configuration_set: configurationSet } : {}),
-    expires_at: emailExpiresAt(Date.now()),
+    expires_at: emailExpiresAt(now()),
   });
 
 export type FeedbackRoute =

@@ -34,6 +34,7 @@
  */
 import { bareAddress } from './record';
 import type { SimpleSendRequest } from './rendered-message';
+import { nowDate } from '../platform/clock';
 
 /** What a simulated address makes of a send to it. */
 export type SimulatedOutcome = 'delivered' | 'bounced' | 'on_suppression_list' | 'complained' | 'auto_reply' | 'opened' | 'clicked';
@@ -119,7 +120,7 @@ export function trackedLinks(html: string): { link: string; linkTags: Record<str
 
 /** The SES events of one accepted send, in the order SES would publish them. */
 export function simulatedEvents(request: SimulatedRequest, messageId: string, options: SimulationOptions = {}): SesEvent[] {
-  const { now = new Date(), tracking = { open: false, click: false }, testMode = false } = options;
+  const { now = nowDate(), tracking = { open: false, click: false }, testMode = false } = options;
   const destination = request.Destination ?? {};
   const recipients: string[] = [...(destination.ToAddresses ?? []), ...(destination.CcAddresses ?? []), ...(destination.BccAddresses ?? [])];
   const tags: Record<string, string[]> = {};

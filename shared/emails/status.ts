@@ -27,6 +27,7 @@ import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
 import { logger } from '../platform/log';
+import { now } from '../platform/clock';
 import { metricsWrite, type CountedMetric } from './metrics';
 import { routeFeedback } from './ses-message';
 import { guardReputation, reputationWrite } from './reputation';
@@ -160,7 +161,7 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
     .update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '']]))
     .digest('hex');
   const marker = put(
-    { ...keys.sesEvent(ses.mail.messageId, eventKey), type: 'ses_event', project_id: target.projectId, expires_at: Math.floor(Date.now() / 1000) + 7 * 24 * 3600 },
+    { ...keys.sesEvent(ses.mail.messageId, eventKey), type: 'ses_event', project_id: target.projectId, expires_at: Math.floor(now() / 1000) + 7 * 24 * 3600 },
     { ifAbsent: { tag: 'duplicate' } },
   );
   let item = (await getItem(keys.email(target.projectId, target.emailId))) as EmailItem | undefined;

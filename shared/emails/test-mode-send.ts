@@ -35,6 +35,7 @@ import * as keys from '../platform/db/keys';
 import { batchGet, getItem } from '../platform/db/table';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
+import { nowIso } from '../platform/clock';
 import { renderedMessageKey } from './content';
 import { addressDomain, bareAddress, testMessageIdHeader } from './record';
 import { renderMessage, type SimpleSendRequest } from './rendered-message';
@@ -122,7 +123,7 @@ export async function deliverToSandbox(projectId: string, request: SimulatedRequ
     if (!local.length) return;
     const objectKey = `${INBOUND_RAW_PREFIX}${messageId}`;
     await putObject(objectKey, message, 'message/rfc822', 'inbound');
-    const timestamp = new Date().toISOString();
+    const timestamp = nowIso();
     const from = String(request.FromEmailAddress ?? '');
     const notification = {
       notificationType: 'Received',

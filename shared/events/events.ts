@@ -14,6 +14,7 @@ import { API_VERSION } from '../platform/http/api-version';
 import type { EventType, PlatformEvent } from './model';
 import { resendFields } from './resend-fields';
 import { newId, nowIso } from '../platform/ids';
+import { now as clockNow } from '../platform/clock';
 import { liveProjectId } from '../access/test-mode';
 
 export { API_VERSION } from '../platform/http/api-version';
@@ -62,6 +63,6 @@ export function eventWrite(caller: Pick<Caller, 'projectId' | 'livemode'>, type:
  */
 export async function listEvents(caller: Pick<Caller, 'projectId'>, max: number): Promise<PlatformEvent[]> {
   const { items } = await queryPage(keys.events(caller.projectId), { limit: max });
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(clockNow() / 1000);
   return items.filter((item) => item.expires_at > now).map((item) => withResendFields(item.event as PlatformEvent));
 }

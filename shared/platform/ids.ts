@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { now as clockNow } from './clock';
 
 /**
  * UUIDv7 (RFC 9562): 48-bit millisecond timestamp, then random bits. Ids sort by creation time,
@@ -8,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 let lastMs = 0;
 let sequence = 0;
 
-export function newId(now: number = Date.now()): string {
+export function newId(now: number = clockNow()): string {
   const bytes = randomBytes(16);
   if (now <= lastMs) {
     now = lastMs;
@@ -28,5 +29,4 @@ export function newId(now: number = Date.now()): string {
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** ISO 8601 UTC with milliseconds, the only timestamp format the API speaks. */
-export const nowIso = (): string => new Date().toISOString();
+export { nowIso } from './clock';

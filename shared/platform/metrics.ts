@@ -5,13 +5,15 @@
  * CloudWatch to read the line, and the runtime's log stays readable. The dashboard
  * (lib/constructs/monitoring.ts) graphs them.
  */
+import { now } from './clock';
+
 export const METRICS_NAMESPACE = 'EmailService';
 
 /** The metrics the workers emit, and the dimension each may carry. */
 export type MetricName = 'Sent' | 'SendThrottled' | 'WebhookDeliveries' | 'ProjectSendingPaused';
 
 /** The EMF line for `value` of `name` (a count), with `dimensions`. */
-export function metricLine(name: MetricName, value: number, dimensions: Record<string, string> = {}, timestamp = Date.now()): string {
+export function metricLine(name: MetricName, value: number, dimensions: Record<string, string> = {}, timestamp = now()): string {
   return JSON.stringify({
     _aws: { Timestamp: timestamp, CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: 'Count' }] }] },
     ...dimensions,

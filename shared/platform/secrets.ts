@@ -23,6 +23,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { grantScope } from './aws/call-guard';
 import { type DataKey, decryptDataKey, generateDataKey } from './aws/kms';
+import { now as clockNow } from './clock';
 
 const PREFIX = 'esk1.';
 const DATA_KEY_MAX_AGE_MS = 60 * 60 * 1000;
@@ -31,7 +32,7 @@ const OPENED_KEYS_MAX = 256;
 const sealingKeys = new Map<string, { key: Promise<DataKey>; madeAt: number }>();
 const openedKeys = new Map<string, Promise<Buffer>>();
 
-function currentDataKey(now = Date.now()): Promise<DataKey> {
+function currentDataKey(now = clockNow()): Promise<DataKey> {
   const scope = grantScope();
   const current = sealingKeys.get(scope);
   if (current && now - current.madeAt <= DATA_KEY_MAX_AGE_MS) return current.key;

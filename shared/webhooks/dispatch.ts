@@ -30,6 +30,7 @@ import { batchGet, getItem, isConditionFailed, put, putItem, transact, update, u
 import { eventWrite, withResendFields } from '../events/events';
 import type { PlatformEvent } from '../events/model';
 import { nowIso } from '../platform/ids';
+import { now } from '../platform/clock';
 import { logger } from '../platform/log';
 import { newAttemptItem, retryDelaySeconds, type DeliveryItem } from './deliveries';
 import { postWebhook, WEBHOOK_TIMEOUT_MS } from './http';
@@ -75,11 +76,11 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
     ).catch(ignoreLost);
     return undefined;
   }
-  const wait = Date.parse(delivery.next_attempt_at ?? '') - Date.now();
+  const wait = Date.parse(delivery.next_attempt_at ?? '') - now();
   if (wait > EARLY_TOLERANCE_MS) return wait / 1000;
-  if (isThrottled(webhook) && !holdsSlot(delivery, Date.now(), EARLY_TOLERANCE_MS)) {
+  if (isThrottled(webhook) && !holdsSlot(delivery, now(), EARLY_TOLERANCE_MS)) {
     const slot = await reserveSlot(webhookKey);
-    if (slot - Date.now() > EARLY_TOLERANCE_MS) return hold(deliveryKey, delivery, slot);
+    if (slot - now() > EARLY_TOLERANCE_MS) return hold(deliveryKey, delivery, slot);
   }
 
   const secrets = await signingSecrets(webhook); // before the claim: a KMS failure leaves the delivery free for the retry
@@ -87,7 +88,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   try {
     const claim = statusIs('pending', delivery.attempt_count);
     claim.expression += ' AND (attribute_not_exists(claimed_until) OR claimed_until < :now)';
-    await updateItem(update(deliveryKey, { set: { claim_token: token, claimed_until: Date.now() + CLAIM_MS }, condition: { ...claim, values: { ...claim.values, ':now': Date.now() } } }, lost));
+    await updateItem(update(deliveryKey, { set: { claim_token: token, claimed_until: now() + CLAIM_MS }, condition: { ...claim, values: { ...claim.values, ':now': now() } } }, lost));
   } catch (error) {
     ignoreLost(error);
     return undefined; // another message of this delivery is being handled right now
@@ -96,7 +97,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   const event = await getItem(keys.event(message.project_id, delivery.event_id));
   const body = event ? JSON.stringify(withResendFields(event.event as PlatformEvent)) : '';
   const sentAt = nowIso();
-  const started = Date.now();
+  const started = Date.now(); // machine time: how long the POST took (a slow failure)
   const result = event ? await postWebhook(webhook.endpoint, body, signatureHeaders(secrets, delivery.event_id, body)) : { ok: false, status: null, error: 'the event has expired' };
 
   const slow = !result.ok && Date.now() - started >= SLOW_FAILURE_MS;
@@ -116,7 +117,7 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
             error: result.error,
             last_attempt_at: at,
             last_attempt_status: result.ok ? 'succeeded' : 'failed',
-            next_attempt_at: delay === undefined ? null : new Date(Date.now() + delay * 1000).toISOString(),
+            next_attempt_at: delay === undefined ? null : new Date(now() + delay * 1000).toISOString(),
             completed_at: delay === undefined ? at : null,
             updated_at: at,
           },
@@ -149,7 +150,7 @@ async function hold(deliveryKey: keys.Key, delivery: DeliveryItem, slot: number)
     update(deliveryKey, { set: { next_attempt_at: new Date(slot).toISOString(), throttled_until: slot, updated_at: nowIso() }, condition: statusIs('pending', delivery.attempt_count) }, lost),
   ).catch(ignoreLost);
   countMetric('WebhookDeliveries', { Outcome: 'throttled' });
-  return Math.max(1, (slot - Date.now()) / 1000);
+  return Math.max(1, (slot - now()) / 1000);
 }
 
 /**
@@ -162,7 +163,7 @@ async function hold(deliveryKey: keys.Key, delivery: DeliveryItem, slot: number)
  */
 async function recordHealth(webhookKey: keys.Key, webhook: WebhookItem, { ok, final, slow }: { ok: boolean; final: boolean; slow: boolean }, at: string): Promise<void> {
   const exists = { expression: 'attribute_exists(PK)' };
-  const stale = !webhook.last_success_at || Date.parse(webhook.last_success_at) < Date.now() - SUCCESS_WRITE_INTERVAL_MS;
+  const stale = !webhook.last_success_at || Date.parse(webhook.last_success_at) < now() - SUCCESS_WRITE_INTERVAL_MS;
   try {
     if (!ok) {
       await updateItem(

@@ -14,6 +14,7 @@
 import * as keys from '../platform/db/keys';
 import { isConditionFailed, put, putItem, queryPage, type Item } from '../platform/db/table';
 import { logger } from '../platform/log';
+import { nowIso } from '../platform/clock';
 import { newDeliveryItem, type DeliveryItem, type OutboxEvent } from './deliveries';
 import { deliveryQueue, type DeliveryMessage } from './queue';
 import type { WebhookItem } from './webhooks';
@@ -50,7 +51,7 @@ async function deliveryMessage(event: OutboxEvent, webhook: WebhookItem, now: st
  */
 export async function fanOut(events: OutboxEvent[]): Promise<number> {
   const webhooks = new Map<string, Promise<WebhookItem[]>>();
-  const now = new Date().toISOString();
+  const now = nowIso();
   const perEvent = await Promise.all(
     events.map(async (event, index) => {
       try {

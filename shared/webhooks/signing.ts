@@ -12,6 +12,7 @@
  *   `svix-signature`.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import { now as clockNow } from '../platform/clock';
 
 export const SECRET_PREFIX = 'whsec_';
 /** After a rotation the old secret keeps signing, next to the new one, this long. */
@@ -26,7 +27,7 @@ export function sign(secret: string, id: string, timestamp: number, body: string
 }
 
 /** The signature headers of one attempt; `secrets` are the current one and, during a rotation, the old one. */
-export function signatureHeaders(secrets: string[], id: string, body: string, now = Date.now()): Record<string, string> {
+export function signatureHeaders(secrets: string[], id: string, body: string, now = clockNow()): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const signature = secrets.map((secret) => sign(secret, id, timestamp, body)).join(' ');
   return {

@@ -31,6 +31,7 @@ import type * as keys from '../platform/db/keys';
 import { isConditionFailed, update, updateItem, type Item } from '../platform/db/table';
 import type { DeliveryItem } from './deliveries';
 import type { WebhookItem } from './webhooks';
+import { now as clockNow } from '../platform/clock';
 
 /** A failed attempt that held its slot this long counts as slow (a connect timeout, a hung answer). */
 export const SLOW_FAILURE_MS = 2_000;
@@ -53,7 +54,7 @@ const taken = { tag: 'slot taken' };
  * Two atomic conditional writes, no read: concurrent dispatchers get distinct slots. A webhook
  * deleted meanwhile, or writes lost three times over to others, answer one spacing from now.
  */
-export async function reserveSlot(webhookKey: keys.Key, now = Date.now()): Promise<number> {
+export async function reserveSlot(webhookKey: keys.Key, now = clockNow()): Promise<number> {
   for (let round = 0; round < 3; round++) {
     try {
       const item = await updateItem<Item & { throttle_next_at: number }>(

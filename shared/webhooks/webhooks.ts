@@ -28,6 +28,7 @@ import { conflict, notFound } from '../platform/errors';
 import { eventWrite, withResendFields } from '../events/events';
 import type { PlatformEvent } from '../events/model';
 import { newId, nowIso } from '../platform/ids';
+import { now as clockNow } from '../platform/clock';
 import { openSecret, sealSecret } from '../platform/secrets';
 import type { CreateWebhookInput, UpdateWebhookInput } from './operations';
 import { toDeliveryRecord, type DeliveryItem } from './deliveries';
@@ -82,7 +83,7 @@ export const toWebhook = (item: WebhookItem): Webhook => ({
 const secretPlace = (projectId: string, webhookId: string) => `webhook:${projectId}:${webhookId}`;
 
 /** The secrets that sign a delivery now: the current one, and the rotated-out one for its 24 h. */
-export function signingSecrets(item: WebhookItem, now = Date.now()): Promise<string[]> {
+export function signingSecrets(item: WebhookItem, now = clockNow()): Promise<string[]> {
   const stored = item.previous_secret && item.previous_secret_expires_at && Date.parse(item.previous_secret_expires_at) > now ? [item.secret, item.previous_secret] : [item.secret];
   return Promise.all(stored.map((secret) => openSecret(secret, secretPlace(item.project_id, item.id))));
 }
@@ -223,7 +224,7 @@ export async function deleteWebhook(caller: Caller, webhookId: string): Promise<
 
 export async function rotateSecret(caller: Caller, webhookId: string): Promise<Webhook & { signing_secret: string }> {
   const item = await readWebhook(caller, webhookId);
-  const now = Date.now();
+  const now = clockNow();
   const secret = newSigningSecret();
   const set = {
     secret: await sealSecret(secret, secretPlace(caller.projectId, webhookId)),

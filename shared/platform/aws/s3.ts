@@ -210,7 +210,7 @@ async function presign(
 ): Promise<{ url: string; expires_at: string }> {
   const bucket = bucketName(options.bucket);
   const operation = method === 'GET' ? 'GetObject' : 'PutObject';
-  const now = options.now ?? new Date();
+  const now = options.now ?? new Date(); // machine time: the SigV4 signing date, which S3 checks against its own clock
   // A presigned URL works only if its signer may do the operation: checked when it is made.
   checkAwsCall({ service: 's3', operation, input: { Bucket: bucket, Key: key } });
   const req = request(bucket, method, key, { ...query, 'x-id': operation }, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });

@@ -8,6 +8,7 @@
  * test mode: shared/emails/test-mode-send.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { nowIso } from '../clock';
 
 /** The topic ARN simulated events name (consumers never read it): the local runtime's SES events topic. */
 export const SIMULATED_SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:ap-southeast-2:000000000000:ses-events';
@@ -44,7 +45,7 @@ export function snsEnvelope(message: unknown, topicArn = SIMULATED_SES_EVENTS_TO
     MessageId: randomUUID(),
     TopicArn: topicArn,
     Message: JSON.stringify(message),
-    Timestamp: new Date().toISOString(),
+    Timestamp: nowIso(),
     SignatureVersion: '1',
     Signature: 'simulated',
     SigningCertURL: 'https://sns.ap-southeast-2.amazonaws.com/simulated.pem',

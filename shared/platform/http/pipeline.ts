@@ -28,6 +28,7 @@ import type { Caller } from '../caller';
 import { ApiError, badRequest, forbidden, internalError, invalidApiKey, OAUTH_ERROR_CODES, payloadTooLarge, unprocessable, type ErrorDetail } from '../errors';
 import { API_VERSION } from './api-version';
 import { logger as rootLogger, type Logger } from '../log';
+import { now } from '../clock';
 import { MULTIPART_TYPE, parseMultipart } from './multipart';
 import { requiredScope, scopeRefusal, type BodyFormat, type Operation } from './operation';
 
@@ -78,7 +79,10 @@ type Result = APIGatewayProxyStructuredResultV2;
 /** Per-request state the middlewares share; lives on the middy request. */
 interface State {
   requestId: string;
+  /** when the request was received, on the service's clock (the request log's created_at) */
   startedAt: number;
+  /** machine time: Date.now() when the request was received, for its duration */
+  startedMs: number;
   logger: Logger;
   caller?: Caller;
   /** headers every response to this request carries from authentication on (the rate limit's) */
@@ -177,7 +181,7 @@ function startRecording(record: RequestRecorder | undefined, event: Event, state
       userAgent: header(event, 'user-agent'),
       status: reply.statusCode,
       startedAt: state.startedAt,
-      durationMs: Date.now() - state.startedAt,
+      durationMs: Date.now() - state.startedMs,
       error: failed ? (reply.body as Record<string, unknown>) : undefined,
     });
   } catch (error) {
@@ -191,7 +195,7 @@ function httpEnvelope(operation: Operation, record?: RequestRecorder): Middlewar
     before: (request) => {
       const event = request.event;
       const requestId = event.requestContext?.requestId ?? request.context.awsRequestId;
-      states.set(event, { requestId, startedAt: Date.now(), logger: rootLogger.child({ request_id: requestId }) });
+      states.set(event, { requestId, startedAt: now(), startedMs: Date.now(), logger: rootLogger.child({ request_id: requestId }) });
       const version = header(event, 'api-version');
       if (version !== undefined && version !== API_VERSION) {
         throw badRequest('unsupported_api_version', `Unsupported Api-Version "${version}"; the only version is ${API_VERSION}`, 'Api-Version');
@@ -210,7 +214,7 @@ function httpEnvelope(operation: Operation, record?: RequestRecorder): Middlewar
     onError: async (request) => {
       let state = states.get(request.event);
       if (!state) {
-        state = { requestId: request.context.awsRequestId, startedAt: Date.now(), logger: rootLogger };
+        state = { requestId: request.context.awsRequestId, startedAt: now(), startedMs: Date.now(), logger: rootLogger };
         states.set(request.event, state);
       }
       let error = request.error;
@@ -248,7 +252,7 @@ function accessLog(request: HttpRequest, status: number): void {
     path: event.rawPath,
     route: event.routeKey,
     status,
-    duration_ms: Date.now() - state.startedAt,
+    duration_ms: Date.now() - state.startedMs,
     project_id: state.caller?.projectId,
   });
 }
@@ -415,7 +419,7 @@ export function buildHandler<O extends Operation>(operation: O, handle: (request
         path: event.rawPath,
         headers: event.headers ?? {},
         logger: state.logger,
-        deadline: Date.now() + context.getRemainingTimeInMillis(),
+        deadline: Date.now() + context.getRemainingTimeInMillis(), // machine time: Lambda's timeout
         rejected: state.rejected,
         indices: state.indices,
       } as ApiRequest<O>);
