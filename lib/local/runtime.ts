@@ -47,6 +47,8 @@ import type { LocalSettings } from './settings';
 import { StreamPoller } from './lambda/stream-poller';
 import type { FilterPattern } from './lambda/event-filter';
 import { watchEventLoop } from './event-loop-watch';
+import { LocalClock } from './clock';
+import { setClockSource } from '../../shared/platform/clock';
 
 export interface LocalRuntime {
   apiUrl: string;
@@ -90,6 +92,8 @@ const closeServer = (server: Server) =>
 const STAND_IN_CODE = /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|lib[\\/]local[\\/]aws)[\\/]/;
 /** How long a stop after an uncaught error of our own may take before the process exits anyway. */
 const CRASH_STOP_DEADLINE_MS = 7000;
+/** How long after a send's first SES event its delivery and feedback come (on the runtime's clock). */
+const SES_EVENT_GAP_MS = 200;
 
 /**
  * The last resort for errors nothing caught (process-wide `uncaughtException` and
@@ -137,6 +141,10 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
   try {
     mkdirSync(settings.dataDir, { recursive: true });
     const region = 'ap-southeast-2';
+    // The service's time (LOCAL_CLOCK, ./clock.ts): every handler and stand-in reads it from here on.
+    const clock = new LocalClock(settings.clock, settings.inMemory ? undefined : join(settings.dataDir, 'clock.json'));
+    setClockSource(clock.now);
+    cleanups.push(async () => setClockSource(Date.now));
 
     // One runtime per DATA_DIR; a JVM left by one killed hard is stopped first (lib/local/data-dir-lock.ts).
     const databaseDir = settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb');
@@ -154,7 +162,15 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     // Every Node server of the runtime not given a port listens on port 0: the kernel picks one in
     // the same call that binds it, so two runtimes started at once (the test suites) never race for one.
     // The queues and their messages survive a restart (and a kill) under DATA_DIR/sqs.
-    const sqs = await startLocalSqs({ dir: settings.inMemory ? undefined : join(settings.dataDir, 'sqs'), port: settings.sqsPort, region, credentials });
+    const sqs = await startLocalSqs({
+      dir: settings.inMemory ? undefined : join(settings.dataDir, 'sqs'),
+      port: settings.sqsPort,
+      region,
+      credentials,
+      clock: { now: clock.now, manual: clock.mode === 'manual' },
+    });
+    clock.addSource({ nextDue: (now) => sqs.nextDue(now) });
+    clock.onMoved(() => sqs.tick());
     cleanups.push(() => sqs.close());
     const { port: sqsPort, endpoint: sqsEndpoint } = sqs;
 
@@ -171,17 +187,24 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     getStoreReadonly().emails.push(...kept.mail);
     /** The message aws-ses-v2-local just stored for this send (the newest ones are last). */
     const storedMail = (messageId: string) => getStoreReadonly().emails.findLast((email) => email.messageId === messageId);
-    /** Delivery and feedback come a moment after the send's first event; then the outbox owes nothing for it. */
-    const sesPublishing = { owed: 0, published: 0 }; // sends whose events are still to publish: the control API's drain waits for them
+    /**
+     * Delivery and feedback come a moment (SES_EVENT_GAP_MS on the clock) after the send's first
+     * event; then the outbox owes nothing for it. The control API's drain waits for what is due by
+     * its deadline (on a manual clock: what is due now); the rest waits for the clock to move.
+     */
+    const sesPublishing = { firstInFlight: 0, published: 0, dueAt: new Map<string, number>() };
     const publishOwed = (messageId: string, events: SesEvent[]) => {
       const [first, ...rest] = events;
-      sesPublishing.owed++;
+      const dueAt = clock.now() + SES_EVENT_GAP_MS;
+      sesPublishing.firstInFlight++;
+      sesPublishing.dueAt.set(messageId, dueAt);
       publishSesEvents(sesEventsSqs, [first])
-        .then(() => new Promise((resolve) => setTimeout(resolve, 200)))
+        .finally(() => sesPublishing.firstInFlight--)
+        .then(() => new Promise((resolve) => clock.at(dueAt, () => resolve(undefined))))
         .then(() => publishSesEvents(sesEventsSqs, rest))
         .then(() => sesOutbox.published(messageId))
         .finally(() => {
-          sesPublishing.owed--;
+          sesPublishing.dueAt.delete(messageId);
           sesPublishing.published++;
         })
         .catch((error) => log(JSON.stringify({ level: 'ERROR', message: 'publishing SES events failed; published again at the next start', error: String(error) })));
@@ -213,7 +236,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       onClearStore: () => sesOutbox.cleared(),
       credentials,
       onSent: ({ request, messageId, eventTypes }) => {
-        const events = request.ConfigurationSetName ? simulatedEvents(request, messageId, new Date(), { open: eventTypes.includes('OPEN'), click: eventTypes.includes('CLICK') }) : [];
+        const events = request.ConfigurationSetName ? simulatedEvents(request, messageId, new Date(clock.now()), { open: eventTypes.includes('OPEN'), click: eventTypes.includes('CLICK') }) : [];
         sesOutbox.accepted(storedMail(messageId), messageId, events);
         if (events.length > 0) publishOwed(messageId, events);
       },
@@ -287,6 +310,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       credentials,
       streamArn,
       scheduleIntervalSeconds: settings.scheduleIntervalSeconds,
+      clock,
       sendRate: Number(process.env.SEND_RATE_PER_SECOND) || settings.sesMaxSendRate,
       checkpointDir: settings.inMemory ? undefined : join(settings.dataDir, 'streams'),
       log,
@@ -317,7 +341,15 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
 
     const { startHttpGateway } = await import('./lambda/http-gateway');
     const { handleControl } = await import('./control');
-    const control = { watched: [...watched, { kind: 'ses' as const, name: 'ses', busy: () => sesPublishing.owed, handled: () => sesPublishing.published }], schedules };
+    const sesDue = (before: number) => [...sesPublishing.dueAt.values()].filter((at) => at <= before).length;
+    const ses: Watched = {
+      kind: 'ses',
+      name: 'ses',
+      busy: (before) => sesPublishing.firstInFlight + sesDue(before),
+      later: (before) => sesPublishing.dueAt.size - sesDue(before),
+      handled: () => sesPublishing.published,
+    };
+    const control = { watched: [...watched, ses], schedules, clock };
     const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) => handleControl(control, method, path, authorization, body));
     cleanups.push(() => closeServer(http));
     const { onRequest } = observer;
@@ -394,6 +426,8 @@ interface WorkerEnvironment {
   streamArn: string;
   /** LOCAL_SCHEDULE_INTERVAL_SECONDS: run every schedule this often instead (tests) */
   scheduleIntervalSeconds?: number;
+  /** the schedules run on it (a manual clock runs them when it moves) */
+  clock: LocalClock;
   /** the account's send rate as the runtime knows it (SEND_RATE_PER_SECOND, else the local SES's): sizes the send queues' pollers */
   sendRate: number;
   /** where each stream poller keeps its position across restarts (none: the in-memory table starts afresh) */
@@ -490,7 +524,7 @@ async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
       pollers.push(poller);
       watched.push({ kind: 'stream', name: worker.name, busy: () => poller.inHand(), handled: () => poller.handled, quietSince: () => poller.quietSince });
     } else {
-      const timer = new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name));
+      const timer = new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name), env.clock);
       pollers.push(timer);
       watched.push({ kind: 'schedule', name: worker.name, busy: () => (timer.isRunning() ? 1 : 0), handled: () => timer.runs });
       schedules.push({ name: worker.name, runNow: () => timer.runNow() });
@@ -499,19 +533,34 @@ async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
   return { pollers, watched, schedules };
 }
 
-/** EventBridge schedule stand-in: invokes the same scheduled handler every N seconds, as its function. */
+/**
+ * EventBridge schedule stand-in: invokes the same scheduled handler every N seconds, as its function.
+ * On a manual clock it runs when the clock moves, once at each stop its interval has passed by
+ * (./clock.ts says why not once per interval).
+ */
 class ScheduleTimer {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private stopped = false;
+  private lastRunAt: number;
   constructor(
     private readonly fn: FunctionIdentity,
     private readonly everySeconds: number,
     private readonly handler: AnyHandler,
     private readonly onError: (error: unknown) => void,
-  ) {}
+    private readonly clock: LocalClock,
+  ) {
+    this.lastRunAt = clock.now();
+  }
   /** runs finished since the start */
   runs = 0;
   start(): void {
+    if (this.clock.mode === 'manual') {
+      this.clock.onMoved(() => {
+        if (!this.stopped && !this.running && this.clock.now() - this.lastRunAt >= this.everySeconds * 1000) void this.run();
+      });
+      return;
+    }
     this.timer = setInterval(() => {
       if (this.running) return; // never overlap, like a schedule with a concurrency of one
       void this.run();
@@ -526,7 +575,8 @@ class ScheduleTimer {
     return this.run();
   }
   private run(): Promise<{ succeeded: boolean; error?: string }> {
-    const run = invoke(this.fn, this.handler, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() }).then(
+    this.lastRunAt = this.clock.now();
+    const run = invoke(this.fn, this.handler, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date(this.lastRunAt).toISOString() }).then(
       () => ({ succeeded: true }),
       (error: unknown) => {
         this.onError(error);
@@ -540,6 +590,7 @@ class ScheduleTimer {
     });
   }
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     await this.running;
   }

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { API_KEY_PATTERN } from '../../shared/access/api-key-token';
+import type { ClockMode } from './clock';
 import type { TerminalFormat } from './terminal-log';
 
 export interface LocalSettings {
@@ -45,6 +46,11 @@ export interface LocalSettings {
    * terminal, else `json`, so pipes and the test suites keep reading the JSON (lib/local/terminal-log.ts).
    */
   terminalLog: TerminalFormat;
+  /**
+   * LOCAL_CLOCK: `real` (the machine's clock; the default) or `manual` (the service's time stands
+   * still until the control API moves it: POST /_local/clock, lib/local/clock.ts).
+   */
+  clock: ClockMode;
 }
 
 /** A setting that cannot be used: `npm start` prints its message alone (one line) and exits 1. */
@@ -86,6 +92,12 @@ function terminalFormat(value: string | undefined, stdoutIsTerminal: boolean): T
   throw new SettingsError(`LOCAL_TERMINAL_LOG must be human or json, got "${value}"`);
 }
 
+function clockMode(value: string | undefined): ClockMode {
+  if (value === undefined || value === '') return 'real';
+  if (value === 'real' || value === 'manual') return value;
+  throw new SettingsError(`LOCAL_CLOCK must be real or manual, got "${value}"`);
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): LocalSettings {
   const localApiKey = env.LOCAL_API_KEY || undefined;
   if (localApiKey && !API_KEY_PATTERN.test(localApiKey)) {
@@ -109,5 +121,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env, stdoutIsTermi
     allowHttpLoopbackWebhooks: flag('ALLOW_HTTP_LOOPBACK_WEBHOOKS', env.ALLOW_HTTP_LOOPBACK_WEBHOOKS, true),
     apiRateLimitPerSecond: wholeFromOne('API_RATE_LIMIT_PER_SECOND', env.API_RATE_LIMIT_PER_SECOND, LOCAL_API_RATE_LIMIT_PER_SECOND),
     terminalLog: terminalFormat(env.LOCAL_TERMINAL_LOG, stdoutIsTerminal),
+    clock: clockMode(env.LOCAL_CLOCK),
   };
 }

@@ -40,6 +40,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { StandInCredentials } from './credentials';
 import { type SignatureVerdict, verifySignature } from './sigv4';
+import { now } from '../../../shared/platform/clock';
 
 export interface SesFrontOptions {
   host: string;
@@ -178,7 +179,7 @@ export class SesFront {
   private readonly acceptedAt: number[] = [];
 
   private sentLast24Hours(): number {
-    const since = Date.now() - 24 * 60 * 60 * 1000;
+    const since = now() - 24 * 60 * 60 * 1000;
     while (this.acceptedAt.length && this.acceptedAt[0] < since) this.acceptedAt.shift();
     return this.acceptedAt.length;
   }
@@ -270,7 +271,7 @@ export class SesFront {
 
   /** SES's verification status of a domain identity, as time passes. */
   private status(identity: Identity): 'PENDING' | 'SUCCESS' | 'FAILED' {
-    if (Date.now() - identity.createdAt < this.options.verifyDelayMs) return 'PENDING';
+    if (now() - identity.createdAt < this.options.verifyDelayMs) return 'PENDING';
     return identity.name.endsWith('.invalid') ? 'FAILED' : 'SUCCESS';
   }
 
@@ -332,7 +333,7 @@ export class SesFront {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // SES counts a send against the second the request reaches it, not when its body is read.
-    const second = Math.floor(Date.now() / 1000);
+    const second = Math.floor(now() / 1000);
     const url = new URL(request.url ?? '/', 'http://local');
     const method = request.method ?? 'GET';
     const parts = url.pathname.split('/').filter(Boolean); // ['v2', 'email', ...]
@@ -367,7 +368,7 @@ export class SesFront {
         if (this.state.identities[key]) throw new SesError(400, 'AlreadyExistsException', `Email identity ${key} already exists.`);
         const identity: Identity = {
           name: key,
-          createdAt: Date.now(),
+          createdAt: now(),
           dkimTokens: [0, 1, 2].map(() => randomBytes(16).toString('hex')),
           configurationSetName: body.ConfigurationSetName,
           tags: body.Tags ?? [],
@@ -479,7 +480,7 @@ export class SesFront {
         if (!/^[A-Za-z0-9_-]{1,64}$/.test(tenantName)) throw new SesError(400, 'BadRequestException', 'TenantName must be 1-64 letters, digits, hyphens or underscores');
         if (this.tenants()[tenantName]) throw new SesError(400, 'AlreadyExistsException', `Tenant ${tenantName} already exists.`);
         const id = `tn-${randomBytes(12).toString('hex')}`;
-        const tenant: Tenant = { name: tenantName, id, arn: sesArn(`tenant/${tenantName}/${id}`), createdAt: Date.now(), tags: body.Tags ?? [], resources: [], sendingStatus: 'ENABLED' };
+        const tenant: Tenant = { name: tenantName, id, arn: sesArn(`tenant/${tenantName}/${id}`), createdAt: now(), tags: body.Tags ?? [], resources: [], sendingStatus: 'ENABLED' };
         this.tenants()[tenantName] = tenant;
         this.save();
         return send(response, 200, this.describeTenant(tenant));
@@ -538,7 +539,7 @@ export class SesFront {
       const size = contents.reduce((sum, c) => sum + c.length, 0) + Buffer.byteLength(`${simple?.Body?.Html?.Data ?? ''}${simple?.Body?.Text?.Data ?? ''}`);
       if (size > MAX_MESSAGE_BYTES) throw new SesError(400, 'MessageRejected', `Message length is more than ${MAX_MESSAGE_BYTES / 1024 / 1024} megabytes`);
       this.acceptedPerSecond.set(second, accepted + 1);
-      this.acceptedAt.push(Date.now());
+      this.acceptedAt.push(now());
       for (const counts of [this.acceptedPerSecond, this.throttledPerSecond]) for (const old of counts.keys()) if (old < second - 900) counts.delete(old);
       for (const a of attachments) a.RawContent = ''; // back in the store below (restoreAttachments)
       return this.proxy(request, response, body, (messageId) => contents.length && this.options.restoreAttachments(messageId, contents));

@@ -19,6 +19,7 @@ import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queueUrlVariable } from '../../../fu
 import { formatAddresses } from '../../../shared/receiving/mime';
 import { snsEnvelope } from './ses-events';
 import { writeLocalObject } from './s3';
+import { nowDate } from '../../../shared/platform/clock';
 
 export const LOCAL_INBOUND_TOPIC_ARN = 'arn:aws:sns:ap-southeast-2:000000000000:inbound-mail';
 /** SES's limit for received messages. */
@@ -51,7 +52,7 @@ function headerBlock(raw: Buffer): Buffer {
 /** SES's `Received` notification for a message stored by an S3 action (the format SES documents for receipt notifications). */
 export async function receiptNotification(input: { raw: Buffer; messageId: string; source: string; recipients: string[]; bucket: string; now?: Date }) {
   const headers = await PostalMime.parse(headerBlock(input.raw)).catch(() => undefined);
-  const timestamp = (input.now ?? new Date()).toISOString();
+  const timestamp = (input.now ?? nowDate()).toISOString();
   const find = (name: string) => headers?.headers.find((h) => h.key === name)?.value;
   return {
     notificationType: 'Received',

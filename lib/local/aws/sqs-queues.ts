@@ -360,6 +360,8 @@ export class SqsQueues {
     readonly accountId: string,
     dir: string | undefined,
     compactAtBytes: number | undefined,
+    /** the runtime's clock (lib/local/clock.ts): when messages become visible, timestamps */
+    private readonly clock: { now: () => number; manual: boolean } = { now: Date.now, manual: false },
   ) {
     this.journal = new Journal<JournalRecord>({ dir, apply: (record) => this.apply(record), snapshot: () => this.snapshot(), compactAtBytes });
     for (const queue of this.queues.values()) this.rebuildSchedule(queue);
@@ -474,7 +476,7 @@ export class SqsQueues {
   /** Records that rebuild the whole state from nothing (the journal's compaction). */
   private *snapshot(): Iterable<JournalRecord> {
     yield { t: 'format', version: 1 };
-    const now = Date.now();
+    const now = this.clock.now();
     for (const queue of this.queues.values()) {
       yield { t: 'queue', name: queue.name, config: queue.config, created: queue.created, modified: queue.modified };
     }
@@ -571,7 +573,7 @@ export class SqsQueues {
     }
     const given = this.queueAttributes(name, rawAttributes);
     const existing = this.queues.get(name);
-    const now = Date.now();
+    const now = this.clock.now();
     if (existing) {
       const different = Object.keys(given).find((key) => !sameConfigValue(given[key as keyof QueueConfig], existing.config[key as keyof QueueConfig]));
       if (different) throw new SqsError('QueueNameExists', `A queue already exists with the same name and a different value for attribute ${different}`);
@@ -589,7 +591,7 @@ export class SqsQueues {
     const given = this.queueAttributes(queue.name, rawAttributes);
     const config = { ...queue.config, ...given };
     if ('RedrivePolicy' in given && given.RedrivePolicy === undefined) delete config.RedrivePolicy;
-    this.emit({ t: 'queue', name: queue.name, config, created: queue.created, modified: Math.floor(Date.now() / SECOND_MS) });
+    this.emit({ t: 'queue', name: queue.name, config, created: queue.created, modified: Math.floor(this.clock.now() / SECOND_MS) });
   }
 
   /** CreateQueue's and SetQueueAttributes' attributes, checked as SQS checks them. */
@@ -620,7 +622,7 @@ export class SqsQueues {
 
   getQueueAttributes(queue: Queue, names: string[]): Record<string, string> {
     const all = names.includes('All');
-    const counts = this.counts(queue, Date.now());
+    const counts = this.counts(queue, this.clock.now());
     const values: Record<string, string | undefined> = {
       QueueArn: this.arnOf(queue.name),
       ...Object.fromEntries(Object.keys(NUMERIC_ATTRIBUTES).map((name) => [name, String(queue.config[name as keyof typeof NUMERIC_ATTRIBUTES])])),
@@ -667,11 +669,11 @@ export class SqsQueues {
   deleteQueue(queue: Queue): void {
     this.stopTasks(queue.name);
     this.emit({ t: 'dropQueue', name: queue.name });
-    this.deletedAt.set(queue.name, Date.now());
+    this.deletedAt.set(queue.name, this.clock.now());
   }
 
   purgeQueue(queue: Queue): void {
-    const now = Date.now();
+    const now = this.clock.now();
     const last = this.purgedAt.get(queue.name);
     if (last !== undefined && now - last < QUEUE_COOLDOWN_MS) throw new SqsError('PurgeQueueInProgress', `Only one PurgeQueue operation on ${queue.name} is allowed every 60 seconds.`);
     this.purgedAt.set(queue.name, now);
@@ -682,7 +684,7 @@ export class SqsQueues {
 
   send(queue: Queue, message: Outgoing, senderId: string): Record<string, string> {
     if (message.bytes > queue.config.MaximumMessageSize) throw tooLong(queue);
-    const now = Date.now();
+    const now = this.clock.now();
     const id = randomUUID();
     const stored: StoredMessage = { id, body: message.body, sentAt: now, senderId, receiveCount: 0, visibleAt: now + message.delaySeconds * SECOND_MS };
     if (message.attributes) stored.attributes = message.attributes;
@@ -697,19 +699,23 @@ export class SqsQueues {
     };
   }
 
-  /** Step 3 of the module comment: waits up to the poll's time for visible messages, then receives them. */
+  /**
+   * Step 3 of the module comment: waits up to the poll's time for visible messages, then receives
+   * them. The poll's wait is the machine's time; when a message becomes visible is the clock's (a
+   * manual clock wakes the polls when it moves: `tick`).
+   */
   async receive(queueName: string, request: ReceiveRequest, gone: () => boolean): Promise<Record<string, unknown>[]> {
     const waitMs = (request.waitSeconds ?? this.queues.get(queueName)?.config.ReceiveMessageWaitTimeSeconds ?? 0) * SECOND_MS;
-    const deadline = Date.now() + waitMs;
+    const deadline = Date.now() + waitMs; // machine time: how long the request is held
     for (;;) {
       const queue = this.queues.get(queueName);
       if (!queue) throw noQueue();
       if (this.closed || gone()) return [];
       const received = this.receiveNow(queue, request);
-      const now = Date.now();
-      if (received.length > 0 || now >= deadline) return received;
-      // until a message may be visible: one arrives (`wake`), or the earliest scheduled time comes
-      const nextVisible = queue.schedule.peek()?.at ?? Number.POSITIVE_INFINITY;
+      const machineNow = Date.now();
+      if (received.length > 0 || machineNow >= deadline) return received;
+      // until a message may be visible: one arrives (`wake`), the clock moves (`tick`), or the earliest scheduled time comes
+      const untilVisible = this.clock.manual ? Number.POSITIVE_INFINITY : (queue.schedule.peek()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -717,15 +723,29 @@ export class SqsQueues {
           this.polls.delete(done);
           resolve();
         };
-        const timer = setTimeout(done, Math.max(1, Math.min(deadline, nextVisible) - now));
+        const timer = setTimeout(done, Math.max(1, Math.min(deadline - machineNow, untilVisible)));
         queue.waiters.add(done);
         this.polls.add(done);
       });
     }
   }
 
+  /** The clock moved (a manual clock): every long poll looks again. */
+  tick(): void {
+    for (const queue of this.queues.values()) this.wake(queue);
+  }
+
+  /** The earliest time after `now` a message becomes visible, in any queue (the manual clock stops there). */
+  nextDue(now: number): number | undefined {
+    let next: number | undefined;
+    for (const queue of this.queues.values()) {
+      for (const message of queue.messages.values()) if (message.visibleAt > now && (next === undefined || message.visibleAt < next)) next = message.visibleAt;
+    }
+    return next;
+  }
+
   private receiveNow(queue: Queue, request: ReceiveRequest): Record<string, unknown>[] {
-    const now = Date.now();
+    const now = this.clock.now();
     const redrive = queue.config.RedrivePolicy;
     const deadLetterQueue = this.queueByArn(redrive?.deadLetterTargetArn);
     const picked: Message[] = [];
@@ -782,7 +802,7 @@ export class SqsQueues {
     const message = queue.messages.get(messageIdOf(handle));
     if (!message || message.receipt !== handle)
       throw new SqsError('ReceiptHandleIsInvalid', `The receipt handle "${handle}" is not the latest of a message in this queue: the message was received again, deleted or moved.`);
-    const now = Date.now();
+    const now = this.clock.now();
     if (message.visibleAt <= now) throw new SqsError('MessageNotInflight', 'The message referred to is not in flight: its visibility timeout has run out.');
     const visibleAt = now + seconds * SECOND_MS;
     if (visibleAt - (message.receivedAt ?? now) > MAX_VISIBILITY_SECONDS * SECOND_MS) {
@@ -805,7 +825,7 @@ export class SqsQueues {
       throw invalidParameter('SourceArn', sourceArn, 'There is already a task running. Only one active task is allowed for a source queue arn at a given time.');
     }
     const handle = Buffer.from(JSON.stringify({ taskId: randomUUID(), sourceArn })).toString('base64');
-    const task: MoveTask = { handle, sourceArn, status: 'RUNNING', moved: 0, toMove: this.counts(source, Date.now()).visible, startedAt: Date.now() };
+    const task: MoveTask = { handle, sourceArn, status: 'RUNNING', moved: 0, toMove: this.counts(source, this.clock.now()).visible, startedAt: this.clock.now() };
     if (destinationArn !== undefined) task.destinationArn = destinationArn;
     if (rate !== undefined) task.rate = rate;
     this.emit({ t: 'task', task });
@@ -870,7 +890,7 @@ export class SqsQueues {
   private moveSome(task: MoveTask): Pick<MoveTask, 'status' | 'failureReason'> | undefined {
     const source = this.queueByArn(task.sourceArn);
     if (!source) return { status: 'FAILED', failureReason: 'AWS.SimpleQueueService.NonExistentQueue' };
-    const now = Date.now();
+    const now = this.clock.now();
     for (let step = 0; step < (task.rate ?? MOVE_STEP_MESSAGES) && task.moved < task.toMove; step += 1) {
       const message = this.nextVisible(source, now);
       if (!message) return { status: 'COMPLETED' }; // the rest is in flight, or gone

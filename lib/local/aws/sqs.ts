@@ -89,6 +89,8 @@ export interface LocalSqsOptions {
   compactAtBytes?: number;
   /** the only credentials whose SigV4 signatures it accepts (the runtime's, ./credentials.ts) */
   credentials: StandInCredentials;
+  /** the runtime's clock (../clock.ts); the machine's when not given */
+  clock?: { now: () => number; manual: boolean };
 }
 
 export interface LocalSqs {
@@ -97,6 +99,10 @@ export interface LocalSqs {
   port: number;
   /** A queue's messages visible by `before` (epoch ms: visible now, or delayed or in flight until then) and after it: the control API's drain (../control.ts). */
   backlog(queueName: string, before: number): { due: number; later: number };
+  /** The earliest time after `now` a message becomes visible (the manual clock's stops). */
+  nextDue(now: number): number | undefined;
+  /** The clock moved: long polls look again. */
+  tick(): void;
   close(): Promise<void>;
 }
 
@@ -416,7 +422,7 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
 
 export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs> {
   const host = options.host ?? '127.0.0.1';
-  const sqs = new SqsQueues(options.region, options.accountId ?? LOCAL_ACCOUNT_ID, options.dir, options.compactAtBytes);
+  const sqs = new SqsQueues(options.region, options.accountId ?? LOCAL_ACCOUNT_ID, options.dir, options.compactAtBytes, options.clock);
   const table = operations(sqs);
 
   let closing = false;
@@ -473,6 +479,8 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
     endpoint,
     port,
     backlog: (queueName, before) => sqs.backlog(queueName, before),
+    nextDue: (now) => sqs.nextDue(now),
+    tick: () => sqs.tick(),
     close: async () => {
       closing = true;
       sqs.close(); // move tasks stop, the journal is flushed and closed, long polls end

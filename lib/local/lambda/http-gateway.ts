@@ -21,6 +21,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { fallbackRoute, matchRoute } from '../../../functions/routes';
 import { loadHandler, type AnyHandler } from './handlers';
 import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, routeFunction, type FunctionIdentity } from './invocation';
+import { nowDate } from '../../../shared/platform/clock';
 
 /** HTTP API's largest request body; past it the body is not buffered further. */
 const MAX_HTTP_API_BODY_BYTES = 10 * 1024 * 1024;
@@ -52,7 +53,7 @@ function toEvent(request: IncomingMessage, body: Buffer, routeKey: string, pathP
   }
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const now = new Date();
+  const now = nowDate();
   const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
   const method = request.method ?? 'GET';
   return {
