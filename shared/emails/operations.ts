@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, notFoundResponse, rateLimitedResponse } from '../platform/http/schemas';
+import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, notFoundResponse, rateLimitedResponse, sendingPausedResponse } from '../platform/http/schemas';
 import { email, emailSummary, MAX_BATCH, sentAttachment, RESERVED_HEADERS, RESERVED_TAG_NAMES, scheduledAtInput, sendEmailBody } from './model';
 
 const emailParams = z.strictObject({ email_id: id });
@@ -74,7 +74,7 @@ export const send = defineOperation({
   auth: 'api_key',
   scope: 'sending_access',
   body: sendEmailBody,
-  responses: { 200: { description: 'The email is accepted', schema: z.object({ id }) }, ...commonErrors, 409: conflictResponse, 429: quotaResponse },
+  responses: { 200: { description: 'The email is accepted', schema: z.object({ id }) }, ...commonErrors, 403: sendingPausedResponse, 409: conflictResponse, 429: quotaResponse },
 });
 
 export const sendBatch = defineOperation({
@@ -105,6 +105,7 @@ export const sendBatch = defineOperation({
       schema: z.object({ data: z.array(z.object({ id })), errors: z.optional(z.array(z.object({ index: z.number(), message: z.string() }))) }),
     },
     ...commonErrors,
+    403: sendingPausedResponse,
     409: conflictResponse,
     429: quotaResponse,
   },

@@ -49,6 +49,11 @@ export const commonErrors = {
 export const insufficientScopeResponse = { description: 'A `sending_access` key or token on an operation that needs `full_access` (`insufficient_scope`)', schema: errorEnvelope } as const;
 
 /** Every operation that reads a JSON body answers this past the 5 MB limit (shared/platform/http/operation.ts adds it). */
+/** The reputation guard paused the project's sending (shared/emails/reputation.ts): the sends it refuses. */
+export const sendingPausedResponse = {
+  description: "The project's sending is paused by the reputation guard (`sending_paused`: its bounce or complaint rate crossed the threshold); an operator resumes it",
+  schema: errorEnvelope,
+} as const;
 export const payloadTooLargeResponse = { description: 'The body is over 5 MB (`payload_too_large`)', schema: errorEnvelope } as const;
 
 /** Every keyed operation answers this past its project's API rate limit (shared/access/rate-limit.ts adds it). */
