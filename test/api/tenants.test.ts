@@ -54,10 +54,15 @@ describe('one SES tenant per project', () => {
     const { update, updateItem } = await import('../../shared/platform/db/table');
     const keys = await import('../../shared/platform/db/keys');
     await updateItem(update(keys.project(project.projectId), { remove: ['ses_tenant'] })); // as if the record was never written
-    // the runtime's functions keep a project's settings a second (PROJECT_SETTINGS_CACHE_SECONDS), then refresh them beside a request
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await api.get('/api-keys', { key: project.key });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The runtime's functions keep a project's settings a second (PROJECT_SETTINGS_CACHE_SECONDS), then refresh them
+    // beside a request. A rate limit of its own, written after the removal, shows in every answer's ratelimit-limit:
+    // once an answer carries it, the functions hold settings read after the removal, without the tenant.
+    const { changeProjectSettings } = await import('../../shared/access/project-settings');
+    await changeProjectSettings(project.projectId, { rate_limit: 99_999 });
+    await waitFor(
+      () => api.get('/api-keys', { key: project.key }),
+      (r) => r.headers.get('ratelimit-limit') === '99999',
+    );
     const domain = await verifiedDomain(project.key, 'tenant-d'); // CreateTenant: AlreadyExists, then GetTenant
     const { getItem } = await import('../../shared/platform/db/table');
     expect((await getItem(keys.project(project.projectId)))?.ses_tenant).toMatchObject({ name: `es-${project.projectId}` }); // recorded again

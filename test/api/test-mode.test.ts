@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { api } from '../support/http';
+import { useOwnRuntime } from '../support/own-runtime';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 
 useRuntimeTable();
@@ -90,21 +91,34 @@ it('wipes the test data in one CLI call, keeping the test keys and every live re
   expect(keysOfTest).toContain(test.id);
 }, 60_000);
 
-it("is rate limited by its project's limit and counts against no send quota", async () => {
-  const project = await createOtherProject();
-  const { changeProjectSettings } = await import('../../shared/access/project-settings');
-  await changeProjectSettings(project.projectId, { rate_limit: 5, daily_quota: 1 });
-  const sandboxKey = (await api.post('/api-keys', { name: 'limits', mode: 'test' }, { key: project.key })).body.token as string;
-  // the project's rate limit applies to its test keys (headers and 429 alike)
-  const burst = await Promise.all(Array.from({ length: 15 }, () => api.get('/segments', { key: sandboxKey })));
-  expect(burst.every((r) => r.headers.get('ratelimit-limit') === '5')).toBe(true);
-  expect(burst.some((r) => r.status === 429 && r.body.errors[0].code === 'rate_limit_exceeded')).toBe(true);
-  // the daily quota of 1 is live mail's: test sends go past it
-  await new Promise((resolve) => setTimeout(resolve, 1100)); // the next second's budget
-  const domain = `quota-${stamp}.example.com`;
-  expect((await api.post('/domains', { name: domain }, { key: sandboxKey })).status).toBe(201);
-  const send = () => api.post('/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'over the quota', text: 'x' }, { key: sandboxKey });
-  expect((await send()).status).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-  expect((await send()).status).toBe(200);
-}, 60_000);
+/**
+ * The per-second rate limit on a runtime of its own whose clock stands still until the test moves it (LOCAL_CLOCK=manual,
+ * lib/local/clock.ts): a burst is in one clock second, and a move of a second gives the next second's budget. The limits
+ * are its default project's (whose live key, TEST_API_KEY, the client uses), set with the CLI before the project's
+ * first request, so no function holds older settings.
+ */
+describe("a test key under its project's limits", () => {
+  const own = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { forFile: true });
+
+  it("is rate limited by its project's limit and counts against no send quota", async () => {
+    await projectCli('limits', '--local', '--rate', '5', '--daily', '1');
+    expect((await api.get('/project')).body).toMatchObject({ rate_limit: { requests_per_second: 5 }, quotas: { daily: 1 } });
+    const minted = await api.post('/api-keys', { name: 'limits', mode: 'test' });
+    expect(minted.status).toBe(201);
+    const sandboxKey = minted.body.token as string;
+    // the project's rate limit applies to its test keys (headers and 429 alike): a burst in a second of its own
+    await own.move({ advance_seconds: 1 });
+    const burst = await Promise.all(Array.from({ length: 15 }, () => api.get('/segments', { key: sandboxKey })));
+    expect(burst.map((r) => r.headers.get('ratelimit-limit'))).toEqual(Array(15).fill('5'));
+    expect(burst.filter((r) => r.status === 200)).toHaveLength(5);
+    const refused = burst.filter((r) => r.status !== 200);
+    expect(refused.map((r) => [r.status, r.body.errors[0].code])).toEqual(Array(10).fill([429, 'rate_limit_exceeded']));
+    // the daily quota of 1 is live mail's: test sends go past it, in the next second's budget (3 requests of 5)
+    await own.move({ advance_seconds: 1 });
+    const domain = `quota-${stamp}.example.com`;
+    expect((await api.post('/domains', { name: domain }, { key: sandboxKey })).status).toBe(201);
+    const send = () => api.post('/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'over the quota', text: 'x' }, { key: sandboxKey });
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+  }, 60_000);
+});

@@ -215,8 +215,12 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
 
   await fanOutQueue.enqueue([{ project_id: projectId, broadcast_id: broadcastId, after: '' }]);
   await pollUntil(async () => pages >= 1);
-  await new Promise((r) => setTimeout(r, 1500));
-  await poller.pollOnce(); // nothing: the next-page message was lost
+  // page 1 done and its message deleted (not failed: it would come back after its 1 s visibility), and no next page enqueued
+  const fanOutBacklog = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: fanOutQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  );
+  expect(fanOutBacklog.Attributes).toEqual({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0', ApproximateNumberOfMessagesDelayed: '0' });
+  expect(await poller.pollOnce()).toBe(0); // nothing: the next-page message was lost
   expect(pages).toBe(1);
   expect(await broadcast()).toMatchObject({ status: 'sending', count_recipients: 40 });
 

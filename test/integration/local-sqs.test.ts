@@ -4,6 +4,11 @@
  * refuses, the dead-letter queue and its redrive, the long poll; then the journal: a stand-in
  * killed with SIGKILL in a process of its own comes back with every message it confirmed, each
  * visible again at its own time, and opens a journal whose last line a kill tore.
+ *
+ * In memory, the stand-in runs on a clock of this file's (as the runtime's LOCAL_CLOCK=manual):
+ * delays and visibility timeouts run out when a test moves it, not when the machine's time passes.
+ * How long a long poll holds its request stays the machine's time, as in the runtime
+ * (lib/local/clock.ts), and so does a move task's pace.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -29,16 +34,43 @@ import {
 } from '@aws-sdk/client-sqs';
 import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
 import { OWN_STAND_IN_CREDENTIALS } from '../support/stand-ins';
+import { waitFor } from '../support/wait';
 
 const region = 'ap-southeast-2';
 const client = (endpoint: string) => new SQSClient({ endpoint, region, credentials: OWN_STAND_IN_CREDENTIALS });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The latest move task of a dead-letter queue, once `done` holds for it (a task is paced on the machine's time). */
+const moveTask = (sqs: SQSClient, SourceArn: string, done: (task: { Status?: string; ApproximateNumberOfMessagesMoved?: number } | undefined) => boolean, timeoutMs = 10_000) =>
+  waitFor(async () => ((await sqs.send(new ListMessageMoveTasksCommand({ SourceArn }))).Results ?? [])[0], done, timeoutMs, 20);
 
 describe('in memory', () => {
   let local: LocalSqs;
   let sqs: SQSClient;
+  /** the stand-in's clock: it stands still until a test moves it (`advance`) */
+  let t = Date.now();
+  /** called the next time the stand-in reads its clock: a receive reads it once it looked at the queue, and waits right after */
+  let onRead: (() => void) | undefined;
+  const clock = {
+    now: () => {
+      onRead?.();
+      return t;
+    },
+    manual: true,
+  };
+  /** Moves the stand-in's clock; its long polls look again. */
+  const advance = (ms: number) => {
+    t += ms;
+    local.tick();
+  };
+  /** Resolves once the stand-in next reads its clock: call it before the request whose read it is. */
+  const nextRead = () =>
+    new Promise<void>((resolve) => {
+      onRead = () => {
+        onRead = undefined;
+        resolve();
+      };
+    });
   beforeAll(async () => {
-    local = await startLocalSqs({ region, credentials: OWN_STAND_IN_CREDENTIALS });
+    local = await startLocalSqs({ region, credentials: OWN_STAND_IN_CREDENTIALS, clock });
     sqs = client(local.endpoint);
   });
   afterAll(async () => {
@@ -119,7 +151,7 @@ describe('in memory', () => {
     expect(second.ReceiptHandle).not.toBe(first.ReceiptHandle);
     const stale = sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: first.ReceiptHandle, VisibilityTimeout: 10 }));
     await expect(stale).rejects.toBeInstanceOf(ReceiptHandleIsInvalid);
-    await sleep(1100); // its 1 s ran out: no longer in flight
+    advance(1000); // its 1 s ran out: no longer in flight
     const late = sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: second.ReceiptHandle, VisibilityTimeout: 10 }));
     await expect(late).rejects.toBeInstanceOf(MessageNotInflight);
     const garbage = sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: 'not-a-handle' }));
@@ -143,23 +175,25 @@ describe('in memory', () => {
 
   it('delays a message by its DelaySeconds', async () => {
     const url = await queue('delayed');
-    const sentAt = Date.now();
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'later', DelaySeconds: 1 }));
     expect(await counts(url)).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesDelayed: '1' });
     expect(await receive(url)).toEqual([]);
-    const [message] = await receive(url, { WaitTimeSeconds: 5 });
-    expect(message.Body).toBe('later');
-    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1000);
+    advance(999);
+    expect(await receive(url)).toEqual([]); // a millisecond early
+    advance(1);
+    expect((await receive(url)).map((m) => m.Body)).toEqual(['later']);
   });
 
   it('answers a long poll already waiting with a delayed message when its delay ends, not at the end of the poll', async () => {
     const url = await queue('delayed-long-poll');
     const started = Date.now();
-    const polled = receive(url, { WaitTimeSeconds: 20 }); // waiting on an empty queue
+    const waiting = nextRead();
+    const polled = receive(url, { WaitTimeSeconds: 20 });
+    await waiting; // the poll found the queue empty and waits
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'in a second', DelaySeconds: 1 }));
+    advance(1000);
     expect((await polled).map((m) => m.Body)).toEqual(['in a second']);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-    expect(Date.now() - started).toBeLessThan(10_000); // the poll's own end is 20 s
+    expect(Date.now() - started).toBeLessThan(10_000); // the poll's own end is 20 s (machine time)
   });
 
   it('moves a message received more than maxReceiveCount times to the DLQ, and a move task sends it back', async () => {
@@ -174,10 +208,7 @@ describe('in memory', () => {
     expect(dead).toMatchObject({ MessageId, Body: 'poison', Attributes: { DeadLetterQueueSourceArn: dlqArn.replace(/-dlq$/, '') } });
 
     await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn })); // no destination: back where it came from
-    let task: { Status?: string; ApproximateNumberOfMessagesMoved?: number } | undefined;
-    for (const deadline = Date.now() + 5000; task?.Status !== 'COMPLETED' && Date.now() < deadline; await sleep(50)) {
-      [task] = (await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn }))).Results ?? [];
-    }
+    const task = await moveTask(sqs, dlqArn, (task) => task?.Status !== 'RUNNING');
     expect(task).toMatchObject({ Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 1, ApproximateNumberOfMessagesToMove: 1, SourceArn: dlqArn });
     const [back] = await receive(sourceUrl);
     expect(back).toMatchObject({ Body: 'poison', Attributes: { ApproximateReceiveCount: '1' } });
@@ -200,14 +231,15 @@ describe('in memory', () => {
   it('answers a long poll as soon as a message arrives', async () => {
     const url = await queue('long-poll');
     const started = Date.now();
+    const waiting = nextRead();
     const polled = receive(url, { WaitTimeSeconds: 10 });
-    await sleep(300);
+    await waiting; // the poll found the queue empty and waits
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'now' }));
     expect((await polled).map((m) => m.Body)).toEqual(['now']);
     expect(Date.now() - started).toBeLessThan(2000);
     const empty = Date.now();
     expect(await receive(url, { WaitTimeSeconds: 1 })).toEqual([]);
-    expect(Date.now() - empty).toBeGreaterThanOrEqual(950);
+    expect(Date.now() - empty).toBeGreaterThanOrEqual(950); // held for its second of the machine's time
   });
 });
 
@@ -232,11 +264,11 @@ describe('on disk', () => {
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
-    for (const deadline = Date.now() + 20_000; ; await sleep(20)) {
-      const endpoint = /^SQS (\S+)$/m.exec(output)?.[1];
-      if (endpoint) return { child, sqs: client(endpoint) };
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the stand-in did not start:\n${output}`);
-    }
+    // its endpoint once printed; null once it exited without
+    const started = async () => /^SQS (\S+)$/m.exec(output)?.[1] ?? (child.exitCode === null ? undefined : null);
+    const endpoint = await waitFor(started, (endpoint) => endpoint !== undefined, 20_000, 20).catch(() => null);
+    if (!endpoint) throw new Error(`the stand-in did not start:\n${output}`);
+    return { child, sqs: client(endpoint) };
   }
   const kill = async (child: ChildProcess) => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -295,18 +327,15 @@ describe('on disk', () => {
     await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: ['a', 'b', 'c', 'd'].map((Id) => ({ Id, MessageBody: Id })) }));
     for (let i = 0; i < 2; i += 1) await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 })); // the second moves all four
     await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn, MaxNumberOfMessagesPerSecond: 2 }));
-    await sleep(100); // its first step moved 2; the next is a second away
-    const [running] = (await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn }))).Results!;
+    // its first step moved 2 at once; the next is a second (of the machine's time) away
+    const running = await moveTask(sqs, dlqArn, (task) => (task?.ApproximateNumberOfMessagesMoved ?? 0) > 0);
     expect(running).toMatchObject({ Status: 'RUNNING', ApproximateNumberOfMessagesMoved: 2, ApproximateNumberOfMessagesToMove: 4 });
     sqs.destroy();
     await local.close();
 
     local = await startLocalSqs({ region, dir, credentials: OWN_STAND_IN_CREDENTIALS });
     sqs = client(local.endpoint);
-    let task: { Status?: string } | undefined;
-    for (const deadline = Date.now() + 5000; task?.Status !== 'COMPLETED' && Date.now() < deadline; await sleep(50)) {
-      [task] = (await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn }))).Results ?? [];
-    }
+    const task = await moveTask(sqs, dlqArn, (task) => task?.Status !== 'RUNNING');
     expect(task).toMatchObject({ Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 4 });
     expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }))).Messages?.map((m) => m.Body).sort()).toEqual(['a', 'b', 'c', 'd']);
     expect((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes).toEqual({ ApproximateNumberOfMessages: '0' });
