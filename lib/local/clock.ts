@@ -8,7 +8,8 @@
  *   falls due (a delayed or invisible SQS message, an SES event a send still owes, a scheduled
  *   worker's next run) waits for the clock to be moved past it.
  *
- * Moving the clock (`moveTo`) goes through what falls due on the way, in order: it stops at the
+ * Moving the clock (`moveTo`) first settles what is due now (work a request made just before),
+ * then goes through what falls due on the way, in order: it stops at the
  * earliest due time (an SQS message's delay or visibility timeout, an SES event), fires what is due
  * there, tells the listeners (long polls look again; each scheduled worker runs once if its
  * interval has passed since its last run) and waits until the pipeline has settled (the control
@@ -114,6 +115,9 @@ export class LocalClock {
   }
 
   private async move(target: number, settle: () => Promise<Settled>): Promise<{ stops: number; outcome: Settled }> {
+    // first what is due now (a send made just before the move): handled at its own time, not at the first stop
+    const now = await settle();
+    if (!now.settled) return { stops: 0, outcome: now };
     let stops = 0;
     for (;;) {
       const due = this.nextDue();

@@ -64,6 +64,15 @@ describe('the manual clock', () => {
     expect((await call('GET', `/emails/${sent.body.id}`, undefined, key)).body.last_event).toBe('delivered');
   }, 60_000);
 
+  it('handles a send made just before a move at its own time, then what fell due on the way', async () => {
+    const { key, domain } = await sandbox();
+    const sent = await call('POST', '/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Moved at once', text: 'hi' }, key);
+    expect(sent.status).toBe(200);
+    // no drain first: the move settles the send now, so its delivery (a second later) falls within the move
+    expect((await move({ advance_seconds: 5 })).status).toBe(200);
+    expect((await call('GET', `/emails/${sent.body.id}`, undefined, key)).body.last_event).toBe('delivered');
+  }, 60_000);
+
   describe('with a webhook endpoint', () => {
     const receiver = new WebhookReceiver();
     const own = new WebhookReceiver();
