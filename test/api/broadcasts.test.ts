@@ -190,7 +190,7 @@ describe('a broadcast to a segment', () => {
     const { unsubscribeToken } = await import('../../shared/broadcasts/unsubscribe');
     const { createApiKey } = await import('../../shared/access/api-keys');
     const { testProjectId } = await import('../../shared/access/test-mode');
-    // a project of its own: the default project's twin is another suite's sandbox (test/support/isolation-suite.ts)
+    // a project of its own: the default project's test twin is shared by every suite of the runtime
     const { projectId } = await createOtherProject();
     const { token: testKey } = await createApiKey({ projectId, livemode: false, permission: 'full_access' }, { name: 'unsubscribe test twin', mode: 'test' });
     const created = await request('POST', '/contacts', { email: `hal-${unique('c')}@${domain}` }, { key: testKey });

@@ -4,7 +4,8 @@
  * to its final status through the same workers as live mail, with its events, its signed webhook
  * deliveries (`livemode: false`) and its suppressions, which are the test twin's: a live send to
  * the same address goes out. The local SES receives nothing of it, and GET /emails/{id} offers the
- * message that would have been sent as `raw`.
+ * message that would have been sent as `raw`. Opens and clicks run on a manual clock of their own
+ * (test/support/own-runtime.ts), which publishes each simulated event when it is moved past it.
  */
 import PostalMime from 'postal-mime';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -12,6 +13,7 @@ import { createApiKey } from '../../shared/access/api-keys';
 import { testProjectId } from '../../shared/access/test-mode';
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
+import { useOwnRuntime } from '../support/own-runtime';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -25,7 +27,6 @@ let live: { projectId: string; key: string };
 let testKey: string;
 let twin: string;
 let domain: string;
-let trackingDomain: string;
 let secret: string;
 const receiver = new WebhookReceiver();
 
@@ -36,11 +37,10 @@ const localSesMail = async () => {
 };
 
 /** A test-mode domain, made with the test key: it may send before it is verified. */
-async function testDomain(label: string, settings?: Record<string, unknown>): Promise<string> {
+async function testDomain(label: string): Promise<string> {
   const name = `${label}-${run}.example.com`;
   const created = await api.post('/domains', { name }, { key: testKey });
   expect(created.status).toBe(201);
-  if (settings) expect((await api.patch(`/domains/${created.body.id}`, settings, { key: testKey })).status).toBe(200);
   return name;
 }
 
@@ -74,8 +74,8 @@ beforeAll(async () => {
   testKey = (await createApiKey({ projectId: live.projectId, livemode: false, permission: 'full_access' }, { name: 'ci', mode: 'test' })).token;
   twin = testProjectId(live.projectId);
   await receiver.start();
-  [domain, trackingDomain] = await Promise.all([testDomain('shop'), testDomain('tracked', { open_tracking: true, click_tracking: true })]);
-  const events = ['email.sent', 'email.delivered', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'suppression.added'];
+  domain = await testDomain('shop');
+  const events = ['email.sent', 'email.delivered', 'email.bounced', 'email.complained', 'suppression.added'];
   const hook = await api.post('/webhooks', { endpoint: receiver.url, events }, { key: testKey });
   expect(hook.status).toBe(201);
   secret = hook.body.signing_secret;
@@ -143,28 +143,78 @@ describe.each([
 });
 
 describe('opens and clicks, from a domain that tracks them', () => {
+  // On a manual clock of its own (test/support/own-runtime.ts): a test email's events are published at their delays on
+  // the clock (SIMULATED_DELAY_SECONDS: Delivery 1 s, Open 2 s, Click 3 s after the send), so moving it 5 s has published
+  // and handled them all, and an event that did not come by then never will.
+  const own = useOwnRuntime({ LOCAL_CLOCK: 'manual', API_RATE_LIMIT_PER_SECOND: '1000' }); // the clock's second never ends by itself
+  const ownReceiver = new WebhookReceiver();
+  let ownKey: string;
+  let ownSecret: string;
+  let tracks: string;
+  let tracksNothing: string;
+
+  beforeAll(async () => {
+    await ownReceiver.start();
+    const key = await own.call('POST', '/api-keys', { name: 'ci', mode: 'test' });
+    expect(key.status).toBe(201);
+    ownKey = key.body.token;
+    const domain = async (label: string, settings?: Record<string, unknown>) => {
+      const created = await own.call('POST', '/domains', { name: `${label}-${run}.example.com` }, ownKey);
+      expect(created.status).toBe(201);
+      if (settings) expect((await own.call('PATCH', `/domains/${created.body.id}`, settings, ownKey)).status).toBe(200);
+      return created.body.name as string;
+    };
+    [tracks, tracksNothing] = [await domain('tracked', { open_tracking: true, click_tracking: true }), await domain('shop')];
+    const hook = await own.call('POST', '/webhooks', { endpoint: ownReceiver.url, events: ['email.sent', 'email.delivered', 'email.opened', 'email.clicked'] }, ownKey);
+    expect(hook.status).toBe(201);
+    ownSecret = hook.body.signing_secret;
+  }, 60_000);
+  afterAll(() => ownReceiver.stop());
+
+  const statusOf = async (id: string) => (await own.call('GET', `/emails/${id}`, undefined, ownKey)).body.last_event as string;
+  /** Sends a test email and moves the clock past its last event: its status then, and its events (oldest first). */
+  const sendAndSettle = async (to: string, from: string) => {
+    const sent = await own.call('POST', '/emails', { from: `Shop <orders@${from}>`, to, subject: `Order ${run} to ${to}`, html: HTML, text: 'Your order' }, ownKey);
+    expect(sent.status).toBe(200);
+    const id = sent.body.id as string;
+    // sent now, at this time on the clock; the rest waits for the clock
+    await own.drain();
+    expect(await statusOf(id)).toBe('sent');
+    await own.move({ advance_seconds: 5 });
+    const events = (await own.call('GET', '/events', undefined, ownKey)).body.data as Record<string, any>[];
+    return { id, status: await statusOf(id), events: events.filter((e) => e.data.object.id === id).reverse() };
+  };
+  /** The webhook deliveries of `type` for the email, each signature checked with the webhook's secret. */
+  const deliveries = (id: string, type: string) =>
+    ownReceiver.receipts
+      .filter((r) => r.json?.type === type && r.json.data.object.id === id)
+      .map((r) => new StandardWebhook(ownSecret).verify(r.body, r.headers as Record<string, string>) as Record<string, any>);
+
   it('open@ ends opened', async () => {
-    const id = await send(`open+${run}@simulator.amazonses.com`, trackingDomain);
-    await settles(id, 'opened');
-    expect(await delivery(id, 'email.opened')).toMatchObject({ livemode: false, data: { object: { id, open: { ipAddress: '192.0.2.1' } } } });
+    const { id, status, events } = await sendAndSettle(`open+${run}@simulator.amazonses.com`, tracks);
+    expect(status).toBe('opened');
+    expect(events.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent', 'email.delivered', 'email.opened']);
+    const opened = deliveries(id, 'email.opened');
+    expect(opened).toHaveLength(1);
+    expect(opened[0]).toMatchObject({ livemode: false, data: { object: { id, open: { ipAddress: '192.0.2.1' } } } });
   }, 60_000);
 
   it('click@ ends clicked, with an email.clicked per link', async () => {
-    const id = await send(`click+${run}@simulator.amazonses.com`, trackingDomain);
-    await settles(id, 'clicked');
-    const clicks = await waitFor(
-      () => eventsOf(id).then((all) => all.filter((e) => e.type === 'email.clicked')),
-      (found) => found.length === LINKS.length,
-    );
+    const { id, status, events } = await sendAndSettle(`click+${run}@simulator.amazonses.com`, tracks);
+    expect(status).toBe('clicked');
+    expect(events.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent', 'email.delivered', 'email.opened', 'email.clicked', 'email.clicked']);
+    const clicks = events.filter((e) => e.type === 'email.clicked');
     expect(clicks.map((e) => e.data.object.click.link).sort()).toEqual(LINKS);
-    expect(await delivery(id, 'email.clicked')).toMatchObject({ livemode: false, data: { object: { id } } });
+    const delivered = deliveries(id, 'email.clicked');
+    expect(delivered).toHaveLength(LINKS.length);
+    for (const payload of delivered) expect(payload).toMatchObject({ livemode: false, data: { object: { id } } });
   }, 60_000);
 
   it('click@ from a domain that tracks nothing is only delivered', async () => {
-    const id = await send(`click+${run}-untracked@simulator.amazonses.com`);
-    await settles(id, 'delivered');
-    await new Promise((resolve) => setTimeout(resolve, 4000)); // a Click is published 3 s after the send
-    expect((await eventsOf(id)).map((e) => e.type)).not.toEqual(expect.arrayContaining(['email.clicked']));
+    const { id, status, events } = await sendAndSettle(`click+${run}-untracked@simulator.amazonses.com`, tracksNothing);
+    expect(status).toBe('delivered');
+    expect(events.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent', 'email.delivered']);
+    expect(deliveries(id, 'email.clicked')).toEqual([]);
   }, 60_000);
 });
 

@@ -1,9 +1,10 @@
 /**
- * Webhooks over real HTTP against the local runtime, delivering to receivers on 127.0.0.1 that
- * each test starts (the runtime allows plain http to loopback; nothing else is contacted). The
- * runtime's retry schedule is WEBHOOK_RETRY_SCHEDULE_SECONDS=1,1,1 (test/support/global-setup.ts):
- * 4 attempts, a second apart. Tests that count deliveries use a project of their own, so the
- * suites running in parallel in the default project cannot add events to them.
+ * Webhooks over real HTTP against a local runtime of this file's own (test/support/own-runtime.ts),
+ * delivering to receivers on 127.0.0.1 that each test starts (the runtime allows plain http to
+ * loopback; nothing else is contacted). Its retry schedule is WEBHOOK_RETRY_SCHEDULE_SECONDS=1,1,1:
+ * 4 attempts, a second apart. A runtime of its own so that a test can wait for the whole pipeline
+ * to settle (`drain`) before it checks that a delivery did NOT happen. Tests that count deliveries
+ * still use a project of their own, so no other test's events reach them.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -11,10 +12,21 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { api } from '../support/http';
+import { useOwnRuntime } from '../support/own-runtime';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
-useRuntimeTable();
+const runtime = useOwnRuntime(
+  {
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', // 4 attempts, a second apart
+    API_RATE_LIMIT_PER_SECOND: '1000', // tests create 30 API keys or 25 webhooks at once
+  },
+  { forFile: true },
+);
+// the table of this file's runtime (its DATA_DIR is TEST_DATA_DIR once the runtime started)
+beforeAll(() => {
+  useRuntimeTable();
+});
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -45,6 +57,7 @@ class Receiver {
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         this.receipts.push({ headers: req.headers, body, json: JSON.parse(body), at: Date.now() });
+        // a slow endpoint on purpose: machine time, as the delivery's HTTP timeout measures it
         setTimeout(() => res.writeHead(this.status, { 'content-type': 'text/plain' }).end('ok'), this.delayMs);
       });
     });
@@ -281,13 +294,9 @@ describe('webhook deliveries', () => {
     expect(rx.of('api_key.created')).toHaveLength(5);
     expect((await api.get(`/webhooks/${hook.id}`, { key: other.key })).body).toMatchObject({ status: 'enabled', consecutive_failures: 0 });
 
-    // a delivered delivery can be sent again too: exactly one more attempt
+    // a delivered delivery can be sent again too: exactly one more attempt, once the pipeline has settled
     expect((await api.post(`/webhooks/${hook.id}/deliveries/${failed.id}/retry`, undefined, { key: other.key })).status).toBe(202);
-    await waitFor(
-      async () => rx.of('api_key.created').length,
-      (n) => n === 6,
-    );
-    await new Promise((r) => setTimeout(r, 1500));
+    await runtime.drain();
     expect(rx.of('api_key.created')).toHaveLength(6);
   }, 40_000);
 
@@ -313,8 +322,8 @@ describe('webhook deliveries', () => {
     const refused = await api.post(`/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, undefined, { key: other.key });
     expect(refused).toMatchObject({ status: 422, body: { name: 'validation_error', errors: [{ code: 'webhook_disabled', path: 'webhookId' }] } });
     const seen = rx.receipts.length;
-    await api.post('/api-keys', { name: 'after' }, { key: other.key });
-    await new Promise((r) => setTimeout(r, 1500));
+    expect((await api.post('/api-keys', { name: 'after' }, { key: other.key })).status).toBe(201);
+    await runtime.drain(); // the event went through the pipeline: it made no delivery
     expect(rx.receipts).toHaveLength(seen);
   }, 45_000);
 
@@ -450,13 +459,9 @@ describe('isolation', () => {
     expect((await api.get(`/webhooks/${hook.id}/deliveries`, { key: b.key })).status).toBe(404);
     expect((await api.get('/webhooks', { key: b.key })).body.data).toEqual([]);
 
-    await api.post('/api-keys', { name: 'in-b' }, { key: b.key });
-    await api.post('/api-keys', { name: 'in-a' }, { key: a.key });
-    await waitFor(
-      async () => rx.of('api_key.created'),
-      (r) => r.length >= 1,
-    );
-    await new Promise((r) => setTimeout(r, 1000));
+    expect((await api.post('/api-keys', { name: 'in-b' }, { key: b.key })).status).toBe(201);
+    expect((await api.post('/api-keys', { name: 'in-a' }, { key: a.key })).status).toBe(201);
+    await runtime.drain(); // both events went through the pipeline: A's webhook got A's, and only A's
     expect(rx.receipts.map((r) => `${r.json.project_id} ${r.json.data.object.name}`)).toEqual([`${a.projectId} in-a`]);
     const [delivery] = await deliveriesOf(hook.id, a.key);
     expect((await api.get(`/webhooks/${hook.id}/deliveries/${delivery.id}`, { key: b.key })).status).toBe(404);
