@@ -33,8 +33,8 @@ const common = {
 const withRuntime = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  // a failed test is tried once more, its first failure printed (test/support/retry.ts says why)
-  setupFilesAfterEnv: ['<rootDir>/test/support/retry.ts'],
+  // No retries: a test that fails once fails the run. Tests wait on the runtime's clock and drain
+  // (test/support/own-runtime.ts), or on what the API shows (test/support/wait.ts), never on a sleep.
 };
 
 const HOSTILE = '<rootDir>/test/api/hostile-input.test.ts';

@@ -29,7 +29,7 @@ afterEach(() => {
 });
 
 it('composes a broadcast to a small segment, sends it and shows its progress reach sent', async () => {
-  // names and addresses of this attempt's own: a retry (test/support/retry.ts) must not find the first attempt's (409)
+  // names and addresses of this run's own: the shared runtime keeps what earlier runs of the file made (409)
   const attempt = Date.now().toString(36);
   const segmentName = `Console beta ${attempt}`;
   const segment = await api.post('/segments', { name: segmentName }, { key });

@@ -1,5 +1,6 @@
 /**
- * Jest's own order (slowest first, from its cache), with the suites that bring their own heavy
+ * The unit suites first (seconds, no runtime: a broken rule fails the run's first minute), then
+ * jest's own order (slowest first, from its cache), with the suites that bring their own heavy
  * processes last: the browser suites (Chromium) and the chaos test (a second local runtime on disk,
  * its JVM, killed and started again). Run beside the API and integration suites on CI's two cores,
  * they starved the shared runtime: routes outlived their Lambda timeouts (500s from DELETE
@@ -9,8 +10,10 @@
  */
 const Sequencer = require('@jest/test-sequencer').default;
 
+const FIRST = /[\\/]test[\\/]unit[\\/]/;
 const LAST = [/[\\/]test[\\/]browser[\\/]/, /[\\/]test[\\/]chaos[\\/]/];
 const rank = (test) => {
+  if (FIRST.test(test.path)) return -2;
   const index = LAST.findIndex((pattern) => pattern.test(test.path));
   return index === -1 ? -1 : index;
 };
