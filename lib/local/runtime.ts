@@ -143,8 +143,9 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const region = 'ap-southeast-2';
     // The service's time (LOCAL_CLOCK, ./clock.ts): every handler and stand-in reads it from here on.
     const clock = new LocalClock(settings.clock, settings.inMemory ? undefined : join(settings.dataDir, 'clock.json'));
-    setClockSource(clock.now);
-    cleanups.push(async () => setClockSource(Date.now));
+    const machineWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    setClockSource(clock.now, clock.mode === 'manual' ? async () => undefined : machineWait);
+    cleanups.push(async () => setClockSource(Date.now, machineWait));
 
     // One runtime per DATA_DIR; a JVM left by one killed hard is stopped first (lib/local/data-dir-lock.ts).
     const databaseDir = settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb');

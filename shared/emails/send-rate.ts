@@ -29,7 +29,7 @@ import * as keys from '../platform/db/keys';
 import { isConditionFailed, update, updateItem } from '../platform/db/table';
 import { sesClient } from '../platform/aws/ses';
 import { logger } from '../platform/log';
-import { now } from '../platform/clock';
+import { now, waitOnClock } from '../platform/clock';
 
 /** The lanes of the send path (./send-queue.ts): bulk never takes the transactional reserve. */
 export type SendLane = 'transactional' | 'bulk';
@@ -93,8 +93,6 @@ const GUARD_MS = 100;
  */
 const EARLY_MS = 100;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** No send slot within the wait: come back in `retryAfterSeconds` (SES was not called). */
 export class NoSendSlot extends Error {
   override name = 'NoSendSlot';
@@ -119,8 +117,8 @@ async function withinDailyQuota(rate: number): Promise<boolean> {
   return a.sentLast24Hours + sentSinceReading < a.max24Hours - quotaMargin(a, rate);
 }
 
-/** Takes a slot of `second` in one of its counters (random order); returns the slot's place in the second, or undefined when every counter is full. */
-async function takeSlot(second: number, limits: number[]): Promise<number | undefined> {
+/** Takes a slot of `second` in one of its counters (random order); returns the slot's place in the second and its counter, or undefined when every counter is full. */
+async function takeSlot(second: number, limits: number[]): Promise<{ place: number; shard: number } | undefined> {
   const order = limits.map((_, i) => i).sort(() => Math.random() - 0.5);
   for (const shard of order) {
     try {
@@ -135,12 +133,17 @@ async function takeSlot(second: number, limits: number[]): Promise<number | unde
           { tag: 'second full' },
         ),
       );
-      return (Number(counter.sent) - 1) * limits.length + shard;
+      return { place: (Number(counter.sent) - 1) * limits.length + shard, shard };
     } catch (error) {
       if (!isConditionFailed(error, 'second full')) throw error;
     }
   }
   return undefined;
+}
+
+/** Gives a slot of `second` back, for a sender that will not send in that second (see acquireSendSlot). */
+async function releaseSlot(second: number, shard: number): Promise<void> {
+  await updateItem(update(keys.sendRate(second, shard), { add: { sent: -1 } })).catch((error) => logger.warn('a send slot was not given back', { second, error }));
 }
 
 /**
@@ -155,19 +158,23 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
   const deadline = now() + maxWaitMs;
   let second = Math.floor(now() / 1000);
   for (;;) {
-    const place = await takeSlot(second, limits);
-    if (place !== undefined) {
+    const taken = await takeSlot(second, limits);
+    if (taken !== undefined) {
+      const { place } = taken;
       // Every send waits until its second has begun, and bulk ones for their paced place: a burst sent
       // at once straddles the second's end on SES's clock and is throttled there (bench/send-pipeline.ts
       // showed it). A transactional send in the second under way goes at once (EARLY_MS).
       const paced = second * 1000 + (place * PACED_MS) / rate;
       const slotStart = lane === 'transactional' ? Math.min(paced, Math.max(second * 1000 + EARLY_MS, now())) : paced;
-      // the wait is the machine's, the slot's time the clock's: a second try covers a machine clock
-      // nudged meanwhile; a clock that still stands before the slot's second (the local runtime's
-      // manual clock) has the email come back once it is there, rather than send into a second
-      // SES does not count it in
-      for (let tries = 0; tries < 2 && slotStart > now(); tries++) await sleep(slotStart - now());
-      if (now() < second * 1000) throw new NoSendSlot(Math.max(1, Math.ceil((second * 1000 - now()) / 1000)), "the send slot's second has not begun");
+      // A wait on the clock (a timer; a second one covers a machine clock nudged meanwhile). A clock
+      // still before the slot's second after it (the local runtime's manual clock, where a wait ends
+      // at once) gets the slot back and the email comes back then, rather than sending into a second
+      // SES does not count it in, or holding slots of seconds no sender will send in.
+      for (let tries = 0; tries < 2 && slotStart > now(); tries++) await waitOnClock(slotStart - now());
+      if (now() < second * 1000) {
+        await releaseSlot(second, taken.shard);
+        throw new NoSendSlot(Math.max(1, Math.ceil((second * 1000 - now()) / 1000)), "the send slot's second has not begun");
+      }
       // Woken (or delayed) too close to, or into, the next second: this second's counter may not
       // be the one SES sees the send in, so take a slot of a later second instead. A send only
       // goes out with GUARD_MS of its counted second left to reach SES.
