@@ -37,8 +37,11 @@ it('does not flag an invocation well under its memory', () => {
 });
 
 it('does not flag an invocation whose garbage passes its memory while what it holds does not (a collection confirms the sample first)', async () => {
-  // in this worker, not a fresh process: the watch's growth is measured from the heap the process
-  // already has, and a fresh process's small heap counts the rounds' old-space growth as held
+  // in this worker, not a fresh process. Known issue: in a fresh process, or a fresh jest worker
+  // (1 of 2 clean-clone runs with the unit suites first), the watch measures 101-105 MB still
+  // held after its forced collection for these ~50 MB rounds (73 MB for 25 MB rounds) and flags it;
+  // in a worker that ran other suites first it does not. Either the watch over-counts in a small
+  // heap or the rounds hold more than estimated: to find out (next session).
   const lines: string[] = [];
   setMemoryLog((line) => lines.push(line));
   // rounds of about 50 MB of small objects, each held across an await (so V8 keeps them, in its old space), then dropped:
