@@ -9,39 +9,10 @@
  * - `POST /_local/run/<worker>` runs a scheduled worker now; `GET /_local/clock` tells the time.
  * - Only a full-access key of the runtime may use it.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { TEST_API_KEY } from '../support/constants';
-import { startRuntimeProcess, stopRuntimeProcess } from '../support/runtime-process';
+import { useOwnRuntime } from '../support/own-runtime';
 import { hangingEndpoint, type UnresponsiveEndpoint } from '../support/unresponsive-endpoints';
 
-let child: ChildProcess;
-let base: string;
-let dataDir: string;
-
-async function call(method: string, path: string, body?: unknown, key: string | null = TEST_API_KEY): Promise<{ status: number; body: any }> {
-  const response = await fetch(base + path, {
-    method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'email-service-control-'));
-  const started = await startRuntimeProcess({ DATA_DIR: dataDir, LOCAL_API_KEY: TEST_API_KEY, LOCAL_SCHEDULE_INTERVAL_SECONDS: '3600' });
-  child = started.child;
-  base = started.apiUrl;
-}, 120_000);
-
-afterAll(async () => {
-  await stopRuntimeProcess(child);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const { call } = useOwnRuntime({ LOCAL_SCHEDULE_INTERVAL_SECONDS: '3600' });
 
 /** A test-mode key of the runtime's project and a domain it may send from (test keys need no verified domain). */
 async function sandbox(): Promise<{ key: string; domain: string }> {
