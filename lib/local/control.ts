@@ -41,6 +41,8 @@ export interface Watched {
   handled(): number;
   /** streams: when the latest poll that found nothing to do began (epoch ms; 0: none yet) */
   quietSince?(): number;
+  /** streams: poll now rather than after the pause between polls that found nothing */
+  wake?(): void;
 }
 
 /** A scheduled worker that can be run on demand. */
@@ -62,7 +64,7 @@ export interface Answer {
 
 const DEFAULT_DRAIN_SECONDS = 30;
 export const MAX_DRAIN_SECONDS = 300;
-const STEP_MS = 20;
+const STEP_MS = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -94,6 +96,7 @@ export async function drain(watched: Watched[], timeoutMs: number, dueBy?: numbe
     if (Object.keys(busy).length === 0) {
       // quiet now: each stream consumer must finish a poll begun after this moment and find nothing
       const quietFrom = now;
+      for (const s of streams) s.wake?.();
       while (Date.now() < deadline && Object.keys(busyOf(watched, before)).length === 0 && streams.some((s) => s.quietSince!() < quietFrom)) await sleep(STEP_MS);
       if (Object.keys(busyOf(watched, before)).length === 0 && streams.every((s) => s.quietSince!() >= quietFrom)) return settled(watched, handledAtStart, started, before);
     }

@@ -523,7 +523,7 @@ async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
         onError: onError(worker.name),
       });
       pollers.push(poller);
-      watched.push({ kind: 'stream', name: worker.name, busy: () => poller.inHand(), handled: () => poller.handled, quietSince: () => poller.quietSince });
+      watched.push({ kind: 'stream', name: worker.name, busy: () => poller.inHand(), handled: () => poller.handled, quietSince: () => poller.quietSince, wake: () => poller.wake() });
     } else {
       const timer = new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name), env.clock);
       pollers.push(timer);

@@ -62,6 +62,45 @@ it('feeds filtered INSERTs in order and retries from the first reported failure'
   streams.destroy();
 });
 
+it('polls at once when woken, instead of at the end of its pause (the control API drain wakes it)', async () => {
+  const dynamo = new DynamoDBClient(config);
+  const streams = new DynamoDBStreamsClient(config);
+  const streamArn = (await dynamo.send(new DescribeTableCommand({ TableName: runtime.tableName }))).Table!.LatestStreamArn!;
+  const marker = newId();
+  const received: string[] = [];
+  const poller = new StreamPoller({
+    fn: { name: 'TestConsumer', needs: {}, timeoutMs: 30_000 },
+    streams,
+    streamArn,
+    batchSize: 10,
+    maxRetryAttempts: 3,
+    filter: { eventName: ['INSERT'], dynamodb: { NewImage: { marker: { S: [marker] } } } },
+    handler: async (event: DynamoDBStreamEvent) => {
+      for (const record of event.Records) received.push(record.dynamodb!.NewImage!.n.N!);
+      return { batchItemFailures: [] };
+    },
+    idleMs: 600_000, // a pause longer than the test may take: only wake() can end it
+  });
+  poller.start();
+  const quiet = (since: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (poller.quietSince >= since ? resolve() : setTimeout(check, 10));
+      check();
+    });
+  await quiet(1); // the first poll (positions at LATEST) found nothing: pausing now
+  await transact([put({ PK: `TEST#${marker}`, SK: 'N#1', type: 'test', marker, n: 1 })]);
+  const woken = Date.now();
+  poller.wake();
+  // a poll begun after the wake found the record, then the next (woken again) found nothing
+  while (received.length === 0) await new Promise((r) => setTimeout(r, 10));
+  poller.wake();
+  await quiet(woken);
+  expect(received).toEqual(['1']);
+  await poller.stop();
+  dynamo.destroy();
+  streams.destroy();
+});
+
 describe('with a checkpoint file (the runtime keeps one per function under DATA_DIR/streams)', () => {
   const dynamo = new DynamoDBClient(config);
   const streams = new DynamoDBStreamsClient(config);

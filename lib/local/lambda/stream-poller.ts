@@ -112,8 +112,21 @@ export class StreamPoller {
   /** when the latest poll that found nothing to read or retry began (epoch ms; 0: none yet) */
   quietSince = 0;
   private checkpoint?: Checkpoint;
+  /** ends the pause between two polls that found nothing (set while the poller pauses) */
+  private endPause?: () => void;
+  /** a wake() during a poll: the next pause is skipped, as that poll may have begun too early */
+  private woken = false;
 
   constructor(private readonly options: StreamPollerOptions) {}
+
+  /**
+   * Polls now instead of at the end of the pause: the control API's drain waits for a quiet poll
+   * begun after everything else was quiet, and need not wait out the pause for it.
+   */
+  wake(): void {
+    if (this.endPause) this.endPause();
+    else this.woken = true;
+  }
 
   start(): void {
     if (this.running) return;
@@ -123,6 +136,7 @@ export class StreamPoller {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.endPause?.();
     await this.loop;
   }
 
@@ -262,7 +276,22 @@ export class StreamPoller {
       } catch (error) {
         this.options.onError?.(error);
       }
-      if (handled === 0 && this.running) await new Promise((r) => setTimeout(r, this.options.idleMs ?? 200));
+      if (handled === 0 && this.running) await this.pause(this.options.idleMs ?? 200);
     }
+  }
+
+  private async pause(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.endPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.endPause = undefined;
   }
 }
