@@ -11,7 +11,7 @@ import { MAX_PARSE_BYTES } from '../../shared/receiving/inbound';
 import { workerFunctionId } from '../../lib/email-service-stack';
 import { ALARMS } from '../../lib/constructs/monitoring';
 import { STREAM_MAX_RECORD_AGE } from '../../lib/constructs/workers';
-import { cdkJsonContext, synth, synthesized, type Resource } from '../support/synth';
+import { cdkJsonContext, synth, synthesized, synthesizedTuned, TUNED_CERTIFICATE_ARN, type Resource } from '../support/synth';
 import { functionName, routes } from '../../functions/routes';
 import { declaredFunctions } from '../support/grants-check';
 import { SECRETS_KEY_ACTIONS } from '../../functions/needs';
@@ -39,7 +39,7 @@ describe('alarms someone receives', () => {
   });
 
   it('subscribes the address of the alarmEmail context', () => {
-    const withEmail = synth({ bundle: false, context: { ...cdkJsonContext, alarmEmail: 'oncall@example.com' } });
+    const withEmail = synthesizedTuned();
     withEmail.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: idOf(withEmail.stack.monitoring.alarmTopic) } });
     expect(() => synth({ bundle: false, context: { ...cdkJsonContext, alarmEmail: 'not an address' } })).toThrow(/alarmEmail/);
   });
@@ -53,7 +53,7 @@ describe('alarms someone receives', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'EmailService', MetricName: 'ProjectSendingPaused', Threshold: 1, Statistic: 'Sum' });
     const guard = resources[idOf(stack.functions.get(workerFunctionId('email-status'))!)].Properties.Environment.Variables;
     expect(guard).toMatchObject({ REPUTATION_BOUNCE_RATE: '0.04', REPUTATION_COMPLAINT_RATE: '0.0008', REPUTATION_MIN_SENDS: '200', REPUTATION_MIN_COMPLAINTS: '3' });
-    const tuned = synth({ bundle: false, context: { ...cdkJsonContext, reputationBounceRate: '0.03', reputationMinSends: '500' } });
+    const tuned = synthesizedTuned();
     const env = tuned.resources[tuned.stack.getLogicalId(tuned.stack.functions.get(workerFunctionId('email-status'))!.node.defaultChild as CfnElement)].Properties.Environment.Variables;
     expect(env).toMatchObject({ REPUTATION_BOUNCE_RATE: '0.03', REPUTATION_MIN_SENDS: '500' });
     expect(() => synth({ bundle: false, context: { ...cdkJsonContext, reputationComplaintRate: '5' } })).toThrow(/reputationComplaintRate/);
@@ -83,7 +83,7 @@ describe('alarms someone receives', () => {
     expect(byExpression('100 * errors / MAX([requests, 1])')).toEqual([expect.objectContaining({ Threshold: ALARMS.api5xxPercent, EvaluationPeriods: 2 })]);
     expect(byExpression('reads + writes')).toEqual([expect.objectContaining({ Threshold: ALARMS.tableThrottles })]);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'ConcurrentExecutions', Threshold: 800 });
-    const bigger = synth({ bundle: false, context: { ...cdkJsonContext, lambdaConcurrencyQuota: 5000 } });
+    const bigger = synthesizedTuned();
     bigger.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'ConcurrentExecutions', Threshold: 4000 });
   });
 
@@ -140,7 +140,7 @@ describe('queues, streams and the API', () => {
 
   it('throttles the whole API at its stage, by default and from context', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', DefaultRouteSettings: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 } });
-    const tuned = synth({ bundle: false, context: { ...cdkJsonContext, apiRateLimit: 50, apiBurstLimit: 60 } });
+    const tuned = synthesizedTuned();
     tuned.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 60 } });
   });
 
@@ -166,7 +166,7 @@ describe('queues, streams and the API', () => {
   it('gives every function with table actions the contactLimitPerProject context as CONTACT_LIMIT_PER_PROJECT, and none without it', () => {
     const envOf = (s: typeof stack, r: typeof resources, name: string) => r[idOf(s.functions.get(name)!)].Properties.Environment.Variables;
     expect(envOf(stack, resources, 'PostContacts').CONTACT_LIMIT_PER_PROJECT).toBeUndefined(); // the code's default, 1,000,000
-    const tuned = synth({ bundle: false, context: { ...cdkJsonContext, contactLimitPerProject: 5000 } });
+    const tuned = synthesizedTuned();
     for (const name of ['PostContacts', workerFunctionId('contact-imports'), 'GetUsage']) expect(envOf(tuned.stack, tuned.resources, name).CONTACT_LIMIT_PER_PROJECT).toBe('5000');
     expect(envOf(tuned.stack, tuned.resources, 'GetHealth').CONTACT_LIMIT_PER_PROJECT).toBeUndefined(); // no table actions
   });
@@ -183,7 +183,7 @@ describe('the table', () => {
 
   it('backs it up with AWS Backup only when asked: daily for 35 days, monthly for a year, in a retained vault', () => {
     expect(ofType('AWS::Backup::BackupPlan')).toEqual([]);
-    const backedUp = synth({ bundle: false, context: { ...cdkJsonContext, backupPlan: 'true' } });
+    const backedUp = synthesizedTuned();
     const plan = backedUp.template.findResources('AWS::Backup::BackupPlan');
     const rules = (Object.values(plan)[0] as Resource).Properties.BackupPlan.BackupPlanRule as { RuleName: string; Lifecycle: { DeleteAfterDays: number } }[];
     expect(rules.map((r) => [r.RuleName, r.Lifecycle.DeleteAfterDays])).toEqual([
@@ -290,8 +290,8 @@ describe('data protection and the first deploy', () => {
   });
 
   it('serves the API on a custom domain from context, and writes links to it', () => {
-    const certificateArn = 'arn:aws:acm:ap-southeast-2:123456789012:certificate/abcd-1234';
-    const withDomain = synth({ bundle: false, context: { ...cdkJsonContext, apiDomainName: 'email-api.example.com', apiCertificateArn: certificateArn } });
+    const certificateArn = TUNED_CERTIFICATE_ARN;
+    const withDomain = synthesizedTuned();
     withDomain.template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
       DomainName: 'email-api.example.com',
       DomainNameConfigurations: [Match.objectLike({ CertificateArn: certificateArn, EndpointType: 'REGIONAL' })],
@@ -312,7 +312,7 @@ describe('data protection and the first deploy', () => {
 
   it("activates the stack's receipt rule set only when asked (it replaces the account's active one), and deactivates it on delete", () => {
     expect(ofType('Custom::AWS')).toEqual([]);
-    const activating = synth({ bundle: false, context: { ...cdkJsonContext, activateReceiptRuleSet: 'true' } });
+    const activating = synthesizedTuned();
     const [[, activation]] = Object.entries(activating.resources).filter(([, r]) => r.Type === 'Custom::AWS');
     const text = JSON.stringify(activation.Properties);
     expect(text).toContain('setActiveReceiptRuleSet');

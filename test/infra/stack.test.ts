@@ -15,7 +15,7 @@ import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSu
 import { BUNDLE_BANNER } from '../../lib/bundling';
 import { buildApp, workerFunctionId } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
-import { cdkJsonContext, type Resource, type Synthesized, synth, synthesized } from '../support/synth';
+import { cdkJsonContext, type Resource, type Synthesized, synth, synthesized, synthesizedTuned } from '../support/synth';
 
 const allFunctions = [
   ...routes.map((route) => ({ id: functionName(route), routeKey: `${route.method} ${route.path}`, route })),
@@ -547,7 +547,7 @@ describe('EmailService inbound mail', () => {
   });
 
   it('takes the retention from the inboundRetentionDays context', () => {
-    const custom = Template.fromStack(buildApp({ bundle: false, context: { ...cdkJsonContext, inboundRetentionDays: 90 } }).stack);
+    const custom = synthesizedTuned().template; // inboundRetentionDays: 90
     custom.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90 })] } });
     expect(() => buildApp({ bundle: false, context: { inboundRetentionDays: 'soon' } })).toThrow(/inboundRetentionDays/);
   });
@@ -623,7 +623,7 @@ describe('EmailService send queues sized by the send rate', () => {
   it("gives both senders a second of sends in flight at SES's usual 14/s by default, and more for a faster account (context sesSendRate)", () => {
     const usual = synthesized();
     for (const worker of ['sender', 'bulk-sender']) expect(mapping(usual, worker)).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 2 } });
-    const fast = synth({ bundle: false, context: { ...cdkJsonContext, sesSendRate: 500 } });
+    const fast = synthesizedTuned(); // sesSendRate: 500
     expect(mapping(fast, 'sender')).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 50 } });
     const sandbox = synth({ bundle: false, context: { ...cdkJsonContext, sesSendRate: 1 } });
     expect(mapping(sandbox, 'sender')).toMatchObject({ BatchSize: 1, ScalingConfig: { MaximumConcurrency: 2 } });

@@ -96,3 +96,36 @@ export function synthesized(): Synthesized {
   shared ??= synth({ bundle: false });
   return shared;
 }
+
+/** The certificate of `tunedContext`'s custom API domain (ACM, in the stack's region). */
+export const TUNED_CERTIFICATE_ARN = 'arn:aws:acm:ap-southeast-2:123456789012:certificate/abcd-1234';
+
+/**
+ * Every context value the infra suites set away from its default, in one app: each suite asserts
+ * the part it is about (a synth costs seconds; one app for all of them instead of one each).
+ */
+export const tunedContext: Record<string, unknown> = {
+  ...cdkJsonContext,
+  alarmEmail: 'oncall@example.com',
+  reputationBounceRate: '0.03',
+  reputationMinSends: '500',
+  lambdaConcurrencyQuota: 5000,
+  apiRateLimit: 50,
+  apiBurstLimit: 60,
+  contactLimitPerProject: 5000,
+  backupPlan: 'true',
+  apiDomainName: 'email-api.example.com',
+  apiCertificateArn: TUNED_CERTIFICATE_ARN,
+  activateReceiptRuleSet: 'true',
+  sesSendRate: '500',
+  tracing: 'true',
+  inboundRetentionDays: 90,
+};
+
+let tuned: Synthesized | undefined;
+
+/** The app with `tunedContext`, bundling skipped, synthesized once per test file. Read it, never change it. */
+export function synthesizedTuned(): Synthesized {
+  tuned ??= synth({ bundle: false, context: tunedContext });
+  return tuned;
+}
