@@ -17,11 +17,11 @@
  *   measures a bundle's process and prints it beside this figure. It must not pass the declared memory.
  * - Garbage must not flag an invocation: the used heap includes objects no one holds until V8
  *   collects them, and when it collects depends on the whole process. So a sample past the limit
- *   (and past it, each CONFIRM_STEP_MB more) is confirmed by a full collection (`gc()`: exposed at
- *   load through V8's flags, as Lambda's own bootstrap starts node with --expose-gc) and measured
- *   again; only what is still held counts. An invocation whose growth stays under
- *   MIN_FLAGGED_GROWTH_MB is never flagged. The collection costs the shared process a pause (tens
- *   to a few hundred ms), only when a sample crosses a limit.
+ *   is confirmed by a full collection (`gc()`: exposed at load through V8's flags, as Lambda's own
+ *   bootstrap starts node with --expose-gc) and measured again, every time until one confirms the
+ *   invocation over its limit, then each CONFIRM_STEP_MB more; only what is still held counts. An
+ *   invocation whose growth stays under MIN_FLAGGED_GROWTH_MB is never flagged. The collection
+ *   costs the shared process a pause (tens to a few hundred ms), only when a sample crosses a limit.
  * - Every function shares the process, so concurrent invocations' memory counts for each of them:
  *   an over-estimate, on purpose (a false alarm names the invocations that ran beside it in its
  *   line, `concurrent`; a missed overrun is a Runtime.OutOfMemory in production). Garbage present
@@ -99,11 +99,22 @@ const largest = new Map<string, MemoryMeasure>();
 const limitBytes = (w: Watched): number => Math.max(MIN_FLAGGED_GROWTH_MB, w.memoryMb - LAMBDA_BASELINE_MB) * MB;
 const rawGrowth = (w: Watched): number => w.peak - w.start;
 
+/**
+ * Whether a sample must be confirmed by a collection: every time its growth is past the limit until
+ * a collection has confirmed it over (garbage may put it there again and again: each time it is
+ * confirmed, or the raw figure would stand at the end), then only each CONFIRM_STEP_MB further.
+ */
+function crosses(w: Watched): boolean {
+  const limit = limitBytes(w);
+  if (rawGrowth(w) <= limit) return false;
+  return w.confirmedGrowth <= limit || rawGrowth(w) > w.confirmedGrowth + CONFIRM_STEP_MB * MB;
+}
+
 /** Takes a sample; a sample that puts any running invocation past its limit is confirmed by a full collection first. */
 function sample(): void {
   let now = used();
   for (const w of running) if (now > w.peak) w.peak = now;
-  const crossing = [...running].filter((w) => rawGrowth(w) > Math.max(limitBytes(w), w.confirmedGrowth + CONFIRM_STEP_MB * MB));
+  const crossing = [...running].filter((w) => crosses(w));
   if (crossing.length === 0) return;
   if (collect) {
     collect();

@@ -6,7 +6,9 @@
  * log lines as JSON.
  * - `over`: holds 120 MB across an await in a function deployed with 128 MB;
  * - `under`: holds 8 MB in the same function;
- * - `undeclared`: holds 200 MB in a function with no declared memory (a test consumer).
+ * - `undeclared`: holds 200 MB in a function with no declared memory (a test consumer);
+ * - `garbage`: rounds of about 50 MB of small objects, each held across an await, then dropped: the
+ *   used heap grows past the 64 MB above the baseline as garbage V8 has not collected yet.
  */
 import { invoke, type FunctionIdentity } from '../../lib/local/lambda/invocation';
 import { setMemoryLog } from '../../lib/local/memory-watch';
@@ -46,6 +48,22 @@ const scenarios: Record<string, () => Promise<unknown>> = {
         const held = Buffer.alloc(200 * MB, 1);
         await tick();
         return held.length;
+      },
+      {},
+    ),
+  garbage: () =>
+    invoke(
+      declared,
+      async () => {
+        let total = 0;
+        for (let round = 0; round < 8; round++) {
+          // held across an await, so V8 keeps them (in its old space), then dropped
+          let held: { round: number; i: number; tag: string }[] | undefined = Array.from({ length: 600_000 }, (_, i) => ({ round, i, tag: `r${round}-${i}` }));
+          await tick();
+          total += held.length;
+          held = undefined;
+        }
+        return total;
       },
       {},
     ),
