@@ -1,19 +1,20 @@
 /**
- * Jest's own order (slowest first, from its cache; by file size on a first run), with the suites that bring their own heavy
- * processes last: the browser suites (Chromium) and the chaos test (a second local runtime on disk,
- * its JVM, killed and started again). Run beside the API and integration suites on CI's two cores,
- * they starved the shared runtime: routes outlived their Lambda timeouts (500s from DELETE
- * /segments, POST /domains/{id}/verify). Last, they overlap only the other worker's final suites.
- * `npm test` goes further and runs the chaos test alone, in a jest run of its own after this one
- * (package.json): beside the last browser suite it made that suite's broadcast miss its wait on CI.
- * Not the unit suites first: test/unit/memory-watch.test.ts's garbage case failed in a fresh
- * worker's small heap (1 of 2 clean-clone runs with the unit suites first; see its comment), and typecheck and lint fail fast before
- * jest anyway.
+ * The unit suites first (seconds, no runtime: a broken rule fails the run's first minute), then
+ * jest's own order (slowest first, from its cache; by file size on a first run), with the suites
+ * that bring their own heavy processes last: the browser suites (Chromium) and the chaos test (a
+ * second local runtime on disk, its JVM, killed and started again). Run beside the API and
+ * integration suites on CI's two cores, they starved the shared runtime: routes outlived their
+ * Lambda timeouts (500s from DELETE /segments, POST /domains/{id}/verify). Last, they overlap only
+ * the other worker's final suites. `npm test` goes further and runs the chaos test alone, in a jest
+ * run of its own after this one (package.json): beside the last browser suite it made that suite's
+ * broadcast miss its wait on CI.
  */
 const Sequencer = require('@jest/test-sequencer').default;
 
+const FIRST = /[\\/]test[\\/]unit[\\/]/;
 const LAST = [/[\\/]test[\\/]browser[\\/]/, /[\\/]test[\\/]chaos[\\/]/];
 const rank = (test) => {
+  if (FIRST.test(test.path)) return -2;
   const index = LAST.findIndex((pattern) => pattern.test(test.path));
   return index === -1 ? -1 : index;
 };
