@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalRuntime } from '../lib/local/runtime';
-import { readSettings } from '../lib/local/settings';
+import { startLocalRuntime } from '../local/runtime';
+import { readSettings } from '../local/settings';
 
 export interface ApiThroughputResult {
   requests: number;

@@ -18,12 +18,12 @@
 import { join } from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { startLocalKms } from '../lib/local/aws/kms';
-import { QueuePoller } from '../lib/local/lambda/queue-poller';
+import { startLocalKms } from '../local/aws/kms';
+import { QueuePoller } from '../local/lambda/queue-poller';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 import { writeRaw } from './raw-write';
 import { startWorkerBackends } from './worker-backends';
-import { workerFunction } from '../lib/local/lambda/invocation';
+import { workerFunction } from '../local/lambda/invocation';
 
 export interface BroadcastFanOutResult {
   contacts: number;

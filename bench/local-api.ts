@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalRuntime, startLocalRuntime } from '../lib/local/runtime';
-import { readSettings } from '../lib/local/settings';
+import { type LocalRuntime, startLocalRuntime } from '../local/runtime';
+import { readSettings } from '../local/settings';
 
 export interface BenchApi {
   runtime: LocalRuntime;

@@ -17,7 +17,7 @@
  * Run alone: `npx tsx bench/send-pipeline.ts` (BENCH_EMAILS, BENCH_RATE to change the figures).
  */
 import { startBenchApi } from './local-api';
-import { signedFetch } from '../lib/local/aws/sigv4';
+import { signedFetch } from '../local/aws/sigv4';
 
 export interface SendPipelineResult {
   emails: number;

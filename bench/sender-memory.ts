@@ -20,12 +20,12 @@
  * runtime's own sender in this process does not send them; those ten messages are then handed,
  * as one SQS event of 10 records (the sender's batch at SES's default 14/s: functions/workers.ts
  * senderScaling), to the sender's real handler in a process of its own, invoked as the runtime
- * invokes it (lib/local/lambda/invocation.ts: its needs, its memory check) against this process's
+ * invokes it (local/lambda/invocation.ts: its needs, its memory check) against this process's
  * stand-ins. (Before the fetch stage the sender fetched the URLs itself; it now leaves an email
  * with `path` attachments not stored to the stage and sends nothing, so without the stage first
  * this measured no send.) A process of its own, because in the runtime's process the stand-ins' memory (the
  * local SES parses and keeps every message it takes) would count for the sender too. The figures
- * are the local check's (lib/local/memory-watch.ts: held heap and external growth, plus the
+ * are the local check's (local/memory-watch.ts: held heap and external growth, plus the
  * baseline of a fresh Lambda process), the process's RSS beside them, and the baseline measured:
  * node with the sender's bundle loaded.
  *
@@ -50,11 +50,11 @@ import { build } from 'esbuild';
 import { workerMemoryMb } from '../functions/needs';
 import { queueUrlVariable, workerFunctionName, workers } from '../functions/workers';
 import { bundleOptions } from '../lib/bundling';
-import { collectGarbage, LAMBDA_BASELINE_MB, largestMeasures, setMemoryLog } from '../lib/local/memory-watch';
+import { collectGarbage, LAMBDA_BASELINE_MB, largestMeasures, setMemoryLog } from '../local/memory-watch';
 import type { FetchOutcome } from '../shared/emails/attachment-fetch';
 import { MAX_ATTACHMENT_BYTES } from '../shared/emails/attachments';
 import type { EmailItem } from '../shared/emails/emails';
-import type { LocalRuntime } from '../lib/local/runtime';
+import type { LocalRuntime } from '../local/runtime';
 import { startBenchApi } from './local-api';
 
 const MiB = 2 ** 20;
@@ -94,7 +94,7 @@ export interface SenderChildResult {
   records: number;
   /** emails the invocation handed back (batch item failures: no room in the memory budget, or no send slot, in its time) */
   cameBack: string[];
-  /** the memory check's figures (lib/local/memory-watch.ts) */
+  /** the memory check's figures (local/memory-watch.ts) */
   growthMb: number;
   estimatedPeakMb: number;
   over: boolean;
@@ -244,7 +244,7 @@ async function runFetchStage(runtime: LocalRuntime, emailIds: string[]): Promise
 
 /**
  * The sender's handler in a process of its own (this file with `--sender-child`), invoked as the
- * runtime invokes it (lib/local/lambda/invocation.ts: its needs, its memory check) with one SQS
+ * runtime invokes it (local/lambda/invocation.ts: its needs, its memory check) with one SQS
  * event of the ten emails' messages, against this process's stand-ins (their endpoints and
  * credentials are in the environment it inherits): the stand-ins' memory is not in its figures.
  */
@@ -275,7 +275,7 @@ interface HeldMessage {
 }
 
 async function senderChild(messages: HeldMessage[]): Promise<SenderChildResult> {
-  const { invoke, workerFunction } = await import('../lib/local/lambda/invocation');
+  const { invoke, workerFunction } = await import('../local/lambda/invocation');
   const sender = workers.find((w) => w.name === 'sender')!;
   const { handler } = (await import(`../functions/${sender.handler}`)) as { handler: (event: unknown, context: unknown) => Promise<unknown> };
   const flagged: string[] = [];

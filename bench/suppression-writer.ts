@@ -14,8 +14,8 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
-import { freePort } from '../lib/local/ports';
+import { ensureTable, startDynamoDbLocal } from '../local/aws/dynamodb';
+import { freePort } from '../local/ports';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 
 export interface SuppressionWriterResult {

@@ -13,7 +13,7 @@
  * Run alone: `npx tsx bench/transactional-latency.ts` (BENCH_BULK_CONTACTS, BENCH_LATENCY_SECONDS).
  */
 import { startBenchApi } from './local-api';
-import { signedFetch } from '../lib/local/aws/sigv4';
+import { signedFetch } from '../local/aws/sigv4';
 
 const KEY = `es_live_${'D'.repeat(32)}`;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

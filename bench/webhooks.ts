@@ -20,8 +20,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalRuntime } from '../lib/local/runtime';
-import { readSettings } from '../lib/local/settings';
+import { startLocalRuntime } from '../local/runtime';
+import { readSettings } from '../local/settings';
 
 export interface WebhookRun {
   name: string;

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTable, startDynamoDbLocal } from '../lib/local/aws/dynamodb';
-import { startLocalS3 } from '../lib/local/aws/s3';
-import { startLocalSqs } from '../lib/local/aws/sqs';
-import { freePort } from '../lib/local/ports';
+import { ensureTable, startDynamoDbLocal } from '../local/aws/dynamodb';
+import { startLocalS3 } from '../local/aws/s3';
+import { startLocalSqs } from '../local/aws/sqs';
+import { freePort } from '../local/ports';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 
 export const BENCH_REGION = 'ap-southeast-2';

@@ -8,7 +8,7 @@
  *          this command alone; on a deployed table (which has no default project) a new project, as
  *          with --new-project (named by --name)
  *          --mode test: a test-mode key (es_test_) of the project: it works in the project's
- *          sandbox (shared/access/test-mode.ts), never sees live data and never reaches SES
+ *          sandbox (shared/project/test-mode.ts), never sees live data and never reaches SES
  *   list   [--project ID] [--mode live|test]   (the keys of that mode; default live)
  *   revoke [--project ID] --key KEY_ID [--mode live|test]
  *          list and revoke without --project: the running `npm start`'s default project too
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   if (typeof target === 'string') fail(target);
   // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
   const { createApiKey, listApiKeys, revokeApiKey } = await import('../shared/access/api-keys');
-  const { createProject, getProject } = await import('../shared/access/projects');
+  const { createProject, getProject } = await import('../shared/project/projects');
 
   const mode = (values.mode ?? 'live') as 'live' | 'test';
   if (!['live', 'test'].includes(mode)) fail('--mode must be live or test');
@@ -63,8 +63,8 @@ async function main(): Promise<void> {
   let projectId = values.project ?? (values['new-project'] ? undefined : target.defaultProjectId);
   if (command !== 'create' && !projectId) fail(`${command} needs --project (a deployed table has no default project)`);
   if (projectId && !(await getProject(projectId))) fail(`no project ${projectId} in table ${process.env.TABLE_NAME}`);
-  const { modeProjectId } = await import('../shared/access/test-mode');
-  // --mode test: the project's test-mode sandbox, where its test keys live (shared/access/test-mode.ts)
+  const { modeProjectId } = await import('../shared/project/test-mode');
+  // --mode test: the project's test-mode sandbox, where its test keys live (shared/project/test-mode.ts)
   const caller = (id: string) => ({ projectId: modeProjectId(id, mode === 'live'), livemode: mode === 'live', permission: 'full_access' as const });
 
   if (command === 'create') {

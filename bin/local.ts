@@ -1,22 +1,22 @@
 /**
- * `npm start`: the whole service on this machine (see lib/local/runtime.ts for what stands in
+ * `npm start`: the whole service on this machine (see local/runtime.ts for what stands in
  * for what). SIGINT, SIGTERM or SIGHUP, to this process or to npm, or the end of the process
  * that started it, stops every child, DynamoDB Local's JVM included, and frees DATA_DIR
- * (lib/local/process-tree.ts has the whole tree and how each part ends).
+ * (local/process-tree.ts has the whole tree and how each part ends).
  *
- * Its settings are environment variables (lib/local/settings.ts); its only argument is --help.
- * What it prints and where its JSON log goes: lib/local/terminal-log.ts. The key made on the first
+ * Its settings are environment variables (local/settings.ts); its only argument is --help.
+ * What it prints and where its JSON log goes: local/terminal-log.ts. The key made on the first
  * start is printed once and kept in DATA_DIR/first-key.txt (0600), the one place it can be read
  * again: only its hash is in the table.
  */
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DataDirInUseError } from '../lib/local/data-dir-lock';
-import { JavaMissingError } from '../lib/local/aws/dynamodb';
-import { followParent } from '../lib/local/process-tree';
-import { startLocalRuntime, type LocalRuntime } from '../lib/local/runtime';
-import { readSettings, SettingsError, type LocalSettings } from '../lib/local/settings';
-import { startTerminalLog, type TerminalLog } from '../lib/local/terminal-log';
+import { DataDirInUseError } from '../local/data-dir-lock';
+import { JavaMissingError } from '../local/aws/dynamodb';
+import { followParent } from '../local/process-tree';
+import { startLocalRuntime, type LocalRuntime } from '../local/runtime';
+import { readSettings, SettingsError, type LocalSettings } from '../local/settings';
+import { startTerminalLog, type TerminalLog } from '../local/terminal-log';
 import { parseCli } from './cli';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

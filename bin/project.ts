@@ -17,7 +17,7 @@
  *          upgrading a table whose contacts were made before the counters existed
  *   wipe-test-data --project ID
  *          deletes everything the project's test keys made (its test-mode sandbox), keeping the test
- *          keys and OAuth clients and grants; live data is never touched (shared/access/test-data.ts)
+ *          keys and OAuth clients and grants; live data is never touched (shared/project/test-data.ts)
  *
  * Where: as `npm run api-key` (bin/table-target.ts): `--table NAME` (or TABLE_NAME) for a deployed
  * table, else the running `npm start`.
@@ -71,20 +71,21 @@ async function main(): Promise<void> {
   if (typeof target === 'string') fail(target);
   const projectId = values.project ?? target.defaultProjectId ?? fail(`${command} needs --project (a deployed table has no default project)`);
   // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
-  const { changeProjectSettings, describeProject } = await import('../shared/access/project-settings');
+  const { changeProjectSettings } = await import('../shared/project/settings-change');
+  const { describeProject } = await import('../shared/emails/project-view');
   if (command === 'limits') await changeProjectSettings(projectId, change);
   if (command === 'resume') {
     const { resumeSending } = await import('../shared/emails/reputation');
     await resumeSending(projectId);
   }
   if (command === 'wipe-test-data') {
-    const { wipeTestData } = await import('../shared/access/test-data');
+    const { wipeTestData } = await import('../shared/project/test-data');
     const wiped = await wipeTestData(projectId);
     console.log(`test data of ${projectId}: ${wiped.deleted} items deleted (${wiped.project_id}); test keys kept`);
     return;
   }
   if (command === 'recount') {
-    const { recountContacts } = await import('../shared/audience/contact-count');
+    const { recountContacts } = await import('../shared/project/contact-count');
     console.log(`contacts ${await recountContacts(projectId)} (counted)`);
   }
   const project = await describeProject({ projectId, livemode: true, permission: 'full_access' });
@@ -92,8 +93,8 @@ async function main(): Promise<void> {
   console.log(`rate     ${project.rate_limit.requests_per_second} requests a second`);
   console.log(`daily    ${project.usage.daily} of ${project.quotas.daily ?? 'unlimited'} emails (${project.usage.day}, UTC)`);
   console.log(`monthly  ${project.usage.monthly} of ${project.quotas.monthly ?? 'unlimited'} emails (${project.usage.month}, UTC)`);
-  const { readProjectSettings } = await import('../shared/access/project-settings');
-  const { contactCount } = await import('../shared/audience/contact-count');
+  const { readProjectSettings } = await import('../shared/project/settings');
+  const { contactCount } = await import('../shared/project/contact-count');
   console.log(`contacts ${await contactCount(projectId)} of ${(await readProjectSettings(projectId))?.contact_limit}`);
   const { reputation: r, sending } = project;
   console.log(`sending  ${sending.status}${sending.status === 'paused' ? ` since ${sending.since}: ${sending.reason}` : ''}`);

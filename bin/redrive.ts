@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterQueueUrl, redrive } from '../lib/redrive';
-import { readStandInCredentials } from '../lib/local/aws/credentials';
+import { readStandInCredentials } from '../local/aws/credentials';
 import { failed, parseCli, usageError } from './cli';
 import { cliRegion } from '../lib/region';
 
@@ -36,7 +36,7 @@ async function main(): Promise<number> {
       return 2;
     }
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
-    // signed with the runtime's own credentials, which its SQS checks (lib/local/aws/credentials.ts)
+    // signed with the runtime's own credentials, which its SQS checks (local/aws/credentials.ts)
     sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: readStandInCredentials(dirname(runtimeFile)) });
   }
   const dlqUrl = await deadLetterQueueUrl(sqs, queue, values.stack ? { stackName: values.stack } : { local: true });

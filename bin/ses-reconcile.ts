@@ -9,8 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { readStandInCredentials } from '../lib/local/aws/credentials';
-import { LOCAL_SES_EVENTS_TOPIC_ARN } from '../lib/local/aws/ses-events';
+import { readStandInCredentials } from '../local/aws/credentials';
+import { LOCAL_SES_EVENTS_TOPIC_ARN } from '../local/aws/ses-events';
 import { reconcileSesEventDestinations } from '../lib/ses-reconcile';
 import { failed, parseCli, usageError } from './cli';
 import { cliRegion } from '../lib/region';
@@ -41,7 +41,7 @@ async function main(): Promise<number> {
       return 2;
     }
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
-    // signed with the runtime's own credentials, which its SES front checks (lib/local/aws/credentials.ts)
+    // signed with the runtime's own credentials, which its SES front checks (local/aws/credentials.ts)
     ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: readStandInCredentials(dirname(runtimeFile)) });
     topicArn = LOCAL_SES_EVENTS_TOPIC_ARN;
   }

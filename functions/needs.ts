@@ -2,7 +2,7 @@
  * What a function may do on AWS: one `needs` declaration per function (each route of
  * functions/routes.ts, each worker of functions/workers.ts). The same data makes the function's
  * IAM policy in the stack (lib/email-service-stack.ts `grantNeeds`) and the local runtime's
- * refusal of any other call (lib/local/lambda/needs.ts), so a grant that drifts from the code
+ * refusal of any other call (local/lambda/needs.ts), so a grant that drifts from the code
  * fails a local test instead of answering 500 on AWS. The test run's teardown also fails when a
  * function is granted something no test made it use (test/support/grants-check.ts), unless its
  * `untested` entry says why.
@@ -106,7 +106,7 @@ export const WORKER_MEMORY_MB = 256;
  * The memory a function is deployed with, from its one declaration: a route's or worker's own
  * `memoryMb`, else ROUTE_MEMORY_MB or WORKER_MEMORY_MB. The stack sets MemorySize from these
  * (lib/constructs/http-api.ts, lib/constructs/workers.ts) and the local runtime checks every
- * invocation against the same figure (lib/local/memory-watch.ts), so a handler that would not fit
+ * invocation against the same figure (local/memory-watch.ts), so a handler that would not fit
  * on AWS fails the test run here instead of ending in Runtime.OutOfMemory there.
  */
 export const routeMemoryMb = (route: { memoryMb?: number }): number => route.memoryMb ?? ROUTE_MEMORY_MB;

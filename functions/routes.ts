@@ -10,7 +10,7 @@ import { matchPath } from '../shared/platform/http/paths';
 import { type Needs, ROUTE_TIMEOUT_SECONDS, type TableAction } from './needs';
 import { API_KEY_HASH_PK_PATTERN, RATE_WINDOW_PK_PATTERN, REQUEST_LOG_PK_PATTERN } from '../shared/platform/db/keys';
 import * as apiKeyOps from '../shared/access/operations/api-keys';
-import * as projectOps from '../shared/access/operations/project';
+import * as projectOps from '../shared/project/operations';
 import * as broadcastOps from '../shared/broadcasts/operations';
 import * as contactOps from '../shared/audience/operations/contacts';
 import * as importOps from '../shared/audience/operations/imports';
@@ -75,7 +75,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/dashboard', handler: 'dashboard/serve', operation: serviceOps.dashboard, needs: {}, consoleAssets: true },
   { method: 'GET', path: '/dashboard/{proxy+}', handler: 'dashboard/serve', operation: serviceOps.dashboardFile, needs: {}, consoleAssets: true },
 
-  // The calling key's project: limits, quotas, usage (shared/access/project-settings.ts)
+  // The calling key's project: limits, quotas, usage (shared/project/settings.ts)
   { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
   { method: 'GET', path: '/usage', handler: 'project/usage', operation: projectOps.usage, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
   { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, needs: { table: ['PutItem'] } },
@@ -304,7 +304,7 @@ export function routeNeeds(route: Pick<Route, 'operation' | 'needs'>): Needs {
   const table = new Set<TableAction>(route.needs.table);
   const tableByKeys: Partial<Record<TableAction, string[]>> = {};
   if (route.operation.auth === 'api_key') {
-    table.add('GetItem'); // the key's lookup, and the project's settings (shared/access/project-settings.ts)
+    table.add('GetItem'); // the key's lookup, and the project's settings (shared/project/settings.ts)
     // the rate limit's count (shared/access/rate-limit.ts), the key's last use (shared/access/api-keys.ts)
     if (!table.has('UpdateItem')) tableByKeys.UpdateItem = [RATE_WINDOW_PK_PATTERN, API_KEY_HASH_PK_PATTERN];
     if (!table.has('PutItem')) tableByKeys.PutItem = [REQUEST_LOG_PK_PATTERN]; // the request's log entry, written beside the answer (shared/logs/request-log.ts)

@@ -1,7 +1,7 @@
 /**
  * Queue, stream and schedule consumers: the second half of the map, beside the route table.
  * The CDK stack will give each its event source mapping; the local runtime feeds each through a
- * poller with Lambda's batch semantics (lib/local/lambda/queue-poller.ts, lib/local/lambda/stream-poller.ts).
+ * poller with Lambda's batch semantics (local/lambda/queue-poller.ts, local/lambda/stream-poller.ts).
  *
  * Every queue consumer is idempotent, reports partial batch failures (`batchItemFailures`) and
  * has a DLQ. Workers arrive with the issues that need them (sending, SES feedback, webhooks).
@@ -63,7 +63,7 @@ export const ATTACHMENT_FETCH_QUEUE = 'attachment-fetch';
 /** The fetch worker's timeout: an email's fetches end within 20 s (PATH_FETCH_TIMEOUT_MS), then up to 28 MB is stored. */
 export const ATTACHMENT_FETCH_TIMEOUT_SECONDS = 60;
 
-/** The queue the inbound topic feeds (lib/inbound.ts on AWS, lib/local/aws/smtp-inbound.ts locally). */
+/** The queue the inbound topic feeds (lib/inbound.ts on AWS, local/aws/smtp-inbound.ts locally). */
 export const INBOUND_QUEUE = 'inbound';
 /** A 40 MB message, its parse (about 3 times its size) and its uploads, with room: and Lambda's CPU grows with memory. */
 export const INBOUND_WORKER_MEMORY_MB = 2048;

@@ -82,7 +82,7 @@ export class ApiFunction extends NodejsFunction {
   bindTable(table: dynamodb.ITable, actions: readonly TableAction[], byKeys: Needs['tableByKeys'] = {}): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     // `-c contactLimitPerProject`: the contacts a project may hold unless it has a limit of its own
-    // (unset: the code's default, shared/access/project-settings.ts), for whichever function creates contacts
+    // (unset: the code's default, shared/project/settings.ts), for whichever function creates contacts
     const contactLimit = wholeNumberFromContext(this, 'contactLimitPerProject', 0, 1);
     if (actions.length > 0 && contactLimit > 0) this.addEnvironment('CONTACT_LIMIT_PER_PROJECT', String(contactLimit));
     if (actions.length > 0) {

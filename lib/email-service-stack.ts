@@ -162,7 +162,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   /**
    * The one place a function's `needs` (functions/needs.ts) become its IAM policy and the
    * environment that goes with each grant; the local runtime refuses every call outside the same
-   * declaration (lib/local/lambda/needs.ts). The table name is always set (the shared DB client
+   * declaration (local/lambda/needs.ts). The table name is always set (the shared DB client
    * needs it to load) even without a table action.
    */
   private grantNeeds(fn: ApiFunction, needs: Needs): ApiFunction {

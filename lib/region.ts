@@ -10,7 +10,7 @@
  *
  * The functions never read this module: on Lambda they read AWS_REGION, which Lambda sets to the
  * region they run in (shared/platform/aws/region.ts), so DNS record values and message ids follow
- * the deployment. The local runtime keeps its own region (lib/local/runtime.ts).
+ * the deployment. The local runtime keeps its own region (local/runtime.ts).
  *
  * The stack receives mail with SES email receiving (lib/inbound.ts: a receipt rule set), which SES
  * offers in some regions only; the stack refuses a region outside `SES_RECEIVING_REGIONS` rather than

@@ -8,7 +8,7 @@
  * folder. The app is browser code, so it has its own tsconfig (DOM lib) and the main tsconfig leaves
  * ./app out; nothing under functions/ imports ./app, so no Lambda bundle carries it.
  *
- * Three callers, one build: the local runtime at start (lib/local/runtime.ts, in process, ~100 ms),
+ * Three callers, one build: the local runtime at start (local/runtime.ts, in process, ~100 ms),
  * the CDK stack after bundling the serving function (lib/api-function.ts: the files go into the
  * function's asset, beside its index.mjs), and `npm run bench` (its `dashboard` section prints sizes).
  * Run as a script it writes the files to the folder given: `tsx functions/dashboard/build.ts <dir>`.

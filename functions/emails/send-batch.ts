@@ -2,7 +2,7 @@ import { acceptEmails } from '#shared/emails/emails';
 import { api, ok } from '#shared/access/api';
 import { idempotencyRequest } from '#shared/emails/idempotency';
 import * as emailOps from '#shared/emails/operations';
-import { quotaHeaders } from '#shared/emails/quota';
+import { quotaHeaders } from '#shared/project/quota';
 
 export const handler = api(emailOps.sendBatch, async ({ body, caller, headers, rejected, indices }) => {
   const permissive = rejected && indices ? { rejected, indices } : undefined; // x-batch-validation: permissive

@@ -1,5 +1,5 @@
 import { api, ok } from '#shared/access/api';
-import * as projectOps from '#shared/access/operations/project';
-import { describeProject } from '#shared/access/project-settings';
+import * as projectOps from '#shared/project/operations';
+import { describeProject } from '#shared/emails/project-view';
 
 export const handler = api(projectOps.get, async ({ caller }) => ok(await describeProject(caller)));

@@ -1,5 +1,5 @@
 import { api, ok } from '#shared/access/api';
-import * as projectOps from '#shared/access/operations/project';
-import { projectUsage } from '#shared/access/usage';
+import * as projectOps from '#shared/project/operations';
+import { projectUsage } from '#shared/project/usage';
 
 export const handler = api(projectOps.usage, async ({ caller }) => ok(await projectUsage(caller)));

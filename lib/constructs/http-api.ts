@@ -18,7 +18,7 @@ import { Construct } from 'constructs';
 import { routeMemoryMb } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes, routeTimeoutSeconds } from '../../functions/routes';
 import { wholeNumberFromContext } from '../context';
-import { DEFAULT_API_RATE_LIMIT } from '../../shared/access/model';
+import { DEFAULT_API_RATE_LIMIT } from '../../shared/project/model';
 import type { FunctionFactory } from './function-factory';
 
 export interface ServiceApiProps {
@@ -49,7 +49,7 @@ export class ServiceApi extends Construct {
     const domain = customDomain(this);
     this.url = domain ? `https://${domain.name}` : this.httpApi.apiEndpoint;
 
-    // Every project's API rate limit unless set per project (shared/access/project-settings.ts): a stack parameter, so an operator changes it with a deploy
+    // Every project's API rate limit unless set per project (shared/project/settings.ts): a stack parameter, so an operator changes it with a deploy
     const rateLimit = new CfnParameter(Stack.of(this), 'ApiRateLimitPerSecond', {
       type: 'Number',
       default: DEFAULT_API_RATE_LIMIT,

@@ -4,7 +4,7 @@
  * - `queue`: an SQS event source on the worker's queue, reporting partial batch failures.
  * - `schedule`: an EventBridge rule; EventBridge's finest rate is 1 minute, so shorter periods run every minute.
  * - `stream`: the table's stream from its oldest record, filtered like the local stream poller
- *   filters (lib/local/lambda/event-filter.ts), bisecting a failing batch. A batch that still fails
+ *   filters (local/lambda/event-filter.ts), bisecting a failing batch. A batch that still fails
  *   after its retries, or whose records are older than STREAM_MAX_RECORD_AGE, is not dropped
  *   silently: its shard and sequence numbers go to the stream-failures queue (14 days, an alarm at
  *   the first message), from which README "Operating" replays it within the stream's 24 hours.

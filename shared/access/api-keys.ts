@@ -29,7 +29,7 @@ import { newId, nowIso } from '../platform/ids';
 import { now as clockNow } from '../platform/clock';
 import type { ApiKeyRecord } from './model';
 import { ACCESS_TOKEN_PATTERN, epochSeconds } from './oauth-tokens';
-import { modeProjectId } from './test-mode';
+import { modeProjectId } from '../project/test-mode';
 
 interface ApiKeyItem extends Omit<ApiKeyRecord, 'last_used_at'> {
   token_hash: string;

@@ -16,18 +16,8 @@ import { del, getItem, put, queryPage, transact, type PageRequest } from '../pla
 import { notFound } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { revokeGrantsOfClient } from './oauth-grants';
-import type { OAuthClientRecord } from './model';
+import type { ClientLookup, OAuthClientRecord } from './model';
 import { newClientId } from './oauth-tokens';
-
-/** The lookup item of a `client_id`. */
-export interface ClientLookup {
-  project_id: string;
-  oauth_client_id: string;
-  client_id: string;
-  redirect_uris: string[];
-  /** the client's name, for the grants list's `client` (absent on lookups written before it was copied here) */
-  name?: string;
-}
 
 const toRecord = (item: Record<string, unknown>): OAuthClientRecord => ({
   object: 'oauth_client',

@@ -20,7 +20,7 @@ import { conflict, notFound } from '../platform/errors';
 import { nowIso } from '../platform/ids';
 import { ACCESS_TOKEN_PATTERN, ACCESS_TOKEN_TTL_SECONDS, epochSeconds, isoFromEpoch, newAccessToken, newRefreshToken, REFRESH_TOKEN_PATTERN, REFRESH_TOKEN_TTL_SECONDS } from './oauth-tokens';
 import { REVOKED_FROM_API, type OAuthGrantRecord, type OAuthScope, type RevokedGrantRecord } from './model';
-import type { ClientLookup } from './oauth-clients';
+import type { ClientLookup } from './model';
 
 /** The token hashes a grant holds, and each token item holds too (so either token finds the pair). */
 export interface TokenHashes {

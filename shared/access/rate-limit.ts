@@ -23,7 +23,7 @@ import { ApiError } from '../platform/errors';
 import type { Authentication } from '../platform/http/pipeline';
 import { hashToken } from './api-key-token';
 import { authenticateKey } from './api-keys';
-import { projectSettings, type RateLimitSource } from './project-settings';
+import { projectSettings, type RateLimitSource } from '../project/settings';
 import { now as clockNow } from '../platform/clock';
 
 /** How long a second's counter is kept (DynamoDB's TTL deletes it within days; nothing reads an old one). */

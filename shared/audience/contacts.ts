@@ -63,7 +63,7 @@ import {
   type PageRequest,
   type WriteAction,
 } from '../platform/db/table';
-import { contactCountWrite, contactLimitReached, contactRoom } from './contact-count';
+import { contactCountWrite, contactLimitReached, contactRoom } from '../project/contact-count';
 import { eventWrite } from '../events/events';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';

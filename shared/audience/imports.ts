@@ -113,7 +113,7 @@ import { conflict, notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { now as clockNow } from '../platform/clock';
 import { eventWrite } from '../events/events';
-import { contactCountWrite, contactLimitReached, contactRoom } from './contact-count';
+import { contactCountWrite, contactLimitReached, contactRoom } from '../project/contact-count';
 import { checkPropertyValues, readPropertySchema, type PropertySchema } from './contact-properties';
 import { contactUpdate, emailClaim, member, toContact, topicsUpdatedEvent, type ContactChange, type ContactItem } from './contacts';
 import { csvRows, headerOf, InvalidCsv, scanCsv, type CsvRow } from './csv-rows';

@@ -5,7 +5,7 @@
  * TopicItem) stay with the logic that writes them.
  */
 import * as z from 'zod/mini';
-import { BARE_ADDRESS, MAX_ADDRESS_LENGTH, nameProblem } from '../emails/addresses';
+import { BARE_ADDRESS, MAX_ADDRESS_LENGTH, nameProblem } from '../platform/mail/addresses';
 import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schemas';
 
 // Topics
@@ -81,7 +81,7 @@ export type PropertyValue = string | number | boolean | null;
 
 const email = z.string().check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
 // names render into broadcast subjects ({{{FIRST_NAME}}}): no line breaks or control characters,
-// no bidi controls and no look-alikes of @ < > . (shared/emails/addresses.ts, nameProblem)
+// no bidi controls and no look-alikes of @ < > . (shared/platform/mail/addresses.ts, nameProblem)
 const personName = z.nullable(
   z.string().check(
     z.trim(),

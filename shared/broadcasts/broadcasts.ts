@@ -28,7 +28,7 @@ import { now as clockNow } from '../platform/clock';
 import { logger } from '../platform/log';
 import { fanOutQueue } from './queue';
 import type { BroadcastRecord, BroadcastStatus, CreateBroadcastInput, UpdateBroadcastInput } from './model';
-import { projectSettings } from '../access/project-settings';
+import { projectSettings } from '../project/settings';
 import { checkPlaceholders } from './placeholders';
 import { sendingPaused } from '../emails/reputation';
 

@@ -50,9 +50,9 @@ import { contactValues } from './placeholders';
 import { maxSendRate } from '../emails/send-rate';
 import { sendQueueOf } from '../emails/send-queue';
 import { unsubscribeToken, unsubscribeUrl } from './unsubscribe';
-import { projectSettings, type ProjectSettings } from '../access/project-settings';
+import { projectSettings, type ProjectSettings } from '../project/settings';
 import { subscribedTo } from '../audience/topic-subscriptions';
-import { quotaTag, quotaUsage, quotaWrites } from '../emails/quota';
+import { quotaTag, quotaUsage, quotaWrites } from '../project/quota';
 
 /** Contacts per queue message: two BatchGets of 100 keys and about 3-4 transactions. */
 export const pageSize = (): number => Number(process.env.BROADCAST_PAGE_SIZE) || 100;
@@ -227,11 +227,11 @@ async function writeCounted(b: BroadcastItem, plans: Plan[], settings: ProjectSe
  * Writes the page's outcomes; returns the ids of the page's emails: those it created, and those
  * an earlier attempt of the page created (that attempt may have died before enqueueing them; a
  * second message for an email is harmless, the sender claims each email once). Each transaction
- * also counts its emails against the project's send quotas (shared/emails/quota.ts).
+ * also counts its emails against the project's send quotas (shared/project/quota.ts).
  */
 async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
   const live = b.livemode !== false; // test mode is not counted
-  // the counters go in the page's transactions: the main ones under a quota, else a shard (shared/emails/quota.ts)
+  // the counters go in the page's transactions: the main ones under a quota, else a shard (shared/project/quota.ts)
   const settings = live ? await projectSettings(b.project_id) : undefined;
   // a recipient with an email is 3 actions (its record, the email, its event), one skipped is its record; each chunk also counts
   const chunks = transactionChunks(plans, {

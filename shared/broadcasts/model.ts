@@ -4,7 +4,8 @@
  * (BroadcastItem, shared/broadcasts/broadcasts.ts) stays with the logic: it extends the table's Item.
  */
 import * as z from 'zod/mini';
-import { addresses, fromAddress, scheduledAtInput } from '../emails/model';
+import { scheduledAtInput } from '../emails/model';
+import { addresses, fromAddress } from '../platform/mail/schemas';
 import { headerSafe, id, timestamp } from '../platform/http/schemas';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const;

@@ -5,7 +5,7 @@
  * carries an HMAC-SHA256 (truncated to 128 bits) under a deployment-wide secret: unguessable and
  * unforgeable without a table item per recipient. base64url of the 16-byte ids and the MAC:
  * 54 characters, 75 with a topic. A token of a test-mode broadcast names the project's test twin
- * (shared/access/test-mode.ts), whose id is no UUID: a mode byte (1) before the ids, under the MAC,
+ * (shared/project/test-mode.ts), whose id is no UUID: a mode byte (1) before the ids, under the MAC,
  * says so (55 or 76 characters), so its link unsubscribes the twin's contact in the sandbox (it
  * named the live project, where the contact is not, and did nothing). Live tokens are unchanged. The secret is an item of the table, sealed under the secrets key
  * (shared/platform/secrets.ts), created by the fan-out's first link with a condition (so concurrent
@@ -24,7 +24,7 @@ import { notFound } from '../platform/errors';
 import { nowIso } from '../platform/ids';
 import { openSecret, sealSecret } from '../platform/secrets';
 import { escapeHtml } from '../templates/render';
-import { isTestProject, liveProjectId, testProjectId } from '../access/test-mode';
+import { isTestProject, liveProjectId, testProjectId } from '../project/test-mode';
 
 const MAC_BYTES = 16;
 /** The first byte of a test twin's token. */

@@ -39,7 +39,7 @@
  *   A counter item (keys.domainCount) is read first, so a project at the limit costs SES nothing,
  *   and is added to in (c) with the condition, so racing creates cannot pass it; deletes take from it.
  *
- * Test mode (shared/access/test-mode.ts): a test twin's domains make no AWS call at all and take no
+ * Test mode (shared/project/test-mode.ts): a test twin's domains make no AWS call at all and take no
  * deployment-wide name. `modeOf` is the one place that tells the two apart: a test domain's identity
  * is simulated (./test-identity.ts: `pending`, then `verified` after TEST_DOMAIN_VERIFY_SECONDS, or
  * `failed` under `.invalid`), its name is claimed in the twin's partition (keys.testDomainName), so a
@@ -72,9 +72,9 @@ import {
 } from '../platform/db/table';
 import { configurationSetName, isIdentityTaken, sesIdentities, type Identities, type IdentityState } from './identity';
 import { testIdentities } from './test-identity';
-import { isTestProject } from '../access/test-mode';
+import { isTestProject } from '../project/test-mode';
 import { associateDomain, ensureTenant } from './tenants';
-import { maxDomainsPerProject } from './domain-limit';
+import { maxDomainsPerProject } from '../project/domain-limit';
 import type { Capability, CreateDomainInput, Domain, DomainStatus, Tls, UpdateDomainInput } from './model';
 import { buildRecords, DEFAULT_RETURN_PATH, isSettled } from './records';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
@@ -90,7 +90,7 @@ export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;
 const positiveEnv = (name: string, fallback: number) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
 /** How long a claim that never verified holds its name (see the module comment). */
 export const claimExpiryMs = () => positiveEnv('DOMAIN_CLAIM_EXPIRY_HOURS', 72) * 3_600_000;
-export { maxDomainsPerProject } from './domain-limit';
+export { maxDomainsPerProject } from '../project/domain-limit';
 
 interface DomainItem {
   id: string;

@@ -11,7 +11,7 @@
  * - `open_tracking` / `click_tracking`: whether the event destination matches OPEN / CLICK, which
  *   is what makes SES add the pixel and rewrite links. The destination publishes to SNS
  *   (SES_EVENTS_TOPIC_ARN); the local SES keeps it too and simulates opens and clicks only where it
- *   matches them (lib/local/aws/ses-events.ts: `open@` / `click@simulator.amazonses.com`).
+ *   matches them (local/aws/ses-events.ts: `open@` / `click@simulator.amazonses.com`).
  */
 import {
   CreateConfigurationSetCommand,

@@ -15,7 +15,7 @@
  */
 import * as keys from '../platform/db/keys';
 import { update, type WriteAction } from '../platform/db/table';
-import { projectSettings } from '../access/project-settings';
+import { projectSettings } from '../project/settings';
 import { REPUTATION_POLICIES, type ReputationPolicy } from './tenant-policies';
 import { CreateTenantCommand, CreateTenantResourceAssociationCommand, GetTenantCommand, sesClient, UpdateReputationEntityPolicyCommand } from '../platform/aws/ses';
 

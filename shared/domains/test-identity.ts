@@ -1,7 +1,7 @@
 /**
- * A test twin's domains (shared/access/test-mode.ts) answer what ./identity.ts answers for SES,
+ * A test twin's domains (shared/project/test-mode.ts) answer what ./identity.ts answers for SES,
  * without any AWS call: no identity, no configuration set, no MAIL FROM, no tenant. They behave
- * as the local SES stand-in's identities do (lib/local/aws/ses-front.ts):
+ * as the local SES stand-in's identities do (local/aws/ses-front.ts):
  * - created `pending` (DKIM and MAIL FROM), with three DKIM tokens derived from the domain id, so
  *   the records look like a live domain's and stay the same however often they are read;
  * - `verified` once TEST_DOMAIN_VERIFY_SECONDS (default 5) have passed since the domain's creation,

@@ -8,7 +8,7 @@
  *   how much a request can bring is Lambda's 6 MB request (README, "Limits").
  * - `path` attachments (an https URL) are fetched by a stage of their own before the email reaches
  *   its send queue (./attachment-fetch.ts), with the webhooks' address guard
- *   (shared/webhooks/http.ts: every address the host resolves to must be public, and the connection
+ *   (shared/platform/net/outbound.ts: every address the host resolves to must be public, and the connection
  *   goes only to the addresses checked), redirects followed only on the same host (at most 3),
  *   PATH_CONNECT_TIMEOUT_MS to connect and PATH_FETCH_TIMEOUT_MS for all of an email's fetches,
  *   and all of an email's attachments at most MAX_ATTACHMENT_BYTES, counted while the bytes
@@ -22,12 +22,18 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { getObject, headObject, putObject } from '../platform/aws/s3';
-import { HEADER_UNSAFE } from '../platform/http/header-text';
-import { checkedAddresses, pinnedLookup } from '../webhooks/http';
-import { endpointProblem, urlPort } from '../webhooks/endpoint';
-import type { InlineAttachment } from './content';
+import { HEADER_UNSAFE } from '../platform/mail/header-text';
+import { checkedAddresses, pinnedLookup } from '../platform/net/outbound';
+import { endpointProblem, urlPort } from '../platform/net/endpoint';
 
 /** An attachment as the email's content object lists it. */
+/** An attachment inside content stored before attachments were objects of their own. */
+export interface InlineAttachment {
+  filename: string;
+  content: string;
+  content_type?: string;
+}
+
 export interface StoredAttachment {
   id: string;
   filename: string | null;

@@ -12,7 +12,7 @@
  * bucket's lifecycle rule (lib/constructs/content-bucket.ts); locally the S3 stand-in serves them.
  */
 import { getObject, putObject } from '../platform/aws/s3';
-import type { StoredAttachment } from './attachments';
+import type { InlineAttachment, StoredAttachment } from './attachments';
 
 export interface EmailContent {
   html: string | null;
@@ -20,13 +20,6 @@ export interface EmailContent {
   headers: Record<string, string>;
   /** listed; their bytes are objects of their own (./attachments.ts). Content stored before that holds them inline (base64). */
   attachments?: (StoredAttachment | InlineAttachment)[];
-}
-
-/** An attachment inside content stored before attachments were objects of their own. */
-export interface InlineAttachment {
-  filename: string;
-  content: string;
-  content_type?: string;
 }
 
 /** The object key of an email's content: under its project, so one project's content is one prefix. */

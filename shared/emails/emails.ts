@@ -28,7 +28,7 @@
  * discards after their lease (it marks the batch abandoned first, so a commit can no longer
  * happen); one that dies after it leaves them for the dispatcher, or a replay, to publish.
  */
-import type { EmailRecord, EmailSummary, SendEmailInput } from './model';
+import type { EmailRecord, SendEmailInput } from './model';
 // the record types' old home, re-exported for the modules that still import them from here
 export type { EmailRecord, EmailSummary } from './model';
 import type { Caller } from '../platform/caller';
@@ -54,8 +54,8 @@ import { eventWrite } from '../events/events';
 import { newId } from '../platform/ids';
 import { now as clockNow, nowDate } from '../platform/clock';
 import { logger } from '../platform/log';
-import { projectSettings } from '../access/project-settings';
-import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from './quota';
+import { projectSettings } from '../project/settings';
+import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from '../project/quota';
 import { sendingPaused } from './reputation';
 import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
 import { firstQueueOf } from './send-queue';
@@ -70,9 +70,11 @@ import { pendingEmailDelete, pendingEmailWrite } from './pending';
 import type { TemplateItem } from '../templates/model';
 import { findTemplate, renderPublished } from '../templates/templates';
 
-// the pending entries and the record shape live in leaf modules (pending.ts, record.ts); their users import them from here too
+// the pending entries, the record shape and the stored item live in leaf modules (pending.ts, record.ts, item.ts); their users import them from here too
 export { cancelPendingEmailsFrom, pendingEmailDelete, pendingEmailWrite } from './pending';
 export { addressDomain, bareAddress, toRecord, toSummary } from './record';
+export type { EmailItem } from './item';
+import type { EmailItem } from './item';
 
 /**
  * How long an enqueued email may wait before the dispatcher enqueues it again, and how long a
@@ -90,32 +92,6 @@ export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
  * past this. SES v2 takes messages up to 40 MB.
  */
 export const MAX_EMAIL_CONTENT_BYTES = 10 * 1024 * 1024;
-
-/** The stored email: the envelope and status (its content is stored apart, ./content.ts). */
-/** (`message_id` holds SES's id; the API shows it as the header and as `ses_message_id`: ./record.ts) */
-export interface EmailItem extends Omit<EmailSummary, 'ses_message_id'> {
-  project_id: string;
-  livemode: boolean;
-  configuration_set?: string;
-  failure_reason?: string;
-  /** why it was canceled, when not by the API (its domain was deleted) */
-  cancel_reason?: string;
-  /** the sender's claim: when it took the email (`sending`), and how many times it has */
-  sending_at?: string;
-  send_attempts?: number;
-  /** a broadcast email's clicked links (ids: shared/emails/status.ts), for unique clicks per link */
-  clicked_links?: Set<string>;
-  /** TTL (epoch seconds): emailExpiresAt */
-  expires_at?: number;
-  /** set while `path` attachments are still to fetch: the fetch stage's (./attachment-fetch.ts), not the sender's */
-  attachments_pending?: boolean;
-  /** the fetch stage's claim: until when it holds the email */
-  fetching_until?: string;
-  /** the bytes of its attachments as stored: its `content` ones at acceptance, all once the fetch stage stored the `path` ones (the sender's memory budget: ./sender-memory.ts) */
-  attachment_bytes?: number;
-  /** the bytes of its content object (./content.ts), for the same budget */
-  content_bytes?: number;
-}
 
 /** An email ready to be accepted: its item and its content. */
 export interface PreparedEmail {

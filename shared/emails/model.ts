@@ -1,30 +1,12 @@
 /**
- * The emails feature's model: the email as the API shows it, what POST /emails and /emails/batch
- * take, and the address shapes other features' models build on too (templates and broadcasts
- * take addresses as POST /emails does). SendEmailInput and EmailRecord are derived from these
+ * The emails feature's model: the email as the API shows it and what POST /emails and
+ * /emails/batch take (the address shapes are the platform's, shared/platform/mail/schemas.ts:
+ * templates and broadcasts take addresses as POST /emails does). SendEmailInput and EmailRecord are derived from these
  * schemas; the stored item (EmailItem) stays with the logic (shared/emails/emails.ts).
  */
 import * as z from 'zod/mini';
 import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schemas';
-import { mailboxProblem } from './addresses';
-
-/**
- * One mailbox: `addr`, `<addr>`, `Name <addr>` or `"Name" <addr>`, read as SES will read it
- * (shared/emails/addresses.ts: exactly one mailbox, no groups or comments, no address or control
- * characters in the display name).
- */
-const mailbox = (role: 'from' | 'recipient') =>
-  z.string().check(
-    z.trim(),
-    z.superRefine((value, ctx) => {
-      const problem = mailboxProblem(value, role);
-      if (problem) ctx.addIssue({ code: 'custom', input: value, message: problem });
-    }),
-  );
-export const address = mailbox('recipient');
-/** A From: one mailbox whose display name takes no `,` or `;` either (its domain is checked against the project's when sending). */
-export const fromAddress = mailbox('from');
-export const addresses = z.union([address, z.array(address).check(z.minLength(1), z.maxLength(50))]);
+import { addresses, fromAddress } from '../platform/mail/schemas';
 
 /** The `last_event` values the service writes (the schema documents a string). */
 export type LastEvent = 'queued' | 'scheduled' | 'sending' | 'sent' | 'delivered' | 'delivery_delayed' | 'bounced' | 'complained' | 'opened' | 'clicked' | 'failed' | 'canceled' | 'suppressed';

@@ -6,7 +6,7 @@
 import * as keys from '../platform/db/keys';
 import { batchGet, del, isConditionFailed, put, queryPage, transact, update, type WriteAction } from '../platform/db/table';
 import { eventWrite } from '../events/events';
-import type { EmailItem } from './emails';
+import type { EmailItem } from './item';
 import { addressDomain, toSummary } from './record';
 
 /** Lists a waiting email under its From domain (keys.pendingEmailFrom); put again whenever it waits again. */

@@ -10,7 +10,8 @@
 import type { Item } from '../platform/db/table';
 import { sesMessageIdHeader } from '../platform/aws/region';
 import type { EmailContent } from './content';
-import type { EmailItem, EmailRecord, EmailSummary } from './emails';
+import type { EmailItem } from './item';
+import type { EmailRecord, EmailSummary } from './model';
 
 /** The bare address of `Name <addr>`, lower-cased (suppression and domain checks compare these). */
 export function bareAddress(address: string): string {

@@ -28,6 +28,7 @@ import { logger } from '../platform/log';
 import { countMetric } from '../platform/metrics';
 import { nowDate, nowIso } from '../platform/clock';
 import { guardThresholds } from './reputation-thresholds';
+import type { SendingPause } from '../project/settings';
 
 /** Counts kept a day past the window (DynamoDB's TTL). */
 const BUCKET_TTL_SECONDS = 2 * 86_400;
@@ -43,14 +44,6 @@ export interface Reputation extends ReputationCounts {
   bounce_rate: number;
   complaint_rate: number;
   window: '24h';
-}
-
-/** Why and since when a project's sending is paused (on its project item). */
-export interface SendingPause {
-  reason: string;
-  since: string;
-  bounce_rate: number;
-  complaint_rate: number;
 }
 
 const hourOf = (date: Date) => date.toISOString().slice(0, 13);

@@ -20,7 +20,7 @@
  * `firstQueueOf`), grouped by project as well, and reaches its send queue only once their bytes
  * are stored: the sender never fetches.
  */
-import { isTestProject } from '../access/test-mode';
+import { isTestProject } from '../project/test-mode';
 import { queue } from '../platform/aws/queues';
 import type { SendLane } from './send-rate';
 

@@ -15,7 +15,7 @@
  * - content, C bytes (the stored JSON): the bytes read (C), its parsed strings (C, 2 C for text
  *   outside Latin-1), copied into the SendEmail JSON and its bytes (2 C): CONTENT_FACTOR 4.
  * - The largest email: 4 x 10 MB + 4 x 28 MB = 152 MB. The budget: 256 MB less 64 MB for the
- *   Node process on Lambda (lib/local/memory-watch.ts LAMBDA_BASELINE_MB) less 32 MB for the SDK
+ *   Node process on Lambda (local/memory-watch.ts LAMBDA_BASELINE_MB) less 32 MB for the SDK
  *   clients and everything else = SENDER_MEMORY_BUDGET_BYTES, 160 MB. The largest email fits alone;
  *   ten of 1 MB (40 MB) fit together; ten of the largest, which held 998 MB at once before, now
  *   go one after another.

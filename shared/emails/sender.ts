@@ -53,7 +53,7 @@ import { sesMessageWrite } from './ses-message';
 import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
 import { deliverToSandbox, publishSimulatedFeedback, storeRenderedMessage, testMessageId } from './test-mode-send';
-import { projectSettings } from '../access/project-settings';
+import { projectSettings } from '../project/settings';
 import { reputationWrite } from './reputation';
 import { sendFootprint, type MemoryBudget } from './sender-memory';
 

@@ -3,7 +3,7 @@
  * table (SIMULATED_ADDRESSES; the README's "Testing your integration" shows it), read by
  * - the sender for test-mode emails (./test-mode-send.ts), on AWS and locally: test mode never
  *   calls SES, and these events reach the same workers as live mail's;
- * - the local SES stand-in (lib/local/aws/ses-events.ts) for live sends on a laptop, as SES's
+ * - the local SES stand-in (local/aws/ses-events.ts) for live sends on a laptop, as SES's
  *   mailbox simulator would answer them.
  *
  * | address                                        | outcome (events after `Send`)                                                   |

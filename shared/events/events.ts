@@ -15,7 +15,7 @@ import type { EventType, PlatformEvent } from './model';
 import { resendFields } from './resend-fields';
 import { newId, nowIso } from '../platform/ids';
 import { now as clockNow } from '../platform/clock';
-import { liveProjectId } from '../access/test-mode';
+import { liveProjectId } from '../project/test-mode';
 
 export { API_VERSION } from '../platform/http/api-version';
 /** Events are retained 30 days (DynamoDB TTL on `expires_at`). */
@@ -39,7 +39,7 @@ export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type:
     api_version: API_VERSION,
     created_at: nowIso(),
     livemode: caller.livemode,
-    project_id: liveProjectId(caller.projectId), // a test-mode event says so by `livemode`; its item is the twin's (shared/access/test-mode.ts)
+    project_id: liveProjectId(caller.projectId), // a test-mode event says so by `livemode`; its item is the twin's (shared/project/test-mode.ts)
     data: { object }, // Resend's flat fields are added when the event leaves the service (withResendFields)
   };
 }

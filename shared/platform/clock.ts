@@ -2,7 +2,7 @@
  * The service's one clock: every moment the service reads (timestamps it stores, due times,
  * expiries, leases, rate windows, retry schedules) comes from here. On AWS it is the machine's
  * clock (`Date.now`), nothing else. The local runtime may run on a clock of its own
- * (`LOCAL_CLOCK=manual`: time moves only when its control API is told, lib/local/clock.ts) and
+ * (`LOCAL_CLOCK=manual`: time moves only when its control API is told, local/clock.ts) and
  * sets it here before any handler runs.
  *
  * Not on this clock, on purpose: durations of work and timeouts of I/O (an HTTP call's 15 s, a

@@ -3,7 +3,7 @@
  *
  * SES (a receipt rule of lib/inbound.ts) stores the raw message in the inbound bucket, then
  * publishes a `Received` notification to the inbound topic, which SNS delivers to the inbound
- * queue; the local runtime's SMTP server does the same (lib/local/aws/smtp-inbound.ts). For each
+ * queue; the local runtime's SMTP server does the same (local/aws/smtp-inbound.ts). For each
  * notification:
  *
  * 1. The envelope recipients are grouped by domain; a domain counts when a project owns it
@@ -20,7 +20,7 @@
  * 4. The attachments go to the bucket, the raw message is checked readable, then `stored_at`
  *    (conditional: only once) and `email.stored` in one transaction.
  *
- * Test mode (shared/access/test-mode.ts): a test send to an address at a receiving-enabled domain of
+ * Test mode (shared/project/test-mode.ts): a test send to an address at a receiving-enabled domain of
  * its own test twin is filed through this same path (shared/emails/test-mode-send.ts puts the rendered
  * message in the bucket and the notification on the queue). Its notification names the twin
  * (`test_project_id`, a field SES never sends; only SES's receipt rule and our sender write to the
@@ -43,7 +43,7 @@ import { logger } from '../platform/log';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
 import type { Verdict } from './model';
 import { attachmentKey, bodyKey, toSummary } from './received-emails';
-import { isTestProject } from '../access/test-mode';
+import { isTestProject } from '../project/test-mode';
 
 /**
  * SES accepts messages up to 40 MB, and the worker parses all of them: one message per invocation,

@@ -28,7 +28,7 @@
  * test twin (its simulated feedback: shared/emails/test-mode-send.ts), so its entries are written
  * there, as test-mode ones (./suppressions.ts `feedbackCaller`).
  */
-import { isAddress } from '../emails/addresses';
+import { isAddress } from '../platform/mail/addresses';
 import { routeFeedback } from '../emails/ses-message';
 import { logger } from '../platform/log';
 import { parseSnsEnvelope } from '../platform/aws/sns-envelope';

@@ -8,7 +8,7 @@
  * `Suppression` type reads it unchanged. Only the contract's pair is stored; the other is derived.
  */
 import * as z from 'zod/mini';
-import { BARE_ADDRESS, MAX_ADDRESS_LENGTH } from '../emails/addresses';
+import { BARE_ADDRESS, MAX_ADDRESS_LENGTH } from '../platform/mail/addresses';
 import { id, timestamp } from '../platform/http/schemas';
 
 export const SUPPRESSION_SOURCES = ['bounce', 'complaint', 'manual'] as const;

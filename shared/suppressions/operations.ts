@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isAddress } from '../emails/addresses';
+import { isAddress } from '../platform/mail/addresses';
 import { defineOperation } from '../platform/http/operation';
 import { UUID_PATTERN } from '../platform/ids';
 import { commonErrors, deleted, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';

@@ -25,7 +25,7 @@
  * near DynamoDB's 100 actions or 4 MB. SES feedback of live mail suppresses in the live project;
  * test mode's simulated feedback (shared/emails/test-mode-send.ts) names the email's test twin, so
  * its entries are test-mode ones there, which never block a live send, and their events carry
- * `livemode: false` (the twin's id says which: shared/access/test-mode.ts).
+ * `livemode: false` (the twin's id says which: shared/project/test-mode.ts).
  *
  * Batches (POST /suppressions/batch/add and /batch/remove, Resend's `suppressions.batch.*`), up to
  * 100 addresses or ids, validated all or nothing before anything is read:
@@ -59,7 +59,7 @@ import {
   type WriteAction,
 } from '../platform/db/table';
 import { eventWrite } from '../events/events';
-import { isTestProject } from '../access/test-mode';
+import { isTestProject } from '../project/test-mode';
 import { notFound } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
 import type { BatchAdded, BatchRemoved, BatchRemoveInput, CreateSuppressionInput, Suppression, SuppressionEntry, SuppressionSource } from './model';

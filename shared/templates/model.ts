@@ -4,7 +4,7 @@
  * schemas; the stored item, which no schema describes, is declared beside them.
  */
 import * as z from 'zod/mini';
-import { addresses, fromAddress } from '../emails/model';
+import { addresses, fromAddress } from '../platform/mail/schemas';
 import { UUID_PATTERN } from '../platform/ids';
 import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schemas';
 

@@ -20,7 +20,7 @@
  * (broadcasts: empty string, via `missing: 'empty'`). `placeholderProblems` is the check that
  * create and update run, so content whose placeholders cannot render is refused before it is stored.
  */
-import { headerSafeValue } from '../platform/http/header-text';
+import { headerSafeValue } from '../platform/mail/header-text';
 
 /** Braces at each end are matched loosely (two or three) so that unpaired ones can be named, never taken from a longer run. */
 const PLACEHOLDER = /(?<!\{)(\{{2,3})\s*((?:contact\.)?[A-Za-z0-9_]+)\s*(?:\|([^{}]*))?(\}{2,3})(?!\})/g;

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import * as keys from '../platform/db/keys';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
-import type { PostResult } from './http';
+import type { PostResult } from '../platform/net/outbound';
 import type { DeliveryRecord } from './model';
 
 export interface DeliveryItem extends Omit<DeliveryRecord, 'object'> {

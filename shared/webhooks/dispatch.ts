@@ -10,7 +10,7 @@
  * 3. Claim the attempt: a conditional write on (`pending`, this attempt count, no live claim).
  *    A second message for the same delivery finds it taken and is dropped, so two messages
  *    never POST the same attempt; a claim of a dispatcher that died expires after CLAIM_MS.
- * 4. POST the event, signed (shared/webhooks/signing.ts, shared/webhooks/http.ts).
+ * 4. POST the event, signed (shared/webhooks/signing.ts, shared/platform/net/outbound.ts).
  * 5. Record the attempt on the delivery, only while the claim is ours, with the attempt's own
  *    record (status code, start of the answer) in the same transaction; then on the webhook
  *    (recordHealth): a 2xx resets its failure counters and sets `last_success_at`; anything else
@@ -33,7 +33,7 @@ import { nowIso } from '../platform/ids';
 import { now } from '../platform/clock';
 import { logger } from '../platform/log';
 import { newAttemptItem, retryDelaySeconds, type DeliveryItem } from './deliveries';
-import { postWebhook, WEBHOOK_TIMEOUT_MS } from './http';
+import { postWebhook, WEBHOOK_TIMEOUT_MS } from '../platform/net/outbound';
 import type { DeliveryMessage } from './queue';
 import { signatureHeaders } from './signing';
 import { holdsSlot, isThrottled, reserveSlot, SLOW_FAILURE_MS } from './throttle';

@@ -1,7 +1,7 @@
 /**
  * The webhooks feature's model: the webhook, its deliveries and the webhook-events items as the
  * API shows them, with their statuses; the record types are derived from these schemas. What
- * create and update take stays in operations.ts: the endpoint check (shared/webhooks/endpoint.ts)
+ * create and update take stays in operations.ts: the endpoint check (shared/platform/net/endpoint.ts)
  * is logic. The stored items (WebhookItem, DeliveryItem) stay with the logic that writes them.
  */
 import * as z from 'zod/mini';

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { EVENT_TYPES } from '../events/model';
 import { defineOperation } from '../platform/http/operation';
 import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
-import { endpointProblem } from './endpoint';
+import { endpointProblem } from '../platform/net/endpoint';
 import { delivery, webhook, webhookEvent, webhookEventAttempt, webhookEventDetail, webhookEventLog, webhookEventReplayed, webhookWithSecret } from './model';
 
 const endpoint = z.string().check(

@@ -4,7 +4,7 @@
  *
  * What costs the others is not a failure but the time it holds a slot: an endpoint that answers
  * 503 at once costs milliseconds, one that never answers holds an invocation for the whole 15 s
- * (3 s when it never accepts the connection: shared/webhooks/http.ts), and a burst of its
+ * (3 s when it never accepts the connection: shared/platform/net/outbound.ts), and a burst of its
  * deliveries can hold every one of the dispatcher's 20 concurrent invocations. So:
  *
  * - A failed attempt that took SLOW_FAILURE_MS or more is slow; the webhook counts them in a row

@@ -95,7 +95,7 @@ async function verifiedDomain(): Promise<string> {
 }
 
 /**
- * The email once the runtime's pipeline has settled (its control API's drain, lib/local/control.ts): the path fetched
+ * The email once the runtime's pipeline has settled (its control API's drain, local/control.ts): the path fetched
  * or refused, the message sent, and the local SES's Delivery handled. reader@example.com is delivered (any address the
  * local SES does not simulate otherwise is), so an email ends `delivered`, or `failed` when its attachment could not be had.
  */

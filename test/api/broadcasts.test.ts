@@ -176,7 +176,7 @@ describe('a broadcast to a segment', () => {
 
   it('signs links in another cold start of the fan-out with the same key: it opens the sealed key the first one made', async () => {
     // this process is a second fan-out sandbox: its first link reads the key item and Decrypts it
-    const { invoke, workerFunction } = await import('../../lib/local/lambda/invocation');
+    const { invoke, workerFunction } = await import('../../local/lambda/invocation');
     const { unsubscribeToken } = await import('../../shared/broadcasts/unsubscribe');
     const contact = (await api.post('/contacts', { email: `gus-${unique('c')}@${domain}` })).body;
     const sign = () => unsubscribeToken({ projectId: runtime.projectId, contactId: contact.id, topicId: null });
@@ -186,10 +186,10 @@ describe('a broadcast to a segment', () => {
   });
 
   it("unsubscribes a test-mode contact through a test-mode broadcast's link: the token names the test twin", async () => {
-    const { invoke, workerFunction } = await import('../../lib/local/lambda/invocation');
+    const { invoke, workerFunction } = await import('../../local/lambda/invocation');
     const { unsubscribeToken } = await import('../../shared/broadcasts/unsubscribe');
     const { createApiKey } = await import('../../shared/access/api-keys');
-    const { testProjectId } = await import('../../shared/access/test-mode');
+    const { testProjectId } = await import('../../shared/project/test-mode');
     // a project of its own: the default project's test twin is shared by every suite of the runtime
     const { projectId } = await createOtherProject();
     const { token: testKey } = await createApiKey({ projectId, livemode: false, permission: 'full_access' }, { name: 'unsubscribe test twin', mode: 'test' });

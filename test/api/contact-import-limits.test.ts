@@ -6,7 +6,8 @@
  * forever. A project's contacts are bounded too (`contact_limit`): a create, or an import's row,
  * past it is refused. Each test works in a project of its own.
  */
-import { changeProjectSettings, defaultContactLimit } from '../../shared/access/project-settings';
+import { defaultContactLimit } from '../../shared/project/settings';
+import { changeProjectSettings } from '../../shared/project/settings-change';
 import { runImport } from '../../shared/audience/imports';
 import * as keys from '../../shared/platform/db/keys';
 import * as table from '../../shared/platform/db/table';

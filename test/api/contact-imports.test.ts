@@ -10,7 +10,7 @@
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Resend } from 'resend';
 import { handler as importWorker } from '../../functions/workers/contact-imports';
-import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
+import { invoke, workerFunction } from '../../local/lambda/invocation';
 import { createImport, createUpload, PAGE_ROWS, CONTINUE_MARGIN_MS } from '../../shared/audience/imports';
 import { MAX_IMPORT_FILE_BYTES } from '../../shared/audience/imports-model';
 import { presignPut } from '../../shared/platform/aws/s3';

@@ -1,6 +1,6 @@
 /**
  * Domains over real HTTP against a local runtime of the file's own whose clock stands still until a
- * test moves it (LOCAL_CLOCK=manual, lib/local/clock.ts). Its SES front verifies an identity
+ * test moves it (LOCAL_CLOCK=manual, local/clock.ts). Its SES front verifies an identity
  * LOCAL_SES_VERIFY_DELAY_MS (1 s) after creation on that clock, or fails it when the name ends in
  * `.invalid`: a domain is `pending` until a test moves the clock past that and asks (POST .../verify),
  * or the scheduled domain check runs, which it does once a move passes its interval (a minute, its

@@ -5,7 +5,7 @@
  * repeated notifications are put on the real local queue by hand.
  */
 import { GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { snsEnvelope } from '../../lib/local/aws/ses-events';
+import { snsEnvelope } from '../../local/aws/ses-events';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';

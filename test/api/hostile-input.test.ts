@@ -24,14 +24,14 @@ import { routes, type Route } from '../../functions/routes';
 import { createApiKey } from '../../shared/access/api-keys';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
-import { createProject } from '../../shared/access/projects';
+import { createProject } from '../../shared/project/projects';
 import { type Expectation, expectation, fixedCases, hostileCases, judge, jsonSchemaOf, pathParams, payloadCases, Seed, type HostileCase, type JsonSchema, type RouteContext } from '../support/hostile';
 import { baseUrl } from '../support/http';
 import { useRuntimeTable } from '../support/table';
-import { testProjectId } from '../../shared/access/test-mode';
+import { testProjectId } from '../../shared/project/test-mode';
 
 useRuntimeTable();
-// The local runtime under test takes http webhook endpoints on loopback (lib/local/runtime.ts); the
+// The local runtime under test takes http webhook endpoints on loopback (local/runtime.ts); the
 // schemas judge requests here, so they must see the same setting.
 process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS = 'true';
 

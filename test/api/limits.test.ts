@@ -7,7 +7,7 @@
  * above what the tests make.
  *
  * On a runtime of the file's own whose clock stands still until a test moves it (LOCAL_CLOCK=manual,
- * lib/local/clock.ts): a burst is in one second of the rate limit's, however long the machine takes
+ * local/clock.ts): a burst is in one second of the rate limit's, however long the machine takes
  * over it, and a move of a second gives the next second's budget; a move of 2 s makes the functions'
  * settings stale (PROJECT_SETTINGS_CACHE_SECONDS: 1) and verifies a new domain (the local SES does a
  * second after the identity was made). The local SES may send far more a second than its default 14
@@ -32,7 +32,7 @@ const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter
 /** A project of its own with `limits`, set before any of its requests (no function has its settings yet). */
 async function projectWith(limits: { rate_limit?: number; daily_quota?: number; monthly_quota?: number }) {
   const project = await createOtherProject();
-  const { changeProjectSettings } = await import('../../shared/access/project-settings');
+  const { changeProjectSettings } = await import('../../shared/project/settings-change');
   await changeProjectSettings(project.projectId, limits);
   return project;
 }
@@ -162,7 +162,7 @@ describe('send quotas', () => {
     expect(Math.max(...answers.map((a) => Number(a.headers.get('x-resend-daily-quota'))))).toBe(35); // the last one in saw them all
     expect((await api.get('/project', { key })).body.usage).toMatchObject({ daily: 35, monthly: 35 });
 
-    const { changeProjectSettings } = await import('../../shared/access/project-settings');
+    const { changeProjectSettings } = await import('../../shared/project/settings-change');
     // with a rate limit of its own beside the quota, which every answer's ratelimit-limit shows: the sign that the
     // functions hold the new settings (a function answers one request with the stale ones while it reads them again)
     await changeProjectSettings(project.projectId, { daily_quota: 37, rate_limit: 1000 });

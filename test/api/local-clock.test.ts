@@ -1,5 +1,5 @@
 /**
- * The manual clock (LOCAL_CLOCK=manual, lib/local/clock.ts) on a runtime of its own: the service's
+ * The manual clock (LOCAL_CLOCK=manual, local/clock.ts) on a runtime of its own: the service's
  * time stands still until `POST /_local/clock` moves it, and a move goes through what falls due on
  * the way, in order, settling the pipeline at each stop.
  * - A send settles `sent` and stays so until the clock passes its SES delivery event.

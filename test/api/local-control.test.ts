@@ -1,5 +1,5 @@
 /**
- * The local runtime's control API (lib/local/control.ts) on a runtime of its own: a drain waits for
+ * The local runtime's control API (local/control.ts) on a runtime of its own: a drain waits for
  * the whole pipeline, so beside the shared runtime every other suite talks to it would wait for
  * them too.
  * - `POST /_local/drain` answers once an email sent a moment ago has settled: the sender, the SES

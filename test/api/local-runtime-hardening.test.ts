@@ -13,9 +13,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../lib/local/ports';
+import { freePort } from '../../local/ports';
 import { startRuntimeProcess, stopRuntimeProcess } from '../support/runtime-process';
-import { signedFetch } from '../../lib/local/aws/sigv4';
+import { signedFetch } from '../../local/aws/sigv4';
 import { runtimeCredentials } from '../support/stand-ins';
 
 const key = `es_test_${'H'.repeat(32)}`;
@@ -28,7 +28,7 @@ let ports: Record<string, number> = {};
 const portOf = (url: string) => Number(new URL(url).port);
 /**
  * Still serving: the process runs and has logged no error of its own that nothing caught (the
- * runtime's last resort, lib/local/runtime.ts, logs it FATAL at once and exits only once it
+ * runtime's last resort, local/runtime.ts, logs it FATAL at once and exits only once it
  * stopped its parts). An error raised in a stand-in's code is logged ERROR and it keeps serving.
  */
 const alive = () => child.exitCode === null && !/"level":"FATAL"/.test(output());
@@ -132,7 +132,7 @@ it('survives the known crashers and odd requests on every port, and still answer
   const viewer = await fetch(`http://127.0.0.1:${ports.mailViewer}/store`);
   expect(viewer.status).toBe(200);
   // an unknown message is a clean 404 from the mail viewer, on both of the SES ports (the SES
-  // endpoint answers signed requests only: lib/local/aws/sigv4.ts)
+  // endpoint answers signed requests only: local/aws/sigv4.ts)
   const unknownMessage = '/get-emlContent?messageId=does-not-exist';
   expect((await fetch(`http://127.0.0.1:${ports.mailViewer}${unknownMessage}`)).status).toBe(404);
   expect((await fetch(`http://127.0.0.1:${ports.ses}${unknownMessage}`)).status).toBe(403);

@@ -1,5 +1,5 @@
 /**
- * Opens and clicks from the local SES (lib/local/aws/ses-events.ts): mail to `open@` and
+ * Opens and clicks from the local SES (local/aws/ses-events.ts): mail to `open@` and
  * `click@simulator.amazonses.com` comes back, after its Delivery, as SES `Open` and `Click`
  * events (one Click per distinct link of the html), only when the domain tracks them (its
  * configuration set's event destination matches OPEN / CLICK). They reach the email-status
@@ -8,7 +8,7 @@
  * settle (`drain`: the local SES owes no event and every worker is done) before it checks what
  * happened, and what did not.
  */
-import { simulatedEvents, trackedLinks } from '../../lib/local/aws/ses-events';
+import { simulatedEvents, trackedLinks } from '../../local/aws/ses-events';
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 import { useOwnRuntime } from '../support/own-runtime';

@@ -1,7 +1,7 @@
 /**
  * Reads of objects that are not in the content bucket (yet), as S3 answers them on AWS: without
  * `s3:ListBucket` a missing key is 403 AccessDenied, not 404, and the local grants check answers
- * the same (lib/local/lambda/needs.ts). Each route that tells a missing object by its 404 must
+ * the same (local/lambda/needs.ts). Each route that tells a missing object by its 404 must
  * still answer as documented. (An import of an upload never made: test/api/contact-imports.test.ts;
  * a received body the lifecycle removed: test/api/received-bodies.test.ts.)
  */

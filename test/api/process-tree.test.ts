@@ -1,10 +1,10 @@
 /**
- * The local runtime's process tree ends as one (lib/local/process-tree.ts): `npm start` is
+ * The local runtime's process tree ends as one (local/process-tree.ts): `npm start` is
  * `npm -> node bin/local.ts -> java` (plus the JVM's watchdog and esbuild's service), and a
  * signal to npm or to node, or SIGKILL of node, leaves no process of it within 10 s, the JVM
  * included, with the ports free. A start after a hard kill stops the JVM the dead runtime left
  * on DATA_DIR, one right after a SIGKILL of the whole group starts though the killed processes are
- * still zombies, and never do two runtimes share one DATA_DIR (lib/local/data-dir-lock.ts).
+ * still zombies, and never do two runtimes share one DATA_DIR (local/data-dir-lock.ts).
  *
  * Every runtime runs in its own process group, which afterAll kills whatever happened.
  */

@@ -5,7 +5,7 @@
  *   `truncated: true`, and whole in the raw message's download URL, never a 500;
  * - a body the bucket's lifecycle already removed (the item outlives it by up to a day) reads as
  *   no body, not a 500: on AWS S3 answers 403 for a missing key to a function that may not list
- *   the bucket, and the local grants check answers the same (lib/local/lambda/needs.ts).
+ *   the bucket, and the local grants check answers the same (local/lambda/needs.ts).
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

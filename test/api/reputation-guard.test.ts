@@ -113,7 +113,7 @@ it('pauses a project that bounces 10% once the sample is reached, holds its mail
   const resumed = await cli('project.ts', 'resume', '--project', projectId);
   expect(resumed.stdout).toMatch(/sending\s+enabled/);
   // the runtime's cache of the project's settings (PROJECT_SETTINGS_CACHE_SECONDS=1) answers a read past its
-  // second with what it had and refreshes beside it (shared/access/project-settings.ts): the held mail's next
+  // second with what it had and refreshes beside it (shared/project/settings.ts): the held mail's next
   // turn is held once more, the one after it is sent, and its delivery comes the second after
   for (let turn = 0; turn < 3; turn++) await after('1 second');
   expect(await statusesOf(scheduled.map((r) => r.body.id))).toEqual(['delivered', 'delivered', 'delivered']);

@@ -13,12 +13,12 @@
  * store and the sender are the same as for live mail.
  */
 import { createApiKey } from '../../shared/access/api-keys';
-import { createProject } from '../../shared/access/projects';
+import { createProject } from '../../shared/project/projects';
 import * as keys from '../../shared/platform/db/keys';
 import { getItem } from '../../shared/platform/db/table';
 import { api } from '../support/http';
 import { useRuntimeTable } from '../support/table';
-import { testProjectId } from '../../shared/access/test-mode';
+import { testProjectId } from '../../shared/project/test-mode';
 import { waitFor } from '../support/wait';
 
 useRuntimeTable();
@@ -32,7 +32,7 @@ async function sandbox(): Promise<{ key: string; domain: string; projectId: stri
   const { token: key } = await createApiKey({ projectId: project.id, livemode: false, permission: 'full_access' }, { name: 'scale', mode: 'test' });
   const domain = `${unique('scale')}.example.com`;
   expect((await api.post('/domains', { name: domain }, { key })).status).toBe(201);
-  return { key, domain, projectId: testProjectId(project.id) }; // where the test key's data is (shared/access/test-mode.ts)
+  return { key, domain, projectId: testProjectId(project.id) }; // where the test key's data is (shared/project/test-mode.ts)
 }
 
 const html = (kb: number, label: string) => `<p>${label}</p><p>${'x'.repeat(kb * 1024)}</p>`;

@@ -12,7 +12,7 @@ import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { runtimeCredentials } from '../support/stand-ins';
-import { signedFetch } from '../../lib/local/aws/sigv4';
+import { signedFetch } from '../../local/aws/sigv4';
 
 const runtime = useRuntimeTable();
 const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
@@ -57,7 +57,7 @@ describe('one SES tenant per project', () => {
     // The runtime's functions keep a project's settings a second (PROJECT_SETTINGS_CACHE_SECONDS), then refresh them
     // beside a request. A rate limit of its own, written after the removal, shows in every answer's ratelimit-limit:
     // once an answer carries it, the functions hold settings read after the removal, without the tenant.
-    const { changeProjectSettings } = await import('../../shared/access/project-settings');
+    const { changeProjectSettings } = await import('../../shared/project/settings-change');
     await changeProjectSettings(project.projectId, { rate_limit: 99_999 });
     await waitFor(
       () => api.get('/api-keys', { key: project.key }),

@@ -9,7 +9,7 @@
 import { GetConfigurationSetCommand, GetEmailIdentityCommand, GetTenantCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/platform/db/client';
-import { testProjectId } from '../../shared/access/test-mode';
+import { testProjectId } from '../../shared/project/test-mode';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';

@@ -10,7 +10,7 @@
 import PostalMime from 'postal-mime';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createApiKey } from '../../shared/access/api-keys';
-import { testProjectId } from '../../shared/access/test-mode';
+import { testProjectId } from '../../shared/project/test-mode';
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 import { useOwnRuntime } from '../support/own-runtime';

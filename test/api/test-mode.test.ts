@@ -1,6 +1,6 @@
 /**
  * Test mode over real HTTP (issue 22): test keys of a project work in its test-mode sandbox
- * (shared/access/test-mode.ts). A live key mints them, they never mint live ones, the modes never
+ * (shared/project/test-mode.ts). A live key mints them, they never mint live ones, the modes never
  * see each other's data or replay each other's Idempotency-Keys, and the sandbox is wiped in one
  * CLI call that leaves live data and the test keys alone. The whole route table is driven between
  * the modes by test/api/isolation-test-mode.test.ts.
@@ -93,7 +93,7 @@ it('wipes the test data in one CLI call, keeping the test keys and every live re
 
 /**
  * The per-second rate limit on a runtime of its own whose clock stands still until the test moves it (LOCAL_CLOCK=manual,
- * lib/local/clock.ts): a burst is in one clock second, and a move of a second gives the next second's budget. The limits
+ * local/clock.ts): a burst is in one clock second, and a move of a second gives the next second's budget. The limits
  * are its default project's (whose live key, TEST_API_KEY, the client uses), set with the CLI before the project's
  * first request, so no function holds older settings.
  */

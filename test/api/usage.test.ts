@@ -22,7 +22,7 @@ const runtime = useRuntimeTable();
 it("answers the project's usage against its limits, counts contacts as they come and go, and recounts them", async () => {
   const project = await createOtherProject();
   const { key } = project;
-  const { changeProjectSettings } = await import('../../shared/access/project-settings');
+  const { changeProjectSettings } = await import('../../shared/project/settings-change');
   await changeProjectSettings(project.projectId, { daily_quota: 100 });
   const sdk = new Resend(key, { baseUrl: baseUrl() });
   const domain = await verifiedDomain(key, 'usage', { capabilities: { receiving: 'enabled' } });

@@ -3,7 +3,7 @@
  * gives every recipient exactly one email and counts each recipient once.
  *
  * The real fan-out handler runs here, fed by a queue poller of our own (Lambda's batch
- * semantics, lib/local/lambda/queue-poller.ts) from a fan-out queue and a table of this test's own in
+ * semantics, local/lambda/queue-poller.ts) from a fan-out queue and a table of this test's own in
  * the runtime's DynamoDB Local and SQS, so the runtime's workers never see these items. The send
  * queue is ours too: nothing consumes it, the test reads what was enqueued.
  *   page 1: done, but its next-page message cannot be sent (the queue URL points nowhere): the
@@ -18,7 +18,7 @@ import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk
 import { CreateQueueCommand, DeleteQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as fanOut } from '../../functions/workers/broadcast-fanout';
-import { QueuePoller } from '../../lib/local/lambda/queue-poller';
+import { QueuePoller } from '../../local/lambda/queue-poller';
 import { createTableInput } from '../../lib/table-definition';
 import { dispatchDueBroadcasts } from '../../shared/broadcasts/due';
 import { fanOutQueue } from '../../shared/broadcasts/queue';
@@ -32,7 +32,7 @@ import { readUnsubscribeToken } from '../../shared/broadcasts/unsubscribe';
 import { getEmailContent } from '../../shared/emails/content';
 import { useRuntimeTable } from '../support/table';
 import { sqsRecord } from '../support/sqs';
-import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
+import { invoke, workerFunction } from '../../local/lambda/invocation';
 import { fanOutParallelism, MAX_PAGE_ATTEMPTS } from '../../shared/broadcasts/fanout';
 import { runtimeCredentials } from '../support/stand-ins';
 
@@ -49,7 +49,7 @@ let fanOutQueueUrl: string;
 let sendQueueUrl: string;
 
 // The local runtime's check of each AWS call against the calling function's needs
-// (lib/local/lambda/invocation.ts): a test that injects a fault there puts it back after.
+// (local/lambda/invocation.ts): a test that injects a fault there puts it back after.
 const checkNeeds = globalThis.__awsCallChecker;
 afterEach(() => installAwsCallChecker(checkNeeds));
 

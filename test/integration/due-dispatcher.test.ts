@@ -13,17 +13,17 @@ import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand, DynamoDB
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { handler as dispatch } from '../../functions/workers/dispatch-due-emails';
-import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
+import { invoke, workerFunction } from '../../local/lambda/invocation';
 import { createTableInput } from '../../lib/table-definition';
 import { dispatchDueEmails } from '../../shared/emails/due';
 import * as keys from '../../shared/platform/db/keys';
 import { newId } from '../../shared/platform/ids';
 import { nowDate, setClockSource } from '../../shared/platform/clock';
 import { useRuntimeTable } from '../support/table';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
+import { startLocalSqs, type LocalSqs } from '../../local/aws/sqs';
 import { OWN_STAND_IN_CREDENTIALS } from '../support/stand-ins';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/aws/dynamodb';
-import { freePort } from '../../lib/local/ports';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/aws/dynamodb';
+import { freePort } from '../../local/ports';
 
 useRuntimeTable();
 const config = { region: 'ap-southeast-2', credentials: OWN_STAND_IN_CREDENTIALS };

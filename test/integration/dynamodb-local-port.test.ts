@@ -1,13 +1,13 @@
 /**
- * DynamoDB Local's port, when the runtime chooses it (lib/local/aws/dynamodb.ts): a port taken
+ * DynamoDB Local's port, when the runtime chooses it (local/aws/dynamodb.ts): a port taken
  * between choosing and binding, even by a server that answers like DynamoDB (another runtime's JVM),
  * is never mistaken for ours; the JVM starts on another port chosen the same way.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { startDynamoDbLocal } from '../../lib/local/aws/dynamodb';
-import { freePort } from '../../lib/local/ports';
+import { startDynamoDbLocal } from '../../local/aws/dynamodb';
+import { freePort } from '../../local/ports';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 let impostor: Server;

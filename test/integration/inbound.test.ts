@@ -9,14 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { QueuePoller } from '../../lib/local/lambda/queue-poller';
-import { snsEnvelope } from '../../lib/local/aws/ses-events';
-import { LOCAL_INBOUND_TOPIC_ARN, receiptNotification } from '../../lib/local/aws/smtp-inbound';
+import { QueuePoller } from '../../local/lambda/queue-poller';
+import { snsEnvelope } from '../../local/aws/ses-events';
+import { LOCAL_INBOUND_TOPIC_ARN, receiptNotification } from '../../local/aws/smtp-inbound';
 import { getObject, putObject } from '../../shared/platform/aws/s3';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
-import { workerFunction } from '../../lib/local/lambda/invocation';
+import { workerFunction } from '../../local/lambda/invocation';
 import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();

@@ -1,5 +1,5 @@
 /**
- * The local runtime refuses what AWS refuses (lib/local/lambda/): a call outside the function's
+ * The local runtime refuses what AWS refuses (local/lambda/): a call outside the function's
  * needs gets AWS's AccessDenied, a function past its timeout is stopped (its later calls never
  * reach AWS), API Gateway's and Lambda's payload limits and timeouts give API Gateway's answers,
  * event source batches stay within Lambda's 6 MB, and every queue refuses a message over SQS's
@@ -10,8 +10,8 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSC
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable } from '../../functions/workers';
-import { integrate } from '../../lib/local/lambda/http-gateway';
-import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, workerFunction, type FunctionIdentity } from '../../lib/local/lambda/invocation';
+import { integrate } from '../../local/lambda/http-gateway';
+import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, workerFunction, type FunctionIdentity } from '../../local/lambda/invocation';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import { sendQueue } from '../../shared/emails/send-queue';
 import { useRuntimeTable } from '../support/table';

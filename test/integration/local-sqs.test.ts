@@ -1,5 +1,5 @@
 /**
- * The local SQS (lib/local/aws/sqs.ts) through the real @aws-sdk/client-sqs, which checks every
+ * The local SQS (local/aws/sqs.ts) through the real @aws-sdk/client-sqs, which checks every
  * answer's MD5 digests and maps errors to its own classes: a message from send to delete, what SQS
  * refuses, the dead-letter queue and its redrive, the long poll; then the journal: a stand-in
  * killed with SIGKILL in a process of its own comes back with every message it confirmed, each
@@ -8,7 +8,7 @@
  * In memory, the stand-in runs on a clock of this file's (as the runtime's LOCAL_CLOCK=manual):
  * delays and visibility timeouts run out when a test moves it, not when the machine's time passes.
  * How long a long poll holds its request stays the machine's time, as in the runtime
- * (lib/local/clock.ts), and so does a move task's pace.
+ * (local/clock.ts), and so does a move task's pace.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -32,7 +32,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
+import { startLocalSqs, type LocalSqs } from '../../local/aws/sqs';
 import { OWN_STAND_IN_CREDENTIALS } from '../support/stand-ins';
 import { waitFor } from '../support/wait';
 
@@ -258,7 +258,7 @@ describe('on disk', () => {
 
   /** The stand-in in a process of its own (as `npm start` runs TypeScript), on `dir`. */
   async function startChild(dir: string): Promise<{ child: ChildProcess; sqs: SQSClient }> {
-    const script = `require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'local', 'aws', 'sqs.ts'))}).startLocalSqs({ dir: process.env.SQS_DIR, region: '${region}', credentials: ${JSON.stringify(OWN_STAND_IN_CREDENTIALS)} }).then((s) => console.log('SQS ' + s.endpoint))`;
+    const script = `require(${JSON.stringify(join(__dirname, '..', '..', 'local', 'aws', 'sqs.ts'))}).startLocalSqs({ dir: process.env.SQS_DIR, region: '${region}', credentials: ${JSON.stringify(OWN_STAND_IN_CREDENTIALS)} }).then((s) => console.log('SQS ' + s.endpoint))`;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, SQS_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let output = '';

@@ -1,7 +1,7 @@
 /**
  * Every local stand-in's port against a hostile neighbour on the same machine (issue 32, finding 10):
  * the S3, KMS, SQS and SES stand-ins, started here in process on a DATA_DIR of this suite's own with
- * the credentials the runtime makes (lib/local/aws/credentials.ts), are sent
+ * the credentials the runtime makes (local/aws/credentials.ts), are sent
  * - traversal (`..` raw, encoded, double-encoded, `%2F` in the bucket, backslashes, absolute paths,
  *   NUL, the `.meta` folder) by a client that does hold the credentials: refused before any file;
  * - unsigned, forged (another secret, another key id, a malformed header) and skewed requests, and
@@ -20,11 +20,11 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { CreateQueueCommand, ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { CREDENTIALS_FILE, type StandInCredentials, standInCredentials } from '../../lib/local/aws/credentials';
-import { LOCAL_SECRETS_KEY_ID, type LocalKms, startLocalKms } from '../../lib/local/aws/kms';
-import { type LocalS3, startLocalS3, writeLocalObject } from '../../lib/local/aws/s3';
-import { SesFront } from '../../lib/local/aws/ses-front';
-import { type LocalSqs, startLocalSqs } from '../../lib/local/aws/sqs';
+import { CREDENTIALS_FILE, type StandInCredentials, standInCredentials } from '../../local/aws/credentials';
+import { LOCAL_SECRETS_KEY_ID, type LocalKms, startLocalKms } from '../../local/aws/kms';
+import { type LocalS3, startLocalS3, writeLocalObject } from '../../local/aws/s3';
+import { SesFront } from '../../local/aws/ses-front';
+import { type LocalSqs, startLocalSqs } from '../../local/aws/sqs';
 import { Sha256 } from '../../shared/platform/aws/sha256';
 
 const region = 'ap-southeast-2';

@@ -5,9 +5,9 @@
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/aws/sqs';
+import { startLocalSqs, type LocalSqs } from '../../local/aws/sqs';
 import { OWN_STAND_IN_CREDENTIALS } from '../support/stand-ins';
-import { QueuePoller } from '../../lib/local/lambda/queue-poller';
+import { QueuePoller } from '../../local/lambda/queue-poller';
 
 let server: LocalSqs;
 let sqs: SQSClient;

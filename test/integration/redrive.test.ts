@@ -2,13 +2,13 @@
  * The documented re-drive of a dead-letter queue (`npm run redrive`, lib/redrive.ts): it finds the
  * DLQ of every queue of functions/workers.ts in the runtime's SQS, and a message that failed into
  * a DLQ goes back to the queue it came from, once. That one runs against a local SQS of its own
- * (lib/local/aws/sqs.ts, what the runtime runs) on a clock the test moves, as the runtime's
+ * (local/aws/sqs.ts, what the runtime runs) on a clock the test moves, as the runtime's
  * LOCAL_CLOCK=manual: the message's visibility timeout runs out when the test says, not a second
  * of the machine's time later.
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { queues } from '../../functions/workers';
-import { startLocalSqs } from '../../lib/local/aws/sqs';
+import { startLocalSqs } from '../../local/aws/sqs';
 import { deadLetterQueueUrl, redrive } from '../../lib/redrive';
 import { useRuntimeTable } from '../support/table';
 import { OWN_STAND_IN_CREDENTIALS, runtimeCredentials } from '../support/stand-ins';

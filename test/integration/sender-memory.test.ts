@@ -1,7 +1,7 @@
 /**
  * The sender keeps to its declared memory with large emails (issue 32, 3; shared/emails/sender-memory.ts):
  * the real sender handler, run as its function (its needs, and the local runtime's memory check:
- * lib/local/memory-watch.ts), gets one SQS event of 4 live emails with 24 MiB of stored
+ * local/memory-watch.ts), gets one SQS event of 4 live emails with 24 MiB of stored
  * attachments each, against a table of this test's own and an SES v2 endpoint of its own that
  * reads and drops each request. Sent side by side, as before the budget, the four held about
  * 4 x 3.3 x 24 MiB at once, over the sender's 256 MB; now each reserves its share of the budget
@@ -14,8 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createTableInput } from '../../lib/table-definition';
-import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
-import { largestMeasures } from '../../lib/local/memory-watch';
+import { invoke, workerFunction } from '../../local/lambda/invocation';
+import { largestMeasures } from '../../local/memory-watch';
 import { workerMemoryMb } from '../../functions/needs';
 import { workers } from '../../functions/workers';
 import { domainClaimKey } from '../../shared/domains/domains';

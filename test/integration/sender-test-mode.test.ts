@@ -21,7 +21,7 @@ import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SQSClien
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import PostalMime from 'postal-mime';
 import { createTableInput } from '../../lib/table-definition';
-import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
+import { invoke, workerFunction } from '../../local/lambda/invocation';
 import { domainClaimKey } from '../../shared/domains/domains';
 import { putEmailContent, renderedMessageKey } from '../../shared/emails/content';
 import { emailWrites, type EmailItem } from '../../shared/emails/emails';
@@ -79,7 +79,7 @@ beforeAll(async () => {
     SEND_RATE_PER_SECOND: '100',
   });
   // Imported after the environment points at this test's SES and queues; the invocations' own check of needs
-  // (lib/local/lambda/invocation.ts, installed when it loaded) still runs, after this record of every call.
+  // (local/lambda/invocation.ts, installed when it loaded) still runs, after this record of every call.
   const handlers = { sender: (await import('../../functions/workers/sender')).handler, test: (await import('../../functions/workers/test-sender')).handler };
   const check = globalThis.__awsCallChecker;
   installAwsCallChecker((call) => {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createTableInput } from '../../lib/table-definition';
-import { invoke, workerFunction } from '../../lib/local/lambda/invocation';
+import { invoke, workerFunction } from '../../local/lambda/invocation';
 import { domainClaimKey } from '../../shared/domains/domains';
 import { putEmailContent } from '../../shared/emails/content';
 import { emailWrites, type EmailItem } from '../../shared/emails/emails';

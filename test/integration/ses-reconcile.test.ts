@@ -11,7 +11,7 @@ import {
   GetConfigurationSetEventDestinationsCommand,
   SESv2Client,
 } from '@aws-sdk/client-sesv2';
-import { LOCAL_SES_EVENTS_TOPIC_ARN } from '../../lib/local/aws/ses-events';
+import { LOCAL_SES_EVENTS_TOPIC_ARN } from '../../local/aws/ses-events';
 import { reconcileSesEventDestinations } from '../../lib/ses-reconcile';
 import { EVENT_DESTINATION_NAME, matchingEventTypes } from '../../shared/domains/identity';
 import { newId } from '../../shared/platform/ids';

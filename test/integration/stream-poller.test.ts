@@ -11,7 +11,7 @@ import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBC
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { createTableInput } from '../../lib/table-definition';
-import { StreamPoller } from '../../lib/local/lambda/stream-poller';
+import { StreamPoller } from '../../local/lambda/stream-poller';
 import { put, transact } from '../../shared/platform/db/table';
 import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';

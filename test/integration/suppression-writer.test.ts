@@ -10,13 +10,13 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { QueuePoller } from '../../lib/local/lambda/queue-poller';
+import { QueuePoller } from '../../local/lambda/queue-poller';
 import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
-import { workerFunction } from '../../lib/local/lambda/invocation';
+import { workerFunction } from '../../local/lambda/invocation';
 import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();

@@ -3,7 +3,7 @@
  * once to each subscribed webhook.
  *
  * The real fan-out and dispatcher handlers run here, fed by pollers of our own (Lambda's batch
- * semantics, lib/local/*-poller.ts) from a table and a queue of this test's own in the
+ * semantics, local/*-poller.ts) from a table and a queue of this test's own in the
  * runtime's DynamoDB Local and SQS, so the runtime's own fan-out never sees these events. The
  * stream handler is wrapped:
  *   1st batch: the deliveries are written but no message can be sent (the queue URL points at
@@ -22,9 +22,9 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { WEBHOOK_FANOUT_FILTER } from '../../functions/workers';
 import { handler as dispatcherHandler } from '../../functions/workers/webhook-dispatcher';
 import { handler as fanOut } from '../../functions/workers/webhook-fanout';
-import type { FilterPattern } from '../../lib/local/lambda/event-filter';
-import { QueuePoller } from '../../lib/local/lambda/queue-poller';
-import { StreamPoller } from '../../lib/local/lambda/stream-poller';
+import type { FilterPattern } from '../../local/lambda/event-filter';
+import { QueuePoller } from '../../local/lambda/queue-poller';
+import { StreamPoller } from '../../local/lambda/stream-poller';
 import { createTableInput } from '../../lib/table-definition';
 import type { Caller } from '../../shared/platform/caller';
 import * as keys from '../../shared/platform/db/keys';
@@ -35,7 +35,7 @@ import { createWebhook, updateWebhook } from '../../shared/webhooks/webhooks';
 import { projectEvents, useRuntimeTable } from '../support/table';
 import { sqsRecord } from '../support/sqs';
 import { waitFor } from '../support/wait';
-import { workerFunction } from '../../lib/local/lambda/invocation';
+import { workerFunction } from '../../local/lambda/invocation';
 import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();

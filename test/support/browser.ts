@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { createApiKey } from '../../shared/access/api-keys';
-import { createProject } from '../../shared/access/projects';
+import { createProject } from '../../shared/project/projects';
 import { baseUrl } from './http';
 import { useRuntimeTable } from './table';
 

@@ -58,9 +58,7 @@ export default async function globalTeardown(globalConfig?: Config.GlobalConfig)
   const overMemory = log === undefined ? [] : runtimeLogFailures(log);
   const failures = [
     ...(problems.length > 0 ? [`The functions' AWS calls and their needs disagree (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}`] : []),
-    ...(overMemory.length > 0
-      ? [`Invocations that would not fit their function's memory on AWS (${overMemory.length}; lib/local/memory-watch.ts):\n${overMemory.map((p) => `  - ${p}`).join('\n')}`]
-      : []),
+    ...(overMemory.length > 0 ? [`Invocations that would not fit their function's memory on AWS (${overMemory.length}; local/memory-watch.ts):\n${overMemory.map((p) => `  - ${p}`).join('\n')}`] : []),
   ];
   const testsFailed = (globalThis as { __testRunFailed?: boolean }).__testRunFailed === true;
   if (logPath && log !== undefined && (testsFailed || failures.length > 0)) {

@@ -1,7 +1,7 @@
 /**
  * The test run's check of every function's grants against what the functions did. The local
- * runtime (and any suite that invokes a handler through lib/local/lambda/invocation.ts) writes one
- * line per (function, grant, allowed|denied) to AWS_CALLS_LOG (lib/local/lambda/needs.ts); the
+ * runtime (and any suite that invokes a handler through local/lambda/invocation.ts) writes one
+ * line per (function, grant, allowed|denied) to AWS_CALLS_LOG (local/lambda/needs.ts); the
  * global teardown reads it and fails the run when
  * - a function made a call its `needs` do not grant (on AWS: an AccessDenied, a 500), always;
  * - after a run of every suite, a function is granted something none of its calls used (a grant
@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { grantedActions, type Needs } from '../../functions/needs';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { workers } from '../../functions/workers';
-import { routeFunction, workerFunction } from '../../lib/local/lambda/invocation';
+import { routeFunction, workerFunction } from '../../local/lambda/invocation';
 
 /** Every function of the stack, as the local runtime invokes it, with where its needs are declared. */
 export function declaredFunctions(): Map<string, { needs: Needs; declaredIn: string }> {

@@ -2,7 +2,7 @@
  * Tenant isolation over real HTTP (isolationSuite('project'): test/api/isolation.test.ts), and the
  * same between a project's live and test modes (isolationSuite('test-mode'):
  * test/api/isolation-test-mode.test.ts, where B is the test-mode sandbox of A's own project,
- * shared/access/test-mode.ts). Project-kind wording below; in test mode "project B" is A's test keys.
+ * shared/project/test-mode.ts). Project-kind wording below; in test mode "project B" is A's test keys.
  *
  * Tenant isolation over real HTTP: project A (the default test key) owns one of every resource
  * the API has; project B (a project of its own, with its own live key) calls every keyed route

@@ -10,8 +10,8 @@
  * - `garbage`: rounds of about 50 MB of small objects, each held across an await, then dropped: the
  *   used heap grows past the 64 MB above the baseline as garbage V8 has not collected yet.
  */
-import { invoke, type FunctionIdentity } from '../../lib/local/lambda/invocation';
-import { setMemoryLog } from '../../lib/local/memory-watch';
+import { invoke, type FunctionIdentity } from '../../local/lambda/invocation';
+import { setMemoryLog } from '../../local/memory-watch';
 
 const MB = 2 ** 20;
 const lines: string[] = [];

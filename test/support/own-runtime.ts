@@ -1,6 +1,6 @@
 /**
  * A local runtime of a test file's own (./runtime-process.ts), started in the file's beforeAll and
- * stopped in its afterAll, with a client for its API and its control API (lib/local/control.ts):
+ * stopped in its afterAll, with a client for its API and its control API (local/control.ts):
  * for tests that control time (`LOCAL_CLOCK: 'manual'`) or wait for the whole pipeline to settle
  * (`drain`), which beside the suites' shared runtime would wait for every other suite too.
  *

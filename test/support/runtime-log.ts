@@ -1,9 +1,9 @@
 /**
  * The shared local runtime's log, kept for the run: where it is, and what the teardown prints of it.
  * A test that failed on a 500 or a slow answer says little about why; the runtime's log does (a
- * function past its timeout, the event loop held by one handler: lib/local/event-loop-watch.ts).
+ * function past its timeout, the event loop held by one handler: local/event-loop-watch.ts).
  * The digest is a few lines at the end of the run, the part of a CI log that is always shown.
- * An invocation over its function's memory (lib/local/memory-watch.ts) fails the run
+ * An invocation over its function's memory (local/memory-watch.ts) fails the run
  * (`runtimeLogFailures`): on AWS it would have ended in Runtime.OutOfMemory, whatever the test saw.
  * When the run failed, the whole log is kept (`keepRuntimeLog`) and its path printed.
  */

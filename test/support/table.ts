@@ -45,7 +45,7 @@ export function useRuntimeTable(): RuntimeInfo {
 
 /** A second project with its own live key, to prove that one project never sees another's resources. */
 export async function createOtherProject(): Promise<{ projectId: string; key: string }> {
-  const { createProject } = await import('../../shared/access/projects');
+  const { createProject } = await import('../../shared/project/projects');
   const { createApiKey } = await import('../../shared/access/api-keys');
   const project = await createProject('other');
   const { token } = await createApiKey({ projectId: project.id, livemode: true, permission: 'full_access' }, { name: 'other', mode: 'live' });

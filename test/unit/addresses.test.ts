@@ -1,4 +1,4 @@
-import { isAddress, mailboxProblem, nameProblem } from '#shared/emails/addresses';
+import { isAddress, mailboxProblem, nameProblem } from '#shared/platform/mail/addresses';
 import { createContactBody } from '#shared/audience/model';
 
 const BIDI = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C'];

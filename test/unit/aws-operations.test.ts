@@ -1,5 +1,5 @@
 /**
- * Every AWS operation the functions' code makes is listed in lib/local/lambda/aws-operations.ts with
+ * Every AWS operation the functions' code makes is listed in local/lambda/aws-operations.ts with
  * what AWS requires for it besides its own action, and the local grants check requires those too:
  * the SDK commands (`new XCommand(` anywhere in functions/ and shared/; lib-dynamodb's commands by
  * the DynamoDB operation they send) and the hand-signed S3 and KMS calls (shared/platform/aws/s3.ts,
@@ -8,11 +8,11 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { AWS_OPERATIONS, DOCUMENT_COMMANDS } from '../../lib/local/lambda/aws-operations';
-import { checkCall, requirementsOf } from '../../lib/local/lambda/needs';
-import { routeFunction } from '../../lib/local/lambda/invocation';
+import { AWS_OPERATIONS, DOCUMENT_COMMANDS } from '../../local/lambda/aws-operations';
+import { checkCall, requirementsOf } from '../../local/lambda/needs';
+import { routeFunction } from '../../local/lambda/invocation';
 import { routes } from '../../functions/routes';
-import type { FunctionIdentity } from '../../lib/local/lambda/invocation';
+import type { FunctionIdentity } from '../../local/lambda/invocation';
 
 const root = join(__dirname, '..', '..');
 

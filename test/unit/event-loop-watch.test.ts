@@ -1,4 +1,4 @@
-import { BLOCKED_MS, watchEventLoop } from '../../lib/local/event-loop-watch';
+import { BLOCKED_MS, watchEventLoop } from '../../local/event-loop-watch';
 import { runtimeLogDigest } from '../support/runtime-log';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

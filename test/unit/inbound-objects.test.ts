@@ -2,7 +2,7 @@
  * The inbound bucket's small S3 client (shared/platform/aws/s3.ts) against the real
  * `@aws-sdk/client-s3` and `@aws-sdk/s3-request-presigner`: the same presigned URLs for the same
  * credentials and time, the same request lines for every call; and both clients against the
- * local S3 stand-in (lib/local/aws/s3.ts), which must speak S3 well enough for either.
+ * local S3 stand-in (local/aws/s3.ts), which must speak S3 well enough for either.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { HttpRequest } from '@smithy/types';
-import { startLocalS3, type LocalS3 } from '../../lib/local/aws/s3';
-import { signedFetch } from '../../lib/local/aws/sigv4';
+import { startLocalS3, type LocalS3 } from '../../local/aws/s3';
+import { signedFetch } from '../../local/aws/sigv4';
 import { captureFetch } from '../support/capture-fetch';
 import { contentDisposition, deleteObject, getObject, getObjectStream, headObject, presignGet, presignPut, putObject } from '../../shared/platform/aws/s3';
 

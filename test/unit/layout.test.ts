@@ -6,12 +6,19 @@
  *   feature, so any feature can use it and none drags another in through it.
  * - Every other folder of shared/ is a feature (emails/, domains/, audience/, ...): its model,
  *   logic and operations. No file sits loose in shared/ itself.
+ * - The features stand in one order, FEATURE_ORDER below (docs/architecture.md shows the same
+ *   line): a feature imports the platform and the features before it, never one after it, so
+ *   each can be read, tested and bundled with only what comes before it. No import cycle between
+ *   files anywhere in shared/, functions/, lib/, local/ or bin/ (a cycle makes load order matter
+ *   and hides which module is the base).
+ * - The local runtime (local/) is what `npm start` runs: nothing deployed (shared/, functions/,
+ *   the CDK app in lib/) imports it.
  * - Only shared/platform/ imports the AWS SDK (`@aws-sdk/*`, `@smithy/*`), of shared/ and functions/
- *   (lib/ is infrastructure and the local stand-ins: not judged here). A feature or a handler
+ *   (lib/, the CDK app, and local/, the local runtime and its stand-ins, are not judged here). A feature or a handler
  *   reaches AWS through a platform/aws module, so the SDK stays out of what does not call AWS.
  * - Every feature has a model (`model.ts`): its item types and API shapes, the zod schemas with
  *   the TypeScript types derived from them (one definition). It imports zod, shared/platform/http/,
- *   shared/platform/ids and other features' models only: no AWS SDK, no logic, so operations,
+ *   shared/platform/mail/ (the address shapes), shared/platform/ids and other features' models only: no AWS SDK, no logic, so operations,
  *   logic and tests can all read it.
  * - A feature's operations (`operations.ts`, or `operations/*.ts` when it has several) are the
  *   zod definitions every consumer reads (route table, OpenAPI, hostile-input suite); they must
@@ -24,6 +31,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
+
+/**
+ * The features of shared/, each after everything it imports: the project (its settings, limits,
+ * usage and test mode) under everything; the platform event log; request logs; then what mail is
+ * made of (domains, templates, the audience), the emails, and what reacts to them or sends them in
+ * bulk; access (keys, OAuth, the route wrapper every handler uses) on top. A new feature folder
+ * goes where its imports put it.
+ */
+const FEATURE_ORDER = ['project', 'events', 'logs', 'domains', 'templates', 'audience', 'emails', 'webhooks', 'suppressions', 'receiving', 'broadcasts', 'access'];
 const SHARED = 'shared';
 const PLATFORM = 'shared/platform/';
 const SDK = /^@(aws-sdk|smithy)\//;
@@ -41,6 +57,7 @@ interface Import {
 }
 
 function walk(dir: string): string[] {
+  if (!existsSync(join(ROOT, dir))) return [];
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
     const path = `${dir}/${e.name}`;
     if (e.isDirectory()) return walk(path);
@@ -81,13 +98,9 @@ const features = readdirSync(join(ROOT, SHARED), { withFileTypes: true })
   .filter((e) => e.isDirectory() && e.name !== 'platform')
   .map((e) => e.name);
 const isModel = (file: string) => /^shared\/[^/]+\/model\.ts$/.test(file) && !isPlatform(file);
-/** Modules besides models that a model may import, each with the reason; an entry no model uses fails the test, so the list only shrinks. */
-const MODEL_IMPORT_EXCEPTIONS: Record<string, string> = {
-  'shared/emails/addresses.ts': 'the address and mailbox checks the address schemas call; kept free of zod so that workers check addresses without it',
-};
-/** What a model may import: zod, the platform's HTTP schemas and ids, other features' models. */
+/** What a model may import: zod, the platform's HTTP schemas, ids and mail shapes, other features' models. */
 const modelMayImport = (imp: Import) =>
-  imp.file ? isModel(imp.file) || imp.file.startsWith(`${PLATFORM}http/`) || imp.file === `${PLATFORM}ids.ts` || imp.file in MODEL_IMPORT_EXCEPTIONS : /^zod(\/|$)/.test(imp.specifier);
+  imp.file ? isModel(imp.file) || imp.file.startsWith(`${PLATFORM}http/`) || imp.file.startsWith(`${PLATFORM}mail/`) || imp.file === `${PLATFORM}ids.ts` : /^zod(\/|$)/.test(imp.specifier);
 const isOperations = (file: string) => /^shared\/[^/]+\/(operations\.ts|operations\/[^/]+\.ts)$/.test(file) || /^shared\/platform\/http\/[^/]*operations\.ts$/.test(file);
 
 /** The first path from `file` to a file importing the SDK (through shared/ files), or undefined. */
@@ -168,7 +181,7 @@ describe('the layout of shared/', () => {
       throw new Error(`${missing.map((f) => `shared/${f}/`).join(', ')}: a feature keeps its item types and API shapes (zod schemas, ` + 'and the types derived from them) in model.ts.');
   });
 
-  it('keeps every model.ts to zod, platform/http, platform/ids and other models', () => {
+  it('keeps every model.ts to zod, platform/http, platform/mail, platform/ids and other models', () => {
     const models = files.filter(isModel);
     expect(models.length).toBeGreaterThan(0);
     const offences = models.flatMap((f) =>
@@ -176,14 +189,11 @@ describe('the layout of shared/', () => {
         .filter((i) => !modelMayImport(i))
         .map((i) => `${f} imports '${i.specifier}'${i.file ? ` (${i.file})` : ''}`),
     );
-    const used = new Set(models.flatMap((f) => importsOf(f).flatMap((i) => (i.file ? [i.file] : []))));
-    const stale = Object.keys(MODEL_IMPORT_EXCEPTIONS).filter((f) => !used.has(f));
     if (offences.length)
       throw new Error(
         `a model holds shapes and types only (no AWS SDK, no logic):\n  ${offences.join('\n  ')}\n` +
           "Move the schema or type the model needs into a model (its own feature's or another's), or into shared/platform/http/schemas.ts.",
       );
-    if (stale.length) throw new Error(`MODEL_IMPORT_EXCEPTIONS lists modules no model imports; remove them from test/unit/layout.test.ts: ${stale.join(', ')}`);
   });
 
   it('keeps the AWS SDK out of every operations file, also through what it imports', () => {
@@ -198,5 +208,118 @@ describe('the layout of shared/', () => {
           'Import what the definition needs from a module without AWS calls: split the shapes or constants it uses ' +
           'out of the module that calls AWS (a model file of the feature), and import that instead.',
       );
+  });
+});
+
+/** The import cycles among `files`: each a list of files that import each other round (Tarjan's strongly connected components). */
+function cycles(all: string[]): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const { file: to } of importsOf(file)) {
+      if (!to || !all.includes(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) === index.get(file)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== file);
+      if (component.length > 1 || importsOf(file).some((i) => i.file === file)) found.push(component.sort());
+    }
+  };
+  for (const file of all) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** A file's feature (`shared/<feature>/...`), or undefined for the platform and files outside shared/. */
+const featureOf = (file: string): string | undefined => (file.startsWith(`${SHARED}/`) && !isPlatform(file) ? file.split('/')[1] : undefined);
+
+/** The imports that run against FEATURE_ORDER: a feature importing one that comes after it. */
+function againstOrder(all: string[], order: readonly string[] = FEATURE_ORDER): string[] {
+  return all.flatMap((file) => {
+    const from = featureOf(file);
+    if (!from) return [];
+    return importsOf(file)
+      .filter((i) => i.file && featureOf(i.file) && featureOf(i.file) !== from && order.indexOf(featureOf(i.file)!) > order.indexOf(from))
+      .map((i) => `${file} (${from}) imports ${i.file} (${featureOf(i.file!)}, after it)`);
+  });
+}
+
+describe('the feature order and the import graph', () => {
+  const everything = [...files, ...handlers, ...walk('lib'), ...walk('local'), ...walk('bin')];
+
+  it('places every feature of shared/ in FEATURE_ORDER, and only those', () => {
+    expect([...FEATURE_ORDER].sort()).toEqual([...features].sort());
+  });
+
+  it('shows the same order in docs/architecture.md', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    expect(doc).toContain(`Feature order: ${['platform', ...FEATURE_ORDER].map((f) => `\`${f}\``).join(' → ')}`);
+  });
+
+  it('has no feature importing one after it', () => {
+    const offences = againstOrder(files);
+    if (offences.length)
+      throw new Error(
+        `imports against the feature order (test/unit/layout.test.ts FEATURE_ORDER):\n  ${offences.join('\n  ')}\n` +
+          'Move what the earlier feature needs down into it (or into shared/platform/), or move the importing code up into a later feature.',
+      );
+  });
+
+  it('finds a planted import against the order (the check can fail)', () => {
+    // emails comes after domains: a domains file importing emails runs against it
+    const emailsFile = files.find((f) => f.startsWith('shared/emails/'))!;
+    const planted = 'shared/domains/__planted__.ts';
+    cache.set(planted, [{ specifier: '../emails/x', file: emailsFile }]);
+    try {
+      expect(againstOrder([planted])).toEqual([`${planted} (domains) imports ${emailsFile} (emails, after it)`]);
+    } finally {
+      cache.delete(planted);
+    }
+  });
+
+  it('has no import cycle between files of shared/, functions/, lib/, local/ or bin/', () => {
+    const found = cycles(everything);
+    if (found.length)
+      throw new Error(
+        `import cycles:\n  ${found.map((c) => c.join(' <-> ')).join('\n  ')}\n` +
+          'Move what both need (often a type) into a module of its own that neither imports back, as shared/emails/item.ts holds EmailItem.',
+      );
+  });
+
+  it('finds a planted cycle (the check can fail)', () => {
+    const [a, b] = ['shared/emails/__a__.ts', 'shared/emails/__b__.ts'];
+    cache.set(a, [{ specifier: './__b__', file: b }]);
+    cache.set(b, [{ specifier: './__a__', file: a }]);
+    try {
+      expect(cycles([a, b])).toEqual([[a, b]]);
+    } finally {
+      cache.delete(a);
+      cache.delete(b);
+    }
+  });
+
+  it('keeps the local runtime out of everything deployed (shared/, functions/, lib/)', () => {
+    const offences = [...files, ...handlers, ...walk('lib')].flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.file?.startsWith('local/'))
+        .map((i) => `${f} imports ${i.file}`),
+    );
+    expect(offences).toEqual([]);
   });
 });

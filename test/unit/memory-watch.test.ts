@@ -1,11 +1,11 @@
 /**
  * The local runtime measures each invocation's memory against the function's declared memory
- * (lib/local/memory-watch.ts): one that would not fit is an ERROR line that fails the test run
+ * (local/memory-watch.ts): one that would not fit is an ERROR line that fails the test run
  * (test/support/runtime-log.ts); one well under, or one that only makes garbage, is not.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { LAMBDA_BASELINE_MB } from '../../lib/local/memory-watch';
+import { LAMBDA_BASELINE_MB } from '../../local/memory-watch';
 import { runtimeLogDigest, runtimeLogFailures } from '../support/runtime-log';
 
 /** A scenario of test/support/memory-probe.ts in a process of its own: what its handler returned, and the watch's log lines. */

@@ -1,4 +1,4 @@
-import { matchesFilter } from '../../lib/local/lambda/event-filter';
+import { matchesFilter } from '../../local/lambda/event-filter';
 import { matchPath } from '../../shared/platform/http/paths';
 
 describe('matchPath', () => {

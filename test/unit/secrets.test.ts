@@ -1,7 +1,7 @@
 /**
  * Sealed secrets (shared/platform/secrets.ts) and what they stand on: the two hand-signed KMS calls
  * (shared/platform/aws/kms.ts) against what the real `@aws-sdk/client-kms` puts on the wire, the
- * local KMS stand-in (lib/local/aws/kms.ts) against the real client, and the local runtime's
+ * local KMS stand-in (local/aws/kms.ts) against the real client, and the local runtime's
  * refusal of a KMS call outside a function's `secretsKey` need or without the key's context.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import type { HttpRequest } from '@smithy/types';
-import { startLocalKms, type LocalKms } from '../../lib/local/aws/kms';
+import { startLocalKms, type LocalKms } from '../../local/aws/kms';
 import { captureFetch } from '../support/capture-fetch';
-import { checkCall } from '../../lib/local/lambda/needs';
-import type { Invocation } from '../../lib/local/lambda/invocation';
+import { checkCall } from '../../local/lambda/needs';
+import type { Invocation } from '../../local/lambda/invocation';
 import { installAwsCallChecker, type AwsCall } from '../../shared/platform/aws/call-guard';
 import { decryptDataKey, generateDataKey } from '../../shared/platform/aws/kms';
 import { SECRETS_KEY_CONTEXT } from '../../shared/platform/aws/secrets-key';

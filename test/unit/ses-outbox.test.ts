@@ -1,12 +1,12 @@
 /**
- * The local SES's outbox (lib/local/aws/ses-outbox.ts): what a runtime accepted comes back after a
+ * The local SES's outbox (local/aws/ses-outbox.ts): what a runtime accepted comes back after a
  * kill, the events a send still owed are owed again, published ones are not, a line torn by the
  * kill is dropped, and a cleared store stays cleared.
  */
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SesOutbox } from '../../lib/local/aws/ses-outbox';
+import { SesOutbox } from '../../local/aws/ses-outbox';
 
 const dir = mkdtempSync(join(tmpdir(), 'ses-outbox-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,11 +9,11 @@ import * as keys from '../../shared/platform/db/keys';
 import { newId, UUID_PATTERN } from '../../shared/platform/ids';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, newAttemptItem, newDeliveryItem, retryDelaySeconds, retrySchedule } from '../../shared/webhooks/deliveries';
 import { eventLogStatus } from '../../shared/webhooks/event-log';
-import { classifyAddress, endpointProblem, normaliseHost, SPECIAL_PURPOSE_RANGES } from '../../shared/webhooks/endpoint';
+import { classifyAddress, endpointProblem, normaliseHost, SPECIAL_PURPOSE_RANGES } from '../../shared/platform/net/endpoint';
 import type { lookup as dnsLookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkedAddress, checkedAddresses, CONNECT_TIMEOUT_MS, pinnedLookup, postWebhook, RESPONSE_KEPT_BYTES, WEBHOOK_TIMEOUT_MS } from '../../shared/webhooks/http';
+import { checkedAddress, checkedAddresses, CONNECT_TIMEOUT_MS, pinnedLookup, postWebhook, RESPONSE_KEPT_BYTES, WEBHOOK_TIMEOUT_MS } from '../../shared/platform/net/outbound';
 import { hangingEndpoint, unacceptingEndpoint } from '../support/unresponsive-endpoints';
 import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhooks/signing';
 

@@ -2,7 +2,7 @@
  * The one door every AWS call of the service passes: each SDK client is made with `guarded()`,
  * and the hand-signed S3 and KMS calls call `checkAwsCall` themselves. On AWS nothing stands behind the
  * door (IAM decides there) and the check is a property read. The local runtime installs a
- * checker (lib/local/lambda/needs.ts) that refuses a call outside the calling function's `needs`
+ * checker (local/lambda/needs.ts) that refuses a call outside the calling function's `needs`
  * (functions/needs.ts) with the error AWS gives, so every local test exercises the grants the
  * stack makes from the same declaration.
  */

@@ -6,7 +6,7 @@
  * Why not `@aws-sdk/client-kms`: for the same reason as S3 (./s3.ts), two JSON calls signed with
  * the SDK's own SigV4 signer cost a few hundred bytes, the client tens of KB in every function that
  * touches a webhook. test/unit/kms.test.ts checks each request against what the real client sends
- * and the local stand-in (lib/local/aws/kms.ts) against the real client.
+ * and the local stand-in (local/aws/kms.ts) against the real client.
  *
  * The key is `SECRETS_KEY_ARN` (./secrets-key.ts), every call with its encryption context; the
  * endpoint is the SDK's own `AWS_ENDPOINT_URL_KMS` when set, else the regional one.

@@ -2,7 +2,7 @@
  * The region this code runs in, where every SES resource it makes lives (the domain's `region`, its
  * MAIL FROM and receiving MX hosts, SES's Message-ID): on Lambda AWS_REGION, which Lambda sets to the
  * function's region (the stack's, `cdk deploy -c region=`: lib/region.ts); locally the local
- * runtime's (lib/local/runtime.ts). Read at each call, never a constant, so one bundle serves every
+ * runtime's (local/runtime.ts). Read at each call, never a constant, so one bundle serves every
  * region. A leaf: the email record and the domain's records name it without the SES client.
  */
 export function awsRegion(): string {

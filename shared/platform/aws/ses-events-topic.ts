@@ -2,7 +2,7 @@
  * The SES events topic's subscriptions: each queue gets the SES event JSON of every send in an SNS
  * envelope (./sns-envelope.ts), filtered on the message body. One list, read by the stack (it
  * subscribes the queues with these filters: lib/constructs/ses-events.ts), the local SES stand-in
- * (lib/local/aws/ses-events.ts) and the sender's test mode (shared/emails/test-mode-send.ts), the
+ * (local/aws/ses-events.ts) and the sender's test mode (shared/emails/test-mode-send.ts), the
  * last two putting events on the queues as SNS would. Here rather than in functions/workers.ts so
  * that shared/ can read it; functions/workers.ts re-exports it beside the queues.
  */

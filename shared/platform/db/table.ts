@@ -426,7 +426,7 @@ export async function countItems(collection: Collection): Promise<number> {
   return count;
 }
 
-/** The keys of every item of one partition, a page at a time (for deleting a whole partition: shared/access/test-data.ts). */
+/** The keys of every item of one partition, a page at a time (for deleting a whole partition: shared/project/test-data.ts). */
 export async function* partitionKeys(PK: string, pageSize = 100): AsyncGenerator<Key[]> {
   const reader = queryReader<Key & Item>({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': PK }, ProjectionExpression: 'PK, SK' });
   while (!reader.done()) {

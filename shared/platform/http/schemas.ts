@@ -4,7 +4,7 @@
  * with esbuild, see bench/), which alone would break the 450 KB budget.
  */
 import * as z from 'zod/mini';
-import { HEADER_UNSAFE } from './header-text';
+import { HEADER_UNSAFE } from '../mail/header-text';
 import { en } from 'zod/v4/locales';
 import { UUID_PATTERN } from '../ids';
 

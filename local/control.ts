@@ -1,0 +1,227 @@
+/**
+ * The local runtime's control API, on the API port under `/_local/` (never routed on AWS: the route
+ * table has no such path, and the stack is made from the route table). Scripts and tests use it to
+ * wait for the pipeline instead of sleeping:
+ *
+ * - `GET /_local/clock` → `{object: "clock", now, mode}` (`LOCAL_CLOCK`, ./clock.ts).
+ * - `POST /_local/clock` moves a manual clock forward: `{advance: "2 days"}`, `{advance_seconds: N}`
+ *   or `{set: ISO}` (never backwards: 422 `clock_backwards`), with `timeout_seconds?` as drain's.
+ *   It goes through every due time on the way, in order, and waits at each until the pipeline has
+ *   settled (./clock.ts), so it answers once everything due by the new time was handled:
+ *   `{object: "clock", now, mode, stops}`, or 504 naming what was still busy (the clock then stays
+ *   where it stopped). On the real clock (time moves by itself) it answers 409 `clock_not_manual`.
+ * - `POST /_local/drain` `{timeout_seconds?}` (default 30, at most 300) waits until the pipeline has
+ *   settled: no queue holds a message that is visible or falls due before the deadline (on a
+ *   manual clock: that is due now; what falls due later waits for the clock), no poller
+ *   has a message or stream record in hand, every stream consumer has read to the stream's end (a
+ *   poll that began after everything else was quiet found nothing), no scheduled worker is running
+ *   and the local SES owes no event. It answers 200 with what it waited for (records handled per
+ *   consumer while it waited) and what is left for later (messages due after the deadline, such as
+ *   a webhook retry an hour away), or 504 naming what is still busy at the deadline.
+ * - `POST /_local/run/<worker>` runs a scheduled worker (functions/workers.ts, a `schedule`
+ *   trigger) now, after a run already going, and answers when it finished: `{object: "run", worker,
+ *   succeeded, duration_ms, error?}`.
+ * Every request needs a full-access API key of the runtime, as the API's own routes take it
+ * (401 without a valid one, 403 for a sending-only key), and answers in the API's error envelope.
+ */
+import { authenticate } from '../shared/access/api-keys';
+import { type LocalClock, MAX_MOVE_MS, parseDuration, type Settled } from './clock';
+import { ApiError, forbidden, invalidApiKey, methodNotAllowed, notFound, unprocessable } from '../shared/platform/errors';
+
+/** One consumer of the pipeline, as drain sees it. */
+export interface Watched {
+  kind: 'queue' | 'stream' | 'schedule' | 'ses';
+  /** the worker's name (functions/workers.ts), or `ses` */
+  name: string;
+  /** work in hand, or due by `before` (epoch ms) */
+  busy(before: number): number;
+  /** work due after `before` (messages delayed or invisible past it) */
+  later?(before: number): number;
+  /** records or messages handled since the runtime started */
+  handled(): number;
+  /** streams: when the latest poll that found nothing to do began (epoch ms; 0: none yet) */
+  quietSince?(): number;
+  /** streams: poll now rather than after the pause between polls that found nothing */
+  wake?(): void;
+}
+
+/** A scheduled worker that can be run on demand. */
+export interface RunNow {
+  name: string;
+  runNow(): Promise<{ succeeded: boolean; error?: string }>;
+}
+
+export interface Control {
+  watched: Watched[];
+  schedules: RunNow[];
+  clock: LocalClock;
+}
+
+export interface Answer {
+  statusCode: number;
+  body: Record<string, unknown>;
+}
+
+const DEFAULT_DRAIN_SECONDS = 30;
+export const MAX_DRAIN_SECONDS = 300;
+const STEP_MS = 5;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every busy consumer, by name. */
+function busyOf(watched: Watched[], before: number): Record<string, number> {
+  const busy: Record<string, number> = {};
+  for (const w of watched) {
+    const n = w.busy(before);
+    if (n > 0) busy[w.name] = (busy[w.name] ?? 0) + n;
+  }
+  return busy;
+}
+
+/**
+ * Waits until nothing of `watched` is busy and every stream consumer has polled quietly since that
+ * was seen (so a write made just before is read), or until `timeoutMs` passes (machine time).
+ * `dueBy` (the clock's epoch ms): work due by then counts as busy, work due after it as later; by
+ * default the deadline (the real clock), on a manual clock its now.
+ */
+export async function drain(watched: Watched[], timeoutMs: number, dueBy?: number): Promise<Answer> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const before = dueBy ?? deadline;
+  const handledAtStart = new Map(watched.map((w) => [w, w.handled()]));
+  const streams = watched.filter((w) => w.quietSince);
+  for (;;) {
+    const now = Date.now();
+    const busy = busyOf(watched, before);
+    if (Object.keys(busy).length === 0) {
+      // quiet now: each stream consumer must finish a poll begun after this moment and find nothing
+      const quietFrom = now;
+      for (const s of streams) s.wake?.();
+      while (Date.now() < deadline && Object.keys(busyOf(watched, before)).length === 0 && streams.some((s) => s.quietSince!() < quietFrom)) await sleep(STEP_MS);
+      if (Object.keys(busyOf(watched, before)).length === 0 && streams.every((s) => s.quietSince!() >= quietFrom)) return settled(watched, handledAtStart, started, before);
+    }
+    if (Date.now() >= deadline) {
+      const still = busyOf(watched, before);
+      for (const s of streams) if (s.quietSince!() < now && !(s.name in still)) still[s.name] = 0; // not read to its end yet
+      const names = Object.entries(still).map(([name, n]) => (n > 0 ? `${name} (${n})` : name));
+      return {
+        statusCode: 504,
+        body: new ApiError(504, 'application_error', `Not settled after ${timeoutMs / 1000} s: still busy: ${names.join(', ')}`, [
+          { code: 'drain_timeout', message: `still busy: ${names.join(', ')}`, path: '' },
+        ]).toBody(),
+      };
+    }
+    await sleep(STEP_MS);
+  }
+}
+
+function settled(watched: Watched[], handledAtStart: Map<Watched, number>, started: number, before: number): Answer {
+  const handled: Record<string, number> = {};
+  const later: Record<string, number> = {};
+  for (const w of watched) {
+    const n = w.handled() - (handledAtStart.get(w) ?? 0);
+    if (n > 0) handled[w.name] = (handled[w.name] ?? 0) + n;
+    const due = w.later?.(before) ?? 0;
+    if (due > 0) later[w.name] = (later[w.name] ?? 0) + due;
+  }
+  return { statusCode: 200, body: { object: 'drain', waited_ms: Date.now() - started, handled, later } };
+}
+
+/** The body of a control request: JSON, or nothing. */
+function bodyOf(raw: Buffer): Record<string, unknown> | ApiError {
+  if (raw.length === 0) return {};
+  try {
+    const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // below
+  }
+  return unprocessable([{ code: 'invalid_body', message: 'The body must be a JSON object', path: '' }]);
+}
+
+const fail = (error: ApiError): Answer => ({ statusCode: error.statusCode, body: error.toBody() });
+
+const clockAnswer = (clock: LocalClock): Answer => ({ statusCode: 200, body: { object: 'clock', now: new Date(clock.now()).toISOString(), mode: clock.mode } });
+
+/** `timeout_seconds` of a drain or a move: milliseconds. */
+function timeoutOf(body: Record<string, unknown>): number | ApiError {
+  const seconds = body.timeout_seconds ?? DEFAULT_DRAIN_SECONDS;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_DRAIN_SECONDS) {
+    return unprocessable([{ code: 'invalid_timeout', message: `timeout_seconds must be a number of seconds above 0 and at most ${MAX_DRAIN_SECONDS}`, path: 'timeout_seconds' }]);
+  }
+  return seconds * 1000;
+}
+
+const clockError = (code: string, message: string, path: string) => unprocessable([{ code, message, path }]);
+
+/** Where a move goes: exactly one of `advance` (a phrase), `advance_seconds` or `set` (ISO 8601), never backwards, at most a year. */
+function targetOf(body: Record<string, unknown>, now: number): number | ApiError {
+  const given = ['advance', 'advance_seconds', 'set'].filter((name) => body[name] !== undefined);
+  if (given.length !== 1) return clockError('invalid_clock_move', 'Give exactly one of advance ("2 days"), advance_seconds or set (ISO 8601)', given[1] ?? '');
+  let target: number;
+  if (body.advance !== undefined) {
+    const ms = typeof body.advance === 'string' ? parseDuration(body.advance) : undefined;
+    if (ms === undefined) return clockError('invalid_duration', 'advance must be a duration such as "90 seconds", "2 days" or "1 hour 30 minutes"', 'advance');
+    target = now + ms;
+  } else if (body.advance_seconds !== undefined) {
+    const seconds = body.advance_seconds;
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return clockError('invalid_duration', 'advance_seconds must be a number of seconds, 0 or more', 'advance_seconds');
+    target = now + Math.round(seconds * 1000);
+  } else {
+    const at = typeof body.set === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(body.set) ? Date.parse(body.set) : Number.NaN;
+    if (Number.isNaN(at)) return clockError('invalid_time', 'set must be an ISO 8601 date-time (2026-12-01T09:00:00Z)', 'set');
+    if (at < now) return clockError('clock_backwards', `The clock never goes back: it is ${new Date(now).toISOString()}`, 'set');
+    target = at;
+  }
+  if (target - now > MAX_MOVE_MS) return clockError('invalid_duration', 'One move goes at most a year ahead', given[0]);
+  return target;
+}
+
+/** Answers a request to `/_local/...`; `authorization` is its Authorization header. */
+export async function handleControl(control: Control, method: string, path: string, authorization: string | undefined, raw: Buffer): Promise<Answer> {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  const caller = token ? await authenticate(token) : undefined;
+  if (!caller) return fail(invalidApiKey());
+  if (caller.permission !== 'full_access') return fail(forbidden('insufficient_scope', 'The local control API takes a full-access API key'));
+
+  const { clock } = control;
+  const dueBy = () => (clock.mode === 'manual' ? clock.now() : undefined);
+  if (path === '/_local/clock') {
+    if (method === 'GET') return clockAnswer(clock);
+    if (method !== 'POST') return fail(methodNotAllowed(method, path, ['GET', 'POST']));
+    if (clock.mode !== 'manual')
+      return fail(new ApiError(409, 'application_error', 'The clock is real (LOCAL_CLOCK=real): time moves by itself', [{ code: 'clock_not_manual', message: 'The clock is real', path: '' }]));
+    const body = bodyOf(raw);
+    if (body instanceof ApiError) return fail(body);
+    const target = targetOf(body, clock.now());
+    if (target instanceof ApiError) return fail(target);
+    const timeoutMs = timeoutOf(body);
+    if (timeoutMs instanceof ApiError) return fail(timeoutMs);
+    const deadline = Date.now() + timeoutMs;
+    const settle = async (): Promise<Settled> => {
+      const answer = await drain(control.watched, Math.max(1, deadline - Date.now()), clock.now());
+      return answer.statusCode === 200 ? { settled: true } : { settled: false, answer };
+    };
+    const { stops, outcome } = await clock.moveTo(target, settle);
+    if (!outcome.settled) return outcome.answer;
+    return { statusCode: 200, body: { ...clockAnswer(clock).body, stops } };
+  }
+  if (path === '/_local/drain') {
+    if (method !== 'POST') return fail(methodNotAllowed(method, path, ['POST']));
+    const body = bodyOf(raw);
+    if (body instanceof ApiError) return fail(body);
+    const timeoutMs = timeoutOf(body);
+    if (timeoutMs instanceof ApiError) return fail(timeoutMs);
+    return drain(control.watched, timeoutMs, dueBy());
+  }
+  const run = /^\/_local\/run\/([^/]+)$/.exec(path);
+  if (run) {
+    if (method !== 'POST') return fail(methodNotAllowed(method, path, ['POST']));
+    const schedule = control.schedules.find((s) => s.name === decodeURIComponent(run[1]));
+    if (!schedule) return fail(notFound(`Scheduled worker ${decodeURIComponent(run[1])} (there are: ${control.schedules.map((s) => s.name).join(', ')})`));
+    const started = Date.now();
+    const outcome = await schedule.runNow();
+    return { statusCode: 200, body: { object: 'run', worker: schedule.name, ...outcome, duration_ms: Date.now() - started } };
+  }
+  return fail(notFound(`Route ${method} ${path}`));
+}

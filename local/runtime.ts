@@ -1,0 +1,598 @@
+/**
+ * The local runtime behind `npm start`: every AWS service the stack uses, stood in for on this
+ * machine, in one process tree.
+ *
+ * | AWS                      | here                                                            |
+ * |--------------------------|-----------------------------------------------------------------|
+ * | DynamoDB (+ streams)     | DynamoDB Local (java child process), table from lib/table-definition.ts |
+ * | SQS                      | local/aws/sqs.ts, in process, its queues journaled under DATA_DIR/sqs; queues from functions/workers.ts |
+ * | SES v2                   | local/aws/ses-front.ts (identities, configuration sets, account, send rate) in front of aws-ses-v2-local (stores mail, mail viewer) |
+ * | SES events -> SNS -> SQS | local/aws/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
+ * | SES receiving + S3       | local/aws/smtp-inbound.ts (SMTP on loopback) writes into the folder local/aws/s3.ts serves as the inbound bucket, and queues SES's notification |
+ * | KMS (the secrets key)    | local/aws/kms.ts: GenerateDataKey, Decrypt, its key material under DATA_DIR/kms |
+ * | IAM credentials          | local/aws/credentials.ts: one random access key per DATA_DIR (DATA_DIR/credentials.json, 0600); every stand-in but DynamoDB Local checks SigV4 against it |
+ * | API Gateway + Lambda     | local/lambda/http-gateway.ts -> the same handler modules           |
+ * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
+ *
+ * Handlers reach the stand-ins only through AWS_ENDPOINT_URL_* and TABLE_NAME, set here before
+ * any handler module is loaded; no handler knows it runs locally.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename, join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, QueueNameExists, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { LOCAL_TABLE_NAME } from '../lib/table-definition';
+import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './aws/dynamodb';
+import { lockDataDir, type DataDirLock } from './data-dir-lock';
+import { loadHandler, type AnyHandler } from './lambda/handlers';
+import { invoke, workerFunction, type FunctionIdentity } from './lambda/invocation';
+import { freePort } from './ports';
+import { QueuePoller } from './lambda/queue-poller';
+import { LOCAL_SES_EVENTS_TOPIC_ARN, publishSesEvents, simulatedEvents } from './aws/ses-events';
+import { SesFront } from './aws/ses-front';
+import { SesOutbox } from './aws/ses-outbox';
+import type { SesEvent } from '../shared/emails/simulated-outcomes';
+import { startLocalKms } from './aws/kms';
+import { startLocalS3 } from './aws/s3';
+import { standInCredentials, type StandInCredentials } from './aws/credentials';
+import { installObjectLookup } from './lambda/needs';
+import { startLocalSqs, type LocalSqs } from './aws/sqs';
+import type { RunNow, Watched } from './control';
+import { startSmtpInbound } from './aws/smtp-inbound';
+import type { LocalSettings } from './settings';
+import { StreamPoller } from './lambda/stream-poller';
+import type { FilterPattern } from './lambda/event-filter';
+import { watchEventLoop } from './event-loop-watch';
+import { LocalClock } from './clock';
+import { setClockSource } from '../shared/platform/clock';
+
+export interface LocalRuntime {
+  apiUrl: string;
+  mailViewerUrl: string;
+  dynamoDbEndpoint: string;
+  sqsEndpoint: string;
+  sesEndpoint: string;
+  /** the inbound bucket's stand-in (AWS_ENDPOINT_URL_S3) */
+  s3Endpoint: string;
+  /** inbound mail: SMTP on 127.0.0.1 */
+  smtpPort: number;
+  tableName: string;
+  streamArn: string;
+  projectId: string;
+  /** the plain key when this start created or provisioned one */
+  apiKey?: string;
+  /** the access key every stand-in checks signatures against (DATA_DIR/credentials.json) */
+  credentials: StandInCredentials;
+  stop(): Promise<void>;
+}
+
+/** Written to DATA_DIR so the API-key CLI (and scripts) can find a running local runtime. */
+export const RUNTIME_FILE = 'runtime.json';
+/** The inbound bucket's name locally (a folder under DATA_DIR/s3). */
+export const LOCAL_INBOUND_BUCKET = 'email-service-inbound';
+/** The content bucket's name locally (emails' content, shared/emails/content.ts; no lifecycle expiry locally). */
+export const LOCAL_CONTENT_BUCKET = 'email-service-content';
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+
+/**
+ * Code that serves the stand-ins' requests in this process (third-party stand-ins and our own
+ * fronts). An error thrown there outside any handler is logged and the runtime keeps serving: no
+ * request to any port may stop it (aws-ses-v2-local answers some requests twice, and the second
+ * answer throws; one `GET /get-emlContent` of an unknown message stopped the whole runtime).
+ */
+const STAND_IN_CODE = /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|lib[\\/]local[\\/]aws)[\\/]/;
+/** How long a stop after an uncaught error of our own may take before the process exits anyway. */
+const CRASH_STOP_DEADLINE_MS = 7000;
+/** How long after a send's first SES event its delivery and feedback come (on the runtime's clock). */
+const SES_EVENT_GAP_MS = 200;
+
+/**
+ * The last resort for errors nothing caught (process-wide `uncaughtException` and
+ * `unhandledRejection`): one raised in a stand-in's code is logged and the runtime keeps serving;
+ * any other is a bug of ours and ends the process as a crash would (exit code 1), but only after
+ * the runtime stopped (DynamoDB Local's JVM, DATA_DIR's lock). Answers the function that removes it.
+ */
+function lastResort(stop: () => Promise<void>, log: (line: string) => void): () => void {
+  const onError = (kind: string) => (error: unknown) => {
+    const detail = (error instanceof Error && error.stack) || String(error);
+    if (STAND_IN_CODE.test(detail)) {
+      log(JSON.stringify({ level: 'ERROR', message: `${kind} in a stand-in's code; the local runtime keeps serving`, error: detail }));
+      return;
+    }
+    log(JSON.stringify({ level: 'FATAL', message: `${kind}: stopping the local runtime`, error: detail }));
+    setTimeout(() => process.exit(1), CRASH_STOP_DEADLINE_MS).unref();
+    void stop().finally(() => process.exit(1));
+  };
+  const onException = onError('uncaught exception');
+  const onRejection = onError('unhandled rejection');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  };
+}
+
+/** What the runtime tells its starter besides its log lines. */
+export interface RuntimeObserver {
+  /** each API request once answered (local/terminal-log.ts prints it) */
+  onRequest?: (method: string, path: string, status: number, ms: number) => void;
+}
+
+export async function startLocalRuntime(settings: LocalSettings, log: (line: string) => void = console.log, observer: RuntimeObserver = {}): Promise<LocalRuntime> {
+  const cleanups: (() => Promise<void>)[] = [];
+  let lock: DataDirLock | undefined;
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+    lock?.release(); // last: DATA_DIR is free once nothing of this runtime uses it
+    lock = undefined;
+  };
+  const removeLastResort = lastResort(stop, log);
+  cleanups.push(async () => removeLastResort()); // runs last of all
+  try {
+    mkdirSync(settings.dataDir, { recursive: true });
+    const region = 'ap-southeast-2';
+    // The service's time (LOCAL_CLOCK, ./clock.ts): every handler and stand-in reads it from here on.
+    const clock = new LocalClock(settings.clock, settings.inMemory ? undefined : join(settings.dataDir, 'clock.json'));
+    const machineWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    setClockSource(clock.now, clock.mode === 'manual' ? async () => undefined : machineWait);
+    cleanups.push(async () => setClockSource(Date.now, machineWait));
+
+    // One runtime per DATA_DIR; a JVM left by one killed hard is stopped first (local/data-dir-lock.ts).
+    const databaseDir = settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb');
+    lock = await lockDataDir(settings.dataDir, databaseDir, log);
+    // The one access key of this DATA_DIR (made on its first start, 0600, local/aws/credentials.ts):
+    // every stand-in verifies each request's SigV4 signature against it, and the functions sign with it.
+    // DynamoDB Local (Amazon's own server) accepts any credentials.
+    const credentials = standInCredentials(settings.dataDir);
+    const dynamo: DynamoDbLocal = await startDynamoDbLocal({ port: settings.dynamoDbPort || freePort, dataDir: databaseDir });
+    cleanups.push(() => dynamo.stop());
+    lock.recordJvm(dynamo.process.pid!, dynamo.port);
+    const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
+    const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE_NAME);
+
+    // Every Node server of the runtime not given a port listens on port 0: the kernel picks one in
+    // the same call that binds it, so two runtimes started at once (the test suites) never race for one.
+    // The queues and their messages survive a restart (and a kill) under DATA_DIR/sqs.
+    const sqs = await startLocalSqs({
+      dir: settings.inMemory ? undefined : join(settings.dataDir, 'sqs'),
+      port: settings.sqsPort,
+      region,
+      credentials,
+      clock: { now: clock.now, manual: clock.mode === 'manual' },
+    });
+    clock.addSource({ nextDue: (now) => sqs.nextDue(now) });
+    clock.onMoved(() => sqs.tick());
+    cleanups.push(() => sqs.close());
+    const { port: sqsPort, endpoint: sqsEndpoint } = sqs;
+
+    const sesEventsSqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
+    // aws-ses-v2-local on a port nobody is told about: the SES front answers for it on both the
+    // SES endpoint and the mail viewer's port (local/aws/ses-front.ts says why).
+    const { default: startSes } = await import('aws-ses-v2-local');
+    const { getStoreReadonly } = await import('aws-ses-v2-local/dist/store');
+    type StoredMail = ReturnType<typeof getStoreReadonly>['emails'][number];
+    // What the local SES accepted and the events it still owes survive a kill (local/aws/ses-outbox.ts).
+    const sesOutbox = new SesOutbox<StoredMail, SesEvent>(settings.inMemory ? undefined : join(settings.dataDir, 'ses-outbox'));
+    const kept = sesOutbox.open();
+    cleanups.push(async () => sesOutbox.close());
+    getStoreReadonly().emails.push(...kept.mail);
+    /** The message aws-ses-v2-local just stored for this send (the newest ones are last). */
+    const storedMail = (messageId: string) => getStoreReadonly().emails.findLast((email) => email.messageId === messageId);
+    /**
+     * Delivery and feedback come a moment (SES_EVENT_GAP_MS on the clock) after the send's first
+     * event; then the outbox owes nothing for it. The control API's drain waits for what is due by
+     * its deadline (on a manual clock: what is due now); the rest waits for the clock to move.
+     */
+    const sesPublishing = { firstInFlight: 0, published: 0, dueAt: new Map<string, number>() };
+    const publishOwed = (messageId: string, events: SesEvent[]) => {
+      const [first, ...rest] = events;
+      const dueAt = clock.now() + SES_EVENT_GAP_MS;
+      sesPublishing.firstInFlight++;
+      sesPublishing.dueAt.set(messageId, dueAt);
+      publishSesEvents(sesEventsSqs, [first])
+        .finally(() => sesPublishing.firstInFlight--)
+        .then(() => new Promise((resolve) => clock.at(dueAt, () => resolve(undefined))))
+        .then(() => publishSesEvents(sesEventsSqs, rest))
+        .then(() => sesOutbox.published(messageId))
+        .finally(() => {
+          sesPublishing.dueAt.delete(messageId);
+          sesPublishing.published++;
+        })
+        .catch((error) => log(JSON.stringify({ level: 'ERROR', message: 'publishing SES events failed; published again at the next start', error: String(error) })));
+    };
+    // aws-ses-v2-local takes any request that names some `Authorization`, and its /store shows every
+    // project's mail: it listens on a socket in a folder only this user may enter (no port at all),
+    // and only the SES front (which checks signatures) talks to it.
+    const sesStoreDir = mkdtempSync(join(tmpdir(), 'email-service-ses-'));
+    cleanups.push(async () => rmSync(sesStoreDir, { recursive: true, force: true }));
+    const sesStoreSocket = process.platform === 'win32' ? `\\\\.\\pipe\\${basename(sesStoreDir)}` : join(sesStoreDir, 'ses.sock');
+    const sesServer = await startSes({ host: '127.0.0.1', port: sesStoreSocket as unknown as number }); // a path: net.Server listens on the socket
+    cleanups.push(() => closeServer(sesServer));
+    const sesFront = new SesFront({
+      host: '127.0.0.1',
+      port: 0,
+      upstream: { socketPath: sesStoreSocket },
+      hasMessage: (messageId) => getStoreReadonly().emails.some((email) => email.messageId === messageId),
+      restoreAttachments: (messageId, contents) => {
+        const stored = getStoreReadonly().emails.find((email) => email.messageId === messageId);
+        for (const [i, attachment] of (stored?.attachments ?? []).entries()) Object.assign(attachment, { content: contents[i], size: Buffer.byteLength(contents[i], 'base64') });
+      },
+      stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
+      verifyDelayMs: settings.sesVerifyDelayMs,
+      maxSendRate: settings.sesMaxSendRate,
+      max24HourSend: settings.sesMax24HourSend,
+      // As if every configuration set had the SNS event destination: SES events to the feedback queues;
+      // opens and clicks only where the set's destination publishes them (the domain tracks them), as on SES.
+      // The mail and the events it owes are kept in the outbox before SES's answer leaves.
+      onClearStore: () => sesOutbox.cleared(),
+      credentials,
+      onSent: ({ request, messageId, eventTypes }) => {
+        const events = request.ConfigurationSetName ? simulatedEvents(request, messageId, new Date(clock.now()), { open: eventTypes.includes('OPEN'), click: eventTypes.includes('CLICK') }) : [];
+        sesOutbox.accepted(storedMail(messageId), messageId, events);
+        if (events.length > 0) publishOwed(messageId, events);
+      },
+    });
+    const sesFrontServer = await sesFront.start();
+    cleanups.push(() => closeServer(sesFrontServer));
+    const sesEndpoint = `http://127.0.0.1:${sesFront.port}`;
+    const mailViewerServer = await sesFront.startViewer(settings.sesPort);
+    cleanups.push(() => closeServer(mailViewerServer));
+    const mailViewerPort = (mailViewerServer.address() as AddressInfo).port;
+    const mailViewerUrl = `http://127.0.0.1:${mailViewerPort}`;
+
+    // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API; the
+    // presigned URLs handlers sign with these credentials are checked as S3 checks them.
+    const s3 = await startLocalS3(join(settings.dataDir, 's3'), { credentials, buckets: [LOCAL_INBOUND_BUCKET, LOCAL_CONTENT_BUCKET] });
+    cleanups.push(() => closeServer(s3.server));
+    installObjectLookup(s3.root); // S3's 403 for a missing key to a function that may not list the bucket
+    // The secrets key (sealed webhook secrets, the unsubscribe key): its material stays under DATA_DIR.
+    const kms = await startLocalKms(join(settings.dataDir, 'kms'), region, credentials);
+    cleanups.push(() => closeServer(kms.server));
+
+    // The handlers' whole view of "AWS": set before any handler module loads. The credentials as
+    // Lambda hands a function its role's (whatever the shell running `npm start` had is replaced).
+    delete process.env.AWS_SESSION_TOKEN;
+    delete process.env.AWS_PROFILE;
+    Object.assign(process.env, {
+      TABLE_NAME: LOCAL_TABLE_NAME,
+      AWS_REGION: region,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+      AWS_ENDPOINT_URL_SESV2: sesEndpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_KMS: kms.endpoint,
+      SECRETS_KEY_ARN: kms.keyArn,
+      INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
+      CONTENT_BUCKET: LOCAL_CONTENT_BUCKET,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Unless told `false`, webhooks may POST over plain http to loopback receivers, and loopback
+      // addresses pass the dispatcher's address check (shared/platform/net/endpoint.ts). Never set on AWS.
+      ALLOW_HTTP_LOOPBACK_WEBHOOKS: String(settings.allowHttpLoopbackWebhooks),
+      // every project's API rate limit unless it has its own: 1,000 locally unless given (local/settings.ts);
+      // a value already in this process's environment stays (the benchmarks set theirs there)
+      API_RATE_LIMIT_PER_SECOND: process.env.API_RATE_LIMIT_PER_SECOND || String(settings.apiRateLimitPerSecond),
+      // As the stack tells the domain routes: their configuration sets get an SNS event destination
+      // (the local SES front records it; every send's events reach the queues either way).
+      SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
+    });
+    // The runtime's own ports, which no webhook may reach (shared/platform/net/endpoint.ts); SMTP and the
+    // API join them once they listen, before the workers start and the API takes a request.
+    const ports: Record<string, number> = {
+      dynamodb: dynamo.port,
+      sqs: sqsPort,
+      ses: sesFront.port,
+      mailViewer: mailViewerPort,
+      s3: Number(new URL(s3.endpoint).port),
+      kms: Number(new URL(kms.endpoint).port),
+    };
+    const publishPorts = () => (process.env.LOCAL_RUNTIME_PORTS = Object.values(ports).join(','));
+    publishPorts();
+
+    const { provisionDefaultProject } = await import('./bootstrap');
+    const provisioned = await provisionDefaultProject(settings.localApiKey);
+
+    const { pollers, watched, schedules } = await createWorkers({
+      backlog: (queueName, before) => sqs.backlog(queueName, before),
+      sqsEndpoint,
+      dynamoEndpoint: dynamo.endpoint,
+      region,
+      credentials,
+      streamArn,
+      scheduleIntervalSeconds: settings.scheduleIntervalSeconds,
+      clock,
+      sendRate: Number(process.env.SEND_RATE_PER_SECOND) || settings.sesMaxSendRate,
+      checkpointDir: settings.inMemory ? undefined : join(settings.dataDir, 'streams'),
+      log,
+    });
+    cleanups.push(async () => {
+      await Promise.all(pollers.map((p) => p.stop()));
+    });
+    // Events a send owed when the runtime last stopped (or was killed): their queues exist now.
+    for (const { messageId, events } of kept.owed) publishOwed(messageId, events);
+
+    // After the queues exist: inbound mail over SMTP, on loopback only whatever HOST says.
+    const smtpOptions = { host: '127.0.0.1', port: settings.smtpPort, s3Root: s3.root, bucket: LOCAL_INBOUND_BUCKET, sqs: sesEventsSqs, log };
+    const smtp = await startSmtpInbound(smtpOptions).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE' || settings.smtpPortRequired) throw error;
+      // the default port is taken (another runtime, a local MTA): any free one, said out loud
+      const fallback = await startSmtpInbound({ ...smtpOptions, port: 0 });
+      log(`Inbound SMTP: port ${settings.smtpPort} is in use, listening on 127.0.0.1:${fallback.port} instead (set LOCAL_SMTP_PORT to choose)`);
+      return fallback;
+    });
+    cleanups.push(() => smtp.close());
+    ports.smtp = smtp.port;
+
+    // The web console's files, built in process (esbuild, ~0.1 s) where its function reads them (functions/dashboard/serve.ts)
+    const { writeDashboard } = await import('../functions/dashboard/build');
+    process.env.DASHBOARD_ASSETS_DIR = join(settings.dataDir, 'dashboard');
+    rmSync(process.env.DASHBOARD_ASSETS_DIR, { recursive: true, force: true });
+    await writeDashboard(process.env.DASHBOARD_ASSETS_DIR);
+
+    const { startHttpGateway } = await import('./lambda/http-gateway');
+    const { handleControl } = await import('./control');
+    const sesDue = (before: number) => [...sesPublishing.dueAt.values()].filter((at) => at <= before).length;
+    const ses: Watched = {
+      kind: 'ses',
+      name: 'ses',
+      busy: (before) => sesPublishing.firstInFlight + sesDue(before),
+      later: (before) => sesPublishing.dueAt.size - sesDue(before),
+      handled: () => sesPublishing.published,
+    };
+    const control = { watched: [...watched, ses], schedules, clock };
+    const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) => handleControl(control, method, path, authorization, body));
+    cleanups.push(() => closeServer(http));
+    const { onRequest } = observer;
+    if (onRequest)
+      http.on('request', (request: IncomingMessage, response: ServerResponse) => {
+        const started = performance.now();
+        // the path only: a query may carry a token (unsubscribe links)
+        response.once('finish', () => onRequest(request.method ?? 'GET', (request.url ?? '/').split('?')[0], response.statusCode, Math.round(performance.now() - started)));
+      });
+    const { port } = http.address() as { port: number };
+    ports.api = port;
+    publishPorts(); // in the same tick as the listen: no request is served before
+    const apiUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+    process.env.PUBLIC_API_URL = apiUrl; // links in emails (unsubscribe); workers read it when they run
+    for (const poller of pollers) poller.start();
+    const loopWatch = watchEventLoop(log);
+    cleanups.push(async () => loopWatch.stop());
+
+    const runtimeFile = join(settings.dataDir, RUNTIME_FILE);
+    writeFileSync(
+      runtimeFile,
+      JSON.stringify(
+        {
+          pid: process.pid,
+          apiUrl,
+          dynamoDbEndpoint: dynamo.endpoint,
+          sqsEndpoint,
+          sesEndpoint,
+          s3Endpoint: s3.endpoint,
+          kmsEndpoint: kms.endpoint,
+          secretsKeyArn: kms.keyArn,
+          inboundBucket: LOCAL_INBOUND_BUCKET,
+          contentBucket: LOCAL_CONTENT_BUCKET,
+          smtpPort: smtp.port,
+          mailViewerUrl,
+          tableName: LOCAL_TABLE_NAME,
+          projectId: provisioned.projectId,
+          ports,
+        },
+        null,
+        2,
+      ),
+    );
+    cleanups.unshift(async () => rmSync(runtimeFile, { force: true })); // runs last
+
+    return {
+      apiUrl,
+      mailViewerUrl,
+      dynamoDbEndpoint: dynamo.endpoint,
+      sqsEndpoint,
+      sesEndpoint,
+      s3Endpoint: s3.endpoint,
+      smtpPort: smtp.port,
+      tableName: LOCAL_TABLE_NAME,
+      streamArn,
+      projectId: provisioned.projectId,
+      apiKey: provisioned.newKey ?? provisioned.localKey,
+      credentials,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+interface WorkerEnvironment {
+  /** the local SQS's count of a queue's messages visible by a time, and after it (the control API's drain) */
+  backlog: LocalSqs['backlog'];
+  sqsEndpoint: string;
+  dynamoEndpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  streamArn: string;
+  /** LOCAL_SCHEDULE_INTERVAL_SECONDS: run every schedule this often instead (tests) */
+  scheduleIntervalSeconds?: number;
+  /** the schedules run on it (a manual clock runs them when it moves) */
+  clock: LocalClock;
+  /** the account's send rate as the runtime knows it (SEND_RATE_PER_SECOND, else the local SES's): sizes the send queues' pollers */
+  sendRate: number;
+  /** where each stream poller keeps its position across restarts (none: the in-memory table starts afresh) */
+  checkpointDir?: string;
+  log: (line: string) => void;
+}
+
+/** The workers' pollers, and what the control API sees of them (./control.ts): each consumer's work, the scheduled workers to run now. */
+interface Workers {
+  pollers: { start(): void; stop(): Promise<void> }[];
+  watched: Watched[];
+  schedules: RunNow[];
+}
+
+/** Creates every queue (with its DLQ) and a poller, not yet started, for every worker of functions/workers.ts. */
+async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
+  const { QUEUE_MAX_MESSAGE_BYTES, queues, queueTrigger, queueUrlVariable, workers } = await import('../functions/workers');
+  const { sendRate } = env;
+  // Every poller long-polls through this one client. On AWS each event source mapping polls on its
+  // own; here the SDK's default of 50 sockets per client was fewer than the pollers (54 with the
+  // send-test and attachment-fetch lanes), so their deletes and receives queued behind other
+  // pollers' 20 s long polls for seconds: a pipeline idle but slow. No socket limit, as on AWS.
+  const sqs = new SQSClient({
+    endpoint: env.sqsEndpoint,
+    region: env.region,
+    credentials: env.credentials,
+    requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: Infinity }) },
+  });
+  const queueUrls = new Map<string, { url: string; arn: string }>();
+  for (const queue of queues) {
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
+    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn;
+    const Attributes = {
+      VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+      MaximumMessageSize: String(QUEUE_MAX_MESSAGE_BYTES),
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
+    };
+    // A queue kept from an earlier start whose attributes the code has changed since: SQS answers
+    // QueueAlreadyExists, and the queue (with its messages) takes the new attributes instead.
+    const created = await sqs.send(new CreateQueueCommand({ QueueName: queue.name, Attributes })).catch(async (error) => {
+      if (!(error instanceof QueueNameExists)) throw error;
+      const existing = await sqs.send(new GetQueueUrlCommand({ QueueName: queue.name }));
+      await sqs.send(new SetQueueAttributesCommand({ QueueUrl: existing.QueueUrl, Attributes }));
+      return existing;
+    });
+    const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: created.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    queueUrls.set(queue.name, { url: created.QueueUrl!, arn });
+    process.env[queueUrlVariable(queue.name)] = created.QueueUrl!;
+  }
+  const streams = new DynamoDBStreamsClient({ endpoint: env.dynamoEndpoint, region: env.region, credentials: env.credentials });
+  const onError = (name: string) => (error: unknown) => env.log(JSON.stringify({ level: 'ERROR', message: 'worker error', worker: name, error: String(error) }));
+  const pollers: Workers['pollers'] = [];
+  const watched: Watched[] = [];
+  const schedules: RunNow[] = [];
+  for (const worker of workers) {
+    const handler = await loadHandler(worker.handler);
+    const fn = workerFunction(worker.name);
+    const trigger = worker.trigger.kind === 'queue' ? queueTrigger(worker.trigger, sendRate) : worker.trigger;
+    if (trigger.kind === 'queue') {
+      const queue = queueUrls.get(trigger.queue);
+      if (!queue) throw new Error(`worker ${worker.name} reads unknown queue ${trigger.queue}`);
+      const poller = new QueuePoller({
+        fn,
+        sqs,
+        queueUrl: queue.url,
+        queueArn: queue.arn,
+        batchSize: trigger.batchSize,
+        concurrency: trigger.maxConcurrency,
+        // the poller long-polls, as Lambda does: a message is picked up as it arrives
+        handler,
+        onError: onError(worker.name),
+      });
+      pollers.push(poller);
+      const queueName = trigger.queue;
+      watched.push({
+        kind: 'queue',
+        name: worker.name,
+        busy: (before) => poller.inHand + env.backlog(queueName, before).due,
+        later: (before) => env.backlog(queueName, before).later,
+        handled: () => poller.handled,
+      });
+    } else if (trigger.kind === 'stream') {
+      const poller = new StreamPoller({
+        fn,
+        streams,
+        streamArn: env.streamArn,
+        batchSize: trigger.batchSize,
+        maxRetryAttempts: trigger.maxRetryAttempts,
+        filter: trigger.filter as FilterPattern | undefined,
+        checkpointFile: env.checkpointDir && join(env.checkpointDir, `${worker.name}.json`),
+        handler,
+        onError: onError(worker.name),
+      });
+      pollers.push(poller);
+      watched.push({ kind: 'stream', name: worker.name, busy: () => poller.inHand(), handled: () => poller.handled, quietSince: () => poller.quietSince, wake: () => poller.wake() });
+    } else {
+      const timer = new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name), env.clock);
+      pollers.push(timer);
+      watched.push({ kind: 'schedule', name: worker.name, busy: () => (timer.isRunning() ? 1 : 0), handled: () => timer.runs });
+      schedules.push({ name: worker.name, runNow: () => timer.runNow() });
+    }
+  }
+  return { pollers, watched, schedules };
+}
+
+/**
+ * EventBridge schedule stand-in: invokes the same scheduled handler every N seconds, as its function.
+ * On a manual clock it runs when the clock moves, once at each stop its interval has passed by
+ * (./clock.ts says why not once per interval).
+ */
+class ScheduleTimer {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  private lastRunAt: number;
+  constructor(
+    private readonly fn: FunctionIdentity,
+    private readonly everySeconds: number,
+    private readonly handler: AnyHandler,
+    private readonly onError: (error: unknown) => void,
+    private readonly clock: LocalClock,
+  ) {
+    this.lastRunAt = clock.now();
+  }
+  /** runs finished since the start */
+  runs = 0;
+  start(): void {
+    if (this.clock.mode === 'manual') {
+      this.clock.onMoved(() => {
+        if (!this.stopped && !this.running && this.clock.now() - this.lastRunAt >= this.everySeconds * 1000) void this.run();
+      });
+      return;
+    }
+    this.timer = setInterval(() => {
+      if (this.running) return; // never overlap, like a schedule with a concurrency of one
+      void this.run();
+    }, this.everySeconds * 1000);
+  }
+  isRunning(): boolean {
+    return this.running !== undefined;
+  }
+  /** A run now (the control API's `POST /_local/run/<worker>`), after the one going, if any: never two at once. */
+  async runNow(): Promise<{ succeeded: boolean; error?: string }> {
+    while (this.running) await this.running;
+    return this.run();
+  }
+  private run(): Promise<{ succeeded: boolean; error?: string }> {
+    this.lastRunAt = this.clock.now();
+    const run = invoke(this.fn, this.handler, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date(this.lastRunAt).toISOString() }).then(
+      () => ({ succeeded: true }),
+      (error: unknown) => {
+        this.onError(error);
+        return { succeeded: false, error: String(error) };
+      },
+    );
+    this.running = run.then(() => undefined);
+    return run.finally(() => {
+      this.running = undefined;
+      this.runs++;
+    });
+  }
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
