@@ -9,11 +9,9 @@ import { verifiedDomain } from '../support/domains';
 import { api, baseUrl } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { uniqueName as unique } from '../support/unique';
 
 useRuntimeTable();
-
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 
 /** `data` of an SDK answer, failing the test with the SDK's error if there is one. */
 function dataOf<T>(answer: { data: T | null; error: unknown }): T {

@@ -6,11 +6,9 @@
 import { api, baseUrl, request } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { uniqueName as unique } from '../support/unique';
 
 const runtime = useRuntimeTable();
-
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 
 interface StoredEmail {
   subject: string;

@@ -11,11 +11,9 @@ import { api, baseUrl } from '../support/http';
 import { verifiedDomain } from '../support/domains';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { uniqueName as unique } from '../support/unique';
 
 const runtime = useRuntimeTable();
-
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 
 /** The SDK answers `{data, error}`; a test step must have no error. */
 function data<T>(response: { data: T | null; error: unknown }): T {

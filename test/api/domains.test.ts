@@ -13,6 +13,7 @@ import { api } from '../support/http';
 import { useOwnRuntime } from '../support/own-runtime';
 import { createOtherProject, projectEvents, type RuntimeInfo, useRuntimeTable } from '../support/table';
 import { runtimeCredentials } from '../support/stand-ins';
+import { uniqueName } from '../support/unique';
 
 const own = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { forFile: true });
 let runtime: RuntimeInfo;
@@ -23,8 +24,7 @@ beforeAll(() => {
 });
 afterAll(() => ses?.destroy());
 
-let counter = 0;
-const unique = (label: string, tld = 'example.com') => `${label}-${Date.now().toString(36)}-${counter++}.${tld}`;
+const unique = (label: string, tld = 'example.com') => `${uniqueName(label)}.${tld}`;
 /** Moves the runtime's clock past the local SES's verification of the identities made so far (1 s after each was made). */
 const pastVerification = () => own.move({ advance_seconds: 2 });
 

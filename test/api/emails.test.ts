@@ -8,13 +8,13 @@ import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { runtimeCredentials } from '../support/stand-ins';
+import { uniqueName } from '../support/unique';
 
 const runtime = useRuntimeTable();
 const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
 afterAll(() => ses.destroy());
 
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}.example.com`;
+const unique = (label: string) => `${uniqueName(label)}.example.com`;
 
 const emailOf = (id: string, key?: string) => api.get(`/emails/${id}`, { key }).then((r) => r.body);
 /** The email once it left the sender: `sent`, or what came of it already (failed, delivered, ...). */

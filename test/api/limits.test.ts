@@ -20,14 +20,12 @@ import { api, type ApiResponse } from '../support/http';
 import { useOwnRuntime } from '../support/own-runtime';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { uniqueName as unique } from '../support/unique';
 
 const own = useOwnRuntime({ LOCAL_CLOCK: 'manual', API_RATE_LIMIT_PER_SECOND: '100000', PROJECT_SETTINGS_CACHE_SECONDS: '1', LOCAL_SES_MAX_SEND_RATE: '1000' }, { forFile: true });
 beforeAll(() => {
   useRuntimeTable(); // the table of this file's runtime (started by the beforeAll above)
 });
-
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 
 /** A project of its own with `limits`, set before any of its requests (no function has its settings yet). */
 async function projectWith(limits: { rate_limit?: number; daily_quota?: number; monthly_quota?: number }) {

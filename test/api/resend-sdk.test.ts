@@ -8,10 +8,9 @@ import { Resend } from 'resend';
 import { TEST_API_KEY } from '../support/constants';
 import { baseUrl } from '../support/http';
 import { waitFor } from '../support/wait';
+import { uniqueName as unique } from '../support/unique';
 
 let resend: Resend;
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 
 /** `data` of an SDK answer, failing the test with the SDK's error if there is one. */
 function dataOf<T>(answer: { data: T | null; error: unknown }): T {

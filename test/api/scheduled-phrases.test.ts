@@ -6,6 +6,7 @@
  */
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
+import { uniqueName as unique } from '../support/unique';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -15,8 +16,6 @@ beforeAll(async () => {
   domain = await verifiedDomain();
 });
 
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 const message = (overrides: Record<string, unknown> = {}) => ({ from: `a@${domain}`, to: 'later@example.com', subject: unique('Later'), text: 'x', ...overrides });
 const emailOf = (id: string) => api.get(`/emails/${id}`).then((r) => r.body);
 

@@ -20,11 +20,9 @@ import { api } from '../support/http';
 import { useRuntimeTable } from '../support/table';
 import { testProjectId } from '../../shared/project/test-mode';
 import { waitFor } from '../support/wait';
+import { uniqueName as unique } from '../support/unique';
 
 useRuntimeTable();
-
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 
 /** A project of its own with a test key and a domain (test keys may send from any domain of their project). */
 async function sandbox(): Promise<{ key: string; domain: string; projectId: string }> {

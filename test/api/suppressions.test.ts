@@ -11,9 +11,10 @@ import { suppressAddress } from '../../shared/suppressions/suppressions';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { uniqueName } from '../support/unique';
 
 const runtime = useRuntimeTable();
-const unique = (name: string) => `${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+const unique = (name: string) => `${uniqueName(name)}@example.com`;
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('POST /suppressions', () => {

@@ -9,11 +9,9 @@ import { api } from '../support/http';
 import { verifiedDomain } from '../support/domains';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { uniqueName as unique } from '../support/unique';
 
 const runtime = useRuntimeTable();
-
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
 
 interface StoredEmail {
   subject: string;

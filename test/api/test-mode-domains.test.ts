@@ -14,14 +14,14 @@ import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { runtimeCredentials } from '../support/stand-ins';
+import { uniqueName } from '../support/unique';
 
 const runtime = useRuntimeTable();
 const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
 afterAll(() => ses.destroy());
 
 const VERIFY_MS = 5_000; // TEST_DOMAIN_VERIFY_SECONDS' default
-let counter = 0;
-const unique = (label: string, tld = 'example.com') => `${label}-${Date.now().toString(36)}-${counter++}.${tld}`;
+const unique = (label: string, tld = 'example.com') => `${uniqueName(label)}.${tld}`;
 
 /** A test key of `projectId` (its caller works in the project's test twin). */
 async function testKey(projectId: string): Promise<string> {

@@ -10,10 +10,11 @@ import { verifiedDomain } from '../support/domains';
 import { api, baseUrl } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { uniqueName } from '../support/unique';
 
 const runtime = useRuntimeTable();
 let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}@example.com`;
+const unique = (label: string) => `${uniqueName(label)}@example.com`;
 
 interface StoredEmail {
   subject: string;

@@ -20,12 +20,12 @@ import { newId } from '../../shared/platform/ids';
 import { api } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
+import { uniqueName } from '../support/unique';
 
 const runtime = useRuntimeTable();
 const LEASE_MS = 2 * 60 * 1000; // SEND_LEASE_MS
 
-let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}.example.com`;
+const unique = (label: string) => `${uniqueName(label)}.example.com`;
 
 async function verifiedDomain(key: string, name = unique('integrity')): Promise<{ id: string; name: string }> {
   const created = await api.post('/domains', { name }, { key });
