@@ -11,6 +11,7 @@ import { deadLetterQueueUrl, redrive } from '../lib/redrive';
 import { readStandInCredentials } from '../local/aws/credentials';
 import { failed, parseCli, usageError } from './cli';
 import { cliRegion } from '../lib/region';
+import { LOCAL_REGION } from '../local/settings';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -37,7 +38,7 @@ async function main(): Promise<number> {
     }
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
     // signed with the runtime's own credentials, which its SQS checks (local/aws/credentials.ts)
-    sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: readStandInCredentials(dirname(runtimeFile)) });
+    sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: LOCAL_REGION, credentials: readStandInCredentials(dirname(runtimeFile)) });
   }
   const dlqUrl = await deadLetterQueueUrl(sqs, queue, values.stack ? { stackName: values.stack } : { local: true });
   const result = await redrive(sqs, queue, dlqUrl);

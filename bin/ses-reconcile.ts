@@ -14,6 +14,7 @@ import { LOCAL_SES_EVENTS_TOPIC_ARN } from '../local/aws/ses-events';
 import { reconcileSesEventDestinations } from '../lib/ses-reconcile';
 import { failed, parseCli, usageError } from './cli';
 import { cliRegion } from '../lib/region';
+import { LOCAL_REGION } from '../local/settings';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -42,7 +43,7 @@ async function main(): Promise<number> {
     }
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
     // signed with the runtime's own credentials, which its SES front checks (local/aws/credentials.ts)
-    ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: readStandInCredentials(dirname(runtimeFile)) });
+    ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: LOCAL_REGION, credentials: readStandInCredentials(dirname(runtimeFile)) });
     topicArn = LOCAL_SES_EVENTS_TOPIC_ARN;
   }
   const results = await reconcileSesEventDestinations(ses, topicArn);

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cliRegion } from '../lib/region';
+import { LOCAL_REGION } from '../local/settings';
 
 /** The options that choose the table, as every tool that uses it takes them. */
 export const TARGET_OPTIONS = { table: { type: 'string' }, local: { type: 'boolean' } } as const;
@@ -31,7 +32,7 @@ export function useTargetTable(values: { local?: boolean; table?: string }): Tar
   Object.assign(process.env, {
     TABLE_NAME: runtime.tableName,
     AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamoDbEndpoint,
-    AWS_REGION: 'ap-southeast-2',
+    AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID || 'local',
     AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || 'local',
   });

@@ -49,6 +49,7 @@ import type { FilterPattern } from './lambda/event-filter';
 import { watchEventLoop } from './event-loop-watch';
 import { LocalClock } from './clock';
 import { setClockSource } from '../shared/platform/clock';
+import { LOCAL_REGION } from './settings';
 
 export interface LocalRuntime {
   apiUrl: string;
@@ -140,7 +141,7 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
   cleanups.push(async () => removeLastResort()); // runs last of all
   try {
     mkdirSync(settings.dataDir, { recursive: true });
-    const region = 'ap-southeast-2';
+    const region = LOCAL_REGION;
     // The service's time (LOCAL_CLOCK, ./clock.ts): every handler and stand-in reads it from here on.
     const clock = new LocalClock(settings.clock, settings.inMemory ? undefined : join(settings.dataDir, 'clock.json'));
     const machineWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -6,6 +6,10 @@ import { resolve } from 'node:path';
 import { API_KEY_PATTERN } from '../shared/access/api-key-token';
 import type { ClockMode } from './clock';
 import type { TerminalFormat } from './terminal-log';
+import { DEFAULT_REGION } from '../lib/region';
+
+/** The region the local runtime and its stand-ins are in (ARNs, SigV4 scopes, SES's hosts): the stack's default. */
+export const LOCAL_REGION = DEFAULT_REGION;
 
 export interface LocalSettings {
   host: string;

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput, tableDefinition } from '../../lib/table-definition';
 import { spawnTied } from '../process-tree';
+import { LOCAL_REGION } from '../settings';
 
 export const JAVA_MISSING_MESSAGE =
   'DynamoDB Local needs a Java runtime (17 or newer) and `java` was not found on PATH.\n' +
@@ -135,7 +136,7 @@ async function startJvm(port: number, dataDir: string | undefined): Promise<Dyna
   };
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const deadline = Date.now() + 30_000;
   try {

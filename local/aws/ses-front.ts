@@ -41,6 +41,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { StandInCredentials } from './credentials';
 import { type SignatureVerdict, verifySignature } from './sigv4';
 import { now } from '../../shared/platform/clock';
+import { LOCAL_REGION } from '../settings';
 
 export interface SesFrontOptions {
   host: string;
@@ -113,7 +114,7 @@ interface State {
 }
 
 const ACCOUNT = '000000000000';
-const REGION = 'ap-southeast-2';
+const REGION = LOCAL_REGION;
 const sesArn = (resource: string) => `arn:aws:ses:${REGION}:${ACCOUNT}:${resource}`;
 const REPUTATION_POLICY = /^arn:aws:ses:[a-z0-9-]+:aws:reputation-policy\/(none|standard|strict)$/;
 

@@ -22,6 +22,7 @@ import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '../../shared/platform/aws/sha256';
 import type { StandInCredentials } from './credentials';
+import { LOCAL_REGION } from '../settings';
 
 export type SignatureVerdict = { ok: true; accessKeyId: string } | { ok: false; reason: 'missing' | 'malformed' | 'unknown key' | 'mismatch' | 'skewed' | 'expired'; message: string };
 
@@ -181,7 +182,7 @@ export async function signedFetch(url: string, credentials: StandInCredentials, 
   const target = new URL(url);
   const query: Record<string, string> = {};
   for (const [name, value] of target.searchParams) query[name] = value;
-  const signer = new SignatureV4({ service, region: 'ap-southeast-2', credentials, sha256: Sha256, uriEscapePath: service !== 's3' });
+  const signer = new SignatureV4({ service, region: LOCAL_REGION, credentials, sha256: Sha256, uriEscapePath: service !== 's3' });
   const signed = await signer.sign({
     method: init.method ?? 'GET',
     protocol: target.protocol,

@@ -36,9 +36,10 @@ import { SECRETS_KEY_CONTEXT, SECRETS_KEY_VARIABLE } from '../../shared/platform
 import type { AwsCall } from '../../shared/platform/aws/call-guard';
 import { dependentActions } from './aws-operations';
 import type { FunctionIdentity, Invocation } from './function-identity';
+import { LOCAL_REGION } from '../settings';
 
 const ACCOUNT = '000000000000';
-const REGION = 'ap-southeast-2';
+const REGION = LOCAL_REGION;
 
 interface Requirement {
   /** the grant's name as `grantedActions` writes it (`dynamodb:PutItem`, `sqs:SendMessage:send`) */

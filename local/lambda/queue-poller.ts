@@ -17,6 +17,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQ
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AnyHandler } from './handlers';
 import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, type FunctionIdentity } from './invocation';
+import { LOCAL_REGION } from '../settings';
 
 export interface QueuePollerOptions {
   /** the consuming function (its name, needs and timeout); its trigger queue is `queueUrl` */
@@ -57,7 +58,7 @@ function toRecord(message: Message, queueArn: string): SQSRecord {
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
-    awsRegion: 'ap-southeast-2',
+    awsRegion: LOCAL_REGION,
   };
 }
 

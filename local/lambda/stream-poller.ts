@@ -32,6 +32,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { matchesFilter, type FilterPattern } from './event-filter';
 import type { AnyHandler } from './handlers';
 import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, type FunctionIdentity } from './invocation';
+import { LOCAL_REGION } from '../settings';
 
 export interface StreamPollerOptions {
   /** the consuming function: its name, needs and timeout */
@@ -83,7 +84,7 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
     eventName: record.eventName as DynamoDBRecord['eventName'],
     eventVersion: record.eventVersion ?? '1.1',
     eventSource: 'aws:dynamodb',
-    awsRegion: 'ap-southeast-2',
+    awsRegion: LOCAL_REGION,
     eventSourceARN: streamArn,
     dynamodb: {
       ApproximateCreationDateTime: d.ApproximateCreationDateTime ? Math.floor(d.ApproximateCreationDateTime.getTime() / 1000) : undefined,
