@@ -1,9 +1,9 @@
 import { listBroadcasts } from '#shared/broadcasts/broadcasts';
-import { api, ok } from '#shared/access/api';
+import { api, listOk } from '#shared/access/api';
 import * as broadcastOps from '#shared/broadcasts/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(broadcastOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listBroadcasts(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
-  return ok({ object: 'list', data: records, has_more: hasMore });
+  return listOk(records, hasMore);
 });

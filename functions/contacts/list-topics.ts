@@ -1,9 +1,9 @@
 import { listContactTopics } from '#shared/audience/contacts';
-import { api, ok } from '#shared/access/api';
+import { api, listOk } from '#shared/access/api';
 import * as contactOps from '#shared/audience/operations/contacts';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(contactOps.listTopics, async ({ params, query, caller }) => {
   const { items, hasMore } = await listContactTopics(caller, params.contact_id, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
-  return ok({ object: 'list', data: items, has_more: hasMore });
+  return listOk(items, hasMore);
 });

@@ -1,11 +1,14 @@
 import { listContacts } from '#shared/audience/contacts';
 import { contactInFormat } from '#shared/audience/contact-properties';
-import { api, ok } from '#shared/access/api';
+import { api, listOk } from '#shared/access/api';
 import * as contactOps from '#shared/audience/operations/contacts';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(contactOps.list, async ({ query, caller }) => {
   const { properties_format, ...page } = query;
   const { items, hasMore } = await listContacts(caller, { ...page, limit: page.limit ?? DEFAULT_PAGE_SIZE });
-  return ok({ object: 'list', data: items.map((c) => contactInFormat(c, properties_format)), has_more: hasMore });
+  return listOk(
+    items.map((c) => contactInFormat(c, properties_format)),
+    hasMore,
+  );
 });

@@ -1,5 +1,5 @@
 import { listEvents } from '#shared/events/events';
-import { api, ok } from '#shared/access/api';
+import { api, listOk } from '#shared/access/api';
 import * as eventOps from '#shared/events/operations';
 
-export const handler = api(eventOps.list, async ({ caller }) => ok({ object: 'list', data: await listEvents(caller, eventOps.MAX_LISTED_EVENTS), has_more: false }));
+export const handler = api(eventOps.list, async ({ caller }) => listOk(await listEvents(caller, eventOps.MAX_LISTED_EVENTS), false));

@@ -1,9 +1,9 @@
-import { api, ok } from '#shared/access/api';
+import { api, listOk } from '#shared/access/api';
 import * as logOps from '#shared/logs/operations';
 import { listLogs } from '#shared/logs/request-log';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(logOps.list, async ({ query, caller }) => {
   const { records, hasMore } = await listLogs(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
-  return ok({ object: 'list', data: records, has_more: hasMore });
+  return listOk(records, hasMore);
 });

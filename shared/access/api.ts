@@ -8,6 +8,6 @@ import { authenticateCounted } from './rate-limit';
 import type { Operation } from '../platform/http/operation';
 import { buildHandler, type ApiRequest, type Reply } from '../platform/http/pipeline';
 
-export { accepted, created, MAX_BODY_BYTES, ok, type ApiRequest, type Reply } from '../platform/http/pipeline';
+export { accepted, created, listOk, MAX_BODY_BYTES, ok, type ApiRequest, type Reply } from '../platform/http/pipeline';
 
 export const api = <O extends Operation & { auth: 'api_key' }>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>) => buildHandler(operation, handle, authenticateCounted, recordRequest);

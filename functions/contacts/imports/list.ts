@@ -1,9 +1,9 @@
-import { api, ok } from '#shared/access/api';
+import { api, listOk } from '#shared/access/api';
 import { listImports } from '#shared/audience/imports';
 import * as importOps from '#shared/audience/operations/imports';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(importOps.list, async ({ query, caller }) => {
   const { items, hasMore } = await listImports(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
-  return ok({ object: 'list', data: items, has_more: hasMore });
+  return listOk(items, hasMore);
 });

@@ -68,6 +68,8 @@ export interface Reply {
 }
 
 export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
+/** 200 with one page of a list: `{object: "list", data, has_more}`, the shape every list route answers. */
+export const listOk = (data: readonly unknown[], hasMore: boolean): Reply => ok({ object: 'list', data, has_more: hasMore });
 export const created = (body: unknown): Reply => ({ statusCode: 201, body });
 export const accepted = (body: unknown): Reply => ({ statusCode: 202, body });
 /** An HTML page (the unsubscribe routes, which people open in a browser). */
