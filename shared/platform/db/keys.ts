@@ -9,62 +9,201 @@
  * write units a second, and readers merge the shards by sort key (table.ts `queryPage`).
  * GSI1 projects keys only: its readers take the items from the table (table.ts `queryGsi1Page(s)`).
  *
- * | entity          | PK                      | SK                   | GSI1PK | GSI1SK | used by                                              |
- * |-----------------|-------------------------|----------------------|--------|--------|------------------------------------------------------|
- * | project         | PROJECT#<pid>           | PROJECT              | -      | -      | create (CLI, local bootstrap), get; its settings (rate limit, quotas: `npm run project`), read by every authenticated request at most once a minute per function (shared/project/settings.ts) |
- * | metrics         | METRICS#<pid>#<shard>   | DAY#<yyyy-mm-dd>     | -      | -      | GET /emails/metrics' counts of live mail per UTC day (sent, delivered, bounced, complained, opened, clicked, failed, suppressed...), ADD in the transaction that records each (the sender's, the email-status worker's); read with a range Query per shard (shared/emails/metrics.ts); TTL 400 days |
- * | broadcast link  | PROJECT#<pid>#BROADCAST#<bid>#LINKS#<shard> | LINK#<sha256(url) 16 hex> | - | - | a broadcast's clicks per link (`url`, `clicks`, `unique_clicks`), ADD by the email-status worker in the Click event's transaction, sharded by email id; GET /broadcasts/{id}/clicked-links Queries the shards and merges by link |
- * | contact count   | PROJECT#<pid>           | CONTACT_COUNT#<0-7>  | -      | -      | the project's number of contacts (`n`), spread over 8 counters: a create adds 1 to one picked at random, a delete takes 1 from one, in their transactions (shared/project/contact-count.ts); GET /usage reads all 8 (BatchGet); `npm run project -- recount` sets them from a COUNT Query |
- * | running import | PROJECT#<pid>           | CONTACT_IMPORT_RUNNING | - | - | the project's one queued or in-progress import (`import_id`): put with attribute_not_exists in the transaction that creates the import (409 `import_in_progress` when there), deleted in the one that completes or fails it; a stale one (its import not moved for 15 minutes, or queued an hour) is taken over by the next import, which fails the old (shared/audience/imports.ts) |
- * | import page     | PROJECT#<pid>           | CONTACT_IMPORT_PAGE#<iid>#<first row> | - | - | a page of a contact import written: put with attribute_not_exists in the page's transaction (a page is written once, however many workers try), with the page's counts, which a worker that finds it done takes instead (shared/audience/imports.ts); TTL 7 days |
- * | reputation      | REPUTATION#<pid>#<shard> | HOUR#<yyyy-mm-ddThh> | -     | -      | the reputation guard's counts of live sends (the sender's sent transaction), permanent bounces and complaints (the email-status worker's transaction), ADD per UTC hour; read (the shards merged, the last 24 hours) after a bounce or complaint and by GET /project (shared/emails/reputation.ts); TTL 2 days |
- * | rate window     | RATE_LIMIT#<pid>#<epoch second> | RATE_LIMIT   | -      | -      | every authenticated request: one UpdateItem (ADD with a condition under the project's limit), beside the API-key lookup (shared/access/rate-limit.ts); a partition per second, so a project's counting never meets another second's; TTL 2 min |
- * | send count      | SEND_COUNT#<pid>#<DAY#yyyy-mm-dd or MONTH#yyyy-mm>[#<shard 0-7>] | SEND_COUNT | - | - | emails accepted in the day / month (UTC): added to in the transaction that accepts them, on the main counter with a condition under the project's quota, or on a random shard when it has none (shared/project/quota.ts); main + shards read (one BatchGet) for the usage headers and GET /project; TTL 40 days (day) / 400 days (month) |
- * | default project | DEPLOYMENT              | DEFAULT_PROJECT      | -      | -      | local runtime: which project `npm start` provisions  |
- * | api key         | PROJECT#<pid>           | API_KEY#<kid>        | -      | -      | POST/GET/DELETE /api-keys (Query on prefix to list)  |
- * | api key hash    | API_KEY_HASH#<sha256>   | API_KEY_HASH         | -      | -      | every authenticated request (GetItem)                |
- * | segment         | PROJECT#<pid>           | SEGMENT#<sid>        | -      | -      | POST/GET/PATCH/DELETE /segments (Query on prefix to list); deleting one also removes its members (below) |
- * | event           | PROJECT#<pid>#EVENTS#<shard> | EVENT#<eid>     | -      | -      | outbox: written in the change's transaction; GET /events (the 16 shards merged, newest first); TTL 30 days. Ids and metadata, never a body |
- * | email           | PROJECT#<pid>#EMAILS#<shard> | EMAIL#<eid>     | EMAIL_DUE#<0-7> (while waiting for the sender, and while `sending`: until the claim's lease ends) | <due ISO time>#<pid>#<eid> | the envelope and status only (the content is an S3 object, shared/emails/content.ts); POST/GET /emails (the shards merged), retry, cancel; the due-email dispatcher (Query GSI1 <= now), which also finds a `sending` claim whose sender died; TTL EMAIL_RETENTION_DAYS |
- * | idempotency     | PROJECT#<pid>           | IDEMPOTENCY#<sha256(key)> | -  | -      | POST /emails(/batch) with Idempotency-Key; TTL 24 h |
- * | pending email   | PROJECT#<pid>#PENDING_FROM#<domain name>#<shard> | EMAIL#<eid> | - | -  | an accepted email still waiting (queued/scheduled) listed under its From domain: put with the email (and on retry or a send put back), deleted when the sender claims it, on cancel; DELETE /domains Queries the shards in pages and cancels each (no Scan). Broadcast emails have none |
- * | staged email    | PROJECT#<pid>           | STAGED_EMAIL#<eid>   | EMAIL_DUE#<0-7> | <lease end>#<pid>#<eid> | a batch too large for one transaction: its emails before the commit (GET/list never read this prefix); published (deleted, the email put) after the batch commits; the due-email dispatcher finds one the request left behind (Query GSI1) and publishes or discards it by its batch |
- * | email batch     | PROJECT#<pid>           | EMAIL_BATCH#<bid>    | -      | -      | a staged batch's commit point: put with attribute_not_exists, `committed` by the request (with the Idempotency-Key record) or `abandoned` by the dispatcher, never both; TTL 7 days |
- * | SES message     | SES_MESSAGE#<message id> | SES_MESSAGE         | -      | -      | SES events -> our email (GetItem); TTL with the email |
- * | SES event seen  | SES_EVENT#<message id>  | <sha256 of the event> | -  | -      | email-status worker: each SES event applied once; TTL 7 days |
- * | send rate       | SEND_RATE#<epoch second>[#<shard>] | SEND_RATE | -      | -      | the sender's account-wide per-second send counters (one per SHARD_RATE sends a second, shared/emails/send-rate.ts); TTL |
- * | suppression     | PROJECT#<pid>           | SUPPRESSION#<lower-cased address> | - | - | the canonical entry, one per address (attribute_not_exists claims it): the sender drops suppressed recipients (BatchGet); POST /suppressions; GET/DELETE /suppressions/{email}; POST /suppressions/batch/add and /batch/remove by `emails` (BatchGet, then the same claim or conditional delete per entry); the suppression writer |
- * | suppression id  | PROJECT#<pid>           | SUPPRESSION_ID#<sid> | -      | -      | the same record by id, written and deleted in the canonical entry's transaction: GET/DELETE /suppressions/{id}; POST /suppressions/batch/remove by `ids` (BatchGet); GET /suppressions (Query on prefix, newest first; `source` or `origin` as a FilterExpression) |
- * | domain          | PROJECT#<pid>           | DOMAIN#<did>         | DOMAIN_UNSETTLED (while not_started, pending or temporary_failure) | <did> | POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest first) |
- * | domain name     | DOMAIN_NAME#<name>      | DOMAIN_NAME          | -      | -      | deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains claims it (or takes over an expired, never verified one) and GetItems its parent names' claims (a subdomain of another project's verified domain is refused), the sender's findSendingDomain (GetItem) |
- * | test domain name | PROJECT#<pid of a test twin> | DOMAIN_NAME#<name> | - | - | a test twin's claim of a domain name (shared/domains/domains.ts, `domainClaimKey`): the same item as `domain name`, scoped to the twin, so a test domain never meets a live one of any project and is wiped with the twin's data; POST/PATCH/DELETE /domains, verify, the scheduled check, the sender's findSendingDomain of a test email (GetItem) |
- * | domain count    | PROJECT#<pid>           | DOMAIN_COUNT         | -      | -      | the project's number of domains (`domain_count`): read before a create, added to in the create's transaction with a condition under MAX_DOMAINS_PER_PROJECT, taken from in the delete's (and in a takeover of the project's expired claim) |
- * | webhook         | PROJECT#<pid>           | WEBHOOK#<wid>        | -      | -      | POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix) |
- * | webhook count   | PROJECT#<pid>           | WEBHOOK_COUNT        | -      | -      | the project's number of webhooks (`webhook_count`): added to in the create's transaction with a condition under MAX_WEBHOOKS_PER_PROJECT, taken from in the delete's |
- * | webhook delivery | PROJECT#<pid>#DELIVERIES#<shard> | WEBHOOK_DELIVERY#<wid>#<did> | WEBHOOK_EVENTS#<pid>#<shard> | <did> | the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery (GetItem); GET /webhooks/{id}/deliveries and Resend's GET /webhooks/{id}/events (the shards merged on the webhook's prefix, newest first); Resend's GET/replay /webhooks/{id}/events/{event id} (the did computed from webhook + event: BatchGet, no key of its own); GET /webhook-events (the GSI1 shards merged, newest first); TTL with its event |
- * | webhook attempt | PROJECT#<pid>#ATTEMPTS#<shard of did> | WEBHOOK_ATTEMPT#<did>#<aid> | - | -  | one per attempt of a delivery (status code, start of the answer): put by the dispatcher right after it records the attempt on the delivery (plain PutItem); Resend's GET /webhooks/{id}/events/{event id}/attempts (Query on the delivery's prefix, newest first; aid is a UUIDv7 of the attempt's time); partitions apart from the deliveries', which already take every delivery's put, claim and record; TTL with its delivery |
- * | contact         | PROJECT#<pid>           | CONTACT#<cid>        | -      | -      | POST/GET/PATCH/DELETE /contacts (Query on prefix to list); holds `segment_ids` (list) and `topics` (map topic id -> opt_in/opt_out); the broadcast fan-out (BatchGet) |
- * | contact email   | PROJECT#<pid>           | CONTACT_EMAIL#<lower-cased address> | - | - | one contact per address per project (attribute_not_exists in the create's transaction) -> `contact_id`: GET/PATCH/DELETE /contacts/{email} |
- * | segment member  | PROJECT#<pid>#SEGMENT#<sid> | CONTACT#<cid>    | -      | -      | a contact in a segment, written in the same transaction as the contact's `segment_ids`: GET /contacts?segment_id= and the broadcast fan-out (Query the partition, pages in contact order); segment deletion removes them (the request, then the segment-cleanup worker: Query the partition) |
- * | contact import  | PROJECT#<pid>           | CONTACT_IMPORT#<iid> | -      | -      | POST /contacts/imports (put with the file's S3 key, ConditionChecks of its segments and topics), GET /contacts/imports (Query on prefix, newest first) and /{id}; the contact-imports worker's cursor and counts, updated in each page's transaction (shared/audience/imports.ts) |
- * | topic           | PROJECT#<pid>           | TOPIC#<tid>          | -      | -      | POST/GET/PATCH/DELETE /topics (Query on prefix to list); a contact's effective subscription falls back to its `default_subscription` |
- * | contact properties | PROJECT#<pid>        | CONTACT_PROPERTIES   | -      | -      | the project's property schema, ONE item (a map key -> {id, type, fallback_value, created_at}; at most MAX_PROPERTIES): POST/GET/PATCH/DELETE /contact-properties (GetItem, then a Put conditional on its `version`: key uniqueness and the limit in one write); contact create/PATCH with `properties` (GetItem beside the contact read); each broadcast fan-out page (GetItem) |
- * | template        | PROJECT#<pid>           | TEMPLATE#<tid>       | -      | -      | POST/GET/PATCH/DELETE /templates, publish, duplicate (Query on prefix to list); holds the draft and the `published` version; POST /emails with `template` (GetItem) |
- * | template alias  | PROJECT#<pid>           | TEMPLATE_ALIAS#<alias> | -    | -      | alias uniqueness (attribute_not_exists in the template's transaction) -> `template_id`: GET/PATCH/DELETE /templates/{alias} |
- * | broadcast       | PROJECT#<pid>           | BROADCAST#<bid>      | BROADCAST_DUE (while scheduled, queued or sending) | <scheduled time or lease end>#<pid>#<bid> | everything but the content (under 1 KB, so the fan-out's counter and cursor updates stay cheap): POST/GET/PATCH/DELETE /broadcasts, send, cancel (Query on prefix to list); counters, cursor, pages in flight; the due-broadcast dispatcher (Query GSI1 <= now) |
- * | broadcast content | PROJECT#<pid>         | BROADCAST_CONTENT#<bid> | -   | -      | its html and text (up to 350 KB), written with the broadcast while a draft (one transaction), never by the fan-out: GET /broadcasts/{id} (GetItem), the list (BatchGet of the page's), each fan-out page (GetItem) |
- * | broadcast page  | PROJECT#<pid>#BROADCAST#<bid>#PAGES | PAGE#<after> | - | -    | a fan-out page in flight: put when the page is claimed (with the cursor's move), deleted when it is done (with the in-flight count); redelivered page messages find it; the due-broadcast dispatcher re-sends the messages of those left (Query) |
- * | broadcast recipient | PROJECT#<pid>#BROADCAST#<bid>#<shard> | CONTACT#<cid> | - | - | the fan-out's per-recipient record (outcome, email id), put with attribute_not_exists in the same transaction as the recipient's email and the counter update, so a redelivered batch sends nobody twice; GET /broadcasts/{id}/recipients (the shards merged, newest contact first; with `email`, GetItem through the contact's address claim), each sent one's email by BatchGet; TTL 90 days |
- * | unsubscribe secret | DEPLOYMENT           | UNSUBSCRIBE_SECRET   | -      | -      | the HMAC key of the unsubscribe tokens (created on first use with attribute_not_exists) |
- * | oauth client    | PROJECT#<pid>           | OAUTH_CLIENT#<id>    | -      | -      | POST/GET/DELETE /oauth/clients (Query on prefix to list) |
- * | oauth client id | OAUTH_CLIENT_ID#<client_id> | OAUTH_CLIENT_ID  | -      | -      | global lookup of a public client id -> project, redirect URIs, name: GET /oauth/authorize, POST /oauth/token (BatchGet with the code or refresh token; ConditionCheck in the grant's transaction), GET /oauth/grants (BatchGet: each grant's client name) |
- * | oauth code      | OAUTH_CODE#<sha256>     | OAUTH_CODE           | -      | -      | an authorization code (hashed), PKCE challenge, client, redirect URI, scope; put by authorize, deleted (conditionally: single use) by the token exchange; TTL 10 min |
- * | oauth grant     | PROJECT#<pid>           | OAUTH_GRANT#<gid>    | -      | -      | GET/DELETE /oauth/grants (Query on prefix, newest first; client deletion filters on client_id); holds the hashes of its live access and refresh token; TTL with its refresh token |
- * | oauth access token | OAUTH_ACCESS_TOKEN#<sha256> | OAUTH_ACCESS_TOKEN | - | -   | every request with an `es_oat_` bearer token (GetItem, like the api key hash); POST /oauth/revoke; TTL 1 h |
- * | oauth refresh token | OAUTH_REFRESH_TOKEN#<sha256> | OAUTH_REFRESH_TOKEN | - | - | POST /oauth/token refresh (marked `rotated_at` on use, kept: presenting it again revokes the grant, RFC 9700), POST /oauth/revoke; TTL 30 days |
- * | received email  | PROJECT#<pid>           | RECEIVED_EMAIL#<rid> | -      | -      | the inbound worker's put (with `email.received`, then `stored_at` with `email.stored`); GET /emails/receiving (Query on prefix, newest first), GET /emails/receiving/{id} and its attachments (GetItem); TTL with the raw message (INBOUND_RETENTION_DAYS) |
- * | inbound message | INBOUND_MESSAGE#<SES message id> | PROJECT#<pid> | - | -  | idempotency of the inbound worker: one per (SES message, project), put with attribute_not_exists in the received email's transaction -> `received_email_id`, so a redelivered notification stores nothing twice; TTL with the raw message |
- * | request log     | PROJECT#<pid>#LOGS#<shard> | LOG#<lid>     | -      | -      | one entry per authenticated API request (method, path, status, duration, user agent, request id, the error's envelope; never a key, header or body), put beside the answer by the request pipeline (shared/logs/request-log.ts); GET /logs (the shards merged, newest first; lid is a UUIDv7 of the request's start), GET /logs/{id} (GetItem); sharded because every request of a project writes one; TTL 30 days |
+ * The access patterns, one entry per kind of item: its keys (PK, SK; GSI1PK, GSI1SK when it is on
+ * the index), then who reads and writes it and how.
+ *
+ * - project: PK `PROJECT#<pid>`, SK `PROJECT`
+ *     create (CLI, local bootstrap), get; its settings (rate limit, quotas: `npm run project`), read by every
+ *     authenticated request at most once a minute per function (shared/project/settings.ts)
+ * - metrics: PK `METRICS#<pid>#<shard>`, SK `DAY#<yyyy-mm-dd>`
+ *     GET /emails/metrics' counts of live mail per UTC day (sent, delivered, bounced, complained, opened, clicked,
+ *     failed, suppressed...), ADD in the transaction that records each (the sender's, the email-status worker's); read
+ *     with a range Query per shard (shared/emails/metrics.ts); TTL 400 days
+ * - broadcast link: PK `PROJECT#<pid>#BROADCAST#<bid>#LINKS#<shard>`, SK `LINK#<sha256(url) 16 hex>`
+ *     a broadcast's clicks per link (`url`, `clicks`, `unique_clicks`), ADD by the email-status worker in the Click
+ *     event's transaction, sharded by email id; GET /broadcasts/{id}/clicked-links Queries the shards and merges by
+ *     link
+ * - contact count: PK `PROJECT#<pid>`, SK `CONTACT_COUNT#<0-7>`
+ *     the project's number of contacts (`n`), spread over 8 counters: a create adds 1 to one picked at random, a delete
+ *     takes 1 from one, in their transactions (shared/project/contact-count.ts); GET /usage reads all 8 (BatchGet);
+ *     `npm run project -- recount` sets them from a COUNT Query
+ * - running import: PK `PROJECT#<pid>`, SK `CONTACT_IMPORT_RUNNING`
+ *     the project's one queued or in-progress import (`import_id`): put with attribute_not_exists in the transaction
+ *     that creates the import (409 `import_in_progress` when there), deleted in the one that completes or fails it; a
+ *     stale one (its import not moved for 15 minutes, or queued an hour) is taken over by the next import, which fails
+ *     the old (shared/audience/imports.ts)
+ * - import page: PK `PROJECT#<pid>`, SK `CONTACT_IMPORT_PAGE#<iid>#<first row>`
+ *     a page of a contact import written: put with attribute_not_exists in the page's transaction (a page is written
+ *     once, however many workers try), with the page's counts, which a worker that finds it done takes instead
+ *     (shared/audience/imports.ts); TTL 7 days
+ * - reputation: PK `REPUTATION#<pid>#<shard>`, SK `HOUR#<yyyy-mm-ddThh>`
+ *     the reputation guard's counts of live sends (the sender's sent transaction), permanent bounces and complaints
+ *     (the email-status worker's transaction), ADD per UTC hour; read (the shards merged, the last 24 hours) after a
+ *     bounce or complaint and by GET /project (shared/emails/reputation.ts); TTL 2 days
+ * - rate window: PK `RATE_LIMIT#<pid>#<epoch second>`, SK `RATE_LIMIT`
+ *     every authenticated request: one UpdateItem (ADD with a condition under the project's limit), beside the API-key
+ *     lookup (shared/access/rate-limit.ts); a partition per second, so a project's counting never meets another
+ *     second's; TTL 2 min
+ * - send count: PK `SEND_COUNT#<pid>#<DAY#yyyy-mm-dd or MONTH#yyyy-mm>[#<shard 0-7>]`, SK `SEND_COUNT`
+ *     emails accepted in the day / month (UTC): added to in the transaction that accepts them, on the main counter with
+ *     a condition under the project's quota, or on a random shard when it has none (shared/project/quota.ts); main +
+ *     shards read (one BatchGet) for the usage headers and GET /project; TTL 40 days (day) / 400 days (month)
+ * - default project: PK `DEPLOYMENT`, SK `DEFAULT_PROJECT`
+ *     local runtime: which project `npm start` provisions
+ * - api key: PK `PROJECT#<pid>`, SK `API_KEY#<kid>`
+ *     POST/GET/DELETE /api-keys (Query on prefix to list)
+ * - api key hash: PK `API_KEY_HASH#<sha256>`, SK `API_KEY_HASH`
+ *     every authenticated request (GetItem)
+ * - segment: PK `PROJECT#<pid>`, SK `SEGMENT#<sid>`
+ *     POST/GET/PATCH/DELETE /segments (Query on prefix to list); deleting one also removes its members (below)
+ * - event: PK `PROJECT#<pid>#EVENTS#<shard>`, SK `EVENT#<eid>`
+ *     outbox: written in the change's transaction; GET /events (the 16 shards merged, newest first); TTL 30 days. Ids
+ *     and metadata, never a body
+ * - email: PK `PROJECT#<pid>#EMAILS#<shard>`, SK `EMAIL#<eid>`; GSI1PK `EMAIL_DUE#<0-7> (while waiting for the sender,
+ *   and while `sending`: until the claim's lease ends)`, GSI1SK `<due ISO time>#<pid>#<eid>`
+ *     the envelope and status only (the content is an S3 object, shared/emails/content.ts); POST/GET /emails (the
+ *     shards merged), retry, cancel; the due-email dispatcher (Query GSI1 <= now), which also finds a `sending` claim
+ *     whose sender died; TTL EMAIL_RETENTION_DAYS
+ * - idempotency: PK `PROJECT#<pid>`, SK `IDEMPOTENCY#<sha256(key)>`
+ *     POST /emails(/batch) with Idempotency-Key; TTL 24 h
+ * - pending email: PK `PROJECT#<pid>#PENDING_FROM#<domain name>#<shard>`, SK `EMAIL#<eid>`
+ *     an accepted email still waiting (queued/scheduled) listed under its From domain: put with the email (and on retry
+ *     or a send put back), deleted when the sender claims it, on cancel; DELETE /domains Queries the shards in pages
+ *     and cancels each (no Scan). Broadcast emails have none
+ * - staged email: PK `PROJECT#<pid>`, SK `STAGED_EMAIL#<eid>`; GSI1PK `EMAIL_DUE#<0-7>`, GSI1SK `<lease
+ *   end>#<pid>#<eid>`
+ *     a batch too large for one transaction: its emails before the commit (GET/list never read this prefix); published
+ *     (deleted, the email put) after the batch commits; the due-email dispatcher finds one the request left behind
+ *     (Query GSI1) and publishes or discards it by its batch
+ * - email batch: PK `PROJECT#<pid>`, SK `EMAIL_BATCH#<bid>`
+ *     a staged batch's commit point: put with attribute_not_exists, `committed` by the request (with the
+ *     Idempotency-Key record) or `abandoned` by the dispatcher, never both; TTL 7 days
+ * - SES message: PK `SES_MESSAGE#<message id>`, SK `SES_MESSAGE`
+ *     SES events -> our email (GetItem); TTL with the email
+ * - SES event seen: PK `SES_EVENT#<message id>`, SK `<sha256 of the event>`
+ *     email-status worker: each SES event applied once; TTL 7 days
+ * - send rate: PK `SEND_RATE#<epoch second>[#<shard>]`, SK `SEND_RATE`
+ *     the sender's account-wide per-second send counters (one per SHARD_RATE sends a second,
+ *     shared/emails/send-rate.ts); TTL
+ * - suppression: PK `PROJECT#<pid>`, SK `SUPPRESSION#<lower-cased address>`
+ *     the canonical entry, one per address (attribute_not_exists claims it): the sender drops suppressed recipients
+ *     (BatchGet); POST /suppressions; GET/DELETE /suppressions/{email}; POST /suppressions/batch/add and /batch/remove
+ *     by `emails` (BatchGet, then the same claim or conditional delete per entry); the suppression writer
+ * - suppression id: PK `PROJECT#<pid>`, SK `SUPPRESSION_ID#<sid>`
+ *     the same record by id, written and deleted in the canonical entry's transaction: GET/DELETE /suppressions/{id};
+ *     POST /suppressions/batch/remove by `ids` (BatchGet); GET /suppressions (Query on prefix, newest first; `source`
+ *     or `origin` as a FilterExpression)
+ * - domain: PK `PROJECT#<pid>`, SK `DOMAIN#<did>`; GSI1PK `DOMAIN_UNSETTLED (while not_started, pending or
+ *   temporary_failure)`, GSI1SK `<did>`
+ *     POST/GET/PATCH/DELETE /domains, verify (Query on prefix to list); the scheduled domain check (Query GSI1, oldest
+ *     first)
+ * - domain name: PK `DOMAIN_NAME#<name>`, SK `DOMAIN_NAME`
+ *     deployment-wide uniqueness claim of a domain name (SES identities are account-wide) -> the domain; POST /domains
+ *     claims it (or takes over an expired, never verified one) and GetItems its parent names' claims (a subdomain of
+ *     another project's verified domain is refused), the sender's findSendingDomain (GetItem)
+ * - test domain name: PK `PROJECT#<pid of a test twin>`, SK `DOMAIN_NAME#<name>`
+ *     a test twin's claim of a domain name (shared/domains/domains.ts, `domainClaimKey`): the same item as `domain
+ *     name`, scoped to the twin, so a test domain never meets a live one of any project and is wiped with the twin's
+ *     data; POST/PATCH/DELETE /domains, verify, the scheduled check, the sender's findSendingDomain of a test email
+ *     (GetItem)
+ * - domain count: PK `PROJECT#<pid>`, SK `DOMAIN_COUNT`
+ *     the project's number of domains (`domain_count`): read before a create, added to in the create's transaction with
+ *     a condition under MAX_DOMAINS_PER_PROJECT, taken from in the delete's (and in a takeover of the project's expired
+ *     claim)
+ * - webhook: PK `PROJECT#<pid>`, SK `WEBHOOK#<wid>`
+ *     POST/GET/PATCH/DELETE /webhooks, rotate; the fan-out reads every webhook of an event's project (Query on prefix)
+ * - webhook count: PK `PROJECT#<pid>`, SK `WEBHOOK_COUNT`
+ *     the project's number of webhooks (`webhook_count`): added to in the create's transaction with a condition under
+ *     MAX_WEBHOOKS_PER_PROJECT, taken from in the delete's
+ * - webhook delivery: PK `PROJECT#<pid>#DELIVERIES#<shard>`, SK `WEBHOOK_DELIVERY#<wid>#<did>`; GSI1PK
+ *   `WEBHOOK_EVENTS#<pid>#<shard>`, GSI1SK `<did>`
+ *     the fan-out's conditional put (did derived from webhook + event); the dispatcher, GET/retry one delivery
+ *     (GetItem); GET /webhooks/{id}/deliveries and Resend's GET /webhooks/{id}/events (the shards merged on the
+ *     webhook's prefix, newest first); Resend's GET/replay /webhooks/{id}/events/{event id} (the did computed from
+ *     webhook + event: BatchGet, no key of its own); GET /webhook-events (the GSI1 shards merged, newest first); TTL
+ *     with its event
+ * - webhook attempt: PK `PROJECT#<pid>#ATTEMPTS#<shard of did>`, SK `WEBHOOK_ATTEMPT#<did>#<aid>`
+ *     one per attempt of a delivery (status code, start of the answer): put by the dispatcher right after it records
+ *     the attempt on the delivery (plain PutItem); Resend's GET /webhooks/{id}/events/{event id}/attempts (Query on the
+ *     delivery's prefix, newest first; aid is a UUIDv7 of the attempt's time); partitions apart from the deliveries',
+ *     which already take every delivery's put, claim and record; TTL with its delivery
+ * - contact: PK `PROJECT#<pid>`, SK `CONTACT#<cid>`
+ *     POST/GET/PATCH/DELETE /contacts (Query on prefix to list); holds `segment_ids` (list) and `topics` (map topic id
+ *     -> opt_in/opt_out); the broadcast fan-out (BatchGet)
+ * - contact email: PK `PROJECT#<pid>`, SK `CONTACT_EMAIL#<lower-cased address>`
+ *     one contact per address per project (attribute_not_exists in the create's transaction) -> `contact_id`:
+ *     GET/PATCH/DELETE /contacts/{email}
+ * - segment member: PK `PROJECT#<pid>#SEGMENT#<sid>`, SK `CONTACT#<cid>`
+ *     a contact in a segment, written in the same transaction as the contact's `segment_ids`: GET /contacts?segment_id=
+ *     and the broadcast fan-out (Query the partition, pages in contact order); segment deletion removes them (the
+ *     request, then the segment-cleanup worker: Query the partition)
+ * - contact import: PK `PROJECT#<pid>`, SK `CONTACT_IMPORT#<iid>`
+ *     POST /contacts/imports (put with the file's S3 key, ConditionChecks of its segments and topics), GET
+ *     /contacts/imports (Query on prefix, newest first) and /{id}; the contact-imports worker's cursor and counts,
+ *     updated in each page's transaction (shared/audience/imports.ts)
+ * - topic: PK `PROJECT#<pid>`, SK `TOPIC#<tid>`
+ *     POST/GET/PATCH/DELETE /topics (Query on prefix to list); a contact's effective subscription falls back to its
+ *     `default_subscription`
+ * - contact properties: PK `PROJECT#<pid>`, SK `CONTACT_PROPERTIES`
+ *     the project's property schema, ONE item (a map key -> {id, type, fallback_value, created_at}; at most
+ *     MAX_PROPERTIES): POST/GET/PATCH/DELETE /contact-properties (GetItem, then a Put conditional on its `version`: key
+ *     uniqueness and the limit in one write); contact create/PATCH with `properties` (GetItem beside the contact read);
+ *     each broadcast fan-out page (GetItem)
+ * - template: PK `PROJECT#<pid>`, SK `TEMPLATE#<tid>`
+ *     POST/GET/PATCH/DELETE /templates, publish, duplicate (Query on prefix to list); holds the draft and the
+ *     `published` version; POST /emails with `template` (GetItem)
+ * - template alias: PK `PROJECT#<pid>`, SK `TEMPLATE_ALIAS#<alias>`
+ *     alias uniqueness (attribute_not_exists in the template's transaction) -> `template_id`: GET/PATCH/DELETE
+ *     /templates/{alias}
+ * - broadcast: PK `PROJECT#<pid>`, SK `BROADCAST#<bid>`; GSI1PK `BROADCAST_DUE (while scheduled, queued or sending)`,
+ *   GSI1SK `<scheduled time or lease end>#<pid>#<bid>`
+ *     everything but the content (under 1 KB, so the fan-out's counter and cursor updates stay cheap):
+ *     POST/GET/PATCH/DELETE /broadcasts, send, cancel (Query on prefix to list); counters, cursor, pages in flight; the
+ *     due-broadcast dispatcher (Query GSI1 <= now)
+ * - broadcast content: PK `PROJECT#<pid>`, SK `BROADCAST_CONTENT#<bid>`
+ *     its html and text (up to 350 KB), written with the broadcast while a draft (one transaction), never by the
+ *     fan-out: GET /broadcasts/{id} (GetItem), the list (BatchGet of the page's), each fan-out page (GetItem)
+ * - broadcast page: PK `PROJECT#<pid>#BROADCAST#<bid>#PAGES`, SK `PAGE#<after>`
+ *     a fan-out page in flight: put when the page is claimed (with the cursor's move), deleted when it is done (with
+ *     the in-flight count); redelivered page messages find it; the due-broadcast dispatcher re-sends the messages of
+ *     those left (Query)
+ * - broadcast recipient: PK `PROJECT#<pid>#BROADCAST#<bid>#<shard>`, SK `CONTACT#<cid>`
+ *     the fan-out's per-recipient record (outcome, email id), put with attribute_not_exists in the same transaction as
+ *     the recipient's email and the counter update, so a redelivered batch sends nobody twice; GET
+ *     /broadcasts/{id}/recipients (the shards merged, newest contact first; with `email`, GetItem through the contact's
+ *     address claim), each sent one's email by BatchGet; TTL 90 days
+ * - unsubscribe secret: PK `DEPLOYMENT`, SK `UNSUBSCRIBE_SECRET`
+ *     the HMAC key of the unsubscribe tokens (created on first use with attribute_not_exists)
+ * - oauth client: PK `PROJECT#<pid>`, SK `OAUTH_CLIENT#<id>`
+ *     POST/GET/DELETE /oauth/clients (Query on prefix to list)
+ * - oauth client id: PK `OAUTH_CLIENT_ID#<client_id>`, SK `OAUTH_CLIENT_ID`
+ *     global lookup of a public client id -> project, redirect URIs, name: GET /oauth/authorize, POST /oauth/token
+ *     (BatchGet with the code or refresh token; ConditionCheck in the grant's transaction), GET /oauth/grants
+ *     (BatchGet: each grant's client name)
+ * - oauth code: PK `OAUTH_CODE#<sha256>`, SK `OAUTH_CODE`
+ *     an authorization code (hashed), PKCE challenge, client, redirect URI, scope; put by authorize, deleted
+ *     (conditionally: single use) by the token exchange; TTL 10 min
+ * - oauth grant: PK `PROJECT#<pid>`, SK `OAUTH_GRANT#<gid>`
+ *     GET/DELETE /oauth/grants (Query on prefix, newest first; client deletion filters on client_id); holds the hashes
+ *     of its live access and refresh token; TTL with its refresh token
+ * - oauth access token: PK `OAUTH_ACCESS_TOKEN#<sha256>`, SK `OAUTH_ACCESS_TOKEN`
+ *     every request with an `es_oat_` bearer token (GetItem, like the api key hash); POST /oauth/revoke; TTL 1 h
+ * - oauth refresh token: PK `OAUTH_REFRESH_TOKEN#<sha256>`, SK `OAUTH_REFRESH_TOKEN`
+ *     POST /oauth/token refresh (marked `rotated_at` on use, kept: presenting it again revokes the grant, RFC 9700),
+ *     POST /oauth/revoke; TTL 30 days
+ * - received email: PK `PROJECT#<pid>`, SK `RECEIVED_EMAIL#<rid>`
+ *     the inbound worker's put (with `email.received`, then `stored_at` with `email.stored`); GET /emails/receiving
+ *     (Query on prefix, newest first), GET /emails/receiving/{id} and its attachments (GetItem); TTL with the raw
+ *     message (INBOUND_RETENTION_DAYS)
+ * - inbound message: PK `INBOUND_MESSAGE#<SES message id>`, SK `PROJECT#<pid>`
+ *     idempotency of the inbound worker: one per (SES message, project), put with attribute_not_exists in the received
+ *     email's transaction -> `received_email_id`, so a redelivered notification stores nothing twice; TTL with the raw
+ *     message
+ * - request log: PK `PROJECT#<pid>#LOGS#<shard>`, SK `LOG#<lid>`
+ *     one entry per authenticated API request (method, path, status, duration, user agent, request id, the error's
+ *     envelope; never a key, header or body), put beside the answer by the request pipeline
+ *     (shared/logs/request-log.ts); GET /logs (the shards merged, newest first; lid is a UUIDv7 of the request's
+ *     start), GET /logs/{id} (GetItem); sharded because every request of a project writes one; TTL 30 days
  */
 export interface Key {
   PK: string;
