@@ -1,6 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/platform/log';
 import { streamFailureAt } from '#shared/platform/aws/batch';
+import { EVENT_SK_PREFIX } from '#shared/platform/db/keys';
 import type { OutboxEvent } from '#shared/webhooks/deliveries';
 import { fanOut } from '#shared/webhooks/fanout';
 
@@ -14,12 +15,12 @@ function outboxEvent(record: DynamoDBRecord): OutboxEvent {
   const sk = image?.SK?.S ?? '';
   const event = {
     projectId: image?.project_id?.S ?? '',
-    id: sk.slice('EVENT#'.length),
+    id: sk.slice(EVENT_SK_PREFIX.length),
     type: image?.event_type?.S ?? '',
     createdAt: image?.event?.M?.created_at?.S ?? '',
     expiresAt: Number(image?.expires_at?.N),
   };
-  if (!event.projectId || !sk.startsWith('EVENT#') || !event.type || !event.createdAt || !Number.isFinite(event.expiresAt)) throw new Error('not an event item');
+  if (!event.projectId || !sk.startsWith(EVENT_SK_PREFIX) || !event.type || !event.createdAt || !Number.isFinite(event.expiresAt)) throw new Error('not an event item');
   return event;
 }
 

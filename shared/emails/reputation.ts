@@ -58,7 +58,7 @@ export function reputationWrite(projectId: string, emailId: string, counts: Part
 
 /** The project's counts and rates over the last 24 hours (its shards, read side by side). */
 export async function reputationOf(projectId: string, now = nowDate()): Promise<Reputation> {
-  const from = `HOUR#${hourOf(new Date(now.getTime() - (WINDOW_HOURS - 1) * 3_600_000))}`;
+  const from = keys.reputationHourSk(hourOf(new Date(now.getTime() - (WINDOW_HOURS - 1) * 3_600_000)));
   // newest first: at most one bucket per shard and hour, so a page of 24 per shard holds the window
   const { items } = await queryPage(keys.reputationBuckets(projectId), { limit: keys.COLLECTION_SHARDS * WINDOW_HOURS });
   const counts: ReputationCounts = { sent: 0, bounced: 0, complained: 0 };

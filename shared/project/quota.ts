@@ -46,7 +46,7 @@ export interface QuotaUsage {
 /** The counter of each period that `now` falls in (UTC). */
 export function quotaPeriods(now = nowDate()): Record<QuotaPeriod, string> {
   const iso = now.toISOString();
-  return { daily: `DAY#${iso.slice(0, 10)}`, monthly: `MONTH#${iso.slice(0, 7)}` };
+  return { daily: keys.sendCountPeriod.day(iso.slice(0, 10)), monthly: keys.sendCountPeriod.month(iso.slice(0, 7)) };
 }
 
 const QUOTA_OF: Record<QuotaPeriod, keyof ProjectSettings> = { daily: 'daily_quota', monthly: 'monthly_quota' };

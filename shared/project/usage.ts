@@ -35,7 +35,7 @@ export async function projectUsage(caller: Caller, now = nowDate()) {
     countItems(keys.broadcasts(caller.projectId)),
     getItem(keys.domainCount(caller.projectId)),
   ]);
-  const received = (day?: string) => days.filter((item) => !day || item.SK === `DAY#${day}`).reduce((sum, item) => sum + Number(item.received ?? 0), 0);
+  const received = (day?: string) => days.filter((item) => !day || item.SK === keys.metricsDaySk(day)).reduce((sum, item) => sum + Number(item.received ?? 0), 0);
   return {
     object: 'usage' as const,
     emails: {

@@ -219,6 +219,8 @@ export const defaultProject = (): Key => ({ PK: 'DEPLOYMENT', SK: 'DEFAULT_PROJE
 export const rateWindow = (projectId: string, epochSecond: number): Key => ({ PK: `RATE_LIMIT#${projectId}#${epochSecond}`, SK: 'RATE_LIMIT' });
 /** A project's accepted emails in one UTC day (`DAY#2026-11-25`) or month (`MONTH#2026-11`). */
 export const sendCount = (projectId: string, period: string): Key => ({ PK: `SEND_COUNT#${projectId}#${period}`, SK: 'SEND_COUNT' });
+/** The `period` of a send count: a UTC day (`2026-11-25`) or month (`2026-11`). */
+export const sendCountPeriod = { day: (day: string) => `DAY#${day}`, month: (month: string) => `MONTH#${month}` };
 
 export const apiKey = (projectId: string, apiKeyId: string): Key => ({ PK: projectPk(projectId), SK: `API_KEY#${apiKeyId}` });
 export const apiKeys = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'API_KEY#' });
@@ -228,8 +230,10 @@ export const segment = (projectId: string, segmentId: string): Key => ({ PK: pro
 export const segments = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'SEGMENT#' });
 
 const eventsPk = (projectId: string) => `${projectPk(projectId)}#EVENTS`;
-export const event = (projectId: string, eventId: string): Key => ({ PK: `${eventsPk(projectId)}#${shardOf(eventId)}`, SK: `EVENT#${eventId}` });
-export const events = (projectId: string): ShardedCollection => ({ PKs: shardPks(eventsPk(projectId)), prefix: 'EVENT#' });
+/** The sort-key prefix of an event item (the webhook fan-out reads event items off the stream by it). */
+export const EVENT_SK_PREFIX = 'EVENT#';
+export const event = (projectId: string, eventId: string): Key => ({ PK: `${eventsPk(projectId)}#${shardOf(eventId)}`, SK: `${EVENT_SK_PREFIX}${eventId}` });
+export const events = (projectId: string): ShardedCollection => ({ PKs: shardPks(eventsPk(projectId)), prefix: EVENT_SK_PREFIX });
 /** Every authenticated request writes one entry: sharded like the per-email collections, so a busy project's requests spread over COLLECTION_SHARDS partitions. */
 const logsPk = (projectId: string) => `${projectPk(projectId)}#LOGS`;
 /** The partition keys of every project's request log and rate windows, as IAM's `dynamodb:LeadingKeys` patterns (functions/routes.ts `routeNeeds`). */
@@ -293,10 +297,14 @@ const linksPk = (projectId: string, broadcastId: string) => `${projectPk(project
 export const broadcastLink = (projectId: string, broadcastId: string, emailId: string, linkId: string): Key => ({ PK: `${linksPk(projectId, broadcastId)}#${shardOf(emailId)}`, SK: `LINK#${linkId}` });
 export const broadcastLinks = (projectId: string, broadcastId: string): ShardedCollection => ({ PKs: shardPks(linksPk(projectId, broadcastId)), prefix: 'LINK#' });
 const metricsPk = (projectId: string) => `METRICS#${projectId}`;
-export const metricsDay = (projectId: string, emailId: string, day: string): Key => ({ PK: `${metricsPk(projectId)}#${shardOf(emailId)}`, SK: `DAY#${day}` });
+/** The sort key of a metrics day (`2026-11-25`). */
+export const metricsDaySk = (day: string) => `DAY#${day}`;
+export const metricsDay = (projectId: string, emailId: string, day: string): Key => ({ PK: `${metricsPk(projectId)}#${shardOf(emailId)}`, SK: metricsDaySk(day) });
 export const metricsDays = (projectId: string): ShardedCollection => ({ PKs: shardPks(metricsPk(projectId)), prefix: 'DAY#' });
 const reputationPk = (projectId: string) => `REPUTATION#${projectId}`;
-export const reputationBucket = (projectId: string, emailId: string, hour: string): Key => ({ PK: `${reputationPk(projectId)}#${shardOf(emailId)}`, SK: `HOUR#${hour}` });
+/** The sort key of a reputation hour (`2026-11-25T13`). */
+export const reputationHourSk = (hour: string) => `HOUR#${hour}`;
+export const reputationBucket = (projectId: string, emailId: string, hour: string): Key => ({ PK: `${reputationPk(projectId)}#${shardOf(emailId)}`, SK: reputationHourSk(hour) });
 export const reputationBuckets = (projectId: string): ShardedCollection => ({ PKs: shardPks(reputationPk(projectId)), prefix: 'HOUR#' });
 export const sesMessage = (messageId: string): Key => ({ PK: `SES_MESSAGE#${messageId}`, SK: 'SES_MESSAGE' });
 export const sendRate = (epochSecond: number, shard = 0): Key => ({ PK: shard ? `SEND_RATE#${epochSecond}#${shard}` : `SEND_RATE#${epochSecond}`, SK: 'SEND_RATE' });
