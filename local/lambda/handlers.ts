@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyHandler = (event: any, context: any) => Promise<any>;
 
-const functionsDir = join(__dirname, '..', '..', '..', 'functions');
+const functionsDir = join(__dirname, '..', '..', 'functions');
 const loaded = new Map<string, Promise<AnyHandler>>();
 
 export function loadHandler(handlerPath: string): Promise<AnyHandler> {
