@@ -1,5 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
-import { applySesEvent, sesEventFromSqsBody } from '#shared/emails/status';
+import { applySesEvent } from '#shared/emails/status';
+import { readSesNotification } from '#shared/platform/aws/ses-notification';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
 
@@ -12,7 +13,7 @@ export const handler = (event: SQSEvent) =>
   processSqsBatch(
     event,
     async (record) => {
-      const outcome = await applySesEvent(sesEventFromSqsBody(record.body));
+      const outcome = await applySesEvent(readSesNotification(record.body));
       if (outcome === 'unknown_email') throw new Error('no email for this SES event');
     },
     { sequential: true, onError: (error, record) => logger.warn('SES event not applied', { message_id: record.messageId, error }) },

@@ -1,7 +1,8 @@
 import type { SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
-import { applySuppressionFeedback, MalformedNotification } from '#shared/suppressions/feedback';
+import { applySuppressionFeedback, NoEmailForNotification } from '#shared/suppressions/feedback';
+import { MalformedSesNotification } from '#shared/platform/aws/ses-notification';
 
 /**
  * The suppression queue's consumer: SES Bounce and Complaint events (SNS envelopes) become
@@ -18,7 +19,7 @@ export const handler = (event: SQSEvent) =>
     },
     {
       onError: (error, record) => {
-        const malformed = error instanceof MalformedNotification;
+        const malformed = error instanceof MalformedSesNotification || error instanceof NoEmailForNotification;
         logger[malformed ? 'warn' : 'error'](malformed ? 'SES notification not readable' : 'SES notification not applied', { message_id: record.messageId, error });
       },
     },

@@ -25,7 +25,7 @@ import { toSummary, type EmailItem } from './emails';
 import type { LastEvent } from './model';
 import { eventWrite } from '../events/events';
 import type { EventType } from '../events/model';
-import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
+import { sesKind, type SesNotification } from '../platform/aws/ses-notification';
 import { logger } from '../platform/log';
 import { now } from '../platform/clock';
 import { metricsWrite, type CountedMetric } from './metrics';
@@ -50,20 +50,19 @@ const RANK: Record<LastEvent, number> = {
 };
 
 /** SES event -> our status, platform event and detail; undefined for events we do not track. */
-function translate(ses: Record<string, any>): { status: LastEvent; type?: EventType; detail: Record<string, unknown> } | undefined {
-  const kind = String(ses.eventType ?? ses.notificationType ?? '');
-  switch (kind) {
+function translate(ses: SesNotification): { status: LastEvent; type?: EventType; detail: Record<string, unknown> } | undefined {
+  switch (sesKind(ses)) {
     case 'Delivery':
       return { status: 'delivered', type: 'email.delivered', detail: { delivery: ses.delivery } };
     case 'DeliveryDelay':
       return { status: 'delivery_delayed', type: 'email.delivery_delayed', detail: { delay: ses.deliveryDelay } };
     case 'Bounce': {
-      const bounce = ses.bounce ?? {};
+      const bounce = ses.bounce!; // a Bounce has it (readSesNotification)
       const detail = { bounce: { type: bounce.bounceType, subtype: bounce.bounceSubType, recipients: bounce.bouncedRecipients ?? [] } };
       return bounce.bounceType === 'Permanent' ? { status: 'bounced', type: 'email.bounced', detail } : { status: 'delivery_delayed', type: 'email.delivery_delayed', detail };
     }
     case 'Complaint': {
-      const complaint = ses.complaint ?? {};
+      const complaint = ses.complaint!; // a Complaint has it (readSesNotification)
       if (complaint.complaintFeedbackType === 'not-spam') return undefined; // a withdrawal, handled by the suppression writer
       return {
         status: 'complained',
@@ -81,7 +80,6 @@ function translate(ses: Record<string, any>): { status: LastEvent; type?: EventT
       };
     case 'Reject':
       return { status: 'failed', type: 'email.failed', detail: { failure: { reason: ses.reject?.reason ?? 'Rejected by SES' } } };
-    case 'Rendering Failure':
     case 'RenderingFailure':
       return { status: 'failed', type: 'email.failed', detail: { failure: { reason: ses.failure?.errorMessage ?? 'Rendering failure' } } };
     default:
@@ -93,9 +91,9 @@ function translate(ses: Record<string, any>): { status: LastEvent; type?: EventT
 const MAX_NOTED_LINKS = 25;
 
 /** The link a Click event of a broadcast email names: its id (a hash of the URL) and whether this email clicked it before. */
-function clickedLink(ses: Record<string, any>, item: EmailItem): { id: string; url: string; first: boolean } | undefined {
+function clickedLink(ses: SesNotification, item: EmailItem): { id: string; url: string; first: boolean } | undefined {
   const url = ses.click?.link;
-  if (String(ses.eventType ?? ses.notificationType) !== 'Click' || !item.broadcast_id || typeof url !== 'string' || !url) return undefined;
+  if (sesKind(ses) !== 'Click' || !item.broadcast_id || typeof url !== 'string' || !url) return undefined;
   const id = createHash('sha256').update(url).digest('hex').slice(0, 16);
   const noted = item.clicked_links ?? new Set<string>();
   return { id, url: url.slice(0, 2048), first: !noted.has(id) && noted.size < MAX_NOTED_LINKS };
@@ -108,8 +106,8 @@ const linkClickWrite = (projectId: string, item: EmailItem, click: { id: string;
   });
 
 /** What one SES event adds to the project's metrics (./metrics.ts); `seen`: the email's status when it came. */
-function metricCounts(ses: Record<string, any>, seen: LastEvent): Partial<Record<CountedMetric, number>> {
-  switch (String(ses.eventType ?? ses.notificationType ?? '')) {
+function metricCounts(ses: SesNotification, seen: LastEvent): Partial<Record<CountedMetric, number>> {
+  switch (sesKind(ses)) {
     case 'Delivery':
       return { delivered: 1 };
     case 'DeliveryDelay':
@@ -127,27 +125,13 @@ function metricCounts(ses: Record<string, any>, seen: LastEvent): Partial<Record
   }
 }
 
-export class MalformedSesEvent extends Error {}
-
-/** The SES event inside an SQS message body that SNS delivered (or the bare event, for raw delivery). */
-export function sesEventFromSqsBody(body: string): Record<string, any> {
-  let parsed: any;
-  try {
-    parsed = parseSnsEnvelope(body);
-  } catch (error) {
-    throw new MalformedSesEvent((error as Error).message, { cause: error });
-  }
-  if (!parsed || typeof parsed !== 'object' || !parsed.mail?.messageId) throw new MalformedSesEvent('not an SES event (no mail.messageId)');
-  return parsed;
-}
-
 export class NotYetSent extends Error {}
 
 /** `misrouted`: the notification's configuration set is not the one the email was sent through (dropped, logged). */
 export type StatusOutcome = 'applied' | 'duplicate' | 'ignored' | 'unknown_email' | 'misrouted';
 
 /** Applies one SES event to its email. */
-export async function applySesEvent(ses: Record<string, any>): Promise<StatusOutcome> {
+export async function applySesEvent(ses: SesNotification): Promise<StatusOutcome> {
   const translated = translate(ses);
   if (!translated) return 'ignored';
   const route = await routeFeedback(ses.mail);
@@ -158,7 +142,7 @@ export async function applySesEvent(ses: Record<string, any>): Promise<StatusOut
   }
   const target = route;
   const eventKey = createHash('sha256')
-    .update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '']]))
+    .update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[(Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '') as keyof SesNotification]]))
     .digest('hex');
   const marker = put(
     { ...keys.sesEvent(ses.mail.messageId, eventKey), type: 'ses_event', project_id: target.projectId, expires_at: Math.floor(now() / 1000) + 7 * 24 * 3600 },

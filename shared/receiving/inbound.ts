@@ -38,9 +38,9 @@ import { batchGet, getItem, isConditionFailed, put, transact, update, type Item 
 import { eventWrite } from '../events/events';
 import { newId, nowIso } from '../platform/ids';
 import { bucketName, deleteObject, getObject, headObject, putObject } from '../platform/aws/s3';
-import { messageFromSesHeaders, parseMessage, type ParsedMessage, type SesHeaders } from './mime';
+import { messageFromSesHeaders, parseMessage, type ParsedMessage } from './mime';
 import { logger } from '../platform/log';
-import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
+import { MalformedSesNotification, type SesNotification, type SesReceiptDetail, sesMessageOf, sesNotificationFrom } from '../platform/aws/ses-notification';
 import type { Verdict } from './model';
 import { attachmentKey, bodyKey, toSummary } from './received-emails';
 import { isTestProject } from '../project/test-mode';
@@ -70,35 +70,31 @@ export class MalformedReceipt extends Error {
 }
 
 /** The SES receipt notification (`notificationType: "Received"`, S3 action), as far as the worker reads it. */
-export interface SesReceipt {
+export type SesReceipt = SesNotification & {
   notificationType: 'Received';
-  mail: SesHeaders & { messageId: string; source?: string; timestamp?: string };
-  receipt: {
-    recipients: string[];
-    spamVerdict?: { status?: string };
-    virusVerdict?: { status?: string };
-    action: { type: string; bucketName?: string; objectKey: string };
-  };
+  receipt: SesReceiptDetail & { action: { type: 'S3'; objectKey: string } };
   /** a test-mode send's loopback (the module comment): the test twin whose test domains receive it */
   test_project_id?: string;
-}
+};
 
 /** The notification in an SQS message body: inside an SNS envelope (or bare, with raw message delivery). Other notification types: undefined. */
 export function receiptFromBody(body: string): SesReceipt | undefined {
-  let parsed: any;
+  let notification: SesNotification;
   try {
-    parsed = parseSnsEnvelope(body);
+    const message = sesMessageOf(body);
+    const type = message && typeof message === 'object' ? (message as { notificationType?: unknown }).notificationType : undefined;
+    if (typeof type !== 'string') throw new MalformedSesNotification('not an SES notification');
+    if (type !== 'Received') return undefined; // e.g. SES's own setup notification
+    notification = sesNotificationFrom(message);
   } catch (error) {
-    throw new MalformedReceipt((error as Error).message, { cause: error });
+    if (!(error instanceof MalformedSesNotification)) throw error;
+    throw new MalformedReceipt(error.message, { cause: error.cause ?? error });
   }
-  if (!parsed || typeof parsed !== 'object' || typeof parsed.notificationType !== 'string') throw new MalformedReceipt('not an SES notification');
-  if (parsed.notificationType !== 'Received') return undefined; // e.g. SES's own setup notification
-  if (typeof parsed.mail?.messageId !== 'string' || !/^[\w.-]{1,200}$/.test(parsed.mail.messageId)) throw new MalformedReceipt('no usable mail.messageId');
-  if (!Array.isArray(parsed.receipt?.recipients) || !parsed.receipt.recipients.every((r: unknown) => typeof r === 'string')) throw new MalformedReceipt('no receipt.recipients');
-  const action = parsed.receipt.action;
-  if (action?.type !== 'S3' || typeof action.objectKey !== 'string') throw new MalformedReceipt('not the notification of an S3 action');
+  if (!/^[\w.-]{1,200}$/.test(notification.mail.messageId)) throw new MalformedReceipt('no usable mail.messageId');
+  const action = notification.receipt!.action; // a Received notification has its receipt (sesNotificationFrom)
+  if (action.type !== 'S3' || typeof action.objectKey !== 'string') throw new MalformedReceipt('not the notification of an S3 action');
   if (action.bucketName !== undefined && action.bucketName !== bucketName()) throw new MalformedReceipt(`the message is in bucket ${action.bucketName}, not the inbound bucket`);
-  return parsed as SesReceipt;
+  return notification as SesReceipt;
 }
 
 const verdict = (value: { status?: string } | undefined): Verdict | null => {

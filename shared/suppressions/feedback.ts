@@ -31,26 +31,13 @@
 import { isAddress } from '../platform/mail/addresses';
 import { routeFeedback } from '../emails/ses-message';
 import { logger } from '../platform/log';
-import { parseSnsEnvelope } from '../platform/aws/sns-envelope';
+import { MalformedSesNotification, readSesNotification, sesKind, type SesNotification, type SesRecipient } from '../platform/aws/ses-notification';
 import type { SuppressionEntry } from './model';
 import { suppressAddress, withdrawComplaint } from './suppressions';
 
-export class MalformedNotification extends Error {
-  override name = 'MalformedNotification';
-}
-
-type SesEvent = Record<string, any> & { mail: { messageId: string; tags?: Record<string, string[]> } };
-
-/** The SES event in an SQS message body: inside an SNS notification envelope, or bare. An unreadable envelope is a MalformedNotification too (its cause: the MalformedSnsEnvelope). */
-export function sesEventFromBody(body: string): SesEvent {
-  let parsed: any;
-  try {
-    parsed = parseSnsEnvelope(body);
-  } catch (error) {
-    throw new MalformedNotification((error as Error).message, { cause: error });
-  }
-  if (!parsed || typeof parsed !== 'object' || typeof parsed.mail?.messageId !== 'string') throw new MalformedNotification('not an SES event (no mail.messageId)');
-  return parsed as SesEvent;
+/** Feedback for an SES message no email was recorded for (yet): retried, then kept in the DLQ. */
+export class NoEmailForNotification extends Error {
+  override name = 'NoEmailForNotification';
 }
 
 const PERMANENT_SUBTYPES = new Set(['General', 'NoEmail', 'Suppressed', 'OnAccountSuppressionList']);
@@ -69,48 +56,36 @@ export interface FeedbackDecision {
 }
 
 /** Recipient address of a bounced/complained recipient: the bare address, lower-cased. */
-function recipientAddress(recipient: unknown): string {
-  const raw = typeof recipient === 'object' && recipient ? (recipient as { emailAddress?: unknown }).emailAddress : undefined;
-  if (typeof raw !== 'string') throw new MalformedNotification('a recipient without emailAddress');
+function recipientAddress(recipient: Pick<SesRecipient, 'emailAddress'>): string {
+  const raw = recipient.emailAddress;
   const bare = (/<([^>]+)>\s*$/.exec(raw)?.[1] ?? raw).trim().toLowerCase();
-  if (!isAddress(bare)) throw new MalformedNotification(`recipient ${JSON.stringify(raw)} is not an email address`);
+  if (!isAddress(bare)) throw new MalformedSesNotification(`recipient ${JSON.stringify(raw)} is not an email address`);
   return bare;
 }
 
-function recipients(list: unknown, field: string): unknown[] {
-  if (!Array.isArray(list)) throw new MalformedNotification(`no ${field} list`);
-  return list;
-}
-
 /** The rules above, on one SES event; no I/O. */
-export function decide(ses: SesEvent): FeedbackDecision {
-  const kind = String(ses.eventType ?? ses.notificationType ?? '');
-  if (kind === 'Bounce') {
+export function decide(ses: SesNotification): FeedbackDecision {
+  const kind = sesKind(ses);
+  if (kind === 'Bounce' && ses.bounce) {
     const bounce = ses.bounce;
-    if (!bounce || typeof bounce !== 'object') throw new MalformedNotification('a Bounce without a bounce object');
-    const bounced = recipients(bounce.bouncedRecipients, 'bounce.bouncedRecipients');
     if (bounce.bounceType !== 'Permanent') return { suppress: [], withdraw: [] };
-    const sesSubtype = String(bounce.bounceSubType ?? 'General');
+    const sesSubtype = bounce.bounceSubType ?? 'General';
     const subtype = PERMANENT_SUBTYPES.has(sesSubtype) ? sesSubtype : 'General';
     const description = BOUNCE_DESCRIPTIONS[sesSubtype] ?? `Permanent bounce (SES subtype ${sesSubtype})`;
     return {
-      suppress: bounced.map((r) => {
-        const diagnostic = (r as { diagnosticCode?: unknown }).diagnosticCode;
-        return {
-          email: recipientAddress(r),
-          source: 'bounce' as const,
-          subtype,
-          reason: typeof diagnostic === 'string' && diagnostic.trim() ? diagnostic.trim() : description,
-        };
-      }),
+      suppress: bounce.bouncedRecipients.map((r) => ({
+        email: recipientAddress(r),
+        source: 'bounce' as const,
+        subtype,
+        reason: r.diagnosticCode?.trim() ? r.diagnosticCode.trim() : description,
+      })),
       withdraw: [],
     };
   }
-  if (kind === 'Complaint') {
+  if (kind === 'Complaint' && ses.complaint) {
     const complaint = ses.complaint;
-    if (!complaint || typeof complaint !== 'object') throw new MalformedNotification('a Complaint without a complaint object');
-    const complained = recipients(complaint.complainedRecipients, 'complaint.complainedRecipients').map(recipientAddress);
-    const feedback = typeof complaint.complaintFeedbackType === 'string' ? complaint.complaintFeedbackType.trim().toLowerCase() : '';
+    const complained = complaint.complainedRecipients.map(recipientAddress);
+    const feedback = complaint.complaintFeedbackType?.trim().toLowerCase() ?? '';
     if (feedback === 'not-spam') return { suppress: [], withdraw: complained };
     const subtype = feedback ? (FEEDBACK_TYPES.has(feedback) ? feedback : 'other') : null;
     const reason = subtype ? `The recipient complained (feedback type ${feedback})` : 'The recipient complained (no feedback type given)';
@@ -129,14 +104,14 @@ export interface FeedbackOutcome {
   unchanged: number;
 }
 
-/** Applies one SQS message body; throws MalformedNotification for a message that can never be applied. */
+/** Applies one SQS message body; throws MalformedSesNotification for a message that can never be read, NoEmailForNotification for one whose email is unknown (yet). */
 export async function applySuppressionFeedback(body: string): Promise<FeedbackOutcome> {
-  const ses = sesEventFromBody(body);
+  const ses = readSesNotification(body);
   const decision = decide(ses);
   const outcome: FeedbackOutcome = { suppressed: 0, withdrawn: 0, unchanged: 0 };
   if (decision.suppress.length === 0 && decision.withdraw.length === 0) return outcome;
   const route = await routeFeedback(ses.mail);
-  if (route.kind === 'unknown') throw new MalformedNotification(`no email for SES message ${ses.mail.messageId} (no SES message id lookup)`);
+  if (route.kind === 'unknown') throw new NoEmailForNotification(`no email for SES message ${ses.mail.messageId} (no SES message id lookup)`);
   if (route.kind === 'mismatch') {
     logger.warn('SES notification dropped: its configuration set is not the one the email was sent through', { ses_message_id: ses.mail.messageId, ...route });
     return { ...outcome, misrouted: true };

@@ -1,8 +1,7 @@
 /** The one reader of SNS envelopes in SQS bodies: what it unwraps, what it refuses, and how a consumer's own error carries it. */
 import { MalformedSnsEnvelope, parseSnsEnvelope } from '../../shared/platform/aws/sns-envelope';
-import { MalformedSesEvent, sesEventFromSqsBody } from '../../shared/emails/status';
+import { MalformedSesNotification, readSesNotification } from '../../shared/platform/aws/ses-notification';
 import { MalformedReceipt, receiptFromBody } from '../../shared/receiving/inbound';
-import { MalformedNotification, sesEventFromBody } from '../../shared/suppressions/feedback';
 
 const envelope = (fields: object) => JSON.stringify({ MessageId: 'sns-1', TopicArn: 'arn:aws:sns:ap-southeast-2:123456789012:t', ...fields });
 
@@ -32,8 +31,7 @@ describe('parseSnsEnvelope', () => {
 
 describe('its consumers', () => {
   it.each([
-    ['suppression feedback', sesEventFromBody, MalformedNotification],
-    ['email status', sesEventFromSqsBody, MalformedSesEvent],
+    ['SES events (email status, suppression feedback)', readSesNotification, MalformedSesNotification],
     ['inbound', receiptFromBody, MalformedReceipt],
   ] as const)('%s: an unreadable envelope is its own malformed error, caused by MalformedSnsEnvelope', (_, parse, Malformed) => {
     let thrown: unknown;
