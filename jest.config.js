@@ -39,7 +39,11 @@ const withRuntime = {
 
 const HOSTILE = '<rootDir>/test/api/hostile-input.test.ts';
 /** The volume suites: thousands of emails, items or processes each, minutes of a run (`npm run test:volume`). */
-const VOLUME = ['<rootDir>/test/api/send-path-scale.test.ts', '<rootDir>/test/integration/due-dispatcher.test.ts', '<rootDir>/test/api/process-tree.test.ts'];
+const VOLUME = [
+  '<rootDir>/test/api/send-path-scale.test.ts',
+  '<rootDir>/test/integration/due-dispatcher.test.ts',
+  '<rootDir>/test/api/process-tree.test.ts',
+];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -53,8 +57,20 @@ module.exports = {
   reporters: ['default', '<rootDir>/test/support/run-outcome-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
-    { ...common, ...withRuntime, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...VOLUME] },
-    { ...common, ...withRuntime, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', HOSTILE, ...VOLUME] },
+    {
+      ...common,
+      ...withRuntime,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...VOLUME],
+    },
+    {
+      ...common,
+      ...withRuntime,
+      displayName: 'api',
+      testMatch: ['<rootDir>/test/api/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', HOSTILE, ...VOLUME],
+    },
     { ...common, ...withRuntime, displayName: 'hostile', testMatch: [HOSTILE] },
     { ...common, ...withRuntime, displayName: 'volume', testMatch: VOLUME },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },

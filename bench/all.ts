@@ -21,7 +21,11 @@ import { type benchSuppressionWriter, formatSuppressionWriter } from './suppress
 import { RESULT_MARK } from './run-one';
 import { type benchWebhooks, formatWebhooks } from './webhooks';
 import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
-import { type benchTransactionalLatency, formatTransactionalLatency, transactionalLatencyMet } from './transactional-latency';
+import {
+  type benchTransactionalLatency,
+  formatTransactionalLatency,
+  transactionalLatencyMet,
+} from './transactional-latency';
 import { type benchFunctionMemory, formatFunctionMemory } from './function-memory';
 import { type benchInboundMemory, formatInboundMemory } from './inbound-memory';
 import { formatSenderMemory, type SenderMemoryResult } from './sender-memory';
@@ -41,14 +45,19 @@ const SES_DEFAULT_RATE = 14;
  * runtime, and module-level clients would keep pointing at the first one. Its output goes through.
  */
 function isolated<T>(name: string): T {
-  const child = spawnSync(process.execPath, [join(__dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(__dirname, 'run-one.ts'), name], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 256 * 1024 * 1024,
-    env: process.env,
-  });
+  const child = spawnSync(
+    process.execPath,
+    [join(__dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(__dirname, 'run-one.ts'), name],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 256 * 1024 * 1024,
+      env: process.env,
+    },
+  );
   const out = child.stdout.toString('utf8');
   const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
-  if (child.status !== 0 || !line) throw new Error(`benchmark ${name} failed (exit ${child.status}):\n${out.slice(-2000)}`);
+  if (child.status !== 0 || !line)
+    throw new Error(`benchmark ${name} failed (exit ${child.status}):\n${out.slice(-2000)}`);
   return JSON.parse(line.slice(RESULT_MARK.length)) as T;
 }
 
@@ -83,7 +92,10 @@ async function main(): Promise<void> {
   if (!only || only === 'bundles') {
     const results = isolated<Awaited<ReturnType<typeof benchBundles>>>('bundles');
     const { rows, reference } = results;
-    section(`Bundle size and module initialisation per function (median of ${process.env.BENCH_RUNS ?? 7} fresh processes)`, formatBundles(results));
+    section(
+      `Bundle size and module initialisation per function (median of ${process.env.BENCH_RUNS ?? 7} fresh processes)`,
+      formatBundles(results),
+    );
     const biggest = rows.reduce((a, b) => (b.bytes > a.bytes ? b : a));
     const slowest = rows.reduce((a, b) => (b.initMs.median > a.initMs.median ? b : a));
     summary.push(
@@ -115,7 +127,10 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'api') {
     const r = isolated<Awaited<ReturnType<typeof benchApiThroughput>>>('api');
-    section('API throughput: POST /contacts through the local runtime beside raw DynamoDB Local writes', formatApiThroughput(r));
+    section(
+      'API throughput: POST /contacts through the local runtime beside raw DynamoDB Local writes',
+      formatApiThroughput(r),
+    );
     summary.push({
       benchmark: 'API throughput, POST /contacts (local runtime)',
       figure: `${r.apiPerSecond.toFixed(0)}/s, p50 ${r.apiP50Ms.toFixed(0)} ms, p99 ${r.apiP99Ms.toFixed(0)} ms (raw PutItem ${r.rawPutsPerSecond.toFixed(0)}/s, raw 2-item transaction ${r.rawTransactionsPerSecond.toFixed(0)}/s); ${r.failures} failed`,
@@ -125,7 +140,10 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'send') {
     const r = isolated<Awaited<ReturnType<typeof benchSendPipeline>>>('send');
-    section(`Send pipeline: ${r.emails.toLocaleString('en')} emails at a configured ${r.rateLimit}/s (counted where SES receives them)`, formatSendPipeline(r));
+    section(
+      `Send pipeline: ${r.emails.toLocaleString('en')} emails at a configured ${r.rateLimit}/s (counted where SES receives them)`,
+      formatSendPipeline(r),
+    );
     summary.push({
       benchmark: 'send pipeline at the account rate',
       figure: `${r.achievedRate.toFixed(1)}/s of ${r.rateLimit}/s; busiest second ${r.busiestSecond}; ${r.throttled} throttled and retried; ${r.lost} lost, ${r.duplicated} twice`,
@@ -135,7 +153,10 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'suppression') {
     const r = isolated<Awaited<ReturnType<typeof benchSuppressionWriter>>>('suppression');
-    section(`Suppression writer: ${r.notifications.toLocaleString('en')} bounce notifications beside the raw DynamoDB Local write rate`, formatSuppressionWriter(r));
+    section(
+      `Suppression writer: ${r.notifications.toLocaleString('en')} bounce notifications beside the raw DynamoDB Local write rate`,
+      formatSuppressionWriter(r),
+    );
     summary.push({
       benchmark: 'suppression writer',
       figure: `${r.entriesPerSecond.toFixed(0)} entries/s (raw PutItem ${r.rawPutsPerSecond.toFixed(0)}/s, raw 2-item transaction ${r.rawTransactionsPerSecond.toFixed(0)}/s)`,
@@ -145,7 +166,10 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'broadcast') {
     const r = isolated<Awaited<ReturnType<typeof benchBroadcastFanOut>>>('broadcast');
-    section(`Broadcast fan-out: ${r.contacts.toLocaleString('en')} contacts beside the raw DynamoDB Local write rate`, formatBroadcastFanOut(r));
+    section(
+      `Broadcast fan-out: ${r.contacts.toLocaleString('en')} contacts beside the raw DynamoDB Local write rate`,
+      formatBroadcastFanOut(r),
+    );
     summary.push({
       benchmark: `broadcast fan-out, ${r.contacts.toLocaleString('en')} contacts`,
       figure: `${r.recipientsPerSecond.toFixed(0)} recipients/s (${r.fanOutItemsPerSecond.toFixed(0)} items/s; raw BatchWrite ${r.rawItemsPerSecond.toFixed(0)} items/s); peak heap +${r.peakHeapGrowthMb.toFixed(0)} MB`,
@@ -155,7 +179,11 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'imports') {
     const r = isolated<ContactImportsResult>('imports');
-    section(`Contact imports: ${r.rows.toLocaleString('en')} CSV rows beside the raw DynamoDB Local write rate`, formatContactImports(r), 'imports');
+    section(
+      `Contact imports: ${r.rows.toLocaleString('en')} CSV rows beside the raw DynamoDB Local write rate`,
+      formatContactImports(r),
+      'imports',
+    );
     summary.push({
       benchmark: `contact import, ${r.rows.toLocaleString('en')} rows`,
       figure: `${r.rowsPerSecond.toFixed(0)} rows/s (raw BatchWrite ${r.rawContactsPerSecond.toFixed(0)} contacts/s; bare transactions of the pages' items ${r.transactionContactsPerSecond.toFixed(0)} contacts/s, the ceiling on DynamoDB Local)`,
@@ -165,7 +193,10 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'webhooks') {
     const r = isolated<Awaited<ReturnType<typeof benchWebhooks>>>('webhooks');
-    section('Webhook delivery: a burst of events, then events at a steady rate, to a local receiver (stream, fan-out, queue, dispatcher)', formatWebhooks(r));
+    section(
+      'Webhook delivery: a burst of events, then events at a steady rate, to a local receiver (stream, fan-out, queue, dispatcher)',
+      formatWebhooks(r),
+    );
     for (const run of r.runs) {
       summary.push({
         benchmark: `webhook delivery, ${run.name}`,
@@ -178,7 +209,11 @@ async function main(): Promise<void> {
 
   if (!only || only === 'cost') {
     const r = isolated<Awaited<ReturnType<typeof benchSendPathCost>>>('cost');
-    section('The send path: DynamoDB units per email, the hottest partitions, and the cost per 100,000 emails (bench/send-path-cost.ts says how they are measured)', formatSendPathCost(r), 'cost');
+    section(
+      'The send path: DynamoDB units per email, the hottest partitions, and the cost per 100,000 emails (bench/send-path-cost.ts says how they are measured)',
+      formatSendPathCost(r),
+      'cost',
+    );
     const twenty = r.rows.find((row) => row.kb === 20)!;
     const hottest = r.hottest.keys[0];
     summary.push(
@@ -194,12 +229,21 @@ async function main(): Promise<void> {
         budget: 'under 1,000 (issue 17)',
         met: hottest.at500PerSecond < 1000,
       },
-      { benchmark: 'cost per 100,000 emails besides SES', figure: `$${r.totalBesidesSes.toFixed(2)}`, budget: 'under $5 (issue 17)', met: r.totalBesidesSes < 5 },
+      {
+        benchmark: 'cost per 100,000 emails besides SES',
+        figure: `$${r.totalBesidesSes.toFixed(2)}`,
+        budget: 'under $5 (issue 17)',
+        met: r.totalBesidesSes < 5,
+      },
     );
   }
   if (!only || only === 'latency') {
     const r = isolated<Awaited<ReturnType<typeof benchTransactionalLatency>>>('latency');
-    section(`Transactional latency under a ${r.contacts.toLocaleString('en')}-recipient broadcast backlog at ${r.rate}/s`, formatTransactionalLatency(r), 'latency');
+    section(
+      `Transactional latency under a ${r.contacts.toLocaleString('en')}-recipient broadcast backlog at ${r.rate}/s`,
+      formatTransactionalLatency(r),
+      'latency',
+    );
     summary.push({
       benchmark: 'POST /emails to sent behind a bulk backlog',
       figure: `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (${r.samples} emails)`,
@@ -221,7 +265,11 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'inbound') {
     const rows = isolated<Awaited<ReturnType<typeof benchInboundMemory>>>('inbound');
-    section("The inbound worker at SES's largest message (40 MB): peak memory and parse time", formatInboundMemory(rows), 'inbound');
+    section(
+      "The inbound worker at SES's largest message (40 MB): peak memory and parse time",
+      formatInboundMemory(rows),
+      'inbound',
+    );
     const peak = Math.max(...rows.map((r) => r.peakRssMb));
     summary.push({
       benchmark: `Inbound worker memory (${INBOUND_WORKER_MEMORY_MB} MB chosen)`,
@@ -232,7 +280,11 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'sender') {
     const r = isolated<SenderMemoryResult>('sender');
-    section("The sender's peak memory for a batch of 10 emails at the largest size (BENCH_ONLY=sender), as the local runtime's memory check measures it", formatSenderMemory(r), 'sender');
+    section(
+      "The sender's peak memory for a batch of 10 emails at the largest size (BENCH_ONLY=sender), as the local runtime's memory check measures it",
+      formatSenderMemory(r),
+      'sender',
+    );
     summary.push({
       benchmark: `Sender memory, one event of ${r.sender.records} emails with ${(r.attachmentBytes / 2 ** 20).toFixed(0)} MiB of attachments each (${r.declaredMb} MB declared)`,
       figure: `estimated peak ${r.sender.estimatedPeakMb} MB (held growth ${r.sender.growthMb} MB + ${r.baselineMb} MB for Lambda's process)`,
@@ -253,12 +305,17 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'requestlog') {
     const result = isolated<Awaited<ReturnType<typeof benchRequestLog>>>('requestlog');
-    section("The request log: each request's entry, its latency and write cost", formatRequestLog(result), 'requestlog');
+    section(
+      "The request log: each request's entry, its latency and write cost",
+      formatRequestLog(result),
+      'requestlog',
+    );
     const added = result.rows.map((r) => r.withP50 - r.withoutP50);
     summary.push({
       benchmark: "The request log's write per request (GET /logs)",
       figure: `${result.writeUnits} write unit per request (entries ${result.meanBytes.toFixed(0)} bytes on average); adds ${Math.min(...added).toFixed(2)}-${Math.max(...added).toFixed(2)} ms at p50 (${result.rows.length} operations)`,
-      budget: 'none in DESIGN.md (issue 21: no serial round trip before the answer is decided; the write is awaited beside the rest)',
+      budget:
+        'none in DESIGN.md (issue 21: no serial round trip before the answer is decided; the write is awaited beside the rest)',
       met: null,
     });
   }
@@ -276,13 +333,23 @@ async function main(): Promise<void> {
   const table = [
     '| benchmark | figure | budget (DESIGN.md) | met |',
     '|---|---|---|---|',
-    ...summary.map((s) => `| ${s.benchmark} | ${s.figure} | ${s.budget} | ${s.met === null ? '-' : s.met ? 'yes' : 'NO'} |`),
+    ...summary.map(
+      (s) => `| ${s.benchmark} | ${s.figure} | ${s.budget} | ${s.met === null ? '-' : s.met ? 'yes' : 'NO'} |`,
+    ),
   ].join('\n');
   console.log(`## Summary\n\n${table}\n`);
   if (!only) {
-    const results = ['# Benchmark results', '', `Written by \`npm run bench\` (bench/all.ts); ${header}. Each section says how to run it alone.`, '', '## Summary', '', table, '', ...sections].join(
-      '\n',
-    );
+    const results = [
+      '# Benchmark results',
+      '',
+      `Written by \`npm run bench\` (bench/all.ts); ${header}. Each section says how to run it alone.`,
+      '',
+      '## Summary',
+      '',
+      table,
+      '',
+      ...sections,
+    ].join('\n');
     writeFileSync(join(__dirname, 'RESULTS.md'), results);
     console.log('Written to bench/RESULTS.md');
   }

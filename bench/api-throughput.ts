@@ -36,13 +36,20 @@ async function timed(total: number, concurrency: number, task: (i: number) => Pr
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
-export async function benchApiThroughput(requests = Number(process.env.BENCH_REQUESTS ?? 3000), concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)): Promise<ApiThroughputResult> {
+export async function benchApiThroughput(
+  requests = Number(process.env.BENCH_REQUESTS ?? 3000),
+  concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16),
+): Promise<ApiThroughputResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-api-'));
   process.env.LOG_LEVEL = 'ERROR';
   process.env.API_RATE_LIMIT_PER_SECOND = '1000000'; // counted, never refused (bench/rate-limit.ts measures the count)
-  const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0' }), () => undefined);
+  const runtime = await startLocalRuntime(
+    readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0' }),
+    () => undefined,
+  );
   try {
     const { put, putItem, transact } = await import('../shared/platform/db/table');
     const keys = await import('../shared/platform/db/keys');
@@ -73,7 +80,11 @@ export async function benchApiThroughput(requests = Number(process.env.BENCH_REQ
       fetch(`${runtime.apiUrl}/contacts`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `${prefix}${i}@bench.example.com`, first_name: 'Bench', properties: { plan: 'pro' } }),
+        body: JSON.stringify({
+          email: `${prefix}${i}@bench.example.com`,
+          first_name: 'Bench',
+          properties: { plan: 'pro' },
+        }),
       });
     await timed(200, concurrency, async (i) => void (await (await post(i, 'warm')).text()));
 
@@ -92,7 +103,10 @@ export async function benchApiThroughput(requests = Number(process.env.BENCH_REQ
       const item = contactItem(raw, i, 'tx');
       await transact([
         put(item, { ifAbsent: () => new Error('exists') }),
-        put({ ...keys.contactEmail(raw, item.email), type: 'contact_email', project_id: raw, contact_id: item.id }, { ifAbsent: () => new Error('taken') }),
+        put(
+          { ...keys.contactEmail(raw, item.email), type: 'contact_email', project_id: raw, contact_id: item.id },
+          { ifAbsent: () => new Error('taken') },
+        ),
       ]);
     });
     latencies.sort((a, b) => a - b);

@@ -45,7 +45,9 @@ export interface BroadcastFanOutResult {
   status: string;
 }
 
-export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_CONTACTS ?? 100_000)): Promise<BroadcastFanOutResult> {
+export async function benchBroadcastFanOut(
+  contacts = Number(process.env.BENCH_CONTACTS ?? 100_000),
+): Promise<BroadcastFanOutResult> {
   const { region, credentials, sqs, s3Root, admin, writer, stop } = await startWorkerBackends();
   // the unsubscribe key is sealed under the secrets key
   const kms = await startLocalKms(join(s3Root, 'kms'), region, credentials).catch(async (error) => {
@@ -53,7 +55,11 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
     throw error;
   });
   try {
-    const fanOutQueue = (await sqs.send(new CreateQueueCommand({ QueueName: 'broadcast-fanout', Attributes: { VisibilityTimeout: '120' } }))).QueueUrl!;
+    const fanOutQueue = (
+      await sqs.send(
+        new CreateQueueCommand({ QueueName: 'broadcast-fanout', Attributes: { VisibilityTimeout: '120' } }),
+      )
+    ).QueueUrl!;
     const sendQueue = (await sqs.send(new CreateQueueCommand({ QueueName: 'send' }))).QueueUrl!;
     Object.assign(process.env, {
       QUEUE_URL_BROADCAST_FANOUT: fanOutQueue,
@@ -78,7 +84,9 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
     const segmentId = newId();
     const at = nowIso();
     const base = { project_id: projectId, created_at: at, updated_at: at };
-    const items: Record<string, unknown>[] = [{ ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'Everyone' }];
+    const items: Record<string, unknown>[] = [
+      { ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'Everyone' },
+    ];
     for (let i = 0; i < contacts; i++) {
       const id = newId();
       items.push(
@@ -95,7 +103,13 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
           segment_ids: [segmentId],
           topics: {},
         },
-        { ...keys.segmentMember(projectId, segmentId, id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: id },
+        {
+          ...keys.segmentMember(projectId, segmentId, id),
+          ...base,
+          type: 'segment_member',
+          segment_id: segmentId,
+          contact_id: id,
+        },
       );
     }
     const seedSeconds = await writeRaw(writer, LOCAL_TABLE_NAME, items);
@@ -163,8 +177,18 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
         },
       }),
     );
-    const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fanOutQueue, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-    const poller = new QueuePoller({ fn: workerFunction('broadcast-fanout'), sqs, queueUrl: fanOutQueue, queueArn, batchSize: 1, handler: handler as never, idleMs: 5 });
+    const queueArn = (
+      await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fanOutQueue, AttributeNames: ['QueueArn'] }))
+    ).Attributes!.QueueArn!;
+    const poller = new QueuePoller({
+      fn: workerFunction('broadcast-fanout'),
+      sqs,
+      queueUrl: fanOutQueue,
+      queueArn,
+      batchSize: 1,
+      handler: handler as never,
+      idleMs: 5,
+    });
     global.gc?.();
     const heapBefore = process.memoryUsage().heapUsed;
     const rssBefore = process.memoryUsage().rss;
@@ -190,7 +214,13 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     clearInterval(sampler);
-    const enqueued = Number((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: sendQueue, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes?.ApproximateNumberOfMessages ?? 0);
+    const enqueued = Number(
+      (
+        await sqs.send(
+          new GetQueueAttributesCommand({ QueueUrl: sendQueue, AttributeNames: ['ApproximateNumberOfMessages'] }),
+        )
+      ).Attributes?.ApproximateNumberOfMessages ?? 0,
+    );
     const counters = {
       recipients: Number(broadcast?.count_recipients ?? 0),
       sent: Number(broadcast?.count_sent ?? 0),
@@ -221,7 +251,11 @@ export async function benchBroadcastFanOut(contacts = Number(process.env.BENCH_C
 
 export function formatBroadcastFanOut(r: BroadcastFanOutResult): string {
   const expectedSent = r.contacts - Math.ceil(r.contacts / 100);
-  const ok = r.status === 'sent' && r.counters.recipients === r.contacts && r.counters.sent === expectedSent && r.enqueued === expectedSent;
+  const ok =
+    r.status === 'sent' &&
+    r.counters.recipients === r.contacts &&
+    r.counters.sent === expectedSent &&
+    r.enqueued === expectedSent;
   return [
     `${r.contacts.toLocaleString('en')} contacts in one segment (1% unsubscribed), pages of ${r.pageSize}, one page per message, at a send rate of ${r.sendRate}/s: ${r.pagesInFlight} page(s) in flight at once, SES not involved.\n`,
     '| run | rate | table items written/s |',

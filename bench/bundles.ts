@@ -58,7 +58,9 @@ export async function benchBundles(runs = Number(process.env.BENCH_RUNS ?? 7)): 
       const { entryPoints, ...options } = bundleOptions(root, join(root, 'functions', `${fn.handler}.ts`));
       await build({
         ...options,
-        ...(fn === reference ? { stdin: { contents: REFERENCE_SOURCE, resolveDir: root, loader: 'ts' as const } } : { entryPoints }),
+        ...(fn === reference
+          ? { stdin: { contents: REFERENCE_SOURCE, resolveDir: root, loader: 'ts' as const } }
+          : { entryPoints }),
         // The reference stays the SDK's own build, as DESIGN.md measured it.
         alias: fn === reference ? {} : BUNDLE_ALIAS,
         outfile,
@@ -66,13 +68,22 @@ export async function benchBundles(runs = Number(process.env.BENCH_RUNS ?? 7)): 
       const times: number[] = [];
       for (let i = 0; i < runs; i++) {
         const out = spawnSync(process.execPath, ['--input-type=module', '-e', LOADER, outfile], {
-          env: { ...process.env, AWS_REGION: 'ap-southeast-2', TABLE_NAME: 'bench', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+          env: {
+            ...process.env,
+            AWS_REGION: 'ap-southeast-2',
+            TABLE_NAME: 'bench',
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          },
           encoding: 'utf8',
         });
         if (out.status !== 0) throw new Error(`${fn.handler} failed to load: ${out.stderr}`);
         times.push(Number(out.stdout));
       }
-      rows.push({ ...fn, bytes: statSync(outfile).size, initMs: { min: Math.min(...times), median: median(times), max: Math.max(...times) } });
+      rows.push({
+        ...fn,
+        bytes: statSync(outfile).size,
+        initMs: { min: Math.min(...times), median: median(times), max: Math.max(...times) },
+      });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -90,10 +101,13 @@ export function formatBundles({ rows, reference }: BundleResults): string {
   ];
   for (const r of rows) {
     const met = r.bytes <= BUNDLE_BUDGET_BYTES && r.initMs.median <= INIT_BUDGET_MS;
-    lines.push(`| ${r.name} | ${r.handler} | ${kb(r.bytes)} | ${r.initMs.median.toFixed(1)} (${r.initMs.min.toFixed(1)}-${r.initMs.max.toFixed(1)}) | ${met ? 'MET' : 'OVER'} |`);
+    lines.push(
+      `| ${r.name} | ${r.handler} | ${kb(r.bytes)} | ${r.initMs.median.toFixed(1)} (${r.initMs.min.toFixed(1)}-${r.initMs.max.toFixed(1)}) | ${met ? 'MET' : 'OVER'} |`,
+    );
   }
   return lines.join('\n');
 }
 
 /** "1.0x DESIGN.md's machine": above 1 this machine is slower today than when the budgets were set. */
-export const machineSpeed = (reference: BundleRow) => `${(reference.initMs.median / REFERENCE_DESIGN_MS).toFixed(1)}x the time DESIGN.md measured`;
+export const machineSpeed = (reference: BundleRow) =>
+  `${(reference.initMs.median / REFERENCE_DESIGN_MS).toFixed(1)}x the time DESIGN.md measured`;

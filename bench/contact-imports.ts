@@ -23,7 +23,9 @@ export interface ContactImportsResult {
   invocations: number;
 }
 
-export async function benchContactImports(rows = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000)): Promise<ContactImportsResult> {
+export async function benchContactImports(
+  rows = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000),
+): Promise<ContactImportsResult> {
   const { sqs, writer, stop } = await startWorkerBackends();
   try {
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'contact-imports' }))).QueueUrl!;
@@ -57,8 +59,13 @@ export async function benchContactImports(rows = Number(process.env.BENCH_IMPORT
           created_at: at,
           updated_at: at,
         };
-        const event = eventWrite({ projectId, livemode: true }, 'contact.created', toContact(contact)).params.Item as Record<string, unknown>;
-        return [{ ...keys.contact(projectId, contact.id), ...contact }, emailClaim(projectId, contact.id, contact.email), event];
+        const event = eventWrite({ projectId, livemode: true }, 'contact.created', toContact(contact)).params
+          .Item as Record<string, unknown>;
+        return [
+          { ...keys.contact(projectId, contact.id), ...contact },
+          emailClaim(projectId, contact.id, contact.email),
+          event,
+        ];
       });
     };
 
@@ -86,14 +93,24 @@ export async function benchContactImports(rows = Number(process.env.BENCH_IMPORT
           { Put: { TableName: LOCAL_TABLE_NAME, Item: claim, ConditionExpression: 'attribute_not_exists(PK)' } },
           { Put: { TableName: LOCAL_TABLE_NAME, Item: event } },
         ]),
-        { Update: { TableName: LOCAL_TABLE_NAME, Key: keys.contactCount(projectId, i % 8), UpdateExpression: 'ADD n :n', ExpressionAttributeValues: { ':n': page.length } } },
+        {
+          Update: {
+            TableName: LOCAL_TABLE_NAME,
+            Key: keys.contactCount(projectId, i % 8),
+            UpdateExpression: 'ADD n :n',
+            ExpressionAttributeValues: { ':n': page.length },
+          },
+        },
       ]);
     }
     const transactionSeconds = await writeTransactions(writer, transactions, 2);
 
     // 2. the import: accepted as the request does it, then the worker's invocations (each 120 s, continuing) until done
     const projectId = newId();
-    const csv = ['email,first_name,last_name,plan', ...Array.from({ length: rows }, (_, i) => `reader${i}@readers.example.com,Reader${i},Lee,pro`)].join('\n');
+    const csv = [
+      'email,first_name,last_name,plan',
+      ...Array.from({ length: rows }, (_, i) => `reader${i}@readers.example.com,Reader${i},Lee,pro`),
+    ].join('\n');
     const started = process.hrtime.bigint();
     const { id } = await createImport(
       { projectId, livemode: true, permission: 'full_access' },
@@ -104,9 +121,14 @@ export async function benchContactImports(rows = Number(process.env.BENCH_IMPORT
     do {
       invocations++;
       const deadline = Date.now() + 120_000;
-      await handler({ Records: [{ messageId: `m${invocations}`, body: JSON.stringify({ project_id: projectId, import_id: id }) }] } as never, {
-        getRemainingTimeInMillis: () => deadline - Date.now(),
-      });
+      await handler(
+        {
+          Records: [{ messageId: `m${invocations}`, body: JSON.stringify({ project_id: projectId, import_id: id }) }],
+        } as never,
+        {
+          getRemainingTimeInMillis: () => deadline - Date.now(),
+        },
+      );
       record = await getItem(keys.contactImport(projectId, id));
     } while (record?.status === 'in_progress' || record?.status === 'queued');
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -68,7 +68,10 @@ function describe(command: string, input: Record<string, any>): string {
   }
   if (input.RequestItems) {
     const table = Object.values(input.RequestItems)[0] as Record<string, any>;
-    const keys: Record<string, unknown>[] = table.Keys ?? (table as unknown as Record<string, any>[]).map?.((r) => r.PutRequest?.Item ?? r.DeleteRequest?.Key) ?? [];
+    const keys: Record<string, unknown>[] =
+      table.Keys ??
+      (table as unknown as Record<string, any>[]).map?.((r) => r.PutRequest?.Item ?? r.DeleteRequest?.Key) ??
+      [];
     return `${name}(${[...new Set(keys.map(entityOf))].join(', ')} x${keys.length})`;
   }
   if (input.KeyConditionExpression) {
@@ -95,14 +98,26 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
   process.env.LOG_LEVEL = 'ERROR';
   process.env.API_RATE_LIMIT_PER_SECOND = '1000000'; // counted, never refused (bench/rate-limit.ts measures the count)
   const runtime = await startLocalRuntime(
-    readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0', LOCAL_SES_VERIFY_DELAY_MS: '0' }),
+    readSettings({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DYNAMODB_IN_MEMORY: 'true',
+      LOCAL_API_KEY: KEY,
+      LOCAL_SES_PORT: '0',
+      LOCAL_SES_VERIFY_DELAY_MS: '0',
+    }),
     () => undefined,
   );
   const { documentClient } = await import('../shared/platform/db/client');
   let recording: { command: string; input: Record<string, any>; start: number; end: number }[] | undefined;
   documentClient.middlewareStack.add(
     (next, context) => async (args) => {
-      const entry = { command: String(context.commandName), input: args.input as Record<string, any>, start: performance.now(), end: Number.POSITIVE_INFINITY };
+      const entry = {
+        command: String(context.commandName),
+        input: args.input as Record<string, any>,
+        start: performance.now(),
+        end: Number.POSITIVE_INFINITY,
+      };
       if (inRequest.getStore()) recording?.push(entry);
       try {
         return await next(args);
@@ -117,19 +132,25 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     recording = [];
     const res = await fetch(runtime.apiUrl + path, {
       method,
-      headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
     await new Promise((r) => setTimeout(r, 20)); // calls after the response (none expected) would land here
     // the key's lookup, the rate limit's count beside it, and the project's settings (read once a minute) are every request's
     const everyRequest = (c: { command: string; input: Record<string, any> }) =>
-      (c.command.startsWith('Get') && (String(c.input.Key?.PK ?? '').startsWith('API_KEY_HASH#') || c.input.Key?.SK === 'PROJECT')) ||
+      (c.command.startsWith('Get') &&
+        (String(c.input.Key?.PK ?? '').startsWith('API_KEY_HASH#') || c.input.Key?.SK === 'PROJECT')) ||
       (c.command.startsWith('Update') && String(c.input.Key?.PK ?? '').startsWith('RATE_LIMIT#')) ||
       // a key's last_used_at, at most once an hour, beside the request (shared/access/api-keys.ts markUsed)
-      (c.command.startsWith('TransactWrite') && (c.input.TransactItems ?? []).some((t: any) => String(t.Update?.Key?.PK ?? '').startsWith('API_KEY_HASH#')));
+      (c.command.startsWith('TransactWrite') &&
+        (c.input.TransactItems ?? []).some((t: any) => String(t.Update?.Key?.PK ?? '').startsWith('API_KEY_HASH#')));
     // the request log's entry, put once the answer is decided (shared/logs/request-log.ts): counted in its own column
-    const logWrite = (c: { command: string; input: Record<string, any> }) => c.command.startsWith('Put') && c.input.Item?.type === 'request_log';
+    const logWrite = (c: { command: string; input: Record<string, any> }) =>
+      c.command.startsWith('Put') && c.input.Item?.type === 'request_log';
     const logWrites = recording.filter(logWrite).length;
     const made = recording.filter((c) => !everyRequest(c) && !logWrite(c));
     recording = undefined;
@@ -167,12 +188,22 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     await call('listDomains', 'GET', '/domains');
     const segment = await call('createSegment', 'POST', '/segments', { name: 'bench' });
     await call('getSegment', 'GET', `/segments/${segment.id}`);
-    const email = await call('sendEmail', 'POST', '/emails', { from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', subject: 'calls', text: 'hi' });
+    const email = await call('sendEmail', 'POST', '/emails', {
+      from: 'bench@calls.example.com',
+      to: 'success@simulator.amazonses.com',
+      subject: 'calls',
+      text: 'hi',
+    });
     await call(
       'sendBatch',
       'POST',
       '/emails/batch',
-      [1, 2].map((i) => ({ from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', subject: `calls ${i}`, text: 'hi' })),
+      [1, 2].map((i) => ({
+        from: 'bench@calls.example.com',
+        to: 'success@simulator.amazonses.com',
+        subject: `calls ${i}`,
+        text: 'hi',
+      })),
     );
     await call('getEmail', 'GET', `/emails/${email.id}`);
     await call('listEmails', 'GET', '/emails');
@@ -183,7 +214,9 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
       text: 'hi',
       scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
     });
-    await call('updateEmail', 'PATCH', `/emails/${scheduled.id}`, { scheduled_at: new Date(Date.now() + 7_200_000).toISOString() });
+    await call('updateEmail', 'PATCH', `/emails/${scheduled.id}`, {
+      scheduled_at: new Date(Date.now() + 7_200_000).toISOString(),
+    });
     await call('cancelEmail', 'POST', `/emails/${scheduled.id}/cancel`);
     await call('createSuppression', 'POST', '/suppressions', { email: 'gone@example.com' });
     await call('createSuppression (again)', 'POST', '/suppressions', { email: 'gone@example.com' });
@@ -191,11 +224,19 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     await call('listSuppressions', 'GET', '/suppressions');
     await call('deleteSuppression', 'DELETE', '/suppressions/gone@example.com');
     // up to 33 entries: one BatchGet, one transaction (a call of 100 takes four: shared/suppressions/suppressions.ts)
-    await call('batchAddSuppressions', 'POST', '/suppressions/batch/add', { emails: ['one@example.com', 'two@example.com'] });
-    await call('batchRemoveSuppressions', 'POST', '/suppressions/batch/remove', { emails: ['one@example.com', 'two@example.com'] });
+    await call('batchAddSuppressions', 'POST', '/suppressions/batch/add', {
+      emails: ['one@example.com', 'two@example.com'],
+    });
+    await call('batchRemoveSuppressions', 'POST', '/suppressions/batch/remove', {
+      emails: ['one@example.com', 'two@example.com'],
+    });
     const topic = await call('createTopic', 'POST', '/topics', { name: 'news', default_subscription: 'opt_in' });
     await call('updateTopic', 'PATCH', `/topics/${topic.id}`, { description: 'monthly' });
-    const property = await call('createContactProperty', 'POST', '/contact-properties', { key: 'plan', type: 'string', fallback_value: 'free' });
+    const property = await call('createContactProperty', 'POST', '/contact-properties', {
+      key: 'plan',
+      type: 'string',
+      fallback_value: 'free',
+    });
     await call('updateContactProperty', 'PATCH', `/contact-properties/${property.id}`, { fallback_value: 'basic' });
     const contact = await call('createContact', 'POST', '/contacts', {
       email: 'reader@example.com',
@@ -205,10 +246,18 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     });
     await call('getContact', 'GET', `/contacts/${contact.id}`);
     await call('getContact (by address)', 'GET', '/contacts/reader@example.com');
-    await call('updateContact', 'PATCH', `/contacts/${contact.id}`, { email: 'reader@example.com', last_name: 'Lovelace' });
-    await call('updateContact (properties: schema read beside the contact)', 'PATCH', `/contacts/${contact.id}`, { email: 'reader@example.com', properties: { plan: 'pro' } });
+    await call('updateContact', 'PATCH', `/contacts/${contact.id}`, {
+      email: 'reader@example.com',
+      last_name: 'Lovelace',
+    });
+    await call('updateContact (properties: schema read beside the contact)', 'PATCH', `/contacts/${contact.id}`, {
+      email: 'reader@example.com',
+      properties: { plan: 'pro' },
+    });
     await call('listContacts (segment)', 'GET', `/contacts?segment_id=${segment.id}`);
-    await call('updateContactTopics', 'PATCH', `/contacts/${contact.id}/topics`, [{ id: topic.id, subscription: 'opt_out' }]);
+    await call('updateContactTopics', 'PATCH', `/contacts/${contact.id}/topics`, [
+      { id: topic.id, subscription: 'opt_out' },
+    ]);
     const other = await call('createSegment', 'POST', '/segments', { name: 'other' });
     await call('addContactSegment', 'POST', `/contacts/${contact.id}/segments/${other.id}`);
     await call('removeContactSegment', 'DELETE', `/contacts/${contact.id}/segments/${other.id}`);
@@ -223,18 +272,32 @@ export async function benchDynamoDbCalls(): Promise<CallRow[]> {
     });
     await call('publishTemplate', 'POST', `/templates/${template.id}/publish`);
     await call('getTemplate (by alias)', 'GET', '/templates/welcome');
-    await call('sendEmail (template)', 'POST', '/emails', { from: 'bench@calls.example.com', to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { NAME: 'Ada' } } });
+    await call('sendEmail (template)', 'POST', '/emails', {
+      from: 'bench@calls.example.com',
+      to: 'success@simulator.amazonses.com',
+      template: { id: template.id, variables: { NAME: 'Ada' } },
+    });
     await call('listReceivedEmails', 'GET', '/emails/receiving');
-    const webhook = await call('createWebhook', 'POST', '/webhooks', { endpoint: 'https://hooks.example.com/x', events: ['email.sent'] });
+    const webhook = await call('createWebhook', 'POST', '/webhooks', {
+      endpoint: 'https://hooks.example.com/x',
+      events: ['email.sent'],
+    });
     await call('getWebhook', 'GET', `/webhooks/${webhook.id}`);
     await call('updateWebhook', 'PATCH', `/webhooks/${webhook.id}`, { description: 'bench' });
     await call('listWebhooks', 'GET', '/webhooks');
     await call('listWebhookEvents', 'GET', '/webhook-events');
     await call('deleteWebhook', 'DELETE', `/webhooks/${webhook.id}`);
-    const broadcast = await call('createBroadcast', 'POST', '/broadcasts', { segment_id: segment.id, from: 'bench@calls.example.com', subject: 'b', text: 'hi' });
+    const broadcast = await call('createBroadcast', 'POST', '/broadcasts', {
+      segment_id: segment.id,
+      from: 'bench@calls.example.com',
+      subject: 'b',
+      text: 'hi',
+    });
     await call('updateBroadcast', 'PATCH', `/broadcasts/${broadcast.id}`, { subject: 'c' });
     await call('getBroadcast', 'GET', `/broadcasts/${broadcast.id}`);
-    await call('sendBroadcast', 'POST', `/broadcasts/${broadcast.id}/send`, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    await call('sendBroadcast', 'POST', `/broadcasts/${broadcast.id}/send`, {
+      scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     await call('cancelBroadcast', 'POST', `/broadcasts/${broadcast.id}/cancel`);
     await call('listBroadcasts', 'GET', '/broadcasts');
     await call('listEvents', 'GET', '/events');
@@ -257,9 +320,14 @@ export function formatDynamoDbCalls(rows: CallRow[]): string {
     "Calls after the API-key lookup and the rate limit's count beside it (one GetItem and one UpdateItem, one round trip, on every authenticated request). Budget (DESIGN.md), for operations that write: at most one read round trip before the write (reads in parallel are one), the write one call (TransactWriteItems or PutItem/UpdateItem/DeleteItem). Calls a request makes after its write (an enqueue, a read for the answer) are listed too. Every authenticated request also puts its request log entry (one PutItem, shared/logs/request-log.ts) once its answer is decided, beside the rest of the pipeline: it is counted in its own column, not among the operation's writes nor in its budget (bench/request-log.ts measures its latency and write units).\n",
     '| operation | status | DynamoDB calls in order (entity) | read round trips before the write | writes | log write (after the answer) | budget |',
     '|---|---:|---|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.operation} | ${r.status} | ${r.calls.join(' → ') || '-'} | ${r.reads} | ${r.writes} | ${r.logWrites} | ${r.met === null ? 'read-only' : r.met ? 'met' : 'OVER'} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.operation} | ${r.status} | ${r.calls.join(' → ') || '-'} | ${r.reads} | ${r.writes} | ${r.logWrites} | ${r.met === null ? 'read-only' : r.met ? 'met' : 'OVER'} |`,
+    ),
     '',
-    ...rows.filter((r) => r.met === false && WHY_OVER[r.operation.split(' (')[0]]).map((r) => `Why ${r.operation.split(' (')[0]} is over: ${WHY_OVER[r.operation.split(' (')[0]]}.`),
+    ...rows
+      .filter((r) => r.met === false && WHY_OVER[r.operation.split(' (')[0]])
+      .map((r) => `Why ${r.operation.split(' (')[0]} is over: ${WHY_OVER[r.operation.split(' (')[0]]}.`),
     '',
     `${rows.filter((r) => r.met).length} of ${rows.filter((r) => r.met !== null).length} writing operations within the budget; ${rows.filter((r) => r.met === null).length} read-only operations (no budget; their round trips are shown). ${rows.filter((r) => r.logWrites === 1).length} of ${rows.length} requests put exactly one request log entry after their answer.`,
   ].join('\n');

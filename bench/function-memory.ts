@@ -49,7 +49,12 @@ const share = (memoryMb: number) => Math.min(1, memoryMb / FULL_VCPU_MB);
 function modelFor(coldCpuMs: number, warmWallMs: number, warmCpuMs: number) {
   return MEMORY_SIZES.map((memoryMb) => {
     const warmMs = warmWallMs - warmCpuMs + warmCpuMs / share(memoryMb);
-    return { memoryMb, coldMs: coldCpuMs / share(memoryMb), warmMs, usdPerMillion: (REQUEST_USD + (memoryMb / 1024) * (Math.ceil(warmMs) / 1000) * GB_SECOND_USD) * 1e6 };
+    return {
+      memoryMb,
+      coldMs: coldCpuMs / share(memoryMb),
+      warmMs,
+      usdPerMillion: (REQUEST_USD + (memoryMb / 1024) * (Math.ceil(warmMs) / 1000) * GB_SECOND_USD) * 1e6,
+    };
   });
 }
 
@@ -57,11 +62,17 @@ function modelFor(coldCpuMs: number, warmWallMs: number, warmCpuMs: number) {
 async function coldCpuMs(handler: string, dir: string, runs: number): Promise<number> {
   const outfile = join(dir, `${handler.replace(/\//g, '-')}.mjs`);
   await build({ ...bundleOptions(root, join(root, 'functions', `${handler}.ts`)), outfile });
-  const loader = 'const c=process.cpuUsage();import(process.argv[1]).then(()=>{const u=process.cpuUsage(c);process.stdout.write(String((u.user+u.system)/1000))})';
+  const loader =
+    'const c=process.cpuUsage();import(process.argv[1]).then(()=>{const u=process.cpuUsage(c);process.stdout.write(String((u.user+u.system)/1000))})';
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const out = spawnSync(process.execPath, ['--input-type=module', '-e', loader, outfile], {
-      env: { ...process.env, AWS_REGION: 'ap-southeast-2', TABLE_NAME: 'bench', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      env: {
+        ...process.env,
+        AWS_REGION: 'ap-southeast-2',
+        TABLE_NAME: 'bench',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
       encoding: 'utf8',
     });
     if (out.status !== 0) throw new Error(`${handler} failed to load: ${out.stderr}`);
@@ -70,25 +81,52 @@ async function coldCpuMs(handler: string, dir: string, runs: number): Promise<nu
   return median(times);
 }
 
-export async function benchFunctionMemory(runs = Number(process.env.BENCH_RUNS ?? 7), requests = Number(process.env.BENCH_REQUESTS ?? 200)): Promise<MemoryRow[]> {
+export async function benchFunctionMemory(
+  runs = Number(process.env.BENCH_RUNS ?? 7),
+  requests = Number(process.env.BENCH_REQUESTS ?? 200),
+): Promise<MemoryRow[]> {
   const api = await startBenchApi('memory', KEY);
   const dir = mkdtempSync(join(tmpdir(), 'email-service-bench-memory-'));
   try {
     const domain = await api.call('POST', '/domains', { name: 'memory-bench.example.com' });
-    for (let i = 0; i < 50 && (await api.call('POST', `/domains/${domain.id}/verify`)).status !== 'verified'; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (await api.call('POST', `/domains/${domain.id}/verify`)).status !== 'verified'; i++)
+      await new Promise((r) => setTimeout(r, 100));
     const contact = await api.call('POST', '/contacts', { email: 'first@example.com' });
-    const email = await api.call('POST', '/emails', { from: 'bench@memory-bench.example.com', to: 'reader@example.com', subject: 'Hello', html: `<p>${'x'.repeat(20_000)}</p>` });
+    const email = await api.call('POST', '/emails', {
+      from: 'bench@memory-bench.example.com',
+      to: 'reader@example.com',
+      subject: 'Hello',
+      html: `<p>${'x'.repeat(20_000)}</p>`,
+    });
     let n = 0;
     const operations: { operation: string; handler: string; call: () => Promise<unknown> }[] = [
       { operation: 'GET /emails/{id}', handler: 'emails/get', call: () => api.call('GET', `/emails/${email.id}`) },
       {
         operation: 'POST /emails (20 KB html)',
         handler: 'emails/send',
-        call: () => api.call('POST', '/emails', { from: 'bench@memory-bench.example.com', to: `reader${n++}@example.com`, subject: 'Hello', html: `<p>${'x'.repeat(20_000)}</p>` }),
+        call: () =>
+          api.call('POST', '/emails', {
+            from: 'bench@memory-bench.example.com',
+            to: `reader${n++}@example.com`,
+            subject: 'Hello',
+            html: `<p>${'x'.repeat(20_000)}</p>`,
+          }),
       },
-      { operation: 'POST /contacts', handler: 'contacts/create', call: () => api.call('POST', '/contacts', { email: `contact${n++}@example.com` }) },
-      { operation: 'GET /contacts/{id}', handler: 'contacts/get', call: () => api.call('GET', `/contacts/${contact.id}`) },
-      { operation: 'GET /emails (a page of 20)', handler: 'emails/list', call: () => api.call('GET', '/emails?limit=20') },
+      {
+        operation: 'POST /contacts',
+        handler: 'contacts/create',
+        call: () => api.call('POST', '/contacts', { email: `contact${n++}@example.com` }),
+      },
+      {
+        operation: 'GET /contacts/{id}',
+        handler: 'contacts/get',
+        call: () => api.call('GET', `/contacts/${contact.id}`),
+      },
+      {
+        operation: 'GET /emails (a page of 20)',
+        handler: 'emails/list',
+        call: () => api.call('GET', '/emails?limit=20'),
+      },
     ];
     const rows: MemoryRow[] = [];
     const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
@@ -110,7 +148,14 @@ export async function benchFunctionMemory(runs = Number(process.env.BENCH_RUNS ?
       const warmCpuMs = Math.max(0, cpuMs(process.cpuUsage(before)) - idleCpuPerMs * (Date.now() - started)) / requests;
       const warmWallMs = median(walls);
       const cold = await coldCpuMs(op.handler, dir, runs);
-      rows.push({ operation: op.operation, handler: op.handler, coldCpuMs: cold, warmWallMs, warmCpuMs, model: modelFor(cold, warmWallMs, Math.min(warmCpuMs, warmWallMs)) });
+      rows.push({
+        operation: op.operation,
+        handler: op.handler,
+        coldCpuMs: cold,
+        warmWallMs,
+        warmCpuMs,
+        model: modelFor(cold, warmWallMs, Math.min(warmCpuMs, warmWallMs)),
+      });
     }
     return rows;
   } finally {

@@ -29,12 +29,23 @@ const SHAPES: Record<string, string> = {
 
 /** A raw message of about `bytes`, in the given shape. */
 function rawMessage(shape: string, bytes: number): Buffer {
-  const head = ['From: Sender <sender@example.com>', 'To: inbox@receiving.example.com', 'Subject: large', 'Message-ID: <large@example.com>', 'MIME-Version: 1.0'];
+  const head = [
+    'From: Sender <sender@example.com>',
+    'To: inbox@receiving.example.com',
+    'Subject: large',
+    'Message-ID: <large@example.com>',
+    'MIME-Version: 1.0',
+  ];
   const boundary = 'b0undary';
   const base64Part = (name: string, size: number) =>
-    [`--${boundary}`, `Content-Type: application/pdf; name="${name}"`, 'Content-Transfer-Encoding: base64', `Content-Disposition: attachment; filename="${name}"`, '', ...base64Lines(size)].join(
-      '\r\n',
-    );
+    [
+      `--${boundary}`,
+      `Content-Type: application/pdf; name="${name}"`,
+      'Content-Transfer-Encoding: base64',
+      `Content-Disposition: attachment; filename="${name}"`,
+      '',
+      ...base64Lines(size),
+    ].join('\r\n');
   const base64Lines = (size: number) =>
     (Buffer.alloc(size, 7)
       .toString('base64')
@@ -42,16 +53,33 @@ function rawMessage(shape: string, bytes: number): Buffer {
   const budget = bytes - 2_000;
   let parts: string[];
   if (shape === 'one attachment') parts = [base64Part('large.pdf', Math.floor((budget * 3) / 4 / 1.027))];
-  else if (shape === 'ten attachments') parts = Array.from({ length: 10 }, (_, i) => base64Part(`part-${i}.pdf`, Math.floor((budget * 3) / 40 / 1.027)));
+  else if (shape === 'ten attachments')
+    parts = Array.from({ length: 10 }, (_, i) => base64Part(`part-${i}.pdf`, Math.floor((budget * 3) / 40 / 1.027)));
   else {
     const line = `${'word '.repeat(14)}=\r\n`;
     const text = line.repeat(Math.floor(budget / 2 / line.length));
     parts = [
-      [`--${boundary}`, 'Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: quoted-printable', '', text].join('\r\n'),
-      [`--${boundary}`, 'Content-Type: text/html; charset=utf-8', 'Content-Transfer-Encoding: quoted-printable', '', text].join('\r\n'),
+      [
+        `--${boundary}`,
+        'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: quoted-printable',
+        '',
+        text,
+      ].join('\r\n'),
+      [
+        `--${boundary}`,
+        'Content-Type: text/html; charset=utf-8',
+        'Content-Transfer-Encoding: quoted-printable',
+        '',
+        text,
+      ].join('\r\n'),
     ];
   }
-  return Buffer.from([...head, `Content-Type: multipart/mixed; boundary="${boundary}"`, '', ...parts, `--${boundary}--`, ''].join('\r\n'));
+  return Buffer.from(
+    [...head, `Content-Type: multipart/mixed; boundary="${boundary}"`, '', ...parts, `--${boundary}--`, ''].join(
+      '\r\n',
+    ),
+  );
 }
 
 /** In the child: build, parse, report. */
@@ -64,15 +92,26 @@ async function measureOne(shape: string): Promise<InboundMemoryRow> {
   const parsed = await parseMessage(raw);
   const cpu = process.cpuUsage(before);
   if (parsed.attachments.length === 0 && !parsed.text) throw new Error('nothing parsed');
-  return { shape, rawMb: raw.length / 2 ** 20, baselineRssMb, peakRssMb: process.resourceUsage().maxRSS / 1024, parseCpuMs: (cpu.user + cpu.system) / 1000 };
+  return {
+    shape,
+    rawMb: raw.length / 2 ** 20,
+    baselineRssMb,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    parseCpuMs: (cpu.user + cpu.system) / 1000,
+  };
 }
 
 export async function benchInboundMemory(): Promise<InboundMemoryRow[]> {
   const rows: InboundMemoryRow[] = [];
   for (const shape of Object.keys(SHAPES)) {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', shape], { cwd: join(__dirname, '..'), encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', shape], {
+      cwd: join(__dirname, '..'),
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const line = child.stdout.split('\n').find((l) => l.startsWith('{'));
-    if (child.status !== 0 || !line) throw new Error(`inbound parse of ${shape} failed (exit ${child.status}):\n${child.stderr.slice(-2000)}`);
+    if (child.status !== 0 || !line)
+      throw new Error(`inbound parse of ${shape} failed (exit ${child.status}):\n${child.stderr.slice(-2000)}`);
     rows.push(JSON.parse(line) as InboundMemoryRow);
   }
   return rows;

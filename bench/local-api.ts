@@ -17,7 +17,11 @@ export interface BenchApi {
   stop: () => Promise<void>;
 }
 
-export async function startBenchApi(name: string, key: string, settings: Record<string, string> = {}): Promise<BenchApi> {
+export async function startBenchApi(
+  name: string,
+  key: string,
+  settings: Record<string, string> = {},
+): Promise<BenchApi> {
   const dataDir = mkdtempSync(join(tmpdir(), `email-service-bench-${name}-`));
   process.env.LOG_LEVEL = 'ERROR';
   // Every request is counted as in production, against a limit the benchmarks never reach (bench/rate-limit.ts measures the count's cost)

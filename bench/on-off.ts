@@ -17,7 +17,12 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 };
 
-export async function measureOnOff(variable: string, operations: { operation: string; call: () => Promise<unknown> }[], blocks: number, perBlock: number): Promise<OnOffRow[]> {
+export async function measureOnOff(
+  variable: string,
+  operations: { operation: string; call: () => Promise<unknown> }[],
+  blocks: number,
+  perBlock: number,
+): Promise<OnOffRow[]> {
   const rows: OnOffRow[] = [];
   for (const op of operations) {
     const times = { on: [] as number[], off: [] as number[] };

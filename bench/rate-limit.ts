@@ -14,7 +14,10 @@ const KEY = `es_live_${'R'.repeat(32)}`;
 
 export type RateLimitRow = OnOffRow;
 
-export async function benchRateLimit(blocks = Number(process.env.BENCH_BLOCKS ?? 10), perBlock = Number(process.env.BENCH_BLOCK_REQUESTS ?? 100)): Promise<RateLimitRow[]> {
+export async function benchRateLimit(
+  blocks = Number(process.env.BENCH_BLOCKS ?? 10),
+  perBlock = Number(process.env.BENCH_BLOCK_REQUESTS ?? 100),
+): Promise<RateLimitRow[]> {
   const api = await startBenchApi('ratelimit', KEY);
   try {
     const contact = await api.call('POST', '/contacts', { email: 'latency@example.com' });

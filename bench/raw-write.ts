@@ -1,4 +1,9 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 /** Runs `tasks` `inFlight` at a time; answers the seconds it took. */
 async function timed(inFlight: number, tasks: (() => Promise<void>)[]): Promise<number> {
@@ -17,7 +22,11 @@ async function timed(inFlight: number, tasks: (() => Promise<void>)[]): Promise<
  * flight, unprocessed items sent again. The benchmarks' yardstick (the raw write rate of the same
  * run) and their way to seed data. Answers the seconds it took.
  */
-export function writeRaw(writer: DynamoDBDocumentClient, table: string, items: Record<string, unknown>[]): Promise<number> {
+export function writeRaw(
+  writer: DynamoDBDocumentClient,
+  table: string,
+  items: Record<string, unknown>[],
+): Promise<number> {
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
   return timed(
@@ -33,7 +42,11 @@ export function writeRaw(writer: DynamoDBDocumentClient, table: string, items: R
 }
 
 /** Sends each of `transactions` as one TransactWriteItems, `inFlight` at a time, nothing read or built between them. Answers the seconds it took. */
-export function writeTransactions(writer: DynamoDBDocumentClient, transactions: TransactWriteCommandInput['TransactItems'][], inFlight: number): Promise<number> {
+export function writeTransactions(
+  writer: DynamoDBDocumentClient,
+  transactions: TransactWriteCommandInput['TransactItems'][],
+  inFlight: number,
+): Promise<number> {
   return timed(
     inFlight,
     transactions.map((TransactItems) => async () => {

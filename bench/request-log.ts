@@ -33,17 +33,27 @@ function itemBytes(value: unknown): number {
   if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace(/[.-]/g, '').length / 2) + 1;
   if (typeof value === 'string') return Buffer.byteLength(value);
   if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + itemBytes(v), 0);
-  return 3 + Object.entries(value as object).reduce((sum, [name, v]) => sum + 1 + Buffer.byteLength(name) + itemBytes(v), 0);
+  return (
+    3 + Object.entries(value as object).reduce((sum, [name, v]) => sum + 1 + Buffer.byteLength(name) + itemBytes(v), 0)
+  );
 }
 /** The whole item is the top-level map without its own overhead. */
-const topLevelBytes = (item: Record<string, unknown>) => Object.entries(item).reduce((sum, [name, v]) => sum + Buffer.byteLength(name) + itemBytes(v), 0);
+const topLevelBytes = (item: Record<string, unknown>) =>
+  Object.entries(item).reduce((sum, [name, v]) => sum + Buffer.byteLength(name) + itemBytes(v), 0);
 
-export async function benchRequestLog(blocks = Number(process.env.BENCH_BLOCKS ?? 10), perBlock = Number(process.env.BENCH_BLOCK_REQUESTS ?? 100)): Promise<RequestLogResult> {
+export async function benchRequestLog(
+  blocks = Number(process.env.BENCH_BLOCKS ?? 10),
+  perBlock = Number(process.env.BENCH_BLOCK_REQUESTS ?? 100),
+): Promise<RequestLogResult> {
   const api = await startBenchApi('requestlog', KEY);
   const call = async (method: string, path: string, body?: unknown) =>
     fetch(api.runtime.apiUrl + path, {
       method,
-      headers: { authorization: `Bearer ${KEY}`, 'user-agent': 'resend-node:6.38.0', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        'user-agent': 'resend-node:6.38.0',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     }).then((res) => res.text());
   try {

@@ -60,8 +60,18 @@ export interface SendPathCostResult {
 const fresh = (): Units => ({ write: 0, read: 0, byKey: {}, s3Puts: 0, s3Gets: 0, sqsSends: 0, sesSends: 0 });
 let units = fresh();
 
-type Capacity = { CapacityUnits?: number; Table?: { CapacityUnits?: number }; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
-const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+type Capacity = {
+  CapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+};
+const WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'TransactWriteItemsCommand',
+  'BatchWriteItemCommand',
+]);
 
 /** Each item's GSI1 partition as the writes seen so far left it (by `PK|SK`): an update's index write goes there. */
 const gsiOfItem = new Map<string, string>();
@@ -83,7 +93,11 @@ function keysOf(params: Record<string, any>): { pk: string; gsi: string[] } {
   const names = Object.entries((params.ExpressionAttributeNames ?? {}) as Record<string, string>);
   const setName = names.find(([placeholder, name]) => name === 'GSI1PK' && placeholder.startsWith('#s'))?.[0];
   const removed = names.some(([placeholder, name]) => name === 'GSI1PK' && placeholder.startsWith('#r'));
-  const after = setName ? String(params.ExpressionAttributeValues?.[`:${setName.slice(1)}`]) : removed ? undefined : before;
+  const after = setName
+    ? String(params.ExpressionAttributeValues?.[`:${setName.slice(1)}`])
+    : removed
+      ? undefined
+      : before;
   if (after) gsiOfItem.set(id, after);
   else gsiOfItem.delete(id);
   return { pk, gsi: [...new Set([before, after].filter((g): g is string => g !== undefined))] };
@@ -99,7 +113,10 @@ function record(command: string, input: Record<string, any>, capacity: Capacity[
   units.write += total;
   const tableUnits = list.reduce((sum, c) => sum + (c.Table?.CapacityUnits ?? 0), 0);
   const gsiUnits = list.reduce((sum, c) => sum + (c.GlobalSecondaryIndexes?.GSI1?.CapacityUnits ?? 0), 0);
-  const actions: Record<string, any>[] = command === 'TransactWriteItemsCommand' ? input.TransactItems.map((t: Record<string, any>) => Object.values(t)[0]) : [input];
+  const actions: Record<string, any>[] =
+    command === 'TransactWriteItemsCommand'
+      ? input.TransactItems.map((t: Record<string, any>) => Object.values(t)[0])
+      : [input];
   const weights = actions.map((a) => Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(a)) / 1024)));
   const weightSum = weights.reduce((a, b) => a + b, 0);
   actions.forEach((action, i) => {
@@ -119,7 +136,9 @@ const kindOf = (key: string): string =>
     .filter((part) => !/\d{3,}|^\d+$|^[0-9a-f-]{8,}$/i.test(part) && !part.includes('.') && !part.includes('@'))
     .join('#');
 
-export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFECYCLE_EMAILS ?? 20)): Promise<SendPathCostResult> {
+export async function benchSendPathCost(
+  perSize = Number(process.env.BENCH_LIFECYCLE_EMAILS ?? 20),
+): Promise<SendPathCostResult> {
   process.env.SEND_RATE_PER_SECOND = '50';
   let delivered = 0;
   const receiver: Server = createServer((req, res) => {
@@ -134,13 +153,17 @@ export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFEC
   // After the runtime loaded the handlers' modules: the same document client and call guard they use.
   const { documentClient } = await import('../shared/platform/db/client');
   (documentClient.middlewareStack as unknown as { add: (m: unknown, o: unknown) => void }).add(
-    (next: (args: { input: unknown }) => Promise<{ output: { ConsumedCapacity?: Capacity[] | Capacity } }>, context: { commandName?: string }) => async (args: { input: unknown }) => {
-      const input = args.input as Record<string, any>;
-      input.ReturnConsumedCapacity = 'INDEXES';
-      const out = await next(args);
-      record(String(context.commandName), input, out.output.ConsumedCapacity);
-      return out;
-    },
+    (
+      next: (args: { input: unknown }) => Promise<{ output: { ConsumedCapacity?: Capacity[] | Capacity } }>,
+      context: { commandName?: string },
+    ) =>
+      async (args: { input: unknown }) => {
+        const input = args.input as Record<string, any>;
+        input.ReturnConsumedCapacity = 'INDEXES';
+        const out = await next(args);
+        record(String(context.commandName), input, out.output.ConsumedCapacity);
+        return out;
+      },
     { step: 'initialize', name: 'benchConsumedCapacity' },
   );
   const checker = globalThis.__awsCallChecker;
@@ -149,21 +172,35 @@ export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFEC
     const op = call.operation.replace(/Command$/, '');
     if (call.service === 's3' && op === 'PutObject') units.s3Puts++;
     if (call.service === 's3' && op === 'GetObject') units.s3Gets++;
-    if (call.service === 'sqs' && op.startsWith('SendMessage')) units.sqsSends += op === 'SendMessageBatch' ? ((call.input as { Entries?: unknown[] }).Entries?.length ?? 1) : 1;
+    if (call.service === 'sqs' && op.startsWith('SendMessage'))
+      units.sqsSends += op === 'SendMessageBatch' ? ((call.input as { Entries?: unknown[] }).Entries?.length ?? 1) : 1;
     if (call.service === 'ses' && op === 'SendEmail') units.sesSends++;
   };
   const until = async (done: () => Promise<boolean>, what: string) => {
-    for (const deadline = Date.now() + 180_000; !(await done()); await new Promise((r) => setTimeout(r, 250))) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    for (const deadline = Date.now() + 180_000; !(await done()); await new Promise((r) => setTimeout(r, 250)))
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
   };
   try {
     const domain = await call('POST', '/domains', { name: 'cost.example.com' });
     await call('POST', `/domains/${domain.id}/verify`);
-    await call('POST', '/webhooks', { endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['email.delivered'] });
+    await call('POST', '/webhooks', {
+      endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      events: ['email.delivered'],
+    });
     const sendAll = async (count: number, kb: number, label: string) => {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
         const html = `<p>${label} ${i}</p><p>${'x'.repeat(kb * 1024)}</p>`;
-        ids.push((await call('POST', '/emails', { from: 'news@cost.example.com', to: 'success@simulator.amazonses.com', subject: `${label} ${i}`, html })).id);
+        ids.push(
+          (
+            await call('POST', '/emails', {
+              from: 'news@cost.example.com',
+              to: 'success@simulator.amazonses.com',
+              subject: `${label} ${i}`,
+              html,
+            })
+          ).id,
+        );
       }
       await until(async () => {
         const statuses = await Promise.all(ids.slice(-5).map((id) => call('GET', `/emails/${id}`)));
@@ -180,7 +217,8 @@ export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFEC
       await new Promise((r) => setTimeout(r, 2000)); // the last writes settle (delivery records)
       const measured = units;
       const byKind: Record<string, number> = {};
-      for (const [key, value] of Object.entries(measured.byKey)) byKind[kindOf(key)] = (byKind[kindOf(key)] ?? 0) + value / perSize;
+      for (const [key, value] of Object.entries(measured.byKey))
+        byKind[kindOf(key)] = (byKind[kindOf(key)] ?? 0) + value / perSize;
       rows.push({
         kb,
         emails: perSize,
@@ -212,11 +250,20 @@ export async function benchSendPathCost(perSize = Number(process.env.BENCH_LIFEC
       .filter(([key]) => !key.startsWith('SEND_RATE#')) // a per-second counter: its rate is the send rate itself (sharded above 500/s)
       .sort((a, b) => b[1] - a[1])
       .slice(0, 6)
-      .map(([key, value]) => ({ key: kindOf(key) === key ? key : `${kindOf(key)} (one shard)`, unitsPerEmail: value / spread, at500PerSecond: (value / spread) * 500 }));
+      .map(([key, value]) => ({
+        key: kindOf(key) === key ? key : `${kindOf(key)} (one shard)`,
+        unitsPerEmail: value / spread,
+        at500PerSecond: (value / spread) * 500,
+      }));
 
     const twenty = rows.find((r) => r.kb === 20)!;
     const costPer100k = costTable(twenty);
-    return { rows, hottest: { emails: spread, keys: hottest }, costPer100k, totalBesidesSes: costPer100k.filter((c) => c.item !== 'SES sending').reduce((sum, c) => sum + c.dollars, 0) };
+    return {
+      rows,
+      hottest: { emails: spread, keys: hottest },
+      costPer100k,
+      totalBesidesSes: costPer100k.filter((c) => c.item !== 'SES sending').reduce((sum, c) => sum + c.dollars, 0),
+    };
   } finally {
     await stop();
     await new Promise((resolve) => receiver.close(resolve));
@@ -261,22 +308,72 @@ function costTable(r: LifecycleRow) {
   const sqsMessages = r.sqsMessagesPerEmail + sesEvents * 2; // our sends + the feedback queues' messages
   const lambdaInvocations = 1 + sqsMessages; // the API call, then one per message
   const rows = [
-    { item: 'DynamoDB writes', count: `${(r.writePerEmail * n).toLocaleString('en')} WRU`, price: '$0.7125 / million', dollars: r.writePerEmail * n * PRICES.dynamoWrite },
-    { item: 'DynamoDB reads', count: `${(r.readPerEmail * n).toLocaleString('en')} RRU`, price: '$0.1425 / million', dollars: r.readPerEmail * n * PRICES.dynamoRead },
-    { item: 'DynamoDB storage (a month)', count: `${((n * 1) / 1024 / 1024).toFixed(2)} GB (items ~1 KB)`, price: '$0.285 / GB-month', dollars: ((n * 1) / 1024 / 1024) * PRICES.dynamoGbMonth },
-    { item: 'S3 PUT', count: `${(r.s3PutsPerEmail * n).toLocaleString('en')}`, price: '$0.0055 / 1,000', dollars: r.s3PutsPerEmail * n * PRICES.s3Put },
-    { item: 'S3 GET', count: `${(r.s3GetsPerEmail * n).toLocaleString('en')}`, price: '$0.00044 / 1,000', dollars: r.s3GetsPerEmail * n * PRICES.s3Get },
-    { item: 'S3 storage (a month)', count: `${((n * 20) / 1024 / 1024).toFixed(2)} GB`, price: '$0.025 / GB-month', dollars: ((n * 20) / 1024 / 1024) * PRICES.s3GbMonth },
-    { item: 'SQS requests', count: `${(sqsMessages * 3 * n).toLocaleString('en')} (send, receive, delete per message)`, price: '$0.40 / million', dollars: sqsMessages * 3 * n * PRICES.sqsRequest },
-    { item: 'SNS publishes', count: `${(sesEvents * n).toLocaleString('en')}`, price: '$0.50 / million', dollars: sesEvents * n * PRICES.snsPublish },
-    { item: 'Lambda requests', count: `${(lambdaInvocations * n).toLocaleString('en')}`, price: '$0.20 / million', dollars: lambdaInvocations * n * PRICES.lambdaRequest },
+    {
+      item: 'DynamoDB writes',
+      count: `${(r.writePerEmail * n).toLocaleString('en')} WRU`,
+      price: '$0.7125 / million',
+      dollars: r.writePerEmail * n * PRICES.dynamoWrite,
+    },
+    {
+      item: 'DynamoDB reads',
+      count: `${(r.readPerEmail * n).toLocaleString('en')} RRU`,
+      price: '$0.1425 / million',
+      dollars: r.readPerEmail * n * PRICES.dynamoRead,
+    },
+    {
+      item: 'DynamoDB storage (a month)',
+      count: `${((n * 1) / 1024 / 1024).toFixed(2)} GB (items ~1 KB)`,
+      price: '$0.285 / GB-month',
+      dollars: ((n * 1) / 1024 / 1024) * PRICES.dynamoGbMonth,
+    },
+    {
+      item: 'S3 PUT',
+      count: `${(r.s3PutsPerEmail * n).toLocaleString('en')}`,
+      price: '$0.0055 / 1,000',
+      dollars: r.s3PutsPerEmail * n * PRICES.s3Put,
+    },
+    {
+      item: 'S3 GET',
+      count: `${(r.s3GetsPerEmail * n).toLocaleString('en')}`,
+      price: '$0.00044 / 1,000',
+      dollars: r.s3GetsPerEmail * n * PRICES.s3Get,
+    },
+    {
+      item: 'S3 storage (a month)',
+      count: `${((n * 20) / 1024 / 1024).toFixed(2)} GB`,
+      price: '$0.025 / GB-month',
+      dollars: ((n * 20) / 1024 / 1024) * PRICES.s3GbMonth,
+    },
+    {
+      item: 'SQS requests',
+      count: `${(sqsMessages * 3 * n).toLocaleString('en')} (send, receive, delete per message)`,
+      price: '$0.40 / million',
+      dollars: sqsMessages * 3 * n * PRICES.sqsRequest,
+    },
+    {
+      item: 'SNS publishes',
+      count: `${(sesEvents * n).toLocaleString('en')}`,
+      price: '$0.50 / million',
+      dollars: sesEvents * n * PRICES.snsPublish,
+    },
+    {
+      item: 'Lambda requests',
+      count: `${(lambdaInvocations * n).toLocaleString('en')}`,
+      price: '$0.20 / million',
+      dollars: lambdaInvocations * n * PRICES.lambdaRequest,
+    },
     {
       item: 'Lambda duration',
       count: `${(lambdaInvocations * n * 0.25 * 0.15).toLocaleString('en')} GB-s`,
       price: '$0.0000166667 / GB-s',
       dollars: lambdaInvocations * n * 0.25 * 0.15 * PRICES.lambdaGbSecond,
     },
-    { item: 'API Gateway', count: `${n.toLocaleString('en')}`, price: '$1.29 / million', dollars: n * PRICES.apiRequest },
+    {
+      item: 'API Gateway',
+      count: `${n.toLocaleString('en')}`,
+      price: '$1.29 / million',
+      dollars: n * PRICES.apiRequest,
+    },
     { item: 'SES sending', count: `${n.toLocaleString('en')}`, price: '$0.10 / 1,000', dollars: n * PRICES.sesEmail },
   ];
   return rows.map((row) => ({ ...row, dollars: Math.round(row.dollars * 100) / 100 }));
@@ -298,13 +395,18 @@ export function formatSendPathCost(r: SendPathCostResult): string {
     '',
     `| kind | ${r.rows.map((row) => `${row.kb} KB`).join(' | ')} |`,
     `|---|${r.rows.map(() => '---:').join('|')}|`,
-    ...kinds.map((kind) => `| \`${kind}\` | ${r.rows.map((row) => (row.writeByKind[kind] ?? 0).toFixed(2)).join(' | ')} |`),
+    ...kinds.map(
+      (kind) => `| \`${kind}\` | ${r.rows.map((row) => (row.writeByKind[kind] ?? 0).toFixed(2)).join(' | ')} |`,
+    ),
     '',
     `### The hottest partition keys (${r.hottest.emails} emails of 20 KB), scaled to one project sending 500 emails a second`,
     '',
     '| partition key | write units per email | write units a second at 500 emails/s | goal (under 1,000) |',
     '|---|---:|---:|---|',
-    ...r.hottest.keys.map((k) => `| \`${k.key}\` | ${k.unitsPerEmail.toFixed(3)} | ${k.at500PerSecond.toFixed(0)} | ${k.at500PerSecond < 1000 ? 'MET' : 'OVER'} |`),
+    ...r.hottest.keys.map(
+      (k) =>
+        `| \`${k.key}\` | ${k.unitsPerEmail.toFixed(3)} | ${k.at500PerSecond.toFixed(0)} | ${k.at500PerSecond < 1000 ? 'MET' : 'OVER'} |`,
+    ),
     '',
     '### Cost per 100,000 emails of 20 KB (ap-southeast-2 list prices as assumed on 2026-11-23)',
     '',

@@ -33,7 +33,10 @@ export interface SendPipelineResult {
 
 const KEY = `es_live_${'B'.repeat(32)}`;
 
-export async function benchSendPipeline(emails = Number(process.env.BENCH_EMAILS ?? 1500), rate = Number(process.env.BENCH_RATE ?? 25)): Promise<SendPipelineResult> {
+export async function benchSendPipeline(
+  emails = Number(process.env.BENCH_EMAILS ?? 1500),
+  rate = Number(process.env.BENCH_RATE ?? 25),
+): Promise<SendPipelineResult> {
   process.env.SEND_RATE_PER_SECOND = String(rate);
   const { runtime, call, stop } = await startBenchApi('send', KEY, { LOCAL_SES_MAX_SEND_RATE: String(rate) });
   try {
@@ -50,15 +53,21 @@ export async function benchSendPipeline(emails = Number(process.env.BENCH_EMAILS
       await call('POST', '/emails/batch', batch);
     }
     type SendStats = { perSecond: Record<string, number>; throttledPerSecond: Record<string, number> };
-    const sendStats = () => signedFetch(`${runtime.sesEndpoint}/_local/send-stats`, runtime.credentials, 'ses').then((r) => r.json()) as Promise<SendStats>;
+    const sendStats = () =>
+      signedFetch(`${runtime.sesEndpoint}/_local/send-stats`, runtime.credentials, 'ses').then((r) =>
+        r.json(),
+      ) as Promise<SendStats>;
     const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, n) => sum + n, 0);
     // Waits on SES's accepted count (cheap), not the mail store: the store answers with every
     // message, and reading it twice a second would stall the one process the runtime shares.
     const deadline = started + (emails / rate) * 1000 * 3 + 60_000;
-    while (Date.now() < deadline && total((await sendStats()).perSecond) < emails) await new Promise((r) => setTimeout(r, 500));
+    while (Date.now() < deadline && total((await sendStats()).perSecond) < emails)
+      await new Promise((r) => setTimeout(r, 500));
     await new Promise((r) => setTimeout(r, 2000)); // late duplicates would show up here
     type Stored = { subject: string };
-    const stored = ((await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as { emails: Stored[] }).emails.filter((e) => e.subject.startsWith('bench-'));
+    const stored = (
+      (await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as { emails: Stored[] }
+    ).emails.filter((e) => e.subject.startsWith('bench-'));
     const unique = new Set(stored.map((e) => e.subject)).size;
     // Counted where SES receives the calls (the local SES front), by second of arrival.
     const { perSecond, throttledPerSecond } = await sendStats();

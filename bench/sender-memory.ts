@@ -38,7 +38,13 @@
  * Run alone: `BENCH_ONLY=sender npm run bench` (replaces its section of bench/RESULTS.md), or
  * `npx tsx bench/sender-memory.ts` (prints only).
  */
-import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import { execSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -113,10 +119,14 @@ async function freshProcessMb(): Promise<number> {
     const outfile = join(dir, 'sender.mjs');
     const { entryPoints, ...options } = bundleOptions(root, join(root, 'functions', `${sender.handler}.ts`));
     await build({ ...options, entryPoints, outfile });
-    const child = spawnSync(process.execPath, ['-e', 'import(process.argv[1]).then(()=>process.stdout.write(String(process.memoryUsage().rss)))', outfile], {
-      encoding: 'utf8',
-      env: { ...process.env, TABLE_NAME: 'bench', AWS_REGION: 'ap-southeast-2' },
-    });
+    const child = spawnSync(
+      process.execPath,
+      ['-e', 'import(process.argv[1]).then(()=>process.stdout.write(String(process.memoryUsage().rss)))', outfile],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, TABLE_NAME: 'bench', AWS_REGION: 'ap-southeast-2' },
+      },
+    );
     if (child.status !== 0) throw new Error(`loading the sender's bundle failed: ${child.stderr.slice(-1000)}`);
     return Number(child.stdout) / MiB;
   } finally {
@@ -129,13 +139,19 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
   const freshMb = await freshProcessMb();
   process.env.SEND_RATE_PER_SECOND = '14'; // SES's default production rate: the sender's batch of 10 (functions/workers.ts senderScaling)
   const attachment = randomBytes(MAX_ATTACHMENT_BYTES / ATTACHMENTS);
-  const files: Server = createServer((_, response) => response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(attachment.length) }).end(attachment));
+  const files: Server = createServer((_, response) =>
+    response
+      .writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(attachment.length) })
+      .end(attachment),
+  );
   await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
   const filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
   const flaggedLines: string[] = [];
   setMemoryLog((line) => flaggedLines.push(line));
   // the due-email dispatcher never runs on its own here: the batch is handed to the sender below, not through the queue
-  const { runtime, call, stop } = await startBenchApi('sender-memory', KEY, { LOCAL_SCHEDULE_INTERVAL_SECONDS: '3600' });
+  const { runtime, call, stop } = await startBenchApi('sender-memory', KEY, {
+    LOCAL_SCHEDULE_INTERVAL_SECONDS: '3600',
+  });
   try {
     const domain = await call('POST', '/domains', { name: 'memory.example.com' });
     await call('POST', `/domains/${domain.id}/verify`);
@@ -152,7 +168,10 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
         html,
         text,
         scheduled_at: later,
-        attachments: Array.from({ length: ATTACHMENTS }, (_, j) => ({ path: `${filesUrl}/part-${i}-${j}.pdf`, filename: `part-${j}.pdf` })),
+        attachments: Array.from({ length: ATTACHMENTS }, (_, j) => ({
+          path: `${filesUrl}/part-${i}-${j}.pdf`,
+          filename: `part-${j}.pdf`,
+        })),
       })),
     );
     const ids = (accepted.data as { id: string }[]).map((e) => e.id);
@@ -167,7 +186,9 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
       import('../shared/platform/db/keys'),
       import('../shared/platform/db/table'),
     ]);
-    const footprints = await Promise.all(ids.map(async (id) => sendFootprint((await getItem(keys.email(runtime.projectId, id))) as EmailItem)));
+    const footprints = await Promise.all(
+      ids.map(async (id) => sendFootprint((await getItem(keys.email(runtime.projectId, id))) as EmailItem)),
+    );
     const sender = await runSenderProcess(messages);
     const sentIds = ids.filter((id) => !sender.cameBack.includes(id));
     const final = new Set(['sent', 'delivered', 'failed', 'bounced', 'suppressed', 'canceled']);
@@ -183,7 +204,8 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
     }
     return {
       commit: execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim(),
-      senderChanged: execSync('git status --porcelain shared/emails functions/workers', { encoding: 'utf8' }).trim() !== '',
+      senderChanged:
+        execSync('git status --porcelain shared/emails functions/workers', { encoding: 'utf8' }).trim() !== '',
       emails: EMAILS,
       htmlBytes: html.length,
       textBytes: text.length,
@@ -214,10 +236,21 @@ export async function benchSenderMemory(): Promise<SenderMemoryResult> {
  * runtime in this process would otherwise send the emails itself), from which the ten messages
  * are then taken: the sender's event is what the stage enqueued.
  */
-async function runFetchStage(runtime: LocalRuntime, emailIds: string[]): Promise<{ fetched: Record<string, number>; messages: Message[] }> {
+async function runFetchStage(
+  runtime: LocalRuntime,
+  emailIds: string[],
+): Promise<{ fetched: Record<string, number>; messages: Message[] }> {
   const { fetchEmailAttachments } = await import('../shared/emails/attachment-fetch');
-  const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: process.env.AWS_REGION ?? 'ap-southeast-2', credentials: runtime.credentials });
-  const held = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-sender-memory-held', Attributes: { VisibilityTimeout: '600' } }))).QueueUrl!;
+  const sqs = new SQSClient({
+    endpoint: runtime.sqsEndpoint,
+    region: process.env.AWS_REGION ?? 'ap-southeast-2',
+    credentials: runtime.credentials,
+  });
+  const held = (
+    await sqs.send(
+      new CreateQueueCommand({ QueueName: 'bench-sender-memory-held', Attributes: { VisibilityTimeout: '600' } }),
+    )
+  ).QueueUrl!;
   const variable = queueUrlVariable('send');
   const sendUrl = process.env[variable];
   const fetched: Record<string, number> = {};
@@ -230,14 +263,28 @@ async function runFetchStage(runtime: LocalRuntime, emailIds: string[]): Promise
   } finally {
     process.env[variable] = sendUrl;
   }
-  if (fetched.fetched !== emailIds.length) throw new Error(`the fetch stage did not fetch every email: ${JSON.stringify(fetched)}`);
+  if (fetched.fetched !== emailIds.length)
+    throw new Error(`the fetch stage did not fetch every email: ${JSON.stringify(fetched)}`);
   const messages: Message[] = [];
   for (const deadline = Date.now() + 30_000; messages.length < emailIds.length && Date.now() < deadline; ) {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: held, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, AttributeNames: ['All'] }));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: held,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        AttributeNames: ['All'],
+      }),
+    );
     messages.push(...(out.Messages ?? []));
   }
-  if (messages.length !== emailIds.length) throw new Error(`the fetch stage enqueued ${messages.length} send messages, not ${emailIds.length}`);
-  await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: held, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+  if (messages.length !== emailIds.length)
+    throw new Error(`the fetch stage enqueued ${messages.length} send messages, not ${emailIds.length}`);
+  await sqs.send(
+    new DeleteMessageBatchCommand({
+      QueueUrl: held,
+      Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+    }),
+  );
   sqs.destroy();
   return { fetched, messages };
 }
@@ -249,7 +296,12 @@ async function runFetchStage(runtime: LocalRuntime, emailIds: string[]): Promise
  * credentials are in the environment it inherits): the stand-ins' memory is not in its figures.
  */
 async function runSenderProcess(messages: Message[]): Promise<SenderChildResult> {
-  const sent = messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, attributes: m.Attributes ?? {} }));
+  const sent = messages.map((m) => ({
+    messageId: m.MessageId!,
+    receiptHandle: m.ReceiptHandle!,
+    body: m.Body!,
+    attributes: m.Attributes ?? {},
+  }));
   // spawn, not spawnSync: the stand-ins it calls run on this process's event loop
   const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--sender-child', JSON.stringify(sent)], {
     cwd: join(__dirname, '..'),
@@ -277,7 +329,9 @@ interface HeldMessage {
 async function senderChild(messages: HeldMessage[]): Promise<SenderChildResult> {
   const { invoke, workerFunction } = await import('../local/lambda/invocation');
   const sender = workers.find((w) => w.name === 'sender')!;
-  const { handler } = (await import(`../functions/${sender.handler}`)) as { handler: (event: unknown, context: unknown) => Promise<unknown> };
+  const { handler } = (await import(`../functions/${sender.handler}`)) as {
+    handler: (event: unknown, context: unknown) => Promise<unknown>;
+  };
   const flagged: string[] = [];
   setMemoryLog((line) => flagged.push(String(JSON.parse(line).function)));
   const now = String(Date.now());
@@ -285,7 +339,13 @@ async function senderChild(messages: HeldMessage[]): Promise<SenderChildResult> 
     messageId: m.messageId,
     receiptHandle: m.receiptHandle,
     body: m.body,
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, SenderId: 'bench', ApproximateFirstReceiveTimestamp: now, ...m.attributes },
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: now,
+      SenderId: 'bench',
+      ApproximateFirstReceiveTimestamp: now,
+      ...m.attributes,
+    },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
@@ -294,12 +354,16 @@ async function senderChild(messages: HeldMessage[]): Promise<SenderChildResult> 
   }));
   collectGarbage();
   const rssBeforeMb = process.memoryUsage().rss / MiB;
-  const answer = (await invoke(workerFunction('sender'), handler as never, { Records })) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
+  const answer = (await invoke(workerFunction('sender'), handler as never, { Records })) as
+    | { batchItemFailures?: { itemIdentifier: string }[] }
+    | undefined;
   const measure = largestMeasures().find((m) => m.function === workerFunctionName('sender'))!;
   const back = new Set((answer?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
   return {
     records: Records.length,
-    cameBack: messages.filter((m) => back.has(m.messageId)).map((m) => (JSON.parse(m.body) as { email_id: string }).email_id),
+    cameBack: messages
+      .filter((m) => back.has(m.messageId))
+      .map((m) => (JSON.parse(m.body) as { email_id: string }).email_id),
     growthMb: measure.growthMb,
     estimatedPeakMb: measure.estimatedPeakMb,
     over: measure.over,

@@ -54,7 +54,9 @@ function bounceRecord(projectId: string, i: number): SQSRecord {
       feedbackId: `${messageId}-bounce`,
       bounceType: 'Permanent',
       bounceSubType: 'General',
-      bouncedRecipients: [{ emailAddress, action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }],
+      bouncedRecipients: [
+        { emailAddress, action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' },
+      ],
       timestamp: new Date().toISOString(),
       reportingMTA: 'dns; a27-30.smtp-out.ap-southeast-2.amazonses.com',
     },
@@ -84,7 +86,12 @@ function bounceRecord(projectId: string, i: number): SQSRecord {
     messageId: randomUUID(),
     receiptHandle: 'bench',
     body,
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'bench', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'bench',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
@@ -159,7 +166,10 @@ export async function benchSuppressionWriter(
         message_id: randomUUID(),
         created_at: nowIso(),
       };
-      await transact([put({ ...keys.suppression(rawProject, email), ...item }, { ifAbsent: () => new Error('exists') }), put({ ...keys.suppressionById(rawProject, id), ...item })]);
+      await transact([
+        put({ ...keys.suppression(rawProject, email), ...item }, { ifAbsent: () => new Error('exists') }),
+        put({ ...keys.suppressionById(rawProject, id), ...item }),
+      ]);
     });
 
     // 2. the suppression writer: batches of 10 notifications, as Lambda's SQS trigger hands them over
@@ -169,7 +179,9 @@ export async function benchSuppressionWriter(
     const { sesMessageWrite } = await import('../shared/emails/ses-message');
     await timed(records.length, concurrency, async (i) => {
       const { mail } = JSON.parse(JSON.parse(records[i].body).Message);
-      await putItem(sesMessageWrite(mail.messageId, projectId, mail.tags.email_id[0], mail.tags['ses:configuration-set'][0]));
+      await putItem(
+        sesMessageWrite(mail.messageId, projectId, mail.tags.email_id[0], mail.tags['ses:configuration-set'][0]),
+      );
     });
     const batches: SQSEvent[] = [];
     for (let i = 0; i < records.length; i += 10) batches.push({ Records: records.slice(i, i + 10) });

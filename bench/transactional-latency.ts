@@ -16,7 +16,8 @@ import { startBenchApi } from './local-api';
 import { signedFetch } from '../local/aws/sigv4';
 
 const KEY = `es_live_${'D'.repeat(32)}`;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 export interface TransactionalLatencyResult {
   contacts: number;
@@ -66,7 +67,13 @@ export async function benchTransactionalLatency(
           topics: {},
           properties: {},
         },
-        { ...keys.segmentMember(projectId, segment.id, id), ...base, type: 'segment_member', segment_id: segment.id, contact_id: id },
+        {
+          ...keys.segmentMember(projectId, segment.id, id),
+          ...base,
+          type: 'segment_member',
+          segment_id: segment.id,
+          contact_id: id,
+        },
       ];
     }).flat();
     for (let i = 0; i < items.length; i += 25 * 8) {
@@ -80,14 +87,22 @@ export async function benchTransactionalLatency(
         }),
       );
     }
-    const broadcast = await call('POST', '/broadcasts', { segment_id: segment.id, from: 'News <news@latency.example.com>', subject: 'Bulk', html: '<p>bulk</p>' });
+    const broadcast = await call('POST', '/broadcasts', {
+      segment_id: segment.id,
+      from: 'News <news@latency.example.com>',
+      subject: 'Bulk',
+      html: '<p>bulk</p>',
+    });
     await call('POST', `/broadcasts/${broadcast.id}/send`, {});
     // a backlog first: the fan-out well ahead of what SES can take
-    for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(1000)) if ((await call('GET', `/broadcasts/${broadcast.id}`)).counters.sent >= 1000) break;
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(1000))
+      if ((await call('GET', `/broadcasts/${broadcast.id}`)).counters.sent >= 1000) break;
 
     /** Sends the local SES accepted so far. */
     const sesAccepted = async (): Promise<number> => {
-      const stats = (await signedFetch(`${runtime.sesEndpoint}/_local/send-stats`, runtime.credentials, 'ses').then((r) => r.json())) as { perSecond: Record<string, number> };
+      const stats = (await signedFetch(`${runtime.sesEndpoint}/_local/send-stats`, runtime.credentials, 'ses').then(
+        (r) => r.json(),
+      )) as { perSecond: Record<string, number> };
       return Object.values(stats.perSecond).reduce((a, b) => a + b, 0);
     };
     const sentBefore = await sesAccepted();
@@ -96,7 +111,12 @@ export async function benchTransactionalLatency(
     const started = Date.now();
     for (let n = 0; Date.now() - started < seconds * 1000; n++) {
       const t0 = Date.now();
-      const { id } = await call('POST', '/emails', { from: 'alerts@latency.example.com', to: 'success@simulator.amazonses.com', subject: `reset ${n}`, text: 'your code' });
+      const { id } = await call('POST', '/emails', {
+        from: 'alerts@latency.example.com',
+        to: 'success@simulator.amazonses.com',
+        subject: `reset ${n}`,
+        text: 'your code',
+      });
       waits.push(
         (async () => {
           for (const deadline = t0 + 60_000; Date.now() < deadline; await sleep(50)) {

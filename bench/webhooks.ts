@@ -40,10 +40,13 @@ export interface WebhookBenchResult {
 }
 
 const KEY = `es_live_${'W'.repeat(32)}`;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000)): Promise<WebhookBenchResult> {
+export async function benchWebhooks(
+  burst = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000),
+): Promise<WebhookBenchResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-webhooks-'));
   process.env.LOG_LEVEL = 'ERROR';
   process.env.API_RATE_LIMIT_PER_SECOND = '1000000'; // counted, never refused (bench/rate-limit.ts measures the count)
@@ -57,12 +60,19 @@ export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVE
       const id = String(req.headers['webhook-id']);
       const seen = receipts.get(id);
       if (seen) seen.times.push(at);
-      else receipts.set(id, { times: [at], latencyMs: at - Date.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')).created_at) });
+      else
+        receipts.set(id, {
+          times: [at],
+          latencyMs: at - Date.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')).created_at),
+        });
       res.writeHead(200).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const runtime = await startLocalRuntime(readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0' }), () => undefined);
+  const runtime = await startLocalRuntime(
+    readSettings({ PORT: '0', DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', LOCAL_API_KEY: KEY, LOCAL_SES_PORT: '0' }),
+    () => undefined,
+  );
   try {
     // The runtime set TABLE_NAME and the endpoints in this process: write like any change does.
     const { put, putItem, transact } = await import('../shared/platform/db/table');
@@ -73,7 +83,13 @@ export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVE
       const started = Date.now();
       await Promise.all(
         Array.from({ length: 50 }, async () => {
-          while (next < 2000) await putItem(put({ PK: `BENCH#${label}#${next++}`, SK: 'RAW', type: 'bench' }, { ifAbsent: () => new Error('exists') }));
+          while (next < 2000)
+            await putItem(
+              put(
+                { PK: `BENCH#${label}#${next++}`, SK: 'RAW', type: 'bench' },
+                { ifAbsent: () => new Error('exists') },
+              ),
+            );
         }),
       );
       return 2000 / ((Date.now() - started) / 1000);
@@ -84,11 +100,15 @@ export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVE
     const res = await fetch(`${runtime.apiUrl}/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['email.delivered'] }),
+      body: JSON.stringify({
+        endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        events: ['email.delivered'],
+      }),
     });
     if (res.status !== 201) throw new Error(`POST /webhooks: ${res.status} ${await res.text()}`);
     const caller = { projectId: runtime.projectId, livemode: true };
-    const commit = (names: string[]) => transact(names.map((id) => eventWrite(caller, 'email.delivered', { object: 'email', id })));
+    const commit = (names: string[]) =>
+      transact(names.map((id) => eventWrite(caller, 'email.delivered', { object: 'email', id })));
 
     const run = async (name: string, events: number, send: (names: string[]) => Promise<void>): Promise<WebhookRun> => {
       receipts.clear();
@@ -115,7 +135,9 @@ export async function benchWebhooks(burst = Number(process.env.BENCH_WEBHOOK_EVE
 
     const runs = [
       await run('burst', burst, async (names) => {
-        const batches = Array.from({ length: Math.ceil(names.length / 25) }, (_, b) => names.slice(b * 25, b * 25 + 25));
+        const batches = Array.from({ length: Math.ceil(names.length / 25) }, (_, b) =>
+          names.slice(b * 25, b * 25 + 25),
+        );
         for (let i = 0; i < batches.length; i += 8) await Promise.all(batches.slice(i, i + 8).map(commit));
       }),
       await run('paced 25/s', 500, async (names) => {
@@ -142,7 +164,10 @@ export function formatWebhooks(r: WebhookBenchResult): string {
     `DynamoDB Local, same run: ${r.rawPutsPerSecond.toFixed(0)} conditional puts/s (50 in flight); a delivery costs 3 writes and 3 reads.\n`,
     '| run | events | committed in | deliveries/s (first commit to last receipt) | commit to receipt p50 | p99 | lost | received twice |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.runs.map((x) => `| ${x.name} | ${x.events} | ${x.commitSeconds.toFixed(1)} s | ${x.deliveriesPerSecond.toFixed(0)}/s | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.lost} | ${x.duplicated} |`),
+    ...r.runs.map(
+      (x) =>
+        `| ${x.name} | ${x.events} | ${x.commitSeconds.toFixed(1)} s | ${x.deliveriesPerSecond.toFixed(0)}/s | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.lost} | ${x.duplicated} |`,
+    ),
   ].join('\n');
 }
 

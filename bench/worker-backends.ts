@@ -18,7 +18,10 @@ import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 
 export const BENCH_REGION = 'ap-southeast-2';
 /** what the bench's own stand-ins accept (they verify every signature) */
-export const BENCH_CREDENTIALS = { accessKeyId: 'LKIABENCHSTANDIN2345', secretAccessKey: 'bench/stand+in/secret/0123456789abcdefgh' };
+export const BENCH_CREDENTIALS = {
+  accessKeyId: 'LKIABENCHSTANDIN2345',
+  secretAccessKey: 'bench/stand+in/secret/0123456789abcdefgh',
+};
 
 export async function startWorkerBackends() {
   const region = BENCH_REGION;

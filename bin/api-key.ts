@@ -57,7 +57,8 @@ async function main(): Promise<void> {
   const mode = (values.mode ?? 'live') as 'live' | 'test';
   if (!['live', 'test'].includes(mode)) fail('--mode must be live or test');
   const permission = (values.permission ?? 'full_access') as 'full_access' | 'sending_access';
-  if (!['full_access', 'sending_access'].includes(permission)) fail('--permission must be full_access or sending_access');
+  if (!['full_access', 'sending_access'].includes(permission))
+    fail('--permission must be full_access or sending_access');
 
   // without --project: the local runtime's default project (a deployed table has none: create makes a new project, as before)
   let projectId = values.project ?? (values['new-project'] ? undefined : target.defaultProjectId);
@@ -65,7 +66,11 @@ async function main(): Promise<void> {
   if (projectId && !(await getProject(projectId))) fail(`no project ${projectId} in table ${process.env.TABLE_NAME}`);
   const { modeProjectId } = await import('../shared/project/test-mode');
   // --mode test: the project's test-mode sandbox, where its test keys live (shared/project/test-mode.ts)
-  const caller = (id: string) => ({ projectId: modeProjectId(id, mode === 'live'), livemode: mode === 'live', permission: 'full_access' as const });
+  const caller = (id: string) => ({
+    projectId: modeProjectId(id, mode === 'live'),
+    livemode: mode === 'live',
+    permission: 'full_access' as const,
+  });
 
   if (command === 'create') {
     let whose = '';

@@ -24,7 +24,11 @@ export function usageError(cli: Cli, message: string): never {
 
 /** parseArgs with --help / -h and one-line errors (the top of this file). */
 export function parseCli<T extends Options>(cli: Cli, options: T, args: string[] = process.argv.slice(2)) {
-  const config = { args, options: { ...options, help: { type: 'boolean', short: 'h' } as const }, allowPositionals: true as const };
+  const config = {
+    args,
+    options: { ...options, help: { type: 'boolean', short: 'h' } as const },
+    allowPositionals: true as const,
+  };
   let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
     parsed = parseArgs(config);

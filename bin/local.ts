@@ -100,9 +100,13 @@ async function main(): Promise<void> {
 
   console.log(`Project ${runtime.projectId}`);
   printKey(settings, runtime.apiKey);
-  console.log(`Log ${terminal.file} (JSON; the terminal shows ${settings.terminalLog === 'human' ? 'one line per request' : 'every line'})`);
+  console.log(
+    `Log ${terminal.file} (JSON; the terminal shows ${settings.terminalLog === 'human' ? 'one line per request' : 'every line'})`,
+  );
   console.log(`Mail viewer ${runtime.mailViewerUrl}`);
-  console.log(`DynamoDB Local ${runtime.dynamoDbEndpoint} (table ${runtime.tableName}, data ${settings.inMemory ? 'in memory' : settings.dataDir})`);
+  console.log(
+    `DynamoDB Local ${runtime.dynamoDbEndpoint} (table ${runtime.tableName}, data ${settings.inMemory ? 'in memory' : settings.dataDir})`,
+  );
   console.log(`Inbound SMTP 127.0.0.1:${runtime.smtpPort} (mail to receiving-enabled domains)`);
   console.log(`API ${runtime.apiUrl}`);
   console.log(`Dashboard ${runtime.apiUrl}/dashboard/`);
@@ -110,7 +114,8 @@ async function main(): Promise<void> {
 
 main().catch((error) => {
   terminal?.close(); // the failure on the terminal, whatever the format
-  if (error instanceof JavaMissingError || error instanceof DataDirInUseError || error instanceof SettingsError) console.error(error.message);
+  if (error instanceof JavaMissingError || error instanceof DataDirInUseError || error instanceof SettingsError)
+    console.error(error.message);
   else console.error('The local runtime failed to start:', error);
   process.exit(1);
 });

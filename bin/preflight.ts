@@ -44,7 +44,10 @@ if (args.includes('--help') || args.includes('-h')) {
 // the SDK's default credential chain, as any client of it resolves it (the region plays no part in it)
 const credentials = new SESv2Client({ region: cliRegion() }).config.credentials;
 
-preflight({ cliRegion: cliRegion(), credentials, stackName: STACK_NAME, context: deployContext(args) }).then((checks) => {
-  console.log(formatPreflight(checks));
-  process.exit(checks.some((c) => c.status === 'fail') ? 1 : 0);
-}, failed(cli));
+preflight({ cliRegion: cliRegion(), credentials, stackName: STACK_NAME, context: deployContext(args) }).then(
+  (checks) => {
+    console.log(formatPreflight(checks));
+    process.exit(checks.some((c) => c.status === 'fail') ? 1 : 0);
+  },
+  failed(cli),
+);

@@ -69,7 +69,10 @@ async function main(): Promise<void> {
   };
   const target = useTargetTable(values);
   if (typeof target === 'string') fail(target);
-  const projectId = values.project ?? target.defaultProjectId ?? fail(`${command} needs --project (a deployed table has no default project)`);
+  const projectId =
+    values.project ??
+    target.defaultProjectId ??
+    fail(`${command} needs --project (a deployed table has no default project)`);
   // Loaded after the target is set: the DynamoDB client reads its endpoint from the environment.
   const { changeProjectSettings } = await import('../shared/project/settings-change');
   const { describeProject } = await import('../shared/emails/project-view');
@@ -91,14 +94,22 @@ async function main(): Promise<void> {
   const project = await describeProject({ projectId, livemode: true, permission: 'full_access' });
   console.log(`project  ${project.id} (${project.name})`);
   console.log(`rate     ${project.rate_limit.requests_per_second} requests a second`);
-  console.log(`daily    ${project.usage.daily} of ${project.quotas.daily ?? 'unlimited'} emails (${project.usage.day}, UTC)`);
-  console.log(`monthly  ${project.usage.monthly} of ${project.quotas.monthly ?? 'unlimited'} emails (${project.usage.month}, UTC)`);
+  console.log(
+    `daily    ${project.usage.daily} of ${project.quotas.daily ?? 'unlimited'} emails (${project.usage.day}, UTC)`,
+  );
+  console.log(
+    `monthly  ${project.usage.monthly} of ${project.quotas.monthly ?? 'unlimited'} emails (${project.usage.month}, UTC)`,
+  );
   const { readProjectSettings } = await import('../shared/project/settings');
   const { contactCount } = await import('../shared/project/contact-count');
   console.log(`contacts ${await contactCount(projectId)} of ${(await readProjectSettings(projectId))?.contact_limit}`);
   const { reputation: r, sending } = project;
-  console.log(`sending  ${sending.status}${sending.status === 'paused' ? ` since ${sending.since}: ${sending.reason}` : ''}`);
-  console.log(`last 24h ${r.sent} sent, ${r.bounced} bounced (${(r.bounce_rate * 100).toFixed(2)}%), ${r.complained} complained (${(r.complaint_rate * 100).toFixed(2)}%)`);
+  console.log(
+    `sending  ${sending.status}${sending.status === 'paused' ? ` since ${sending.since}: ${sending.reason}` : ''}`,
+  );
+  console.log(
+    `last 24h ${r.sent} sent, ${r.bounced} bounced (${(r.bounce_rate * 100).toFixed(2)}%), ${r.complained} complained (${(r.complaint_rate * 100).toFixed(2)}%)`,
+  );
 }
 
 main().catch(failed(cli));

@@ -33,12 +33,18 @@ async function main(): Promise<number> {
   } else {
     const runtimeFile = join(resolve(process.env.DATA_DIR || '.data'), 'runtime.json');
     if (!existsSync(runtimeFile)) {
-      console.error(`no local runtime running (${runtimeFile} not found): run npm start, or give --stack for the deployed one`);
+      console.error(
+        `no local runtime running (${runtimeFile} not found): run npm start, or give --stack for the deployed one`,
+      );
       return 2;
     }
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
     // signed with the runtime's own credentials, which its SQS checks (local/aws/credentials.ts)
-    sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: LOCAL_REGION, credentials: readStandInCredentials(dirname(runtimeFile)) });
+    sqs = new SQSClient({
+      endpoint: runtime.sqsEndpoint,
+      region: LOCAL_REGION,
+      credentials: readStandInCredentials(dirname(runtimeFile)),
+    });
   }
   const dlqUrl = await deadLetterQueueUrl(sqs, queue, values.stack ? { stackName: values.stack } : { local: true });
   const result = await redrive(sqs, queue, dlqUrl);

@@ -38,16 +38,25 @@ async function main(): Promise<number> {
   } else {
     const runtimeFile = join(resolve(process.env.DATA_DIR || '.data'), 'runtime.json');
     if (!existsSync(runtimeFile)) {
-      console.error(`no local runtime running (${runtimeFile} not found): run npm start, or give --topic-arn (the stack's SesEventsTopicArn output) for the deployed one`);
+      console.error(
+        `no local runtime running (${runtimeFile} not found): run npm start, or give --topic-arn (the stack's SesEventsTopicArn output) for the deployed one`,
+      );
       return 2;
     }
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
     // signed with the runtime's own credentials, which its SES front checks (local/aws/credentials.ts)
-    ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: LOCAL_REGION, credentials: readStandInCredentials(dirname(runtimeFile)) });
+    ses = new SESv2Client({
+      endpoint: runtime.sesEndpoint,
+      region: LOCAL_REGION,
+      credentials: readStandInCredentials(dirname(runtimeFile)),
+    });
     topicArn = LOCAL_SES_EVENTS_TOPIC_ARN;
   }
   const results = await reconcileSesEventDestinations(ses, topicArn);
-  for (const r of results) console.log(`${r.outcome.padEnd(9)} ${r.configurationSet}${r.previousTopicArn ? ` (was ${r.previousTopicArn})` : ''}`);
+  for (const r of results)
+    console.log(
+      `${r.outcome.padEnd(9)} ${r.configurationSet}${r.previousTopicArn ? ` (was ${r.previousTopicArn})` : ''}`,
+    );
   const changed = results.filter((r) => r.outcome !== 'unchanged').length;
   console.log(`${results.length} configuration set(s), ${changed} changed: all publish to ${topicArn}`);
   return 0;

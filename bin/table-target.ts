@@ -27,7 +27,8 @@ export function useTargetTable(values: { local?: boolean; table?: string }): Tar
     process.env.AWS_REGION ||= cliRegion(); // the stack's region: AWS_REGION, else the saved context (lib/region.ts)
     return {};
   }
-  if (!existsSync(runtimeFile)) return `no deployed table given (--table or TABLE_NAME) and no local runtime running (${runtimeFile} not found: run npm start first)`;
+  if (!existsSync(runtimeFile))
+    return `no deployed table given (--table or TABLE_NAME) and no local runtime running (${runtimeFile} not found: run npm start first)`;
   const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'));
   Object.assign(process.env, {
     TABLE_NAME: runtime.tableName,

@@ -9,7 +9,14 @@
  */
 
 /** DynamoDB actions a function may be granted. A TransactWriteItems needs the per-item actions. */
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'ConditionCheckItem';
 
 /** An SES v2 IAM action (`ses:CreateEmailIdentity`); granted on the resources it acts on (lib/api-function.ts `sesResources`). */
 export type SesAction = `ses:${string}`;
@@ -81,7 +88,9 @@ export function grantedActions(needs: Needs): string[] {
   return [
     ...(needs.table ?? []).map((action) => `dynamodb:${action}`),
     // one grant for all of an action's patterns, as one IAM statement grants them
-    ...Object.entries(needs.tableByKeys ?? {}).map(([action, patterns]) => `dynamodb:${action}:${(patterns ?? []).join('|')}`),
+    ...Object.entries(needs.tableByKeys ?? {}).map(
+      ([action, patterns]) => `dynamodb:${action}:${(patterns ?? []).join('|')}`,
+    ),
     ...(needs.queues ?? []).map((queue) => `sqs:SendMessage:${queue}`),
     ...(needs.ses ?? []),
     ...(needs.inboundBucket ? BUCKET_ACTIONS[needs.inboundBucket].map((action) => `${action}:inbound`) : []),

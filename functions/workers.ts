@@ -56,7 +56,8 @@ export interface Worker {
 export const workerFunctionName = (name: string): string => `${functionName({ handler: name })}Worker`;
 
 /** A worker's Lambda timeout. */
-export const workerTimeoutSeconds = (worker: Pick<Worker, 'timeoutSeconds'>): number => worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS;
+export const workerTimeoutSeconds = (worker: Pick<Worker, 'timeoutSeconds'>): number =>
+  worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS;
 
 /** The fetch stage's queue (shared/emails/attachment-fetch.ts). */
 export const ATTACHMENT_FETCH_QUEUE = 'attachment-fetch';
@@ -116,7 +117,10 @@ export const queues: readonly QueueDefinition[] = [
  */
 export function deployedVisibilityTimeoutSeconds(queue: QueueDefinition): number {
   const consumer = workers.find((w) => w.trigger.kind === 'queue' && w.trigger.queue === queue.name);
-  return Math.max(queue.visibilityTimeoutSeconds, 6 * (consumer ? workerTimeoutSeconds(consumer) : WORKER_TIMEOUT_SECONDS));
+  return Math.max(
+    queue.visibilityTimeoutSeconds,
+    6 * (consumer ? workerTimeoutSeconds(consumer) : WORKER_TIMEOUT_SECONDS),
+  );
 }
 
 /**
@@ -147,7 +151,10 @@ export function senderScaling(rate: number): { batchSize: number; maxConcurrency
 }
 
 /** A worker's queue trigger as deployed for an account sending `sendRate` a second. */
-export function queueTrigger(trigger: Extract<Trigger, { kind: 'queue' }>, sendRate: number): Extract<Trigger, { kind: 'queue' }> {
+export function queueTrigger(
+  trigger: Extract<Trigger, { kind: 'queue' }>,
+  sendRate: number,
+): Extract<Trigger, { kind: 'queue' }> {
   return trigger.scaledBySendRate ? { ...trigger, ...senderScaling(sendRate) } : trigger;
 }
 
@@ -205,7 +212,11 @@ export const workers: readonly Worker[] = [
     name: 'attachment-fetcher',
     handler: 'workers/attachment-fetcher',
     trigger: { kind: 'queue', queue: ATTACHMENT_FETCH_QUEUE, batchSize: 1, maxConcurrency: 10 },
-    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], contentBucket: 'read-write', queues: ['send', 'send-test'] },
+    needs: {
+      table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'],
+      contentBucket: 'read-write',
+      queues: ['send', 'send-test'],
+    },
     timeoutSeconds: ATTACHMENT_FETCH_TIMEOUT_SECONDS,
   },
   {
@@ -229,7 +240,10 @@ export const workers: readonly Worker[] = [
     needs: {
       table: ['Query', 'BatchGetItem', 'UpdateItem', 'GetItem', 'PutItem', 'DeleteItem'],
       queues: ['send', 'send-bulk', 'send-test', ATTACHMENT_FETCH_QUEUE],
-      untested: { 'sqs:SendMessage:send-test': "a scheduled or stranded test-mode email coming due: the queue is picked by the same sendQueueOf as POST /emails' (test/unit/send-queue.test.ts)" },
+      untested: {
+        'sqs:SendMessage:send-test':
+          "a scheduled or stranded test-mode email coming due: the queue is picked by the same sendQueueOf as POST /emails' (test/unit/send-queue.test.ts)",
+      },
     },
   },
   {
@@ -240,7 +254,10 @@ export const workers: readonly Worker[] = [
     needs: {
       table: ['Query', 'BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'],
       ses: ['ses:GetEmailIdentity'],
-      untested: { 'dynamodb:GetItem': 'reads the domain again only when its name claim changed during the check (a delete racing it)' },
+      untested: {
+        'dynamodb:GetItem':
+          'reads the domain again only when its name claim changed during the check (a delete racing it)',
+      },
     },
   },
   {
@@ -307,7 +324,11 @@ export const workers: readonly Worker[] = [
     name: 'contact-imports',
     handler: 'workers/contact-imports',
     trigger: { kind: 'queue', queue: 'contact-imports', batchSize: 1, maxConcurrency: 2 },
-    needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'], queues: ['contact-imports'], contentBucket: 'read' },
+    needs: {
+      table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'DeleteItem'],
+      queues: ['contact-imports'],
+      contentBucket: 'read',
+    },
     timeoutSeconds: 120,
   },
 ];

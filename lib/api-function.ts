@@ -13,7 +13,13 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ROUTE_TIMEOUT_SECONDS, SECRETS_KEY_ACTIONS, type Needs, type SesAction, type TableAction } from '../functions/needs';
+import {
+  ROUTE_TIMEOUT_SECONDS,
+  SECRETS_KEY_ACTIONS,
+  type Needs,
+  type SesAction,
+  type TableAction,
+} from '../functions/needs';
 import { CONFIGURATION_SET_PREFIX } from '../shared/domains/model';
 import { SECRETS_KEY_CONTEXT, SECRETS_KEY_VARIABLE } from '../shared/platform/aws/secrets-key';
 import { BUNDLE_ALIAS, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
@@ -123,8 +129,14 @@ export class ApiFunction extends NodejsFunction {
    */
   bindSecretsKey(key: kms.IKey, access: NonNullable<Needs['secretsKey']>): this {
     this.addEnvironment(SECRETS_KEY_VARIABLE, key.keyArn);
-    const conditions = { StringEquals: Object.fromEntries(Object.entries(SECRETS_KEY_CONTEXT).map(([name, value]) => [`kms:EncryptionContext:${name}`, value])) };
-    this.addToRolePolicy(new iam.PolicyStatement({ actions: [...SECRETS_KEY_ACTIONS[access]], resources: [key.keyArn], conditions }));
+    const conditions = {
+      StringEquals: Object.fromEntries(
+        Object.entries(SECRETS_KEY_CONTEXT).map(([name, value]) => [`kms:EncryptionContext:${name}`, value]),
+      ),
+    };
+    this.addToRolePolicy(
+      new iam.PolicyStatement({ actions: [...SECRETS_KEY_ACTIONS[access]], resources: [key.keyArn], conditions }),
+    );
     return this;
   }
 
@@ -139,7 +151,8 @@ export class ApiFunction extends NodejsFunction {
       const resources = sesResources(Stack.of(this), action).join(' ');
       byResources.set(resources, [...(byResources.get(resources) ?? []), action]);
     }
-    for (const [resources, grouped] of byResources) this.addToRolePolicy(new iam.PolicyStatement({ actions: grouped.sort(), resources: resources.split(' ') }));
+    for (const [resources, grouped] of byResources)
+      this.addToRolePolicy(new iam.PolicyStatement({ actions: grouped.sort(), resources: resources.split(' ') }));
     return this;
   }
 }
@@ -154,11 +167,22 @@ const consoleAssetsHooks = {
 };
 
 /** The ARN pattern of the service's SES tenants (`es-<project id>/<tenant id>`, shared/domains/tenants.ts), in this account and region. */
-export const serviceTenantsArn = (stack: Stack): string => stack.formatArn({ service: 'ses', resource: 'tenant', resourceName: 'es-*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+export const serviceTenantsArn = (stack: Stack): string =>
+  stack.formatArn({
+    service: 'ses',
+    resource: 'tenant',
+    resourceName: 'es-*',
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
 
 /** The ARN pattern of the service's SES configuration sets (`es-*`, shared/domains/identity.ts), in this account and region. */
 export const serviceConfigurationSetsArn = (stack: Stack): string =>
-  stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: `${CONFIGURATION_SET_PREFIX}*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  stack.formatArn({
+    service: 'ses',
+    resource: 'configuration-set',
+    resourceName: `${CONFIGURATION_SET_PREFIX}*`,
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
 
 /**
  * Where an SES v2 action applies: identity actions on this account's identities in this region
@@ -167,13 +191,19 @@ export const serviceConfigurationSetsArn = (stack: Stack): string =>
  * the configuration set), GetAccount on `*` (it has no resource type).
  */
 export function sesResources(stack: Stack, action: SesAction): string[] {
-  const identities = stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  const identities = stack.formatArn({
+    service: 'ses',
+    resource: 'identity',
+    resourceName: '*',
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
   const configurationSets = serviceConfigurationSetsArn(stack);
   const tenants = serviceTenantsArn(stack);
   if (action === 'ses:GetAccount') return ['*'];
   if (action === 'ses:SendEmail') return [identities, configurationSets, tenants]; // a send names the project's tenant
   if (action === 'ses:CreateTenantResourceAssociation') return [tenants, identities, configurationSets];
-  if (action === 'ses:UpdateReputationEntityPolicy') return [tenants, `arn:${stack.partition}:ses:${stack.region}:aws:reputation-policy/*`]; // SES's managed policies
+  if (action === 'ses:UpdateReputationEntityPolicy')
+    return [tenants, `arn:${stack.partition}:ses:${stack.region}:aws:reputation-policy/*`]; // SES's managed policies
   if (action.includes('Tenant') || action === 'ses:TagResource') return [tenants]; // TagResource: the tag on CreateTenant
   if (action.includes('ConfigurationSet')) return [configurationSets];
   if (action.includes('EmailIdentity')) return [identities, configurationSets];

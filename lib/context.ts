@@ -4,16 +4,26 @@ import type { Construct } from 'constructs';
  * A whole number (at least `min`) from the CDK context (`cdk deploy -c <name>=90`), else `fallback`;
  * `unit` names what it counts in the error (`days`).
  */
-export function wholeNumberFromContext(scope: Construct, name: string, fallback: number, min: number, unit?: string): number {
+export function wholeNumberFromContext(
+  scope: Construct,
+  name: string,
+  fallback: number,
+  min: number,
+  unit?: string,
+): number {
   const value = scope.node.tryGetContext(name);
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number${unit ? ` of ${unit}` : ''} (at least ${min}), got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(
+      `${name} must be a whole number${unit ? ` of ${unit}` : ''} (at least ${min}), got ${JSON.stringify(value)}`,
+    );
   return n;
 }
 
 /** A whole number of days (at least 1) from the CDK context, else `fallback`. */
-export const daysFromContext = (scope: Construct, name: string, fallback: number): number => wholeNumberFromContext(scope, name, fallback, 1, 'days');
+export const daysFromContext = (scope: Construct, name: string, fallback: number): number =>
+  wholeNumberFromContext(scope, name, fallback, 1, 'days');
 
 /** An on/off switch from the CDK context (`-c <name>=true`; the CLI passes strings): off unless given. */
 export function flagFromContext(scope: Construct, name: string): boolean {
@@ -28,6 +38,7 @@ export function fractionFromContext(scope: Construct, name: string, fallback: nu
   const value = scope.node.tryGetContext(name);
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || n >= 1) throw new Error(`${name} must be a fraction between 0 and 1 (0.04 for 4%), got ${JSON.stringify(value)}`);
+  if (!Number.isFinite(n) || n <= 0 || n >= 1)
+    throw new Error(`${name} must be a fraction between 0 and 1 (0.04 for 4%), got ${JSON.stringify(value)}`);
   return n;
 }

@@ -14,7 +14,17 @@
  * the outputs. The region is the context's `region` (lib/region.ts: default ap-southeast-2); every
  * ARN and output follows the stack's, and the functions read theirs from AWS_REGION.
  */
-import { App, CfnOutput, Duration, Names, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import {
+  App,
+  CfnOutput,
+  Duration,
+  Names,
+  RemovalPolicy,
+  Stack,
+  Validations,
+  type CfnElement,
+  type StackProps,
+} from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
@@ -76,7 +86,10 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     this.queues = this.queueSet.byName;
     this.sesEvents = new SesEvents(this, 'SesEvents', { queues: this.queueSet });
     this.sesEventsTopic = this.sesEvents.topic;
-    this.inbound = new InboundMail(this, 'InboundMail', { queue: this.queueSet.named(INBOUND_QUEUE).queue, retentionDays: inboundRetentionDays(this) });
+    this.inbound = new InboundMail(this, 'InboundMail', {
+      queue: this.queueSet.named(INBOUND_QUEUE).queue,
+      retentionDays: inboundRetentionDays(this),
+    });
     this.content = new ContentBucket(this, 'Content', { retentionDays: emailRetentionDays(this) });
     // Kept with the table: without it the sealed webhook secrets and unsubscribe key in the table do not open.
     this.secretsKey = new kms.Key(this, 'SecretsKey', {
@@ -89,29 +102,57 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     const api = new ServiceApi(this, 'Api', { functions: this });
     this.api = api.httpApi;
     this.apiUrl = api.url;
-    this.workers = new Workers(this, 'Workers', { functions: this, queues: this.queueSet, table: this.table, apiUrl: this.apiUrl });
+    this.workers = new Workers(this, 'Workers', {
+      functions: this,
+      queues: this.queueSet,
+      table: this.table,
+      apiUrl: this.apiUrl,
+    });
 
-    this.monitoring = new Monitoring(this, 'Monitoring', { table: this.table, api: this.api, queues: this.queueSet, functions: this.functions, sendRate: sesSendRate(this) });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      table: this.table,
+      api: this.api,
+      queues: this.queueSet,
+      functions: this.functions,
+      sendRate: sesSendRate(this),
+    });
     this.monitoring.notifyOnEveryAlarm(this); // last: every alarm exists by now
 
     this.acknowledgeNagFindings();
 
-    new CfnOutput(this, 'ApiUrl', { value: this.apiUrl, description: 'Base URL for API clients (Resend SDK `baseUrl`)' });
-    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'Pass to `npm run api-key` to create the first API key' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.apiUrl,
+      description: 'Base URL for API clients (Resend SDK `baseUrl`)',
+    });
+    new CfnOutput(this, 'TableName', {
+      value: this.table.tableName,
+      description: 'Pass to `npm run api-key` to create the first API key',
+    });
     new CfnOutput(this, 'ReceiptRuleSetName', {
       value: this.inbound.ruleSet.receiptRuleSetName,
       description: `Activate once for inbound mail: aws ses set-active-receipt-rule-set --rule-set-name <this> --region ${this.region}`,
     });
-    new CfnOutput(this, 'InboundBucketName', { value: this.inbound.bucket.bucketName, description: 'Raw received messages and their attachments' });
+    new CfnOutput(this, 'InboundBucketName', {
+      value: this.inbound.bucket.bucketName,
+      description: 'Raw received messages and their attachments',
+    });
     new CfnOutput(this, 'SesEventsTopicArn', {
       value: this.sesEventsTopic.topicArn,
-      description: "Where every domain's configuration set publishes: npm run ses-reconcile -- --topic-arn <this> after a deploy that replaced it",
+      description:
+        "Where every domain's configuration set publishes: npm run ses-reconcile -- --topic-arn <this> after a deploy that replaced it",
     });
-    new CfnOutput(this, 'ContentBucketName', { value: this.content.bucket.bucketName, description: "Sent emails' content (html, text, headers, attachments), one object per email" });
+    new CfnOutput(this, 'ContentBucketName', {
+      value: this.content.bucket.bucketName,
+      description: "Sent emails' content (html, text, headers, attachments), one object per email",
+    });
   }
 
   /** A function for `functions/<handler>.ts` in `scope` (a construct of this stack or a nested stack), granted its needs. */
-  makeFunction(scope: Construct, id: string, { handler, needs, timeout, memoryMb, consoleAssets }: FunctionSpec): ApiFunction {
+  makeFunction(
+    scope: Construct,
+    id: string,
+    { handler, needs, timeout, memoryMb, consoleAssets }: FunctionSpec,
+  ): ApiFunction {
     const fn = new ApiFunction(scope, id, { handler, timeout, memoryMb, consoleAssets });
     this.functions.set(id, fn);
     if (this.tracing && onSendPath(handler, needs)) traceActively(fn);
@@ -137,25 +178,42 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       "AWS's minimal policy for a function to write its own logs; everything else is granted per action",
     );
-    acknowledge('AwsSolutions-L1', 'Node.js 22 is pinned: the bundles are built and their init time measured for node22 (lib/bundling.ts); a runtime upgrade is a deliberate change');
+    acknowledge(
+      'AwsSolutions-L1',
+      'Node.js 22 is pinned: the bundles are built and their init time measured for node22 (lib/bundling.ts); a runtime upgrade is a deliberate change',
+    );
     // cdk-nag names an ARN by the resource in its own stack, and by the parameter in a nested route stack
-    const arnNames = (resource: CfnElement) => [`<${this.getLogicalId(resource)}.Arn>`, `<referenceto${Names.uniqueId(resource)}Arn>`];
+    const arnNames = (resource: CfnElement) => [
+      `<${this.getLogicalId(resource)}.Arn>`,
+      `<referenceto${Names.uniqueId(resource)}Arn>`,
+    ];
     for (const arn of arnNames(this.table.node.defaultChild as CfnElement)) {
-      acknowledge(`AwsSolutions-IAM5[Resource::${arn}/index/*]`, "the indexes of the service's one table (GSI1), granted with the same actions as the table");
+      acknowledge(
+        `AwsSolutions-IAM5[Resource::${arn}/index/*]`,
+        "the indexes of the service's one table (GSI1), granted with the same actions as the table",
+      );
     }
     for (const arn of arnNames(this.inbound.bucket.node.defaultChild as CfnElement)) {
-      acknowledge(`AwsSolutions-IAM5[Resource::${arn}/*]`, 'the objects of the inbound bucket: their keys are SES message ids, unknown at deploy time');
+      acknowledge(
+        `AwsSolutions-IAM5[Resource::${arn}/*]`,
+        'the objects of the inbound bucket: their keys are SES message ids, unknown at deploy time',
+      );
     }
     for (const arn of arnNames(this.content.bucket.node.defaultChild as CfnElement)) {
-      acknowledge(`AwsSolutions-IAM5[Resource::${arn}/*]`, 'the objects of the content bucket: their keys are email ids, made at run time');
+      acknowledge(
+        `AwsSolutions-IAM5[Resource::${arn}/*]`,
+        'the objects of the content bucket: their keys are email ids, made at run time',
+      );
     }
     Validations.of(this.content.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'only the service writes and reads the bucket, through its functions (logged in their own logs); server access logs would need a second bucket',
+      reason:
+        'only the service writes and reads the bucket, through its functions (logged in their own logs); server access logs would need a second bucket',
     });
     Validations.of(this.inbound.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'only SES writes the bucket and only presigned URLs from the API (in its access log) and the inbound worker read it; server access logs would need a second bucket',
+      reason:
+        'only SES writes the bucket and only presigned URLs from the API (in its access log) and the inbound worker read it; server access logs would need a second bucket',
     });
   }
 
@@ -174,7 +232,8 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     if (needs.inboundBucket) this.inbound.grant(fn, needs.inboundBucket);
     if (needs.contentBucket) this.content.grant(fn, needs.contentBucket);
     if (needs.secretsKey) fn.bindSecretsKey(this.secretsKey, needs.secretsKey);
-    if (needs.ses?.includes('ses:UpdateReputationEntityPolicy')) fn.addEnvironment('SES_TENANT_REPUTATION_POLICY', tenantReputationPolicy(this));
+    if (needs.ses?.includes('ses:UpdateReputationEntityPolicy'))
+      fn.addEnvironment('SES_TENANT_REPUTATION_POLICY', tenantReputationPolicy(this));
     return fn;
   }
 }
@@ -185,12 +244,22 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
  * With the routes and workers that put messages on a send queue (POST /emails, /emails/batch, a
  * retry), they are what `-c tracing=true` traces.
  */
-export const TRACED_WORKERS = ['sender', 'bulk-sender', 'dispatch-due-emails', 'email-status', 'webhook-fanout', 'webhook-dispatcher'];
+export const TRACED_WORKERS = [
+  'sender',
+  'bulk-sender',
+  'dispatch-due-emails',
+  'email-status',
+  'webhook-fanout',
+  'webhook-dispatcher',
+];
 const SEND_QUEUES = ['send', 'send-bulk'];
-const tracedWorkerHandlers = new Set(workerDefinitions.filter((w) => TRACED_WORKERS.includes(w.name)).map((w) => w.handler));
+const tracedWorkerHandlers = new Set(
+  workerDefinitions.filter((w) => TRACED_WORKERS.includes(w.name)).map((w) => w.handler),
+);
 
 /** Whether the function of `handler` with `needs` is on the send path (TRACED_WORKERS, or it enqueues sends). */
-export const onSendPath = (handler: string, needs: Needs): boolean => tracedWorkerHandlers.has(handler) || (needs.queues ?? []).some((q) => SEND_QUEUES.includes(q));
+export const onSendPath = (handler: string, needs: Needs): boolean =>
+  tracedWorkerHandlers.has(handler) || (needs.queues ?? []).some((q) => SEND_QUEUES.includes(q));
 
 /**
  * X-Ray active tracing on `fn`: Lambda samples its invocations (the first request each second, then
@@ -201,8 +270,13 @@ export const onSendPath = (handler: string, needs: Needs): boolean => tracedWork
  */
 function traceActively(fn: ApiFunction): void {
   (fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
-  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }));
-  Validations.of(fn).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permission (tracing=true)' });
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }),
+  );
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: 'X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permission (tracing=true)',
+  });
 }
 
 /** SES identities and configuration sets are named at run time (customers' domains, domain ids): their ARNs are patterns. */
@@ -210,12 +284,25 @@ function acknowledgeSesResources(fn: ApiFunction): void {
   const stack = Stack.of(fn);
   const patterns = [
     ['*', "ses:GetAccount has no resource type: it reads the account's own quota"],
-    [`arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:identity/*`, "the identities are the customers' domains, created at run time: this account's, in this region"],
-    [`arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:configuration-set/es-*`, "the service's own configuration sets, one per domain id (es-<id>), created at run time"],
-    [`arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:tenant/es-*`, "the service's SES tenants, one per project (es-<project id>), created at run time"],
-    [`arn:<AWS::Partition>:ses:${stack.region}:aws:reputation-policy/*`, "SES's own managed reputation policies (standard, strict, none), which a tenant is given"],
+    [
+      `arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:identity/*`,
+      "the identities are the customers' domains, created at run time: this account's, in this region",
+    ],
+    [
+      `arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:configuration-set/es-*`,
+      "the service's own configuration sets, one per domain id (es-<id>), created at run time",
+    ],
+    [
+      `arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:tenant/es-*`,
+      "the service's SES tenants, one per project (es-<project id>), created at run time",
+    ],
+    [
+      `arn:<AWS::Partition>:ses:${stack.region}:aws:reputation-policy/*`,
+      "SES's own managed reputation policies (standard, strict, none), which a tenant is given",
+    ],
   ];
-  for (const [resource, reason] of patterns) Validations.of(fn).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
+  for (const [resource, reason] of patterns)
+    Validations.of(fn).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
 }
 
 /**
@@ -225,7 +312,10 @@ function acknowledgeSesResources(fn: ApiFunction): void {
  */
 export function tenantReputationPolicy(scope: Construct): ReputationPolicy {
   const value = scope.node.tryGetContext('sesTenantReputationPolicy') ?? 'standard';
-  if (!REPUTATION_POLICIES.includes(value)) throw new Error(`sesTenantReputationPolicy must be one of ${REPUTATION_POLICIES.join(', ')}, got ${JSON.stringify(value)}`);
+  if (!REPUTATION_POLICIES.includes(value))
+    throw new Error(
+      `sesTenantReputationPolicy must be one of ${REPUTATION_POLICIES.join(', ')}, got ${JSON.stringify(value)}`,
+    );
   return value;
 }
 
@@ -252,8 +342,20 @@ export const ON_DEMAND_WARM_READ_UNITS = 12_000;
  * Raising it is a one-time charge for the units added (docs/sizing.md); it can never be lowered.
  */
 export function tableWarmThroughput(scope: Construct, sendRate: number): dynamodb.WarmThroughput | undefined {
-  const writes = wholeNumberFromContext(scope, 'tableWarmWriteUnits', Math.ceil(sendRate * WRITE_UNITS_PER_EMAIL), 1, 'write units a second');
-  const reads = wholeNumberFromContext(scope, 'tableWarmReadUnits', Math.ceil(sendRate * READ_UNITS_PER_EMAIL), 1, 'read units a second');
+  const writes = wholeNumberFromContext(
+    scope,
+    'tableWarmWriteUnits',
+    Math.ceil(sendRate * WRITE_UNITS_PER_EMAIL),
+    1,
+    'write units a second',
+  );
+  const reads = wholeNumberFromContext(
+    scope,
+    'tableWarmReadUnits',
+    Math.ceil(sendRate * READ_UNITS_PER_EMAIL),
+    1,
+    'read units a second',
+  );
   const warm = {
     ...(writes > ON_DEMAND_WARM_WRITE_UNITS ? { writeUnitsPerSecond: writes } : {}),
     ...(reads > ON_DEMAND_WARM_READ_UNITS ? { readUnitsPerSecond: reads } : {}),
@@ -278,7 +380,11 @@ function createTable(scope: Construct, warmThroughput: dynamodb.WarmThroughput |
     deletionProtection: true,
     // A key of the account's own: its use is in CloudTrail, and revoking it locks the data.
     encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
-    encryptionKey: new kms.Key(scope, 'TableKey', { enableKeyRotation: true, description: 'Email service table', removalPolicy: RemovalPolicy.RETAIN }),
+    encryptionKey: new kms.Key(scope, 'TableKey', {
+      enableKeyRotation: true,
+      description: 'Email service table',
+      removalPolicy: RemovalPolicy.RETAIN,
+    }),
   });
   for (const index of globalIndexes) {
     table.addGlobalSecondaryIndex({
@@ -299,12 +405,25 @@ function createTable(scope: Construct, warmThroughput: dynamodb.WarmThroughput |
 function tableBackups(scope: Construct, table: dynamodb.Table): void {
   const vault = new backup.BackupVault(scope, 'BackupVault', { removalPolicy: RemovalPolicy.RETAIN });
   const plan = new backup.BackupPlan(scope, 'BackupPlan', { backupVault: vault });
-  plan.addRule(new backup.BackupPlanRule({ ruleName: 'daily', scheduleExpression: events.Schedule.cron({ hour: '15', minute: '0' }), deleteAfter: Duration.days(35) }));
-  plan.addRule(new backup.BackupPlanRule({ ruleName: 'monthly', scheduleExpression: events.Schedule.cron({ day: '1', hour: '15', minute: '0' }), deleteAfter: Duration.days(365) }));
+  plan.addRule(
+    new backup.BackupPlanRule({
+      ruleName: 'daily',
+      scheduleExpression: events.Schedule.cron({ hour: '15', minute: '0' }),
+      deleteAfter: Duration.days(35),
+    }),
+  );
+  plan.addRule(
+    new backup.BackupPlanRule({
+      ruleName: 'monthly',
+      scheduleExpression: events.Schedule.cron({ day: '1', hour: '15', minute: '0' }),
+      deleteAfter: Duration.days(365),
+    }),
+  );
   const selection = plan.addSelection('Table', { resources: [backup.BackupResource.fromDynamoDbTable(table)] });
   Validations.of(selection).acknowledge({
     id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
-    reason: "the role AWS Backup assumes to back up the table, with the policy AWS keeps for exactly that (AWS Backup's own default)",
+    reason:
+      "the role AWS Backup assumes to back up the table, with the policy AWS keeps for exactly that (AWS Backup's own default)",
   });
 }
 
@@ -325,7 +444,10 @@ export function buildApp(options: BuildAppOptions = {}): { app: App; stack: Emai
   if (options.bundle === false) context['aws:cdk:bundling-stacks'] = [];
   const app = new App({ context });
   const account = process.env.CDK_DEFAULT_ACCOUNT;
-  const region = deployRegion({ region: app.node.tryGetContext('region'), [RECEIVING_OVERRIDE]: app.node.tryGetContext(RECEIVING_OVERRIDE) });
+  const region = deployRegion({
+    region: app.node.tryGetContext('region'),
+    [RECEIVING_OVERRIDE]: app.node.tryGetContext(RECEIVING_OVERRIDE),
+  });
   const stack = new EmailServiceStack(app, STACK_NAME, {
     env: account ? { account, region } : { region },
     description: 'Resend-compatible email sending service (HTTP API, Lambda, DynamoDB)',

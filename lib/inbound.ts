@@ -38,7 +38,8 @@ import { daysFromContext, flagFromContext } from './context';
 export const DEFAULT_RETENTION_DAYS = 30;
 
 /** `inboundRetentionDays` from the CDK context (`cdk deploy -c inboundRetentionDays=90`), default 30. */
-export const inboundRetentionDays = (scope: Construct): number => daysFromContext(scope, 'inboundRetentionDays', DEFAULT_RETENTION_DAYS);
+export const inboundRetentionDays = (scope: Construct): number =>
+  daysFromContext(scope, 'inboundRetentionDays', DEFAULT_RETENTION_DAYS);
 
 export interface InboundMailProps {
   /** the queue the worker reads (functions/workers.ts INBOUND_QUEUE) */
@@ -63,7 +64,13 @@ export class InboundMail extends Construct {
       enforceSSL: true,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ id: 'expire-inbound-mail', expiration: Duration.days(props.retentionDays), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        {
+          id: 'expire-inbound-mail',
+          expiration: Duration.days(props.retentionDays),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
       // customers' mail: deleting the stack leaves it (the lifecycle rule still empties it)
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -83,9 +90,17 @@ export class InboundMail extends Construct {
         }),
       },
     };
-    const key = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'Inbound mail notifications topic' });
+    const key = new kms.Key(this, 'TopicKey', {
+      enableKeyRotation: true,
+      description: 'Inbound mail notifications topic',
+    });
     key.addToResourcePolicy(
-      new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('ses.amazonaws.com')], actions: ['kms:GenerateDataKey*', 'kms:Decrypt'], resources: ['*'], conditions: fromOurRules }),
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
+        actions: ['kms:GenerateDataKey*', 'kms:Decrypt'],
+        resources: ['*'],
+        conditions: fromOurRules,
+      }),
     );
     this.topic = new sns.Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
     const { policyDependable } = this.topic.addToResourcePolicy(
@@ -124,16 +139,26 @@ export class InboundMail extends Construct {
 
   /** Makes this stack's rule set the active one (see the module comment), once its rule exists. */
   private activate(): void {
-    const call = (parameters: Record<string, string>) => ({ service: 'SES', action: 'setActiveReceiptRuleSet', parameters, physicalResourceId: cr.PhysicalResourceId.of('active-receipt-rule-set') });
+    const call = (parameters: Record<string, string>) => ({
+      service: 'SES',
+      action: 'setActiveReceiptRuleSet',
+      parameters,
+      physicalResourceId: cr.PhysicalResourceId.of('active-receipt-rule-set'),
+    });
     const activation = new cr.AwsCustomResource(this, 'ActivateRuleSet', {
       onCreate: call({ RuleSetName: this.ruleSet.receiptRuleSetName }),
       onUpdate: call({ RuleSetName: this.ruleSet.receiptRuleSetName }),
       onDelete: call({}), // no name: no set active, so the stack can delete its own
-      policy: cr.AwsCustomResourcePolicy.fromStatements([new iam.PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] })]),
+      policy: cr.AwsCustomResourcePolicy.fromStatements([
+        new iam.PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] }),
+      ]),
       installLatestAwsSdk: false,
     });
     activation.node.addDependency(this.rule);
-    Validations.of(activation).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ses:SetActiveReceiptRuleSet has no resource-level permission' });
+    Validations.of(activation).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'ses:SetActiveReceiptRuleSet has no resource-level permission',
+    });
   }
 
   /**
@@ -145,7 +170,10 @@ export class InboundMail extends Construct {
     fn.addEnvironment('INBOUND_BUCKET', this.bucket.bucketName);
     fn.addEnvironment('INBOUND_RETENTION_DAYS', String(this.retentionDays));
     const objectActions = [...BUCKET_ACTIONS[access]];
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [this.bucket.arnForObjects('*')] }));
-    if (mayListBucket(access)) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: objectActions, resources: [this.bucket.arnForObjects('*')] }),
+    );
+    if (mayListBucket(access))
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
   }
 }

@@ -52,10 +52,27 @@ export interface PreflightOptions {
 type RegionalOptions = PreflightOptions & { region: string };
 
 /** A signed call to an AWS API the project has no client for. */
-async function signedFetch(options: RegionalOptions, service: string, url: URL, method: 'GET' | 'POST', body?: string): Promise<string> {
+async function signedFetch(
+  options: RegionalOptions,
+  service: string,
+  url: URL,
+  method: 'GET' | 'POST',
+  body?: string,
+): Promise<string> {
   const signer = new SignatureV4({ service, region: options.region, credentials: options.credentials, sha256: Sha256 });
-  const headers: Record<string, string> = { host: url.host, ...(body ? { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' } : {}) };
-  const signed = await signer.sign({ method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, headers, body });
+  const headers: Record<string, string> = {
+    host: url.host,
+    ...(body ? { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' } : {}),
+  };
+  const signed = await signer.sign({
+    method,
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    path: url.pathname,
+    headers,
+    body,
+  });
   const response = await fetch(url, { method, headers: signed.headers, body });
   const text = await response.text();
   if (!response.ok) throw new Error(`${service} answered ${response.status}: ${text.slice(0, 300)}`);
@@ -90,7 +107,12 @@ async function checkSes(options: RegionalOptions): Promise<Check[]> {
             fix: 'see the SES console account dashboard and AWS Support',
           }
         : standing === 'PROBATION'
-          ? { name: 'SES sending', status: 'warn', detail: 'the account is on probation (bounces or complaints)', fix: 'bring the bounce and complaint rates down before sending more' }
+          ? {
+              name: 'SES sending',
+              status: 'warn',
+              detail: 'the account is on probation (bounces or complaints)',
+              fix: 'bring the bounce and complaint rates down before sending more',
+            }
           : { name: 'SES sending', status: 'ok', detail: `enabled, ${standing.toLowerCase()}` },
     );
     const rate = quota.MaxSendRate ?? 1;
@@ -115,8 +137,19 @@ async function checkReceiving(options: RegionalOptions): Promise<Check> {
     'Action=DescribeActiveReceiptRuleSet&Version=2010-12-01',
   );
   const active = /<Metadata>[\s\S]*?<Name>([^<]+)<\/Name>/.exec(xml)?.[1];
-  if (!active) return { name: 'SES receiving', status: 'ok', detail: "no receipt rule set is active: the stack's can be, with `-c activateReceiptRuleSet=true` or after the deploy by hand" };
-  if (active.startsWith(options.stackName)) return { name: 'SES receiving', status: 'ok', detail: `the stack's receipt rule set (${active}) is the active one` };
+  if (!active)
+    return {
+      name: 'SES receiving',
+      status: 'ok',
+      detail:
+        "no receipt rule set is active: the stack's can be, with `-c activateReceiptRuleSet=true` or after the deploy by hand",
+    };
+  if (active.startsWith(options.stackName))
+    return {
+      name: 'SES receiving',
+      status: 'ok',
+      detail: `the stack's receipt rule set (${active}) is the active one`,
+    };
   return {
     name: 'SES receiving',
     status: 'warn',
@@ -131,7 +164,9 @@ export const MIN_CONCURRENCY_QUOTA = 100;
 async function checkLambda(options: RegionalOptions): Promise<Check> {
   const env = options.env ?? process.env;
   const base = endpoint(env, 'AWS_ENDPOINT_URL_LAMBDA', `https://lambda.${options.region}.amazonaws.com/`);
-  const settings = JSON.parse(await signedFetch(options, 'lambda', new URL('/2016-08-19/account-settings/', base), 'GET')) as { AccountLimit?: { ConcurrentExecutions?: number } };
+  const settings = JSON.parse(
+    await signedFetch(options, 'lambda', new URL('/2016-08-19/account-settings/', base), 'GET'),
+  ) as { AccountLimit?: { ConcurrentExecutions?: number } };
   const quota = settings.AccountLimit?.ConcurrentExecutions ?? 0;
   if (quota < MIN_CONCURRENCY_QUOTA) {
     return {
@@ -141,7 +176,11 @@ async function checkLambda(options: RegionalOptions): Promise<Check> {
       fix: 'Service Quotas -> AWS Lambda -> Concurrent executions: request 1,000 (usually granted within a day)',
     };
   }
-  return { name: 'Lambda concurrency', status: 'ok', detail: `${quota} concurrent executions: deploy with \`-c lambdaConcurrencyQuota=${quota}\`` };
+  return {
+    name: 'Lambda concurrency',
+    status: 'ok',
+    detail: `${quota} concurrent executions: deploy with \`-c lambdaConcurrencyQuota=${quota}\``,
+  };
 }
 
 export const ALARM_SUBSCRIBER_CHECK = 'Alarm subscriber';
@@ -150,7 +189,11 @@ export const ALARM_SUBSCRIBER_CHECK = 'Alarm subscriber';
 export function checkAlarmSubscriber(context: Record<string, unknown> = {}): Check {
   const email = context.alarmEmail;
   if (typeof email === 'string' && email.includes('@'))
-    return { name: ALARM_SUBSCRIBER_CHECK, status: 'ok', detail: `every alarm emails ${email} (confirm the subscription AWS mails after the deploy)` };
+    return {
+      name: ALARM_SUBSCRIBER_CHECK,
+      status: 'ok',
+      detail: `every alarm emails ${email} (confirm the subscription AWS mails after the deploy)`,
+    };
   return {
     name: ALARM_SUBSCRIBER_CHECK,
     status: 'warn',
@@ -162,7 +205,13 @@ export function checkAlarmSubscriber(context: Record<string, unknown> = {}): Che
 /** The region the stack deploys to (the context's `region`), whether SES receives mail there, and whether the CLIs will reach it. */
 export function checkRegion(region: string, cliRegion: string, context: Record<string, unknown>): Check {
   const noReceiving = receivingProblem(region, context);
-  if (noReceiving) return { name: 'Region', status: 'fail', detail: noReceiving, fix: `-c region=<one of ${SES_RECEIVING_REGIONS.join(', ')}>` };
+  if (noReceiving)
+    return {
+      name: 'Region',
+      status: 'fail',
+      detail: noReceiving,
+      fix: `-c region=<one of ${SES_RECEIVING_REGIONS.join(', ')}>`,
+    };
   if (cliRegion !== region) {
     return {
       name: 'Region',
@@ -182,13 +231,28 @@ export async function preflight(options: PreflightOptions): Promise<Check[]> {
     region = stackRegion(context);
   } catch (error) {
     // a region that is no region's code: no call can go anywhere
-    return [{ name: 'Region', status: 'fail', detail: (error as Error).message, fix: '-c region=<an AWS region code, like eu-west-1>' }, checkAlarmSubscriber(context)];
+    return [
+      {
+        name: 'Region',
+        status: 'fail',
+        detail: (error as Error).message,
+        fix: '-c region=<an AWS region code, like eu-west-1>',
+      },
+      checkAlarmSubscriber(context),
+    ];
   }
   const checks: Check[] = [checkRegion(region, options.cliRegion, context)];
   const regional = { ...options, region };
   const failed =
     (name: string) =>
-    (error: unknown): Check[] => [{ name, status: 'fail', detail: `could not ask AWS: ${(error as Error).message}`, fix: 'check the credentials (aws sts get-caller-identity) and their permissions' }];
+    (error: unknown): Check[] => [
+      {
+        name,
+        status: 'fail',
+        detail: `could not ask AWS: ${(error as Error).message}`,
+        fix: 'check the credentials (aws sts get-caller-identity) and their permissions',
+      },
+    ];
   checks.push(...(await checkSes(regional).catch(failed('SES account'))));
   checks.push(...(await checkReceiving(regional).then((c) => [c], failed('SES receiving'))));
   checks.push(...(await checkLambda(regional).then((c) => [c], failed('Lambda concurrency'))));
@@ -200,10 +264,14 @@ const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAI
 
 /** The report as the CLI prints it: one line per check, and what to do under each that is not ok. */
 export function formatPreflight(checks: Check[]): string {
-  const lines = checks.flatMap((c) => [`${MARK[c.status]} ${c.name}: ${c.detail}`, ...(c.fix ? [`     fix: ${c.fix}`] : [])]);
+  const lines = checks.flatMap((c) => [
+    `${MARK[c.status]} ${c.name}: ${c.detail}`,
+    ...(c.fix ? [`     fix: ${c.fix}`] : []),
+  ]);
   const failures = checks.filter((c) => c.status === 'fail').length;
   // said again last, where it cannot scroll away unseen
-  if (checks.some((c) => c.name === ALARM_SUBSCRIBER_CHECK && c.status !== 'ok')) lines.push('', `!!! ${NO_ALARM_SUBSCRIBER} !!!`);
+  if (checks.some((c) => c.name === ALARM_SUBSCRIBER_CHECK && c.status !== 'ok'))
+    lines.push('', `!!! ${NO_ALARM_SUBSCRIBER} !!!`);
   lines.push('', failures ? `${failures} check(s) failed: fix them before \`cdk deploy\`.` : 'Ready for `cdk deploy`.');
   return lines.join('\n');
 }

@@ -49,7 +49,8 @@ const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d$/;
 /** The region named by the context (`-c region=...`), else the default; throws on what is not a region's code. */
 export function stackRegion(context: Record<string, unknown>): string {
   const value = context.region ?? DEFAULT_REGION;
-  if (typeof value !== 'string' || !REGION_PATTERN.test(value)) throw new Error(`region must be an AWS region code like eu-west-1, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !REGION_PATTERN.test(value))
+    throw new Error(`region must be an AWS region code like eu-west-1, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -87,7 +88,10 @@ export function savedContext(root = PROJECT_ROOT): Record<string, unknown> {
  * default. `npm run preflight` fails when this differs from the region being deployed to, so after
  * a green preflight the CLIs reach the stack.
  */
-export function cliRegion(env: NodeJS.ProcessEnv = process.env, context: Record<string, unknown> = savedContext()): string {
+export function cliRegion(
+  env: NodeJS.ProcessEnv = process.env,
+  context: Record<string, unknown> = savedContext(),
+): string {
   // unchecked: a saved region that is no region's code is preflight's to report, not a CLI's to crash on
   return env.AWS_REGION || (typeof context.region === 'string' ? context.region : DEFAULT_REGION);
 }

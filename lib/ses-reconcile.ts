@@ -49,8 +49,14 @@ export async function serviceConfigurationSets(ses: SESv2Client): Promise<string
 }
 
 /** Points one configuration set's event destination at `topicArn` (see the module's comment for the three cases). */
-export async function reconcileConfigurationSet(ses: SESv2Client, ConfigurationSetName: string, topicArn: string): Promise<ReconcileResult> {
-  const { EventDestinations = [] } = await ses.send(new GetConfigurationSetEventDestinationsCommand({ ConfigurationSetName }));
+export async function reconcileConfigurationSet(
+  ses: SESv2Client,
+  ConfigurationSetName: string,
+  topicArn: string,
+): Promise<ReconcileResult> {
+  const { EventDestinations = [] } = await ses.send(
+    new GetConfigurationSetEventDestinationsCommand({ ConfigurationSetName }),
+  );
   const destination = EventDestinations.find((d) => d.Name === EVENT_DESTINATION_NAME);
   if (!destination) {
     const MatchingEventTypes = matchingEventTypes({ open_tracking: false, click_tracking: false });
@@ -64,12 +70,17 @@ export async function reconcileConfigurationSet(ses: SESv2Client, ConfigurationS
     return { configurationSet: ConfigurationSetName, outcome: 'created' };
   }
   const previousTopicArn = destination.SnsDestination?.TopicArn;
-  if (previousTopicArn === topicArn && destination.Enabled) return { configurationSet: ConfigurationSetName, outcome: 'unchanged' };
+  if (previousTopicArn === topicArn && destination.Enabled)
+    return { configurationSet: ConfigurationSetName, outcome: 'unchanged' };
   await ses.send(
     new UpdateConfigurationSetEventDestinationCommand({
       ConfigurationSetName,
       EventDestinationName: EVENT_DESTINATION_NAME,
-      EventDestination: { Enabled: true, MatchingEventTypes: destination.MatchingEventTypes as EventType[] | undefined, SnsDestination: { TopicArn: topicArn } },
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: destination.MatchingEventTypes as EventType[] | undefined,
+        SnsDestination: { TopicArn: topicArn },
+      },
     }),
   );
   return { configurationSet: ConfigurationSetName, outcome: 'repointed', previousTopicArn };
@@ -80,8 +91,10 @@ export async function reconcileConfigurationSet(ses: SESv2Client, ConfigurationS
  * APIs allow a few requests a second; the SDK retries a throttled call): the result of each.
  */
 export async function reconcileSesEventDestinations(ses: SESv2Client, topicArn: string): Promise<ReconcileResult[]> {
-  if (!/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/.test(topicArn)) throw new Error(`not an SNS topic ARN: ${topicArn}`);
+  if (!/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/.test(topicArn))
+    throw new Error(`not an SNS topic ARN: ${topicArn}`);
   const results: ReconcileResult[] = [];
-  for (const name of await serviceConfigurationSets(ses)) results.push(await reconcileConfigurationSet(ses, name, topicArn));
+  for (const name of await serviceConfigurationSets(ses))
+    results.push(await reconcileConfigurationSet(ses, name, topicArn));
   return results;
 }

@@ -15,7 +15,13 @@ const ROOT = join(__dirname, '..');
 
 /** The source map of the bundle of `functions/<handler>.ts`, as deployed. */
 export async function bundleSourceMap(handler: string): Promise<SourceMap> {
-  const result = await build({ ...bundleOptions(ROOT, join(ROOT, 'functions', `${handler}.ts`)), sourcemap: 'external', sourcesContent: false, write: false, outfile: join(ROOT, 'index.mjs') });
+  const result = await build({
+    ...bundleOptions(ROOT, join(ROOT, 'functions', `${handler}.ts`)),
+    sourcemap: 'external',
+    sourcesContent: false,
+    write: false,
+    outfile: join(ROOT, 'index.mjs'),
+  });
   const map = result.outputFiles.find((file) => file.path.endsWith('.map'));
   if (!map) throw new Error(`esbuild made no source map for ${handler}`);
   return new SourceMap(JSON.parse(map.text));
@@ -23,10 +29,19 @@ export async function bundleSourceMap(handler: string): Promise<SourceMap> {
 
 /** `trace` with every `index.mjs:<line>:<column>` position replaced by its TypeScript source, line and column. */
 export function mapTrace(trace: string, map: SourceMap): string {
-  return trace.replace(/(?:file:\/\/)?(?:\/var\/task\/)?index\.mjs:(\d+):(\d+)/g, (whole, line: string, column: string) => {
-    const entry = map.findEntry(Number(line) - 1, Number(column) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
-    if (!entry.originalSource) return whole;
-    const source = entry.originalSource.startsWith('file://') ? new URL(entry.originalSource).pathname : join(ROOT, entry.originalSource);
-    return `${relative(ROOT, source)}:${(entry.originalLine ?? 0) + 1}:${(entry.originalColumn ?? 0) + 1}`;
-  });
+  return trace.replace(
+    /(?:file:\/\/)?(?:\/var\/task\/)?index\.mjs:(\d+):(\d+)/g,
+    (whole, line: string, column: string) => {
+      const entry = map.findEntry(Number(line) - 1, Number(column) - 1) as {
+        originalSource?: string;
+        originalLine?: number;
+        originalColumn?: number;
+      };
+      if (!entry.originalSource) return whole;
+      const source = entry.originalSource.startsWith('file://')
+        ? new URL(entry.originalSource).pathname
+        : join(ROOT, entry.originalSource);
+      return `${relative(ROOT, source)}:${(entry.originalLine ?? 0) + 1}:${(entry.originalColumn ?? 0) + 1}`;
+    },
+  );
 }

@@ -48,6 +48,8 @@ export function createTableInput(tableName: string, options: { stream?: boolean 
       ],
       Projection: { ProjectionType: index.projection },
     })),
-    ...(options.stream === false ? {} : { StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream } }),
+    ...(options.stream === false
+      ? {}
+      : { StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream } }),
   };
 }

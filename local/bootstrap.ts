@@ -20,7 +20,11 @@ export interface Provisioned {
 
 export async function provisionDefaultProject(localApiKey?: string): Promise<Provisioned> {
   const { project, created } = await ensureDefaultProject();
-  const caller = (mode: KeyMode): Caller => ({ projectId: project.id, livemode: mode === 'live', permission: 'full_access' });
+  const caller = (mode: KeyMode): Caller => ({
+    projectId: project.id,
+    livemode: mode === 'live',
+    permission: 'full_access',
+  });
   if (localApiKey) {
     const existing = await authenticate(localApiKey);
     if (existing && liveProjectId(existing.projectId) !== project.id) {

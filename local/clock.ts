@@ -37,7 +37,9 @@ export interface DueSource {
 }
 
 /** What a stop's wait for the pipeline found: settled, or still busy at the wait's deadline. */
-export type Settled = { settled: true } | { settled: false; answer: { statusCode: number; body: Record<string, unknown> } };
+export type Settled =
+  | { settled: true }
+  | { settled: false; answer: { statusCode: number; body: Record<string, unknown> } };
 
 interface Timer {
   at: number;
@@ -177,7 +179,8 @@ export function parseDuration(phrase: string): number | undefined {
       .toLowerCase()
       .matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)\s*,?\s*(?:and\s+)?/g),
   ];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== phrase.trim().toLowerCase().replace(/\s+$/, '')) return undefined;
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== phrase.trim().toLowerCase().replace(/\s+$/, ''))
+    return undefined;
   let total = 0;
   for (const [, amount, unit] of parts) {
     const per = UNITS[unit] ?? UNITS[unit.replace(/s$/, '')];

@@ -26,7 +26,14 @@
  */
 import { authenticate } from '../shared/access/api-keys';
 import { type LocalClock, MAX_MOVE_MS, parseDuration, type Settled } from './clock';
-import { ApiError, forbidden, invalidApiKey, methodNotAllowed, notFound, unprocessable } from '../shared/platform/errors';
+import {
+  ApiError,
+  forbidden,
+  invalidApiKey,
+  methodNotAllowed,
+  notFound,
+  unprocessable,
+} from '../shared/platform/errors';
 
 /** One consumer of the pipeline, as drain sees it. */
 export interface Watched {
@@ -97,8 +104,14 @@ export async function drain(watched: Watched[], timeoutMs: number, dueBy?: numbe
       // quiet now: each stream consumer must finish a poll begun after this moment and find nothing
       const quietFrom = now;
       for (const s of streams) s.wake?.();
-      while (Date.now() < deadline && Object.keys(busyOf(watched, before)).length === 0 && streams.some((s) => s.quietSince!() < quietFrom)) await sleep(STEP_MS);
-      if (Object.keys(busyOf(watched, before)).length === 0 && streams.every((s) => s.quietSince!() >= quietFrom)) return settled(watched, handledAtStart, started, before);
+      while (
+        Date.now() < deadline &&
+        Object.keys(busyOf(watched, before)).length === 0 &&
+        streams.some((s) => s.quietSince!() < quietFrom)
+      )
+        await sleep(STEP_MS);
+      if (Object.keys(busyOf(watched, before)).length === 0 && streams.every((s) => s.quietSince!() >= quietFrom))
+        return settled(watched, handledAtStart, started, before);
     }
     if (Date.now() >= deadline) {
       const still = busyOf(watched, before);
@@ -106,9 +119,12 @@ export async function drain(watched: Watched[], timeoutMs: number, dueBy?: numbe
       const names = Object.entries(still).map(([name, n]) => (n > 0 ? `${name} (${n})` : name));
       return {
         statusCode: 504,
-        body: new ApiError(504, 'application_error', `Not settled after ${timeoutMs / 1000} s: still busy: ${names.join(', ')}`, [
-          { code: 'drain_timeout', message: `still busy: ${names.join(', ')}`, path: '' },
-        ]).toBody(),
+        body: new ApiError(
+          504,
+          'application_error',
+          `Not settled after ${timeoutMs / 1000} s: still busy: ${names.join(', ')}`,
+          [{ code: 'drain_timeout', message: `still busy: ${names.join(', ')}`, path: '' }],
+        ).toBody(),
       };
     }
     await sleep(STEP_MS);
@@ -141,13 +157,22 @@ function bodyOf(raw: Buffer): Record<string, unknown> | ApiError {
 
 const fail = (error: ApiError): Answer => ({ statusCode: error.statusCode, body: error.toBody() });
 
-const clockAnswer = (clock: LocalClock): Answer => ({ statusCode: 200, body: { object: 'clock', now: new Date(clock.now()).toISOString(), mode: clock.mode } });
+const clockAnswer = (clock: LocalClock): Answer => ({
+  statusCode: 200,
+  body: { object: 'clock', now: new Date(clock.now()).toISOString(), mode: clock.mode },
+});
 
 /** `timeout_seconds` of a drain or a move: milliseconds. */
 function timeoutOf(body: Record<string, unknown>): number | ApiError {
   const seconds = body.timeout_seconds ?? DEFAULT_DRAIN_SECONDS;
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_DRAIN_SECONDS) {
-    return unprocessable([{ code: 'invalid_timeout', message: `timeout_seconds must be a number of seconds above 0 and at most ${MAX_DRAIN_SECONDS}`, path: 'timeout_seconds' }]);
+    return unprocessable([
+      {
+        code: 'invalid_timeout',
+        message: `timeout_seconds must be a number of seconds above 0 and at most ${MAX_DRAIN_SECONDS}`,
+        path: 'timeout_seconds',
+      },
+    ]);
   }
   return seconds * 1000;
 }
@@ -157,20 +182,37 @@ const clockError = (code: string, message: string, path: string) => unprocessabl
 /** Where a move goes: exactly one of `advance` (a phrase), `advance_seconds` or `set` (ISO 8601), never backwards, at most a year. */
 function targetOf(body: Record<string, unknown>, now: number): number | ApiError {
   const given = ['advance', 'advance_seconds', 'set'].filter((name) => body[name] !== undefined);
-  if (given.length !== 1) return clockError('invalid_clock_move', 'Give exactly one of advance ("2 days"), advance_seconds or set (ISO 8601)', given[1] ?? '');
+  if (given.length !== 1)
+    return clockError(
+      'invalid_clock_move',
+      'Give exactly one of advance ("2 days"), advance_seconds or set (ISO 8601)',
+      given[1] ?? '',
+    );
   let target: number;
   if (body.advance !== undefined) {
     const ms = typeof body.advance === 'string' ? parseDuration(body.advance) : undefined;
-    if (ms === undefined) return clockError('invalid_duration', 'advance must be a duration such as "90 seconds", "2 days" or "1 hour 30 minutes"', 'advance');
+    if (ms === undefined)
+      return clockError(
+        'invalid_duration',
+        'advance must be a duration such as "90 seconds", "2 days" or "1 hour 30 minutes"',
+        'advance',
+      );
     target = now + ms;
   } else if (body.advance_seconds !== undefined) {
     const seconds = body.advance_seconds;
-    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return clockError('invalid_duration', 'advance_seconds must be a number of seconds, 0 or more', 'advance_seconds');
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
+      return clockError(
+        'invalid_duration',
+        'advance_seconds must be a number of seconds, 0 or more',
+        'advance_seconds',
+      );
     target = now + Math.round(seconds * 1000);
   } else {
     const at = typeof body.set === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(body.set) ? Date.parse(body.set) : Number.NaN;
-    if (Number.isNaN(at)) return clockError('invalid_time', 'set must be an ISO 8601 date-time (2026-12-01T09:00:00Z)', 'set');
-    if (at < now) return clockError('clock_backwards', `The clock never goes back: it is ${new Date(now).toISOString()}`, 'set');
+    if (Number.isNaN(at))
+      return clockError('invalid_time', 'set must be an ISO 8601 date-time (2026-12-01T09:00:00Z)', 'set');
+    if (at < now)
+      return clockError('clock_backwards', `The clock never goes back: it is ${new Date(now).toISOString()}`, 'set');
     target = at;
   }
   if (target - now > MAX_MOVE_MS) return clockError('invalid_duration', 'One move goes at most a year ahead', given[0]);
@@ -178,11 +220,18 @@ function targetOf(body: Record<string, unknown>, now: number): number | ApiError
 }
 
 /** Answers a request to `/_local/...`; `authorization` is its Authorization header. */
-export async function handleControl(control: Control, method: string, path: string, authorization: string | undefined, raw: Buffer): Promise<Answer> {
+export async function handleControl(
+  control: Control,
+  method: string,
+  path: string,
+  authorization: string | undefined,
+  raw: Buffer,
+): Promise<Answer> {
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
   const caller = token ? await authenticate(token) : undefined;
   if (!caller) return fail(invalidApiKey());
-  if (caller.permission !== 'full_access') return fail(forbidden('insufficient_scope', 'The local control API takes a full-access API key'));
+  if (caller.permission !== 'full_access')
+    return fail(forbidden('insufficient_scope', 'The local control API takes a full-access API key'));
 
   const { clock } = control;
   const dueBy = () => (clock.mode === 'manual' ? clock.now() : undefined);
@@ -190,7 +239,11 @@ export async function handleControl(control: Control, method: string, path: stri
     if (method === 'GET') return clockAnswer(clock);
     if (method !== 'POST') return fail(methodNotAllowed(method, path, ['GET', 'POST']));
     if (clock.mode !== 'manual')
-      return fail(new ApiError(409, 'application_error', 'The clock is real (LOCAL_CLOCK=real): time moves by itself', [{ code: 'clock_not_manual', message: 'The clock is real', path: '' }]));
+      return fail(
+        new ApiError(409, 'application_error', 'The clock is real (LOCAL_CLOCK=real): time moves by itself', [
+          { code: 'clock_not_manual', message: 'The clock is real', path: '' },
+        ]),
+      );
     const body = bodyOf(raw);
     if (body instanceof ApiError) return fail(body);
     const target = targetOf(body, clock.now());
@@ -218,10 +271,18 @@ export async function handleControl(control: Control, method: string, path: stri
   if (run) {
     if (method !== 'POST') return fail(methodNotAllowed(method, path, ['POST']));
     const schedule = control.schedules.find((s) => s.name === decodeURIComponent(run[1]));
-    if (!schedule) return fail(notFound(`Scheduled worker ${decodeURIComponent(run[1])} (there are: ${control.schedules.map((s) => s.name).join(', ')})`));
+    if (!schedule)
+      return fail(
+        notFound(
+          `Scheduled worker ${decodeURIComponent(run[1])} (there are: ${control.schedules.map((s) => s.name).join(', ')})`,
+        ),
+      );
     const started = Date.now();
     const outcome = await schedule.runNow();
-    return { statusCode: 200, body: { object: 'run', worker: schedule.name, ...outcome, duration_ms: Date.now() - started } };
+    return {
+      statusCode: 200,
+      body: { object: 'run', worker: schedule.name, ...outcome, duration_ms: Date.now() - started },
+    };
   }
   return fail(notFound(`Route ${method} ${path}`));
 }

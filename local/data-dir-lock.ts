@@ -79,9 +79,17 @@ function writeAtomically(file: string, text: string, how: 'link' | 'rename'): vo
  * Takes DATA_DIR for this process (see the protocol above). `databaseDir` is where DynamoDB
  * Local keeps its files (undefined when it runs in memory).
  */
-export async function lockDataDir(dataDir: string, databaseDir: string | undefined, log: (line: string) => void): Promise<DataDirLock> {
+export async function lockDataDir(
+  dataDir: string,
+  databaseDir: string | undefined,
+  log: (line: string) => void,
+): Promise<DataDirLock> {
   const file = join(dataDir, LOCK_FILE);
-  const record: LockRecord = { pid: process.pid, identity: processIdentity(process.pid) ?? 'unknown', token: randomUUID() };
+  const record: LockRecord = {
+    pid: process.pid,
+    identity: processIdentity(process.pid) ?? 'unknown',
+    token: randomUUID(),
+  };
 
   for (;;) {
     try {
@@ -94,11 +102,15 @@ export async function lockDataDir(dataDir: string, databaseDir: string | undefin
     if (text === undefined) continue; // released meanwhile
     const holder = parse(text);
     if (holder && sameProcess(holder)) {
-      throw new DataDirInUseError(`DATA_DIR ${dataDir} is in use by another local runtime (pid ${holder.pid}); stop it first or choose another DATA_DIR`); // 2
+      throw new DataDirInUseError(
+        `DATA_DIR ${dataDir} is in use by another local runtime (pid ${holder.pid}); stop it first or choose another DATA_DIR`,
+      ); // 2
     }
     const jvm = holder?.jvm;
     if (jvm && sameProcess(jvm) && commandLine(jvm.pid).includes(`-port ${jvm.port}`)) {
-      log(`DATA_DIR ${dataDir}: stopping DynamoDB Local (pid ${jvm.pid}), left running by a runtime that ended without stopping it (pid ${holder.pid})`); // 3
+      log(
+        `DATA_DIR ${dataDir}: stopping DynamoDB Local (pid ${jvm.pid}), left running by a runtime that ended without stopping it (pid ${holder.pid})`,
+      ); // 3
       await terminate(jvm.pid);
     }
     const aside = `${file}.stale.${process.pid}`;
@@ -119,11 +131,14 @@ export async function lockDataDir(dataDir: string, databaseDir: string | undefin
   }
 
   if (databaseDir) {
-    const jvmOnDatabase = (args: string) => /^\S*java\s/.test(args) && args.includes('DynamoDBLocal.jar') && `${args} `.includes(` -dbPath ${databaseDir} `);
+    const jvmOnDatabase = (args: string) =>
+      /^\S*java\s/.test(args) && args.includes('DynamoDBLocal.jar') && `${args} `.includes(` -dbPath ${databaseDir} `);
     const other = processesMatching(jvmOnDatabase)[0]; // 4 (the JVM itself, not the shell of its watchdog)
     if (other) {
       unlinkSync(file);
-      throw new DataDirInUseError(`DATA_DIR ${dataDir} is in use by a DynamoDB Local this runtime did not start (pid ${other.pid}); stop it (kill ${other.pid}) and start again`);
+      throw new DataDirInUseError(
+        `DATA_DIR ${dataDir} is in use by a DynamoDB Local this runtime did not start (pid ${other.pid}); stop it (kill ${other.pid}) and start again`,
+      );
     }
   }
 

@@ -14,7 +14,15 @@ export function watchEventLoop(log: (line: string) => void): { stop(): void } {
     const now = Date.now();
     const late = now - expected;
     expected = now + TICK_MS;
-    if (late >= BLOCKED_MS) log(JSON.stringify({ level: 'WARN', message: 'event loop blocked', blocked_ms: late, timestamp: new Date(now).toISOString() }));
+    if (late >= BLOCKED_MS)
+      log(
+        JSON.stringify({
+          level: 'WARN',
+          message: 'event loop blocked',
+          blocked_ms: late,
+          timestamp: new Date(now).toISOString(),
+        }),
+      );
   }, TICK_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };

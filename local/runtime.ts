@@ -24,7 +24,14 @@ import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, QueueNameExists, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  QueueNameExists,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './aws/dynamodb';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
@@ -90,7 +97,8 @@ const closeServer = (server: Server) =>
  * request to any port may stop it (aws-ses-v2-local answers some requests twice, and the second
  * answer throws; one `GET /get-emlContent` of an unknown message stopped the whole runtime).
  */
-const STAND_IN_CODE = /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|lib[\\/]local[\\/]aws)[\\/]/;
+const STAND_IN_CODE =
+  /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|lib[\\/]local[\\/]aws)[\\/]/;
 /** How long a stop after an uncaught error of our own may take before the process exits anyway. */
 const CRASH_STOP_DEADLINE_MS = 7000;
 /** How long after a send's first SES event its delivery and feedback come (on the runtime's clock). */
@@ -106,7 +114,13 @@ function lastResort(stop: () => Promise<void>, log: (line: string) => void): () 
   const onError = (kind: string) => (error: unknown) => {
     const detail = (error instanceof Error && error.stack) || String(error);
     if (STAND_IN_CODE.test(detail)) {
-      log(JSON.stringify({ level: 'ERROR', message: `${kind} in a stand-in's code; the local runtime keeps serving`, error: detail }));
+      log(
+        JSON.stringify({
+          level: 'ERROR',
+          message: `${kind} in a stand-in's code; the local runtime keeps serving`,
+          error: detail,
+        }),
+      );
       return;
     }
     log(JSON.stringify({ level: 'FATAL', message: `${kind}: stopping the local runtime`, error: detail }));
@@ -129,7 +143,11 @@ export interface RuntimeObserver {
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
 
-export async function startLocalRuntime(settings: LocalSettings, log: (line: string) => void = console.log, observer: RuntimeObserver = {}): Promise<LocalRuntime> {
+export async function startLocalRuntime(
+  settings: LocalSettings,
+  log: (line: string) => void = console.log,
+  observer: RuntimeObserver = {},
+): Promise<LocalRuntime> {
   const cleanups: (() => Promise<void>)[] = [];
   let lock: DataDirLock | undefined;
   const stop = async () => {
@@ -155,7 +173,10 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     // every stand-in verifies each request's SigV4 signature against it, and the functions sign with it.
     // DynamoDB Local (Amazon's own server) accepts any credentials.
     const credentials = standInCredentials(settings.dataDir);
-    const dynamo: DynamoDbLocal = await startDynamoDbLocal({ port: settings.dynamoDbPort || freePort, dataDir: databaseDir });
+    const dynamo: DynamoDbLocal = await startDynamoDbLocal({
+      port: settings.dynamoDbPort || freePort,
+      dataDir: databaseDir,
+    });
     cleanups.push(() => dynamo.stop());
     lock.recordJvm(dynamo.process.pid!, dynamo.port);
     const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
@@ -183,12 +204,15 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     const { getStoreReadonly } = await import('aws-ses-v2-local/dist/store');
     type StoredMail = ReturnType<typeof getStoreReadonly>['emails'][number];
     // What the local SES accepted and the events it still owes survive a kill (local/aws/ses-outbox.ts).
-    const sesOutbox = new SesOutbox<StoredMail, SesEvent>(settings.inMemory ? undefined : join(settings.dataDir, 'ses-outbox'));
+    const sesOutbox = new SesOutbox<StoredMail, SesEvent>(
+      settings.inMemory ? undefined : join(settings.dataDir, 'ses-outbox'),
+    );
     const kept = sesOutbox.open();
     cleanups.push(async () => sesOutbox.close());
     getStoreReadonly().emails.push(...kept.mail);
     /** The message aws-ses-v2-local just stored for this send (the newest ones are last). */
-    const storedMail = (messageId: string) => getStoreReadonly().emails.findLast((email) => email.messageId === messageId);
+    const storedMail = (messageId: string) =>
+      getStoreReadonly().emails.findLast((email) => email.messageId === messageId);
     /**
      * Delivery and feedback come a moment (SES_EVENT_GAP_MS on the clock) after the send's first
      * event; then the outbox owes nothing for it. The control API's drain waits for what is due by
@@ -209,14 +233,23 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
           sesPublishing.dueAt.delete(messageId);
           sesPublishing.published++;
         })
-        .catch((error) => log(JSON.stringify({ level: 'ERROR', message: 'publishing SES events failed; published again at the next start', error: String(error) })));
+        .catch((error) =>
+          log(
+            JSON.stringify({
+              level: 'ERROR',
+              message: 'publishing SES events failed; published again at the next start',
+              error: String(error),
+            }),
+          ),
+        );
     };
     // aws-ses-v2-local takes any request that names some `Authorization`, and its /store shows every
     // project's mail: it listens on a socket in a folder only this user may enter (no port at all),
     // and only the SES front (which checks signatures) talks to it.
     const sesStoreDir = mkdtempSync(join(tmpdir(), 'email-service-ses-'));
     cleanups.push(async () => rmSync(sesStoreDir, { recursive: true, force: true }));
-    const sesStoreSocket = process.platform === 'win32' ? `\\\\.\\pipe\\${basename(sesStoreDir)}` : join(sesStoreDir, 'ses.sock');
+    const sesStoreSocket =
+      process.platform === 'win32' ? `\\\\.\\pipe\\${basename(sesStoreDir)}` : join(sesStoreDir, 'ses.sock');
     const sesServer = await startSes({ host: '127.0.0.1', port: sesStoreSocket as unknown as number }); // a path: net.Server listens on the socket
     cleanups.push(() => closeServer(sesServer));
     const sesFront = new SesFront({
@@ -226,7 +259,8 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       hasMessage: (messageId) => getStoreReadonly().emails.some((email) => email.messageId === messageId),
       restoreAttachments: (messageId, contents) => {
         const stored = getStoreReadonly().emails.find((email) => email.messageId === messageId);
-        for (const [i, attachment] of (stored?.attachments ?? []).entries()) Object.assign(attachment, { content: contents[i], size: Buffer.byteLength(contents[i], 'base64') });
+        for (const [i, attachment] of (stored?.attachments ?? []).entries())
+          Object.assign(attachment, { content: contents[i], size: Buffer.byteLength(contents[i], 'base64') });
       },
       stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
       verifyDelayMs: settings.sesVerifyDelayMs,
@@ -238,7 +272,12 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       onClearStore: () => sesOutbox.cleared(),
       credentials,
       onSent: ({ request, messageId, eventTypes }) => {
-        const events = request.ConfigurationSetName ? simulatedEvents(request, messageId, new Date(clock.now()), { open: eventTypes.includes('OPEN'), click: eventTypes.includes('CLICK') }) : [];
+        const events = request.ConfigurationSetName
+          ? simulatedEvents(request, messageId, new Date(clock.now()), {
+              open: eventTypes.includes('OPEN'),
+              click: eventTypes.includes('CLICK'),
+            })
+          : [];
         sesOutbox.accepted(storedMail(messageId), messageId, events);
         if (events.length > 0) publishOwed(messageId, events);
       },
@@ -253,7 +292,10 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
 
     // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API; the
     // presigned URLs handlers sign with these credentials are checked as S3 checks them.
-    const s3 = await startLocalS3(join(settings.dataDir, 's3'), { credentials, buckets: [LOCAL_INBOUND_BUCKET, LOCAL_CONTENT_BUCKET] });
+    const s3 = await startLocalS3(join(settings.dataDir, 's3'), {
+      credentials,
+      buckets: [LOCAL_INBOUND_BUCKET, LOCAL_CONTENT_BUCKET],
+    });
     cleanups.push(() => closeServer(s3.server));
     installObjectLookup(s3.root); // S3's 403 for a missing key to a function that may not list the bucket
     // The secrets key (sealed webhook secrets, the unsubscribe key): its material stays under DATA_DIR.
@@ -324,12 +366,21 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
     for (const { messageId, events } of kept.owed) publishOwed(messageId, events);
 
     // After the queues exist: inbound mail over SMTP, on loopback only whatever HOST says.
-    const smtpOptions = { host: '127.0.0.1', port: settings.smtpPort, s3Root: s3.root, bucket: LOCAL_INBOUND_BUCKET, sqs: sesEventsSqs, log };
+    const smtpOptions = {
+      host: '127.0.0.1',
+      port: settings.smtpPort,
+      s3Root: s3.root,
+      bucket: LOCAL_INBOUND_BUCKET,
+      sqs: sesEventsSqs,
+      log,
+    };
     const smtp = await startSmtpInbound(smtpOptions).catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE' || settings.smtpPortRequired) throw error;
       // the default port is taken (another runtime, a local MTA): any free one, said out loud
       const fallback = await startSmtpInbound({ ...smtpOptions, port: 0 });
-      log(`Inbound SMTP: port ${settings.smtpPort} is in use, listening on 127.0.0.1:${fallback.port} instead (set LOCAL_SMTP_PORT to choose)`);
+      log(
+        `Inbound SMTP: port ${settings.smtpPort} is in use, listening on 127.0.0.1:${fallback.port} instead (set LOCAL_SMTP_PORT to choose)`,
+      );
       return fallback;
     });
     cleanups.push(() => smtp.close());
@@ -352,14 +403,23 @@ export async function startLocalRuntime(settings: LocalSettings, log: (line: str
       handled: () => sesPublishing.published,
     };
     const control = { watched: [...watched, ses], schedules, clock };
-    const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) => handleControl(control, method, path, authorization, body));
+    const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) =>
+      handleControl(control, method, path, authorization, body),
+    );
     cleanups.push(() => closeServer(http));
     const { onRequest } = observer;
     if (onRequest)
       http.on('request', (request: IncomingMessage, response: ServerResponse) => {
         const started = performance.now();
         // the path only: a query may carry a token (unsubscribe links)
-        response.once('finish', () => onRequest(request.method ?? 'GET', (request.url ?? '/').split('?')[0], response.statusCode, Math.round(performance.now() - started)));
+        response.once('finish', () =>
+          onRequest(
+            request.method ?? 'GET',
+            (request.url ?? '/').split('?')[0],
+            response.statusCode,
+            Math.round(performance.now() - started),
+          ),
+        );
       });
     const { port } = http.address() as { port: number };
     ports.api = port;
@@ -446,7 +506,9 @@ interface Workers {
 
 /** Creates every queue (with its DLQ) and a poller, not yet started, for every worker of functions/workers.ts. */
 async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
-  const { QUEUE_MAX_MESSAGE_BYTES, queues, queueTrigger, queueUrlVariable, workers } = await import('../functions/workers');
+  const { QUEUE_MAX_MESSAGE_BYTES, queues, queueTrigger, queueUrlVariable, workers } = await import(
+    '../functions/workers'
+  );
   const { sendRate } = env;
   // Every poller long-polls through this one client. On AWS each event source mapping polls on its
   // own; here the SDK's default of 50 sockets per client was fewer than the pollers (54 with the
@@ -461,7 +523,9 @@ async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
   const queueUrls = new Map<string, { url: string; arn: string }>();
   for (const queue of queues) {
     const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
-    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn;
+    const dlqArn = (
+      await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
+    ).Attributes!.QueueArn;
     const Attributes = {
       VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
       MaximumMessageSize: String(QUEUE_MAX_MESSAGE_BYTES),
@@ -469,18 +533,27 @@ async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
     };
     // A queue kept from an earlier start whose attributes the code has changed since: SQS answers
     // QueueAlreadyExists, and the queue (with its messages) takes the new attributes instead.
-    const created = await sqs.send(new CreateQueueCommand({ QueueName: queue.name, Attributes })).catch(async (error) => {
-      if (!(error instanceof QueueNameExists)) throw error;
-      const existing = await sqs.send(new GetQueueUrlCommand({ QueueName: queue.name }));
-      await sqs.send(new SetQueueAttributesCommand({ QueueUrl: existing.QueueUrl, Attributes }));
-      return existing;
-    });
-    const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: created.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    const created = await sqs
+      .send(new CreateQueueCommand({ QueueName: queue.name, Attributes }))
+      .catch(async (error) => {
+        if (!(error instanceof QueueNameExists)) throw error;
+        const existing = await sqs.send(new GetQueueUrlCommand({ QueueName: queue.name }));
+        await sqs.send(new SetQueueAttributesCommand({ QueueUrl: existing.QueueUrl, Attributes }));
+        return existing;
+      });
+    const arn = (
+      await sqs.send(new GetQueueAttributesCommand({ QueueUrl: created.QueueUrl, AttributeNames: ['QueueArn'] }))
+    ).Attributes!.QueueArn!;
     queueUrls.set(queue.name, { url: created.QueueUrl!, arn });
     process.env[queueUrlVariable(queue.name)] = created.QueueUrl!;
   }
-  const streams = new DynamoDBStreamsClient({ endpoint: env.dynamoEndpoint, region: env.region, credentials: env.credentials });
-  const onError = (name: string) => (error: unknown) => env.log(JSON.stringify({ level: 'ERROR', message: 'worker error', worker: name, error: String(error) }));
+  const streams = new DynamoDBStreamsClient({
+    endpoint: env.dynamoEndpoint,
+    region: env.region,
+    credentials: env.credentials,
+  });
+  const onError = (name: string) => (error: unknown) =>
+    env.log(JSON.stringify({ level: 'ERROR', message: 'worker error', worker: name, error: String(error) }));
   const pollers: Workers['pollers'] = [];
   const watched: Watched[] = [];
   const schedules: RunNow[] = [];
@@ -524,11 +597,29 @@ async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
         onError: onError(worker.name),
       });
       pollers.push(poller);
-      watched.push({ kind: 'stream', name: worker.name, busy: () => poller.inHand(), handled: () => poller.handled, quietSince: () => poller.quietSince, wake: () => poller.wake() });
+      watched.push({
+        kind: 'stream',
+        name: worker.name,
+        busy: () => poller.inHand(),
+        handled: () => poller.handled,
+        quietSince: () => poller.quietSince,
+        wake: () => poller.wake(),
+      });
     } else {
-      const timer = new ScheduleTimer(fn, env.scheduleIntervalSeconds ?? trigger.everySeconds, handler, onError(worker.name), env.clock);
+      const timer = new ScheduleTimer(
+        fn,
+        env.scheduleIntervalSeconds ?? trigger.everySeconds,
+        handler,
+        onError(worker.name),
+        env.clock,
+      );
       pollers.push(timer);
-      watched.push({ kind: 'schedule', name: worker.name, busy: () => (timer.isRunning() ? 1 : 0), handled: () => timer.runs });
+      watched.push({
+        kind: 'schedule',
+        name: worker.name,
+        busy: () => (timer.isRunning() ? 1 : 0),
+        handled: () => timer.runs,
+      });
       schedules.push({ name: worker.name, runNow: () => timer.runNow() });
     }
   }
@@ -559,7 +650,8 @@ class ScheduleTimer {
   start(): void {
     if (this.clock.mode === 'manual') {
       this.clock.onMoved(() => {
-        if (!this.stopped && !this.running && this.clock.now() - this.lastRunAt >= this.everySeconds * 1000) void this.run();
+        if (!this.stopped && !this.running && this.clock.now() - this.lastRunAt >= this.everySeconds * 1000)
+          void this.run();
       });
       return;
     }
@@ -578,7 +670,11 @@ class ScheduleTimer {
   }
   private run(): Promise<{ succeeded: boolean; error?: string }> {
     this.lastRunAt = this.clock.now();
-    const run = invoke(this.fn, this.handler, { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date(this.lastRunAt).toISOString() }).then(
+    const run = invoke(this.fn, this.handler, {
+      source: 'aws.events',
+      'detail-type': 'Scheduled Event',
+      time: new Date(this.lastRunAt).toISOString(),
+    }).then(
       () => ({ succeeded: true }),
       (error: unknown) => {
         this.onError(error);

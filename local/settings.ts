@@ -72,7 +72,8 @@ function flag(name: string, value: string | undefined, fallback: boolean): boole
 function port(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new SettingsError(`${name} must be a port number (0-65535), got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new SettingsError(`${name} must be a port number (0-65535), got "${value}"`);
   return n;
 }
 
@@ -102,7 +103,10 @@ function clockMode(value: string | undefined): ClockMode {
   throw new SettingsError(`LOCAL_CLOCK must be real or manual, got "${value}"`);
 }
 
-export function readSettings(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): LocalSettings {
+export function readSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  stdoutIsTerminal = Boolean(process.stdout.isTTY),
+): LocalSettings {
   const localApiKey = env.LOCAL_API_KEY || undefined;
   if (localApiKey && !API_KEY_PATTERN.test(localApiKey)) {
     throw new SettingsError('LOCAL_API_KEY must be es_test_ or es_live_ followed by 32 letters and digits (base62)');
@@ -121,9 +125,15 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env, stdoutIsTermi
     sesMax24HourSend: positive('LOCAL_SES_MAX_24_HOUR_SEND', env.LOCAL_SES_MAX_24_HOUR_SEND, 50_000),
     sqsPort: port('LOCAL_SQS_PORT', env.LOCAL_SQS_PORT, 0),
     dynamoDbPort: port('LOCAL_DYNAMODB_PORT', env.LOCAL_DYNAMODB_PORT, 0),
-    scheduleIntervalSeconds: env.LOCAL_SCHEDULE_INTERVAL_SECONDS ? positive('LOCAL_SCHEDULE_INTERVAL_SECONDS', env.LOCAL_SCHEDULE_INTERVAL_SECONDS, 60) : undefined,
+    scheduleIntervalSeconds: env.LOCAL_SCHEDULE_INTERVAL_SECONDS
+      ? positive('LOCAL_SCHEDULE_INTERVAL_SECONDS', env.LOCAL_SCHEDULE_INTERVAL_SECONDS, 60)
+      : undefined,
     allowHttpLoopbackWebhooks: flag('ALLOW_HTTP_LOOPBACK_WEBHOOKS', env.ALLOW_HTTP_LOOPBACK_WEBHOOKS, true),
-    apiRateLimitPerSecond: wholeFromOne('API_RATE_LIMIT_PER_SECOND', env.API_RATE_LIMIT_PER_SECOND, LOCAL_API_RATE_LIMIT_PER_SECOND),
+    apiRateLimitPerSecond: wholeFromOne(
+      'API_RATE_LIMIT_PER_SECOND',
+      env.API_RATE_LIMIT_PER_SECOND,
+      LOCAL_API_RATE_LIMIT_PER_SECOND,
+    ),
     terminalLog: terminalFormat(env.LOCAL_TERMINAL_LOG, stdoutIsTerminal),
     clock: clockMode(env.LOCAL_CLOCK),
   };

@@ -50,8 +50,14 @@ function shortLine(line: string): string | undefined {
   }
   if (!['WARN', 'ERROR', 'FATAL'].includes(String(entry.level))) return undefined;
   const where = entry.function ?? entry.worker;
-  const error = entry.error === undefined ? '' : `: ${typeof entry.error === 'string' ? entry.error : ((entry.error as { message?: string }).message ?? JSON.stringify(entry.error))}`;
-  const text = `${time()} ${entry.level} ${entry.message ?? ''}${where ? ` [${where}]` : ''}${error}`.replace(/\s+/g, ' ');
+  const error =
+    entry.error === undefined
+      ? ''
+      : `: ${typeof entry.error === 'string' ? entry.error : ((entry.error as { message?: string }).message ?? JSON.stringify(entry.error))}`;
+  const text = `${time()} ${entry.level} ${entry.message ?? ''}${where ? ` [${where}]` : ''}${error}`.replace(
+    /\s+/g,
+    ' ',
+  );
   return text.length > TERMINAL_LINE_MAX ? `${text.slice(0, TERMINAL_LINE_MAX - 1)}…` : text;
 }
 

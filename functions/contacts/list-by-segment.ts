@@ -6,7 +6,10 @@ import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(contactOps.listBySegment, async ({ params, query, caller }) => {
   const { properties_format, ...page } = query;
-  const { items, hasMore } = await listSegmentContacts(caller, params.segment_id, { ...page, limit: page.limit ?? DEFAULT_PAGE_SIZE });
+  const { items, hasMore } = await listSegmentContacts(caller, params.segment_id, {
+    ...page,
+    limit: page.limit ?? DEFAULT_PAGE_SIZE,
+  });
   return listOk(
     items.map((c) => contactInFormat(c, properties_format)),
     hasMore,

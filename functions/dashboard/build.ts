@@ -44,7 +44,10 @@ export async function buildDashboard(): Promise<DashboardFile[]> {
     logLevel: 'error',
     define: { 'process.env.NODE_ENV': '"production"' },
   });
-  const assets = result.outputFiles.map((file) => ({ name: `assets/${path.basename(file.path)}`, contents: file.contents }));
+  const assets = result.outputFiles.map((file) => ({
+    name: `assets/${path.basename(file.path)}`,
+    contents: file.contents,
+  }));
   const script = assets.find((a) => a.name.endsWith('.js'))!.name;
   const style = assets.find((a) => a.name.endsWith('.css'))!.name;
   return [{ name: 'index.html', contents: new TextEncoder().encode(indexHtml(script, style)) }, ...assets];

@@ -50,7 +50,8 @@ const TYPES: Record<string, string> = {
 let files: Map<string, string> | undefined;
 
 function load(): Map<string, string> {
-  const root = process.env.DASHBOARD_ASSETS_DIR ?? path.join(process.env.LAMBDA_TASK_ROOT ?? process.cwd(), 'dashboard');
+  const root =
+    process.env.DASHBOARD_ASSETS_DIR ?? path.join(process.env.LAMBDA_TASK_ROOT ?? process.cwd(), 'dashboard');
   const found = new Map<string, string>();
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
@@ -67,14 +68,26 @@ const reply = (name: string, body: string, cache: string): Reply => ({
   statusCode: 200,
   body,
   raw: true,
-  headers: { ...CONSOLE_HEADERS, 'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream', 'cache-control': cache },
+  headers: {
+    ...CONSOLE_HEADERS,
+    'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream',
+    'cache-control': cache,
+  },
 });
 
 export const handler = publicApi(serviceOps.dashboardFile, async ({ path: requestPath }) => {
   files ??= load();
   const rest = requestPath.replace(/^\/dashboard\/?/, '');
   const asset = files.get(rest);
-  if (rest.startsWith('assets/') && asset !== undefined) return reply(rest, asset, 'public, max-age=31536000, immutable');
-  if (/\.[A-Za-z0-9]+$/.test(rest)) throw new ApiError(404, 'not_found', 'Console file not found', [{ code: 'not_found', message: 'Console file not found', path: '' }], CONSOLE_HEADERS);
+  if (rest.startsWith('assets/') && asset !== undefined)
+    return reply(rest, asset, 'public, max-age=31536000, immutable');
+  if (/\.[A-Za-z0-9]+$/.test(rest))
+    throw new ApiError(
+      404,
+      'not_found',
+      'Console file not found',
+      [{ code: 'not_found', message: 'Console file not found', path: '' }],
+      CONSOLE_HEADERS,
+    );
   return reply('index.html', files.get('index.html')!, 'no-cache');
 });

@@ -2,4 +2,6 @@ import { api, ok } from '#shared/access/api';
 import * as webhookOps from '#shared/webhooks/operations';
 import { getEventLogEntry } from '#shared/webhooks/event-log';
 
-export const handler = api(webhookOps.getEventLogEntry, async ({ params, caller }) => ok(await getEventLogEntry(caller, params.webhookId, params.eventId)));
+export const handler = api(webhookOps.getEventLogEntry, async ({ params, caller }) =>
+  ok(await getEventLogEntry(caller, params.webhookId, params.eventId)),
+);

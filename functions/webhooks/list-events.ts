@@ -4,6 +4,9 @@ import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 import { listEventLog } from '#shared/webhooks/event-log';
 
 export const handler = api(webhookOps.listEventLog, async ({ params, query, caller }) => {
-  const { records, hasMore } = await listEventLog(caller, params.webhookId, { after: query.after, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+  const { records, hasMore } = await listEventLog(caller, params.webhookId, {
+    after: query.after,
+    limit: query.limit ?? DEFAULT_PAGE_SIZE,
+  });
   return listOk(records, hasMore);
 });

@@ -15,7 +15,8 @@ export const handler = (event: SQSEvent) =>
     event,
     async (record) => {
       const message = JSON.parse(record.body) as { project_id?: unknown; email_id?: unknown };
-      if (typeof message.project_id !== 'string' || typeof message.email_id !== 'string') throw new Error('not an attachment-fetch message');
+      if (typeof message.project_id !== 'string' || typeof message.email_id !== 'string')
+        throw new Error('not an attachment-fetch message');
       await fetchEmailAttachments(message.project_id, message.email_id);
     },
     { onError: (error, record) => logger.error('attachment fetch failed', { message_id: record.messageId, error }) },

@@ -6,7 +6,11 @@ import { processSqsBatch } from '#shared/platform/aws/batch';
 
 function parse(body: string): FanOutMessage {
   const message = JSON.parse(body) as Partial<FanOutMessage>;
-  if (typeof message.project_id !== 'string' || typeof message.broadcast_id !== 'string' || typeof message.after !== 'string') {
+  if (
+    typeof message.project_id !== 'string' ||
+    typeof message.broadcast_id !== 'string' ||
+    typeof message.after !== 'string'
+  ) {
     throw new Error('not a broadcast fan-out message');
   }
   return message as FanOutMessage;
@@ -23,5 +27,9 @@ export const handler = (event: SQSEvent) =>
     async (record) => {
       await fanOutPage(parse(record.body), record.messageId);
     },
-    { sequential: true, onError: (error, record) => logger.error('broadcast fan-out page failed', { message_id: record.messageId, error }) },
+    {
+      sequential: true,
+      onError: (error, record) =>
+        logger.error('broadcast fan-out page failed', { message_id: record.messageId, error }),
+    },
   );

@@ -5,7 +5,8 @@ import { processSqsBatch } from '#shared/platform/aws/batch';
 
 function parse(body: string): ImportMessage {
   const message = JSON.parse(body) as Partial<ImportMessage>;
-  if (typeof message.project_id !== 'string' || typeof message.import_id !== 'string') throw new Error('not a contact import message');
+  if (typeof message.project_id !== 'string' || typeof message.import_id !== 'string')
+    throw new Error('not a contact import message');
   return message as ImportMessage;
 }
 
@@ -23,6 +24,9 @@ export const handler = (event: SQSEvent, context?: Pick<Context, 'getRemainingTi
       const message = parse(record.body);
       if ((await runImport(message, deadline)) === 'continue') await importQueue.enqueue([message]);
     },
-    { sequential: true, onError: (error, record) => logger.error('contact import failed', { message_id: record.messageId, error }) },
+    {
+      sequential: true,
+      onError: (error, record) => logger.error('contact import failed', { message_id: record.messageId, error }),
+    },
   );
 };

@@ -10,7 +10,10 @@ const SAFETY_MS = 5_000;
  * temporary_failure) and stores the new status, emitting `domain.verified` or
  * `domain.verification_failed` on a change, exactly as POST /domains/{id}/verify does.
  */
-export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<{ checked: number; changed: number }> => {
+export const handler = async (
+  _event?: unknown,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<{ checked: number; changed: number }> => {
   const remaining = context?.getRemainingTimeInMillis?.() ?? 30_000;
   const result = await checkUnsettledDomains(Date.now() + remaining - SAFETY_MS);
   if (result.changed > 0) logger.info('domain statuses changed', result);

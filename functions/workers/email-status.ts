@@ -16,5 +16,8 @@ export const handler = (event: SQSEvent) =>
       const outcome = await applySesEvent(readSesNotification(record.body));
       if (outcome === 'unknown_email') throw new Error('no email for this SES event');
     },
-    { sequential: true, onError: (error, record) => logger.warn('SES event not applied', { message_id: record.messageId, error }) },
+    {
+      sequential: true,
+      onError: (error, record) => logger.warn('SES event not applied', { message_id: record.messageId, error }),
+    },
   );

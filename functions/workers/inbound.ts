@@ -19,7 +19,10 @@ export const handler = (event: SQSEvent) =>
     {
       onError: (error, record) => {
         const malformed = error instanceof MalformedReceipt;
-        logger[malformed ? 'warn' : 'error'](malformed ? 'SES receipt notification not readable' : 'inbound mail not stored', { message_id: record.messageId, error });
+        logger[malformed ? 'warn' : 'error'](
+          malformed ? 'SES receipt notification not readable' : 'inbound mail not stored',
+          { message_id: record.messageId, error },
+        );
       },
     },
   );

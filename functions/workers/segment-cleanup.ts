@@ -21,7 +21,9 @@ export const handler = (stream: DynamoDBStreamEvent, context: Context) =>
       const segmentId = image?.id?.S;
       if (!projectId || !segmentId) {
         // let through by the filter but not a segment item: nothing to clean, and a retry cannot change that
-        logger.error('skipping a stream record that is not a segment item', { sequence_number: record.dynamodb?.SequenceNumber });
+        logger.error('skipping a stream record that is not a segment item', {
+          sequence_number: record.dynamodb?.SequenceNumber,
+        });
         return;
       }
       const deadline = Date.now() + context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS;
@@ -29,6 +31,10 @@ export const handler = (stream: DynamoDBStreamEvent, context: Context) =>
     },
     {
       onError: (error, record) =>
-        logger.warn('segment cleanup failed; retried from this record', { project_id: record.dynamodb?.OldImage?.project_id?.S, segment_id: record.dynamodb?.OldImage?.id?.S, error }),
+        logger.warn('segment cleanup failed; retried from this record', {
+          project_id: record.dynamodb?.OldImage?.project_id?.S,
+          segment_id: record.dynamodb?.OldImage?.id?.S,
+          error,
+        }),
     },
   );

@@ -29,7 +29,8 @@ export function sendWorker(queue: Queue<SendMessage, void>, lane: SendLane) {
   const budget = new MemoryBudget(SENDER_MEMORY_BUDGET_BYTES);
   let backlog: { count: number; at: number } | undefined;
   const comeBackIn = async (waitSeconds: number): Promise<number> => {
-    if (!backlog || now() - backlog.at > BACKLOG_CACHE_MS) backlog = { count: await queue.backlog().catch(() => 0), at: now() };
+    if (!backlog || now() - backlog.at > BACKLOG_CACHE_MS)
+      backlog = { count: await queue.backlog().catch(() => 0), at: now() };
     const rate = await maxSendRate();
     return slotRetrySeconds(waitSeconds, backlog.count, lane === 'bulk' ? bulkLimit(rate) : rate);
   };
@@ -40,12 +41,15 @@ export function sendWorker(queue: Queue<SendMessage, void>, lane: SendLane) {
       event,
       async (record) => {
         const message = JSON.parse(record.body) as { project_id?: unknown; email_id?: unknown };
-        if (typeof message.project_id !== 'string' || typeof message.email_id !== 'string') throw new Error('not a send message');
+        if (typeof message.project_id !== 'string' || typeof message.email_id !== 'string')
+          throw new Error('not a send message');
         const outcome = await sendQueuedEmail(message.project_id, message.email_id, { slotWaitMs, budget });
         if (outcome === 'retry') return RETRY;
         if (typeof outcome === 'object') {
           const seconds = await comeBackIn(outcome.waitSeconds);
-          await queue.delay(record.receiptHandle, seconds).catch((error) => logger.warn('could not delay a send message', { message_id: record.messageId, error }));
+          await queue
+            .delay(record.receiptHandle, seconds)
+            .catch((error) => logger.warn('could not delay a send message', { message_id: record.messageId, error }));
           return RETRY;
         }
       },

@@ -15,12 +15,16 @@ export const handler = (event: SQSEvent) =>
     event,
     async (record) => {
       const outcome = await applySuppressionFeedback(record.body);
-      if (outcome.suppressed || outcome.withdrawn) logger.info('suppression list updated', { message_id: record.messageId, ...outcome });
+      if (outcome.suppressed || outcome.withdrawn)
+        logger.info('suppression list updated', { message_id: record.messageId, ...outcome });
     },
     {
       onError: (error, record) => {
         const malformed = error instanceof MalformedSesNotification || error instanceof NoEmailForNotification;
-        logger[malformed ? 'warn' : 'error'](malformed ? 'SES notification not readable' : 'SES notification not applied', { message_id: record.messageId, error });
+        logger[malformed ? 'warn' : 'error'](
+          malformed ? 'SES notification not readable' : 'SES notification not applied',
+          { message_id: record.messageId, error },
+        );
       },
     },
   );

@@ -13,7 +13,11 @@ import { deliveryQueue, type DeliveryMessage } from '#shared/webhooks/queue';
  */
 function parse(body: string): DeliveryMessage {
   const message = JSON.parse(body) as Partial<DeliveryMessage>;
-  if (typeof message.project_id !== 'string' || typeof message.webhook_id !== 'string' || typeof message.delivery_id !== 'string') {
+  if (
+    typeof message.project_id !== 'string' ||
+    typeof message.webhook_id !== 'string' ||
+    typeof message.delivery_id !== 'string'
+  ) {
     throw new Error('not a webhook delivery message');
   }
   return message as DeliveryMessage;
@@ -26,7 +30,9 @@ export const handler = (event: SQSEvent) =>
       const comeBackIn = await dispatchDelivery(parse(record.body));
       if (comeBackIn === undefined) return;
       // Without the delay it comes back after the queue's visibility timeout, early, and is put off again then.
-      await deliveryQueue.delay(record.receiptHandle, comeBackIn).catch((error) => logger.warn('could not delay a webhook message', { message_id: record.messageId, error }));
+      await deliveryQueue
+        .delay(record.receiptHandle, comeBackIn)
+        .catch((error) => logger.warn('could not delay a webhook message', { message_id: record.messageId, error }));
       return RETRY;
     },
     { onError: (error, record) => logger.error('webhook delivery failed', { message_id: record.messageId, error }) },

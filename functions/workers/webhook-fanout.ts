@@ -20,7 +20,14 @@ function outboxEvent(record: DynamoDBRecord): OutboxEvent {
     createdAt: image?.event?.M?.created_at?.S ?? '',
     expiresAt: Number(image?.expires_at?.N),
   };
-  if (!event.projectId || !sk.startsWith(EVENT_SK_PREFIX) || !event.type || !event.createdAt || !Number.isFinite(event.expiresAt)) throw new Error('not an event item');
+  if (
+    !event.projectId ||
+    !sk.startsWith(EVENT_SK_PREFIX) ||
+    !event.type ||
+    !event.createdAt ||
+    !Number.isFinite(event.expiresAt)
+  )
+    throw new Error('not an event item');
   return event;
 }
 
@@ -30,7 +37,10 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
       return [{ record, event: outboxEvent(record) }];
     } catch (error) {
       // let through by the filter but not an event item: nothing to deliver, and a retry cannot change that
-      logger.error('skipping a stream record that is not an event item', { sequence_number: record.dynamodb?.SequenceNumber, error });
+      logger.error('skipping a stream record that is not an event item', {
+        sequence_number: record.dynamodb?.SequenceNumber,
+        error,
+      });
       return [];
     }
   });

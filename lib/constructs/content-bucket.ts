@@ -30,7 +30,8 @@ const IMPORT_FILE_DAYS = 1;
 const MAX_SCHEDULE_AHEAD_DAYS = 30;
 
 /** `emailRetentionDays` from the CDK context (`cdk deploy -c emailRetentionDays=90`), default 30. */
-export const emailRetentionDays = (scope: Construct): number => daysFromContext(scope, 'emailRetentionDays', DEFAULT_EMAIL_RETENTION_DAYS);
+export const emailRetentionDays = (scope: Construct): number =>
+  daysFromContext(scope, 'emailRetentionDays', DEFAULT_EMAIL_RETENTION_DAYS);
 
 export class ContentBucket extends Construct {
   readonly bucket: s3.Bucket;
@@ -45,7 +46,11 @@ export class ContentBucket extends Construct {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [
-        { id: 'expire-email-content', expiration: Duration.days(props.retentionDays + MAX_SCHEDULE_AHEAD_DAYS + 1), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        {
+          id: 'expire-email-content',
+          expiration: Duration.days(props.retentionDays + MAX_SCHEDULE_AHEAD_DAYS + 1),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
         // contact import files (shared/audience/imports.ts), uploads no import used among them: a day
         { id: 'expire-import-files', prefix: 'imports/', expiration: Duration.days(IMPORT_FILE_DAYS) },
       ],
@@ -58,7 +63,13 @@ export class ContentBucket extends Construct {
   grant(fn: ApiFunction, access: keyof typeof CONTENT_BUCKET_ACTIONS): void {
     fn.addEnvironment('CONTENT_BUCKET', this.bucket.bucketName);
     fn.addEnvironment('EMAIL_RETENTION_DAYS', String(this.retentionDays));
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...CONTENT_BUCKET_ACTIONS[access]], resources: [this.bucket.arnForObjects('*')] }));
-    if (mayListBucket(access)) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [...CONTENT_BUCKET_ACTIONS[access]],
+        resources: [this.bucket.arnForObjects('*')],
+      }),
+    );
+    if (mayListBucket(access))
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
   }
 }

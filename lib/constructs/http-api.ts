@@ -35,7 +35,11 @@ export class ServiceApi extends Construct {
     super(scope, id);
     // `$default` catches what no route matches, so unknown routes get our 404/405 envelope
     // instead of API Gateway's own `{"message":"Not Found"}`.
-    const fallback = props.functions.makeFunction(this, functionName(fallbackRoute), { handler: fallbackRoute.handler, needs: routeNeeds(fallbackRoute), memoryMb: routeMemoryMb(fallbackRoute) });
+    const fallback = props.functions.makeFunction(this, functionName(fallbackRoute), {
+      handler: fallbackRoute.handler,
+      needs: routeNeeds(fallbackRoute),
+      memoryMb: routeMemoryMb(fallbackRoute),
+    });
     // 'Default': the API is this construct's own resource, so its logical id reads `Api...`, not `ApiDefault...`
     this.httpApi = new apigw.HttpApi(this, 'Default', {
       apiName: id,
@@ -54,11 +58,14 @@ export class ServiceApi extends Construct {
       type: 'Number',
       default: DEFAULT_API_RATE_LIMIT,
       minValue: 1,
-      description: 'API requests a second per project, for projects without a limit of their own (npm run project -- limits)',
+      description:
+        'API requests a second per project, for projects without a limit of their own (npm run project -- limits)',
     });
     const nestedStacks: NestedStack[] = [];
     for (const [group, groupRoutes] of routeGroups()) {
-      const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, { description: `The ${group} routes of the HTTP API` });
+      const nested = new NestedStack(this, `${functionName({ handler: group })}Routes`, {
+        description: `The ${group} routes of the HTTP API`,
+      });
       nestedStacks.push(nested);
       for (const route of groupRoutes) {
         const fnId = functionName(route);
@@ -102,7 +109,10 @@ export class ServiceApi extends Construct {
         .map((route) => {
           const { rateLimit, burstLimit } = publicRouteThrottle(route.path);
           // RouteSettings is plain JSON to CDK: written as CloudFormation spells its keys
-          return [`${route.method} ${route.path}`, { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit }];
+          return [
+            `${route.method} ${route.path}`,
+            { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit },
+          ];
         }),
     );
     for (const nested of nestedStacks) stage.node.addDependency(nested); // route settings name routes: they must exist first
@@ -116,7 +126,10 @@ export class ServiceApi extends Construct {
         value: domainName.regionalDomainName,
         description: `Point ${domain.name} here: a CNAME, or a Route 53 alias to this name with the zone ApiDomainHostedZoneId`,
       });
-      new CfnOutput(Stack.of(this), 'ApiDomainHostedZoneId', { value: domainName.regionalHostedZoneId, description: 'For a Route 53 alias record to ApiDomainTarget' });
+      new CfnOutput(Stack.of(this), 'ApiDomainHostedZoneId', {
+        value: domainName.regionalHostedZoneId,
+        description: 'For a Route 53 alias record to ApiDomainTarget',
+      });
     }
   }
 }
@@ -142,17 +155,27 @@ export function customDomain(scope: Construct): { name: string; certificateArn: 
   const name = scope.node.tryGetContext('apiDomainName');
   const certificateArn = scope.node.tryGetContext('apiCertificateArn');
   if (name === undefined && certificateArn === undefined) return undefined;
-  if (typeof name !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(name)) throw new Error(`apiDomainName must be a domain name, got ${JSON.stringify(name)}`);
+  if (typeof name !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(name))
+    throw new Error(`apiDomainName must be a domain name, got ${JSON.stringify(name)}`);
   const region = Stack.of(scope).region;
-  if (typeof certificateArn !== 'string' || certificateArn.split(':')[3] !== region || !/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
-    throw new Error(`apiCertificateArn must be an ACM certificate ARN in ${region}, the stack's region (a regional API's certificate is in its region), got ${JSON.stringify(certificateArn)}`);
+  if (
+    typeof certificateArn !== 'string' ||
+    certificateArn.split(':')[3] !== region ||
+    !/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)
+  ) {
+    throw new Error(
+      `apiCertificateArn must be an ACM certificate ARN in ${region}, the stack's region (a regional API's certificate is in its region), got ${JSON.stringify(certificateArn)}`,
+    );
   }
   return { name, certificateArn };
 }
 
 /** The stage's throttle: CDK context `apiRateLimit` (requests a second, default 200) and `apiBurstLimit` (default 400). */
 export function apiThrottle(scope: Construct): { rateLimit: number; burstLimit: number } {
-  return { rateLimit: wholeNumberFromContext(scope, 'apiRateLimit', 200, 1), burstLimit: wholeNumberFromContext(scope, 'apiBurstLimit', 400, 1) };
+  return {
+    rateLimit: wholeNumberFromContext(scope, 'apiRateLimit', 200, 1),
+    burstLimit: wholeNumberFromContext(scope, 'apiBurstLimit', 400, 1),
+  };
 }
 
 /** The routes by resource (the folder of their handler, e.g. `contacts`), in route-table order. */

@@ -61,7 +61,8 @@ export const NO_ALARM_SUBSCRIBER =
   'NO ONE RECEIVES THE ALARMS: the alarm topic has no subscriber (-c alarmEmail=<address> not given). Give it, or subscribe a pager or chat to the AlarmTopicArn output after the deploy.';
 
 /** The Lambda concurrency quota of the account (Service Quotas, "Concurrent executions"): CDK context `lambdaConcurrencyQuota`, default 1,000. */
-export const lambdaConcurrencyQuota = (scope: Construct): number => wholeNumberFromContext(scope, 'lambdaConcurrencyQuota', 1000, 10);
+export const lambdaConcurrencyQuota = (scope: Construct): number =>
+  wholeNumberFromContext(scope, 'lambdaConcurrencyQuota', 1000, 10);
 
 export interface MonitoringProps {
   table: dynamodb.Table;
@@ -91,7 +92,11 @@ export class Monitoring extends Construct {
         conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
       }),
     );
-    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true, displayName: 'Email service alarms' });
+    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
+      masterKey: key,
+      enforceSSL: true,
+      displayName: 'Email service alarms',
+    });
     this.alarmTopic.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
@@ -102,13 +107,17 @@ export class Monitoring extends Construct {
     );
     const email = this.node.tryGetContext('alarmEmail');
     if (email !== undefined) {
-      if (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(email)) throw new Error(`alarmEmail must be an email address, got ${JSON.stringify(email)}`);
+      if (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(email))
+        throw new Error(`alarmEmail must be an email address, got ${JSON.stringify(email)}`);
       this.alarmTopic.addSubscription(new EmailSubscription(email));
     } else {
       // a warning, not a refusal: a pager or chat may be subscribed to the topic outside the stack, which synth cannot see
       Annotations.of(this).addWarningV2('email-service:no-alarm-subscriber', NO_ALARM_SUBSCRIBER);
     }
-    new CfnOutput(stack, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Every alarm notifies this topic: subscribe your pager or chat to it' });
+    new CfnOutput(stack, 'AlarmTopicArn', {
+      value: this.alarmTopic.topicArn,
+      description: 'Every alarm notifies this topic: subscribe your pager or chat to it',
+    });
 
     this.sesAlarms();
     this.workerAlarms(props.functions);
@@ -124,10 +133,17 @@ export class Monitoring extends Construct {
   /** Every alarm under `root` (the stack and its nested stacks) notifies the alarm topic; called once every construct exists. */
   notifyOnEveryAlarm(root: Construct): void {
     const action = new SnsAction(this.alarmTopic);
-    for (const alarm of root.node.findAll().filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm)) alarm.addAlarmAction(action);
+    for (const alarm of root.node.findAll().filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm))
+      alarm.addAlarmAction(action);
   }
 
-  private alarm(id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1): cloudwatch.Alarm {
+  private alarm(
+    id: string,
+    description: string,
+    metric: cloudwatch.IMetric,
+    threshold: number,
+    evaluationPeriods = 1,
+  ): cloudwatch.Alarm {
     return new cloudwatch.Alarm(this, id, {
       alarmDescription: description,
       metric,
@@ -139,7 +155,13 @@ export class Monitoring extends Construct {
   }
 
   private sesAlarms(): void {
-    const reputation = (name: string) => new cloudwatch.Metric({ namespace: 'AWS/SES', metricName: name, statistic: 'Maximum', period: Duration.minutes(15) });
+    const reputation = (name: string) =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/SES',
+        metricName: name,
+        statistic: 'Maximum',
+        period: Duration.minutes(15),
+      });
     this.alarm(
       'SesBounceRateAlarm',
       `The account's SES bounce rate reached ${ALARMS.sesBounceRate * 100}% (SES reviews the account at 5%): find the project sending to bad lists`,
@@ -160,7 +182,12 @@ export class Monitoring extends Construct {
       const fn = functions.get(id);
       if (!fn) throw new Error(`no function for worker ${worker.name}`);
       const period = Duration.minutes(5);
-      this.alarm(`${id}ErrorsAlarm`, `The ${worker.name} worker failed ${ALARMS.workerErrors} invocations in 5 minutes (thrown or timed out)`, fn.metricErrors({ period }), ALARMS.workerErrors);
+      this.alarm(
+        `${id}ErrorsAlarm`,
+        `The ${worker.name} worker failed ${ALARMS.workerErrors} invocations in 5 minutes (thrown or timed out)`,
+        fn.metricErrors({ period }),
+        ALARMS.workerErrors,
+      );
       this.alarm(
         `${id}ThrottlesAlarm`,
         `The ${worker.name} worker was throttled ${ALARMS.workerThrottles} times in 5 minutes (account concurrency)`,
@@ -195,18 +222,30 @@ export class Monitoring extends Construct {
     const period = Duration.minutes(5);
     const rate = new cloudwatch.MathExpression({
       expression: '100 * errors / MAX([requests, 1])',
-      usingMetrics: { errors: api.metricServerError({ period, statistic: 'Sum' }), requests: api.metricCount({ period, statistic: 'Sum' }) },
+      usingMetrics: {
+        errors: api.metricServerError({ period, statistic: 'Sum' }),
+        requests: api.metricCount({ period, statistic: 'Sum' }),
+      },
       period,
       label: 'API 5xx %',
     });
-    this.alarm('Api5xxAlarm', `Over ${ALARMS.api5xxPercent}% of API responses were 5xx for 10 minutes`, rate, ALARMS.api5xxPercent, 2);
+    this.alarm(
+      'Api5xxAlarm',
+      `Over ${ALARMS.api5xxPercent}% of API responses were 5xx for 10 minutes`,
+      rate,
+      ALARMS.api5xxPercent,
+      2,
+    );
   }
 
   private tableAlarm(table: dynamodb.Table): void {
     const period = Duration.minutes(5);
     const throttles = new cloudwatch.MathExpression({
       expression: 'reads + writes',
-      usingMetrics: { reads: table.metric('ReadThrottleEvents', { period, statistic: 'Sum' }), writes: table.metric('WriteThrottleEvents', { period, statistic: 'Sum' }) },
+      usingMetrics: {
+        reads: table.metric('ReadThrottleEvents', { period, statistic: 'Sum' }),
+        writes: table.metric('WriteThrottleEvents', { period, statistic: 'Sum' }),
+      },
       period,
       label: 'table throttle events',
     });
@@ -223,7 +262,12 @@ export class Monitoring extends Construct {
     this.alarm(
       'ProjectSendingPausedAlarm',
       "The reputation guard paused a project's sending (its bounce or complaint rate over the last 24 hours): npm run project -- show, then resume once fixed",
-      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: 'ProjectSendingPaused', statistic: 'Sum', period: Duration.minutes(5) }),
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'ProjectSendingPaused',
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
       1,
     );
   }
@@ -253,7 +297,12 @@ export class Monitoring extends Construct {
 
   private concurrencyAlarm(): void {
     const quota = lambdaConcurrencyQuota(this);
-    const metric = new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum', period: Duration.minutes(1) });
+    const metric = new cloudwatch.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'ConcurrentExecutions',
+      statistic: 'Maximum',
+      period: Duration.minutes(1),
+    });
     this.alarm(
       'ConcurrencyAlarm',
       `The account's Lambda concurrency reached ${ALARMS.concurrencyShare * 100}% of its quota (${quota}) for 3 minutes: raise the quota before requests are throttled`,
@@ -266,22 +315,42 @@ export class Monitoring extends Construct {
   private makeDashboard(props: MonitoringProps): cloudwatch.Dashboard {
     const period = Duration.minutes(1);
     const custom = (name: string, dimensions?: Record<string, string>) =>
-      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: dimensions, statistic: 'Sum', period, label: dimensions ? Object.values(dimensions).join(' ') : name });
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        dimensionsMap: dimensions,
+        statistic: 'Sum',
+        period,
+        label: dimensions ? Object.values(dimensions).join(' ') : name,
+      });
     const routeFunctions = [
-      ...routes.map((route) => ({ label: `${route.method} ${route.path}`, fn: props.functions.get(functionName(route)) })),
+      ...routes.map((route) => ({
+        label: `${route.method} ${route.path}`,
+        fn: props.functions.get(functionName(route)),
+      })),
       { label: 'other routes (404/405)', fn: props.functions.get(functionName(fallbackRoute)) },
     ].filter((r) => r.fn);
     const queues = [...props.queues.byName.entries()];
-    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: `${Stack.of(this).stackName}-golden-signals`, defaultInterval: Duration.hours(3) });
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: `${Stack.of(this).stackName}-golden-signals`,
+      defaultInterval: Duration.hours(3),
+    });
     dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'API latency (ms)',
-        left: [props.api.metricLatency({ period, statistic: 'p50', label: 'p50' }), props.api.metricLatency({ period, statistic: 'p99', label: 'p99' })],
+        left: [
+          props.api.metricLatency({ period, statistic: 'p50', label: 'p50' }),
+          props.api.metricLatency({ period, statistic: 'p99', label: 'p99' }),
+        ],
         width: 12,
       }),
       new cloudwatch.GraphWidget({
         title: 'API responses',
-        left: [props.api.metricCount({ period, label: 'requests' }), props.api.metricClientError({ period, label: '4xx' }), props.api.metricServerError({ period, label: '5xx' })],
+        left: [
+          props.api.metricCount({ period, label: 'requests' }),
+          props.api.metricClientError({ period, label: '4xx' }),
+          props.api.metricServerError({ period, label: '5xx' }),
+        ],
         width: 12,
       }),
     );
@@ -303,8 +372,18 @@ export class Monitoring extends Construct {
       new cloudwatch.GraphWidget({
         title: 'Sends per second against the SES rate',
         left: [
-          new cloudwatch.MathExpression({ expression: 'sent / 60', usingMetrics: { sent: custom('Sent') }, period, label: 'sent/s' }),
-          new cloudwatch.MathExpression({ expression: 'throttled / 60', usingMetrics: { throttled: custom('SendThrottled') }, period, label: 'throttled by SES/s' }),
+          new cloudwatch.MathExpression({
+            expression: 'sent / 60',
+            usingMetrics: { sent: custom('Sent') },
+            period,
+            label: 'sent/s',
+          }),
+          new cloudwatch.MathExpression({
+            expression: 'throttled / 60',
+            usingMetrics: { throttled: custom('SendThrottled') },
+            period,
+            label: 'throttled by SES/s',
+          }),
         ],
         leftAnnotations: [{ value: props.sendRate, label: `SES rate (${props.sendRate}/s)` }],
         width: 12,
@@ -312,8 +391,20 @@ export class Monitoring extends Construct {
       new cloudwatch.GraphWidget({
         title: 'SES bounce and complaint rates',
         left: [
-          new cloudwatch.Metric({ namespace: 'AWS/SES', metricName: 'Reputation.BounceRate', statistic: 'Maximum', period: Duration.minutes(15), label: 'bounce rate' }),
-          new cloudwatch.Metric({ namespace: 'AWS/SES', metricName: 'Reputation.ComplaintRate', statistic: 'Maximum', period: Duration.minutes(15), label: 'complaint rate' }),
+          new cloudwatch.Metric({
+            namespace: 'AWS/SES',
+            metricName: 'Reputation.BounceRate',
+            statistic: 'Maximum',
+            period: Duration.minutes(15),
+            label: 'bounce rate',
+          }),
+          new cloudwatch.Metric({
+            namespace: 'AWS/SES',
+            metricName: 'Reputation.ComplaintRate',
+            statistic: 'Maximum',
+            period: Duration.minutes(15),
+            label: 'complaint rate',
+          }),
         ],
         leftAnnotations: [
           { value: ALARMS.sesBounceRate, label: 'bounce alarm' },
@@ -325,19 +416,25 @@ export class Monitoring extends Construct {
     dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Queue backlogs (messages visible)',
-        left: queues.map(([name, { queue }]) => queue.metricApproximateNumberOfMessagesVisible({ period, label: name })),
+        left: queues.map(([name, { queue }]) =>
+          queue.metricApproximateNumberOfMessagesVisible({ period, label: name }),
+        ),
         legendPosition: cloudwatch.LegendPosition.RIGHT,
         width: 8,
       }),
       new cloudwatch.GraphWidget({
         title: 'Age of the oldest message (s)',
-        left: queues.map(([name, { queue }]) => queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum', label: name })),
+        left: queues.map(([name, { queue }]) =>
+          queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum', label: name }),
+        ),
         legendPosition: cloudwatch.LegendPosition.RIGHT,
         width: 8,
       }),
       new cloudwatch.GraphWidget({
         title: 'Dead-letter queue depths',
-        left: queues.map(([name, { dlq }]) => dlq.metricApproximateNumberOfMessagesVisible({ period, label: `${name} DLQ` })),
+        left: queues.map(([name, { dlq }]) =>
+          dlq.metricApproximateNumberOfMessagesVisible({ period, label: `${name} DLQ` }),
+        ),
         legendPosition: cloudwatch.LegendPosition.RIGHT,
         width: 8,
       }),
@@ -350,8 +447,12 @@ export class Monitoring extends Construct {
       }),
       new cloudwatch.GraphWidget({
         title: 'Workers: errors and throttles',
-        left: workers.map((w) => props.functions.get(workerFunctionName(w.name))!.metricErrors({ period, label: `${w.name} errors` })),
-        right: workers.map((w) => props.functions.get(workerFunctionName(w.name))!.metricThrottles({ period, label: `${w.name} throttles` })),
+        left: workers.map((w) =>
+          props.functions.get(workerFunctionName(w.name))!.metricErrors({ period, label: `${w.name} errors` }),
+        ),
+        right: workers.map((w) =>
+          props.functions.get(workerFunctionName(w.name))!.metricThrottles({ period, label: `${w.name} throttles` }),
+        ),
         width: 12,
       }),
     );

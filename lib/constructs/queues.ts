@@ -8,7 +8,13 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { functionName } from '../../functions/routes';
-import { deployedVisibilityTimeoutSeconds, QUEUE_MAX_MESSAGE_BYTES, queues as queueDefinitions, queueUrlVariable, type QueueDefinition } from '../../functions/workers';
+import {
+  deployedVisibilityTimeoutSeconds,
+  QUEUE_MAX_MESSAGE_BYTES,
+  queues as queueDefinitions,
+  queueUrlVariable,
+  type QueueDefinition,
+} from '../../functions/workers';
 import type { ApiFunction } from '../api-function';
 
 export interface QueuePair {

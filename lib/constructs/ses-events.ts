@@ -40,13 +40,22 @@ export class SesEvents extends Construct {
     };
     const key = new kms.Key(this, 'Key', { enableKeyRotation: true, description: 'SES events topic' });
     key.addToResourcePolicy(
-      new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('ses.amazonaws.com')], actions: ['kms:GenerateDataKey*', 'kms:Decrypt'], resources: ['*'], conditions: fromOurSes }),
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
+        actions: ['kms:GenerateDataKey*', 'kms:Decrypt'],
+        resources: ['*'],
+        conditions: fromOurSes,
+      }),
     );
     // A fixed name, derived from the stack's: the configuration sets made at run time keep the topic's
     // ARN, so a topic replaced (its logical id refactored, the stack destroyed and deployed again with
     // the retained table) comes back at the same ARN and their events keep arriving. A replacement
     // under another name needs `npm run ses-reconcile` (lib/ses-reconcile.ts).
-    this.topic = new sns.Topic(this, 'Topic', { masterKey: key, enforceSSL: true, topicName: sesEventsTopicName(stack.stackName) });
+    this.topic = new sns.Topic(this, 'Topic', {
+      masterKey: key,
+      enforceSSL: true,
+      topicName: sesEventsTopicName(stack.stackName),
+    });
     this.topic.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
@@ -69,7 +78,15 @@ export class SesEvents extends Construct {
       const filter = subscription.bodyFilter;
       this.topic.addSubscription(
         new SqsSubscription(queue, {
-          ...(filter ? { filterPolicyWithMessageBody: { eventType: sns.FilterOrPolicy.filter(sns.SubscriptionFilter.stringFilter({ allowlist: [...filter.eventType] })) } } : {}),
+          ...(filter
+            ? {
+                filterPolicyWithMessageBody: {
+                  eventType: sns.FilterOrPolicy.filter(
+                    sns.SubscriptionFilter.stringFilter({ allowlist: [...filter.eventType] }),
+                  ),
+                },
+              }
+            : {}),
         }),
       );
     }
@@ -77,6 +94,7 @@ export class SesEvents extends Construct {
 
   /** Functions that create or change configuration-set event destinations need the topic they point at (SES_EVENTS_TOPIC_ARN). */
   tellDestinationMakers(fn: ApiFunction, sesActions: readonly string[]): void {
-    if (sesActions.some((a) => a.endsWith('ConfigurationSetEventDestination'))) fn.addEnvironment('SES_EVENTS_TOPIC_ARN', this.topic.topicArn);
+    if (sesActions.some((a) => a.endsWith('ConfigurationSetEventDestination')))
+      fn.addEnvironment('SES_EVENTS_TOPIC_ARN', this.topic.topicArn);
   }
 }

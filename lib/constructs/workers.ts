@@ -21,7 +21,13 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { workerMemoryMb } from '../../functions/needs';
-import { queueTrigger, queueUrlVariable, workerFunctionName, workers as workerDefinitions, workerTimeoutSeconds } from '../../functions/workers';
+import {
+  queueTrigger,
+  queueUrlVariable,
+  workerFunctionName,
+  workers as workerDefinitions,
+  workerTimeoutSeconds,
+} from '../../functions/workers';
 import type { FunctionFactory } from './function-factory';
 import type { Queues } from './queues';
 import { fractionFromContext, wholeNumberFromContext } from '../context';
@@ -41,7 +47,8 @@ export interface WorkersProps {
 export function sesSendRate(scope: Construct): number {
   const value = scope.node.tryGetContext('sesSendRate');
   const rate = value === undefined ? 14 : Number(value);
-  if (!Number.isFinite(rate) || rate < 1) throw new Error(`sesSendRate must be a number of emails a second (at least 1), got ${JSON.stringify(value)}`);
+  if (!Number.isFinite(rate) || rate < 1)
+    throw new Error(`sesSendRate must be a number of emails a second (at least 1), got ${JSON.stringify(value)}`);
   return rate;
 }
 
@@ -54,22 +61,37 @@ export class Workers extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
-    this.streamFailures = new sqs.Queue(this, 'StreamFailuresQueue', { retentionPeriod: Duration.days(14), encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    this.streamFailures = new sqs.Queue(this, 'StreamFailuresQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     new cloudwatch.Alarm(this, 'StreamFailuresAlarm', {
-      alarmDescription: 'A batch of table stream records failed all its retries or grew too old: replay it from the stream-failures queue within 24 hours (README "Operating")',
+      alarmDescription:
+        'A batch of table stream records failed all its retries or grew too old: replay it from the stream-failures queue within 24 hours (README "Operating")',
       metric: this.streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    Validations.of(this.streamFailures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'it is itself the destination of failed stream batches, watched by an alarm at its first message' });
+    Validations.of(this.streamFailures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'it is itself the destination of failed stream batches, watched by an alarm at its first message',
+    });
     for (const worker of workerDefinitions) {
       const fnId = workerFunctionName(worker.name);
-      const fn = props.functions.makeFunction(this, fnId, { handler: worker.handler, needs: worker.needs, timeout: Duration.seconds(workerTimeoutSeconds(worker)), memoryMb: workerMemoryMb(worker) });
+      const fn = props.functions.makeFunction(this, fnId, {
+        handler: worker.handler,
+        needs: worker.needs,
+        timeout: Duration.seconds(workerTimeoutSeconds(worker)),
+        memoryMb: workerMemoryMb(worker),
+      });
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', props.apiUrl);
-      if (worker.name === REPUTATION_GUARD_WORKER) for (const [name, value] of Object.entries(reputationGuardEnvironment(this))) fn.addEnvironment(name, value);
-      const trigger = worker.trigger.kind === 'queue' ? queueTrigger(worker.trigger, sesSendRate(this)) : worker.trigger;
+      if (worker.name === REPUTATION_GUARD_WORKER)
+        for (const [name, value] of Object.entries(reputationGuardEnvironment(this))) fn.addEnvironment(name, value);
+      const trigger =
+        worker.trigger.kind === 'queue' ? queueTrigger(worker.trigger, sesSendRate(this)) : worker.trigger;
       if (trigger.kind === 'queue') {
         const { queue } = props.queues.named(trigger.queue);
         // Its own queue's URL, for the calls its event source mapping allows there (ChangeMessageVisibility: a retry
@@ -102,7 +124,10 @@ export class Workers extends Construct {
           }),
         );
         props.table.grantStreamRead(fn);
-        Validations.of(fn).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'dynamodb:ListStreams (part of reading the stream) has no resource-level permission' });
+        Validations.of(fn).acknowledge({
+          id: 'AwsSolutions-IAM5[Resource::*]',
+          reason: 'dynamodb:ListStreams (part of reading the stream) has no resource-level permission',
+        });
       }
     }
   }
@@ -132,6 +157,8 @@ export function reputationGuardEnvironment(scope: Construct): Record<string, str
     REPUTATION_BOUNCE_RATE: String(fractionFromContext(scope, 'reputationBounceRate', defaults.bounceRate)),
     REPUTATION_COMPLAINT_RATE: String(fractionFromContext(scope, 'reputationComplaintRate', defaults.complaintRate)),
     REPUTATION_MIN_SENDS: String(wholeNumberFromContext(scope, 'reputationMinSends', defaults.minSends, 1, 'sends')),
-    REPUTATION_MIN_COMPLAINTS: String(wholeNumberFromContext(scope, 'reputationMinComplaints', defaults.minComplaints, 1, 'complaints')),
+    REPUTATION_MIN_COMPLAINTS: String(
+      wholeNumberFromContext(scope, 'reputationMinComplaints', defaults.minComplaints, 1, 'complaints'),
+    ),
   };
 }

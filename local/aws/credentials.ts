@@ -33,7 +33,8 @@ function generate(): StandInCredentials {
 /** The credentials a runtime on `dataDir` uses; throws when there are none (no runtime ever started there). */
 export function readStandInCredentials(dataDir: string): StandInCredentials {
   const stored = JSON.parse(readFileSync(join(dataDir, CREDENTIALS_FILE), 'utf8')) as Partial<StandInCredentials>;
-  if (!KEY_ID.test(stored.accessKeyId ?? '') || !SECRET.test(stored.secretAccessKey ?? '')) throw new Error(`${join(dataDir, CREDENTIALS_FILE)} does not hold this runtime's credentials`);
+  if (!KEY_ID.test(stored.accessKeyId ?? '') || !SECRET.test(stored.secretAccessKey ?? ''))
+    throw new Error(`${join(dataDir, CREDENTIALS_FILE)} does not hold this runtime's credentials`);
   return { accessKeyId: stored.accessKeyId!, secretAccessKey: stored.secretAccessKey! };
 }
 

@@ -8,7 +8,13 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { createTableInput, tableDefinition } from '../../lib/table-definition';
 import { spawnTied } from '../process-tree';
 import { LOCAL_REGION } from '../settings';
@@ -93,7 +99,10 @@ class PortTakenError extends Error {}
  * any free port and say which, so a chosen port can be taken by another program while the JVM
  * starts (two runtimes started at once by the test suites did); it is then chosen again, 5 times.
  */
-export async function startDynamoDbLocal(options: { port: number | (() => Promise<number>); dataDir?: string }): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: {
+  port: number | (() => Promise<number>);
+  dataDir?: string;
+}): Promise<DynamoDbLocal> {
   if (!javaAvailable()) throw new JavaMissingError();
   if (typeof options.port === 'number') return startJvm(options.port, options.dataDir);
   for (let attempt = 1; ; attempt++) {
@@ -136,7 +145,11 @@ async function startJvm(port: number, dataDir: string | undefined): Promise<Dyna
   };
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const deadline = Date.now() + 30_000;
   try {
@@ -193,6 +206,11 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
   const created = await client.send(new CreateTableCommand(createTableInput(tableName)));
-  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true } }));
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+    }),
+  );
   return created.TableDescription!.LatestStreamArn!;
 }

@@ -25,7 +25,18 @@
  * One process per directory: the local runtime's DATA_DIR lock (local/data-dir-lock.ts)
  * keeps a second one away; nothing here checks it.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** The journal is rewritten from the live state once it has grown past this (64 MiB). */
@@ -98,7 +109,9 @@ export class Journal<R> {
       try {
         record = JSON.parse(line);
       } catch (error) {
-        throw new Error(`${file}:${i + 1} is not a journal record (${(error as Error).message}); move the file away to start empty`);
+        throw new Error(
+          `${file}:${i + 1} is not a journal record (${(error as Error).message}); move the file away to start empty`,
+        );
       }
       this.options.apply(record);
     }

@@ -49,7 +49,12 @@ class KmsFault extends Error {
 }
 
 /** The context as KMS compares it: the same pairs in any order are the same context. */
-const contextBytes = (context: unknown) => Buffer.from(JSON.stringify(Object.entries((context ?? {}) as Record<string, string>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+const contextBytes = (context: unknown) =>
+  Buffer.from(
+    JSON.stringify(
+      Object.entries((context ?? {}) as Record<string, string>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    ),
+  );
 
 function loadMaterial(dir: string): Buffer {
   mkdirSync(dir, { recursive: true });
@@ -86,7 +91,8 @@ export async function startLocalKms(dir: string, region: string, credentials: St
     return Buffer.concat([MAGIC, iv, cipher.getAuthTag(), body]);
   };
   const decrypt = (blob: Buffer, context: unknown): Buffer => {
-    if (blob.length < MAGIC.length + 28 || !blob.subarray(0, MAGIC.length).equals(MAGIC)) throw new KmsFault('InvalidCiphertextException', 'The ciphertext is invalid');
+    if (blob.length < MAGIC.length + 28 || !blob.subarray(0, MAGIC.length).equals(MAGIC))
+      throw new KmsFault('InvalidCiphertextException', 'The ciphertext is invalid');
     const iv = blob.subarray(MAGIC.length, MAGIC.length + 12);
     const tag = blob.subarray(MAGIC.length + 12, MAGIC.length + 28);
     try {
@@ -95,7 +101,10 @@ export async function startLocalKms(dir: string, region: string, credentials: St
       decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(blob.subarray(MAGIC.length + 28)), decipher.final()]);
     } catch {
-      throw new KmsFault('InvalidCiphertextException', 'The ciphertext or its encryption context is not what was encrypted');
+      throw new KmsFault(
+        'InvalidCiphertextException',
+        'The ciphertext or its encryption context is not what was encrypted',
+      );
     }
   };
   const requireKey = (keyId: unknown) => {
@@ -106,18 +115,32 @@ export async function startLocalKms(dir: string, region: string, credentials: St
     GenerateDataKey: (input) => {
       requireKey(input.KeyId);
       const bytes = input.KeySpec === 'AES_256' ? 32 : input.KeySpec === 'AES_128' ? 16 : Number(input.NumberOfBytes);
-      if (!Number.isInteger(bytes) || bytes < 1 || bytes > 1024) throw new KmsFault('ValidationException', 'Specify KeySpec or NumberOfBytes');
+      if (!Number.isInteger(bytes) || bytes < 1 || bytes > 1024)
+        throw new KmsFault('ValidationException', 'Specify KeySpec or NumberOfBytes');
       const plaintext = randomBytes(bytes);
-      return { KeyId: keyArn, Plaintext: plaintext.toString('base64'), CiphertextBlob: encrypt(plaintext, input.EncryptionContext).toString('base64') };
+      return {
+        KeyId: keyArn,
+        Plaintext: plaintext.toString('base64'),
+        CiphertextBlob: encrypt(plaintext, input.EncryptionContext).toString('base64'),
+      };
     },
     Encrypt: (input) => {
       requireKey(input.KeyId);
       const plaintext = Buffer.from(String(input.Plaintext ?? ''), 'base64');
-      if (plaintext.length < 1 || plaintext.length > 4096) throw new KmsFault('ValidationException', 'Plaintext must be 1 to 4096 bytes');
-      return { KeyId: keyArn, CiphertextBlob: encrypt(plaintext, input.EncryptionContext).toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
+      if (plaintext.length < 1 || plaintext.length > 4096)
+        throw new KmsFault('ValidationException', 'Plaintext must be 1 to 4096 bytes');
+      return {
+        KeyId: keyArn,
+        CiphertextBlob: encrypt(plaintext, input.EncryptionContext).toString('base64'),
+        EncryptionAlgorithm: 'SYMMETRIC_DEFAULT',
+      };
     },
     Decrypt: (input) => {
-      if (input.KeyId !== undefined && !isOurKey(input.KeyId)) throw new KmsFault('IncorrectKeyException', 'The key ID in the request does not identify the key that encrypted the ciphertext');
+      if (input.KeyId !== undefined && !isOurKey(input.KeyId))
+        throw new KmsFault(
+          'IncorrectKeyException',
+          'The key ID in the request does not identify the key that encrypted the ciphertext',
+        );
       const plaintext = decrypt(Buffer.from(String(input.CiphertextBlob ?? ''), 'base64'), input.EncryptionContext);
       return { KeyId: keyArn, Plaintext: plaintext.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
     },
@@ -133,9 +156,15 @@ export async function startLocalKms(dir: string, region: string, credentials: St
     const target = String(request.headers['x-amz-target'] ?? '');
     const operation = operations[target.replace(/^TrentService\./, '')];
     try {
-      const verdict = await verifySignature(request, credentials, { service: 'kms', uriEscapePath: true, body: Buffer.concat(chunks) });
-      if (!verdict.ok) throw new KmsFault(AUTH_ERRORS[verdict.reason][1], verdict.message, AUTH_ERRORS[verdict.reason][0]);
-      if (request.method !== 'POST' || !target.startsWith('TrentService.') || !operation) throw new KmsFault('UnknownOperationException', `Unsupported operation ${target}`);
+      const verdict = await verifySignature(request, credentials, {
+        service: 'kms',
+        uriEscapePath: true,
+        body: Buffer.concat(chunks),
+      });
+      if (!verdict.ok)
+        throw new KmsFault(AUTH_ERRORS[verdict.reason][1], verdict.message, AUTH_ERRORS[verdict.reason][0]);
+      if (request.method !== 'POST' || !target.startsWith('TrentService.') || !operation)
+        throw new KmsFault('UnknownOperationException', `Unsupported operation ${target}`);
       let input: Record<string, unknown>;
       try {
         input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');

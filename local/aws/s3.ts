@@ -36,11 +36,15 @@ export interface LocalS3 {
 
 /** S3's bucket-name grammar (general purpose buckets). */
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-export const validBucketName = (bucket: string) => BUCKET_NAME.test(bucket) && !bucket.includes('..') && !/^\d+\.\d+\.\d+\.\d+$/.test(bucket);
+export const validBucketName = (bucket: string) =>
+  BUCKET_NAME.test(bucket) && !bucket.includes('..') && !/^\d+\.\d+\.\d+\.\d+$/.test(bucket);
 
 /** A decoded key the folder can hold: no empty, `.` or `..` segment, no NUL, no backslash, at most 1,024 bytes. */
 export const validObjectKey = (key: string) =>
-  key.length > 0 && Buffer.byteLength(key) <= 1024 && !/[\0\\]/.test(key) && key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+  key.length > 0 &&
+  Buffer.byteLength(key) <= 1024 &&
+  !/[\0\\]/.test(key) &&
+  key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 
 /** Where an object (or its metadata) lives in the folder; undefined for a name that is not S3's or a path that would leave its bucket's folder. */
 function objectPath(root: string, bucket: string, key: string, meta = false): string | undefined {
@@ -51,7 +55,13 @@ function objectPath(root: string, bucket: string, key: string, meta = false): st
 }
 
 /** Writes an object as PutObject would (for the SES stand-in, which writes to the bucket directly). */
-export function writeLocalObject(root: string, bucket: string, key: string, body: Uint8Array, contentType = 'application/octet-stream'): void {
+export function writeLocalObject(
+  root: string,
+  bucket: string,
+  key: string,
+  body: Uint8Array,
+  contentType = 'application/octet-stream',
+): void {
   const path = objectPath(root, bucket, key);
   const meta = objectPath(root, bucket, key, true);
   if (!path || !meta) throw new Error(`invalid object key ${key}`);
@@ -63,7 +73,9 @@ export function writeLocalObject(root: string, bucket: string, key: string, body
 
 function xmlError(response: ServerResponse, status: number, code: string, message: string): void {
   response.writeHead(status, { 'content-type': 'application/xml' });
-  response.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+  response.end(
+    `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`,
+  );
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -102,8 +114,18 @@ const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], [nu
   expired: [403, 'AccessDenied'],
 };
 
-async function handle(root: string, credentials: StandInCredentials, buckets: readonly string[] | undefined, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const verdict = await verifySignature(request, credentials, { service: 's3', uriEscapePath: false, allowPresigned: true });
+async function handle(
+  root: string,
+  credentials: StandInCredentials,
+  buckets: readonly string[] | undefined,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const verdict = await verifySignature(request, credentials, {
+    service: 's3',
+    uriEscapePath: false,
+    allowPresigned: true,
+  });
   if (!verdict.ok) {
     const [status, code] = AUTH_ERRORS[verdict.reason];
     request.resume();
@@ -120,20 +142,36 @@ async function handle(root: string, credentials: StandInCredentials, buckets: re
   } catch {
     return xmlError(response, 400, 'InvalidURI', 'Could not parse the specified URI');
   }
-  if (!validBucketName(bucket)) return xmlError(response, 400, 'InvalidBucketName', 'The specified bucket is not valid.');
-  if (buckets && !buckets.includes(bucket)) return xmlError(response, 404, 'NoSuchBucket', 'The specified bucket does not exist');
+  if (!validBucketName(bucket))
+    return xmlError(response, 400, 'InvalidBucketName', 'The specified bucket is not valid.');
+  if (buckets && !buckets.includes(bucket))
+    return xmlError(response, 404, 'NoSuchBucket', 'The specified bucket does not exist');
   const path = objectPath(root, bucket, key);
   const meta = objectPath(root, bucket, key, true);
   if (!path || !meta)
-    return xmlError(response, 400, 'InvalidArgument', 'Unsupported request: only object operations on a path-style URL, with a key of no empty, "." or ".." segment, NUL or backslash');
+    return xmlError(
+      response,
+      400,
+      'InvalidArgument',
+      'Unsupported request: only object operations on a path-style URL, with a key of no empty, "." or ".." segment, NUL or backslash',
+    );
 
   switch (request.method) {
     case 'PUT': {
       let body = await readBody(request);
       const declared = String(request.headers['x-amz-content-sha256'] ?? '');
       if (/^[0-9a-f]{64}$/.test(declared) && declared !== createHash('sha256').update(body).digest('hex'))
-        return xmlError(response, 400, 'XAmzContentSHA256Mismatch', "The provided 'x-amz-content-sha256' header does not match what was computed.");
-      if (String(request.headers['content-encoding'] ?? '').includes('aws-chunked') || declared.startsWith('STREAMING-')) body = decodeAwsChunked(body);
+        return xmlError(
+          response,
+          400,
+          'XAmzContentSHA256Mismatch',
+          "The provided 'x-amz-content-sha256' header does not match what was computed.",
+        );
+      if (
+        String(request.headers['content-encoding'] ?? '').includes('aws-chunked') ||
+        declared.startsWith('STREAMING-')
+      )
+        body = decodeAwsChunked(body);
       writeLocalObject(root, bucket, key, body, String(request.headers['content-type'] ?? 'application/octet-stream'));
       response.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"` });
       return void response.end();
@@ -163,9 +201,15 @@ async function handle(root: string, credentials: StandInCredentials, buckets: re
       const etag = etagOf(metadata, size, modified);
       const ifMatch = request.headers['if-match'];
       if (ifMatch && ifMatch !== '*' && !ifMatch.split(',').some((tag) => tag.trim() === etag))
-        return xmlError(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+        return xmlError(
+          response,
+          412,
+          'PreconditionFailed',
+          'At least one of the pre-conditions you specified did not hold',
+        );
       const headers: Record<string, string | number> = {
-        'content-type': url.searchParams.get('response-content-type') ?? metadata.contentType ?? 'application/octet-stream',
+        'content-type':
+          url.searchParams.get('response-content-type') ?? metadata.contentType ?? 'application/octet-stream',
         'content-length': size,
         'last-modified': modified.toUTCString(),
         'accept-ranges': 'bytes',
@@ -179,7 +223,11 @@ async function handle(root: string, credentials: StandInCredentials, buckets: re
         const from = Number(range[1]);
         const to = Math.min(range[2] ? Number(range[2]) : size - 1, size - 1);
         if (from >= size) return xmlError(response, 416, 'InvalidRange', 'The requested range is not satisfiable');
-        response.writeHead(206, { ...headers, 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${size}` });
+        response.writeHead(206, {
+          ...headers,
+          'content-length': to - from + 1,
+          'content-range': `bytes ${from}-${to}/${size}`,
+        });
         return void createReadStream(path, { start: from, end: to }).pipe(response);
       }
       response.writeHead(200, headers);
@@ -200,7 +248,10 @@ async function handle(root: string, credentials: StandInCredentials, buckets: re
  * Serves `root` on `host:port` (0: any free port) to requests signed with `credentials`; with
  * `buckets`, those buckets only (any other is `NoSuchBucket`, and no folder is made for it).
  */
-export function startLocalS3(root: string, options: { host?: string; port?: number; credentials: StandInCredentials; buckets?: readonly string[] }): Promise<LocalS3> {
+export function startLocalS3(
+  root: string,
+  options: { host?: string; port?: number; credentials: StandInCredentials; buckets?: readonly string[] },
+): Promise<LocalS3> {
   const { host = '127.0.0.1', port = 0, credentials, buckets } = options;
   mkdirSync(root, { recursive: true });
   const server = createServer((request, response) => {

@@ -12,7 +12,12 @@
  */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { queueUrlVariable } from '../../functions/workers';
-import { simulatedEvents as simulate, type SesEvent, type SimulatedRequest, type Tracking } from '../../shared/emails/simulated-outcomes';
+import {
+  simulatedEvents as simulate,
+  type SesEvent,
+  type SimulatedRequest,
+  type Tracking,
+} from '../../shared/emails/simulated-outcomes';
 import { subscribedQueues } from '../../shared/platform/aws/ses-events-topic';
 import { SIMULATED_SES_EVENTS_TOPIC_ARN, snsEnvelope } from '../../shared/platform/aws/sns-envelope';
 import { nowDate } from '../../shared/platform/clock';
@@ -22,8 +27,12 @@ export { trackedLinks, type Tracking } from '../../shared/emails/simulated-outco
 export { SIMULATED_SES_EVENTS_TOPIC_ARN as LOCAL_SES_EVENTS_TOPIC_ARN };
 
 /** The SES events of one send the local SES accepted (a live send), in the order SES would publish them. */
-export const simulatedEvents = (request: Record<string, any>, messageId: string, now = nowDate(), tracking: Tracking = { open: false, click: false }): SesEvent[] =>
-  simulate(request as SimulatedRequest, messageId, { now, tracking, testMode: false });
+export const simulatedEvents = (
+  request: Record<string, any>,
+  messageId: string,
+  now = nowDate(),
+  tracking: Tracking = { open: false, click: false },
+): SesEvent[] => simulate(request as SimulatedRequest, messageId, { now, tracking, testMode: false });
 
 /** Publishes to the subscribed queues (their URLs from QUEUE_URL_<NAME>, set by the runtime), honouring each body filter. */
 export async function publishSesEvents(sqs: SQSClient, events: SesEvent[]): Promise<void> {

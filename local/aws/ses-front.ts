@@ -37,7 +37,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { StandInCredentials } from './credentials';
 import { type SignatureVerdict, verifySignature } from './sigv4';
 import { now } from '../../shared/platform/clock';
@@ -90,7 +96,10 @@ interface ConfigurationSet {
   deliveryOptions?: { TlsPolicy?: string };
   sendingOptions?: { SendingEnabled?: boolean };
   /** the bodies of CreateConfigurationSetEventDestination, each updated in place by UpdateConfigurationSetEventDestination */
-  eventDestinations: { EventDestinationName?: string; EventDestination?: { Enabled?: boolean; MatchingEventTypes?: string[] } }[];
+  eventDestinations: {
+    EventDestinationName?: string;
+    EventDestination?: { Enabled?: boolean; MatchingEventTypes?: string[] };
+  }[];
 }
 
 interface Tenant {
@@ -221,14 +230,24 @@ export class SesFront {
     if (body.TenantName === undefined) return;
     const tenant = this.tenants()[String(body.TenantName)];
     if (!tenant) throw new SesError(404, 'NotFoundException', `Tenant ${String(body.TenantName)} does not exist.`);
-    const used = [sesArn(`identity/${identity.name}`), ...(body.ConfigurationSetName ? [sesArn(`configuration-set/${body.ConfigurationSetName}`)] : [])];
+    const used = [
+      sesArn(`identity/${identity.name}`),
+      ...(body.ConfigurationSetName ? [sesArn(`configuration-set/${body.ConfigurationSetName}`)] : []),
+    ];
     const foreign = used.filter((arn) => !tenant.resources.includes(arn));
-    if (foreign.length) throw new SesError(400, 'BadRequestException', `Resources are not associated with tenant ${tenant.name}: ${foreign.join(', ')}`);
-    if (tenant.sendingStatus === 'DISABLED') throw new SesError(400, 'SendingPausedException', `Sending is paused for tenant ${tenant.name}.`);
+    if (foreign.length)
+      throw new SesError(
+        400,
+        'BadRequestException',
+        `Resources are not associated with tenant ${tenant.name}: ${foreign.join(', ')}`,
+      );
+    if (tenant.sendingStatus === 'DISABLED')
+      throw new SesError(400, 'SendingPausedException', `Sending is paused for tenant ${tenant.name}.`);
   }
 
   constructor(private readonly options: SesFrontOptions) {
-    if (options.stateFile && existsSync(options.stateFile)) this.state = JSON.parse(readFileSync(options.stateFile, 'utf8'));
+    if (options.stateFile && existsSync(options.stateFile))
+      this.state = JSON.parse(readFileSync(options.stateFile, 'utf8'));
   }
 
   /** The SES endpoint, on `options.port`. */
@@ -283,8 +302,19 @@ export class SesFront {
       FeedbackForwardingStatus: true,
       VerifiedForSendingStatus: status === 'SUCCESS',
       VerificationStatus: status,
-      DkimAttributes: { SigningEnabled: true, Status: status, Tokens: identity.dkimTokens, SigningAttributesOrigin: 'AWS_SES' },
-      MailFromAttributes: identity.mailFromDomain ? { MailFromDomain: identity.mailFromDomain, MailFromDomainStatus: status, BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' } : undefined,
+      DkimAttributes: {
+        SigningEnabled: true,
+        Status: status,
+        Tokens: identity.dkimTokens,
+        SigningAttributesOrigin: 'AWS_SES',
+      },
+      MailFromAttributes: identity.mailFromDomain
+        ? {
+            MailFromDomain: identity.mailFromDomain,
+            MailFromDomainStatus: status,
+            BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
+          }
+        : undefined,
       ConfigurationSetName: identity.configurationSetName,
       Tags: identity.tags,
       Policies: {},
@@ -293,7 +323,8 @@ export class SesFront {
 
   private identity(name: string): Identity {
     const identity = this.state.identities[decodeURIComponent(name).toLowerCase()];
-    if (!identity) throw new SesError(404, 'NotFoundException', `Email identity ${decodeURIComponent(name)} does not exist.`);
+    if (!identity)
+      throw new SesError(404, 'NotFoundException', `Email identity ${decodeURIComponent(name)} does not exist.`);
     return identity;
   }
 
@@ -306,14 +337,19 @@ export class SesFront {
 
   private configurationSet(name: string): ConfigurationSet {
     const set = this.state.configurationSets[decodeURIComponent(name)];
-    if (!set) throw new SesError(404, 'NotFoundException', `Configuration set ${decodeURIComponent(name)} does not exist.`);
+    if (!set)
+      throw new SesError(404, 'NotFoundException', `Configuration set ${decodeURIComponent(name)} does not exist.`);
     return set;
   }
 
   /** On the SES endpoint: the body read and the signature checked (./sigv4.ts) before anything else; SES's error types otherwise, with 403. */
   private async authenticate(request: IncomingMessage, signed: boolean): Promise<void> {
     if (!signed) return;
-    const verdict = await verifySignature(request, this.options.credentials, { service: 'ses', uriEscapePath: true, body: await readRaw(request) });
+    const verdict = await verifySignature(request, this.options.credentials, {
+      service: 'ses',
+      uriEscapePath: true,
+      body: await readRaw(request),
+    });
     if (!verdict.ok) throw new SesError(403, AUTH_ERRORS[verdict.reason], verdict.message);
   }
 
@@ -324,9 +360,13 @@ export class SesFront {
   private viewerOnly(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://local');
     const path = url.pathname.toLowerCase().replace(/\/+$/, '') || '/';
-    const page = request.method === 'POST' ? path === '/clear-store' : request.method === 'GET' && VIEWER_PAGES.has(path);
+    const page =
+      request.method === 'POST' ? path === '/clear-store' : request.method === 'GET' && VIEWER_PAGES.has(path);
     if (!page) {
-      send(response, 404, { message: 'The mail viewer serves GET /, /store, /get-emlContent, /health-check and POST /clear-store; the SES API is on AWS_ENDPOINT_URL_SESV2, signed' });
+      send(response, 404, {
+        message:
+          'The mail viewer serves GET /, /store, /get-emlContent, /health-check and POST /clear-store; the SES API is on AWS_ENDPOINT_URL_SESV2, signed',
+      });
       return Promise.resolve();
     }
     return this.viewer(request, response, url);
@@ -347,7 +387,10 @@ export class SesFront {
     }
     if (url.pathname === '/_local/send-stats' && method === 'GET') {
       // Local only: how many sends SES accepted in each second, as SES's own clock saw them.
-      return send(response, 200, { perSecond: Object.fromEntries(this.acceptedPerSecond), throttledPerSecond: Object.fromEntries(this.throttledPerSecond) });
+      return send(response, 200, {
+        perSecond: Object.fromEntries(this.acceptedPerSecond),
+        throttledPerSecond: Object.fromEntries(this.throttledPerSecond),
+      });
     }
     if (v2 !== 'v2' || email !== 'email') return this.viewer(request, response, url);
 
@@ -357,7 +400,11 @@ export class SesFront {
         EnforcementStatus: 'HEALTHY',
         ProductionAccessEnabled: true,
         SendingEnabled: true,
-        SendQuota: { Max24HourSend: this.options.max24HourSend ?? 50_000, MaxSendRate: this.options.maxSendRate, SentLast24Hours: this.sentLast24Hours() },
+        SendQuota: {
+          Max24HourSend: this.options.max24HourSend ?? 50_000,
+          MaxSendRate: this.options.maxSendRate,
+          SentLast24Hours: this.sentLast24Hours(),
+        },
       });
     }
 
@@ -366,7 +413,8 @@ export class SesFront {
         const body = await readJson(request);
         const key = String(body.EmailIdentity ?? '').toLowerCase();
         if (!key) throw new SesError(400, 'BadRequestException', 'EmailIdentity is required');
-        if (this.state.identities[key]) throw new SesError(400, 'AlreadyExistsException', `Email identity ${key} already exists.`);
+        if (this.state.identities[key])
+          throw new SesError(400, 'AlreadyExistsException', `Email identity ${key} already exists.`);
         const identity: Identity = {
           name: key,
           createdAt: now(),
@@ -377,7 +425,11 @@ export class SesFront {
         this.state.identities[key] = identity;
         this.save();
         const described = this.describe(identity);
-        return send(response, 200, { IdentityType: described.IdentityType, VerifiedForSendingStatus: false, DkimAttributes: described.DkimAttributes });
+        return send(response, 200, {
+          IdentityType: described.IdentityType,
+          VerifiedForSendingStatus: false,
+          DkimAttributes: described.DkimAttributes,
+        });
       }
       if (name && !sub && method === 'GET') return send(response, 200, this.describe(this.identity(name)));
       if (name && !sub && method === 'DELETE') {
@@ -408,14 +460,18 @@ export class SesFront {
       const start = Number(body.NextToken ?? 0);
       const size = Math.min(Number(body.PageSize ?? 1000), 1000);
       const page = names.slice(start, start + size);
-      return send(response, 200, { ConfigurationSets: page, ...(start + size < names.length ? { NextToken: String(start + size) } : {}) });
+      return send(response, 200, {
+        ConfigurationSets: page,
+        ...(start + size < names.length ? { NextToken: String(start + size) } : {}),
+      });
     }
 
     if (resource === 'configuration-sets') {
       if (!name && method === 'POST') {
         const body = await readJson(request);
         const setName = String(body.ConfigurationSetName ?? '');
-        if (this.state.configurationSets[setName]) throw new SesError(400, 'AlreadyExistsException', `Configuration set ${setName} already exists.`);
+        if (this.state.configurationSets[setName])
+          throw new SesError(400, 'AlreadyExistsException', `Configuration set ${setName} already exists.`);
         this.state.configurationSets[setName] = {
           name: setName,
           trackingOptions: body.TrackingOptions,
@@ -464,7 +520,8 @@ export class SesFront {
         if (method === 'PUT' && destinationName !== undefined) {
           // UpdateConfigurationSetEventDestination: PATCH /domains turning open or click tracking on or off
           const destination = set.eventDestinations.find((d) => d.EventDestinationName === destinationName);
-          if (!destination) throw new SesError(404, 'NotFoundException', `Event destination ${destinationName} does not exist.`);
+          if (!destination)
+            throw new SesError(404, 'NotFoundException', `Event destination ${destinationName} does not exist.`);
           destination.EventDestination = (await readJson(request)).EventDestination;
         }
         this.save();
@@ -478,22 +535,38 @@ export class SesFront {
       const body = await readJson(request);
       if (!name) {
         const tenantName = String(body.TenantName ?? '');
-        if (!/^[A-Za-z0-9_-]{1,64}$/.test(tenantName)) throw new SesError(400, 'BadRequestException', 'TenantName must be 1-64 letters, digits, hyphens or underscores');
-        if (this.tenants()[tenantName]) throw new SesError(400, 'AlreadyExistsException', `Tenant ${tenantName} already exists.`);
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(tenantName))
+          throw new SesError(
+            400,
+            'BadRequestException',
+            'TenantName must be 1-64 letters, digits, hyphens or underscores',
+          );
+        if (this.tenants()[tenantName])
+          throw new SesError(400, 'AlreadyExistsException', `Tenant ${tenantName} already exists.`);
         const id = `tn-${randomBytes(12).toString('hex')}`;
-        const tenant: Tenant = { name: tenantName, id, arn: sesArn(`tenant/${tenantName}/${id}`), createdAt: now(), tags: body.Tags ?? [], resources: [], sendingStatus: 'ENABLED' };
+        const tenant: Tenant = {
+          name: tenantName,
+          id,
+          arn: sesArn(`tenant/${tenantName}/${id}`),
+          createdAt: now(),
+          tags: body.Tags ?? [],
+          resources: [],
+          sendingStatus: 'ENABLED',
+        };
         this.tenants()[tenantName] = tenant;
         this.save();
         return send(response, 200, this.describeTenant(tenant));
       }
-      if (name === 'get' && !sub) return send(response, 200, { Tenant: this.describeTenant(this.tenant(body.TenantName)) });
+      if (name === 'get' && !sub)
+        return send(response, 200, { Tenant: this.describeTenant(this.tenant(body.TenantName)) });
       if (name === 'resources' && !sub) {
         const tenant = this.tenant(body.TenantName);
         const arn = String(body.ResourceArn ?? '');
         const [kind, ...rest] = arn.slice(sesArn('').length).split('/');
         const known =
           arn.startsWith(sesArn('')) &&
-          ((kind === 'identity' && this.state.identities[rest.join('/').toLowerCase()]) || (kind === 'configuration-set' && this.state.configurationSets[rest.join('/')]));
+          ((kind === 'identity' && this.state.identities[rest.join('/').toLowerCase()]) ||
+            (kind === 'configuration-set' && this.state.configurationSets[rest.join('/')]));
         if (!known) throw new SesError(404, 'NotFoundException', `Resource ${arn} does not exist.`);
         if (!tenant.resources.includes(arn)) tenant.resources.push(arn);
         this.save();
@@ -504,16 +577,23 @@ export class SesFront {
     if (resource === 'reputation' && name === 'entities' && method === 'PUT') {
       // /v2/email/reputation/entities/RESOURCE/<entity ARN>/(policy|customer-managed-status)
       const [, , , , entityType, reference, setting] = parts;
-      if (entityType !== 'RESOURCE') throw new SesError(400, 'BadRequestException', 'Only RESOURCE entities are supported');
+      if (entityType !== 'RESOURCE')
+        throw new SesError(400, 'BadRequestException', 'Only RESOURCE entities are supported');
       const arn = decodeURIComponent(reference ?? '');
       const tenant = Object.values(this.tenants()).find((t) => t.arn === arn);
       if (!tenant) throw new SesError(404, 'NotFoundException', `Reputation entity ${arn} does not exist.`);
       const body = await readJson(request);
       if (setting === 'policy') {
-        if (!REPUTATION_POLICY.test(String(body.ReputationEntityPolicy))) throw new SesError(400, 'BadRequestException', `Unknown reputation policy ${String(body.ReputationEntityPolicy)}`);
+        if (!REPUTATION_POLICY.test(String(body.ReputationEntityPolicy)))
+          throw new SesError(
+            400,
+            'BadRequestException',
+            `Unknown reputation policy ${String(body.ReputationEntityPolicy)}`,
+          );
         tenant.policy = body.ReputationEntityPolicy;
       } else if (setting === 'customer-managed-status') {
-        if (!['ENABLED', 'REINSTATED', 'DISABLED'].includes(body.SendingStatus)) throw new SesError(400, 'BadRequestException', 'SendingStatus must be ENABLED, REINSTATED or DISABLED');
+        if (!['ENABLED', 'REINSTATED', 'DISABLED'].includes(body.SendingStatus))
+          throw new SesError(400, 'BadRequestException', 'SendingStatus must be ENABLED, REINSTATED or DISABLED');
         tenant.sendingStatus = body.SendingStatus;
       } else throw new SesError(404, 'NotFoundException', `Unknown setting ${String(setting)}`);
       this.save();
@@ -525,7 +605,11 @@ export class SesFront {
       const from = String(body.FromEmailAddress ?? '');
       const identity = this.state.identities[domainOf(from)] ?? this.state.identities[from.toLowerCase()];
       if (!identity || this.status(identity) !== 'SUCCESS') {
-        throw new SesError(400, 'MessageRejected', `Email address is not verified. The following identities failed the check in region AP-SOUTHEAST-2: ${from}`);
+        throw new SesError(
+          400,
+          'MessageRejected',
+          `Email address is not verified. The following identities failed the check in region AP-SOUTHEAST-2: ${from}`,
+        );
       }
       this.checkTenantSend(body, identity);
       const accepted = this.acceptedPerSecond.get(second) ?? 0;
@@ -533,17 +617,31 @@ export class SesFront {
         this.throttledPerSecond.set(second, (this.throttledPerSecond.get(second) ?? 0) + 1);
         throw new SesError(429, 'TooManyRequestsException', 'Maximum sending rate exceeded.');
       }
-      if (this.sentLast24Hours() >= (this.options.max24HourSend ?? 50_000)) throw new SesError(400, 'LimitExceededException', 'Daily message quota exceeded.');
+      if (this.sentLast24Hours() >= (this.options.max24HourSend ?? 50_000))
+        throw new SesError(400, 'LimitExceededException', 'Daily message quota exceeded.');
       const attachments = (body.Content?.Simple?.Attachments ?? []) as { RawContent?: string }[];
       const contents = attachments.map((a) => a.RawContent ?? '');
       const simple = body.Content?.Simple;
-      const size = contents.reduce((sum, c) => sum + c.length, 0) + Buffer.byteLength(`${simple?.Body?.Html?.Data ?? ''}${simple?.Body?.Text?.Data ?? ''}`);
-      if (size > MAX_MESSAGE_BYTES) throw new SesError(400, 'MessageRejected', `Message length is more than ${MAX_MESSAGE_BYTES / 1024 / 1024} megabytes`);
+      const size =
+        contents.reduce((sum, c) => sum + c.length, 0) +
+        Buffer.byteLength(`${simple?.Body?.Html?.Data ?? ''}${simple?.Body?.Text?.Data ?? ''}`);
+      if (size > MAX_MESSAGE_BYTES)
+        throw new SesError(
+          400,
+          'MessageRejected',
+          `Message length is more than ${MAX_MESSAGE_BYTES / 1024 / 1024} megabytes`,
+        );
       this.acceptedPerSecond.set(second, accepted + 1);
       this.acceptedAt.push(now());
-      for (const counts of [this.acceptedPerSecond, this.throttledPerSecond]) for (const old of counts.keys()) if (old < second - 900) counts.delete(old);
+      for (const counts of [this.acceptedPerSecond, this.throttledPerSecond])
+        for (const old of counts.keys()) if (old < second - 900) counts.delete(old);
       for (const a of attachments) a.RawContent = ''; // back in the store below (restoreAttachments)
-      return this.proxy(request, response, body, (messageId) => contents.length && this.options.restoreAttachments(messageId, contents));
+      return this.proxy(
+        request,
+        response,
+        body,
+        (messageId) => contents.length && this.options.restoreAttachments(messageId, contents),
+      );
     }
 
     return this.proxy(request, response, undefined);
@@ -576,15 +674,30 @@ export class SesFront {
   }
 
   /** Passes a request on to aws-ses-v2-local unchanged (the body re-sent when it was already read). */
-  private proxy(request: IncomingMessage, response: ServerResponse, body: Record<string, unknown> | undefined, accepted?: (messageId: string) => unknown): Promise<void> {
-    const upstream = typeof this.options.upstream === 'string' ? new URL(request.url ?? '/', this.options.upstream) : undefined;
-    const target = upstream ?? { socketPath: (this.options.upstream as { socketPath: string }).socketPath, path: request.url ?? '/' };
+  private proxy(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: Record<string, unknown> | undefined,
+    accepted?: (messageId: string) => unknown,
+  ): Promise<void> {
+    const upstream =
+      typeof this.options.upstream === 'string' ? new URL(request.url ?? '/', this.options.upstream) : undefined;
+    const target = upstream ?? {
+      socketPath: (this.options.upstream as { socketPath: string }).socketPath,
+      path: request.url ?? '/',
+    };
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const headers = { ...request.headers, host: upstream?.host ?? 'localhost' };
       if (payload) headers['content-length'] = String(payload.length);
       const forward = httpRequest(
-        { ...(upstream ? { hostname: upstream.hostname, port: upstream.port, path: `${upstream.pathname}${upstream.search}` } : target), method: request.method, headers },
+        {
+          ...(upstream
+            ? { hostname: upstream.hostname, port: upstream.port, path: `${upstream.pathname}${upstream.search}` }
+            : target),
+          method: request.method,
+          headers,
+        },
         (answer) => {
           const chunks: Buffer[] = [];
           answer.on('data', (c) => chunks.push(c));
@@ -595,8 +708,13 @@ export class SesFront {
                 const messageId = JSON.parse(text.toString('utf8')).MessageId;
                 accepted?.(messageId);
                 this.sendTenants.set(messageId, (body.TenantName as string | undefined) ?? null);
-                if (this.sendTenants.size > 10_000) this.sendTenants.delete(this.sendTenants.keys().next().value as string);
-                this.options.onSent({ request: body, messageId, eventTypes: this.publishedEventTypes(body.ConfigurationSetName) });
+                if (this.sendTenants.size > 10_000)
+                  this.sendTenants.delete(this.sendTenants.keys().next().value as string);
+                this.options.onSent({
+                  request: body,
+                  messageId,
+                  eventTypes: this.publishedEventTypes(body.ConfigurationSetName),
+                });
               } catch {
                 // a send hook must never break the send itself
               }

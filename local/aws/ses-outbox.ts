@@ -37,7 +37,10 @@ export class SesOutbox<Mail, Event> {
     this.journal = new Journal<Line<Mail, Event>>({
       dir: this.dir,
       apply: (line) => this.apply(line),
-      snapshot: () => [...this.mail.map((mail) => ({ mail })), ...[...this.owed].map(([owed, events]) => ({ owed, events }))],
+      snapshot: () => [
+        ...this.mail.map((mail) => ({ mail })),
+        ...[...this.owed].map(([owed, events]) => ({ owed, events })),
+      ],
     });
     return { mail: [...this.mail], owed: [...this.owed].map(([messageId, events]) => ({ messageId, events })) };
   }

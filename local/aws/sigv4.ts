@@ -24,7 +24,9 @@ import { Sha256 } from '../../shared/platform/aws/sha256';
 import type { StandInCredentials } from './credentials';
 import { LOCAL_REGION } from '../settings';
 
-export type SignatureVerdict = { ok: true; accessKeyId: string } | { ok: false; reason: 'missing' | 'malformed' | 'unknown key' | 'mismatch' | 'skewed' | 'expired'; message: string };
+export type SignatureVerdict =
+  | { ok: true; accessKeyId: string }
+  | { ok: false; reason: 'missing' | 'malformed' | 'unknown key' | 'mismatch' | 'skewed' | 'expired'; message: string };
 
 /** S3's (and SigV4's) allowed clock difference between a header-signed request and the server. */
 export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
@@ -43,7 +45,11 @@ export interface VerifyOptions {
   now?: number;
 }
 
-const fail = (reason: Exclude<SignatureVerdict, { ok: true }>['reason'], message: string): SignatureVerdict => ({ ok: false, reason, message });
+const fail = (reason: Exclude<SignatureVerdict, { ok: true }>['reason'], message: string): SignatureVerdict => ({
+  ok: false,
+  reason,
+  message,
+});
 
 /** `YYYYMMDDTHHMMSSZ` as a time, or NaN. */
 function amzDate(value: string | undefined): number {
@@ -51,7 +57,8 @@ function amzDate(value: string | undefined): number {
   return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : Number.NaN;
 }
 
-const sameHex = (a: string, b: string) => a.length === b.length && /^[0-9a-f]+$/.test(a) && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const sameHex = (a: string, b: string) =>
+  a.length === b.length && /^[0-9a-f]+$/.test(a) && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The query as decoded pairs, in order (SigV4 values are percent-encoded; `+` is a literal plus). */
 function queryPairs(rawQuery: string): [string, string][] | undefined {
@@ -61,7 +68,9 @@ function queryPairs(rawQuery: string): [string, string][] | undefined {
       .filter(Boolean)
       .map((pair) => {
         const at = pair.indexOf('=');
-        return at < 0 ? [decodeURIComponent(pair), ''] : [decodeURIComponent(pair.slice(0, at)), decodeURIComponent(pair.slice(at + 1))];
+        return at < 0
+          ? [decodeURIComponent(pair), '']
+          : [decodeURIComponent(pair.slice(0, at)), decodeURIComponent(pair.slice(at + 1))];
       });
   } catch {
     return undefined;
@@ -69,34 +78,54 @@ function queryPairs(rawQuery: string): [string, string][] | undefined {
 }
 
 /** The credential scope `<key id>/<yyyymmdd>/<region>/<service>/aws4_request`, checked against the request's date and service. */
-function scopeOf(credential: string, signedAt: number, service: string): { accessKeyId: string; scope: string[] } | string {
+function scopeOf(
+  credential: string,
+  signedAt: number,
+  service: string,
+): { accessKeyId: string; scope: string[] } | string {
   const [accessKeyId, ...scope] = credential.split('/');
-  if (!accessKeyId || scope.length !== 4 || scope[3] !== 'aws4_request') return 'the credential is not <key id>/<date>/<region>/<service>/aws4_request';
-  if (scope[0] !== new Date(signedAt).toISOString().slice(0, 10).replace(/-/g, '')) return "the credential's date is not the request's date";
+  if (!accessKeyId || scope.length !== 4 || scope[3] !== 'aws4_request')
+    return 'the credential is not <key id>/<date>/<region>/<service>/aws4_request';
+  if (scope[0] !== new Date(signedAt).toISOString().slice(0, 10).replace(/-/g, ''))
+    return "the credential's date is not the request's date";
   if (scope[2] !== service) return `the credential is scoped to ${scope[2]}, not ${service}`;
   return { accessKeyId, scope };
 }
 
-export async function verifySignature(request: IncomingMessage, credentials: StandInCredentials, options: VerifyOptions): Promise<SignatureVerdict> {
+export async function verifySignature(
+  request: IncomingMessage,
+  credentials: StandInCredentials,
+  options: VerifyOptions,
+): Promise<SignatureVerdict> {
   const now = options.now ?? Date.now();
   const [path, rawQuery = ''] = (request.url ?? '/').split('?');
   const params = queryPairs(rawQuery);
   if (!params) return fail('malformed', 'The query string is not percent-encoded');
   const authorization = request.headers.authorization;
   if (authorization === undefined) {
-    if (!params.some(([name]) => name === 'X-Amz-Signature')) return fail('missing', 'The request carries no signature');
+    if (!params.some(([name]) => name === 'X-Amz-Signature'))
+      return fail('missing', 'The request carries no signature');
     if (!options.allowPresigned) return fail('missing', 'The request carries no Authorization header');
     return verifyPresigned(request, path, params, credentials, options.service, now);
   }
-  const parsed = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/.exec(authorization);
-  if (!parsed) return fail('malformed', 'The Authorization header is not AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...');
+  const parsed =
+    /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/.exec(
+      authorization,
+    );
+  if (!parsed)
+    return fail(
+      'malformed',
+      'The Authorization header is not AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...',
+    );
   const [, credential, signedHeaderList, signature] = parsed;
   const signedAt = amzDate(String(request.headers['x-amz-date'] ?? ''));
   if (Number.isNaN(signedAt)) return fail('malformed', 'The request has no valid X-Amz-Date header');
   const scoped = scopeOf(credential, signedAt, options.service);
   if (typeof scoped === 'string') return fail('malformed', scoped);
-  if (scoped.accessKeyId !== credentials.accessKeyId) return fail('unknown key', 'The access key id is not one of this runtime');
-  if (Math.abs(now - signedAt) > MAX_CLOCK_SKEW_MS) return fail('skewed', 'The difference between the request time and the current time is too large');
+  if (scoped.accessKeyId !== credentials.accessKeyId)
+    return fail('unknown key', 'The access key id is not one of this runtime');
+  if (Math.abs(now - signedAt) > MAX_CLOCK_SKEW_MS)
+    return fail('skewed', 'The difference between the request time and the current time is too large');
   const signedHeaders = signedHeaderList.split(';');
   if (!signedHeaders.includes('host')) return fail('malformed', 'SignedHeaders must include host');
   const headers: Record<string, string> = {};
@@ -107,22 +136,42 @@ export async function verifySignature(request: IncomingMessage, credentials: Sta
   }
   // A declared payload hash must be the body's (S3 checks its own on PUT, where the body is read).
   const declared = headers['x-amz-content-sha256'];
-  if (options.body && declared !== undefined && declared !== createHash('sha256').update(options.body).digest('hex')) return fail('mismatch', 'The payload hash the request declares is not its body');
+  if (options.body && declared !== undefined && declared !== createHash('sha256').update(options.body).digest('hex'))
+    return fail('mismatch', 'The payload hash the request declares is not its body');
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of params) query[name] = name in query ? [query[name]].flat().concat(value) : value;
-  const signer = new SignatureV4({ service: options.service, region: scoped.scope[1], credentials, sha256: Sha256, uriEscapePath: options.uriEscapePath, applyChecksum: false });
+  const signer = new SignatureV4({
+    service: options.service,
+    region: scoped.scope[1],
+    credentials,
+    sha256: Sha256,
+    uriEscapePath: options.uriEscapePath,
+    applyChecksum: false,
+  });
   const signed = await signer.sign(
-    { method: request.method ?? 'GET', protocol: 'http:', hostname: 'local', path, query, headers, body: options.body ?? new Uint8Array() },
+    {
+      method: request.method ?? 'GET',
+      protocol: 'http:',
+      hostname: 'local',
+      path,
+      query,
+      headers,
+      body: options.body ?? new Uint8Array(),
+    },
     { signingDate: new Date(signedAt), signableHeaders: new Set(signedHeaders), unsignableHeaders: new Set() },
   );
   const expected = /Signature=([0-9a-f]{64})/.exec(String(signed.headers.authorization ?? ''))?.[1] ?? '';
   const expectedList = /SignedHeaders=([^,]+)/.exec(String(signed.headers.authorization ?? ''))?.[1];
-  if (expectedList !== signedHeaderList) return fail('mismatch', 'The signed headers are not the ones the signature names');
-  return sameHex(expected, signature) ? { ok: true, accessKeyId: scoped.accessKeyId } : fail('mismatch', 'The request signature we calculated does not match the signature you provided');
+  if (expectedList !== signedHeaderList)
+    return fail('mismatch', 'The signed headers are not the ones the signature names');
+  return sameHex(expected, signature)
+    ? { ok: true, accessKeyId: scoped.accessKeyId }
+    : fail('mismatch', 'The request signature we calculated does not match the signature you provided');
 }
 
 /** SigV4's URI encoding (RFC 3986 unreserved characters kept). */
-const escapeUri = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const escapeUri = (value: string) =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
 
 /**
@@ -130,20 +179,37 @@ const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).u
  * the query but its signature, the signed headers, the unsigned payload of a presigned S3 URL), as
  * the SDK's signer builds it.
  */
-function verifyPresigned(request: IncomingMessage, path: string, params: [string, string][], credentials: StandInCredentials, service: string, now: number): SignatureVerdict {
+function verifyPresigned(
+  request: IncomingMessage,
+  path: string,
+  params: [string, string][],
+  credentials: StandInCredentials,
+  service: string,
+  now: number,
+): SignatureVerdict {
   const values = (name: string) => params.filter(([n]) => n === name).map(([, v]) => v);
-  for (const name of ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-SignedHeaders', 'X-Amz-Signature']) {
+  for (const name of [
+    'X-Amz-Algorithm',
+    'X-Amz-Credential',
+    'X-Amz-Date',
+    'X-Amz-Expires',
+    'X-Amz-SignedHeaders',
+    'X-Amz-Signature',
+  ]) {
     if (values(name).length !== 1) return fail('malformed', `Query-string authentication requires exactly one ${name}`);
   }
   const param = (name: string) => values(name)[0];
-  if (param('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256') return fail('malformed', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256');
+  if (param('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256')
+    return fail('malformed', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256');
   const signedAt = amzDate(param('X-Amz-Date'));
   if (Number.isNaN(signedAt)) return fail('malformed', 'X-Amz-Date must be YYYYMMDDTHHMMSSZ');
   const expires = param('X-Amz-Expires');
-  if (!/^\d{1,6}$/.test(expires) || Number(expires) < 1 || Number(expires) > MAX_PRESIGN_SECONDS) return fail('malformed', 'X-Amz-Expires must be 1 to 604800 seconds');
+  if (!/^\d{1,6}$/.test(expires) || Number(expires) < 1 || Number(expires) > MAX_PRESIGN_SECONDS)
+    return fail('malformed', 'X-Amz-Expires must be 1 to 604800 seconds');
   const scoped = scopeOf(param('X-Amz-Credential'), signedAt, service);
   if (typeof scoped === 'string') return fail('malformed', scoped);
-  if (scoped.accessKeyId !== credentials.accessKeyId) return fail('unknown key', 'The access key id is not one of this runtime');
+  if (scoped.accessKeyId !== credentials.accessKeyId)
+    return fail('unknown key', 'The access key id is not one of this runtime');
   if (now > signedAt + Number(expires) * 1000) return fail('expired', 'Request has expired');
   if (signedAt > now + MAX_CLOCK_SKEW_MS) return fail('skewed', 'The request is dated in the future');
   const signedHeaders = param('X-Amz-SignedHeaders').split(';');
@@ -166,8 +232,15 @@ function verifyPresigned(request: IncomingMessage, path: string, params: [string
     signedHeaders.join(';'),
     values('X-Amz-Content-Sha256')[0] || 'UNSIGNED-PAYLOAD',
   ].join('\n');
-  const stringToSign = ['AWS4-HMAC-SHA256', param('X-Amz-Date'), scoped.scope.join('/'), createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
-  const signingKey = scoped.scope.slice(0, 4).reduce<string | Buffer>((key, part) => hmac(key, part), `AWS4${credentials.secretAccessKey}`);
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    param('X-Amz-Date'),
+    scoped.scope.join('/'),
+    createHash('sha256').update(canonicalRequest).digest('hex'),
+  ].join('\n');
+  const signingKey = scoped.scope
+    .slice(0, 4)
+    .reduce<string | Buffer>((key, part) => hmac(key, part), `AWS4${credentials.secretAccessKey}`);
   const expected = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
   return sameHex(expected, param('X-Amz-Signature'))
     ? { ok: true, accessKeyId: scoped.accessKeyId }
@@ -178,11 +251,22 @@ function verifyPresigned(request: IncomingMessage, path: string, params: [string
  * `fetch` with the request SigV4-signed for a stand-in (`service`: its signing name), for scripts and
  * tests that call a stand-in's own routes (the SES front's `/_local/...`) without an SDK client.
  */
-export async function signedFetch(url: string, credentials: StandInCredentials, service: string, init: { method?: string; body?: string } = {}): Promise<Response> {
+export async function signedFetch(
+  url: string,
+  credentials: StandInCredentials,
+  service: string,
+  init: { method?: string; body?: string } = {},
+): Promise<Response> {
   const target = new URL(url);
   const query: Record<string, string> = {};
   for (const [name, value] of target.searchParams) query[name] = value;
-  const signer = new SignatureV4({ service, region: LOCAL_REGION, credentials, sha256: Sha256, uriEscapePath: service !== 's3' });
+  const signer = new SignatureV4({
+    service,
+    region: LOCAL_REGION,
+    credentials,
+    sha256: Sha256,
+    uriEscapePath: service !== 's3',
+  });
   const signed = await signer.sign({
     method: init.method ?? 'GET',
     protocol: target.protocol,

@@ -50,7 +50,14 @@ function headerBlock(raw: Buffer): Buffer {
 }
 
 /** SES's `Received` notification for a message stored by an S3 action (the format SES documents for receipt notifications). */
-export async function receiptNotification(input: { raw: Buffer; messageId: string; source: string; recipients: string[]; bucket: string; now?: Date }) {
+export async function receiptNotification(input: {
+  raw: Buffer;
+  messageId: string;
+  source: string;
+  recipients: string[];
+  bucket: string;
+  now?: Date;
+}) {
   const headers = await PostalMime.parse(headerBlock(input.raw)).catch(() => undefined);
   const timestamp = (input.now ?? nowDate()).toISOString();
   const find = (name: string) => headers?.headers.find((h) => h.key === name)?.value;
@@ -82,19 +89,32 @@ export async function receiptNotification(input: { raw: Buffer; messageId: strin
       spfVerdict: { status: 'DISABLED' },
       dkimVerdict: { status: 'DISABLED' },
       dmarcVerdict: { status: 'DISABLED' },
-      action: { type: 'S3', topicArn: LOCAL_INBOUND_TOPIC_ARN, bucketName: input.bucket, objectKeyPrefix: INBOUND_RAW_PREFIX, objectKey: `${INBOUND_RAW_PREFIX}${input.messageId}` },
+      action: {
+        type: 'S3',
+        topicArn: LOCAL_INBOUND_TOPIC_ARN,
+        bucketName: input.bucket,
+        objectKeyPrefix: INBOUND_RAW_PREFIX,
+        objectKey: `${INBOUND_RAW_PREFIX}${input.messageId}`,
+      },
     },
   };
 }
 
-export async function startSmtpInbound(options: SmtpInboundOptions): Promise<{ server: SMTPServer; port: number; close(): Promise<void> }> {
+export async function startSmtpInbound(
+  options: SmtpInboundOptions,
+): Promise<{ server: SMTPServer; port: number; close(): Promise<void> }> {
   const accept = async (raw: Buffer, source: string, recipients: string[]): Promise<string> => {
     const queueUrl = process.env[queueUrlVariable(INBOUND_QUEUE)];
     if (!queueUrl) throw new Error('the inbound queue does not exist yet');
     const messageId = sesMessageId();
     writeLocalObject(options.s3Root, options.bucket, `${INBOUND_RAW_PREFIX}${messageId}`, raw, 'message/rfc822');
     const notification = await receiptNotification({ raw, messageId, source, recipients, bucket: options.bucket });
-    await options.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(snsEnvelope(notification, LOCAL_INBOUND_TOPIC_ARN)) }));
+    await options.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: JSON.stringify(snsEnvelope(notification, LOCAL_INBOUND_TOPIC_ARN)),
+      }),
+    );
     return messageId;
   };
 
@@ -112,7 +132,10 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<{ s
       stream.on('error', (error) => callback(error));
       stream.on('end', () => {
         if (stream.sizeExceeded) {
-          const error = Object.assign(new Error(`Error: message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}`), { responseCode: 552 });
+          const error = Object.assign(
+            new Error(`Error: message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}`),
+            { responseCode: 552 },
+          );
           return callback(error);
         }
         const source = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
@@ -120,7 +143,13 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<{ s
         accept(Buffer.concat(chunks), source, recipients).then(
           (messageId) => callback(null, `Ok: queued as ${messageId}`),
           (error) => {
-            options.log(JSON.stringify({ level: 'ERROR', message: 'local inbound SMTP could not store a message', error: String(error) }));
+            options.log(
+              JSON.stringify({
+                level: 'ERROR',
+                message: 'local inbound SMTP could not store a message',
+                error: String(error),
+              }),
+            );
             callback(Object.assign(new Error('Error: temporary local failure, try again'), { responseCode: 451 }));
           },
         );
@@ -132,7 +161,10 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<{ s
     // SMTPServer re-emits its socket's errors (a port in use, a client's reset): never unhandled
     server.on('error', (error) => {
       if (!listening) reject(error);
-      else options.log(JSON.stringify({ level: 'WARN', message: 'local inbound SMTP connection error', error: String(error) }));
+      else
+        options.log(
+          JSON.stringify({ level: 'WARN', message: 'local inbound SMTP connection error', error: String(error) }),
+        );
     });
     server.listen(options.port, options.host, () => {
       listening = true;

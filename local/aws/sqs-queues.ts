@@ -62,10 +62,22 @@ export const ERRORS = {
   UnsupportedOperation: { query: 'AWS.SimpleQueueService.UnsupportedOperation', status: 400 },
   ResourceNotFoundException: { query: 'ResourceNotFoundException', status: 404 },
   // not in the service model: SQS answers these as coral's ValidationException / SerializationException
-  InvalidParameterValue: { query: 'InvalidParameterValue', status: 400, type: 'com.amazon.coral.validate#ValidationException' },
+  InvalidParameterValue: {
+    query: 'InvalidParameterValue',
+    status: 400,
+    type: 'com.amazon.coral.validate#ValidationException',
+  },
   MissingParameter: { query: 'MissingParameter', status: 400, type: 'com.amazon.coral.validate#ValidationException' },
-  SerializationException: { query: 'SerializationException', status: 400, type: 'com.amazon.coral.service#SerializationException' },
-  RequestEntityTooLarge: { query: 'RequestEntityTooLarge', status: 413, type: 'com.amazon.coral.service#RequestEntityTooLargeException' },
+  SerializationException: {
+    query: 'SerializationException',
+    status: 400,
+    type: 'com.amazon.coral.service#SerializationException',
+  },
+  RequestEntityTooLarge: {
+    query: 'RequestEntityTooLarge',
+    status: 413,
+    type: 'com.amazon.coral.service#RequestEntityTooLargeException',
+  },
   InternalFailure: { query: 'InternalFailure', status: 500, type: 'com.amazon.coral.service#InternalFailure' },
 } satisfies Record<string, { query: string; status: number; type?: string }>;
 type ErrorName = keyof typeof ERRORS;
@@ -82,9 +94,11 @@ export class SqsError extends Error {
   }
 }
 
-export const invalidParameter = (name: string, value: unknown, reason: string) => new SqsError('InvalidParameterValue', `Value ${String(value)} for parameter ${name} is invalid. Reason: ${reason}`);
+export const invalidParameter = (name: string, value: unknown, reason: string) =>
+  new SqsError('InvalidParameterValue', `Value ${String(value)} for parameter ${name} is invalid. Reason: ${reason}`);
 export const noQueue = () => new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');
-export const wrongType = (name: string, expected: string) => new SqsError('SerializationException', `${name}: expected ${expected}`);
+export const wrongType = (name: string, expected: string) =>
+  new SqsError('SerializationException', `${name}: expected ${expected}`);
 
 // ---------------------------------------------------------------------------------------------
 // State and its journal records
@@ -105,7 +119,13 @@ export interface QueueConfig {
 }
 
 /** SQS's defaults for a new queue (MaximumMessageSize: 1 MiB since 2025). */
-const DEFAULT_CONFIG: QueueConfig = { VisibilityTimeout: 30, MaximumMessageSize: 1_048_576, DelaySeconds: 0, MessageRetentionPeriod: 345_600, ReceiveMessageWaitTimeSeconds: 0 };
+const DEFAULT_CONFIG: QueueConfig = {
+  VisibilityTimeout: 30,
+  MaximumMessageSize: 1_048_576,
+  DelaySeconds: 0,
+  MessageRetentionPeriod: 345_600,
+  ReceiveMessageWaitTimeSeconds: 0,
+};
 /** The numeric attributes and their ranges (SQS's). */
 const NUMERIC_ATTRIBUTES = {
   VisibilityTimeout: [0, MAX_VISIBILITY_SECONDS],
@@ -285,9 +305,18 @@ function md5OfAttributes(attributes: Record<string, AttributeValue>): string {
 
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}$/;
 
-const tooLong = (queue: Queue) => new SqsError('InvalidParameterValue', `One or more parameters are invalid. Reason: Message must be shorter than ${queue.config.MaximumMessageSize} bytes.`);
+const tooLong = (queue: Queue) =>
+  new SqsError(
+    'InvalidParameterValue',
+    `One or more parameters are invalid. Reason: Message must be shorter than ${queue.config.MaximumMessageSize} bytes.`,
+  );
 
-function parseRedrivePolicy(value: string, arnOf: (name: string) => string, exists: (arn: string) => boolean, queueName: string): RedrivePolicy | undefined {
+function parseRedrivePolicy(
+  value: string,
+  arnOf: (name: string) => string,
+  exists: (arn: string) => boolean,
+  queueName: string,
+): RedrivePolicy | undefined {
   if (value === '') return undefined;
   const refuse = (reason: string) => invalidParameter('RedrivePolicy', value, reason);
   let parsed: unknown;
@@ -296,12 +325,16 @@ function parseRedrivePolicy(value: string, arnOf: (name: string) => string, exis
   } catch {
     throw refuse('Redrive policy is not a valid JSON map.');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw refuse('Redrive policy is not a valid JSON map.');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw refuse('Redrive policy is not a valid JSON map.');
   const { deadLetterTargetArn, maxReceiveCount, ...rest } = parsed as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw refuse(`Unknown attribute ${Object.keys(rest)[0]}.`);
   if (typeof deadLetterTargetArn !== 'string') throw refuse('Redrive policy must contain deadLetterTargetArn.');
   const count = Number(maxReceiveCount);
-  if (!Number.isInteger(count) || count < 1 || count > 1000) throw refuse(`Invalid value for maxReceiveCount: ${String(maxReceiveCount)}, valid values are from 1 to 1000 both inclusive.`);
+  if (!Number.isInteger(count) || count < 1 || count > 1000)
+    throw refuse(
+      `Invalid value for maxReceiveCount: ${String(maxReceiveCount)}, valid values are from 1 to 1000 both inclusive.`,
+    );
   if (!exists(deadLetterTargetArn)) throw refuse('Dead letter target does not exist.');
   if (deadLetterTargetArn === arnOf(queueName)) throw refuse('A queue cannot be its own dead letter target.');
   return { deadLetterTargetArn, maxReceiveCount: count };
@@ -310,11 +343,13 @@ function parseRedrivePolicy(value: string, arnOf: (name: string) => string, exis
 const sameConfigValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** A receipt handle carries its message's id; the rest is random, so each receive gets a new one. */
-const newReceipt = (messageId: string) => Buffer.from(`${messageId}:${randomBytes(24).toString('base64url')}`).toString('base64');
+const newReceipt = (messageId: string) =>
+  Buffer.from(`${messageId}:${randomBytes(24).toString('base64url')}`).toString('base64');
 const RECEIPT = /^([0-9a-f-]{36}):[A-Za-z0-9_-]{32}$/;
 function messageIdOf(handle: string): string {
   const id = RECEIPT.exec(Buffer.from(handle, 'base64').toString('utf8'))?.[1];
-  if (!id) throw new SqsError('ReceiptHandleIsInvalid', `The input receipt handle "${handle}" is not a valid receipt handle.`);
+  if (!id)
+    throw new SqsError('ReceiptHandleIsInvalid', `The input receipt handle "${handle}" is not a valid receipt handle.`);
   return id;
 }
 
@@ -363,7 +398,12 @@ export class SqsQueues {
     /** the runtime's clock (local/clock.ts): when messages become visible, timestamps */
     private readonly clock: { now: () => number; manual: boolean } = { now: Date.now, manual: false },
   ) {
-    this.journal = new Journal<JournalRecord>({ dir, apply: (record) => this.apply(record), snapshot: () => this.snapshot(), compactAtBytes });
+    this.journal = new Journal<JournalRecord>({
+      dir,
+      apply: (record) => this.apply(record),
+      snapshot: () => this.snapshot(),
+      compactAtBytes,
+    });
     for (const queue of this.queues.values()) this.rebuildSchedule(queue);
   }
 
@@ -407,7 +447,15 @@ export class SqsQueues {
         const queue = this.queues.get(record.name);
         if (queue) Object.assign(queue, { config: record.config, modified: record.modified });
         else
-          this.queues.set(record.name, { name: record.name, config: record.config, created: record.created, modified: record.modified, messages: new Map(), schedule: new Heap(), waiters: new Set() });
+          this.queues.set(record.name, {
+            name: record.name,
+            config: record.config,
+            created: record.created,
+            modified: record.modified,
+            messages: new Map(),
+            schedule: new Heap(),
+            waiters: new Set(),
+          });
         return;
       }
       case 'dropQueue': {
@@ -447,15 +495,34 @@ export class SqsQueues {
       case 'dead': {
         const message = this.take(record.q, record.id);
         const target = this.queues.get(record.to);
-        if (message && target) this.insert(target, { ...message, deadLetterSourceArn: this.arnOf(record.q), receipt: undefined, visibleAt: record.visibleAt });
+        if (message && target)
+          this.insert(target, {
+            ...message,
+            deadLetterSourceArn: this.arnOf(record.q),
+            receipt: undefined,
+            visibleAt: record.visibleAt,
+          });
         return;
       }
       case 'moved': {
         const message = this.take(record.q, record.id);
         const target = this.queues.get(record.to);
         if (message && target) {
-          const { id: _id, deadLetterSourceArn: _source, receipt: _receipt, firstReceivedAt: _first, receivedAt: _received, ...kept } = message;
-          this.insert(target, { ...kept, id: record.newId, sentAt: record.sentAt, receiveCount: 0, visibleAt: record.visibleAt });
+          const {
+            id: _id,
+            deadLetterSourceArn: _source,
+            receipt: _receipt,
+            firstReceivedAt: _first,
+            receivedAt: _received,
+            ...kept
+          } = message;
+          this.insert(target, {
+            ...kept,
+            id: record.newId,
+            sentAt: record.sentAt,
+            receiveCount: 0,
+            visibleAt: record.visibleAt,
+          });
         }
         const task = this.findTask(record.task);
         if (task) task.moved += 1;
@@ -513,7 +580,8 @@ export class SqsQueues {
 
   private rebuildSchedule(queue: Queue): void {
     queue.schedule = new Heap();
-    for (const message of queue.messages.values()) queue.schedule.push({ at: message.visibleAt, seq: message.seq, id: message.id, version: message.version });
+    for (const message of queue.messages.values())
+      queue.schedule.push({ at: message.visibleAt, seq: message.seq, id: message.id, version: message.version });
   }
 
   private expired(queue: Queue, message: StoredMessage, now: number): boolean {
@@ -569,19 +637,32 @@ export class SqsQueues {
   createQueue(name: string, rawAttributes: Record<string, unknown>): string {
     if (!QUEUE_NAME.test(name)) {
       const fifo = name.endsWith('.fifo') ? ' (this local SQS has standard queues only)' : '';
-      throw invalidParameter('QueueName', name, `Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length${fifo}`);
+      throw invalidParameter(
+        'QueueName',
+        name,
+        `Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length${fifo}`,
+      );
     }
     const given = this.queueAttributes(name, rawAttributes);
     const existing = this.queues.get(name);
     const now = this.clock.now();
     if (existing) {
-      const different = Object.keys(given).find((key) => !sameConfigValue(given[key as keyof QueueConfig], existing.config[key as keyof QueueConfig]));
-      if (different) throw new SqsError('QueueNameExists', `A queue already exists with the same name and a different value for attribute ${different}`);
+      const different = Object.keys(given).find(
+        (key) => !sameConfigValue(given[key as keyof QueueConfig], existing.config[key as keyof QueueConfig]),
+      );
+      if (different)
+        throw new SqsError(
+          'QueueNameExists',
+          `A queue already exists with the same name and a different value for attribute ${different}`,
+        );
       return this.urlOf(name);
     }
     const deletedAt = this.deletedAt.get(name);
     if (deletedAt !== undefined && now - deletedAt < QUEUE_COOLDOWN_MS)
-      throw new SqsError('QueueDeletedRecently', 'You must wait 60 seconds after deleting a queue before you can create another with the same name.');
+      throw new SqsError(
+        'QueueDeletedRecently',
+        'You must wait 60 seconds after deleting a queue before you can create another with the same name.',
+      );
     const seconds = Math.floor(now / SECOND_MS);
     this.emit({ t: 'queue', name, config: { ...DEFAULT_CONFIG, ...given }, created: seconds, modified: seconds });
     return this.urlOf(name);
@@ -591,7 +672,13 @@ export class SqsQueues {
     const given = this.queueAttributes(queue.name, rawAttributes);
     const config = { ...queue.config, ...given };
     if ('RedrivePolicy' in given && given.RedrivePolicy === undefined) delete config.RedrivePolicy;
-    this.emit({ t: 'queue', name: queue.name, config, created: queue.created, modified: Math.floor(this.clock.now() / SECOND_MS) });
+    this.emit({
+      t: 'queue',
+      name: queue.name,
+      config,
+      created: queue.created,
+      modified: Math.floor(this.clock.now() / SECOND_MS),
+    });
   }
 
   /** CreateQueue's and SetQueueAttributes' attributes, checked as SQS checks them. */
@@ -602,7 +689,8 @@ export class SqsQueues {
       if (name in NUMERIC_ATTRIBUTES) {
         const [min, max] = NUMERIC_ATTRIBUTES[name as keyof typeof NUMERIC_ATTRIBUTES];
         const number = Number(value);
-        if (!/^\d+$/.test(value) || number < min || number > max) throw new SqsError('InvalidAttributeValue', `Invalid value for the parameter ${name}.`);
+        if (!/^\d+$/.test(value) || number < min || number > max)
+          throw new SqsError('InvalidAttributeValue', `Invalid value for the parameter ${name}.`);
         config[name as keyof typeof NUMERIC_ATTRIBUTES] = number;
       } else if (name === 'RedrivePolicy') {
         config.RedrivePolicy = parseRedrivePolicy(
@@ -614,7 +702,10 @@ export class SqsQueues {
       } else if (name === 'FifoQueue') {
         throw new SqsError('InvalidAttributeValue', 'This local SQS has standard queues only (FifoQueue).');
       } else {
-        throw new SqsError('InvalidAttributeName', `Unknown Attribute ${name}. This local SQS serves ${[...Object.keys(NUMERIC_ATTRIBUTES), 'RedrivePolicy'].join(', ')}.`);
+        throw new SqsError(
+          'InvalidAttributeName',
+          `Unknown Attribute ${name}. This local SQS serves ${[...Object.keys(NUMERIC_ATTRIBUTES), 'RedrivePolicy'].join(', ')}.`,
+        );
       }
     }
     return config;
@@ -625,7 +716,12 @@ export class SqsQueues {
     const counts = this.counts(queue, this.clock.now());
     const values: Record<string, string | undefined> = {
       QueueArn: this.arnOf(queue.name),
-      ...Object.fromEntries(Object.keys(NUMERIC_ATTRIBUTES).map((name) => [name, String(queue.config[name as keyof typeof NUMERIC_ATTRIBUTES])])),
+      ...Object.fromEntries(
+        Object.keys(NUMERIC_ATTRIBUTES).map((name) => [
+          name,
+          String(queue.config[name as keyof typeof NUMERIC_ATTRIBUTES]),
+        ]),
+      ),
       RedrivePolicy: queue.config.RedrivePolicy && JSON.stringify(queue.config.RedrivePolicy),
       ApproximateNumberOfMessages: String(counts.visible),
       ApproximateNumberOfMessagesNotVisible: String(counts.inFlight),
@@ -635,7 +731,8 @@ export class SqsQueues {
     };
     const answer: Record<string, string> = {};
     for (const name of all ? Object.keys(values) : names) {
-      if (!(name in values) && !UNSERVED_ATTRIBUTES.has(name)) throw new SqsError('InvalidAttributeName', `Unknown Attribute ${name}.`);
+      if (!(name in values) && !UNSERVED_ATTRIBUTES.has(name))
+        throw new SqsError('InvalidAttributeName', `Unknown Attribute ${name}.`);
       if (values[name] !== undefined) answer[name] = values[name];
     }
     return answer;
@@ -657,13 +754,20 @@ export class SqsQueues {
     return this.urlOf(name);
   }
 
-  listQueues(prefix: string | undefined, maxResults: number | undefined, nextToken: string | undefined): { QueueUrls?: string[]; NextToken?: string } {
+  listQueues(
+    prefix: string | undefined,
+    maxResults: number | undefined,
+    nextToken: string | undefined,
+  ): { QueueUrls?: string[]; NextToken?: string } {
     const after = nextToken ? Buffer.from(nextToken, 'base64url').toString('utf8') : '';
     const names = [...this.queues.keys()].filter((name) => name.startsWith(prefix ?? '') && name > after).sort();
     const page = names.slice(0, maxResults ?? 1000);
     if (page.length === 0) return {};
     const more = page.length < names.length;
-    return { QueueUrls: page.map((name) => this.urlOf(name)), ...(more ? { NextToken: Buffer.from(page[page.length - 1]).toString('base64url') } : {}) };
+    return {
+      QueueUrls: page.map((name) => this.urlOf(name)),
+      ...(more ? { NextToken: Buffer.from(page[page.length - 1]).toString('base64url') } : {}),
+    };
   }
 
   deleteQueue(queue: Queue): void {
@@ -675,7 +779,11 @@ export class SqsQueues {
   purgeQueue(queue: Queue): void {
     const now = this.clock.now();
     const last = this.purgedAt.get(queue.name);
-    if (last !== undefined && now - last < QUEUE_COOLDOWN_MS) throw new SqsError('PurgeQueueInProgress', `Only one PurgeQueue operation on ${queue.name} is allowed every 60 seconds.`);
+    if (last !== undefined && now - last < QUEUE_COOLDOWN_MS)
+      throw new SqsError(
+        'PurgeQueueInProgress',
+        `Only one PurgeQueue operation on ${queue.name} is allowed every 60 seconds.`,
+      );
     this.purgedAt.set(queue.name, now);
     this.emit({ t: 'purge', name: queue.name });
   }
@@ -686,7 +794,14 @@ export class SqsQueues {
     if (message.bytes > queue.config.MaximumMessageSize) throw tooLong(queue);
     const now = this.clock.now();
     const id = randomUUID();
-    const stored: StoredMessage = { id, body: message.body, sentAt: now, senderId, receiveCount: 0, visibleAt: now + message.delaySeconds * SECOND_MS };
+    const stored: StoredMessage = {
+      id,
+      body: message.body,
+      sentAt: now,
+      senderId,
+      receiveCount: 0,
+      visibleAt: now + message.delaySeconds * SECOND_MS,
+    };
     if (message.attributes) stored.attributes = message.attributes;
     if (message.groupId !== undefined) stored.groupId = message.groupId;
     if (message.traceHeader !== undefined) stored.traceHeader = message.traceHeader;
@@ -695,7 +810,13 @@ export class SqsQueues {
       MessageId: id,
       MD5OfMessageBody: md5(message.body),
       ...(message.attributes ? { MD5OfMessageAttributes: md5OfAttributes(message.attributes) } : {}),
-      ...(message.traceHeader !== undefined ? { MD5OfMessageSystemAttributes: md5OfAttributes({ AWSTraceHeader: { DataType: 'String', StringValue: message.traceHeader } }) } : {}),
+      ...(message.traceHeader !== undefined
+        ? {
+            MD5OfMessageSystemAttributes: md5OfAttributes({
+              AWSTraceHeader: { DataType: 'String', StringValue: message.traceHeader },
+            }),
+          }
+        : {}),
     };
   }
 
@@ -705,7 +826,8 @@ export class SqsQueues {
    * manual clock wakes the polls when it moves: `tick`).
    */
   async receive(queueName: string, request: ReceiveRequest, gone: () => boolean): Promise<Record<string, unknown>[]> {
-    const waitMs = (request.waitSeconds ?? this.queues.get(queueName)?.config.ReceiveMessageWaitTimeSeconds ?? 0) * SECOND_MS;
+    const waitMs =
+      (request.waitSeconds ?? this.queues.get(queueName)?.config.ReceiveMessageWaitTimeSeconds ?? 0) * SECOND_MS;
     const deadline = Date.now() + waitMs; // machine time: how long the request is held
     for (;;) {
       const queue = this.queues.get(queueName);
@@ -715,7 +837,9 @@ export class SqsQueues {
       const machineNow = Date.now();
       if (received.length > 0 || machineNow >= deadline) return received;
       // until a message may be visible: one arrives (`wake`), the clock moves (`tick`), or the earliest scheduled time comes
-      const untilVisible = this.clock.manual ? Number.POSITIVE_INFINITY : (queue.schedule.peek()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
+      const untilVisible = this.clock.manual
+        ? Number.POSITIVE_INFINITY
+        : (queue.schedule.peek()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -739,7 +863,8 @@ export class SqsQueues {
   nextDue(now: number): number | undefined {
     let next: number | undefined;
     for (const queue of this.queues.values()) {
-      for (const message of queue.messages.values()) if (message.visibleAt > now && (next === undefined || message.visibleAt < next)) next = message.visibleAt;
+      for (const message of queue.messages.values())
+        if (message.visibleAt > now && (next === undefined || message.visibleAt < next)) next = message.visibleAt;
     }
     return next;
   }
@@ -760,7 +885,15 @@ export class SqsQueues {
     }
     const visibleAt = now + (request.visibilitySeconds ?? queue.config.VisibilityTimeout) * SECOND_MS;
     return picked.map((message) => {
-      this.emit({ t: 'receive', q: queue.name, id: message.id, receipt: newReceipt(message.id), visibleAt, count: message.receiveCount + 1, at: now });
+      this.emit({
+        t: 'receive',
+        q: queue.name,
+        id: message.id,
+        receipt: newReceipt(message.id),
+        visibleAt,
+        count: message.receiveCount + 1,
+        at: now,
+      });
       return this.shape(message, request);
     });
   }
@@ -777,10 +910,22 @@ export class SqsQueues {
       AWSTraceHeader: message.traceHeader,
     };
     const allSystem = request.systemAttributes.includes('All');
-    const attributes = Object.fromEntries(Object.entries(system).filter(([name, value]) => value !== undefined && (allSystem || request.systemAttributes.includes(name))));
+    const attributes = Object.fromEntries(
+      Object.entries(system).filter(
+        ([name, value]) => value !== undefined && (allSystem || request.systemAttributes.includes(name)),
+      ),
+    );
     const wanted = (name: string) =>
-      request.messageAttributes.some((pattern) => pattern === 'All' || pattern === '.*' || pattern === name || (pattern.endsWith('.*') && name.startsWith(pattern.slice(0, -1))));
-    const userAttributes = Object.fromEntries(Object.entries(message.attributes ?? {}).filter(([name]) => wanted(name)));
+      request.messageAttributes.some(
+        (pattern) =>
+          pattern === 'All' ||
+          pattern === '.*' ||
+          pattern === name ||
+          (pattern.endsWith('.*') && name.startsWith(pattern.slice(0, -1))),
+      );
+    const userAttributes = Object.fromEntries(
+      Object.entries(message.attributes ?? {}).filter(([name]) => wanted(name)),
+    );
     const hasUser = Object.keys(userAttributes).length > 0;
     return {
       MessageId: message.id,
@@ -788,7 +933,9 @@ export class SqsQueues {
       MD5OfBody: message.md5Body,
       Body: message.body,
       ...(Object.keys(attributes).length > 0 ? { Attributes: attributes } : {}),
-      ...(hasUser ? { MD5OfMessageAttributes: md5OfAttributes(userAttributes), MessageAttributes: userAttributes } : {}),
+      ...(hasUser
+        ? { MD5OfMessageAttributes: md5OfAttributes(userAttributes), MessageAttributes: userAttributes }
+        : {}),
     };
   }
 
@@ -801,12 +948,23 @@ export class SqsQueues {
   changeVisibility(queue: Queue, handle: string, seconds: number): void {
     const message = queue.messages.get(messageIdOf(handle));
     if (!message || message.receipt !== handle)
-      throw new SqsError('ReceiptHandleIsInvalid', `The receipt handle "${handle}" is not the latest of a message in this queue: the message was received again, deleted or moved.`);
+      throw new SqsError(
+        'ReceiptHandleIsInvalid',
+        `The receipt handle "${handle}" is not the latest of a message in this queue: the message was received again, deleted or moved.`,
+      );
     const now = this.clock.now();
-    if (message.visibleAt <= now) throw new SqsError('MessageNotInflight', 'The message referred to is not in flight: its visibility timeout has run out.');
+    if (message.visibleAt <= now)
+      throw new SqsError(
+        'MessageNotInflight',
+        'The message referred to is not in flight: its visibility timeout has run out.',
+      );
     const visibleAt = now + seconds * SECOND_MS;
     if (visibleAt - (message.receivedAt ?? now) > MAX_VISIBILITY_SECONDS * SECOND_MS) {
-      throw invalidParameter('VisibilityTimeout', seconds, `Total VisibilityTimeout for the message is beyond the limit [${MAX_VISIBILITY_SECONDS} seconds]`);
+      throw invalidParameter(
+        'VisibilityTimeout',
+        seconds,
+        `Total VisibilityTimeout for the message is beyond the limit [${MAX_VISIBILITY_SECONDS} seconds]`,
+      );
     }
     this.emit({ t: 'visibility', q: queue.name, id: message.id, visibleAt });
   }
@@ -815,17 +973,39 @@ export class SqsQueues {
 
   startMoveTask(sourceArn: string, destinationArn: string | undefined, rate: number | undefined): string {
     const source = this.queueByArn(sourceArn);
-    if (!source) throw new SqsError('ResourceNotFoundException', "The resource that you specified for the SourceArn parameter doesn't exist.");
-    const isDeadLetterQueue = [...this.queues.values()].some((queue) => queue.config.RedrivePolicy?.deadLetterTargetArn === sourceArn);
-    if (!isDeadLetterQueue) throw invalidParameter('SourceArn', sourceArn, 'Source queue must be configured as a Dead Letter Queue.');
+    if (!source)
+      throw new SqsError(
+        'ResourceNotFoundException',
+        "The resource that you specified for the SourceArn parameter doesn't exist.",
+      );
+    const isDeadLetterQueue = [...this.queues.values()].some(
+      (queue) => queue.config.RedrivePolicy?.deadLetterTargetArn === sourceArn,
+    );
+    if (!isDeadLetterQueue)
+      throw invalidParameter('SourceArn', sourceArn, 'Source queue must be configured as a Dead Letter Queue.');
     if (destinationArn !== undefined && !this.queueByArn(destinationArn))
-      throw new SqsError('ResourceNotFoundException', "The resource that you specified for the DestinationArn parameter doesn't exist.");
-    if (destinationArn === sourceArn) throw invalidParameter('DestinationArn', destinationArn, 'The source and destination queues must differ.');
+      throw new SqsError(
+        'ResourceNotFoundException',
+        "The resource that you specified for the DestinationArn parameter doesn't exist.",
+      );
+    if (destinationArn === sourceArn)
+      throw invalidParameter('DestinationArn', destinationArn, 'The source and destination queues must differ.');
     if ((this.tasks.get(source.name) ?? []).some((task) => task.status === 'RUNNING')) {
-      throw invalidParameter('SourceArn', sourceArn, 'There is already a task running. Only one active task is allowed for a source queue arn at a given time.');
+      throw invalidParameter(
+        'SourceArn',
+        sourceArn,
+        'There is already a task running. Only one active task is allowed for a source queue arn at a given time.',
+      );
     }
     const handle = Buffer.from(JSON.stringify({ taskId: randomUUID(), sourceArn })).toString('base64');
-    const task: MoveTask = { handle, sourceArn, status: 'RUNNING', moved: 0, toMove: this.counts(source, this.clock.now()).visible, startedAt: this.clock.now() };
+    const task: MoveTask = {
+      handle,
+      sourceArn,
+      status: 'RUNNING',
+      moved: 0,
+      toMove: this.counts(source, this.clock.now()).visible,
+      startedAt: this.clock.now(),
+    };
     if (destinationArn !== undefined) task.destinationArn = destinationArn;
     if (rate !== undefined) task.rate = rate;
     this.emit({ t: 'task', task });
@@ -835,7 +1015,11 @@ export class SqsQueues {
 
   listMoveTasks(sourceArn: string, max: number): Record<string, unknown>[] {
     const source = this.queueByArn(sourceArn);
-    if (!source) throw new SqsError('ResourceNotFoundException', "The resource that you specified for the SourceArn parameter doesn't exist.");
+    if (!source)
+      throw new SqsError(
+        'ResourceNotFoundException',
+        "The resource that you specified for the SourceArn parameter doesn't exist.",
+      );
     return (this.tasks.get(source.name) ?? []).slice(0, max).map((task) => ({
       ...(task.status === 'RUNNING' ? { TaskHandle: task.handle } : {}),
       Status: task.status,
@@ -851,7 +1035,8 @@ export class SqsQueues {
 
   /** Tasks RUNNING when the last process ended go on. */
   resumeTasks(): void {
-    for (const list of this.tasks.values()) for (const task of list) if (task.status === 'RUNNING') this.scheduleTask(task, 0);
+    for (const list of this.tasks.values())
+      for (const task of list) if (task.status === 'RUNNING') this.scheduleTask(task, 0);
   }
 
   private findTask(handle: string): MoveTask | undefined {
@@ -898,10 +1083,22 @@ export class SqsQueues {
       const target = this.queueByArn(targetArn);
       if (!target) {
         this.putBack(source, message);
-        return { status: 'FAILED', failureReason: targetArn ? 'AWS.SimpleQueueService.NonExistentQueue' : 'CouldNotDetermineMessageSource' };
+        return {
+          status: 'FAILED',
+          failureReason: targetArn ? 'AWS.SimpleQueueService.NonExistentQueue' : 'CouldNotDetermineMessageSource',
+        };
       }
       const visibleAt = now + target.config.DelaySeconds * SECOND_MS;
-      this.emit({ t: 'moved', q: source.name, id: message.id, to: target.name, task: task.handle, newId: randomUUID(), sentAt: now, visibleAt });
+      this.emit({
+        t: 'moved',
+        q: source.name,
+        id: message.id,
+        to: target.name,
+        task: task.handle,
+        newId: randomUUID(),
+        sentAt: now,
+        visibleAt,
+      });
     }
     return task.moved >= task.toMove ? { status: 'COMPLETED' } : undefined;
   }

@@ -136,11 +136,17 @@ function optionalString(input: Input, name: string): string | undefined {
 
 function requiredString(input: Input, name: string): string {
   const value = optionalString(input, name);
-  if (value === undefined || value === '') throw new SqsError('MissingParameter', `The request must contain the parameter ${name}.`);
+  if (value === undefined || value === '')
+    throw new SqsError('MissingParameter', `The request must contain the parameter ${name}.`);
   return value;
 }
 
-function optionalInteger(input: Input, name: string, [min, max]: readonly [number, number], reason: string): number | undefined {
+function optionalInteger(
+  input: Input,
+  name: string,
+  [min, max]: readonly [number, number],
+  reason: string,
+): number | undefined {
   const value = input[name];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value)) throw wrongType(name, 'an integer');
@@ -151,7 +157,8 @@ function optionalInteger(input: Input, name: string, [min, max]: readonly [numbe
 function stringList(input: Input, name: string): string[] {
   const value = input[name];
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw wrongType(name, 'a list of strings');
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+    throw wrongType(name, 'a list of strings');
   return value;
 }
 
@@ -168,14 +175,22 @@ function entries(input: Input, kind: string): Input[] {
   const value = input[name];
   if (value !== undefined && value !== null && !Array.isArray(value)) throw wrongType(name, 'a list');
   const list = (value ?? []) as unknown[];
-  if (list.length === 0) throw new SqsError('EmptyBatchRequest', `There should be at least one ${kind} in the request.`);
-  if (list.length > MAX_BATCH_ENTRIES) throw new SqsError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${list.length}.`);
+  if (list.length === 0)
+    throw new SqsError('EmptyBatchRequest', `There should be at least one ${kind} in the request.`);
+  if (list.length > MAX_BATCH_ENTRIES)
+    throw new SqsError(
+      'TooManyEntriesInBatchRequest',
+      `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${list.length}.`,
+    );
   const seen = new Set<string>();
   for (const entry of list) {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw wrongType(name, 'a list of entries');
     const id = (entry as Input).Id;
     if (typeof id !== 'string' || !BATCH_ENTRY_ID.test(id)) {
-      throw new SqsError('InvalidBatchEntryId', 'A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.');
+      throw new SqsError(
+        'InvalidBatchEntryId',
+        'A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.',
+      );
     }
     if (seen.has(id)) throw new SqsError('BatchEntryIdsNotDistinct', `Id ${id} repeated.`);
     seen.add(id);
@@ -184,11 +199,18 @@ function entries(input: Input, kind: string): Input[] {
 }
 
 /** A message's attributes, checked as SQS checks them; answers them with their bytes (they count towards the message's size). */
-function messageAttributes(raw: Record<string, unknown>): { attributes?: Record<string, AttributeValue>; bytes: number } {
+function messageAttributes(raw: Record<string, unknown>): {
+  attributes?: Record<string, AttributeValue>;
+  bytes: number;
+} {
   const names = Object.keys(raw);
   if (names.length === 0) return { bytes: 0 };
   if (names.length > MAX_MESSAGE_ATTRIBUTES)
-    throw invalidParameter('MessageAttributes', names.length, `Number of message attributes [${names.length}] exceeds the allowed maximum [${MAX_MESSAGE_ATTRIBUTES}].`);
+    throw invalidParameter(
+      'MessageAttributes',
+      names.length,
+      `Number of message attributes [${names.length}] exceeds the allowed maximum [${MAX_MESSAGE_ATTRIBUTES}].`,
+    );
   const attributes: Record<string, AttributeValue> = {};
   let bytes = 0;
   for (const name of names) {
@@ -201,25 +223,61 @@ function messageAttributes(raw: Record<string, unknown>): { attributes?: Record<
       );
     }
     const value = raw[name] as Input;
-    if (typeof value !== 'object' || value === null) throw wrongType(`MessageAttributes.${name}`, 'a message attribute value');
+    if (typeof value !== 'object' || value === null)
+      throw wrongType(`MessageAttributes.${name}`, 'a message attribute value');
     const dataType = optionalString(value, 'DataType');
-    if (!dataType) throw invalidParameter('MessageAttributes', name, `The message attribute '${name}' must contain a non-empty message attribute type.`);
+    if (!dataType)
+      throw invalidParameter(
+        'MessageAttributes',
+        name,
+        `The message attribute '${name}' must contain a non-empty message attribute type.`,
+      );
     if (!DATA_TYPE.test(dataType) || dataType.length > 256)
-      throw invalidParameter('MessageAttributes', name, `The type of message (user) attribute '${name}' is invalid. You must use only the following supported type prefixes: Binary, Number, String.`);
-    if (stringList(value, 'StringListValues').length > 0 || (Array.isArray(value.BinaryListValues) && value.BinaryListValues.length > 0)) {
-      throw invalidParameter('MessageAttributes', name, `Message attribute list values in '${name}' are not supported.`);
+      throw invalidParameter(
+        'MessageAttributes',
+        name,
+        `The type of message (user) attribute '${name}' is invalid. You must use only the following supported type prefixes: Binary, Number, String.`,
+      );
+    if (
+      stringList(value, 'StringListValues').length > 0 ||
+      (Array.isArray(value.BinaryListValues) && value.BinaryListValues.length > 0)
+    ) {
+      throw invalidParameter(
+        'MessageAttributes',
+        name,
+        `Message attribute list values in '${name}' are not supported.`,
+      );
     }
     let valueBytes: number;
     if (dataType.startsWith('Binary')) {
       const binary = optionalString(value, 'BinaryValue');
-      if (!binary) throw invalidParameter('MessageAttributes', name, `The message attribute '${name}' with type 'Binary' must use field 'Binary'.`);
+      if (!binary)
+        throw invalidParameter(
+          'MessageAttributes',
+          name,
+          `The message attribute '${name}' with type 'Binary' must use field 'Binary'.`,
+        );
       valueBytes = Buffer.from(binary, 'base64').length;
       attributes[name] = { DataType: dataType, BinaryValue: binary };
     } else {
       const text = optionalString(value, 'StringValue');
-      if (!text) throw invalidParameter('MessageAttributes', name, `The message attribute '${name}' must contain a non-empty value of type '${dataType.split('.')[0]}'.`);
-      if (dataType.startsWith('Number') && !NUMBER.test(text)) throw invalidParameter('MessageAttributes', name, `Can't cast the value of message (user) attribute '${name}' to a number.`);
-      if (INVALID_CHARACTER.test(text)) throw new SqsError('InvalidMessageContents', `Invalid characters found in the value of message attribute '${name}'.`);
+      if (!text)
+        throw invalidParameter(
+          'MessageAttributes',
+          name,
+          `The message attribute '${name}' must contain a non-empty value of type '${dataType.split('.')[0]}'.`,
+        );
+      if (dataType.startsWith('Number') && !NUMBER.test(text))
+        throw invalidParameter(
+          'MessageAttributes',
+          name,
+          `Can't cast the value of message (user) attribute '${name}' to a number.`,
+        );
+      if (INVALID_CHARACTER.test(text))
+        throw new SqsError(
+          'InvalidMessageContents',
+          `Invalid characters found in the value of message attribute '${name}'.`,
+        );
       valueBytes = Buffer.byteLength(text, 'utf8');
       attributes[name] = { DataType: dataType, StringValue: text };
     }
@@ -239,16 +297,32 @@ function outgoing(input: Input, queue: Queue): Outgoing {
       `Invalid binary character '#x${code}' was found in the message body, the set of allowed characters is #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF`,
     );
   }
-  const delaySeconds = optionalInteger(input, 'DelaySeconds', [0, MAX_DELAY_SECONDS], `DelaySeconds must be >= 0 and <= ${MAX_DELAY_SECONDS}`) ?? queue.config.DelaySeconds;
+  const delaySeconds =
+    optionalInteger(
+      input,
+      'DelaySeconds',
+      [0, MAX_DELAY_SECONDS],
+      `DelaySeconds must be >= 0 and <= ${MAX_DELAY_SECONDS}`,
+    ) ?? queue.config.DelaySeconds;
   if (optionalString(input, 'MessageDeduplicationId') !== undefined) {
-    throw invalidParameter('MessageDeduplicationId', input.MessageDeduplicationId, 'The request includes a parameter that is not valid for this queue type (standard).');
+    throw invalidParameter(
+      'MessageDeduplicationId',
+      input.MessageDeduplicationId,
+      'The request includes a parameter that is not valid for this queue type (standard).',
+    );
   }
   const groupId = optionalString(input, 'MessageGroupId');
-  if (groupId !== undefined && !/^[\x21-\x7E]{1,128}$/.test(groupId)) throw invalidParameter('MessageGroupId', groupId, 'MessageGroupId can be 1-128 printable ASCII characters.');
+  if (groupId !== undefined && !/^[\x21-\x7E]{1,128}$/.test(groupId))
+    throw invalidParameter('MessageGroupId', groupId, 'MessageGroupId can be 1-128 printable ASCII characters.');
   const system = stringMap(input, 'MessageSystemAttributes');
   const traceValue = system.AWSTraceHeader as Input | undefined;
   const unknownSystem = Object.keys(system).filter((name) => name !== 'AWSTraceHeader');
-  if (unknownSystem.length > 0) throw invalidParameter('MessageSystemAttributes', unknownSystem[0], 'Only AWSTraceHeader is a message system attribute a sender may set.');
+  if (unknownSystem.length > 0)
+    throw invalidParameter(
+      'MessageSystemAttributes',
+      unknownSystem[0],
+      'Only AWSTraceHeader is a message system attribute a sender may set.',
+    );
   const traceHeader = traceValue ? optionalString(traceValue, 'StringValue') : undefined;
   const { attributes, bytes: attributeBytes } = messageAttributes(stringMap(input, 'MessageAttributes'));
   const bytes = Buffer.byteLength(body, 'utf8') + attributeBytes;
@@ -267,9 +341,21 @@ interface Call {
 }
 
 const receiveRequest = (input: Input): ReceiveRequest => ({
-  max: optionalInteger(input, 'MaxNumberOfMessages', [1, MAX_BATCH_ENTRIES], 'Must be between 1 and 10, if provided.') ?? 1,
-  visibilitySeconds: optionalInteger(input, 'VisibilityTimeout', [0, MAX_VISIBILITY_SECONDS], `Must be between 0 and ${MAX_VISIBILITY_SECONDS}, if provided.`),
-  waitSeconds: optionalInteger(input, 'WaitTimeSeconds', [0, MAX_WAIT_SECONDS], `Must be >= 0 and <= ${MAX_WAIT_SECONDS}, if provided.`),
+  max:
+    optionalInteger(input, 'MaxNumberOfMessages', [1, MAX_BATCH_ENTRIES], 'Must be between 1 and 10, if provided.') ??
+    1,
+  visibilitySeconds: optionalInteger(
+    input,
+    'VisibilityTimeout',
+    [0, MAX_VISIBILITY_SECONDS],
+    `Must be between 0 and ${MAX_VISIBILITY_SECONDS}, if provided.`,
+  ),
+  waitSeconds: optionalInteger(
+    input,
+    'WaitTimeSeconds',
+    [0, MAX_WAIT_SECONDS],
+    `Must be >= 0 and <= ${MAX_WAIT_SECONDS}, if provided.`,
+  ),
   systemAttributes: [...stringList(input, 'MessageSystemAttributeNames'), ...stringList(input, 'AttributeNames')],
   messageAttributes: stringList(input, 'MessageAttributeNames'),
 });
@@ -297,12 +383,20 @@ function batch(list: Input[], run: (entry: Input) => Record<string, unknown> | u
 function operations(sqs: SqsQueues): Record<string, (call: Call) => unknown> {
   const queue = (input: Input) => sqs.queueByUrl(requiredString(input, 'QueueUrl'));
   const visibility = (input: Input) => {
-    const seconds = optionalInteger(input, 'VisibilityTimeout', [0, MAX_VISIBILITY_SECONDS], `Must be between 0 and ${MAX_VISIBILITY_SECONDS}.`);
-    if (seconds === undefined) throw new SqsError('MissingParameter', 'The request must contain the parameter VisibilityTimeout.');
+    const seconds = optionalInteger(
+      input,
+      'VisibilityTimeout',
+      [0, MAX_VISIBILITY_SECONDS],
+      `Must be between 0 and ${MAX_VISIBILITY_SECONDS}.`,
+    );
+    if (seconds === undefined)
+      throw new SqsError('MissingParameter', 'The request must contain the parameter VisibilityTimeout.');
     return seconds;
   };
   return {
-    CreateQueue: ({ input }) => ({ QueueUrl: sqs.createQueue(requiredString(input, 'QueueName'), stringMap(input, 'Attributes')) }),
+    CreateQueue: ({ input }) => ({
+      QueueUrl: sqs.createQueue(requiredString(input, 'QueueName'), stringMap(input, 'Attributes')),
+    }),
     SetQueueAttributes: ({ input }) => (sqs.setQueueAttributes(queue(input), stringMap(input, 'Attributes')), {}),
     GetQueueUrl: ({ input }) => {
       const owner = optionalString(input, 'QueueOwnerAWSAccountId');
@@ -342,7 +436,11 @@ function operations(sqs: SqsQueues): Record<string, (call: Call) => unknown> {
         }
       }
       const limit = target.config.MaximumMessageSize;
-      if (total > limit) throw new SqsError('BatchRequestTooLong', `Batch requests cannot be longer than ${limit} bytes. You have sent ${total} bytes.`);
+      if (total > limit)
+        throw new SqsError(
+          'BatchRequestTooLong',
+          `Batch requests cannot be longer than ${limit} bytes. You have sent ${total} bytes.`,
+        );
       return batch(list, (entry) => {
         const message = checked.get(entry)!;
         if (message instanceof SqsError) throw message;
@@ -357,22 +455,38 @@ function operations(sqs: SqsQueues): Record<string, (call: Call) => unknown> {
     DeleteMessage: ({ input }) => (sqs.deleteMessage(queue(input), requiredString(input, 'ReceiptHandle')), {}),
     DeleteMessageBatch: ({ input }) => {
       const target = queue(input);
-      return batch(entries(input, 'DeleteMessageBatchRequestEntry'), (entry) => (sqs.deleteMessage(target, requiredString(entry, 'ReceiptHandle')), undefined));
+      return batch(
+        entries(input, 'DeleteMessageBatchRequestEntry'),
+        (entry) => (sqs.deleteMessage(target, requiredString(entry, 'ReceiptHandle')), undefined),
+      );
     },
-    ChangeMessageVisibility: ({ input }) => (sqs.changeVisibility(queue(input), requiredString(input, 'ReceiptHandle'), visibility(input)), {}),
+    ChangeMessageVisibility: ({ input }) => (
+      sqs.changeVisibility(queue(input), requiredString(input, 'ReceiptHandle'), visibility(input)), {}
+    ),
     ChangeMessageVisibilityBatch: ({ input }) => {
       const target = queue(input);
-      return batch(entries(input, 'ChangeMessageVisibilityBatchRequestEntry'), (entry) => (sqs.changeVisibility(target, requiredString(entry, 'ReceiptHandle'), visibility(entry)), undefined));
+      return batch(
+        entries(input, 'ChangeMessageVisibilityBatchRequestEntry'),
+        (entry) => (sqs.changeVisibility(target, requiredString(entry, 'ReceiptHandle'), visibility(entry)), undefined),
+      );
     },
     StartMessageMoveTask: ({ input }) => ({
       TaskHandle: sqs.startMoveTask(
         requiredString(input, 'SourceArn'),
         optionalString(input, 'DestinationArn'),
-        optionalInteger(input, 'MaxNumberOfMessagesPerSecond', [1, 500], 'MaxNumberOfMessagesPerSecond must be between 1 and 500.'),
+        optionalInteger(
+          input,
+          'MaxNumberOfMessagesPerSecond',
+          [1, 500],
+          'MaxNumberOfMessagesPerSecond must be between 1 and 500.',
+        ),
       ),
     }),
     ListMessageMoveTasks: ({ input }) => ({
-      Results: sqs.listMoveTasks(requiredString(input, 'SourceArn'), optionalInteger(input, 'MaxResults', [1, MOVE_TASKS_KEPT], 'MaxResults must be between 1 and 10.') ?? 1),
+      Results: sqs.listMoveTasks(
+        requiredString(input, 'SourceArn'),
+        optionalInteger(input, 'MaxResults', [1, MOVE_TASKS_KEPT], 'MaxResults must be between 1 and 10.') ?? 1,
+      ),
     }),
   };
 }
@@ -383,7 +497,11 @@ function operations(sqs: SqsQueues): Record<string, (call: Call) => unknown> {
 
 function answer(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (response.headersSent || response.destroyed) return;
-  response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': randomUUID(), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/x-amz-json-1.0',
+    'x-amzn-requestid': randomUUID(),
+    ...headers,
+  });
   response.end(JSON.stringify(body));
 }
 
@@ -399,14 +517,24 @@ const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], [st
 
 function answerAuthError(response: ServerResponse, verdict: Exclude<SignatureVerdict, { ok: true }>): void {
   const [code, status] = AUTH_ERRORS[verdict.reason];
-  answer(response, status, { __type: `com.amazon.coral.service#${code}`, message: verdict.message }, { 'x-amzn-query-error': `${code};Sender` });
+  answer(
+    response,
+    status,
+    { __type: `com.amazon.coral.service#${code}`, message: verdict.message },
+    { 'x-amzn-query-error': `${code};Sender` },
+  );
 }
 
 function answerError(response: ServerResponse, error: SqsError): void {
   const shape = ERRORS[error.code];
   const type = 'type' in shape ? shape.type : `com.amazonaws.sqs#${error.code}`;
   const fault = shape.status >= 500 ? 'Receiver' : 'Sender';
-  answer(response, shape.status, { __type: type, message: error.message }, { 'x-amzn-query-error': `${shape.query};${fault}` });
+  answer(
+    response,
+    shape.status,
+    { __type: type, message: error.message },
+    { 'x-amzn-query-error': `${shape.query};${fault}` },
+  );
 }
 
 /** The body, or undefined when it is larger than MAX_REQUEST_BYTES (read to its end and dropped, so the answer reaches the client). */
@@ -422,7 +550,13 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
 
 export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs> {
   const host = options.host ?? '127.0.0.1';
-  const sqs = new SqsQueues(options.region, options.accountId ?? LOCAL_ACCOUNT_ID, options.dir, options.compactAtBytes, options.clock);
+  const sqs = new SqsQueues(
+    options.region,
+    options.accountId ?? LOCAL_ACCOUNT_ID,
+    options.dir,
+    options.compactAtBytes,
+    options.clock,
+  );
   const table = operations(sqs);
 
   let closing = false;
@@ -432,14 +566,22 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
     try {
       const body = await readBody(request);
       if (!body) throw new SqsError('RequestEntityTooLarge', `The request is larger than ${MAX_REQUEST_BYTES} bytes.`);
-      const verdict = await verifySignature(request, options.credentials, { service: 'sqs', uriEscapePath: true, body });
+      const verdict = await verifySignature(request, options.credentials, {
+        service: 'sqs',
+        uriEscapePath: true,
+        body,
+      });
       if (!verdict.ok) return answerAuthError(response, verdict);
-      if (closing) throw new SqsError('InternalFailure', 'The local SQS is stopping; its journal takes no more changes.');
+      if (closing)
+        throw new SqsError('InternalFailure', 'The local SQS is stopping; its journal takes no more changes.');
       const target = String(request.headers['x-amz-target'] ?? '');
       const operation = target.startsWith('AmazonSQS.') ? table[target.slice('AmazonSQS.'.length)] : undefined;
       if (request.method !== 'POST' || !operation) {
         const name = target.replace(/^AmazonSQS\./, '') || request.method;
-        throw new SqsError('UnsupportedOperation', `The local SQS does not support ${name} (JSON protocol, X-Amz-Target: AmazonSQS.<Operation>; operations: ${Object.keys(table).join(', ')}).`);
+        throw new SqsError(
+          'UnsupportedOperation',
+          `The local SQS does not support ${name} (JSON protocol, X-Amz-Target: AmazonSQS.<Operation>; operations: ${Object.keys(table).join(', ')}).`,
+        );
       }
       let input: unknown;
       try {
@@ -447,12 +589,14 @@ export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs>
       } catch {
         throw new SqsError('SerializationException', 'The request body is not JSON.');
       }
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new SqsError('SerializationException', 'The request body is not a JSON object.');
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        throw new SqsError('SerializationException', 'The request body is not a JSON object.');
       const output = await operation({ input: input as Input, senderId: verdict.accessKeyId, gone: () => hungUp });
       sqs.flush(); // step 6: journaled before the answer
       answer(response, 200, output);
     } catch (error) {
-      let fault = error instanceof SqsError ? error : new SqsError('InternalFailure', `The local SQS failed: ${String(error)}`);
+      let fault =
+        error instanceof SqsError ? error : new SqsError('InternalFailure', `The local SQS failed: ${String(error)}`);
       try {
         sqs.flush(); // what a failed batch entry's neighbours changed
       } catch (flushError) {

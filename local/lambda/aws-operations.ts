@@ -32,7 +32,14 @@ const tagOnCreate =
 /** By service, the operations the functions call (as the SDK's command or the hand-signed call names them, without `Command`). */
 export const AWS_OPERATIONS: Record<'dynamodb' | 'sqs' | 'ses' | 's3' | 'kms', Record<string, Dependent>> = {
   // lib-dynamodb's commands reach the guard as the client's: GetCommand is GetItem, and so on.
-  dynamodb: { GetItem: none, PutItem: none, UpdateItem: none, Query: none, BatchGetItem: none, TransactWriteItems: none },
+  dynamodb: {
+    GetItem: none,
+    PutItem: none,
+    UpdateItem: none,
+    Query: none,
+    BatchGetItem: none,
+    TransactWriteItems: none,
+  },
   sqs: { SendMessageBatch: none, ChangeMessageVisibility: none, GetQueueAttributes: none },
   ses: {
     CreateTenant: tagOnCreate('ses'),

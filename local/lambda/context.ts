@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 
 /** A Lambda context for an in-process invocation, with a real deadline like Lambda's timeout. */
-export function lambdaContext(functionName: string, timeoutMs: number, requestId: string = randomUUID(), memoryMb = 256): Context {
+export function lambdaContext(
+  functionName: string,
+  timeoutMs: number,
+  requestId: string = randomUUID(),
+  memoryMb = 256,
+): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,

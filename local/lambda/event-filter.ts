@@ -11,7 +11,8 @@ export function matchesFilter(record: unknown, pattern: FilterPattern): boolean 
     const value = record !== null && typeof record === 'object' ? (record as Record<string, unknown>)[key] : undefined;
     if (Array.isArray(expected)) {
       return expected.some((allowed) => {
-        if (allowed !== null && typeof allowed === 'object' && 'exists' in allowed) return (value !== undefined) === (allowed as { exists: boolean }).exists;
+        if (allowed !== null && typeof allowed === 'object' && 'exists' in allowed)
+          return (value !== undefined) === (allowed as { exists: boolean }).exists;
         return value === allowed;
       });
     }

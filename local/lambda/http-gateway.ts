@@ -20,7 +20,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { fallbackRoute, matchRoute } from '../../functions/routes';
 import { loadHandler, type AnyHandler } from './handlers';
-import { invoke, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, payloadBytes, routeFunction, type FunctionIdentity } from './invocation';
+import {
+  invoke,
+  MAX_SYNC_REQUEST_BYTES,
+  MAX_SYNC_RESPONSE_BYTES,
+  payloadBytes,
+  routeFunction,
+  type FunctionIdentity,
+} from './invocation';
 import { nowDate } from '../../shared/platform/clock';
 
 /** HTTP API's largest request body; past it the body is not buffered further. */
@@ -30,7 +37,11 @@ const READ_LIMIT = MAX_HTTP_API_BODY_BYTES + 1;
 export const INTEGRATION_TIMEOUT_MS = 30_000;
 
 /** What API Gateway answers itself, as HTTP API does: a JSON message and no request id of ours. */
-const gatewayAnswer = (statusCode: number, message: string): APIGatewayProxyStructuredResultV2 => ({ statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+const gatewayAnswer = (statusCode: number, message: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message }),
+});
 
 const TEXT_TYPES = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|xml|javascript))/i;
 
@@ -45,7 +56,12 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function toEvent(request: IncomingMessage, body: Buffer, routeKey: string, pathParameters: Record<string, string> | undefined): APIGatewayProxyEventV2 {
+function toEvent(
+  request: IncomingMessage,
+  body: Buffer,
+  routeKey: string,
+  pathParameters: Record<string, string> | undefined,
+): APIGatewayProxyEventV2 {
   const url = new URL(request.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -70,7 +86,13 @@ function toEvent(request: IncomingMessage, body: Buffer, routeKey: string, pathP
       apiId: 'local',
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'localhost',
-      http: { method, path: url.pathname, protocol: `HTTP/${request.httpVersion}`, sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey,
       stage: '$default',
@@ -84,7 +106,13 @@ function toEvent(request: IncomingMessage, body: Buffer, routeKey: string, pathP
 
 function resolve(method: string, path: string) {
   const matched = matchRoute(method, path);
-  if (!matched) return { handler: fallbackRoute.handler, fn: routeFunction(fallbackRoute), routeKey: '$default', params: undefined };
+  if (!matched)
+    return {
+      handler: fallbackRoute.handler,
+      fn: routeFunction(fallbackRoute),
+      routeKey: '$default',
+      params: undefined,
+    };
   const { route, params } = matched;
   return { handler: route.handler, fn: routeFunction(route), routeKey: `${route.method} ${route.path}`, params };
 }
@@ -93,17 +121,30 @@ function resolve(method: string, path: string) {
  * The function's answer to `event`, or what API Gateway answers in its place (the module comment
  * lists when). `integrationTimeoutMs` is HTTP API's, fixed on AWS; tests shorten it.
  */
-export async function integrate(fn: FunctionIdentity, handler: AnyHandler, event: APIGatewayProxyEventV2, integrationTimeoutMs = INTEGRATION_TIMEOUT_MS): Promise<APIGatewayProxyStructuredResultV2> {
+export async function integrate(
+  fn: FunctionIdentity,
+  handler: AnyHandler,
+  event: APIGatewayProxyEventV2,
+  integrationTimeoutMs = INTEGRATION_TIMEOUT_MS,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const target = { fn };
   const requestBytes = payloadBytes(event);
   if (requestBytes > MAX_SYNC_REQUEST_BYTES) {
-    logFailure(target, `RequestEntityTooLargeException: the event is ${requestBytes} bytes, Lambda takes at most ${MAX_SYNC_REQUEST_BYTES}`);
+    logFailure(
+      target,
+      `RequestEntityTooLargeException: the event is ${requestBytes} bytes, Lambda takes at most ${MAX_SYNC_REQUEST_BYTES}`,
+    );
     return gatewayAnswer(413, 'Request Entity Too Large');
   }
   let gaveUp: NodeJS.Timeout | undefined;
-  const integrationTimeout = new Promise<'timeout'>((resolveTimeout) => (gaveUp = setTimeout(() => resolveTimeout('timeout'), integrationTimeoutMs)));
+  const integrationTimeout = new Promise<'timeout'>(
+    (resolveTimeout) => (gaveUp = setTimeout(() => resolveTimeout('timeout'), integrationTimeoutMs)),
+  );
   try {
-    const outcome = await Promise.race([invoke(fn, handler, event, event.requestContext.requestId), integrationTimeout]);
+    const outcome = await Promise.race([
+      invoke(fn, handler, event, event.requestContext.requestId),
+      integrationTimeout,
+    ]);
     if (outcome === 'timeout') {
       logFailure(target, `no answer within API Gateway's ${integrationTimeoutMs / 1000} s integration timeout`);
       return gatewayAnswer(503, 'Service Unavailable');
@@ -111,7 +152,10 @@ export async function integrate(fn: FunctionIdentity, handler: AnyHandler, event
     const result = outcome as APIGatewayProxyStructuredResultV2;
     const responseBytes = payloadBytes(result);
     if (responseBytes > MAX_SYNC_RESPONSE_BYTES) {
-      logFailure(target, `Function.ResponseSizeTooLarge: the result is ${responseBytes} bytes, Lambda returns at most ${MAX_SYNC_RESPONSE_BYTES}`);
+      logFailure(
+        target,
+        `Function.ResponseSizeTooLarge: the result is ${responseBytes} bytes, Lambda returns at most ${MAX_SYNC_RESPONSE_BYTES}`,
+      );
       return gatewayAnswer(500, 'Internal Server Error');
     }
     return result;
@@ -129,7 +173,12 @@ function logFailure(target: { fn: FunctionIdentity }, error: string): void {
 }
 
 /** The local runtime's own control API under `/_local/` (../control.ts): never a route of the stack. */
-export type LocalControl = (method: string, path: string, authorization: string | undefined, body: Buffer) => Promise<{ statusCode: number; body: unknown }>;
+export type LocalControl = (
+  method: string,
+  path: string,
+  authorization: string | undefined,
+  body: Buffer,
+) => Promise<{ statusCode: number; body: unknown }>;
 
 async function handle(request: IncomingMessage, response: ServerResponse, control?: LocalControl): Promise<void> {
   const body = await readBody(request);
@@ -149,7 +198,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, contro
       ? gatewayAnswer(413, 'Request Too Large')
       : await loadHandler(target.handler).then(
           (handler) => integrate(target.fn, handler, toEvent(request, body, target.routeKey, params)),
-          (error) => (logFailure(target, `the module failed to load (Runtime.ImportModuleError): ${String(error)}`), gatewayAnswer(500, 'Internal Server Error')),
+          (error) => (
+            logFailure(target, `the module failed to load (Runtime.ImportModuleError): ${String(error)}`),
+            gatewayAnswer(500, 'Internal Server Error')
+          ),
         );
   response.statusCode = result.statusCode ?? 200;
   for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));

@@ -31,7 +31,12 @@ export const MAX_SYNC_RESPONSE_BYTES = 6 * 1024 * 1024 + 100;
 export const MAX_BATCH_EVENT_BYTES = 6 * 1024 * 1024;
 
 /** A route of functions/routes.ts (or the fallback route) as its function: name, needs, timeout and memory as the stack makes them. */
-export const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds' | 'memoryMb'> & { method?: string; path?: string }): FunctionIdentity => ({
+export const routeFunction = (
+  route: Pick<Route, 'handler' | 'operation' | 'needs' | 'timeoutSeconds' | 'memoryMb'> & {
+    method?: string;
+    path?: string;
+  },
+): FunctionIdentity => ({
   name: functionName(route),
   needs: routeNeeds(route),
   timeoutMs: routeTimeoutSeconds(route) * 1000,
@@ -42,7 +47,12 @@ export const routeFunction = (route: Pick<Route, 'handler' | 'operation' | 'need
 export function workerFunction(workerName: string): FunctionIdentity {
   const worker = workers.find((w) => w.name === workerName);
   if (!worker) throw new Error(`no worker ${workerName} in functions/workers.ts`);
-  return { name: workerFunctionName(worker.name), needs: worker.needs, timeoutMs: workerTimeoutSeconds(worker) * 1000, memoryMb: workerMemoryMb(worker) };
+  return {
+    name: workerFunctionName(worker.name),
+    needs: worker.needs,
+    timeoutMs: workerTimeoutSeconds(worker) * 1000,
+    memoryMb: workerMemoryMb(worker),
+  };
 }
 
 const storage = new AsyncLocalStorage<Invocation>();
@@ -73,7 +83,9 @@ export class PayloadTooLarge extends Error {
     readonly bytes: number,
     limit: number,
   ) {
-    super(`${direction === 'request' ? 'Request' : 'Response'} payload size (${bytes} bytes) exceeded maximum allowed payload size (${limit} bytes)`);
+    super(
+      `${direction === 'request' ? 'Request' : 'Response'} payload size (${bytes} bytes) exceeded maximum allowed payload size (${limit} bytes)`,
+    );
     this.name = direction === 'request' ? 'RequestEntityTooLargeException' : 'Function.ResponseSizeTooLarge';
   }
 }
@@ -104,7 +116,12 @@ export function eventsWithin<R>(records: R[], maxBytes: number): R[][] {
  * Runs `handler` as `fn` would run on Lambda. Resolves with its result; rejects with its error, or
  * with InvocationTimedOut when it outlives the function's timeout.
  */
-export async function invoke(fn: FunctionIdentity, handler: AnyHandler, event: unknown, requestId?: string): Promise<unknown> {
+export async function invoke(
+  fn: FunctionIdentity,
+  handler: AnyHandler,
+  event: unknown,
+  requestId?: string,
+): Promise<unknown> {
   const invocation: Invocation = { fn, timedOut: false };
   const context = lambdaContext(fn.name, fn.timeoutMs, requestId, fn.memoryMb);
   let timer: NodeJS.Timeout | undefined;
@@ -115,7 +132,10 @@ export async function invoke(fn: FunctionIdentity, handler: AnyHandler, event: u
     }, fn.timeoutMs);
   });
   const records = (event as { Records?: unknown })?.Records;
-  const memory = fn.memoryMb === undefined ? undefined : watchInvocation(fn.name, fn.memoryMb, Array.isArray(records) ? records.length : undefined);
+  const memory =
+    fn.memoryMb === undefined
+      ? undefined
+      : watchInvocation(fn.name, fn.memoryMb, Array.isArray(records) ? records.length : undefined);
   let result: unknown;
   try {
     result = await Promise.race([storage.run(invocation, () => handler(event, context)), timeout]);

@@ -57,10 +57,17 @@ interface ItemParams {
   Item?: Record<string, unknown>;
 }
 
-const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+const TRANSACT_ITEM_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+  Get: 'GetItem',
+};
 
 function dynamoRequirements(operation: string, input: Record<string, unknown>): Requirement[] {
-  const table = (name: unknown) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${String(name ?? process.env.TABLE_NAME)}`;
+  const table = (name: unknown) =>
+    `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${String(name ?? process.env.TABLE_NAME)}`;
   /** The item's partition key as DynamoDB's `dynamodb:LeadingKeys` sees it (documents or attribute values). */
   const leadingKey = (params: ItemParams | undefined): string | undefined => {
     const pk = (params?.Key ?? params?.Item)?.PK as unknown;
@@ -73,7 +80,9 @@ function dynamoRequirements(operation: string, input: Record<string, unknown>): 
     leadingKey: leadingKey(params),
   });
   if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
-    return ((input.TransactItems ?? []) as Record<string, ItemParams>[]).flatMap((item) => Object.entries(item).map(([kind, params]) => need(TRANSACT_ITEM_ACTIONS[kind] ?? kind, params)));
+    return ((input.TransactItems ?? []) as Record<string, ItemParams>[]).flatMap((item) =>
+      Object.entries(item).map(([kind, params]) => need(TRANSACT_ITEM_ACTIONS[kind] ?? kind, params)),
+    );
   }
   if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
     return Object.keys((input.RequestItems ?? {}) as object).map((name) => need(operation, { TableName: name }));
@@ -81,7 +90,14 @@ function dynamoRequirements(operation: string, input: Record<string, unknown>): 
   return [need(operation, input as ItemParams)];
 }
 
-const CONSUMER_CALLS = new Set(['ReceiveMessage', 'DeleteMessage', 'DeleteMessageBatch', 'ChangeMessageVisibility', 'ChangeMessageVisibilityBatch', 'GetQueueAttributes']);
+const CONSUMER_CALLS = new Set([
+  'ReceiveMessage',
+  'DeleteMessage',
+  'DeleteMessageBatch',
+  'ChangeMessageVisibility',
+  'ChangeMessageVisibilityBatch',
+  'GetQueueAttributes',
+]);
 
 function sqsRequirement(fn: FunctionIdentity, operation: string, input: Record<string, unknown>): Requirement {
   const url = String(input.QueueUrl ?? '');
@@ -97,9 +113,15 @@ function sqsRequirement(fn: FunctionIdentity, operation: string, input: Record<s
   return { grant: own ? 'trigger' : action, action, resource };
 }
 
-const S3_ACTIONS: Record<string, string> = { GetObject: 's3:GetObject', HeadObject: 's3:GetObject', PutObject: 's3:PutObject', DeleteObject: 's3:DeleteObject' };
+const S3_ACTIONS: Record<string, string> = {
+  GetObject: 's3:GetObject',
+  HeadObject: 's3:GetObject',
+  PutObject: 's3:PutObject',
+  DeleteObject: 's3:DeleteObject',
+};
 
-const bucketKind = (bucket: unknown): 'content' | 'inbound' => (bucket === process.env.CONTENT_BUCKET ? 'content' : 'inbound');
+const bucketKind = (bucket: unknown): 'content' | 'inbound' =>
+  bucket === process.env.CONTENT_BUCKET ? 'content' : 'inbound';
 
 /** Whether an object is in the local S3 (the runtime installs its view of the buckets: `installObjectLookup`); unknown without one. */
 let objectLookup: ((bucket: string, key: string) => boolean) | undefined;
@@ -118,13 +140,22 @@ export function installObjectLookup(root: string): void {
  * NoSuchKey if the caller may `s3:ListBucket` the bucket, else 403 AccessDenied, so that a caller
  * cannot learn which keys exist. The error a function without list access gets for a missing key.
  */
-function missingObjectDenied(fn: FunctionIdentity, operation: string, input: Record<string, unknown>): Error | undefined {
+function missingObjectDenied(
+  fn: FunctionIdentity,
+  operation: string,
+  input: Record<string, unknown>,
+): Error | undefined {
   if ((operation !== 'GetObject' && operation !== 'HeadObject') || !objectLookup) return undefined;
   const bucket = bucketKind(input.Bucket);
   const access = bucket === 'content' ? fn.needs.contentBucket : fn.needs.inboundBucket;
   if (!access || mayListBucket(access) || objectLookup(String(input.Bucket), String(input.Key))) return undefined;
   record(fn, `s3:ListBucket:${bucket}`, 'denied');
-  return Object.assign(new Error('Access Denied'), { name: 'AccessDenied', Code: 'AccessDenied', $fault: 'client', $metadata: { httpStatusCode: 403 } });
+  return Object.assign(new Error('Access Denied'), {
+    name: 'AccessDenied',
+    Code: 'AccessDenied',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 403 },
+  });
 }
 
 /** `kms:Decrypt:secrets` for a call on the secrets key with its context; anything else is a grant no function has. */
@@ -133,24 +164,39 @@ function kmsRequirement(operation: string, input: Record<string, unknown>): Requ
   const keyArn = process.env[SECRETS_KEY_VARIABLE];
   const context = JSON.stringify(input.EncryptionContext ?? {});
   const onSecretsKey = input.KeyId === keyArn && context === JSON.stringify(SECRETS_KEY_CONTEXT);
-  return { grant: onSecretsKey ? `${action}:secrets` : `${action}:${String(input.KeyId)}:${context}`, action, resource: String(input.KeyId ?? keyArn) };
+  return {
+    grant: onSecretsKey ? `${action}:secrets` : `${action}:${String(input.KeyId)}:${context}`,
+    action,
+    resource: String(input.KeyId ?? keyArn),
+  };
 }
 
 export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement[] {
   const input = (call.input ?? {}) as Record<string, unknown>;
   const operation = call.operation.replace(/Command$/, ''); // the SDK's command name: `GetItemCommand`
-  const dependent = dependentActions(call.service, operation, input).map((action) => ({ grant: action, action, resource: `${call.service}:${operation}` }));
+  const dependent = dependentActions(call.service, operation, input).map((action) => ({
+    grant: action,
+    action,
+    resource: `${call.service}:${operation}`,
+  }));
   return [...ownRequirements(fn, call.service, operation, input), ...dependent];
 }
 
-function ownRequirements(fn: FunctionIdentity, service: AwsCall['service'], operation: string, input: Record<string, unknown>): Requirement[] {
+function ownRequirements(
+  fn: FunctionIdentity,
+  service: AwsCall['service'],
+  operation: string,
+  input: Record<string, unknown>,
+): Requirement[] {
   switch (service) {
     case 'dynamodb':
       return dynamoRequirements(operation, input);
     case 'sqs':
       return [sqsRequirement(fn, operation, input)];
     case 'ses':
-      return [{ grant: `ses:${operation}`, action: `ses:${operation}`, resource: `arn:aws:ses:${REGION}:${ACCOUNT}:*` }];
+      return [
+        { grant: `ses:${operation}`, action: `ses:${operation}`, resource: `arn:aws:ses:${REGION}:${ACCOUNT}:*` },
+      ];
     case 's3': {
       const action = S3_ACTIONS[operation] ?? `s3:${operation}`;
       const bucket = bucketKind(input.Bucket);
@@ -169,12 +215,20 @@ export function accessDenied(service: AwsCall['service'], fn: FunctionIdentity, 
     `User: arn:aws:sts::${ACCOUNT}:assumed-role/${fn.name}Role/${fn.name} is not authorized to perform: ${requirement.action} ` +
     `on resource: ${requirement.resource} because no identity-based policy allows the ${requirement.action} action`;
   const name = service === 's3' ? 'AccessDenied' : 'AccessDeniedException';
-  return Object.assign(new Error(message), { name, Code: name, $fault: 'client', $metadata: { httpStatusCode: service === 'dynamodb' ? 400 : 403 } });
+  return Object.assign(new Error(message), {
+    name,
+    Code: name,
+    $fault: 'client',
+    $metadata: { httpStatusCode: service === 'dynamodb' ? 400 : 403 },
+  });
 }
 
 /** A call of an invocation that Lambda has already ended (timed out): the process is frozen or gone on AWS. */
 function killed(fn: FunctionIdentity): Error {
-  return Object.assign(new Error(`${fn.name}: this invocation timed out and was stopped; its calls after the timeout never reach AWS`), { name: 'InvocationTimedOut' });
+  return Object.assign(
+    new Error(`${fn.name}: this invocation timed out and was stopped; its calls after the timeout never reach AWS`),
+    { name: 'InvocationTimedOut' },
+  );
 }
 
 const recorded = new Set<string>();
@@ -186,7 +240,10 @@ function record(fn: FunctionIdentity, grant: string, outcome: 'allowed' | 'denie
   recorded.add(line);
   const file = process.env.AWS_CALLS_LOG;
   if (file) appendFileSync(file, `${line}\n`);
-  if (outcome === 'denied') console.error(JSON.stringify({ level: 'ERROR', message: "AWS call denied by the function's needs", function: fn.name, grant }));
+  if (outcome === 'denied')
+    console.error(
+      JSON.stringify({ level: 'ERROR', message: "AWS call denied by the function's needs", function: fn.name, grant }),
+    );
 }
 
 /** `*` of a `dynamodb:LeadingKeys` pattern (IAM's StringLike) as a regular expression. */

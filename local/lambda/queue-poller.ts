@@ -52,7 +52,13 @@ function toRecord(message: Message, queueArn: string): SQSRecord {
     messageAttributes: Object.fromEntries(
       Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
         name,
-        { stringValue: value.StringValue, binaryValue: value.BinaryValue?.toString(), dataType: value.DataType ?? 'String', stringListValues: [], binaryListValues: [] },
+        {
+          stringValue: value.StringValue,
+          binaryValue: value.BinaryValue?.toString(),
+          dataType: value.DataType ?? 'String',
+          stringListValues: [],
+          binaryListValues: [],
+        },
       ]),
     ),
     md5OfBody: message.MD5OfBody ?? '',

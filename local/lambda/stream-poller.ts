@@ -27,7 +27,13 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type _Record, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+  type DynamoDBStreamsClient,
+} from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesFilter, type FilterPattern } from './event-filter';
 import type { AnyHandler } from './handlers';
@@ -87,7 +93,9 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
     awsRegion: LOCAL_REGION,
     eventSourceARN: streamArn,
     dynamodb: {
-      ApproximateCreationDateTime: d.ApproximateCreationDateTime ? Math.floor(d.ApproximateCreationDateTime.getTime() / 1000) : undefined,
+      ApproximateCreationDateTime: d.ApproximateCreationDateTime
+        ? Math.floor(d.ApproximateCreationDateTime.getTime() / 1000)
+        : undefined,
       Keys: d.Keys as never,
       NewImage: d.NewImage as never,
       OldImage: d.OldImage as never,
@@ -143,7 +151,8 @@ export class StreamPoller {
 
   private async discoverShards(): Promise<void> {
     const { streams, streamArn, checkpointFile } = this.options;
-    if (checkpointFile && !this.checkpoint) this.checkpoint = readCheckpoint(checkpointFile, streamArn) ?? { streamArn, shards: {} };
+    if (checkpointFile && !this.checkpoint)
+      this.checkpoint = readCheckpoint(checkpointFile, streamArn) ?? { streamArn, shards: {} };
     const description = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     const shards = description.StreamDescription?.Shards ?? [];
     for (const shard of shards) {
@@ -156,7 +165,8 @@ export class StreamPoller {
     if (this.checkpoint) {
       // shards the stream no longer has (trimmed after 24 hours) leave the checkpoint
       const live = new Set(shards.map((shard) => shard.ShardId));
-      for (const shardId of Object.keys(this.checkpoint.shards)) if (!live.has(shardId)) delete this.checkpoint.shards[shardId];
+      for (const shardId of Object.keys(this.checkpoint.shards))
+        if (!live.has(shardId)) delete this.checkpoint.shards[shardId];
       this.saveCheckpoint();
     }
     this.initialised = true;
@@ -168,7 +178,14 @@ export class StreamPoller {
     const after = this.checkpoint?.shards[shardId];
     if (after) {
       try {
-        const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }));
+        const { ShardIterator } = await streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: shardId,
+            ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+            SequenceNumber: after,
+          }),
+        );
         return ShardIterator;
       } catch (error) {
         if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
@@ -176,7 +193,9 @@ export class StreamPoller {
       }
     }
     const position = this.checkpoint || this.initialised ? 'TRIM_HORIZON' : (this.options.startingPosition ?? 'LATEST');
-    const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: position }));
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: position }),
+    );
     return ShardIterator;
   }
 
@@ -202,7 +221,8 @@ export class StreamPoller {
     const began = Date.now();
     const handled = await this.readShards();
     this.handled += handled;
-    if (handled === 0 && [...this.shards.values()].every((state) => state.pending.length === 0)) this.quietSince = began;
+    if (handled === 0 && [...this.shards.values()].every((state) => state.pending.length === 0))
+      this.quietSince = began;
     return handled;
   }
 
@@ -216,7 +236,9 @@ export class StreamPoller {
     let handled = 0;
     for (const [shardId, state] of this.shards) {
       if (state.pending.length === 0 && state.iterator && !state.closed) {
-        const out = await this.options.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 1000 }));
+        const out = await this.options.streams.send(
+          new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 1000 }),
+        );
         state.iterator = out.NextShardIterator;
         if (!state.iterator) {
           state.closed = true;
@@ -242,7 +264,11 @@ export class StreamPoller {
         state.attempts += 1;
         if (failedAt > 0) this.advance(shardId, state, batch[failedAt - 1].dynamodb?.SequenceNumber);
         if (state.attempts > this.options.maxRetryAttempts) {
-          this.options.onError?.(new Error(`${this.options.fn.name}: skipping ${batch.length - failedAt} records after ${state.attempts} attempts`));
+          this.options.onError?.(
+            new Error(
+              `${this.options.fn.name}: skipping ${batch.length - failedAt} records after ${state.attempts} attempts`,
+            ),
+          );
           const skipped = batch.at(-1)?.dynamodb?.SequenceNumber;
           state.pending = state.pending.slice(batch.length - failedAt);
           state.attempts = 0;

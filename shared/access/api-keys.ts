@@ -22,7 +22,18 @@
 import { API_KEY_PATTERN, generateToken, hashToken, type KeyMode } from './api-key-token';
 import type { Caller, Permission } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, update, updateItem, type PageRequest } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  put,
+  queryPage,
+  transact,
+  update,
+  updateItem,
+  type PageRequest,
+} from '../platform/db/table';
 import { conflict, notFound, unprocessable } from '../platform/errors';
 import { eventWrite } from '../events/events';
 import { newId, nowIso } from '../platform/ids';
@@ -65,14 +76,24 @@ export async function authenticate(token: string): Promise<Caller | undefined> {
   if (ACCESS_TOKEN_PATTERN.test(token)) {
     const item = await getItem<AccessTokenItem & Record<string, unknown>>(keys.oauthAccessToken(hashToken(token)));
     if (!item || item.expires_at <= epochSeconds()) return undefined;
-    return { projectId: modeProjectId(item.project_id, item.livemode), permission: item.permission, livemode: item.livemode, grantId: item.grant_id };
+    return {
+      projectId: modeProjectId(item.project_id, item.livemode),
+      permission: item.permission,
+      livemode: item.livemode,
+      grantId: item.grant_id,
+    };
   }
   if (!API_KEY_PATTERN.test(token)) return undefined;
   const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hashToken(token)));
   return item ? callerOfKey(item) : undefined;
 }
 
-const callerOfKey = (item: ApiKeyHashItem): Caller => ({ projectId: modeProjectId(item.project_id, item.livemode), apiKeyId: item.api_key_id, permission: item.permission, livemode: item.livemode });
+const callerOfKey = (item: ApiKeyHashItem): Caller => ({
+  projectId: modeProjectId(item.project_id, item.livemode),
+  apiKeyId: item.api_key_id,
+  permission: item.permission,
+  livemode: item.livemode,
+});
 
 /** The key as the API shows it; `lastUsedAt`: from its hash item (the key item's own is from before that kept it). */
 const toRecord = (item: ApiKeyItem, lastUsedAt?: string): ApiKeyRecord => ({
@@ -101,12 +122,19 @@ export interface CreateApiKeyInput {
   token?: string;
 }
 
-export async function createApiKey(caller: Caller, input: CreateApiKeyInput): Promise<{ token: string; record: ApiKeyRecord }> {
+export async function createApiKey(
+  caller: Caller,
+  input: CreateApiKeyInput,
+): Promise<{ token: string; record: ApiKeyRecord }> {
   const mode = input.mode ?? (caller.livemode ? 'live' : 'test');
-  if (mode === 'live' && !caller.livemode) throw unprocessable([{ code: 'live_key_from_test_mode', message: 'A test-mode key cannot create live keys', path: 'mode' }]);
+  if (mode === 'live' && !caller.livemode)
+    throw unprocessable([
+      { code: 'live_key_from_test_mode', message: 'A test-mode key cannot create live keys', path: 'mode' },
+    ]);
   const owner = { projectId: modeProjectId(caller.projectId, mode === 'live'), livemode: mode === 'live' }; // a test key's items are the twin's
   const token = input.token ?? generateToken(mode);
-  if (!API_KEY_PATTERN.test(token) || !token.startsWith(`es_${mode}_`)) throw new Error(`not an ${mode} API key: es_${mode}_ + 32 base62`);
+  if (!API_KEY_PATTERN.test(token) || !token.startsWith(`es_${mode}_`))
+    throw new Error(`not an ${mode} API key: es_${mode}_ + 32 base62`);
   const item: ApiKeyItem = {
     object: 'api_key',
     id: newId(),
@@ -143,7 +171,11 @@ export async function listApiKeys(caller: Caller, page: PageRequest) {
 /** PATCH /api-keys/{id}: renames the key (nothing else of it changes). */
 export async function renameApiKey(caller: Caller, apiKeyId: string, name: string): Promise<ApiKeyRecord> {
   const item = await updateItem<ApiKeyItem>(
-    update(keys.apiKey(caller.projectId, apiKeyId), { set: { name }, condition: { expression: 'attribute_exists(PK)' } }, () => notFound('API key', 'api_key_id')),
+    update(
+      keys.apiKey(caller.projectId, apiKeyId),
+      { set: { name }, condition: { expression: 'attribute_exists(PK)' } },
+      () => notFound('API key', 'api_key_id'),
+    ),
   );
   return (await withLastUse([item]))[0];
 }
@@ -159,16 +191,23 @@ const LAST_USED_EVERY_MS = 60 * 60 * 1000;
  */
 async function markUsed(hash: string, now = clockNow()): Promise<void> {
   const at = new Date(now).toISOString();
-  const due = { expression: 'attribute_exists(PK) AND (attribute_not_exists(last_used_at) OR last_used_at < :due)', values: { ':due': new Date(now - LAST_USED_EVERY_MS).toISOString() } };
+  const due = {
+    expression: 'attribute_exists(PK) AND (attribute_not_exists(last_used_at) OR last_used_at < :due)',
+    values: { ':due': new Date(now - LAST_USED_EVERY_MS).toISOString() },
+  };
   try {
-    await updateItem(update(keys.apiKeyHash(hash), { set: { last_used_at: at }, condition: due }, { tag: 'used already' }));
+    await updateItem(
+      update(keys.apiKeyHash(hash), { set: { last_used_at: at }, condition: due }, { tag: 'used already' }),
+    );
   } catch (error) {
     if (!isConditionFailed(error, 'used already')) throw error; // another request wrote it, or the key was revoked
   }
 }
 
 /** `authenticate`, with the `last_used_at` write it calls for (undefined when none is due). */
-export async function authenticateKey(token: string): Promise<{ caller: Caller | undefined; alongside?: Promise<void> }> {
+export async function authenticateKey(
+  token: string,
+): Promise<{ caller: Caller | undefined; alongside?: Promise<void> }> {
   if (ACCESS_TOKEN_PATTERN.test(token) || !API_KEY_PATTERN.test(token)) return { caller: await authenticate(token) };
   const hash = hashToken(token);
   const item = await getItem<ApiKeyHashItem & Record<string, unknown>>(keys.apiKeyHash(hash));

@@ -10,4 +10,7 @@ import { buildHandler, type ApiRequest, type Reply } from '../platform/http/pipe
 
 export { accepted, created, listOk, MAX_BODY_BYTES, ok, type ApiRequest, type Reply } from '../platform/http/pipeline';
 
-export const api = <O extends Operation & { auth: 'api_key' }>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>) => buildHandler(operation, handle, authenticateCounted, recordRequest);
+export const api = <O extends Operation & { auth: 'api_key' }>(
+  operation: O,
+  handle: (request: ApiRequest<O>) => Promise<Reply>,
+) => buildHandler(operation, handle, authenticateCounted, recordRequest);

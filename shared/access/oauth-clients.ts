@@ -30,7 +30,10 @@ const toRecord = (item: Record<string, unknown>): OAuthClientRecord => ({
 
 const missing = () => notFound('OAuth client', 'oauth_client_id');
 
-export async function createClient(caller: Caller, input: { name: string; redirect_uris: string[] }): Promise<OAuthClientRecord> {
+export async function createClient(
+  caller: Caller,
+  input: { name: string; redirect_uris: string[] },
+): Promise<OAuthClientRecord> {
   const record: OAuthClientRecord = {
     object: 'oauth_client',
     id: newId(),
@@ -39,10 +42,24 @@ export async function createClient(caller: Caller, input: { name: string; redire
     redirect_uris: [...new Set(input.redirect_uris)],
     created_at: nowIso(),
   };
-  const lookup: ClientLookup = { project_id: caller.projectId, oauth_client_id: record.id, client_id: record.client_id, redirect_uris: record.redirect_uris, name: record.name };
+  const lookup: ClientLookup = {
+    project_id: caller.projectId,
+    oauth_client_id: record.id,
+    client_id: record.client_id,
+    redirect_uris: record.redirect_uris,
+    name: record.name,
+  };
   await transact([
-    put({ ...keys.oauthClient(caller.projectId, record.id), type: 'oauth_client', project_id: caller.projectId, ...record }),
-    put({ ...keys.oauthClientId(record.client_id), type: 'oauth_client_id', ...lookup }, { ifAbsent: () => new Error('client_id collision') }),
+    put({
+      ...keys.oauthClient(caller.projectId, record.id),
+      type: 'oauth_client',
+      project_id: caller.projectId,
+      ...record,
+    }),
+    put(
+      { ...keys.oauthClientId(record.client_id), type: 'oauth_client_id', ...lookup },
+      { ifAbsent: () => new Error('client_id collision') },
+    ),
   ]);
   return record;
 }

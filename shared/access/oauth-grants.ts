@@ -15,10 +15,29 @@
 import { hashToken } from './api-key-token';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, put, queryPage, transact, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  put,
+  queryPage,
+  transact,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { conflict, notFound } from '../platform/errors';
 import { nowIso } from '../platform/ids';
-import { ACCESS_TOKEN_PATTERN, ACCESS_TOKEN_TTL_SECONDS, epochSeconds, isoFromEpoch, newAccessToken, newRefreshToken, REFRESH_TOKEN_PATTERN, REFRESH_TOKEN_TTL_SECONDS } from './oauth-tokens';
+import {
+  ACCESS_TOKEN_PATTERN,
+  ACCESS_TOKEN_TTL_SECONDS,
+  epochSeconds,
+  isoFromEpoch,
+  newAccessToken,
+  newRefreshToken,
+  REFRESH_TOKEN_PATTERN,
+  REFRESH_TOKEN_TTL_SECONDS,
+} from './oauth-tokens';
 import { REVOKED_FROM_API, type OAuthGrantRecord, type OAuthScope, type RevokedGrantRecord } from './model';
 import type { ClientLookup } from './model';
 
@@ -88,11 +107,34 @@ export const tokenResponse = (pair: TokenPair, scope: OAuthScope) => ({
 });
 
 /** The puts of a grant's token items; `accessScope` may be narrower than the grant's scope. */
-export function tokenWrites(grant: Pick<GrantItem, 'project_id' | 'id' | 'client_id' | 'scope' | 'livemode'>, pair: TokenPair, accessScope: OAuthScope): WriteAction[] {
-  const common = { project_id: grant.project_id, grant_id: grant.id, client_id: grant.client_id, livemode: grant.livemode, access_hash: pair.access_hash, refresh_hash: pair.refresh_hash };
+export function tokenWrites(
+  grant: Pick<GrantItem, 'project_id' | 'id' | 'client_id' | 'scope' | 'livemode'>,
+  pair: TokenPair,
+  accessScope: OAuthScope,
+): WriteAction[] {
+  const common = {
+    project_id: grant.project_id,
+    grant_id: grant.id,
+    client_id: grant.client_id,
+    livemode: grant.livemode,
+    access_hash: pair.access_hash,
+    refresh_hash: pair.refresh_hash,
+  };
   return [
-    put({ ...keys.oauthAccessToken(pair.access_hash), type: 'oauth_access_token', ...common, permission: accessScope, expires_at: pair.access_expires_at }),
-    put({ ...keys.oauthRefreshToken(pair.refresh_hash), type: 'oauth_refresh_token', ...common, scope: grant.scope, expires_at: pair.refresh_expires_at }),
+    put({
+      ...keys.oauthAccessToken(pair.access_hash),
+      type: 'oauth_access_token',
+      ...common,
+      permission: accessScope,
+      expires_at: pair.access_expires_at,
+    }),
+    put({
+      ...keys.oauthRefreshToken(pair.refresh_hash),
+      type: 'oauth_refresh_token',
+      ...common,
+      scope: grant.scope,
+      expires_at: pair.refresh_expires_at,
+    }),
   ];
 }
 
@@ -100,14 +142,21 @@ export function tokenWrites(grant: Pick<GrantItem, 'project_id' | 'id' | 'client
 function grantRemoval(projectId: string, grantId: string, hashes: TokenHashes, guard = true): WriteAction[] {
   const grantKey = keys.oauthGrant(projectId, grantId);
   return [
-    guard ? del(grantKey, { ifUnchanged: { expected: { refresh_hash: hashes.refresh_hash }, onChanged: { tag: 'grant changed' } } }) : del(grantKey),
+    guard
+      ? del(grantKey, {
+          ifUnchanged: { expected: { refresh_hash: hashes.refresh_hash }, onChanged: { tag: 'grant changed' } },
+        })
+      : del(grantKey),
     del(keys.oauthAccessToken(hashes.access_hash)),
     del(keys.oauthRefreshToken(hashes.refresh_hash)),
   ];
 }
 
 /** Reads, then revokes under the guard; reads again when a refresh got in between (a few times at most). */
-async function revokeWithRetry<T extends TokenHashes>(read: () => Promise<T | undefined>, target: (item: T) => { projectId: string; grantId: string }): Promise<T | undefined> {
+async function revokeWithRetry<T extends TokenHashes>(
+  read: () => Promise<T | undefined>,
+  target: (item: T) => { projectId: string; grantId: string },
+): Promise<T | undefined> {
   for (let attempt = 1; ; attempt++) {
     const item = await read();
     if (!item) return undefined;
@@ -117,7 +166,8 @@ async function revokeWithRetry<T extends TokenHashes>(read: () => Promise<T | un
       return item;
     } catch (error) {
       if (!isConditionFailed(error, 'grant changed')) throw error;
-      if (attempt === 3) throw conflict('grant_changed', 'The grant kept changing while it was being revoked; try again');
+      if (attempt === 3)
+        throw conflict('grant_changed', 'The grant kept changing while it was being revoked; try again');
     }
   }
 }
@@ -147,16 +197,22 @@ async function clientNames(projectId: string, clientIds: string[]): Promise<Map<
   if (clientIds.length === 0) return names;
   const lookups = await batchGet<ClientLookup>([...new Set(clientIds)].map((clientId) => keys.oauthClientId(clientId)));
   const unnamed = lookups.filter((lookup) => lookup.project_id === projectId && lookup.name === undefined);
-  for (const lookup of lookups) if (lookup.project_id === projectId && lookup.name !== undefined) names.set(lookup.client_id, lookup.name);
+  for (const lookup of lookups)
+    if (lookup.project_id === projectId && lookup.name !== undefined) names.set(lookup.client_id, lookup.name);
   if (unnamed.length > 0) {
-    for (const client of await batchGet(unnamed.map((lookup) => keys.oauthClient(projectId, lookup.oauth_client_id)))) names.set(client.client_id, client.name);
+    for (const client of await batchGet(unnamed.map((lookup) => keys.oauthClient(projectId, lookup.oauth_client_id))))
+      names.set(client.client_id, client.name);
   }
   return names;
 }
 
 /** Grants whose refresh token expired are left out (the TTL deletes them up to days later). */
 export async function listGrants(caller: Caller, page: PageRequest) {
-  const live = { expression: '#expires > :now', names: { '#expires': 'expires_at' }, values: { ':now': epochSeconds() } };
+  const live = {
+    expression: '#expires > :now',
+    names: { '#expires': 'expires_at' },
+    values: { ':now': epochSeconds() },
+  };
   const { items, hasMore } = await queryPage<GrantItem>(keys.oauthGrants(caller.projectId), page, live);
   const names = await clientNames(
     caller.projectId,
@@ -193,7 +249,11 @@ export async function revokeGrant(caller: Caller, grantId: string): Promise<Revo
  * the token endpoint does.
  */
 export async function revokeToken(token: string, clientId: string): Promise<void> {
-  const key = ACCESS_TOKEN_PATTERN.test(token) ? keys.oauthAccessToken(hashToken(token)) : REFRESH_TOKEN_PATTERN.test(token) ? keys.oauthRefreshToken(hashToken(token)) : undefined;
+  const key = ACCESS_TOKEN_PATTERN.test(token)
+    ? keys.oauthAccessToken(hashToken(token))
+    : REFRESH_TOKEN_PATTERN.test(token)
+      ? keys.oauthRefreshToken(hashToken(token))
+      : undefined;
   if (!key) return;
   const item = await getItem<TokenItem>(key);
   if (item?.client_id !== clientId) return;
@@ -211,7 +271,11 @@ const GRANTS_PER_TRANSACTION = 33;
  * tokens already fail (no client) and whose access tokens expire within the hour.
  */
 export async function revokeGrantsOfClient(projectId: string, clientId: string): Promise<void> {
-  const ofClient = { expression: '#client = :client', names: { '#client': 'client_id' }, values: { ':client': clientId } };
+  const ofClient = {
+    expression: '#client = :client',
+    names: { '#client': 'client_id' },
+    values: { ':client': clientId },
+  };
   const grants: GrantItem[] = [];
   let after: string | undefined;
   do {

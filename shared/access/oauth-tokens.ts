@@ -31,7 +31,8 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 export const DEFAULT_SCOPE: OAuthScope = 'sending_access';
 
 /** Whether a grant of `granted` covers `requested`: full_access covers sending_access, not the reverse. */
-export const scopeCovers = (granted: OAuthScope, requested: OAuthScope): boolean => granted === requested || (granted === 'full_access' && requested === 'sending_access');
+export const scopeCovers = (granted: OAuthScope, requested: OAuthScope): boolean =>
+  granted === requested || (granted === 'full_access' && requested === 'sending_access');
 
 /** RFC 7636 §4.2: an S256 challenge is base64url (no padding); 43-128 characters as the issue allows. */
 export const CODE_CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43,128}$/;
@@ -39,7 +40,8 @@ export const CODE_CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43,128}$/;
 export const CODE_VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /** The S256 challenge of a verifier: base64url(SHA-256(ASCII(verifier))), unpadded. */
-export const s256Challenge = (verifier: string): string => createHash('sha256').update(verifier, 'ascii').digest('base64url');
+export const s256Challenge = (verifier: string): string =>
+  createHash('sha256').update(verifier, 'ascii').digest('base64url');
 
 /** PKCE check of the token request (RFC 7636 §4.6), in constant time. */
 export function pkceMatches(verifier: string, challenge: string): boolean {

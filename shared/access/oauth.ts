@@ -22,13 +22,39 @@
 import { hashToken } from './api-key-token';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, checkExists, del, isConditionFailed, put, putItem, transact, update, type Item } from '../platform/db/table';
+import {
+  batchGet,
+  checkExists,
+  del,
+  isConditionFailed,
+  put,
+  putItem,
+  transact,
+  update,
+  type Item,
+} from '../platform/db/table';
 import { oauthError, unprocessable } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { findClient } from './oauth-clients';
 import type { ClientLookup } from './model';
-import { newTokenPair, revokeGrantById, tokenResponse, tokenWrites, type GrantItem, type TokenItem } from './oauth-grants';
-import { CLIENT_ID_PATTERN, CODE_TTL_SECONDS, DEFAULT_SCOPE, epochSeconds, isoFromEpoch, newCode, pkceMatches, scopeCovers } from './oauth-tokens';
+import {
+  newTokenPair,
+  revokeGrantById,
+  tokenResponse,
+  tokenWrites,
+  type GrantItem,
+  type TokenItem,
+} from './oauth-grants';
+import {
+  CLIENT_ID_PATTERN,
+  CODE_TTL_SECONDS,
+  DEFAULT_SCOPE,
+  epochSeconds,
+  isoFromEpoch,
+  newCode,
+  pkceMatches,
+  scopeCovers,
+} from './oauth-tokens';
 import type { OAuthScope } from './model';
 import { redirectUriMatches } from './redirect-uri';
 
@@ -54,10 +80,14 @@ export interface AuthorizeInput {
 export async function authorize(caller: Caller, input: AuthorizeInput) {
   const client = CLIENT_ID_PATTERN.test(input.client_id) ? await findClient(input.client_id) : undefined;
   if (!client || client.project_id !== caller.projectId) {
-    throw unprocessable([{ code: 'unknown_client', message: 'No OAuth client with this client_id in this project', path: 'client_id' }]);
+    throw unprocessable([
+      { code: 'unknown_client', message: 'No OAuth client with this client_id in this project', path: 'client_id' },
+    ]);
   }
   if (!client.redirect_uris.some((registered) => redirectUriMatches(registered, input.redirect_uri))) {
-    throw unprocessable([{ code: 'redirect_uri_mismatch', message: 'redirect_uri is not one the client registered', path: 'redirect_uri' }]);
+    throw unprocessable([
+      { code: 'redirect_uri_mismatch', message: 'redirect_uri is not one the client registered', path: 'redirect_uri' },
+    ]);
   }
   const code = newCode();
   const scope = input.scope ?? DEFAULT_SCOPE;
@@ -70,7 +100,12 @@ export async function authorize(caller: Caller, input: AuthorizeInput) {
     livemode: caller.livemode,
     expires_at: epochSeconds() + CODE_TTL_SECONDS,
   };
-  await putItem(put({ ...keys.oauthCode(hashToken(code)), type: 'oauth_code', ...item }, { ifAbsent: () => new Error('authorization code collision') }));
+  await putItem(
+    put(
+      { ...keys.oauthCode(hashToken(code)), type: 'oauth_code', ...item },
+      { ifAbsent: () => new Error('authorization code collision') },
+    ),
+  );
   return {
     object: 'authorization_code' as const,
     code,
@@ -109,9 +144,12 @@ export async function exchangeCode(input: CodeExchange) {
   if (!client) throw unknownClient();
   const used = () => oauthError('invalid_grant', 'The authorization code is invalid, expired or already used');
   if (!code || code.expires_at <= epochSeconds()) throw used();
-  if (code.client_id !== input.client_id) throw oauthError('invalid_grant', 'The authorization code was issued to another client');
-  if (code.redirect_uri !== input.redirect_uri) throw oauthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
-  if (!pkceMatches(input.code_verifier, code.code_challenge)) throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  if (code.client_id !== input.client_id)
+    throw oauthError('invalid_grant', 'The authorization code was issued to another client');
+  if (code.redirect_uri !== input.redirect_uri)
+    throw oauthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
+  if (!pkceMatches(input.code_verifier, code.code_challenge))
+    throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
 
   const pair = newTokenPair();
   const grant: GrantItem = {
@@ -147,19 +185,33 @@ export async function refreshGrant(input: RefreshInput) {
   if (!client) throw unknownClient();
   const invalid = () => oauthError('invalid_grant', 'The refresh token is invalid, expired, revoked or already used');
   if (!item || !item.scope || item.expires_at <= epochSeconds()) throw invalid();
-  if (item.client_id !== input.client_id) throw oauthError('invalid_grant', 'The refresh token was issued to another client');
+  if (item.client_id !== input.client_id)
+    throw oauthError('invalid_grant', 'The refresh token was issued to another client');
   if (item.rotated_at) throw await reused(item);
   const accessScope = input.scope ?? item.scope;
-  if (!scopeCovers(item.scope, accessScope)) throw oauthError('invalid_scope', `The grant has ${item.scope}; a refresh cannot widen it`);
+  if (!scopeCovers(item.scope, accessScope))
+    throw oauthError('invalid_scope', `The grant has ${item.scope}; a refresh cannot widen it`);
 
   const pair = newTokenPair();
-  const grant = { project_id: item.project_id, id: item.grant_id, client_id: item.client_id, scope: item.scope, livemode: item.livemode };
+  const grant = {
+    project_id: item.project_id,
+    id: item.grant_id,
+    client_id: item.client_id,
+    scope: item.scope,
+    livemode: item.livemode,
+  };
   try {
     await transact([
       // a refresh token works once: the item stays, marked, to recognise a replay
       update(
         refreshKey,
-        { set: { rotated_at: nowIso() }, condition: { expression: 'attribute_exists(PK) AND attribute_not_exists(#rotated)', names: { '#rotated': 'rotated_at' } } },
+        {
+          set: { rotated_at: nowIso() },
+          condition: {
+            expression: 'attribute_exists(PK) AND attribute_not_exists(#rotated)',
+            names: { '#rotated': 'rotated_at' },
+          },
+        },
         { tag: ROTATED, withItem: true },
       ),
       del(keys.oauthAccessToken(item.access_hash)),
@@ -167,7 +219,11 @@ export async function refreshGrant(input: RefreshInput) {
         keys.oauthGrant(grant.project_id, grant.id),
         {
           set: { access_hash: pair.access_hash, refresh_hash: pair.refresh_hash, expires_at: pair.refresh_expires_at },
-          condition: { expression: '#refresh = :refresh', names: { '#refresh': 'refresh_hash' }, values: { ':refresh': item.refresh_hash } },
+          condition: {
+            expression: '#refresh = :refresh',
+            names: { '#refresh': 'refresh_hash' },
+            values: { ':refresh': item.refresh_hash },
+          },
         },
         invalid, // revoked (or refreshed) meanwhile
       ),

@@ -53,7 +53,11 @@ export async function countRequest(projectId: string, limit: number, now = clock
         {
           add: { count: 1 },
           set: { expires_at: second + WINDOW_TTL_SECONDS },
-          condition: { expression: 'attribute_not_exists(#count) OR #count < :limit', names: { '#count': 'count' }, values: { ':limit': limit } },
+          condition: {
+            expression: 'attribute_not_exists(#count) OR #count < :limit',
+            names: { '#count': 'count' },
+            values: { ':limit': limit },
+          },
         },
         full,
       ),
@@ -75,14 +79,18 @@ export const rateLimitHeaders = (count: RateCount): Record<string, string> => ({
 /** What a 429 says the limit is: the setting to change, whoever reads it (a developer locally, an operator on AWS). */
 const LIMIT_SETTING: Record<RateLimitSource, string> = {
   project: "the project's own limit, set by an operator with `npm run project -- limits --rate`",
-  API_RATE_LIMIT_PER_SECOND: "API_RATE_LIMIT_PER_SECOND, the deployment's default for projects without a limit of their own",
+  API_RATE_LIMIT_PER_SECOND:
+    "API_RATE_LIMIT_PER_SECOND, the deployment's default for projects without a limit of their own",
   'built-in': 'the built-in default, as API_RATE_LIMIT_PER_SECOND is not set',
 };
 
 export const rateLimited = (count: RateCount): ApiError => {
   const setting = count.source ? ` (${LIMIT_SETTING[count.source]})` : '';
   const message = `Too many requests: this project may make ${count.limit} requests a second${setting}; retry after ${count.resetSeconds} s`;
-  return new ApiError(429, 'application_error', message, [{ code: 'rate_limit_exceeded', message, path: '' }], { ...rateLimitHeaders(count), 'retry-after': String(count.resetSeconds) });
+  return new ApiError(429, 'application_error', message, [{ code: 'rate_limit_exceeded', message, path: '' }], {
+    ...rateLimitHeaders(count),
+    'retry-after': String(count.resetSeconds),
+  });
 };
 
 /** Key hash -> project, for the keys this function has looked up (a key never changes project). */

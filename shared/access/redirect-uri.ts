@@ -38,13 +38,15 @@ function parse(uri: string): URL | undefined {
 /** Why `uri` cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters`;
-  if (!onlyUriCharacters(uri)) return 'must contain only URI characters (RFC 3986): no spaces, control or non-ASCII characters, and % only in percent-encodings';
+  if (!onlyUriCharacters(uri))
+    return 'must contain only URI characters (RFC 3986): no spaces, control or non-ASCII characters, and % only in percent-encodings';
   const url = parse(uri);
   if (!url) return 'must be an absolute URI';
   if (uri.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain user information';
   const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
-  if (!allowed || !/^https?:\/\//.test(uri)) return 'must be https, or http on a loopback host (127.0.0.1, [::1] or localhost)';
+  if (!allowed || !/^https?:\/\//.test(uri))
+    return 'must be https, or http on a loopback host (127.0.0.1, [::1] or localhost)';
   if (url.port === '0' || loopbackParts(uri)?.port === 0) return 'must not name port 0';
   return undefined;
 }
@@ -53,7 +55,10 @@ export function redirectUriProblem(uri: string): string | undefined {
 function loopbackParts(uri: string): { withoutPort: string; port?: number } | undefined {
   const match = LOOPBACK_AUTHORITY.exec(uri);
   if (!match) return undefined;
-  return { withoutPort: match[1] + uri.slice(match[0].length), port: match[2] === undefined ? undefined : Number(match[2]) };
+  return {
+    withoutPort: match[1] + uri.slice(match[0].length),
+    port: match[2] === undefined ? undefined : Number(match[2]),
+  };
 }
 
 /**

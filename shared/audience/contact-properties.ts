@@ -30,7 +30,15 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { getItem, isConditionFailed, putItem, type Item, type Page, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  getItem,
+  isConditionFailed,
+  putItem,
+  type Item,
+  type Page,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { pageOf } from '../platform/list-page';
@@ -87,16 +95,30 @@ export async function readPropertySchema(projectId: string): Promise<PropertySch
 }
 
 /** Reads the schema, changes it, and puts it back if nobody changed it meanwhile (five tries). */
-async function changeSchema<T>(projectId: string, step: (schema: PropertySchema) => { schema: PropertySchema; result: T }): Promise<T> {
+async function changeSchema<T>(
+  projectId: string,
+  step: (schema: PropertySchema) => { schema: PropertySchema; result: T },
+): Promise<T> {
   for (let attempt = 0; attempt < 5; attempt++) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     const current = await readSchemaItem(projectId);
     const { schema, result } = step({ ...(current?.properties ?? {}) });
-    const item: SchemaItem = { ...keys.contactProperties(projectId), type: 'contact_properties', project_id: projectId, properties: schema, version: (current?.version ?? 0) + 1 };
+    const item: SchemaItem = {
+      ...keys.contactProperties(projectId),
+      type: 'contact_properties',
+      project_id: projectId,
+      properties: schema,
+      version: (current?.version ?? 0) + 1,
+    };
     const write: WriteAction = {
       kind: 'Put',
       params: current
-        ? { Item: item, ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': current.version } }
+        ? {
+            Item: item,
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':version': current.version },
+          }
         : { Item: item, ConditionExpression: 'attribute_not_exists(PK)' },
       onConditionFailed: changed,
     };
@@ -110,13 +132,24 @@ async function changeSchema<T>(projectId: string, step: (schema: PropertySchema)
   throw conflict('concurrent_update', 'The contact properties kept changing during the request; try again');
 }
 
-const findById = (schema: PropertySchema, propertyId: string): [string, PropertyDefinition] | undefined => Object.entries(schema).find(([, p]) => p.id === propertyId);
+const findById = (schema: PropertySchema, propertyId: string): [string, PropertyDefinition] | undefined =>
+  Object.entries(schema).find(([, p]) => p.id === propertyId);
 
-export async function createContactProperty(caller: Caller, input: CreateContactPropertyInput): Promise<ContactPropertyRecord> {
+export async function createContactProperty(
+  caller: Caller,
+  input: CreateContactPropertyInput,
+): Promise<ContactPropertyRecord> {
   return changeSchema(caller.projectId, (schema) => {
-    if (schema[input.key]) throw conflict('contact_property_exists', `A contact property with the key ${input.key} already exists`, 'key');
-    if (Object.keys(schema).length >= MAX_PROPERTIES) throw conflict('too_many_properties', `A project has at most ${MAX_PROPERTIES} contact properties`, 'key');
-    const definition: PropertyDefinition = { id: newId(), type: input.type, fallback_value: input.fallback_value ?? null, created_at: nowIso() };
+    if (schema[input.key])
+      throw conflict('contact_property_exists', `A contact property with the key ${input.key} already exists`, 'key');
+    if (Object.keys(schema).length >= MAX_PROPERTIES)
+      throw conflict('too_many_properties', `A project has at most ${MAX_PROPERTIES} contact properties`, 'key');
+    const definition: PropertyDefinition = {
+      id: newId(),
+      type: input.type,
+      fallback_value: input.fallback_value ?? null,
+      created_at: nowIso(),
+    };
     return { schema: { ...schema, [input.key]: definition }, result: toRecord(input.key, definition) };
   });
 }
@@ -137,14 +170,20 @@ export async function listContactProperties(caller: Caller, page: PageRequest): 
 }
 
 /** Only the fallback changes (`key` and `type` are fixed); it must be of the property's type. */
-export async function updateContactProperty(caller: Caller, propertyId: string, input: UpdateContactPropertyInput): Promise<ContactPropertyRecord> {
+export async function updateContactProperty(
+  caller: Caller,
+  propertyId: string,
+  input: UpdateContactPropertyInput,
+): Promise<ContactPropertyRecord> {
   return changeSchema(caller.projectId, (schema) => {
     const found = findById(schema, propertyId);
     if (!found) throw missing();
     const [key, current] = found;
     const fallback = input.fallback_value === undefined ? current.fallback_value : input.fallback_value;
     if (fallback !== null && typeof fallback !== current.type) {
-      throw unprocessable([{ code: 'invalid_type', message: `must be a ${current.type}, the type of ${key}`, path: 'fallback_value' }]);
+      throw unprocessable([
+        { code: 'invalid_type', message: `must be a ${current.type}, the type of ${key}`, path: 'fallback_value' },
+      ]);
     }
     const definition = { ...current, fallback_value: fallback };
     return { schema: { ...schema, [key]: definition }, result: toRecord(key, definition) };
@@ -171,8 +210,18 @@ export function checkPropertyValues(schema: PropertySchema, values: Record<strin
   const errors: ErrorDetail[] = [];
   for (const [key, value] of Object.entries(values)) {
     const definition = schema[key];
-    if (!definition) errors.push({ code: 'unknown_property', message: 'no contact property with this key in this project (POST /contact-properties defines one)', path: `properties.${key}` });
-    else if (value !== null && typeof value !== definition.type) errors.push({ code: 'invalid_type', message: `must be a ${definition.type} (or null)`, path: `properties.${key}` });
+    if (!definition)
+      errors.push({
+        code: 'unknown_property',
+        message: 'no contact property with this key in this project (POST /contact-properties defines one)',
+        path: `properties.${key}`,
+      });
+    else if (value !== null && typeof value !== definition.type)
+      errors.push({
+        code: 'invalid_type',
+        message: `must be a ${definition.type} (or null)`,
+        path: `properties.${key}`,
+      });
   }
   if (errors.length) throw unprocessable(errors);
 }
@@ -181,19 +230,26 @@ export function checkPropertyValues(schema: PropertySchema, values: Record<strin
 export function propertyVariables(schema: PropertySchema, values: Record<string, PropertyValue> | undefined): Values {
   const variables: Values = { ...values };
   for (const [key, definition] of Object.entries(schema)) {
-    if ((variables[key] === undefined || variables[key] === null) && definition.fallback_value !== null) variables[key] = definition.fallback_value;
+    if ((variables[key] === undefined || variables[key] === null) && definition.fallback_value !== null)
+      variables[key] = definition.fallback_value;
   }
   return variables;
 }
 
-export type TypedProperties = Record<string, { type: 'string' | 'number' | 'boolean'; value: string | number | boolean }>;
+export type TypedProperties = Record<
+  string,
+  { type: 'string' | 'number' | 'boolean'; value: string | number | boolean }
+>;
 
 /**
  * A contact's `properties` as reads show them: plain (`{key: value}`, what writes take) or Resend's
  * `{key: {type, value}}`, the type taken from the stored value (so no schema read; values written
  * under the schema have its type). A null is "no value": Resend's form leaves the key out.
  */
-export function formatProperties(values: Record<string, PropertyValue>, format: PropertiesFormat): Record<string, PropertyValue> | TypedProperties {
+export function formatProperties(
+  values: Record<string, PropertyValue>,
+  format: PropertiesFormat,
+): Record<string, PropertyValue> | TypedProperties {
   if (format === 'plain') return values;
   const typed: TypedProperties = {};
   for (const [key, value] of Object.entries(values)) {
@@ -204,4 +260,7 @@ export function formatProperties(values: Record<string, PropertyValue>, format: 
 }
 
 /** A contact as a read answers it: `properties` in the asked format, Resend's by default. */
-export const contactInFormat = (contact: Contact, format: PropertiesFormat = 'resend') => ({ ...contact, properties: formatProperties(contact.properties, format) });
+export const contactInFormat = (contact: Contact, format: PropertiesFormat = 'resend') => ({
+  ...contact,
+  properties: formatProperties(contact.properties, format),
+});

@@ -119,8 +119,10 @@ export const toContact = (item: ContactItem): Contact => ({
 });
 
 const missing = () => notFound('Contact', 'contact_id');
-const emailTaken = (email: string) => conflict('contact_exists', `A contact with the address ${email} already exists`, 'email');
-const unknownReference = (what: 'segment' | 'topic', path: string) => unprocessable([{ code: `unknown_${what}`, message: `no ${what} with this id in this project`, path }]);
+const emailTaken = (email: string) =>
+  conflict('contact_exists', `A contact with the address ${email} already exists`, 'email');
+const unknownReference = (what: 'segment' | 'topic', path: string) =>
+  unprocessable([{ code: `unknown_${what}`, message: `no ${what} with this id in this project`, path }]);
 /** The failed condition of a contact's write: it was deleted, or its segments or address changed, between our read and our write. */
 const changed = { tag: 'contact changed' };
 
@@ -222,13 +224,22 @@ export function contactUpdate(projectId: string, contactId: string, change: Cont
 }
 
 /** A write with property values to check against the project's schema (shared/audience/contact-properties.ts). */
-const hasProperties = (properties: Record<string, PropertyValue> | undefined): properties is Record<string, PropertyValue> => properties !== undefined && Object.keys(properties).length > 0;
+const hasProperties = (
+  properties: Record<string, PropertyValue> | undefined,
+): properties is Record<string, PropertyValue> => properties !== undefined && Object.keys(properties).length > 0;
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** `contact.topics.updated`: the contact, and the subscriptions the request set (Resend lists only those). */
-export const topicsUpdatedEvent = (caller: Pick<Caller, 'projectId' | 'livemode'>, contact: Contact, set: TopicSubscription[]): WriteAction =>
-  eventWrite(caller, 'contact.topics.updated', { ...contact, updated_topics: set.map(({ id, subscription }) => ({ id, subscription })) });
+export const topicsUpdatedEvent = (
+  caller: Pick<Caller, 'projectId' | 'livemode'>,
+  contact: Contact,
+  set: TopicSubscription[],
+): WriteAction =>
+  eventWrite(caller, 'contact.topics.updated', {
+    ...contact,
+    updated_topics: set.map(({ id, subscription }) => ({ id, subscription })),
+  });
 
 export async function createContact(caller: Caller, input: CreateContactInput): Promise<Contact> {
   const projectId = caller.projectId;
@@ -254,7 +265,11 @@ export async function createContact(caller: Caller, input: CreateContactInput): 
   const { limit, room } = await contactRoom(projectId);
   if (room < 1) throw contactLimitReached(limit);
   await transact([
-    ...segments.map((ref, i) => checkExists(keys.segment(projectId, segmentRefId(ref)), () => unknownReference('segment', segmentRefPath(i, ref)))),
+    ...segments.map((ref, i) =>
+      checkExists(keys.segment(projectId, segmentRefId(ref)), () =>
+        unknownReference('segment', segmentRefPath(i, ref)),
+      ),
+    ),
     ...topicChecks(projectId, topics, 'topics.'),
     put({ ...keys.contact(projectId, item.id), ...item }),
     put(emailClaim(projectId, item.id, item.email), { ifAbsent: () => emailTaken(item.email) }),
@@ -270,16 +285,26 @@ export async function getContact(caller: Caller, idOrEmail: string): Promise<Con
 }
 
 /** GET /contacts: every contact, or with `segment_id` the segment's members; newest first. */
-export async function listContacts(caller: Caller, page: PageRequest & { segment_id?: string }): Promise<Page<Contact>> {
+export async function listContacts(
+  caller: Caller,
+  page: PageRequest & { segment_id?: string },
+): Promise<Page<Contact>> {
   if (page.segment_id) return listSegmentContacts(caller, page.segment_id, page);
   const { items, hasMore } = await queryPage<ContactItem & Item>(keys.contacts(caller.projectId), page);
   return { items: items.map(toContact), hasMore };
 }
 
 /** A page of the segment's member partition (Query), then its contacts (BatchGet), in member order. */
-export async function listSegmentContacts(caller: Caller, segmentId: string, page: PageRequest): Promise<Page<Contact>> {
+export async function listSegmentContacts(
+  caller: Caller,
+  segmentId: string,
+  page: PageRequest,
+): Promise<Page<Contact>> {
   const projectId = caller.projectId;
-  const [segment, members] = await Promise.all([getItem(keys.segment(projectId, segmentId)), queryPage(keys.segmentMembers(projectId, segmentId), page)]);
+  const [segment, members] = await Promise.all([
+    getItem(keys.segment(projectId, segmentId)),
+    queryPage(keys.segmentMembers(projectId, segmentId), page),
+  ]);
   if (!segment) throw notFound('Segment', 'segment_id');
   const found = await batchGet<ContactItem & Item>(members.items.map((m) => keys.contact(projectId, m.contact_id)));
   const byId = new Map(found.map((c) => [c.id, c]));
@@ -300,7 +325,10 @@ export async function updateContact(caller: Caller, idOrEmail: string, input: Up
   const projectId = caller.projectId;
   return retrying(async () => {
     // the property schema in the same read round trip as the contact, when there are values to check
-    const [current, schema] = await Promise.all([readContact(projectId, idOrEmail), hasProperties(input.properties) ? readPropertySchema(projectId) : undefined]);
+    const [current, schema] = await Promise.all([
+      readContact(projectId, idOrEmail),
+      hasProperties(input.properties) ? readPropertySchema(projectId) : undefined,
+    ]);
     if (schema) checkPropertyValues(schema, input.properties);
     const now = nowIso();
     const change: ContactChange = { set: { email: input.email, updated_at: now }, expect: { email: current.email } };
@@ -309,7 +337,9 @@ export async function updateContact(caller: Caller, idOrEmail: string, input: Up
 
     if (!sameAddress(input.email, current.email)) {
       actions.push(
-        del(keys.contactEmail(projectId, current.email), { ifUnchanged: { expected: { contact_id: current.id }, onChanged: changed } }),
+        del(keys.contactEmail(projectId, current.email), {
+          ifUnchanged: { expected: { contact_id: current.id }, onChanged: changed },
+        }),
         put(emailClaim(projectId, current.id, input.email), { ifAbsent: () => emailTaken(input.email) }),
       );
     }
@@ -321,7 +351,13 @@ export async function updateContact(caller: Caller, idOrEmail: string, input: Up
     if (input.properties) {
       next.properties = { ...current.properties, ...input.properties };
       if (Object.keys(next.properties).length > MAX_PROPERTIES) {
-        throw unprocessable([{ code: 'too_big', message: `a contact has at most ${MAX_PROPERTIES} properties (${Object.keys(next.properties).length} with these)`, path: 'properties' }]);
+        throw unprocessable([
+          {
+            code: 'too_big',
+            message: `a contact has at most ${MAX_PROPERTIES} properties (${Object.keys(next.properties).length} with these)`,
+            path: 'properties',
+          },
+        ]);
       }
       change.properties = input.properties;
     }
@@ -391,7 +427,11 @@ export async function addContactToSegment(caller: Caller, idOrEmail: string, seg
     const current = await readContact(projectId, idOrEmail);
     const already = current.segment_ids.includes(segmentId);
     if (!already && current.segment_ids.length >= MAX_SEGMENTS_PER_CONTACT) {
-      throw conflict('too_many_segments', `A contact can be in at most ${MAX_SEGMENTS_PER_CONTACT} segments`, 'segment_id');
+      throw conflict(
+        'too_many_segments',
+        `A contact can be in at most ${MAX_SEGMENTS_PER_CONTACT} segments`,
+        'segment_id',
+      );
     }
     const next = { ...current, segment_ids: [...current.segment_ids, segmentId], updated_at: nowIso() };
     await transact([
@@ -401,7 +441,10 @@ export async function addContactToSegment(caller: Caller, idOrEmail: string, seg
       ...(already
         ? []
         : [
-            contactUpdate(projectId, current.id, { set: { segment_ids: next.segment_ids, updated_at: next.updated_at }, expect: { segment_ids: current.segment_ids } }),
+            contactUpdate(projectId, current.id, {
+              set: { segment_ids: next.segment_ids, updated_at: next.updated_at },
+              expect: { segment_ids: current.segment_ids },
+            }),
             eventWrite(caller, 'contact.updated', toContact(next)),
           ]),
     ]);
@@ -410,14 +453,25 @@ export async function addContactToSegment(caller: Caller, idOrEmail: string, seg
 }
 
 /** Takes the contact out of the segment; 404 when it is not in it. The contact stays. */
-export async function removeContactFromSegment(caller: Caller, idOrEmail: string, segmentId: string): Promise<Membership & { deleted: true }> {
+export async function removeContactFromSegment(
+  caller: Caller,
+  idOrEmail: string,
+  segmentId: string,
+): Promise<Membership & { deleted: true }> {
   const projectId = caller.projectId;
   return retrying(async () => {
     const current = await readContact(projectId, idOrEmail);
     if (!current.segment_ids.includes(segmentId)) throw notFound('Segment membership', 'segment_id');
-    const next = { ...current, segment_ids: current.segment_ids.filter((id) => id !== segmentId), updated_at: nowIso() };
+    const next = {
+      ...current,
+      segment_ids: current.segment_ids.filter((id) => id !== segmentId),
+      updated_at: nowIso(),
+    };
     await transact([
-      contactUpdate(projectId, current.id, { set: { segment_ids: next.segment_ids, updated_at: next.updated_at }, expect: { segment_ids: current.segment_ids } }),
+      contactUpdate(projectId, current.id, {
+        set: { segment_ids: next.segment_ids, updated_at: next.updated_at },
+        expect: { segment_ids: current.segment_ids },
+      }),
       del(keys.segmentMember(projectId, segmentId, current.id)),
       eventWrite(caller, 'contact.updated', toContact(next)),
     ]);
@@ -426,23 +480,45 @@ export async function removeContactFromSegment(caller: Caller, idOrEmail: string
 }
 
 /** The segments the contact is in (one BatchGet of at most MAX_SEGMENTS_PER_CONTACT); ids of deleted segments are dropped. */
-export async function listContactSegments(caller: Caller, idOrEmail: string, page: PageRequest): Promise<Page<SegmentRecord>> {
+export async function listContactSegments(
+  caller: Caller,
+  idOrEmail: string,
+  page: PageRequest,
+): Promise<Page<SegmentRecord>> {
   const current = await readContact(caller.projectId, idOrEmail);
   const segments = await batchGet(current.segment_ids.map((segmentId) => keys.segment(caller.projectId, segmentId)));
   return pageOf(segments.map(toSegmentRecord), page);
 }
 
 /** Every topic of the project (a page of them) with the contact's effective subscription. */
-export async function listContactTopics(caller: Caller, idOrEmail: string, page: PageRequest): Promise<Page<ContactTopic>> {
-  const [current, topics] = await Promise.all([readContact(caller.projectId, idOrEmail), queryPage(keys.topics(caller.projectId), page)]);
+export async function listContactTopics(
+  caller: Caller,
+  idOrEmail: string,
+  page: PageRequest,
+): Promise<Page<ContactTopic>> {
+  const [current, topics] = await Promise.all([
+    readContact(caller.projectId, idOrEmail),
+    queryPage(keys.topics(caller.projectId), page),
+  ]);
   return {
-    items: topics.items.map(toTopic).map((t) => ({ id: t.id, name: t.name, description: t.description, subscription: current.topics?.[t.id] ?? t.default_subscription })),
+    items: topics.items
+      .map(toTopic)
+      .map((t) => ({
+        id: t.id,
+        name: t.name,
+        description: t.description,
+        subscription: current.topics?.[t.id] ?? t.default_subscription,
+      })),
     hasMore: topics.hasMore,
   };
 }
 
 /** Sets the listed subscriptions (topic by topic; the others stay); a ConditionCheck per topic, and `contact.topics.updated`. */
-export async function updateContactTopics(caller: Caller, idOrEmail: string, input: UpdateContactTopicsInput): Promise<Contact> {
+export async function updateContactTopics(
+  caller: Caller,
+  idOrEmail: string,
+  input: UpdateContactTopicsInput,
+): Promise<Contact> {
   const projectId = caller.projectId;
   return retrying(async () => {
     const current = await readContact(projectId, idOrEmail);

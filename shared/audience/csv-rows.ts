@@ -20,7 +20,11 @@ import { parse as parseSync } from 'csv-parse/sync';
  */
 export const MAX_CSV_RECORD_BYTES = 8 * 1024 * 1024;
 
-const OPTIONS = { skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_CSV_RECORD_BYTES } satisfies Options;
+const OPTIONS = {
+  skip_empty_lines: true,
+  relax_column_count: true,
+  max_record_size: MAX_CSV_RECORD_BYTES,
+} satisfies Options;
 
 /** A data row: its cells, and the byte offset in the file just past it (where the next read starts). */
 export interface CsvRow {
@@ -34,9 +38,15 @@ export interface CsvRow {
  * file, may have cut it). Throws csv-parse's error when it is not CSV.
  */
 export function headerOf(text: string): { names: string[]; ended: boolean } {
-  const [first] = parseSync(text, { bom: true, ...OPTIONS, to: 1, info: true }) as unknown as { record: string[]; info: Info }[];
+  const [first] = parseSync(text, { bom: true, ...OPTIONS, to: 1, info: true }) as unknown as {
+    record: string[];
+    info: Info;
+  }[];
   if (!first) return { names: [], ended: false };
-  return { names: first.record.map((name) => name.trim()), ended: first.info.bytes < Buffer.byteLength(text) || /[\r\n]$/.test(text) };
+  return {
+    names: first.record.map((name) => name.trim()),
+    ended: first.info.bytes < Buffer.byteLength(text) || /[\r\n]$/.test(text),
+  };
 }
 
 /** The file is not UTF-8 or not CSV: the message says how (an import's `failure_reason`). */
@@ -48,7 +58,11 @@ export class InvalidCsv extends Error {
 const parser = (options: Options) => new Parser({ ...OPTIONS, ...options, info: true });
 
 /** The records of `stream` through `parser`; `check` sees each chunk of bytes first and may throw. */
-async function* records(stream: ReadableStream<Uint8Array>, parser: Parser, check?: (chunk: Uint8Array) => void): AsyncGenerator<{ record: string[]; info: Info }, void, undefined> {
+async function* records(
+  stream: ReadableStream<Uint8Array>,
+  parser: Parser,
+  check?: (chunk: Uint8Array) => void,
+): AsyncGenerator<{ record: string[]; info: Info }, void, undefined> {
   const feeding = pipeline(
     Readable.fromWeb(stream as never),
     async function* (source: AsyncIterable<Uint8Array>) {
@@ -99,7 +113,14 @@ export async function scanCsv(stream: ReadableStream<Uint8Array>, rowsBefore = 0
   let scanned: ScannedCsv | undefined;
   try {
     for await (const { record, info } of records(stream, scanner, utf8)) {
-      if (!scanned) scanned = { header: record.map((name) => name.trim()), dataOffset: info.bytes, delimiter: '\n', rows: 0, resumeOffset: info.bytes };
+      if (!scanned)
+        scanned = {
+          header: record.map((name) => name.trim()),
+          dataOffset: info.bytes,
+          delimiter: '\n',
+          rows: 0,
+          resumeOffset: info.bytes,
+        };
       else if (++scanned.rows === rowsBefore) scanned.resumeOffset = info.bytes;
     }
   } catch (error) {
@@ -113,6 +134,11 @@ export async function scanCsv(stream: ReadableStream<Uint8Array>, rowsBefore = 0
 }
 
 /** The data rows of `stream`, the file's bytes from `offset` (a row boundary), split by `delimiter`. */
-export async function* csvRows(stream: ReadableStream<Uint8Array>, offset: number, delimiter: string): AsyncGenerator<CsvRow, void, undefined> {
-  for await (const { record, info } of records(stream, parser({ bom: false, record_delimiter: delimiter }))) yield { cells: record, end: offset + info.bytes };
+export async function* csvRows(
+  stream: ReadableStream<Uint8Array>,
+  offset: number,
+  delimiter: string,
+): AsyncGenerator<CsvRow, void, undefined> {
+  for await (const { record, info } of records(stream, parser({ bom: false, record_delimiter: delimiter })))
+    yield { cells: record, end: offset + info.bytes };
 }

@@ -57,7 +57,12 @@ export const columnMap = z.strictObject({
   unsubscribed: z.optional(column),
   properties: z.optional(
     z
-      .record(z.string().check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')), z.strictObject({ column, type: z.optional(z.enum(PROPERTY_TYPES)) }))
+      .record(
+        z
+          .string()
+          .check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')),
+        z.strictObject({ column, type: z.optional(z.enum(PROPERTY_TYPES)) }),
+      )
       .check(z.refine((p) => Object.keys(p).length <= MAX_PROPERTIES, `at most ${MAX_PROPERTIES} properties`)),
   ),
 });
@@ -72,8 +77,14 @@ export const createImportBody = z.strictObject({
   upload_id: z.optional(id),
   column_map: z.optional(json(columnMap)),
   on_conflict: z.optional(z.enum(ON_CONFLICT)),
-  segments: z.optional(json(z.array(z.union([id, z.strictObject({ id })])).check(z.maxLength(MAX_SEGMENTS_PER_CONTACT)))),
-  topics: z.optional(json(z.array(z.strictObject({ id, subscription: z.enum(SUBSCRIPTIONS) })).check(z.maxLength(MAX_TOPICS_PER_REQUEST)))),
+  segments: z.optional(
+    json(z.array(z.union([id, z.strictObject({ id })])).check(z.maxLength(MAX_SEGMENTS_PER_CONTACT))),
+  ),
+  topics: z.optional(
+    json(
+      z.array(z.strictObject({ id, subscription: z.enum(SUBSCRIPTIONS) })).check(z.maxLength(MAX_TOPICS_PER_REQUEST)),
+    ),
+  ),
 });
 export type CreateImportInput = z.output<typeof createImportBody>;
 
@@ -86,7 +97,13 @@ export const contactImport = z.object({
   status: z.enum(IMPORT_STATUSES),
   created_at: timestamp,
   completed_at: z.nullable(timestamp),
-  counts: z.object({ total: z.number(), created: z.number(), updated: z.number(), skipped: z.number(), failed: z.number() }),
+  counts: z.object({
+    total: z.number(),
+    created: z.number(),
+    updated: z.number(),
+    skipped: z.number(),
+    failed: z.number(),
+  }),
   // additive: how far the worker is, the first failed rows, and why a failed import failed
   processed: z.number(),
   failures: z.array(importFailure),
@@ -97,7 +114,14 @@ export type ContactImport = z.output<typeof contactImport>;
 export const createdImport = z.object({ object: z.literal('contact_import'), id });
 
 /** POST /contacts/imports/uploads: the size of the file to be PUT, signed into the URL (its Content-Length). */
-export const createUploadBody = z.strictObject({ size: z.int().check(z.minimum(1, 'the file is empty'), z.maximum(MAX_IMPORT_FILE_BYTES, `at most ${MAX_IMPORT_FILE_BYTES} bytes`)) });
+export const createUploadBody = z.strictObject({
+  size: z
+    .int()
+    .check(
+      z.minimum(1, 'the file is empty'),
+      z.maximum(MAX_IMPORT_FILE_BYTES, `at most ${MAX_IMPORT_FILE_BYTES} bytes`),
+    ),
+});
 export type CreateUploadInput = z.output<typeof createUploadBody>;
 
 /** POST /contacts/imports/uploads: where to PUT the file, until when, and how large it may be. */

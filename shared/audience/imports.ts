@@ -115,9 +115,23 @@ import { now as clockNow } from '../platform/clock';
 import { eventWrite } from '../events/events';
 import { contactCountWrite, contactLimitReached, contactRoom } from '../project/contact-count';
 import { checkPropertyValues, readPropertySchema, type PropertySchema } from './contact-properties';
-import { contactUpdate, emailClaim, member, toContact, topicsUpdatedEvent, type ContactChange, type ContactItem } from './contacts';
+import {
+  contactUpdate,
+  emailClaim,
+  member,
+  toContact,
+  topicsUpdatedEvent,
+  type ContactChange,
+  type ContactItem,
+} from './contacts';
 import { csvRows, headerOf, InvalidCsv, scanCsv, type CsvRow } from './csv-rows';
-import { createContactBody, MAX_SEGMENTS_PER_CONTACT, segmentRefId, type PropertyValue, type Subscription } from './model';
+import {
+  createContactBody,
+  MAX_SEGMENTS_PER_CONTACT,
+  segmentRefId,
+  type PropertyValue,
+  type Subscription,
+} from './model';
 import {
   MAX_HEADER_BYTES,
   MAX_IMPORT_FILE_BYTES,
@@ -208,7 +222,13 @@ const toImport = (item: ImportItem): ContactImport => ({
   status: item.status,
   created_at: item.created_at,
   completed_at: item.completed_at,
-  counts: { total: item.total, created: item.created, updated: item.updated, skipped: item.skipped, failed: item.failed },
+  counts: {
+    total: item.total,
+    created: item.created,
+    updated: item.updated,
+    skipped: item.skipped,
+    failed: item.failed,
+  },
   processed: item.processed,
   failures: item.failures,
   failure_reason: item.failure_reason,
@@ -228,14 +248,23 @@ function decode(bytes: Uint8Array, partial = false): string | undefined {
 
 /** The column map with its defaults: the columns named like the fields, when the map does not name them. */
 function resolveColumns(given: ColumnMap | undefined, header: string[]): ImportItem['column_map'] {
-  const defaults = Object.fromEntries(['email', 'first_name', 'last_name', 'unsubscribed'].filter((name) => header.includes(name)).map((name) => [name, name]));
+  const defaults = Object.fromEntries(
+    ['email', 'first_name', 'last_name', 'unsubscribed']
+      .filter((name) => header.includes(name))
+      .map((name) => [name, name]),
+  );
   return { ...defaults, ...given, email: given?.email ?? 'email' };
 }
 
 /** Each column the map names, with the field that names it (`column_map.first_name`). */
 const mappedColumns = (columns: ImportItem['column_map']): [string, string][] => [
-  ...(['email', 'first_name', 'last_name', 'unsubscribed'] as const).flatMap((field): [string, string][] => (columns[field] ? [[`column_map.${field}`, columns[field]]] : [])),
-  ...Object.entries(columns.properties ?? {}).map(([key, p]): [string, string] => [`column_map.properties.${key}.column`, p.column]),
+  ...(['email', 'first_name', 'last_name', 'unsubscribed'] as const).flatMap((field): [string, string][] =>
+    columns[field] ? [[`column_map.${field}`, columns[field]]] : [],
+  ),
+  ...Object.entries(columns.properties ?? {}).map(([key, p]): [string, string] => [
+    `column_map.properties.${key}.column`,
+    p.column,
+  ]),
 ];
 
 /** The header of the file a request brings or names, checked (accepting, step 1). */
@@ -252,7 +281,12 @@ function inlineFile(projectId: string, file: string): AcceptedFile {
   const text = decode(bytes);
   if (text === undefined) throw invalid('file', 'invalid_encoding', 'the file must be UTF-8 text (CSV)');
   const importId = newId();
-  return { importId, header: checkedHeader(text, 'file').names, etag: null, store: () => putObject(fileKey(projectId, importId), bytes, 'text/csv', 'content') };
+  return {
+    importId,
+    header: checkedHeader(text, 'file').names,
+    etag: null,
+    store: () => putObject(fileKey(projectId, importId), bytes, 'text/csv', 'content'),
+  };
 }
 
 function checkedHeader(text: string, path: 'file' | 'upload_id'): ReturnType<typeof headerOf> {
@@ -266,16 +300,31 @@ function checkedHeader(text: string, path: 'file' | 'upload_id'): ReturnType<typ
 async function uploadedFile(projectId: string, uploadId: string): Promise<AcceptedFile> {
   const key = fileKey(projectId, uploadId);
   const head = await headObject(key, 'content');
-  if (!head) throw invalid('upload_id', 'unknown_upload', 'no file was uploaded with this id in this project (PUT it to the upload_url first)');
+  if (!head)
+    throw invalid(
+      'upload_id',
+      'unknown_upload',
+      'no file was uploaded with this id in this project (PUT it to the upload_url first)',
+    );
   if (head.size === 0) throw invalid('upload_id', 'empty_file', 'the uploaded file is empty');
-  if (head.size > MAX_IMPORT_FILE_BYTES) throw invalid('upload_id', 'file_too_large', `the uploaded file is ${head.size} bytes, over ${MAX_IMPORT_FILE_BYTES}`);
+  if (head.size > MAX_IMPORT_FILE_BYTES)
+    throw invalid(
+      'upload_id',
+      'file_too_large',
+      `the uploaded file is ${head.size} bytes, over ${MAX_IMPORT_FILE_BYTES}`,
+    );
   const stream = await getObjectStream(key, 'content', { ifMatch: head.etag, length: MAX_HEADER_BYTES });
   const first = stream ? new Uint8Array(await new Response(stream).arrayBuffer()) : new Uint8Array();
   const whole = first.length >= head.size;
   const text = decode(first, !whole);
   if (text === undefined) throw invalid('upload_id', 'invalid_encoding', 'the file must be UTF-8 text (CSV)');
   const header = checkedHeader(text, 'upload_id');
-  if (!whole && !header.ended) throw invalid('upload_id', 'header_too_long', `the header row must end within the file's first ${MAX_HEADER_BYTES} bytes`);
+  if (!whole && !header.ended)
+    throw invalid(
+      'upload_id',
+      'header_too_long',
+      `the header row must end within the file's first ${MAX_HEADER_BYTES} bytes`,
+    );
   return { importId: uploadId, header: header.names, etag: head.etag };
 }
 
@@ -286,20 +335,46 @@ async function uploadedFile(projectId: string, uploadId: string): Promise<Accept
 export async function createUpload(caller: Caller, input: CreateUploadInput): Promise<CreatedUpload> {
   const id = newId();
   // the size is signed (Content-Length): S3 takes a body of exactly that size, which the schema bounded
-  const { upload_url, expires_at } = await presignPut(fileKey(caller.projectId, id), { bucket: 'content', expiresInSeconds: UPLOAD_URL_TTL_SECONDS, contentLength: input.size });
-  return { object: 'upload', id, upload_url, method: 'PUT', headers: { 'content-type': 'text/csv' }, expires_at, max_bytes: MAX_IMPORT_FILE_BYTES, size: input.size };
+  const { upload_url, expires_at } = await presignPut(fileKey(caller.projectId, id), {
+    bucket: 'content',
+    expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
+    contentLength: input.size,
+  });
+  return {
+    object: 'upload',
+    id,
+    upload_url,
+    method: 'PUT',
+    headers: { 'content-type': 'text/csv' },
+    expires_at,
+    max_bytes: MAX_IMPORT_FILE_BYTES,
+    size: input.size,
+  };
 }
 
-export async function createImport(caller: Caller, input: CreateImportInput): Promise<{ object: 'contact_import'; id: string }> {
+export async function createImport(
+  caller: Caller,
+  input: CreateImportInput,
+): Promise<{ object: 'contact_import'; id: string }> {
   const projectId = caller.projectId;
-  if (input.file === undefined && input.upload_id === undefined) throw invalid('file', 'required', 'a `file`, or the `upload_id` of an uploaded file, is required');
-  if (input.file !== undefined && input.upload_id !== undefined) throw invalid('upload_id', 'file_and_upload', 'give a `file` or an `upload_id`, not both');
+  if (input.file === undefined && input.upload_id === undefined)
+    throw invalid('file', 'required', 'a `file`, or the `upload_id` of an uploaded file, is required');
+  if (input.file !== undefined && input.upload_id !== undefined)
+    throw invalid('upload_id', 'file_and_upload', 'give a `file` or an `upload_id`, not both');
   const { limit, room } = await contactRoom(projectId);
   if (room < 1) throw contactLimitReached(limit);
-  const file = input.file !== undefined ? inlineFile(projectId, input.file) : await uploadedFile(projectId, input.upload_id!);
+  const file =
+    input.file !== undefined ? inlineFile(projectId, input.file) : await uploadedFile(projectId, input.upload_id!);
   const columns = resolveColumns(input.column_map, file.header);
   const missing = mappedColumns(columns).filter(([, name]) => !file.header.includes(name));
-  if (missing.length) throw unprocessable(missing.map(([path, name]) => ({ code: 'unknown_column', message: `the file's header has no column "${name}"`, path })));
+  if (missing.length)
+    throw unprocessable(
+      missing.map(([path, name]) => ({
+        code: 'unknown_column',
+        message: `the file's header has no column "${name}"`,
+        path,
+      })),
+    );
 
   const importId = file.importId;
   const item: ImportItem = {
@@ -331,20 +406,35 @@ export async function createImport(caller: Caller, input: CreateImportInput): Pr
   const checks = [
     ...(input.segments ?? []).map((ref, i) =>
       checkExists(keys.segment(projectId, segmentRefId(ref)), () =>
-        invalid(typeof ref === 'string' ? `segments.${i}` : `segments.${i}.id`, 'unknown_segment', 'no segment with this id in this project'),
+        invalid(
+          typeof ref === 'string' ? `segments.${i}` : `segments.${i}.id`,
+          'unknown_segment',
+          'no segment with this id in this project',
+        ),
       ),
     ),
-    ...(input.topics ?? []).map((t, i) => checkExists(keys.topic(projectId, t.id), () => invalid(`topics.${i}.id`, 'unknown_topic', 'no topic with this id in this project'))),
+    ...(input.topics ?? []).map((t, i) =>
+      checkExists(keys.topic(projectId, t.id), () =>
+        invalid(`topics.${i}.id`, 'unknown_topic', 'no topic with this id in this project'),
+      ),
+    ),
   ];
   const lock = { ...keys.contactImportRunning(projectId), import_id: importId, taken_at: item.created_at };
   const take = () => put(lock, { ifAbsent: { tag: 'import running', withItem: true } });
   let taking: WriteAction[] = [take()];
   for (let attempt = 1; ; attempt++) {
     try {
-      await transact([put(item, { ifAbsent: () => conflict('upload_used', 'an import was already created from this upload', 'upload_id') }), ...taking, ...checks]);
+      await transact([
+        put(item, {
+          ifAbsent: () => conflict('upload_used', 'an import was already created from this upload', 'upload_id'),
+        }),
+        ...taking,
+        ...checks,
+      ]);
       break;
     } catch (error) {
-      if (!(isConditionFailed(error, 'import running') || isConditionFailed(error, 'running moved')) || attempt >= 3) throw error;
+      if (!(isConditionFailed(error, 'import running') || isConditionFailed(error, 'running moved')) || attempt >= 3)
+        throw error;
       const held = error.tag === 'import running' ? error.item : await getItem(keys.contactImportRunning(projectId));
       taking = held ? await takeOverStale(projectId, String(held.import_id), lock) : [take()];
     }
@@ -367,12 +457,17 @@ async function takeOverStale(projectId: string, runningId: string, lock: Item): 
   const running = await getItem<ImportItem>(keys.contactImport(projectId, runningId));
   const replace = update(
     keys.contactImportRunning(projectId),
-    { set: { import_id: lock.import_id, taken_at: lock.taken_at }, condition: { expression: 'import_id = :old', values: { ':old': runningId } } },
+    {
+      set: { import_id: lock.import_id, taken_at: lock.taken_at },
+      condition: { expression: 'import_id = :old', values: { ':old': runningId } },
+    },
     { tag: 'running moved' },
   );
   if (!running || running.status === 'completed' || running.status === 'failed') return [replace];
   const since = running.moved_at ?? running.created_at;
-  const stale = clockNow() - Date.parse(since) > (running.status === 'queued' ? STALE_QUEUED_SECONDS : STALE_RUNNING_SECONDS) * 1000;
+  const stale =
+    clockNow() - Date.parse(since) >
+    (running.status === 'queued' ? STALE_QUEUED_SECONDS : STALE_RUNNING_SECONDS) * 1000;
   if (!stale) {
     const message = `the project's import ${runningId} is ${running.status === 'queued' ? 'queued' : 'in progress'}: a project runs one import at a time; create this one once it has completed or failed`;
     throw conflict('import_in_progress', message);
@@ -380,7 +475,11 @@ async function takeOverStale(projectId: string, runningId: string, lock: Item): 
   const reason = `the import stopped: nothing moved since ${since} (its worker failed), so the project's next import took its place`;
   return [
     replace,
-    update(keys.contactImport(projectId, runningId), { set: { status: 'failed', failure_reason: reason, completed_at: nowIso() }, condition: atCursor(running) }, { tag: 'running moved' }),
+    update(
+      keys.contactImport(projectId, runningId),
+      { set: { status: 'failed', failure_reason: reason, completed_at: nowIso() }, condition: atCursor(running) },
+      { tag: 'running moved' },
+    ),
   ];
 }
 
@@ -391,8 +490,13 @@ export async function getImport(caller: Caller, importId: string): Promise<Conta
 }
 
 /** GET /contacts/imports: newest first; `status` as a filter of the Query. */
-export async function listImports(caller: Caller, page: PageRequest & { status?: ImportStatus }): Promise<Page<ContactImport>> {
-  const filter = page.status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': page.status } } : undefined;
+export async function listImports(
+  caller: Caller,
+  page: PageRequest & { status?: ImportStatus },
+): Promise<Page<ContactImport>> {
+  const filter = page.status
+    ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': page.status } }
+    : undefined;
   const { items, hasMore } = await queryPage<ImportItem>(keys.contactImports(caller.projectId), page, filter);
   return { items: items.map(toImport), hasMore };
 }
@@ -400,7 +504,9 @@ export async function listImports(caller: Caller, page: PageRequest & { status?:
 // The worker
 
 /** A row as a contact's fields, or why it is not one. */
-type RowResult = { row: number; email: string; lower: string; fields: RowFields; bytes: number } | { row: number; failure: ImportFailure };
+type RowResult =
+  | { row: number; email: string; lower: string; fields: RowFields; bytes: number }
+  | { row: number; failure: ImportFailure };
 interface RowFields {
   first_name?: string;
   last_name?: string;
@@ -420,14 +526,27 @@ function typed(cell: string, type: 'string' | 'number' | 'boolean'): PropertyVal
     return cell.trim() !== '' && Number.isFinite(value) ? value : new Error(`"${cell.slice(0, 40)}" is not a number`);
   }
   const lower = cell.trim().toLowerCase();
-  return TRUE.has(lower) ? true : FALSE.has(lower) ? false : new Error(`"${cell.slice(0, 40)}" is not a boolean (true/false, 1/0, yes/no)`);
+  return TRUE.has(lower)
+    ? true
+    : FALSE.has(lower)
+      ? false
+      : new Error(`"${cell.slice(0, 40)}" is not a boolean (true/false, 1/0, yes/no)`);
 }
 
 /** One data row (1-based, the header not counted) checked as POST /contacts checks a body. */
-function readRow(cells: string[], row: number, indexOf: Map<string, number>, record: ImportItem, schema: PropertySchema): RowResult {
+function readRow(
+  cells: string[],
+  row: number,
+  indexOf: Map<string, number>,
+  record: ImportItem,
+  schema: PropertySchema,
+): RowResult {
   const cell = (column: string | undefined) => (column === undefined ? '' : (cells[indexOf.get(column) ?? -1] ?? ''));
   const email = cell(record.column_map.email).trim();
-  const fail = (reason: string): RowResult => ({ row, failure: { row, email: email.slice(0, 320) || null, reason: reason.slice(0, 500) } });
+  const fail = (reason: string): RowResult => ({
+    row,
+    failure: { row, email: email.slice(0, 320) || null, reason: reason.slice(0, 500) },
+  });
   const bytes = cells.reduce((sum, c) => sum + Buffer.byteLength(c), 0);
   if (bytes > MAX_IMPORT_ROW_BYTES) return fail(`the row is over ${MAX_IMPORT_ROW_BYTES / 1024} KiB`);
   const fields: RowFields = { properties: {} };
@@ -444,14 +563,21 @@ function readRow(cells: string[], row: number, indexOf: Map<string, number>, rec
     if (value !== undefined) fields.properties[key] = value;
   }
   const checked = createContactBody.safeParse({ email, ...fields });
-  if (!checked.success) return fail(checked.error.issues.map((i) => `${i.path.join('.') || 'row'}: ${i.message}`).join('; '));
+  if (!checked.success)
+    return fail(checked.error.issues.map((i) => `${i.path.join('.') || 'row'}: ${i.message}`).join('; '));
   try {
     checkPropertyValues(schema, fields.properties);
   } catch (error) {
     return fail((error as Error).message);
   }
   const { email: address, first_name, last_name } = checked.data; // trimmed, as POST /contacts keeps them
-  return { row, email: address, lower: address.toLowerCase(), fields: { ...fields, first_name: first_name ?? undefined, last_name: last_name ?? undefined }, bytes };
+  return {
+    row,
+    email: address,
+    lower: address.toLowerCase(),
+    fields: { ...fields, first_name: first_name ?? undefined, last_name: last_name ?? undefined },
+    bytes,
+  };
 }
 
 /** Rows of the file, one at a time, with the one that ended a page given back for the next. */
@@ -481,7 +607,13 @@ interface ImportPage {
  * from the cells alone (the email cell as written, every row's bytes), not from which rows turn out
  * valid: the same page, under the same marker, whatever the property schema says on a later run.
  */
-async function readPage(reader: RowReader, start: number, indexOf: Map<string, number>, record: ImportItem, schema: PropertySchema): Promise<ImportPage> {
+async function readPage(
+  reader: RowReader,
+  start: number,
+  indexOf: Map<string, number>,
+  record: ImportItem,
+  schema: PropertySchema,
+): Promise<ImportPage> {
   const segments = record.segment_ids.length;
   const topics = Object.keys(record.topics).length;
   // marker + count + segment and topic checks, then per row at most 3 + its memberships: a new contact, its claim and
@@ -526,10 +658,24 @@ async function buildPage(record: ImportItem, page: RowResult[], readClaims: bool
   const caller = { projectId, livemode: record.livemode };
   const rows = page.filter((r): r is Extract<RowResult, { lower: string }> => 'lower' in r);
   const claims = readClaims ? await batchGet(rows.map((r) => keys.contactEmail(projectId, r.email))) : [];
-  const outcome: PageOutcome = { actions: [], created: 0, updated: 0, skipped: 0, failures: page.flatMap((r) => ('failure' in r ? [r.failure] : [])), claimed: claims.length };
+  const outcome: PageOutcome = {
+    actions: [],
+    created: 0,
+    updated: 0,
+    skipped: 0,
+    failures: page.flatMap((r) => ('failure' in r ? [r.failure] : [])),
+    claimed: claims.length,
+  };
   const claimed = new Map(claims.map((c) => [String(c.SK), String(c.contact_id)]));
-  const existingIds = rows.flatMap((r) => (claimed.has(keys.contactEmail(projectId, r.email).SK) ? [claimed.get(keys.contactEmail(projectId, r.email).SK)!] : []));
-  const contacts = record.on_conflict === 'upsert' && existingIds.length ? await batchGet<ContactItem & Item>(existingIds.map((id) => keys.contact(projectId, id))) : [];
+  const existingIds = rows.flatMap((r) =>
+    claimed.has(keys.contactEmail(projectId, r.email).SK)
+      ? [claimed.get(keys.contactEmail(projectId, r.email).SK)!]
+      : [],
+  );
+  const contacts =
+    record.on_conflict === 'upsert' && existingIds.length
+      ? await batchGet<ContactItem & Item>(existingIds.map((id) => keys.contact(projectId, id)))
+      : [];
   const byId = new Map(contacts.map((c) => [c.id, c]));
   const now = nowIso();
   const topicList = Object.entries(record.topics).map(([id, subscription]) => ({ id, subscription }));
@@ -542,7 +688,11 @@ async function buildPage(record: ImportItem, page: RowResult[], readClaims: bool
     const contactId = claimed.get(keys.contactEmail(projectId, row.email).SK);
     if (contactId === undefined) {
       if (roomLeft < 1) {
-        outcome.failures.push({ row: row.row, email: row.email, reason: `the project holds its contact limit of ${limit} contacts` });
+        outcome.failures.push({
+          row: row.row,
+          email: row.email,
+          reason: `the project holds its contact limit of ${limit} contacts`,
+        });
         continue;
       }
       roomLeft--;
@@ -572,23 +722,39 @@ async function buildPage(record: ImportItem, page: RowResult[], readClaims: bool
     const current = byId.get(contactId);
     if (record.on_conflict === 'skip' || !current) {
       // skip; or the claim's contact is gone (a delete between our two reads): the next try sees no claim
-      if (!current && record.on_conflict === 'upsert') throw Object.assign(new Error('claim without contact'), { retryPage: true });
+      if (!current && record.on_conflict === 'upsert')
+        throw Object.assign(new Error('claim without contact'), { retryPage: true });
       outcome.skipped++;
       continue;
     }
     const added = record.segment_ids.filter((id) => !current.segment_ids.includes(id));
     if (current.segment_ids.length + added.length > MAX_SEGMENTS_PER_CONTACT) {
-      outcome.failures.push({ row: row.row, email: row.email, reason: `the contact would be in more than ${MAX_SEGMENTS_PER_CONTACT} segments` });
+      outcome.failures.push({
+        row: row.row,
+        email: row.email,
+        reason: `the contact would be in more than ${MAX_SEGMENTS_PER_CONTACT} segments`,
+      });
       continue;
     }
     const set: Partial<ContactItem> = { updated_at: now };
-    for (const field of ['first_name', 'last_name', 'unsubscribed'] as const) if (row.fields[field] !== undefined) set[field] = row.fields[field] as never;
-    const change: ContactChange = { set, properties: row.fields.properties, topics: record.topics, expect: { email: current.email } };
+    for (const field of ['first_name', 'last_name', 'unsubscribed'] as const)
+      if (row.fields[field] !== undefined) set[field] = row.fields[field] as never;
+    const change: ContactChange = {
+      set,
+      properties: row.fields.properties,
+      topics: record.topics,
+      expect: { email: current.email },
+    };
     if (added.length) {
       change.set.segment_ids = [...current.segment_ids, ...added];
       change.expect!.segment_ids = current.segment_ids;
     }
-    const next = toContact({ ...current, ...set, properties: { ...current.properties, ...row.fields.properties }, topics: { ...current.topics, ...record.topics } });
+    const next = toContact({
+      ...current,
+      ...set,
+      properties: { ...current.properties, ...row.fields.properties },
+      topics: { ...current.topics, ...record.topics },
+    });
     outcome.actions.push(
       contactUpdate(projectId, current.id, change),
       ...added.map((segmentId) => put(member(projectId, segmentId, current.id))),
@@ -625,7 +791,12 @@ async function writePage(record: ImportItem, page: ImportPage, hint: ClaimsHint)
     try {
       const outcome = await buildPage(record, page.rows, readClaims);
       if (readClaims) hint.read = outcome.claimed > 0;
-      const counts: PageCounts = { created: outcome.created, updated: outcome.updated, skipped: outcome.skipped, failures: outcome.failures };
+      const counts: PageCounts = {
+        created: outcome.created,
+        updated: outcome.updated,
+        skipped: outcome.skipped,
+        failures: outcome.failures,
+      };
       const marker = put(
         {
           ...keys.contactImportPage(record.project_id, record.id, page.start),
@@ -641,14 +812,23 @@ async function writePage(record: ImportItem, page: ImportPage, hint: ClaimsHint)
     } catch (error) {
       if (isConditionFailed(error, 'page done')) {
         const done = error.item as Item;
-        return { created: Number(done.created), updated: Number(done.updated), skipped: Number(done.skipped), failures: (done.failures as ImportFailure[]) ?? [] };
+        return {
+          created: Number(done.created),
+          updated: Number(done.updated),
+          skipped: Number(done.skipped),
+          failures: (done.failures as ImportFailure[]) ?? [],
+        };
       }
       if (!readClaims && isConditionFailed(error, 'claimed')) {
         // an address taken for new was not: read this page's claims, and the next pages' too (not a race, so no try counted)
         readClaims = hint.read = true;
         continue;
       }
-      const racing = isConditionFailed(error, 'claimed') || isConditionFailed(error, 'contact changed') || isTransactionConflict(error) || (error as { retryPage?: boolean }).retryPage;
+      const racing =
+        isConditionFailed(error, 'claimed') ||
+        isConditionFailed(error, 'contact changed') ||
+        isTransactionConflict(error) ||
+        (error as { retryPage?: boolean }).retryPage;
       if (!racing || attempt >= PAGE_ATTEMPTS) throw error;
       attempt++;
       readClaims = true;
@@ -671,13 +851,19 @@ class ImportFailed extends Error {}
 /** Why the import fails for `error`, or undefined when the error is not the import's (the message comes back). */
 function failureReason(error: unknown): string | undefined {
   if (error instanceof ImportFailed || error instanceof InvalidCsv) return error.message;
-  if (error instanceof ObjectStoreError && error.code === 'PreconditionFailed') return 'the file was uploaded again after the import was created';
-  if (isConditionFailed(error, 'segment gone') || isConditionFailed(error, 'topic gone')) return `a ${error.tag.split(' ')[0]} of the import was deleted during it`;
+  if (error instanceof ObjectStoreError && error.code === 'PreconditionFailed')
+    return 'the file was uploaded again after the import was created';
+  if (isConditionFailed(error, 'segment gone') || isConditionFailed(error, 'topic gone'))
+    return `a ${error.tag.split(' ')[0]} of the import was deleted during it`;
   return undefined;
 }
 
 /** The cursor's condition: still where this run last saw it. */
-const atCursor = (record: ImportItem) => ({ expression: '#processed = :cursor', names: { '#processed': 'processed' }, values: { ':cursor': record.processed } });
+const atCursor = (record: ImportItem) => ({
+  expression: '#processed = :cursor',
+  names: { '#processed': 'processed' },
+  values: { ':cursor': record.processed },
+});
 
 /** Moves the record's cursor past `landed` with its counts (step 6), `completed` at the end of the file; answers the record as it is now. */
 async function moveCursor(record: ImportItem, landed: Landed, ended: boolean): Promise<ImportItem> {
@@ -705,16 +891,29 @@ async function moveCursor(record: ImportItem, landed: Landed, ended: boolean): P
     completed_at: next.completed_at,
   };
   if (landed.failures.length && record.failures.length < MAX_REPORTED_FAILURES) set.failures = next.failures;
-  await transact([update(keys.contactImport(record.project_id, record.id), { set, condition: atCursor(record) }, { tag: 'moved' }), ...(ended ? release(record) : [])]);
+  await transact([
+    update(keys.contactImport(record.project_id, record.id), { set, condition: atCursor(record) }, { tag: 'moved' }),
+    ...(ended ? release(record) : []),
+  ]);
   return next;
 }
 
 /** The import's end lets the project's next import in: the running-import item deleted, if still this import's (a stale one's was taken over). */
 const release = (record: ImportItem): WriteAction[] =>
-  record.running_lock ? [del(keys.contactImportRunning(record.project_id), { ifUnchanged: { expected: { import_id: record.id }, onChanged: { tag: 'taken over' } } })] : [];
+  record.running_lock
+    ? [
+        del(keys.contactImportRunning(record.project_id), {
+          ifUnchanged: { expected: { import_id: record.id }, onChanged: { tag: 'taken over' } },
+        }),
+      ]
+    : [];
 
 async function finish(record: ImportItem, status: 'failed' | 'completed', reason: string | null): Promise<void> {
-  const end = update(keys.contactImport(record.project_id, record.id), { set: { status, failure_reason: reason, completed_at: nowIso() }, condition: atCursor(record) }, { tag: 'moved' });
+  const end = update(
+    keys.contactImport(record.project_id, record.id),
+    { set: { status, failure_reason: reason, completed_at: nowIso() }, condition: atCursor(record) },
+    { tag: 'moved' },
+  );
   try {
     await transact([end, ...release(record)]);
   } catch (error) {
@@ -749,7 +948,11 @@ async function start(record: ImportItem): Promise<ImportItem> {
         keys.contactImport(record.project_id, record.id),
         {
           set,
-          condition: { expression: 'attribute_not_exists(#offset) AND #processed = :cursor', names: { '#offset': 'offset', '#processed': 'processed' }, values: { ':cursor': record.processed } },
+          condition: {
+            expression: 'attribute_not_exists(#offset) AND #processed = :cursor',
+            names: { '#offset': 'offset', '#processed': 'processed' },
+            values: { ':cursor': record.processed },
+          },
         },
         { tag: 'started' },
       ),
@@ -789,7 +992,10 @@ export async function runImport(message: ImportMessage, deadline: number): Promi
 /** Steps 3 to 7, from the record's cursor; `run.record` follows the cursor as it moves. */
 async function writePages(run: { record: ImportItem }, deadline: number): Promise<RunOutcome> {
   const record = run.record;
-  const stream = await getObjectStream(record.file_key, 'content', { from: record.offset, ifMatch: record.file_etag ?? undefined });
+  const stream = await getObjectStream(record.file_key, 'content', {
+    from: record.offset,
+    ifMatch: record.file_etag ?? undefined,
+  });
   if (!stream) throw new ImportFailed('the file is gone');
   const rows = csvRows(stream, record.offset!, record.record_delimiter!);
   const reader = new RowReader(rows);
@@ -831,7 +1037,8 @@ async function writePages(run: { record: ImportItem }, deadline: number): Promis
       const page = await readPage(reader, next, indexOf, record, schema);
       if (page.rows.length === 0) break;
       // an address of a page in flight: that page first, so the file's order decides
-      if (inFlight.some((f) => [...page.addresses].some((a) => f.page.addresses.has(a)))) while (inFlight.length) await land();
+      if (inFlight.some((f) => [...page.addresses].some((a) => f.page.addresses.has(a))))
+        while (inFlight.length) await land();
       while (inFlight.length >= PAGES_IN_FLIGHT) await land();
       inFlight.push({ page, written: writePage(record, page, hint).catch((error: unknown) => ({ error })) });
       next += page.rows.length;

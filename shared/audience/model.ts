@@ -38,7 +38,9 @@ export const createTopicBody = z.strictObject({
 });
 export type CreateTopicInput = z.output<typeof createTopicBody>;
 
-const fixed = z.unknown().check(z.refine(() => false, 'default_subscription is fixed when the topic is created; create a new topic instead'));
+const fixed = z
+  .unknown()
+  .check(z.refine(() => false, 'default_subscription is fixed when the topic is created; create a new topic instead'));
 export const updateTopicBody = z
   .strictObject({
     id: z.optional(id),
@@ -79,7 +81,9 @@ export const PROPERTY_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export type PropertyValue = string | number | boolean | null;
 
-const email = z.string().check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
+const email = z
+  .string()
+  .check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
 // names render into broadcast subjects ({{{FIRST_NAME}}}): no line breaks or control characters,
 // no bidi controls and no look-alikes of @ < > . (shared/platform/mail/addresses.ts, nameProblem)
 const personName = z.nullable(
@@ -93,9 +97,14 @@ const personName = z.nullable(
     }),
   ),
 );
-const propertyValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), dynamoNumber, z.boolean()]));
+const propertyValue = z.nullable(
+  z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), dynamoNumber, z.boolean()]),
+);
 const properties = z
-  .record(z.string().check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')), propertyValue)
+  .record(
+    z.string().check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')),
+    propertyValue,
+  )
   .check(z.refine((p) => Object.keys(p).length <= MAX_PROPERTIES, `at most ${MAX_PROPERTIES} properties`));
 
 /** No id twice in one list: the issue names the second occurrence. */
@@ -104,7 +113,8 @@ const uniqueIds = <T>(idOf: (item: T) => string, pathOf: (i: number, item: T) =>
     const seen = new Set<string>();
     items.forEach((item, i) => {
       const value = idOf(item);
-      if (seen.has(value)) ctx.addIssue({ code: 'custom', message: `${value} is listed twice`, path: pathOf(i, item), input: item });
+      if (seen.has(value))
+        ctx.addIssue({ code: 'custom', message: `${value} is listed twice`, path: pathOf(i, item), input: item });
       seen.add(value);
     });
   });
@@ -113,7 +123,8 @@ const uniqueIds = <T>(idOf: (item: T) => string, pathOf: (i: number, item: T) =>
 export type SegmentRef = string | { id: string };
 export const segmentRefId = (ref: SegmentRef): string => (typeof ref === 'string' ? ref : ref.id);
 /** Where a reference sits in the body, for the 422 that names an unknown one. */
-export const segmentRefPath = (i: number, ref: SegmentRef): string => (typeof ref === 'string' ? `segments.${i}` : `segments.${i}.id`);
+export const segmentRefPath = (i: number, ref: SegmentRef): string =>
+  typeof ref === 'string' ? `segments.${i}` : `segments.${i}.id`;
 const segments = z.array(z.union([id, z.strictObject({ id })])).check(
   z.maxLength(MAX_SEGMENTS_PER_CONTACT),
   uniqueIds<SegmentRef>(segmentRefId, (i, ref) => (typeof ref === 'string' ? [i] : [i, 'id'])),
@@ -182,7 +193,9 @@ export const membership = z.object({ object: z.literal('contact_segment'), id, c
 export const PROPERTY_TYPES = ['string', 'number'] as const;
 export type PropertyType = (typeof PROPERTY_TYPES)[number];
 
-const propertyKey = z.string().check(z.regex(PROPERTY_KEY, 'property keys are 1-64 letters, digits or _, not starting with a digit'));
+const propertyKey = z
+  .string()
+  .check(z.regex(PROPERTY_KEY, 'property keys are 1-64 letters, digits or _, not starting with a digit'));
 const fallbackValue = z.nullable(z.union([z.string().check(z.maxLength(MAX_PROPERTY_VALUE_LENGTH)), dynamoNumber]));
 
 export const contactProperty = z.object({
@@ -196,12 +209,14 @@ export const contactProperty = z.object({
 export type ContactPropertyRecord = z.output<typeof contactProperty>;
 
 /** What POST /contact-properties takes (the Resend SDK's `contactProperties.create`); `fallback_value` must be of `type`. */
-export const createContactPropertyBody = z.strictObject({ key: propertyKey, type: z.enum(PROPERTY_TYPES), fallback_value: z.optional(fallbackValue) }).check(
-  z.refine((b) => b.fallback_value === undefined || b.fallback_value === null || typeof b.fallback_value === b.type, {
-    message: 'must be of the property type',
-    path: ['fallback_value'],
-  }),
-);
+export const createContactPropertyBody = z
+  .strictObject({ key: propertyKey, type: z.enum(PROPERTY_TYPES), fallback_value: z.optional(fallbackValue) })
+  .check(
+    z.refine((b) => b.fallback_value === undefined || b.fallback_value === null || typeof b.fallback_value === b.type, {
+      message: 'must be of the property type',
+      path: ['fallback_value'],
+    }),
+  );
 export type CreateContactPropertyInput = z.output<typeof createContactPropertyBody>;
 
 /** What PATCH /contact-properties/{id} takes: only the fallback (`key` and `type` are fixed; the SDK sends only `fallback_value`). */
@@ -209,7 +224,10 @@ export const updateContactPropertyBody = z.strictObject({ fallback_value: z.opti
 export type UpdateContactPropertyInput = z.output<typeof updateContactPropertyBody>;
 
 /** A contact's value as Resend's contact reads show it: `{type, value}` (`boolean` only in projects without a schema). */
-export const typedPropertyValue = z.object({ type: z.enum(['string', 'number', 'boolean']), value: z.union([z.string(), z.number(), z.boolean()]) });
+export const typedPropertyValue = z.object({
+  type: z.enum(['string', 'number', 'boolean']),
+  value: z.union([z.string(), z.number(), z.boolean()]),
+});
 
 /** How contact reads show `properties`: Resend's `{key: {type, value}}` (the default) or the plain `{key: value}` that writes take. */
 export const PROPERTIES_FORMATS = ['resend', 'plain'] as const;

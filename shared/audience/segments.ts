@@ -38,7 +38,9 @@ const missing = () => notFound('Segment', 'segment_id');
 
 export async function createSegment(caller: Caller, input: { name: string }): Promise<SegmentRecord> {
   const record: SegmentRecord = { object: 'segment', id: newId(), name: input.name, created_at: nowIso() };
-  await putItem(put({ ...keys.segment(caller.projectId, record.id), type: 'segment', project_id: caller.projectId, ...record }));
+  await putItem(
+    put({ ...keys.segment(caller.projectId, record.id), type: 'segment', project_id: caller.projectId, ...record }),
+  );
   return record;
 }
 
@@ -54,8 +56,18 @@ export async function listSegments(caller: Caller, page: PageRequest) {
 }
 
 /** Renames the segment (the Resend SDK's `segments.update`). */
-export async function updateSegment(caller: Caller, segmentId: string, input: { name: string }): Promise<SegmentRecord> {
-  const item = await updateItem(update(keys.segment(caller.projectId, segmentId), { set: { name: input.name }, condition: { expression: 'attribute_exists(PK)' } }, missing));
+export async function updateSegment(
+  caller: Caller,
+  segmentId: string,
+  input: { name: string },
+): Promise<SegmentRecord> {
+  const item = await updateItem(
+    update(
+      keys.segment(caller.projectId, segmentId),
+      { set: { name: input.name }, condition: { expression: 'attribute_exists(PK)' } },
+      missing,
+    ),
+  );
   return toSegmentRecord(item);
 }
 
@@ -85,7 +97,11 @@ export async function deleteSegment(caller: Caller, segmentId: string, requestDe
     await removeMemberships(caller.projectId, segmentId, { maxMembers: MEMBERS_REMOVED_IN_REQUEST, deadline });
   } catch (error) {
     // the segment is gone, which is what the caller asked for; the worker finishes its memberships
-    logger.warn('segment memberships left to the segment-cleanup worker', { project_id: caller.projectId, segment_id: segmentId, error });
+    logger.warn('segment memberships left to the segment-cleanup worker', {
+      project_id: caller.projectId,
+      segment_id: segmentId,
+      error,
+    });
   }
 }
 
@@ -93,7 +109,11 @@ export async function deleteSegment(caller: Caller, segmentId: string, requestDe
  * The segment-cleanup worker's part: removes the memberships of a deleted segment until none is
  * left (true) or `deadline` (epoch ms) has passed (false: call again, nothing done is lost).
  */
-export async function removeDeletedSegmentMemberships(projectId: string, segmentId: string, deadline: number): Promise<boolean> {
+export async function removeDeletedSegmentMemberships(
+  projectId: string,
+  segmentId: string,
+  deadline: number,
+): Promise<boolean> {
   return removeMemberships(projectId, segmentId, { deadline });
 }
 
@@ -105,15 +125,27 @@ export const MEMBERS_REMOVED_IN_REQUEST = 5 * MEMBERS_PER_PAGE;
 const REQUEST_TIME_LEFT_MS = 4_000;
 
 /** Removes members page by page; true when the segment has none left, false when a limit stopped it first. */
-async function removeMemberships(projectId: string, segmentId: string, limits: { maxMembers?: number; deadline?: number }): Promise<boolean> {
+async function removeMemberships(
+  projectId: string,
+  segmentId: string,
+  limits: { maxMembers?: number; deadline?: number },
+): Promise<boolean> {
   let removed = 0;
   let after: string | undefined;
   for (;;) {
-    if ((limits.maxMembers !== undefined && removed >= limits.maxMembers) || (limits.deadline !== undefined && Date.now() >= limits.deadline)) return false; // machine time: a budget of work
-    const { items, hasMore } = await queryPage(keys.segmentMembers(projectId, segmentId), { limit: MEMBERS_PER_PAGE, after });
+    if (
+      (limits.maxMembers !== undefined && removed >= limits.maxMembers) ||
+      (limits.deadline !== undefined && Date.now() >= limits.deadline)
+    )
+      return false; // machine time: a budget of work
+    const { items, hasMore } = await queryPage(keys.segmentMembers(projectId, segmentId), {
+      limit: MEMBERS_PER_PAGE,
+      after,
+    });
     const contactIds = items.map((m) => m.contact_id as string);
     const chunks: string[][] = [];
-    for (let i = 0; i < contactIds.length; i += MEMBERS_PER_TRANSACTION) chunks.push(contactIds.slice(i, i + MEMBERS_PER_TRANSACTION));
+    for (let i = 0; i < contactIds.length; i += MEMBERS_PER_TRANSACTION)
+      chunks.push(contactIds.slice(i, i + MEMBERS_PER_TRANSACTION));
     await Promise.all(chunks.map((chunk) => removeMembers(projectId, segmentId, chunk))); // disjoint contacts: no conflicts
     removed += contactIds.length;
     if (!hasMore || contactIds.length === 0) return true;
@@ -130,7 +162,11 @@ async function removeMembers(projectId: string, segmentId: string, contactIds: s
       const membership = del(keys.segmentMember(projectId, segmentId, contactId));
       const segmentIds = (byId.get(contactId)?.segment_ids ?? []) as string[];
       if (!segmentIds.includes(segmentId)) return [membership];
-      const condition = { expression: '#segment_ids = :read', names: { '#segment_ids': 'segment_ids' }, values: { ':read': segmentIds } };
+      const condition = {
+        expression: '#segment_ids = :read',
+        names: { '#segment_ids': 'segment_ids' },
+        values: { ':read': segmentIds },
+      };
       const set = { segment_ids: segmentIds.filter((id) => id !== segmentId) };
       return [membership, update(keys.contact(projectId, contactId), { set, condition }, { tag: 'contact changed' })];
     });

@@ -19,17 +19,28 @@ export function subscribedTo(contact: Item, topic: Item): boolean {
  * topic's default. `undefined` when the topic no longer exists. Two round trips: the topic with the
  * addresses' contact claims, then the contacts.
  */
-export async function topicOptOuts(projectId: string, topicId: string, addresses: string[]): Promise<Set<string> | undefined> {
+export async function topicOptOuts(
+  projectId: string,
+  topicId: string,
+  addresses: string[],
+): Promise<Set<string> | undefined> {
   const unique = [...new Set(addresses)];
-  const [topic, claims] = await Promise.all([getItem(keys.topic(projectId, topicId)), batchGet(unique.map((address) => keys.contactEmail(projectId, address)))]);
+  const [topic, claims] = await Promise.all([
+    getItem(keys.topic(projectId, topicId)),
+    batchGet(unique.map((address) => keys.contactEmail(projectId, address))),
+  ]);
   if (!topic) return undefined;
   const contactOf = new Map(claims.map((claim) => [String(claim.SK), String(claim.contact_id)]));
-  const contacts = contactOf.size ? await batchGet([...contactOf.values()].map((contactId) => keys.contact(projectId, contactId))) : [];
+  const contacts = contactOf.size
+    ? await batchGet([...contactOf.values()].map((contactId) => keys.contact(projectId, contactId)))
+    : [];
   const byId = new Map(contacts.map((contact) => [String(contact.id), contact]));
   const out = new Set<string>();
   for (const address of unique) {
     const contact = byId.get(contactOf.get(keys.contactEmail(projectId, address).SK) ?? '');
-    const gets = contact ? !contact.unsubscribed && subscribedTo(contact, topic) : topic.default_subscription === 'opt_in';
+    const gets = contact
+      ? !contact.unsubscribed && subscribedTo(contact, topic)
+      : topic.default_subscription === 'opt_in';
     if (!gets) out.add(address);
   }
   return out;

@@ -51,7 +51,10 @@ export async function createTopic(caller: Caller, input: CreateTopicInput): Prom
     created_at: now,
     updated_at: now,
   };
-  await transact([put({ ...keys.topic(caller.projectId, item.id), ...item }), eventWrite(caller, 'topic.created', toTopic(item))]);
+  await transact([
+    put({ ...keys.topic(caller.projectId, item.id), ...item }),
+    eventWrite(caller, 'topic.created', toTopic(item)),
+  ]);
   return toTopic(item);
 }
 
@@ -61,7 +64,8 @@ async function readTopic(caller: Caller, topicId: string): Promise<Item> {
   return item;
 }
 
-export const getTopic = async (caller: Caller, topicId: string): Promise<Topic> => toTopic(await readTopic(caller, topicId));
+export const getTopic = async (caller: Caller, topicId: string): Promise<Topic> =>
+  toTopic(await readTopic(caller, topicId));
 
 export async function listTopics(caller: Caller, page: PageRequest) {
   const { items, hasMore } = await queryPage(keys.topics(caller.projectId), page);

@@ -18,7 +18,21 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, bounded, del, getItem, isConditionFailed, put, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  bounded,
+  del,
+  getItem,
+  isConditionFailed,
+  put,
+  queryPage,
+  transact,
+  update,
+  updateItem,
+  type Item,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { findSendingDomain, sendingDomainCheck, sendingDomainOf, sendingDomainProblems } from '../domains/domains';
 import { addressDomain, MAX_SCHEDULE_AHEAD_MS } from '../emails/emails';
 import { parseScheduledAt } from '../emails/schedule-phrase';
@@ -81,10 +95,17 @@ const contentItem = (projectId: string, broadcastId: string, content: BroadcastC
 });
 
 /** The content a content item holds (none: nothing). */
-const contentOf = (item: Item | undefined): BroadcastContent => ({ html: (item?.html as string | null) ?? null, text: (item?.text as string | null) ?? null });
+const contentOf = (item: Item | undefined): BroadcastContent => ({
+  html: (item?.html as string | null) ?? null,
+  text: (item?.text as string | null) ?? null,
+});
 
 /** The broadcast's content (the fan-out reads it once per page; it never changes once sent). */
-export async function getBroadcastContent(projectId: string, broadcastId: string, consistent = true): Promise<BroadcastContent> {
+export async function getBroadcastContent(
+  projectId: string,
+  broadcastId: string,
+  consistent = true,
+): Promise<BroadcastContent> {
   return contentOf(await getItem(keys.broadcastContent(projectId, broadcastId), consistent));
 }
 
@@ -104,7 +125,12 @@ export function toBroadcast(item: Item, content: BroadcastContent): BroadcastRec
     html: content.html,
     text: content.text,
     status: b.status,
-    counters: { recipients: b.count_recipients ?? 0, sent: b.count_sent ?? 0, skipped: b.count_skipped ?? 0, failed: b.count_failed ?? 0 },
+    counters: {
+      recipients: b.count_recipients ?? 0,
+      sent: b.count_sent ?? 0,
+      skipped: b.count_skipped ?? 0,
+      failed: b.count_failed ?? 0,
+    },
     created_at: b.created_at,
     scheduled_at: b.scheduled_at ?? null,
     sent_at: b.sent_at ?? null,
@@ -112,8 +138,10 @@ export function toBroadcast(item: Item, content: BroadcastContent): BroadcastRec
 }
 
 const missing = () => notFound('Broadcast', 'broadcast_id');
-const notDraft = (status: string) => conflict('broadcast_not_draft', `Only a draft broadcast can be changed; this one is ${status}`);
-const toList = (value: string | string[] | undefined): string[] | null => (value === undefined ? null : Array.isArray(value) ? value : [value]);
+const notDraft = (status: string) =>
+  conflict('broadcast_not_draft', `Only a draft broadcast can be changed; this one is ${status}`);
+const toList = (value: string | string[] | undefined): string[] | null =>
+  value === undefined ? null : Array.isArray(value) ? value : [value];
 
 /** A broadcast's html and text live in one item: well under DynamoDB's 400 KB item limit. */
 export const MAX_BROADCAST_ITEM_BYTES = 350 * 1024;
@@ -127,14 +155,26 @@ function checkSize(content: BroadcastContent): void {
 }
 
 /** 422 for a segment or topic id that is not one of the project's. One BatchGet. */
-async function checkAudience(caller: Caller, segmentId: string | undefined, topicId: string | null | undefined): Promise<void> {
+async function checkAudience(
+  caller: Caller,
+  segmentId: string | undefined,
+  topicId: string | null | undefined,
+): Promise<void> {
   const wanted = [
     ...(segmentId ? [{ key: keys.segment(caller.projectId, segmentId), path: 'segment_id', what: 'segment' }] : []),
     ...(topicId ? [{ key: keys.topic(caller.projectId, topicId), path: 'topic_id', what: 'topic' }] : []),
   ];
   if (!wanted.length) return;
   const found = new Set((await batchGet(wanted.map((w) => w.key))).map((item) => item.SK as string));
-  const problems = wanted.filter((w) => !found.has(w.key.SK)).map((w): ErrorDetail => ({ code: `${w.what}_not_found`, message: `No ${w.what} with this id in this project`, path: w.path }));
+  const problems = wanted
+    .filter((w) => !found.has(w.key.SK))
+    .map(
+      (w): ErrorDetail => ({
+        code: `${w.what}_not_found`,
+        message: `No ${w.what} with this id in this project`,
+        path: w.path,
+      }),
+    );
   if (problems.length) throw unprocessable(problems);
 }
 
@@ -152,17 +192,27 @@ async function refuseWhilePaused(caller: Caller): Promise<void> {
   if (paused) throw sendingPaused(paused);
 }
 
-async function startSending(caller: Caller, draft: { id: string; from: string }, scheduledAt: string | undefined, write: (fields: Item) => WriteAction[]): Promise<Item> {
+async function startSending(
+  caller: Caller,
+  draft: { id: string; from: string },
+  scheduledAt: string | undefined,
+  write: (fields: Item) => WriteAction[],
+): Promise<Item> {
   const domainName = addressDomain(draft.from);
-  const domainProblems = async () => sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
+  const domainProblems = async () =>
+    sendingDomainProblems(caller, domainName, await findSendingDomain(caller.projectId, domainName), 'from');
   const now = clockNow();
   let at: string | null = null;
   if (scheduledAt) {
     const schedule = parseScheduledAt(scheduledAt, new Date(now)); // ISO 8601 or a phrase ("in 1 hour", counted from now)
-    if ('error' in schedule) throw unprocessable([...(await domainProblems()), { ...schedule.error, path: 'scheduled_at' }]);
+    if ('error' in schedule)
+      throw unprocessable([...(await domainProblems()), { ...schedule.error, path: 'scheduled_at' }]);
     const time = Date.parse(schedule.iso);
     if (time - now > MAX_SCHEDULE_AHEAD_MS) {
-      throw unprocessable([...(await domainProblems()), { code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' }]);
+      throw unprocessable([
+        ...(await domainProblems()),
+        { code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' },
+      ]);
     }
     if (time > now) at = schedule.iso; // a time already past sends now
   }
@@ -176,7 +226,11 @@ async function startSending(caller: Caller, draft: { id: string; from: string },
     exhausted: false,
     ...keys.broadcastDue(caller.projectId, draft.id, due),
   };
-  const attempt = () => transact([sendingDomainCheck(caller, domainName, { tag: 'domain not sendable', withItem: true }), ...write(fields)]);
+  const attempt = () =>
+    transact([
+      sendingDomainCheck(caller, domainName, { tag: 'domain not sendable', withItem: true }),
+      ...write(fields),
+    ]);
   try {
     await attempt();
   } catch (error) {
@@ -195,7 +249,10 @@ async function startFanOut(projectId: string, broadcastId: string): Promise<void
     .catch((error) => logger.warn('fan-out enqueue failed; the due-broadcast dispatcher will start it', { error }));
 }
 
-type Settings = Pick<BroadcastItem, 'name' | 'segment_id' | 'topic_id' | 'from' | 'subject' | 'reply_to' | 'preview_text'>;
+type Settings = Pick<
+  BroadcastItem,
+  'name' | 'segment_id' | 'topic_id' | 'from' | 'subject' | 'reply_to' | 'preview_text'
+>;
 
 /** A new draft with these settings: the one shape of a broadcast item that create and duplicate both write. */
 function draftItem(caller: Caller, settings: Settings): BroadcastItem {
@@ -221,7 +278,11 @@ function draftItem(caller: Caller, settings: Settings): BroadcastItem {
 
 export async function createBroadcast(caller: Caller, input: CreateBroadcastInput): Promise<BroadcastRecord> {
   const sendNow = input.send === true || input.scheduled_at !== undefined;
-  await Promise.all([checkAudience(caller, input.segment_id, input.topic_id), checkPlaceholders(caller.projectId, input), sendNow ? refuseWhilePaused(caller) : undefined]);
+  await Promise.all([
+    checkAudience(caller, input.segment_id, input.topic_id),
+    checkPlaceholders(caller.projectId, input),
+    sendNow ? refuseWhilePaused(caller) : undefined,
+  ]);
   let item = draftItem(caller, {
     name: input.name ?? null,
     segment_id: input.segment_id,
@@ -236,7 +297,10 @@ export async function createBroadcast(caller: Caller, input: CreateBroadcastInpu
   const writes = (draft: BroadcastItem) => [put(draft), put(contentItem(caller.projectId, draft.id, content))];
   if (sendNow) {
     const draft = item;
-    item = { ...item, ...(await startSending(caller, item, input.scheduled_at, (fields) => writes({ ...draft, ...fields }))) };
+    item = {
+      ...item,
+      ...(await startSending(caller, item, input.scheduled_at, (fields) => writes({ ...draft, ...fields }))),
+    };
   } else {
     await transact(writes(item));
   }
@@ -251,8 +315,14 @@ async function load(caller: Caller, broadcastId: string): Promise<BroadcastItem>
 }
 
 /** The broadcast and its content (two GetItems at once). */
-async function loadWithContent(caller: Caller, broadcastId: string): Promise<{ item: BroadcastItem; content: BroadcastContent }> {
-  const [item, content] = await Promise.all([load(caller, broadcastId), getBroadcastContent(caller.projectId, broadcastId)]);
+async function loadWithContent(
+  caller: Caller,
+  broadcastId: string,
+): Promise<{ item: BroadcastItem; content: BroadcastContent }> {
+  const [item, content] = await Promise.all([
+    load(caller, broadcastId),
+    getBroadcastContent(caller.projectId, broadcastId),
+  ]);
   return { item, content };
 }
 
@@ -264,8 +334,12 @@ export async function getBroadcast(caller: Caller, broadcastId: string): Promise
 /** A page of broadcasts with their content (one BatchGet), cut short at MAX_PAGE_BYTES like any list. */
 export async function listBroadcasts(caller: Caller, page: PageRequest) {
   const { items, hasMore } = await queryPage<BroadcastItem>(keys.broadcasts(caller.projectId), page);
-  const contents = new Map((await batchGet(items.map((b) => keys.broadcastContent(caller.projectId, b.id)))).map((c) => [c.SK as string, c]));
-  const records = items.map((b) => toBroadcast(b, contentOf(contents.get(keys.broadcastContent(caller.projectId, b.id).SK))));
+  const contents = new Map(
+    (await batchGet(items.map((b) => keys.broadcastContent(caller.projectId, b.id)))).map((c) => [c.SK as string, c]),
+  );
+  const records = items.map((b) =>
+    toBroadcast(b, contentOf(contents.get(keys.broadcastContent(caller.projectId, b.id).SK))),
+  );
   const bound = bounded(records, records.length);
   return { records: bound.items, hasMore: hasMore || bound.hasMore };
 }
@@ -273,22 +347,35 @@ export async function listBroadcasts(caller: Caller, page: PageRequest) {
 const IS_DRAFT = { expression: '#status = :draft', names: { '#status': 'status' }, values: { ':draft': 'draft' } };
 
 /** A draft only: the condition makes a draft sent meanwhile a 409, not a lost edit. */
-export async function updateBroadcast(caller: Caller, broadcastId: string, input: UpdateBroadcastInput): Promise<BroadcastRecord> {
+export async function updateBroadcast(
+  caller: Caller,
+  broadcastId: string,
+  input: UpdateBroadcastInput,
+): Promise<BroadcastRecord> {
   const { item: current, content: currentContent } = await loadWithContent(caller, broadcastId);
   if (current.status !== 'draft') throw notDraft(current.status);
   // only what the request changes: content stored before a property was deleted may still name it
-  await Promise.all([checkAudience(caller, input.segment_id, input.topic_id), checkPlaceholders(caller.projectId, input)]);
+  await Promise.all([
+    checkAudience(caller, input.segment_id, input.topic_id),
+    checkPlaceholders(caller.projectId, input),
+  ]);
   const { html, text, ...settings } = input;
   const changes: Item = { updated_at: nowIso() };
   for (const [field, value] of Object.entries(settings)) {
     if (value !== undefined) changes[field] = field === 'reply_to' ? toList(value as string | string[]) : value;
   }
-  const content: BroadcastContent = { html: html === undefined ? currentContent.html : html, text: text === undefined ? currentContent.text : text };
-  if (content.html === null && content.text === null) throw unprocessable([{ code: 'invalid_value', message: 'html or text is required', path: 'html' }]);
+  const content: BroadcastContent = {
+    html: html === undefined ? currentContent.html : html,
+    text: text === undefined ? currentContent.text : text,
+  };
+  if (content.html === null && content.text === null)
+    throw unprocessable([{ code: 'invalid_value', message: 'html or text is required', path: 'html' }]);
   checkSize(content);
   const contentChanged = html !== undefined || text !== undefined;
   await transact([
-    update(keys.broadcast(caller.projectId, broadcastId), { set: changes, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
+    update(keys.broadcast(caller.projectId, broadcastId), { set: changes, condition: IS_DRAFT }, () =>
+      notDraft('no longer a draft'),
+    ),
     ...(contentChanged ? [put(contentItem(caller.projectId, broadcastId, content))] : []),
   ]);
   return toBroadcast({ ...current, ...changes }, content);
@@ -298,18 +385,28 @@ export async function deleteBroadcast(caller: Caller, broadcastId: string): Prom
   const current = await load(caller, broadcastId);
   if (current.status !== 'draft') throw notDraft(current.status);
   await transact([
-    del(keys.broadcast(caller.projectId, broadcastId), { ifUnchanged: { expected: { status: 'draft' }, onChanged: () => notDraft('no longer a draft') } }),
+    del(keys.broadcast(caller.projectId, broadcastId), {
+      ifUnchanged: { expected: { status: 'draft' }, onChanged: () => notDraft('no longer a draft') },
+    }),
     del(keys.broadcastContent(caller.projectId, broadcastId)),
   ]);
 }
 
-export async function sendBroadcast(caller: Caller, broadcastId: string, scheduledAt: string | undefined): Promise<BroadcastRecord> {
+export async function sendBroadcast(
+  caller: Caller,
+  broadcastId: string,
+  scheduledAt: string | undefined,
+): Promise<BroadcastRecord> {
   const [current] = await Promise.all([load(caller, broadcastId), refuseWhilePaused(caller)]);
   if (current.status !== 'draft') throw notDraft(current.status);
   const updatedAt = nowIso();
   const [fields, content] = await Promise.all([
     startSending(caller, current, scheduledAt, (fields) => [
-      update(keys.broadcast(caller.projectId, broadcastId), { set: { ...fields, updated_at: updatedAt }, condition: IS_DRAFT }, () => notDraft('no longer a draft')),
+      update(
+        keys.broadcast(caller.projectId, broadcastId),
+        { set: { ...fields, updated_at: updatedAt }, condition: IS_DRAFT },
+        () => notDraft('no longer a draft'),
+      ),
     ]),
     getBroadcastContent(caller.projectId, broadcastId),
   ]);
@@ -322,7 +419,11 @@ const CANCELABLE: readonly BroadcastStatus[] = ['scheduled', 'queued', 'sending'
 
 export async function cancelBroadcast(caller: Caller, broadcastId: string): Promise<BroadcastRecord> {
   const current = await load(caller, broadcastId);
-  const refuse = (status: string) => conflict('broadcast_not_cancelable', `Only a scheduled, queued or sending broadcast can be canceled; this one is ${status}`);
+  const refuse = (status: string) =>
+    conflict(
+      'broadcast_not_cancelable',
+      `Only a scheduled, queued or sending broadcast can be canceled; this one is ${status}`,
+    );
   if (!CANCELABLE.includes(current.status)) throw refuse(current.status);
   const [updated, content] = await Promise.all([
     updateItem<BroadcastItem>(
@@ -331,7 +432,11 @@ export async function cancelBroadcast(caller: Caller, broadcastId: string): Prom
         {
           set: { status: 'canceled', updated_at: nowIso() },
           remove: ['GSI1PK', 'GSI1SK'],
-          condition: { expression: '#status IN (:a, :b, :c)', names: { '#status': 'status' }, values: { ':a': 'scheduled', ':b': 'queued', ':c': 'sending' } },
+          condition: {
+            expression: '#status IN (:a, :b, :c)',
+            names: { '#status': 'status' },
+            values: { ':a': 'scheduled', ':b': 'queued', ':c': 'sending' },
+          },
         },
         () => refuse('finished meanwhile'),
       ),

@@ -20,8 +20,15 @@ export interface ClickedLink {
   unique_clicks: number;
 }
 
-export async function listClickedLinks(caller: Caller, broadcastId: string, page: PageRequest): Promise<{ records: ClickedLink[]; hasMore: boolean }> {
-  const [broadcast, items] = await Promise.all([getItem(keys.broadcast(caller.projectId, broadcastId)), queryBetween(keys.broadcastLinks(caller.projectId, broadcastId), '0', 'g')]);
+export async function listClickedLinks(
+  caller: Caller,
+  broadcastId: string,
+  page: PageRequest,
+): Promise<{ records: ClickedLink[]; hasMore: boolean }> {
+  const [broadcast, items] = await Promise.all([
+    getItem(keys.broadcast(caller.projectId, broadcastId)),
+    queryBetween(keys.broadcastLinks(caller.projectId, broadcastId), '0', 'g'),
+  ]);
   if (!broadcast) throw notFound('Broadcast', 'broadcast_id');
   const links = new Map<string, ClickedLink>();
   for (const item of items) {

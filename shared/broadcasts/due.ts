@@ -24,7 +24,10 @@ async function lease(item: BroadcastItem & { GSI1SK?: string }, now: Date): Prom
     await updateItem(
       update(
         keys.broadcast(item.project_id, item.id),
-        { set: keys.broadcastDue(item.project_id, item.id, until), condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } } },
+        {
+          set: keys.broadcastDue(item.project_id, item.id, until),
+          condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } },
+        },
         { tag: 'cursor moved' },
       ),
     );
@@ -34,7 +37,10 @@ async function lease(item: BroadcastItem & { GSI1SK?: string }, now: Date): Prom
   }
   const message = (after: string): FanOutMessage => ({ project_id: item.project_id, broadcast_id: item.id, after });
   // pages in flight are at most MAX_PAGES_IN_FLIGHT, and those of an ended attempt: one page of records reads them
-  const pages = (item.pages_in_flight ?? 0) > 0 ? (await queryPage(keys.broadcastPages(item.project_id, item.id), { limit: 100 })).items : [];
+  const pages =
+    (item.pages_in_flight ?? 0) > 0
+      ? (await queryPage(keys.broadcastPages(item.project_id, item.id), { limit: 100 })).items
+      : [];
   return [message(item.cursor ?? ''), ...pages.map((page) => message(page.after as string))];
 }
 
@@ -42,7 +48,10 @@ async function lease(item: BroadcastItem & { GSI1SK?: string }, now: Date): Prom
 export async function dispatchDueBroadcasts(now = nowDate(), options: { deadline?: number } = {}): Promise<number> {
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   let enqueued = 0;
-  for await (const page of queryGsi1Pages<BroadcastItem & { GSI1SK?: string }>(keys.BROADCASTS_DUE, { below: `${now.toISOString()}~`, pageSize: PAGE_SIZE })) {
+  for await (const page of queryGsi1Pages<BroadcastItem & { GSI1SK?: string }>(keys.BROADCASTS_DUE, {
+    below: `${now.toISOString()}~`,
+    pageSize: PAGE_SIZE,
+  })) {
     if (Date.now() >= deadline) break; // machine time: the worker's remaining time
     const messages = (await Promise.all(page.map((item) => lease(item, now)))).flat();
     await fanOutQueue.enqueue(messages);

@@ -34,13 +34,34 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, put, queryPage, transactionChunks, transactRetryingConflicts, update, updateItem, type Item, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  put,
+  queryPage,
+  transactionChunks,
+  transactRetryingConflicts,
+  update,
+  updateItem,
+  type Item,
+  type WriteAction,
+} from '../platform/db/table';
 import { FANOUT_LEASE_MS, getBroadcastContent, type BroadcastContent, type BroadcastItem } from './broadcasts';
 import type { BroadcastStatus } from './model';
 import { fanOutQueue, type FanOutMessage } from './queue';
 import { findSendingDomain } from '../domains/domains';
 import { readPropertySchema, type PropertySchema } from '../audience/contact-properties';
-import { addressDomain, emailExpiresAt, emailTransactionBytes, emailWrites, MAX_EMAIL_CONTENT_BYTES, SEND_LEASE_MS, type PreparedEmail } from '../emails/emails';
+import {
+  addressDomain,
+  emailExpiresAt,
+  emailTransactionBytes,
+  emailWrites,
+  MAX_EMAIL_CONTENT_BYTES,
+  SEND_LEASE_MS,
+  type PreparedEmail,
+} from '../emails/emails';
 import { contentBytes, putEmailContents } from '../emails/content';
 import { newId, nowIso } from '../platform/ids';
 import { now as clockNow } from '../platform/clock';
@@ -67,7 +88,8 @@ const CHAIN_EMAILS_PER_SECOND = 50;
 /** Pages of one broadcast in flight at most (the fan-out function's maxConcurrency is 10, functions/workers.ts). */
 export const MAX_PAGES_IN_FLIGHT = 8;
 /** Pages of one broadcast in flight at once: as many chains as the account's send rate needs. */
-export const fanOutParallelism = (rate: number): number => Math.min(MAX_PAGES_IN_FLIGHT, Math.max(1, Math.ceil(rate / CHAIN_EMAILS_PER_SECOND)));
+export const fanOutParallelism = (rate: number): number =>
+  Math.min(MAX_PAGES_IN_FLIGHT, Math.max(1, Math.ceil(rate / CHAIN_EMAILS_PER_SECOND)));
 
 /**
  * A claimed page (keys.broadcastPage): the contacts it is to do, whatever the segment does
@@ -91,8 +113,16 @@ async function ownPage(b: BroadcastItem, page: PageItem, messageId: string): Pro
   if (Date.parse(page.lease_until) > clockNow()) return undefined;
   try {
     // (a record from before pages named their message has no owner: the first message takes it)
-    const condition = page.claimed_by ? { expression: 'claimed_by = :owner', values: { ':owner': page.claimed_by } } : { expression: 'attribute_not_exists(claimed_by)' };
-    return await updateItem<PageItem>(update(keys.broadcastPage(b.project_id, b.id, page.after), { set: { claimed_by: messageId, lease_until: pageLease() }, condition }, { tag: 'page taken' }));
+    const condition = page.claimed_by
+      ? { expression: 'claimed_by = :owner', values: { ':owner': page.claimed_by } }
+      : { expression: 'attribute_not_exists(claimed_by)' };
+    return await updateItem<PageItem>(
+      update(
+        keys.broadcastPage(b.project_id, b.id, page.after),
+        { set: { claimed_by: messageId, lease_until: pageLease() }, condition },
+        { tag: 'page taken' },
+      ),
+    );
   } catch (error) {
     if (isConditionFailed(error, 'page taken')) return undefined;
     throw error;
@@ -109,13 +139,25 @@ type Plan =
   | ({ contactId: string; outcome: 'sent'; email: string; dueAt: string } & PreparedEmail);
 
 /** The preheader (`preview_text`): hidden text at the top of the HTML that inboxes show after the subject. */
-const preheader = (text: string) => `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;
+const preheader = (text: string) =>
+  `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</div>`;
 
 /** The contact's email: its item and its content (stored once, before the page's transactions). */
-async function personalise(b: BroadcastItem, source: BroadcastContent, contact: Item, schema: PropertySchema, configurationSet: string): Promise<PreparedEmail> {
-  const url = unsubscribeUrl(await unsubscribeToken({ projectId: b.project_id, contactId: contact.id as string, topicId: b.topic_id }));
+async function personalise(
+  b: BroadcastItem,
+  source: BroadcastContent,
+  contact: Item,
+  schema: PropertySchema,
+  configurationSet: string,
+): Promise<PreparedEmail> {
+  const url = unsubscribeUrl(
+    await unsubscribeToken({ projectId: b.project_id, contactId: contact.id as string, topicId: b.topic_id }),
+  );
   const values = contactValues(contact, schema, url);
-  const html = source.html === null ? null : render((b.preview_text ? preheader(b.preview_text) : '') + source.html, values, { missing: 'empty' }).text;
+  const html =
+    source.html === null
+      ? null
+      : render((b.preview_text ? preheader(b.preview_text) : '') + source.html, values, { missing: 'empty' }).text;
   const createdAt = nowIso();
   const item = {
     object: 'email' as const,
@@ -145,20 +187,35 @@ async function personalise(b: BroadcastItem, source: BroadcastContent, contact: 
   return { item, content };
 }
 
-async function planPage(b: BroadcastItem, source: BroadcastContent, contactIds: string[], topic: Item | undefined, schema: PropertySchema, configurationSet: string): Promise<Plan[]> {
-  const contacts = new Map((await batchGet(contactIds.map((id) => keys.contact(b.project_id, id)))).map((c) => [c.id as string, c]));
+async function planPage(
+  b: BroadcastItem,
+  source: BroadcastContent,
+  contactIds: string[],
+  topic: Item | undefined,
+  schema: PropertySchema,
+  configurationSet: string,
+): Promise<Plan[]> {
+  const contacts = new Map(
+    (await batchGet(contactIds.map((id) => keys.contact(b.project_id, id)))).map((c) => [c.id as string, c]),
+  );
   const addresses = [...contacts.values()].map((c) => String(c.email).toLowerCase());
-  const suppressed = new Set((await batchGet(addresses.map((a) => keys.suppression(b.project_id, a)))).map((s) => String(s.SK).slice('SUPPRESSION#'.length)));
+  const suppressed = new Set(
+    (await batchGet(addresses.map((a) => keys.suppression(b.project_id, a)))).map((s) =>
+      String(s.SK).slice('SUPPRESSION#'.length),
+    ),
+  );
   return Promise.all(
     contactIds.map(async (contactId): Promise<Plan> => {
       const contact = contacts.get(contactId);
       if (!contact) return { contactId, outcome: 'skipped', reason: 'contact_deleted' };
       const email = contact.email as string;
       if (contact.unsubscribed === true) return { contactId, outcome: 'skipped', reason: 'unsubscribed', email };
-      if (topic && !subscribedTo(contact, topic)) return { contactId, outcome: 'skipped', reason: 'topic_opt_out', email };
+      if (topic && !subscribedTo(contact, topic))
+        return { contactId, outcome: 'skipped', reason: 'topic_opt_out', email };
       if (suppressed.has(email.toLowerCase())) return { contactId, outcome: 'skipped', reason: 'suppressed', email };
       const { item, content } = await personalise(b, source, contact, schema, configurationSet);
-      if (contentBytes(content) > MAX_EMAIL_CONTENT_BYTES) return { contactId, outcome: 'failed', reason: 'email_too_large', email };
+      if (contentBytes(content) > MAX_EMAIL_CONTENT_BYTES)
+        return { contactId, outcome: 'failed', reason: 'email_too_large', email };
       return { contactId, outcome: 'sent', email, item, content, dueAt: '' };
     }),
   );
@@ -188,7 +245,12 @@ function planWrites(b: BroadcastItem, plan: Plan): WriteAction[] {
 function counting(b: BroadcastItem, plans: Plan[]): WriteAction {
   const count = (outcome: Plan['outcome']) => plans.filter((p) => p.outcome === outcome).length;
   return update(keys.broadcast(b.project_id, b.id), {
-    add: { count_recipients: plans.length, count_sent: count('sent'), count_skipped: count('skipped'), count_failed: count('failed') },
+    add: {
+      count_recipients: plans.length,
+      count_sent: count('sent'),
+      count_skipped: count('skipped'),
+      count_failed: count('failed'),
+    },
   });
 }
 
@@ -199,16 +261,27 @@ function counting(b: BroadcastItem, plans: Plan[]): WriteAction {
  */
 async function withinQuota(b: BroadcastItem, plans: Plan[], settings: ProjectSettings): Promise<Plan[]> {
   const usage = await quotaUsage(b.project_id);
-  const room = (quota: number | null, used: number) => (quota === null ? Number.POSITIVE_INFINITY : Math.max(0, quota - used));
+  const room = (quota: number | null, used: number) =>
+    quota === null ? Number.POSITIVE_INFINITY : Math.max(0, quota - used);
   const daily = room(settings.daily_quota, usage.daily);
   const monthly = room(settings.monthly_quota, usage.monthly);
   let left = Math.min(daily, monthly);
   const reason = daily <= monthly ? 'daily_quota_exceeded' : 'monthly_quota_exceeded';
-  return plans.map((plan): Plan => (plan.outcome !== 'sent' || left-- > 0 ? plan : { contactId: plan.contactId, outcome: 'failed', reason, email: plan.email }));
+  return plans.map(
+    (plan): Plan =>
+      plan.outcome !== 'sent' || left-- > 0
+        ? plan
+        : { contactId: plan.contactId, outcome: 'failed', reason, email: plan.email },
+  );
 }
 
 /** Tries `write` with the quota writes of `plans`' emails; when a quota refuses them, again with the recipients that fit. */
-async function writeCounted(b: BroadcastItem, plans: Plan[], settings: ProjectSettings | undefined, write: (plans: Plan[], counted: WriteAction[]) => Promise<void>): Promise<Plan[]> {
+async function writeCounted(
+  b: BroadcastItem,
+  plans: Plan[],
+  settings: ProjectSettings | undefined,
+  write: (plans: Plan[], counted: WriteAction[]) => Promise<void>,
+): Promise<Plan[]> {
   let current = plans;
   for (let attempt = 1; ; attempt++) {
     const sent = current.filter((p) => p.outcome === 'sent').length;
@@ -216,7 +289,8 @@ async function writeCounted(b: BroadcastItem, plans: Plan[], settings: ProjectSe
       await write(current, settings && sent ? quotaWrites(b.project_id, sent, settings) : []);
       return current;
     } catch (error) {
-      const quotaRefused = settings && (isConditionFailed(error, quotaTag('daily')) || isConditionFailed(error, quotaTag('monthly')));
+      const quotaRefused =
+        settings && (isConditionFailed(error, quotaTag('daily')) || isConditionFailed(error, quotaTag('monthly')));
       if (!quotaRefused || attempt >= 5) throw error; // five times: other sends of the project keep taking the room (the message is retried)
       current = await withinQuota(b, current, settings);
     }
@@ -243,7 +317,9 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
   const sentIds = (written: Plan[]) => written.flatMap((p) => (p.outcome === 'sent' ? [p.item.id] : []));
   for (const chunk of chunks) {
     try {
-      const written = await writeCounted(b, chunk, settings, (current, counted) => transactRetryingConflicts([...current.flatMap((p) => planWrites(b, p)), counting(b, current), ...counted]));
+      const written = await writeCounted(b, chunk, settings, (current, counted) =>
+        transactRetryingConflicts([...current.flatMap((p) => planWrites(b, p)), counting(b, current), ...counted]),
+      );
       emailIds.push(...sentIds(written));
     } catch (error) {
       if (!isConditionFailed(error, 'recipient done')) throw error;
@@ -251,7 +327,9 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
       // (the failed condition brings their record, with the email that attempt created).
       for (const plan of chunk) {
         try {
-          const written = await writeCounted(b, [plan], settings, (current, counted) => transactRetryingConflicts([...planWrites(b, current[0]), counting(b, current), ...counted]));
+          const written = await writeCounted(b, [plan], settings, (current, counted) =>
+            transactRetryingConflicts([...planWrites(b, current[0]), counting(b, current), ...counted]),
+          );
           emailIds.push(...sentIds(written));
         } catch (inner) {
           if (!isConditionFailed(inner, 'recipient done')) throw inner;
@@ -272,7 +350,10 @@ async function writePage(b: BroadcastItem, plans: Plan[]): Promise<string[]> {
 async function leftToWrite(b: BroadcastItem, plans: Plan[]): Promise<{ plans: Plan[]; writtenEmailIds: string[] }> {
   const records = await batchGet(plans.map((p) => keys.broadcastRecipient(b.project_id, b.id, p.contactId)));
   const written = new Set(records.map((r) => r.contact_id as string));
-  return { plans: plans.filter((p) => !written.has(p.contactId)), writtenEmailIds: records.flatMap((r) => (typeof r.email_id === 'string' ? [r.email_id] : [])) };
+  return {
+    plans: plans.filter((p) => !written.has(p.contactId)),
+    writtenEmailIds: records.flatMap((r) => (typeof r.email_id === 'string' ? [r.email_id] : [])),
+  };
 }
 
 const ACTIVE_CONDITION = '#status IN (:scheduled, :queued, :sending)';
@@ -292,11 +373,20 @@ const allDone = {
   values: { ':yes': true, ':zero': 0, ...ACTIVE_VALUES },
 };
 
-const leaseFields = (b: BroadcastItem) => ({ ...keys.broadcastDue(b.project_id, b.id, new Date(clockNow() + FANOUT_LEASE_MS).toISOString()), updated_at: nowIso() });
+const leaseFields = (b: BroadcastItem) => ({
+  ...keys.broadcastDue(b.project_id, b.id, new Date(clockNow() + FANOUT_LEASE_MS).toISOString()),
+  updated_at: nowIso(),
+});
 
 /** Ends the broadcast (`sent` or `failed`): off the due index. */
 async function finish(b: BroadcastItem, set: Item, condition: typeof stillActive): Promise<void> {
-  await updateItem(update(keys.broadcast(b.project_id, b.id), { set: { ...set, updated_at: nowIso() }, remove: ['GSI1PK', 'GSI1SK'], condition }, { tag: 'cursor moved' }));
+  await updateItem(
+    update(
+      keys.broadcast(b.project_id, b.id),
+      { set: { ...set, updated_at: nowIso() }, remove: ['GSI1PK', 'GSI1SK'], condition },
+      { tag: 'cursor moved' },
+    ),
+  );
 }
 
 /**
@@ -304,7 +394,10 @@ async function finish(b: BroadcastItem, set: Item, condition: typeof stillActive
  * it first. Sends the next page's message when the broadcast has room for another page in flight.
  */
 async function claimPage(b: BroadcastItem, after: string, messageId: string): Promise<PageItem | undefined> {
-  const members = await queryPage(keys.segmentMembers(b.project_id, b.segment_id), { limit: pageSize(), after: after || undefined });
+  const members = await queryPage(keys.segmentMembers(b.project_id, b.segment_id), {
+    limit: pageSize(),
+    after: after || undefined,
+  });
   const contactIds = members.items.map((member) => member.contact_id as string);
   const last = contactIds.at(-1) ?? after;
   const page: PageItem = {
@@ -322,7 +415,11 @@ async function claimPage(b: BroadcastItem, after: string, messageId: string): Pr
     await transactRetryingConflicts([
       update(
         keys.broadcast(b.project_id, b.id),
-        { set: { status: 'sending', cursor: last, exhausted: !members.hasMore, claim_attempts: 0, ...leaseFields(b) }, add: { pages_in_flight: 1 }, condition: stillAt(after) },
+        {
+          set: { status: 'sending', cursor: last, exhausted: !members.hasMore, claim_attempts: 0, ...leaseFields(b) },
+          add: { pages_in_flight: 1 },
+          condition: stillAt(after),
+        },
         { tag: 'cursor moved' },
       ),
       put(page, { ifAbsent: { tag: 'cursor moved' } }),
@@ -335,7 +432,12 @@ async function claimPage(b: BroadcastItem, after: string, messageId: string): Pr
   if (members.hasMore && (b.pages_in_flight ?? 0) + 1 < fanOutParallelism(rate)) {
     await fanOutQueue
       .enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }])
-      .catch((error) => logger.warn('next page enqueue failed; a page done or the due-broadcast dispatcher will go on', { broadcast_id: b.id, error }));
+      .catch((error) =>
+        logger.warn('next page enqueue failed; a page done or the due-broadcast dispatcher will go on', {
+          broadcast_id: b.id,
+          error,
+        }),
+      );
   }
   return page;
 }
@@ -346,7 +448,11 @@ async function completePage(b: BroadcastItem, page: PageItem): Promise<boolean> 
     // the broadcast item is shared by the pages in flight and the next claim (see claimPage)
     await transactRetryingConflicts([
       del(keys.broadcastPage(b.project_id, b.id, page.after), { ifExists: { tag: 'page done' } }),
-      update(keys.broadcast(b.project_id, b.id), { add: { pages_in_flight: -1 }, set: leaseFields(b), condition: stillActive }, { tag: 'cursor moved' }),
+      update(
+        keys.broadcast(b.project_id, b.id),
+        { add: { pages_in_flight: -1 }, set: leaseFields(b), condition: stillActive },
+        { tag: 'cursor moved' },
+      ),
     ]);
     return true;
   } catch (error) {
@@ -374,7 +480,12 @@ async function goOn(projectId: string, broadcastId: string): Promise<PageResult>
   if (!b.exhausted) {
     await fanOutQueue
       .enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: b.cursor ?? '' }])
-      .catch((error) => logger.warn('next page enqueue failed; the due-broadcast dispatcher will resume', { broadcast_id: b.id, error }));
+      .catch((error) =>
+        logger.warn('next page enqueue failed; the due-broadcast dispatcher will resume', {
+          broadcast_id: b.id,
+          error,
+        }),
+      );
   }
   return 'next';
 }
@@ -404,11 +515,18 @@ export type PageResult = 'next' | 'done' | 'stale' | 'failed';
 export const MAX_PAGE_ATTEMPTS = 5;
 
 /** The reason a broadcast fails with after a page's MAX_PAGE_ATTEMPTS. */
-const failureReason = (after: string, cause: string) => `the page of recipients ${after ? `after contact ${after}` : 'at the start of the segment'} failed ${MAX_PAGE_ATTEMPTS} times: ${cause}`;
+const failureReason = (after: string, cause: string) =>
+  `the page of recipients ${after ? `after contact ${after}` : 'at the start of the segment'} failed ${MAX_PAGE_ATTEMPTS} times: ${cause}`;
 const causeOf = (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`.slice(0, 500);
 
 /** Counts a failed attempt (`counted`: the item's count afterwards); at MAX_PAGE_ATTEMPTS the broadcast ends `failed`. True when it has ended. */
-async function failedAttempt(b: BroadcastItem, after: string, cause: string, count: () => Promise<Item>, attempts: string): Promise<boolean> {
+async function failedAttempt(
+  b: BroadcastItem,
+  after: string,
+  cause: string,
+  count: () => Promise<Item>,
+  attempts: string,
+): Promise<boolean> {
   try {
     if (Number((await count())[attempts]) < MAX_PAGE_ATTEMPTS) return false;
     const reason = failureReason(after, cause);
@@ -429,14 +547,28 @@ async function failedAttempt(b: BroadcastItem, after: string, cause: string, cou
 function pageFailed(b: BroadcastItem, page: PageItem, error: unknown): Promise<boolean> {
   const cause = causeOf(error);
   const key = keys.broadcastPage(b.project_id, b.id, page.after);
-  const count = () => updateItem(update(key, { add: { attempts: 1 }, set: { last_error: cause }, condition: { expression: 'attribute_exists(PK)' } }, { tag: 'page done' }));
+  const count = () =>
+    updateItem(
+      update(
+        key,
+        { add: { attempts: 1 }, set: { last_error: cause }, condition: { expression: 'attribute_exists(PK)' } },
+        { tag: 'page done' },
+      ),
+    );
   return failedAttempt(b, page.after, cause, count, 'attempts');
 }
 
 /** A claim that threw (no page record yet): counted on the broadcast (`claim_attempts`, reset by each claim), likewise. */
 function claimFailed(b: BroadcastItem, after: string, error: unknown): Promise<boolean> {
   const cause = causeOf(error);
-  const count = () => updateItem(update(keys.broadcast(b.project_id, b.id), { add: { claim_attempts: 1 }, set: { last_page_error: cause }, condition: stillAt(after) }, { tag: 'cursor moved' }));
+  const count = () =>
+    updateItem(
+      update(
+        keys.broadcast(b.project_id, b.id),
+        { add: { claim_attempts: 1 }, set: { last_page_error: cause }, condition: stillAt(after) },
+        { tag: 'cursor moved' },
+      ),
+    );
   return failedAttempt(b, after, cause, count, 'claim_attempts');
 }
 
@@ -464,7 +596,11 @@ export async function fanOutPage(message: FanOutMessage, messageId: string): Pro
   ]);
   try {
     if (!segment || (b.topic_id && !topic) || !domain) {
-      const reason = !segment ? 'the segment was deleted' : !domain ? 'the sending domain was deleted' : 'the topic was deleted';
+      const reason = !segment
+        ? 'the segment was deleted'
+        : !domain
+          ? 'the sending domain was deleted'
+          : 'the topic was deleted';
       await finish(b, { status: 'failed', failure_reason: reason }, stillActive);
       logger.warn('broadcast failed', { broadcast_id: b.id, reason });
       return 'failed';

@@ -44,7 +44,16 @@ export type BroadcastRecord = z.output<typeof broadcast>;
 export const RECIPIENT_OUTCOMES = ['sent', 'skipped', 'failed'] as const;
 
 /** What `resend.broadcasts.recipients` sends as `type` (the SDK requires it); GET /broadcasts/{id}/recipients accepts these and `all`, and lists every recipient for each (its operation says why). */
-export const RECIPIENT_EVENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
+export const RECIPIENT_EVENT_TYPES = [
+  'sent',
+  'delivered',
+  'opened',
+  'clicked',
+  'bounced',
+  'complained',
+  'unsubscribed',
+  'suppressed',
+] as const;
 export const RECIPIENT_BOUNCE_TYPES = ['permanent', 'transient', 'undetermined'] as const;
 
 /**
@@ -73,7 +82,8 @@ const subject = z.string().check(z.minLength(1), z.maxLength(998), headerSafe);
 const previewText = z.string().check(z.maxLength(998));
 /** When to send (POST /broadcasts and POST /broadcasts/{id}/send): an ISO 8601 time with offset, or a phrase such as "in 1 hour" (shared/emails/schedule-phrase.ts). */
 export const scheduledAt = scheduledAtInput;
-const htmlOrText = (b: { html?: string | null; text?: string | null }) => (b.html ?? undefined) !== undefined || (b.text ?? undefined) !== undefined;
+const htmlOrText = (b: { html?: string | null; text?: string | null }) =>
+  (b.html ?? undefined) !== undefined || (b.text ?? undefined) !== undefined;
 
 export const createBody = z
   .strictObject({
@@ -91,7 +101,10 @@ export const createBody = z
   })
   .check(
     z.refine(htmlOrText, { message: 'html or text is required', path: ['html'] }),
-    z.refine((b) => !(b.send === false && b.scheduled_at), { message: 'scheduled_at schedules the sending; it cannot go with send: false', path: ['scheduled_at'] }),
+    z.refine((b) => !(b.send === false && b.scheduled_at), {
+      message: 'scheduled_at schedules the sending; it cannot go with send: false',
+      path: ['scheduled_at'],
+    }),
   );
 export type CreateBroadcastInput = z.output<typeof createBody>;
 

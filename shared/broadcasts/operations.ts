@@ -1,12 +1,35 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, cursorListQuery, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
-import { broadcast, broadcastRecipient, createBody, RECIPIENT_BOUNCE_TYPES, RECIPIENT_EVENT_TYPES, scheduledAt, updateBody } from './model';
+import {
+  commonErrors,
+  conflictResponse,
+  cursorListQuery,
+  deleted,
+  id,
+  listOf,
+  listQuery,
+  notFoundResponse,
+} from '../platform/http/schemas';
+import {
+  broadcast,
+  broadcastRecipient,
+  createBody,
+  RECIPIENT_BOUNCE_TYPES,
+  RECIPIENT_EVENT_TYPES,
+  scheduledAt,
+  updateBody,
+} from './model';
 
 const params = z.strictObject({ broadcast_id: id });
 const tags = ['Broadcasts'];
-const notDraft = { description: 'The broadcast is not a draft (`broadcast_not_draft`) or cannot be canceled in its state', schema: conflictResponse.schema };
-const tooLarge = { description: 'The broadcast is over 350 KB, the size limit of one email (`broadcast_too_large`)', schema: conflictResponse.schema };
+const notDraft = {
+  description: 'The broadcast is not a draft (`broadcast_not_draft`) or cannot be canceled in its state',
+  schema: conflictResponse.schema,
+};
+const tooLarge = {
+  description: 'The broadcast is over 350 KB, the size limit of one email (`broadcast_too_large`)',
+  schema: conflictResponse.schema,
+};
 
 const placeholders =
   'html, text, subject and preview_text may use `{{{FIRST_NAME}}}`, `{{{LAST_NAME}}}`, `{{{EMAIL}}}` (or `{{{contact.first_name}}}`, `{{{contact.last_name}}}`, `{{{contact.email}}}`), ' +
@@ -60,7 +83,13 @@ export const update = defineOperation({
   auth: 'api_key',
   params,
   body: updateBody,
-  responses: { 200: { description: 'The broadcast', schema: broadcast }, ...commonErrors, 404: notFoundResponse, 409: notDraft, 413: tooLarge },
+  responses: {
+    200: { description: 'The broadcast', schema: broadcast },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: notDraft,
+    413: tooLarge,
+  },
 });
 
 export const remove = defineOperation({
@@ -69,7 +98,12 @@ export const remove = defineOperation({
   tags,
   auth: 'api_key',
   params,
-  responses: { 200: { description: 'The broadcast is gone', schema: deleted('broadcast') }, ...commonErrors, 404: notFoundResponse, 409: notDraft },
+  responses: {
+    200: { description: 'The broadcast is gone', schema: deleted('broadcast') },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: notDraft,
+  },
 });
 
 export const send = defineOperation({
@@ -84,17 +118,28 @@ export const send = defineOperation({
   auth: 'api_key',
   params,
   body: z.strictObject({ scheduled_at: z.optional(scheduledAt) }),
-  responses: { 200: { description: 'The broadcast, queued or scheduled', schema: broadcast }, ...commonErrors, 404: notFoundResponse, 409: notDraft },
+  responses: {
+    200: { description: 'The broadcast, queued or scheduled', schema: broadcast },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: notDraft,
+  },
 });
 
 export const cancel = defineOperation({
   operationId: 'cancelBroadcast',
   summary: 'Cancel a scheduled, queued or sending broadcast',
-  description: 'A broadcast that is sending stops before its next page of recipients; emails already handed to the send pipeline go out. Other states: 409.',
+  description:
+    'A broadcast that is sending stops before its next page of recipients; emails already handed to the send pipeline go out. Other states: 409.',
   tags,
   auth: 'api_key',
   params,
-  responses: { 200: { description: 'The broadcast, canceled', schema: broadcast }, ...commonErrors, 404: notFoundResponse, 409: notDraft },
+  responses: {
+    200: { description: 'The broadcast, canceled', schema: broadcast },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: notDraft,
+  },
 });
 
 export const duplicate = defineOperation({
@@ -125,7 +170,11 @@ export const listRecipients = defineOperation({
     email: z.optional(z.string().check(z.minLength(1), z.maxLength(254))),
     bounce_type: z.optional(z.enum(RECIPIENT_BOUNCE_TYPES)),
   }),
-  responses: { 200: { description: "A page of the broadcast's recipients", schema: listOf(broadcastRecipient) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: "A page of the broadcast's recipients", schema: listOf(broadcastRecipient) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 const tokenParams = z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512)) });
@@ -133,11 +182,15 @@ const tokenParams = z.strictObject({ token: z.string().check(z.minLength(1), z.m
 export const unsubscribePage = defineOperation({
   operationId: 'unsubscribePage',
   summary: 'The page behind an unsubscribe link',
-  description: 'No key: the signed token is the credential. Shows what a POST would do and a button that does it; a GET never changes anything (link scanners follow links).',
+  description:
+    'No key: the signed token is the credential. Shows what a POST would do and a button that does it; a GET never changes anything (link scanners follow links).',
   tags: ['Unsubscribe'],
   auth: 'none',
   params: tokenParams,
-  responses: { 200: { description: 'An HTML page', contentType: 'text/html', schema: z.string() }, 404: notFoundResponse },
+  responses: {
+    200: { description: 'An HTML page', contentType: 'text/html', schema: z.string() },
+    404: notFoundResponse,
+  },
 });
 
 export const unsubscribe = defineOperation({
@@ -149,7 +202,10 @@ export const unsubscribe = defineOperation({
   tags: ['Unsubscribe'],
   auth: 'none',
   params: tokenParams,
-  responses: { 200: { description: 'An HTML confirmation', contentType: 'text/html', schema: z.string() }, 404: notFoundResponse },
+  responses: {
+    200: { description: 'An HTML confirmation', contentType: 'text/html', schema: z.string() },
+    404: notFoundResponse,
+  },
 });
 
 const linkId = z.string().check(z.regex(/^[0-9a-f]{16}$/, 'must be the id of a link of this broadcast'));

@@ -47,12 +47,24 @@ type RenderedFields = Partial<Record<'subject' | 'preview_text' | 'html' | 'text
  * without a fallback. Reads the schema (one GetItem) only when some key needs it.
  */
 export async function checkPlaceholders(projectId: string, input: RenderedFields): Promise<void> {
-  const fields: RenderedFields = { subject: input.subject, preview_text: input.preview_text, html: input.html, text: input.text };
+  const fields: RenderedFields = {
+    subject: input.subject,
+    preview_text: input.preview_text,
+    html: input.html,
+    text: input.text,
+  };
   const texts = Object.values(fields).join('\n');
-  const needsSchema = placeholdersIn(texts).some((p) => !p.malformed && p.fallback === undefined && !BUILT_IN.has(p.key));
+  const needsSchema = placeholdersIn(texts).some(
+    (p) => !p.malformed && p.fallback === undefined && !BUILT_IN.has(p.key),
+  );
   const schema = needsSchema ? await readPropertySchema(projectId) : {};
   const freeForm = Object.keys(schema).length === 0;
-  const resolvable = (key: string) => BUILT_IN.has(key) || freeForm || Object.hasOwn(schema, key.replace(/^contact\./, ''));
-  const problems = placeholderProblems(fields, resolvable, 'is no contact field, contact property of this project or RESEND_UNSUBSCRIBE_URL');
+  const resolvable = (key: string) =>
+    BUILT_IN.has(key) || freeForm || Object.hasOwn(schema, key.replace(/^contact\./, ''));
+  const problems = placeholderProblems(
+    fields,
+    resolvable,
+    'is no contact field, contact property of this project or RESEND_UNSUBSCRIBE_URL',
+  );
   if (problems.length) throw unprocessable(problems);
 }

@@ -55,12 +55,18 @@ function toRecipient(r: RecipientItem, email: Item | undefined): BroadcastRecipi
 async function recipientByAddress(projectId: string, broadcastId: string, address: string): Promise<RecipientItem[]> {
   const claim = await getItem(keys.contactEmail(projectId, address.trim()));
   if (!claim) return [];
-  const record = await getItem<RecipientItem>(keys.broadcastRecipient(projectId, broadcastId, claim.contact_id as string));
+  const record = await getItem<RecipientItem>(
+    keys.broadcastRecipient(projectId, broadcastId, claim.contact_id as string),
+  );
   return record ? [record] : [];
 }
 
 /** A page of the broadcast's recipients (see the module comment); with `email`, that contact's alone. */
-export async function listRecipients(caller: Caller, broadcastId: string, page: PageRequest & { email?: string }): Promise<Page<BroadcastRecipientRecord>> {
+export async function listRecipients(
+  caller: Caller,
+  broadcastId: string,
+  page: PageRequest & { email?: string },
+): Promise<Page<BroadcastRecipientRecord>> {
   const [broadcast, records] = await Promise.all([
     getItem(keys.broadcast(caller.projectId, broadcastId)),
     page.email === undefined
@@ -69,6 +75,13 @@ export async function listRecipients(caller: Caller, broadcastId: string, page: 
   ]);
   if (!broadcast) throw notFound('Broadcast', 'broadcast_id');
   const emailIds = records.items.flatMap((r) => (r.email_id ? [r.email_id] : []));
-  const emails = new Map((await batchGet(emailIds.map((id) => keys.email(caller.projectId, id)))).flatMap((e) => (unexpired(e) ? [[e.id as string, e] as const] : [])));
-  return { items: records.items.map((r) => toRecipient(r, r.email_id ? emails.get(r.email_id) : undefined)), hasMore: records.hasMore };
+  const emails = new Map(
+    (await batchGet(emailIds.map((id) => keys.email(caller.projectId, id)))).flatMap((e) =>
+      unexpired(e) ? [[e.id as string, e] as const] : [],
+    ),
+  );
+  return {
+    items: records.items.map((r) => toRecipient(r, r.email_id ? emails.get(r.email_id) : undefined)),
+    hasMore: records.hasMore,
+  };
 }

@@ -17,7 +17,16 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { grantScope } from '../platform/aws/call-guard';
 import * as keys from '../platform/db/keys';
-import { getItem, isConditionFailed, put, putItem, transact, update, type Item, type WriteAction } from '../platform/db/table';
+import {
+  getItem,
+  isConditionFailed,
+  put,
+  putItem,
+  transact,
+  update,
+  type Item,
+  type WriteAction,
+} from '../platform/db/table';
 import { toContact, topicsUpdatedEvent, type ContactItem } from '../audience/contacts';
 import { eventWrite } from '../events/events';
 import { notFound } from '../platform/errors';
@@ -46,7 +55,12 @@ async function loadSecret(create: boolean): Promise<Buffer | undefined> {
   const fresh = randomBytes(32);
   try {
     const sealed = await sealSecret(fresh.toString('base64'), KEY_PLACE);
-    await putItem(put({ ...keys.unsubscribeSecret(), type: 'unsubscribe_secret', project_id: '-', secret: sealed }, { ifAbsent: { tag: 'secret exists', withItem: true } }));
+    await putItem(
+      put(
+        { ...keys.unsubscribeSecret(), type: 'unsubscribe_secret', project_id: '-', secret: sealed },
+        { ifAbsent: { tag: 'secret exists', withItem: true } },
+      ),
+    );
     return fresh;
   } catch (error) {
     if (!isConditionFailed(error, 'secret exists') || !error.item) throw error;
@@ -85,7 +99,11 @@ export interface UnsubscribeTarget {
 }
 
 export async function unsubscribeToken(target: UnsubscribeTarget): Promise<string> {
-  const ids = [uuidBytes(liveProjectId(target.projectId)), uuidBytes(target.contactId), ...(target.topicId ? [uuidBytes(target.topicId)] : [])];
+  const ids = [
+    uuidBytes(liveProjectId(target.projectId)),
+    uuidBytes(target.contactId),
+    ...(target.topicId ? [uuidBytes(target.topicId)] : []),
+  ];
   const payload = Buffer.concat([...(isTestProject(target.projectId) ? [Buffer.of(TEST_MODE)] : []), ...ids]);
   const key = (await unsubscribeKey(true)) as Buffer;
   return Buffer.concat([payload, mac(key, payload)]).toString('base64url');
@@ -136,7 +154,8 @@ function page(title: string, body: string): string {
   );
 }
 
-const what = (topic: Item | undefined) => (topic ? `emails about “${escapeHtml(String(topic.name))}”` : 'all emails from this sender');
+const what = (topic: Item | undefined) =>
+  topic ? `emails about “${escapeHtml(String(topic.name))}”` : 'all emails from this sender';
 
 /** GET: what a POST would do, and a button that does it. */
 export async function unsubscribePageHtml(token: string): Promise<string> {
@@ -165,17 +184,31 @@ export async function unsubscribeByToken(token: string): Promise<string> {
             Key: key,
             UpdateExpression: 'SET #topics.#topic = :opt_out, #updated = :at', // a map entry: one placeholder per path part
             // only a change is written (and heard of): a second click finds the opt-out there
-            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#topics.#topic) OR #topics.#topic <> :opt_out)',
+            ConditionExpression:
+              'attribute_exists(PK) AND (attribute_not_exists(#topics.#topic) OR #topics.#topic <> :opt_out)',
             ExpressionAttributeNames: { '#topics': 'topics', '#topic': target.topicId, '#updated': 'updated_at' },
             ExpressionAttributeValues: { ':opt_out': 'opt_out', ':at': nowIso() },
           },
           onConditionFailed: deleted,
         }
-      : update(key, { set: { unsubscribed: true, updated_at: nowIso() }, condition: { expression: 'attribute_exists(PK) AND unsubscribed <> :yes', values: { ':yes': true } } }, deleted);
+      : update(
+          key,
+          {
+            set: { unsubscribed: true, updated_at: nowIso() },
+            condition: { expression: 'attribute_exists(PK) AND unsubscribed <> :yes', values: { ':yes': true } },
+          },
+          deleted,
+        );
     // the project hears of it as of any change of the contact: in the same transaction
     const caller = { projectId: target.projectId, livemode: !isTestProject(target.projectId) }; // a test twin's contact: a test-mode event
-    const next = toContact({ ...(contact as ContactItem), ...(target.topicId ? { topics: { ...contact.topics, [target.topicId]: 'opt_out' } } : { unsubscribed: true }), updated_at: nowIso() });
-    const event = target.topicId ? topicsUpdatedEvent(caller, next, [{ id: target.topicId, subscription: 'opt_out' }]) : eventWrite(caller, 'contact.updated', next);
+    const next = toContact({
+      ...(contact as ContactItem),
+      ...(target.topicId ? { topics: { ...contact.topics, [target.topicId]: 'opt_out' } } : { unsubscribed: true }),
+      updated_at: nowIso(),
+    });
+    const event = target.topicId
+      ? topicsUpdatedEvent(caller, next, [{ id: target.topicId, subscription: 'opt_out' }])
+      : eventWrite(caller, 'contact.updated', next);
     await transact([change, event]).catch((error: unknown) => {
       if (!isConditionFailed(error, deleted.tag)) throw error; // deleted meanwhile, or unsubscribed already: nothing to do
     });

@@ -87,7 +87,8 @@ import { awsRegion } from '../platform/aws/region';
 
 /** A name claim still `creating` after this long belongs to a create that died; another create may take it. */
 export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;
-const positiveEnv = (name: string, fallback: number) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
+const positiveEnv = (name: string, fallback: number) =>
+  Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback;
 /** How long a claim that never verified holds its name (see the module comment). */
 export const claimExpiryMs = () => positiveEnv('DOMAIN_CLAIM_EXPIRY_HOURS', 72) * 3_600_000;
 export { maxDomainsPerProject } from '../project/domain-limit';
@@ -165,7 +166,8 @@ interface DomainMode {
 
 /** A project's domains: live ones in SES, a test twin's simulated (the module comment). The one place that tells them apart. */
 function modeOf(projectId: string): DomainMode {
-  if (isTestProject(projectId)) return { identity: testIdentities, claimKey: (name) => domainClaimKey(projectId, name), accountWide: false };
+  if (isTestProject(projectId))
+    return { identity: testIdentities, claimKey: (name) => domainClaimKey(projectId, name), accountWide: false };
   return { identity: sesIdentities, claimKey: keys.domainName, accountWide: true };
 }
 
@@ -174,17 +176,32 @@ function modeOf(projectId: string): DomainMode {
  * project, the twin's for a test one. Apart from `modeOf` on purpose: the senders' and POST /emails'
  * bundles read claims, and must not take in the SES identity code `modeOf` refers to.
  */
-export const domainClaimKey = (projectId: string, name: string): keys.Key => (isTestProject(projectId) ? keys.testDomainName(projectId, name) : keys.domainName(name));
+export const domainClaimKey = (projectId: string, name: string): keys.Key =>
+  isTestProject(projectId) ? keys.testDomainName(projectId, name) : keys.domainName(name);
 
 const missing = () => notFound('Domain', 'domain_id');
 const taken = (name: string) => () => conflict('domain_exists', `The domain ${name} already exists`, 'name');
-const claimedBy = (domainId: string) => ({ expression: '#claim_domain = :claim_domain', names: { '#claim_domain': 'domain_id' }, values: { ':claim_domain': domainId } });
+const claimedBy = (domainId: string) => ({
+  expression: '#claim_domain = :claim_domain',
+  names: { '#claim_domain': 'domain_id' },
+  values: { ':claim_domain': domainId },
+});
 /** GSI1 entry while SES is still verifying, so the scheduled check finds the domain by key. */
 const unsettledIndex = (item: DomainItem) => (isSettled(item.status) ? {} : keys.domainUnsettled(item.id));
-const limitReached = (max: number) => () => conflict('domain_limit_reached', `A project has at most ${max} domains (MAX_DOMAINS_PER_PROJECT)`, 'name');
+const limitReached = (max: number) => () =>
+  conflict('domain_limit_reached', `A project has at most ${max} domains (MAX_DOMAINS_PER_PROJECT)`, 'name');
 /** Adds `by` to the project's domain counter (created at its first domain). */
-const countDomains = (projectId: string, by: 1 | -1, condition?: UpdateSpec['condition'], onFailed?: OnConditionFailed) =>
-  update(keys.domainCount(projectId), { set: { type: 'domain_count', project_id: projectId }, add: { domain_count: by }, condition }, onFailed);
+const countDomains = (
+  projectId: string,
+  by: 1 | -1,
+  condition?: UpdateSpec['condition'],
+  onFailed?: OnConditionFailed,
+) =>
+  update(
+    keys.domainCount(projectId),
+    { set: { type: 'domain_count', project_id: projectId }, add: { domain_count: by }, condition },
+    onFailed,
+  );
 
 /** A claim another create may take over: a create that died long ago, or a claim that expired without ever verifying. */
 const abandoned = (claim: DomainNameItem) =>
@@ -197,7 +214,12 @@ async function releaseClaim(claimKey: keys.Key, name: string, domainId: string):
   const { expression, names, values } = claimedBy(domainId);
   const action: WriteAction = {
     kind: 'Delete',
-    params: { Key: claimKey, ConditionExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+    params: {
+      Key: claimKey,
+      ConditionExpression: expression,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
     onConditionFailed: () => new Error('claim no longer ours'),
   };
   await transact([action]).catch((error) => logger.warn('domain name claim not released', { domain: name, error }));
@@ -205,7 +227,10 @@ async function releaseClaim(claimKey: keys.Key, name: string, domainId: string):
 
 export async function createDomain(caller: Caller, input: CreateDomainInput): Promise<Domain> {
   const region = awsRegion();
-  if (input.region !== undefined && input.region !== region) throw unprocessable([{ code: 'invalid_value', message: `this deployment sends from ${region} only`, path: 'region' }]);
+  if (input.region !== undefined && input.region !== region)
+    throw unprocessable([
+      { code: 'invalid_value', message: `this deployment sends from ${region} only`, path: 'region' },
+    ]);
   const { name } = input;
   const id = newId();
   const now = nowIso();
@@ -218,28 +243,54 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
   const [count, existing, ...parents] = await Promise.all([
     getItem(keys.domainCount(caller.projectId)),
     getItem<DomainNameItem>(claimKey),
-    ...(mode.accountWide ? labels.slice(1, -1).map((_, i) => getItem<DomainNameItem>(keys.domainName(labels.slice(i + 1).join('.')))) : []),
+    ...(mode.accountWide
+      ? labels.slice(1, -1).map((_, i) => getItem<DomainNameItem>(keys.domainName(labels.slice(i + 1).join('.'))))
+      : []),
   ]);
   if (Number(count?.domain_count) >= max) throw limitReached(max)();
-  const owned = parents.find((c) => c && c.project_id !== caller.projectId && (c.status === 'verified' || c.verified_at));
-  if (owned) throw conflict('parent_domain_verified', `${owned.name} is a verified domain of another project: its subdomains cannot be added`, 'name');
+  const owned = parents.find(
+    (c) => c && c.project_id !== caller.projectId && (c.status === 'verified' || c.verified_at),
+  );
+  if (owned)
+    throw conflict(
+      'parent_domain_verified',
+      `${owned.name} is a verified domain of another project: its subdomains cannot be added`,
+      'name',
+    );
 
   // (a) a claim of the name: taken, unless it is a create that died long ago or a claim that
   // expired, which is taken over first (the rare path: its old domain is read and deleted with it)
   const previous = existing && (abandoned(existing) ? existing : undefined);
   if (existing && !previous) throw taken(name)();
   if (previous) {
-    const old = previous.state === 'active' ? await getItem<DomainItem>(keys.domain(previous.project_id, previous.domain_id)) : undefined;
+    const old =
+      previous.state === 'active'
+        ? await getItem<DomainItem>(keys.domain(previous.project_id, previous.domain_id))
+        : undefined;
     await transact([
       update(
         claimKey,
         {
-          set: { project_id: caller.projectId, domain_id: id, state: 'creating', claimed_at: now, configuration_set: configurationSetName(id) },
+          set: {
+            project_id: caller.projectId,
+            domain_id: id,
+            state: 'creating',
+            claimed_at: now,
+            configuration_set: configurationSetName(id),
+          },
           // still the claim that was read, still too old, and still never verified
           condition: {
-            expression: '#d = :d AND #s = :s AND #at = :at AND attribute_not_exists(verified_at) AND (attribute_not_exists(#st) OR #st IN (:n, :p, :f))',
+            expression:
+              '#d = :d AND #s = :s AND #at = :at AND attribute_not_exists(verified_at) AND (attribute_not_exists(#st) OR #st IN (:n, :p, :f))',
             names: { '#d': 'domain_id', '#s': 'state', '#at': 'claimed_at', '#st': 'status' },
-            values: { ':d': previous.domain_id, ':s': previous.state, ':at': previous.claimed_at, ':n': 'not_started', ':p': 'pending', ':f': 'failed' },
+            values: {
+              ':d': previous.domain_id,
+              ':s': previous.state,
+              ':at': previous.claimed_at,
+              ':n': 'not_started',
+              ':p': 'pending',
+              ':f': 'failed',
+            },
           },
         },
         taken(name),
@@ -265,7 +316,10 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
     dkim_tokens: [],
     mail_from_status: 'not_started',
     tls: input.tls ?? 'opportunistic',
-    capabilities: { sending: input.capabilities?.sending ?? 'enabled', receiving: input.capabilities?.receiving ?? 'disabled' },
+    capabilities: {
+      sending: input.capabilities?.sending ?? 'enabled',
+      receiving: input.capabilities?.receiving ?? 'disabled',
+    },
     open_tracking: false,
     click_tracking: false,
     tracking_subdomain: null,
@@ -291,14 +345,17 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
       id,
     );
   const undo = async () => {
-    await mode.identity.remove(name, item.configuration_set).catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
+    await mode.identity
+      .remove(name, item.configuration_set)
+      .catch((cleanup) => logger.error('could not undo a domain in SES', { domain: name, error: cleanup }));
     if (previous) await releaseClaim(claimKey, name, id);
   };
   try {
     if (previous) await mode.identity.remove(name, previous.configuration_set);
     state = await identity().catch(async (error) => {
       // no claim, yet SES has the identity: a create that died between SES and (c) may have left it
-      if (previous || !isIdentityTaken(error) || !(await mode.identity.removeAbandoned(name, CLAIM_TAKEOVER_MS))) throw error;
+      if (previous || !isIdentityTaken(error) || !(await mode.identity.removeAbandoned(name, CLAIM_TAKEOVER_MS)))
+        throw error;
       return identity();
     });
   } catch (error) {
@@ -317,21 +374,47 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
       throw error;
     }
   }
-  Object.assign(item, { status: state.dkimStatus, dkim_tokens: state.dkimTokens, mail_from_status: state.mailFromStatus });
+  Object.assign(item, {
+    status: state.dkimStatus,
+    dkim_tokens: state.dkimTokens,
+    mail_from_status: state.mailFromStatus,
+  });
 
   // (c) the domain, the claim (new, or the one taken over) active, the event: one transaction
   const domain = toDomain(item);
-  const active = { state: 'active', status: item.status, sending: item.capabilities.sending, ...(tenant ? { ses_tenant: tenant } : {}) };
+  const active = {
+    state: 'active',
+    status: item.status,
+    sending: item.capabilities.sending,
+    ...(tenant ? { ses_tenant: tenant } : {}),
+  };
   try {
     await transact([
-      put({ ...keys.domain(caller.projectId, id), type: 'domain', ...item, ...unsettledIndex(item) }, { ifAbsent: () => new Error(`domain id ${id} exists`) }),
+      put(
+        { ...keys.domain(caller.projectId, id), type: 'domain', ...item, ...unsettledIndex(item) },
+        { ifAbsent: () => new Error(`domain id ${id} exists`) },
+      ),
       previous
         ? update(claimKey, { set: active, condition: claimedBy(id) }, taken(name))
         : put(
-            { ...claimKey, type: 'domain_name', project_id: caller.projectId, domain_id: id, name, claimed_at: now, configuration_set: item.configuration_set, ...active },
+            {
+              ...claimKey,
+              type: 'domain_name',
+              project_id: caller.projectId,
+              domain_id: id,
+              name,
+              claimed_at: now,
+              configuration_set: item.configuration_set,
+              ...active,
+            },
             { ifAbsent: taken(name) },
           ),
-      countDomains(caller.projectId, 1, { expression: 'attribute_not_exists(domain_count) OR domain_count < :max', values: { ':max': max } }, limitReached(max)),
+      countDomains(
+        caller.projectId,
+        1,
+        { expression: 'attribute_not_exists(domain_count) OR domain_count < :max', values: { ':max': max } },
+        limitReached(max),
+      ),
       eventWrite(caller, 'domain.created', domain),
       ...(recordTenant ? [recordTenant] : []), // the project's first live domain: its tenant, recorded
     ]);
@@ -370,7 +453,13 @@ export async function updateDomain(caller: Caller, domainId: string, input: Upda
     updated_at: nowIso(),
   };
   if (next.tracking_subdomain && next.tracking_subdomain.length + 1 + item.name.length > 253) {
-    throw unprocessable([{ code: 'too_big', message: 'the tracking hostname <tracking_subdomain>.<name> may be at most 253 characters', path: 'tracking_subdomain' }]);
+    throw unprocessable([
+      {
+        code: 'too_big',
+        message: 'the tracking hostname <tracking_subdomain>.<name> may be at most 253 characters',
+        path: 'tracking_subdomain',
+      },
+    ]);
   }
   const trackingChanged = input.open_tracking !== undefined || input.click_tracking !== undefined;
   const mode = modeOf(caller.projectId);
@@ -385,10 +474,21 @@ export async function updateDomain(caller: Caller, domainId: string, input: Upda
   await transact([
     update(
       keys.domain(caller.projectId, domainId),
-      { set: { open_tracking, click_tracking, tracking_subdomain, tls, capabilities, updated_at }, condition: { expression: 'attribute_exists(PK)' } },
+      {
+        set: { open_tracking, click_tracking, tracking_subdomain, tls, capabilities, updated_at },
+        condition: { expression: 'attribute_exists(PK)' },
+      },
       missing,
     ),
-    ...(input.capabilities?.sending ? [update(mode.claimKey(item.name), { set: { sending: capabilities.sending }, condition: claimedBy(domainId) }, missing)] : []),
+    ...(input.capabilities?.sending
+      ? [
+          update(
+            mode.claimKey(item.name),
+            { set: { sending: capabilities.sending }, condition: claimedBy(domainId) },
+            missing,
+          ),
+        ]
+      : []),
     eventWrite(caller, 'domain.updated', domain),
   ]);
   return domain;
@@ -431,10 +531,19 @@ async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; change
   const mode = modeOf(item.project_id);
   const ses = await mode.identity.read(item);
   const next: DomainItem = ses
-    ? { ...item, status: ses.dkimStatus, mail_from_status: ses.mailFromStatus, dkim_tokens: ses.dkimTokens.length ? ses.dkimTokens : item.dkim_tokens }
+    ? {
+        ...item,
+        status: ses.dkimStatus,
+        mail_from_status: ses.mailFromStatus,
+        dkim_tokens: ses.dkimTokens.length ? ses.dkimTokens : item.dkim_tokens,
+      }
     : { ...item, status: 'failed', mail_from_status: 'failed' };
   const statusChanged = next.status !== item.status;
-  if (!statusChanged && next.mail_from_status === item.mail_from_status && next.dkim_tokens.join() === item.dkim_tokens.join()) {
+  if (
+    !statusChanged &&
+    next.mail_from_status === item.mail_from_status &&
+    next.dkim_tokens.join() === item.dkim_tokens.join()
+  ) {
     return { domain: toDomain(item), changed: false };
   }
   next.updated_at = nowIso();
@@ -447,7 +556,13 @@ async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; change
       update(
         key,
         {
-          set: { status: next.status, mail_from_status: next.mail_from_status, dkim_tokens: next.dkim_tokens, updated_at: next.updated_at, ...unsettledIndex(next) },
+          set: {
+            status: next.status,
+            mail_from_status: next.mail_from_status,
+            dkim_tokens: next.dkim_tokens,
+            updated_at: next.updated_at,
+            ...unsettledIndex(next),
+          },
           remove: settled ? ['GSI1PK', 'GSI1SK'] : [],
           condition: {
             expression: '#seen_status = :seen_status AND #seen_mail_from = :seen_mail_from',
@@ -461,7 +576,10 @@ async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; change
         ? [
             update(
               mode.claimKey(item.name),
-              { set: { status: next.status, ...(next.status === 'verified' ? { verified_at: next.updated_at } : {}) }, condition: claimedBy(item.id) },
+              {
+                set: { status: next.status, ...(next.status === 'verified' ? { verified_at: next.updated_at } : {}) },
+                condition: claimedBy(item.id),
+              },
               { tag: 'claim moved' },
             ),
           ]
@@ -472,7 +590,8 @@ async function refreshDomain(item: DomainItem): Promise<{ domain: Domain; change
     if (!isConditionFailed(error)) throw error;
     // another check (or a delete) got there first, and emitted the event if there was one; the
     // domain's failed condition brings the domain as it is now, the claim's does not
-    const current = error.tag === 'status moved' ? (error.item as DomainItem | undefined) : await getItem<DomainItem>(key);
+    const current =
+      error.tag === 'status moved' ? (error.item as DomainItem | undefined) : await getItem<DomainItem>(key);
     if (!current) throw missing();
     return { domain: toDomain(current), changed: false };
   }
@@ -509,7 +628,16 @@ export async function findSendingDomain(projectId: string, domainName: string): 
 export function sendingDomainOf(
   projectId: string,
   item: Item | undefined,
-): { id: string; name: string; status: DomainStatus; configuration_set: string; sending: Capability; ses_tenant: string | null } | undefined {
+):
+  | {
+      id: string;
+      name: string;
+      status: DomainStatus;
+      configuration_set: string;
+      sending: Capability;
+      ses_tenant: string | null;
+    }
+  | undefined {
   const claim = item as DomainNameItem | undefined;
   if (!claim || claim.state !== 'active' || claim.project_id !== projectId) return undefined;
   return {
@@ -525,11 +653,24 @@ export function sendingDomainOf(
 export type SendingDomain = ReturnType<typeof sendingDomainOf>;
 
 /** Why `domainName` cannot send for the caller (none when it can): not the project's, sending disabled, or (live keys) not verified. */
-export function sendingDomainProblems(caller: Caller, domainName: string, domain: SendingDomain, path: string): ErrorDetail[] {
-  if (!domain) return [{ code: 'domain_not_found', message: `The domain ${domainName} is not a domain of this project`, path }];
-  if (domain.sending === 'disabled') return [{ code: 'sending_disabled', message: `Sending is disabled for the domain ${domainName}`, path }];
+export function sendingDomainProblems(
+  caller: Caller,
+  domainName: string,
+  domain: SendingDomain,
+  path: string,
+): ErrorDetail[] {
+  if (!domain)
+    return [{ code: 'domain_not_found', message: `The domain ${domainName} is not a domain of this project`, path }];
+  if (domain.sending === 'disabled')
+    return [{ code: 'sending_disabled', message: `Sending is disabled for the domain ${domainName}`, path }];
   if (caller.livemode && domain.status !== 'verified') {
-    return [{ code: 'domain_not_verified', message: `The domain ${domainName} is not verified (status ${domain.status})`, path }];
+    return [
+      {
+        code: 'domain_not_verified',
+        message: `The domain ${domainName} is not verified (status ${domain.status})`,
+        path,
+      },
+    ];
   }
   return [];
 }
@@ -547,8 +688,18 @@ export function sendingDomainCheck(caller: Caller, domainName: string, onFailed:
     params: {
       Key: domainClaimKey(caller.projectId, domainName),
       ConditionExpression: `#state = :active AND #project = :project AND (attribute_not_exists(#sending) OR #sending <> :disabled)${verified}`,
-      ExpressionAttributeNames: { '#state': 'state', '#project': 'project_id', '#sending': 'sending', ...(caller.livemode ? { '#status': 'status' } : {}) },
-      ExpressionAttributeValues: { ':active': 'active', ':project': caller.projectId, ':disabled': 'disabled', ...(caller.livemode ? { ':verified': 'verified' } : {}) },
+      ExpressionAttributeNames: {
+        '#state': 'state',
+        '#project': 'project_id',
+        '#sending': 'sending',
+        ...(caller.livemode ? { '#status': 'status' } : {}),
+      },
+      ExpressionAttributeValues: {
+        ':active': 'active',
+        ':project': caller.projectId,
+        ':disabled': 'disabled',
+        ...(caller.livemode ? { ':verified': 'verified' } : {}),
+      },
     },
     onConditionFailed: onFailed,
   };

@@ -45,11 +45,24 @@ export const configurationSetName = (domainId: string): string => `${CONFIGURATI
 /** The one event destination of each domain's configuration set (where SES_EVENTS_TOPIC_ARN is set: on AWS, and in the local runtime). */
 export const EVENT_DESTINATION_NAME = 'email-service-events';
 
-const ALWAYS_PUBLISHED: EventType[] = ['SEND', 'REJECT', 'BOUNCE', 'COMPLAINT', 'DELIVERY', 'DELIVERY_DELAY', 'RENDERING_FAILURE', 'SUBSCRIPTION'];
+const ALWAYS_PUBLISHED: EventType[] = [
+  'SEND',
+  'REJECT',
+  'BOUNCE',
+  'COMPLAINT',
+  'DELIVERY',
+  'DELIVERY_DELAY',
+  'RENDERING_FAILURE',
+  'SUBSCRIPTION',
+];
 
 /** Every event type, except OPEN and CLICK when the domain does not track them. */
 export function matchingEventTypes(tracking: { open_tracking: boolean; click_tracking: boolean }): EventType[] {
-  return [...ALWAYS_PUBLISHED, ...(tracking.open_tracking ? (['OPEN'] as const) : []), ...(tracking.click_tracking ? (['CLICK'] as const) : [])];
+  return [
+    ...ALWAYS_PUBLISHED,
+    ...(tracking.open_tracking ? (['OPEN'] as const) : []),
+    ...(tracking.click_tracking ? (['CLICK'] as const) : []),
+  ];
 }
 
 const tlsPolicy = (tls: Tls) => (tls === 'enforced' ? 'REQUIRE' : 'OPTIONAL');
@@ -104,7 +117,11 @@ export async function createIdentity(settings: IdentitySettings): Promise<Identi
         new CreateConfigurationSetEventDestinationCommand({
           ConfigurationSetName: configurationSet,
           EventDestinationName: EVENT_DESTINATION_NAME,
-          EventDestination: { Enabled: true, MatchingEventTypes: matchingEventTypes(settings), SnsDestination: { TopicArn: topic } },
+          EventDestination: {
+            Enabled: true,
+            MatchingEventTypes: matchingEventTypes(settings),
+            SnsDestination: { TopicArn: topic },
+          },
         }),
       );
     }
@@ -116,7 +133,13 @@ export async function createIdentity(settings: IdentitySettings): Promise<Identi
       }),
     );
     identityCreated = true;
-    await sesClient.send(new PutEmailIdentityMailFromAttributesCommand({ EmailIdentity: name, MailFromDomain: mailFromDomain(name, settings.returnPath), BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' }));
+    await sesClient.send(
+      new PutEmailIdentityMailFromAttributesCommand({
+        EmailIdentity: name,
+        MailFromDomain: mailFromDomain(name, settings.returnPath),
+        BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
+      }),
+    );
     return {
       dkimTokens: created.DkimAttributes?.Tokens ?? [],
       dkimStatus: statusFromSes(created.DkimAttributes?.Status),
@@ -124,21 +147,33 @@ export async function createIdentity(settings: IdentitySettings): Promise<Identi
     };
   } catch (error) {
     await Promise.all([
-      identityCreated ? ignoringNotFound(sesClient.send(new DeleteEmailIdentityCommand({ EmailIdentity: name }))) : undefined,
+      identityCreated
+        ? ignoringNotFound(sesClient.send(new DeleteEmailIdentityCommand({ EmailIdentity: name })))
+        : undefined,
       ignoringNotFound(sesClient.send(new DeleteConfigurationSetCommand({ ConfigurationSetName: configurationSet }))),
-    ]).catch((cleanup) => logger.error('could not undo a failed domain creation in SES', { domain: name, error: cleanup }));
+    ]).catch((cleanup) =>
+      logger.error('could not undo a failed domain creation in SES', { domain: name, error: cleanup }),
+    );
     throw sesCreateError(error, name);
   }
 }
 
 /** Whether createIdentity failed because SES already has an identity of that name (409 `domain_exists`). */
-export const isIdentityTaken = (error: unknown): boolean => error instanceof ApiError && Array.isArray(error.errors) && error.errors[0]?.code === 'domain_exists';
+export const isIdentityTaken = (error: unknown): boolean =>
+  error instanceof ApiError && Array.isArray(error.errors) && error.errors[0]?.code === 'domain_exists';
 
 function sesCreateError(error: unknown, name: string): unknown {
   const { name: type, message } = error as Error;
-  if (type === 'AlreadyExistsException') return conflict('domain_exists', `The domain ${name} is already an identity of this service's email account`, 'name');
-  if (type === 'BadRequestException') return unprocessable([{ code: 'invalid_domain', message: `SES refused the domain: ${message}`, path: 'name' }]);
-  if (type === 'LimitExceededException') return conflict('ses_limit_exceeded', `SES refused another identity or configuration set: ${message}`);
+  if (type === 'AlreadyExistsException')
+    return conflict(
+      'domain_exists',
+      `The domain ${name} is already an identity of this service's email account`,
+      'name',
+    );
+  if (type === 'BadRequestException')
+    return unprocessable([{ code: 'invalid_domain', message: `SES refused the domain: ${message}`, path: 'name' }]);
+  if (type === 'LimitExceededException')
+    return conflict('ses_limit_exceeded', `SES refused another identity or configuration set: ${message}`);
   return error;
 }
 
@@ -150,7 +185,8 @@ function sesCreateError(error: unknown, name: string): unknown {
 export async function removeIdentity(name: string, configurationSet: string): Promise<void> {
   try {
     const identity = await sesClient.send(new GetEmailIdentityCommand({ EmailIdentity: name }));
-    if (identity.ConfigurationSetName === configurationSet) await ignoringNotFound(sesClient.send(new DeleteEmailIdentityCommand({ EmailIdentity: name })));
+    if (identity.ConfigurationSetName === configurationSet)
+      await ignoringNotFound(sesClient.send(new DeleteEmailIdentityCommand({ EmailIdentity: name })));
   } catch (error) {
     if (!isNotFound(error)) throw error;
   }
@@ -167,14 +203,18 @@ export async function removeIdentity(name: string, configurationSet: string): Pr
 export async function removeAbandonedIdentity(name: string, olderThanMs: number): Promise<boolean> {
   let configurationSet: string | undefined;
   try {
-    configurationSet = (await sesClient.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName;
+    configurationSet = (await sesClient.send(new GetEmailIdentityCommand({ EmailIdentity: name })))
+      .ConfigurationSetName;
   } catch (error) {
     if (isNotFound(error)) return true; // gone meanwhile: the name is free again
     throw error;
   }
   const startedAt = configurationSet && createdAtOf(configurationSet);
   if (!startedAt || now() - startedAt < olderThanMs) return false;
-  logger.warn('removing an identity a failed domain create left behind', { domain: name, configuration_set: configurationSet });
+  logger.warn('removing an identity a failed domain create left behind', {
+    domain: name,
+    configuration_set: configurationSet,
+  });
   await removeIdentity(name, configurationSet!);
   return true;
 }
@@ -182,7 +222,8 @@ export async function removeAbandonedIdentity(name: string, olderThanMs: number)
 /** When the create that named configuration set `es-<UUIDv7>` began (epoch ms); undefined for any other name. */
 function createdAtOf(configurationSet: string): number | undefined {
   const id = configurationSet.slice(CONFIGURATION_SET_PREFIX.length);
-  if (!configurationSet.startsWith(CONFIGURATION_SET_PREFIX) || !/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/.test(id)) return undefined;
+  if (!configurationSet.startsWith(CONFIGURATION_SET_PREFIX) || !/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/.test(id))
+    return undefined;
   return parseInt(id.replace(/-/g, '').slice(0, 12), 16);
 }
 
@@ -213,10 +254,20 @@ export interface SettingsChange {
 /** Applies the changed settings to the domain's configuration set (one SES call per setting). */
 export async function updateSettings(name: string, configurationSet: string, change: SettingsChange): Promise<void> {
   const ConfigurationSetName = configurationSet;
-  if (change.tls) await sesClient.send(new PutConfigurationSetDeliveryOptionsCommand({ ConfigurationSetName, TlsPolicy: tlsPolicy(change.tls) }));
-  if (change.sending) await sesClient.send(new PutConfigurationSetSendingOptionsCommand({ ConfigurationSetName, SendingEnabled: change.sending === 'enabled' }));
+  if (change.tls)
+    await sesClient.send(
+      new PutConfigurationSetDeliveryOptionsCommand({ ConfigurationSetName, TlsPolicy: tlsPolicy(change.tls) }),
+    );
+  if (change.sending)
+    await sesClient.send(
+      new PutConfigurationSetSendingOptionsCommand({
+        ConfigurationSetName,
+        SendingEnabled: change.sending === 'enabled',
+      }),
+    );
   if (change.tracking_subdomain !== undefined) {
-    const CustomRedirectDomain = change.tracking_subdomain === null ? undefined : `${change.tracking_subdomain}.${name}`;
+    const CustomRedirectDomain =
+      change.tracking_subdomain === null ? undefined : `${change.tracking_subdomain}.${name}`;
     await sesClient.send(new PutConfigurationSetTrackingOptionsCommand({ ConfigurationSetName, CustomRedirectDomain }));
   }
   const topic = eventsTopic();
@@ -225,7 +276,11 @@ export async function updateSettings(name: string, configurationSet: string, cha
       new UpdateConfigurationSetEventDestinationCommand({
         ConfigurationSetName,
         EventDestinationName: EVENT_DESTINATION_NAME,
-        EventDestination: { Enabled: true, MatchingEventTypes: matchingEventTypes(change.tracking), SnsDestination: { TopicArn: topic } },
+        EventDestination: {
+          Enabled: true,
+          MatchingEventTypes: matchingEventTypes(change.tracking),
+          SnsDestination: { TopicArn: topic },
+        },
       }),
     );
   }

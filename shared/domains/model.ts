@@ -15,7 +15,14 @@ const HOSTNAME = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$
 /** One or more labels, to be put in front of the domain name. */
 const SUBDOMAIN = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
 
-const hostname = z.string().check(z.trim(), z.toLowerCase(), z.maxLength(253), z.regex(HOSTNAME, 'must be a hostname with at least two labels, like example.com'));
+const hostname = z
+  .string()
+  .check(
+    z.trim(),
+    z.toLowerCase(),
+    z.maxLength(253),
+    z.regex(HOSTNAME, 'must be a hostname with at least two labels, like example.com'),
+  );
 export const TLS_MODES = ['opportunistic', 'enforced'] as const;
 export type Tls = (typeof TLS_MODES)[number];
 export const CAPABILITIES = ['enabled', 'disabled'] as const;
@@ -66,12 +73,27 @@ export const createDomainBody = z.strictObject({
   // Resend clients may name the region; a deployment sends from its own one only, which is the
   // function's (createDomain checks it: shared/platform/aws/region.ts), not known to a schema
   region: z.optional(
-    z.string().check(z.meta({ description: "The deployment's own AWS region (a domain's `region` in every answer), the only one accepted (422 otherwise); leave it out to mean it." })),
+    z
+      .string()
+      .check(
+        z.meta({
+          description:
+            "The deployment's own AWS region (a domain's `region` in every answer), the only one accepted (422 otherwise); leave it out to mean it.",
+        }),
+      ),
   ),
   tls: z.optional(tls),
   capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
   // Resend's: the MAIL FROM subdomain (bounces come back to it); one DNS label, `send` by default
-  custom_return_path: z.optional(z.string().check(z.trim(), z.toLowerCase(), z.regex(new RegExp(`^${LABEL}$`), 'must be one DNS label (letters, digits, inner hyphens), like send'))),
+  custom_return_path: z.optional(
+    z
+      .string()
+      .check(
+        z.trim(),
+        z.toLowerCase(),
+        z.regex(new RegExp(`^${LABEL}$`), 'must be one DNS label (letters, digits, inner hyphens), like send'),
+      ),
+  ),
 });
 export type CreateDomainInput = z.output<typeof createDomainBody>;
 
@@ -79,7 +101,18 @@ export const updateDomainBody = z
   .strictObject({
     open_tracking: z.optional(z.boolean()),
     click_tracking: z.optional(z.boolean()),
-    tracking_subdomain: z.optional(z.nullable(z.string().check(z.trim(), z.toLowerCase(), z.maxLength(200), z.regex(SUBDOMAIN, 'must be one or more DNS labels, like links')))),
+    tracking_subdomain: z.optional(
+      z.nullable(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.toLowerCase(),
+            z.maxLength(200),
+            z.regex(SUBDOMAIN, 'must be one or more DNS labels, like links'),
+          ),
+      ),
+    ),
     tls: z.optional(tls),
     capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),
   })

@@ -1,6 +1,14 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import {
+  commonErrors,
+  conflictResponse,
+  deleted,
+  id,
+  listOf,
+  listQuery,
+  notFoundResponse,
+} from '../platform/http/schemas';
 import { createDomainBody, domain, updateDomainBody } from './model';
 
 const domainParams = z.strictObject({ domain_id: id });
@@ -39,7 +47,8 @@ export const list = defineOperation({
 export const get = defineOperation({
   operationId: 'getDomain',
   summary: 'Retrieve a domain',
-  description: 'The stored status; POST /domains/{domain_id}/verify asks SES again (a test domain: checks whether its moment has passed).',
+  description:
+    'The stored status; POST /domains/{domain_id}/verify asks SES again (a test domain: checks whether its moment has passed).',
   tags: ['Domains'],
   auth: 'api_key',
   params: domainParams,
@@ -64,11 +73,16 @@ export const update = defineOperation({
 export const remove = defineOperation({
   operationId: 'deleteDomain',
   summary: 'Delete a domain',
-  description: 'Deletes the SES identity and configuration set (a test domain has none); the name is free again. A second delete is 404.',
+  description:
+    'Deletes the SES identity and configuration set (a test domain has none); the name is free again. A second delete is 404.',
   tags: ['Domains'],
   auth: 'api_key',
   params: domainParams,
-  responses: { 200: { description: 'The domain is gone', schema: deleted('domain') }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The domain is gone', schema: deleted('domain') },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const verify = defineOperation({
@@ -82,5 +96,9 @@ export const verify = defineOperation({
   tags: ['Domains'],
   auth: 'api_key',
   params: domainParams,
-  responses: { 200: { description: 'The domain with its current status', schema: domain }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The domain with its current status', schema: domain },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });

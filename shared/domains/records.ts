@@ -36,7 +36,8 @@ const FROM_SES: Record<string, DomainStatus> = {
 };
 
 /** An SES verification status (DKIM or MAIL FROM) as the API speaks it; none at all is `not_started`. */
-export const statusFromSes = (sesStatus: string | undefined): DomainStatus => (sesStatus && FROM_SES[sesStatus]) || 'not_started';
+export const statusFromSes = (sesStatus: string | undefined): DomainStatus =>
+  (sesStatus && FROM_SES[sesStatus]) || 'not_started';
 
 /** The MAIL FROM subdomain of a domain created without `custom_return_path`. */
 export const DEFAULT_RETURN_PATH = 'send';

@@ -17,7 +17,13 @@ import * as keys from '../platform/db/keys';
 import { update, type WriteAction } from '../platform/db/table';
 import { projectSettings } from '../project/settings';
 import { REPUTATION_POLICIES, type ReputationPolicy } from './tenant-policies';
-import { CreateTenantCommand, CreateTenantResourceAssociationCommand, GetTenantCommand, sesClient, UpdateReputationEntityPolicyCommand } from '../platform/aws/ses';
+import {
+  CreateTenantCommand,
+  CreateTenantResourceAssociationCommand,
+  GetTenantCommand,
+  sesClient,
+  UpdateReputationEntityPolicyCommand,
+} from '../platform/aws/ses';
 
 export const tenantName = (projectId: string): string => `es-${projectId}`;
 
@@ -44,7 +50,11 @@ export async function ensureTenant(projectId: string): Promise<{ tenant: Project
   const name = tenantName(projectId);
   let arn: string;
   try {
-    arn = (await sesClient.send(new CreateTenantCommand({ TenantName: name, Tags: [{ Key: 'project_id', Value: projectId }] }))).TenantArn as string;
+    arn = (
+      await sesClient.send(
+        new CreateTenantCommand({ TenantName: name, Tags: [{ Key: 'project_id', Value: projectId }] }),
+      )
+    ).TenantArn as string;
   } catch (error) {
     if ((error as Error).name !== 'AlreadyExistsException') throw error;
     arn = (await sesClient.send(new GetTenantCommand({ TenantName: name }))).Tenant?.TenantArn as string; // made by an attempt that died before recording it
@@ -62,9 +72,15 @@ export async function ensureTenant(projectId: string): Promise<{ tenant: Project
 }
 
 /** Associates a domain's identity and configuration set with the tenant (their ARNs in the tenant's account and region). */
-export async function associateDomain(tenant: ProjectTenant, domainName: string, configurationSet: string): Promise<void> {
+export async function associateDomain(
+  tenant: ProjectTenant,
+  domainName: string,
+  configurationSet: string,
+): Promise<void> {
   const base = tenant.arn.split(':').slice(0, 5).join(':'); // arn:<partition>:ses:<region>:<account>
   for (const resource of [`identity/${domainName}`, `configuration-set/${configurationSet}`]) {
-    await sesClient.send(new CreateTenantResourceAssociationCommand({ TenantName: tenant.name, ResourceArn: `${base}:${resource}` }));
+    await sesClient.send(
+      new CreateTenantResourceAssociationCommand({ TenantName: tenant.name, ResourceArn: `${base}:${resource}` }),
+    );
   }
 }

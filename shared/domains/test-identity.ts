@@ -23,7 +23,8 @@ export function testVerifyMs(env: Record<string, string | undefined> = process.e
 }
 
 /** Three DKIM tokens of SES's length (32 characters), from the domain id. */
-const dkimTokens = (domainId: string): string[] => [1, 2, 3].map((n) => createHash('sha256').update(`test-dkim:${domainId}:${n}`).digest('hex').slice(0, 32));
+const dkimTokens = (domainId: string): string[] =>
+  [1, 2, 3].map((n) => createHash('sha256').update(`test-dkim:${domainId}:${n}`).digest('hex').slice(0, 32));
 
 function statusAt(domain: { name: string; created_at: string }, now = clockNow()): DomainStatus {
   if (now - Date.parse(domain.created_at) < testVerifyMs()) return 'pending';
@@ -31,7 +32,11 @@ function statusAt(domain: { name: string; created_at: string }, now = clockNow()
 }
 
 export const testIdentities: Identities = {
-  create: async (_settings, domainId) => ({ dkimTokens: dkimTokens(domainId), dkimStatus: 'pending', mailFromStatus: 'pending' }),
+  create: async (_settings, domainId) => ({
+    dkimTokens: dkimTokens(domainId),
+    dkimStatus: 'pending',
+    mailFromStatus: 'pending',
+  }),
   read: async (domain) => {
     const status = statusAt(domain);
     return { dkimTokens: dkimTokens(domain.id), dkimStatus: status, mailFromStatus: status };

@@ -42,7 +42,16 @@ import { getItem, isConditionFailed, update, updateItem } from '../platform/db/t
 import { logger } from '../platform/log';
 import { now as clockNow } from '../platform/clock';
 import { putObject } from '../platform/aws/s3';
-import { AttachmentFetchError, attachmentKey, checkPath, fetchPath, MAX_ATTACHMENT_BYTES, PATH_FETCH_TIMEOUT_MS, storedAttachmentSize, type StoredAttachment } from './attachments';
+import {
+  AttachmentFetchError,
+  attachmentKey,
+  checkPath,
+  fetchPath,
+  MAX_ATTACHMENT_BYTES,
+  PATH_FETCH_TIMEOUT_MS,
+  storedAttachmentSize,
+  type StoredAttachment,
+} from './attachments';
 import { getEmailContent } from './content';
 import { SEND_LEASE_MS, type EmailItem } from './emails';
 import { failWaiting, MISSING_CONTENT } from './sender';
@@ -60,7 +69,9 @@ const isWaiting = (email: EmailItem) => email.last_event === 'queued' || email.l
 
 /** The bytes test mode stores for a `path` it did not fetch (the module comment). */
 export const simulatedFetch = (path: string): Buffer =>
-  Buffer.from(`Test mode: ${path} was not fetched. Emails sent with an es_test_ key never fetch attachments; the URL passed every check a live fetch makes before it connects.\n`);
+  Buffer.from(
+    `Test mode: ${path} was not fetched. Emails sent with an es_test_ key never fetch attachments; the URL passed every check a live fetch makes before it connects.\n`,
+  );
 
 /** Takes the email for this stage (false: not waiting, not pending, or another fetch holds it). */
 async function claim(email: EmailItem, until: string, now: string): Promise<boolean> {
@@ -71,7 +82,8 @@ async function claim(email: EmailItem, until: string, now: string): Promise<bool
         {
           set: { fetching_until: until, ...keys.emailDue(email.project_id, email.id, until) },
           condition: {
-            expression: 'attachments_pending = :yes AND last_event IN (:queued, :scheduled) AND (attribute_not_exists(fetching_until) OR fetching_until < :now)',
+            expression:
+              'attachments_pending = :yes AND last_event IN (:queued, :scheduled) AND (attribute_not_exists(fetching_until) OR fetching_until < :now)',
             values: { ':yes': true, ':now': now, ...WAITING_VALUES },
           },
         },
@@ -113,7 +125,8 @@ export async function fetchEmailAttachments(projectId: string, emailId: string):
   const key = keys.email(projectId, emailId);
   const email = (await getItem(key)) as EmailItem | undefined;
   if (!email || !email.attachments_pending || !isWaiting(email)) return 'skipped';
-  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > clockNow()) return 'skipped'; // rescheduled later: fetched when due
+  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > clockNow())
+    return 'skipped'; // rescheduled later: fetched when due
   const start = clockNow();
   const fetchDeadline = Date.now() + PATH_FETCH_TIMEOUT_MS; // machine time: the fetch's I/O deadline
   const until = new Date(start + FETCH_LEASE_MS).toISOString();
@@ -121,7 +134,8 @@ export async function fetchEmailAttachments(projectId: string, emailId: string):
   const caller: Caller = { projectId, livemode: email.livemode, permission: 'full_access' };
 
   const content = await getEmailContent(projectId, emailId);
-  const fail = async (reason: string): Promise<FetchOutcome> => ((await failWaiting(caller, email, reason)) === 'failed' ? 'failed' : 'skipped');
+  const fail = async (reason: string): Promise<FetchOutcome> =>
+    (await failWaiting(caller, email, reason)) === 'failed' ? 'failed' : 'skipped';
   if (!content) return fail(MISSING_CONTENT);
   const listed = (content.attachments ?? []).filter((a): a is StoredAttachment => 'id' in a);
   let bytes: number;
@@ -141,7 +155,10 @@ export async function fetchEmailAttachments(projectId: string, emailId: string):
         {
           set: { attachment_bytes: bytes, ...keys.emailDue(projectId, emailId, leaseEnd) },
           remove: ['attachments_pending', 'fetching_until'],
-          condition: { expression: 'fetching_until = :claim AND last_event IN (:queued, :scheduled)', values: { ':claim': until, ...WAITING_VALUES } },
+          condition: {
+            expression: 'fetching_until = :claim AND last_event IN (:queued, :scheduled)',
+            values: { ':claim': until, ...WAITING_VALUES },
+          },
         },
         { tag: 'claim lost' },
       ),
@@ -152,6 +169,11 @@ export async function fetchEmailAttachments(projectId: string, emailId: string):
   }
   await sendQueueOf(projectId, laneOf(email))
     .enqueue([{ project_id: projectId, email_id: emailId }])
-    .catch((error) => logger.warn('enqueue after the fetch failed; the due-email dispatcher will send it', { email_id: emailId, error }));
+    .catch((error) =>
+      logger.warn('enqueue after the fetch failed; the due-email dispatcher will send it', {
+        email_id: emailId,
+        error,
+      }),
+    );
   return email.livemode ? 'fetched' : 'simulated';
 }

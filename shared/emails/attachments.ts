@@ -61,7 +61,8 @@ export const PATH_FETCH_TIMEOUT_MS = 20_000;
 export const PATH_CONNECT_TIMEOUT_MS = 3_000;
 const MAX_REDIRECTS = 3;
 
-export const attachmentKey = (projectId: string, emailId: string, attachmentId: string): string => `emails/${projectId}/${emailId}/attachments/${attachmentId}`;
+export const attachmentKey = (projectId: string, emailId: string, attachmentId: string): string =>
+  `emails/${projectId}/${emailId}/attachments/${attachmentId}`;
 
 const TYPES: Record<string, string> = {
   pdf: 'application/pdf',
@@ -122,16 +123,29 @@ export function filenameFromPath(path: string): string | null {
 export const pathProblem = (path: string): string | undefined => endpointProblem(path);
 
 /** Stores accepted `content` attachments (raw bytes), side by side. */
-export async function putAttachments(projectId: string, emailId: string, attachments: { id: string; bytes: Buffer; content_type: string }[]): Promise<void> {
-  await Promise.all(attachments.map((a) => putObject(attachmentKey(projectId, emailId, a.id), a.bytes, a.content_type, 'content')));
+export async function putAttachments(
+  projectId: string,
+  emailId: string,
+  attachments: { id: string; bytes: Buffer; content_type: string }[],
+): Promise<void> {
+  await Promise.all(
+    attachments.map((a) => putObject(attachmentKey(projectId, emailId, a.id), a.bytes, a.content_type, 'content')),
+  );
 }
 
 /** An attachment's bytes as stored; undefined when there are none (a `path` not fetched yet, or expired). */
-export const storedAttachment = (projectId: string, emailId: string, attachmentId: string): Promise<Buffer | undefined> => getObject(attachmentKey(projectId, emailId, attachmentId), 'content');
+export const storedAttachment = (
+  projectId: string,
+  emailId: string,
+  attachmentId: string,
+): Promise<Buffer | undefined> => getObject(attachmentKey(projectId, emailId, attachmentId), 'content');
 
 /** The stored size of an attachment (a `path` one once fetched), or undefined. */
-export const storedAttachmentSize = async (projectId: string, emailId: string, attachmentId: string): Promise<number | undefined> =>
-  (await headObject(attachmentKey(projectId, emailId, attachmentId), 'content'))?.size;
+export const storedAttachmentSize = async (
+  projectId: string,
+  emailId: string,
+  attachmentId: string,
+): Promise<number | undefined> => (await headObject(attachmentKey(projectId, emailId, attachmentId), 'content'))?.size;
 
 export class AttachmentFetchError extends Error {}
 /** A `path` attachment the sender finds without stored bytes: not fetched yet (an email accepted before the fetch stage). */
@@ -146,7 +160,9 @@ export async function checkPath(path: string): Promise<void> {
   const problem = pathProblem(path);
   if (problem) throw new AttachmentFetchError(`${path} refused: ${problem}`);
   const url = new URL(path);
-  const checked = await checkedAddresses(url.hostname, urlPort(url)).catch((error: NodeJS.ErrnoException) => ({ refused: `DNS lookup failed: ${error.code ?? error.message}` }));
+  const checked = await checkedAddresses(url.hostname, urlPort(url)).catch((error: NodeJS.ErrnoException) => ({
+    refused: `DNS lookup failed: ${error.code ?? error.message}`,
+  }));
   if ('refused' in checked) throw new AttachmentFetchError(`${url.href} refused: ${checked.refused}`);
 }
 
@@ -157,20 +173,27 @@ export async function checkPath(path: string): Promise<void> {
  * AttachmentFetchError with the reason.
  */
 // machine time: `deadline` bounds the fetch's I/O
-export async function fetchPath(path: string, maxBytes: number, deadline = Date.now() + PATH_FETCH_TIMEOUT_MS): Promise<Buffer> {
+export async function fetchPath(
+  path: string,
+  maxBytes: number,
+  deadline = Date.now() + PATH_FETCH_TIMEOUT_MS,
+): Promise<Buffer> {
   let url = new URL(path);
   const host = url.hostname;
   for (let hop = 0; ; hop++) {
     const problem = pathProblem(url.href);
     if (problem) throw new AttachmentFetchError(`${url.href} refused: ${problem}`);
-    const checked = await checkedAddresses(url.hostname, urlPort(url)).catch((error: NodeJS.ErrnoException) => ({ refused: `DNS lookup failed: ${error.code ?? error.message}` }));
+    const checked = await checkedAddresses(url.hostname, urlPort(url)).catch((error: NodeJS.ErrnoException) => ({
+      refused: `DNS lookup failed: ${error.code ?? error.message}`,
+    }));
     if ('refused' in checked) throw new AttachmentFetchError(`${url.href} refused: ${checked.refused}`);
     const response = await get(url, checked.addresses, deadline);
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && response.headers.location) {
       response.resume();
       const next = new URL(response.headers.location, url);
-      if (next.hostname !== host) throw new AttachmentFetchError(`${url.href} redirects to another host (${next.hostname}): not followed`);
+      if (next.hostname !== host)
+        throw new AttachmentFetchError(`${url.href} redirects to another host (${next.hostname}): not followed`);
       if (hop >= MAX_REDIRECTS) throw new AttachmentFetchError(`${path}: more than ${MAX_REDIRECTS} redirects`);
       url = next;
       continue;
@@ -182,7 +205,9 @@ export async function fetchPath(path: string, maxBytes: number, deadline = Date.
     const declared = Number(response.headers['content-length']);
     if (declared > maxBytes) {
       response.destroy();
-      throw new AttachmentFetchError(`${url.href} is ${declared} bytes: over the ${maxBytes} bytes left for this email's attachments`);
+      throw new AttachmentFetchError(
+        `${url.href} is ${declared} bytes: over the ${maxBytes} bytes left for this email's attachments`,
+      );
     }
     return readBody(response, url.href, maxBytes, deadline);
   }
@@ -191,19 +216,37 @@ export async function fetchPath(path: string, maxBytes: number, deadline = Date.
 function get(url: URL, addresses: Parameters<typeof pinnedLookup>[0], deadline: number): Promise<IncomingMessage> {
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = transport.get(url, { lookup: pinnedLookup(addresses), headers: { 'user-agent': 'email-service-attachments/1', accept: '*/*' } }, resolve);
-    const timer = setTimeout(() => request.destroy(new AttachmentFetchError(`${url.href}: no answer within ${PATH_FETCH_TIMEOUT_MS / 1000} s`)), Math.max(0, deadline - Date.now()));
+    const request = transport.get(
+      url,
+      { lookup: pinnedLookup(addresses), headers: { 'user-agent': 'email-service-attachments/1', accept: '*/*' } },
+      resolve,
+    );
+    const timer = setTimeout(
+      () =>
+        request.destroy(new AttachmentFetchError(`${url.href}: no answer within ${PATH_FETCH_TIMEOUT_MS / 1000} s`)),
+      Math.max(0, deadline - Date.now()),
+    );
     let connectTimer: NodeJS.Timeout | undefined;
     request.on('socket', (socket) => {
       if (!socket.connecting) return;
-      connectTimer = setTimeout(() => request.destroy(new AttachmentFetchError(`${url.href}: no connection within ${PATH_CONNECT_TIMEOUT_MS / 1000} s`)), PATH_CONNECT_TIMEOUT_MS);
+      connectTimer = setTimeout(
+        () =>
+          request.destroy(
+            new AttachmentFetchError(`${url.href}: no connection within ${PATH_CONNECT_TIMEOUT_MS / 1000} s`),
+          ),
+        PATH_CONNECT_TIMEOUT_MS,
+      );
       socket.once('connect', () => clearTimeout(connectTimer));
     });
     request.on('response', () => clearTimeout(timer));
     request.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       clearTimeout(connectTimer);
-      reject(error instanceof AttachmentFetchError ? error : new AttachmentFetchError(`${url.href}: ${error.code ? `${error.code}: ` : ''}${error.message}`));
+      reject(
+        error instanceof AttachmentFetchError
+          ? error
+          : new AttachmentFetchError(`${url.href}: ${error.code ? `${error.code}: ` : ''}${error.message}`),
+      );
     });
   });
 }
@@ -217,7 +260,10 @@ function readBody(response: IncomingMessage, href: string, maxBytes: number, dea
       response.destroy();
       reject(new AttachmentFetchError(reason));
     };
-    const timer = setTimeout(() => fail(`${href}: not received within ${PATH_FETCH_TIMEOUT_MS / 1000} s`), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => fail(`${href}: not received within ${PATH_FETCH_TIMEOUT_MS / 1000} s`),
+      Math.max(0, deadline - Date.now()),
+    );
     response.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) return fail(`${href} is over the ${maxBytes} bytes left for this email's attachments`);
@@ -247,19 +293,31 @@ export interface SesAttachment {
  * content bucket's lifecycle), PathNotFetched for a `path` one never fetched (the sender hands the
  * email to the fetch stage).
  */
-export async function attachmentsToSend(projectId: string, emailId: string, listed: (StoredAttachment | InlineAttachment)[]): Promise<SesAttachment[]> {
+export async function attachmentsToSend(
+  projectId: string,
+  emailId: string,
+  listed: (StoredAttachment | InlineAttachment)[],
+): Promise<SesAttachment[]> {
   return Promise.all(
     listed.map(async (a): Promise<SesAttachment> => {
-      if ('content' in a) return sesAttachment({ filename: a.filename, content_type: a.content_type ?? contentTypeFor(a.filename), content_id: null }, Buffer.from(a.content, 'base64'));
+      if ('content' in a)
+        return sesAttachment(
+          { filename: a.filename, content_type: a.content_type ?? contentTypeFor(a.filename), content_id: null },
+          Buffer.from(a.content, 'base64'),
+        );
       const bytes = await storedAttachment(projectId, emailId, a.id);
-      if (!bytes && a.path !== undefined && a.size === null) throw new PathNotFetched(`attachment ${a.filename ?? a.id} was never fetched`);
+      if (!bytes && a.path !== undefined && a.size === null)
+        throw new PathNotFetched(`attachment ${a.filename ?? a.id} was never fetched`);
       if (!bytes) throw new AttachmentFetchError(`attachment ${a.filename ?? a.id} is no longer stored`);
       return sesAttachment(a, bytes);
     }),
   );
 }
 
-const sesAttachment = (a: Pick<StoredAttachment, 'filename' | 'content_type' | 'content_id'>, bytes: Buffer): SesAttachment => ({
+const sesAttachment = (
+  a: Pick<StoredAttachment, 'filename' | 'content_type' | 'content_id'>,
+  bytes: Buffer,
+): SesAttachment => ({
   FileName: a.filename ?? 'attachment',
   RawContent: bytes,
   ContentType: a.content_type,

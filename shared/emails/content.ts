@@ -42,9 +42,14 @@ export async function putEmailContent(projectId: string, emailId: string, conten
 const PARALLEL_PUTS = 16;
 
 /** Stores the content of many emails, PARALLEL_PUTS at a time. */
-export async function putEmailContents(projectId: string, contents: { emailId: string; content: EmailContent }[]): Promise<void> {
+export async function putEmailContents(
+  projectId: string,
+  contents: { emailId: string; content: EmailContent }[],
+): Promise<void> {
   for (let i = 0; i < contents.length; i += PARALLEL_PUTS) {
-    await Promise.all(contents.slice(i, i + PARALLEL_PUTS).map(({ emailId, content }) => putEmailContent(projectId, emailId, content)));
+    await Promise.all(
+      contents.slice(i, i + PARALLEL_PUTS).map(({ emailId, content }) => putEmailContent(projectId, emailId, content)),
+    );
   }
 }
 

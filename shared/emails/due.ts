@@ -43,7 +43,10 @@ async function lease(item: Item, now: Date): Promise<boolean> {
     await updateItem(
       update(
         keys.email(item.project_id, item.id),
-        { set: keys.emailDue(item.project_id, item.id, until), condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } } },
+        {
+          set: keys.emailDue(item.project_id, item.id, until),
+          condition: { expression: 'GSI1SK = :seen', values: { ':seen': item.GSI1SK } },
+        },
         { tag: 'lease taken' },
       ),
     );
@@ -65,7 +68,9 @@ async function leasePage(page: Item[], now: Date): Promise<Map<Queue<SendMessage
     await Promise.all(
       page.slice(i, i + DUE_PARALLEL).map(async (item) => {
         if (item.type === 'staged_email') {
-          await settleStagedEmail(item).catch((error) => logger.error('staged email not settled; next run', { email_id: item.id, error }));
+          await settleStagedEmail(item).catch((error) =>
+            logger.error('staged email not settled; next run', { email_id: item.id, error }),
+          );
         } else if (await lease(item, now)) {
           const queue = firstQueueOf(item as Item & { project_id: string });
           taken.set(queue, [...(taken.get(queue) ?? []), { project_id: item.project_id, email_id: item.id }]);
@@ -80,7 +85,10 @@ async function leasePage(page: Item[], now: Date): Promise<Map<Queue<SendMessage
  * One run (see the module comment): `deadline` (epoch ms) and `maxEmails` bound it. Returns how
  * many emails it enqueued and whether it left due emails for the next run.
  */
-export async function dispatchDueEmails(now = nowDate(), options: { deadline?: number; maxEmails?: number } = {}): Promise<DueRun> {
+export async function dispatchDueEmails(
+  now = nowDate(),
+  options: { deadline?: number; maxEmails?: number } = {},
+): Promise<DueRun> {
   const bound = `${now.toISOString()}~`; // every GSI1SK `<due>#...` with due <= now
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const maxEmails = options.maxEmails ?? MAX_PER_RUN;

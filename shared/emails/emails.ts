@@ -57,7 +57,14 @@ import { logger } from '../platform/log';
 import { projectSettings } from '../project/settings';
 import { quotaExceeded, quotaTag, quotaUsage, quotaWrites, type QuotaUsage } from '../project/quota';
 import { sendingPaused } from './reputation';
-import { IDEMPOTENCY_RACE, idempotencyWrite, previousResponse, replayOf, type IdempotencyRequest, type PreviousResponse } from './idempotency';
+import {
+  IDEMPOTENCY_RACE,
+  idempotencyWrite,
+  previousResponse,
+  replayOf,
+  type IdempotencyRequest,
+  type PreviousResponse,
+} from './idempotency';
 import { firstQueueOf } from './send-queue';
 import { parseScheduledAt } from './schedule-phrase';
 import { addressDomain, toRecord, toSummary } from './record';
@@ -101,7 +108,8 @@ export interface PreparedEmail {
   files?: { id: string; bytes: Buffer; content_type: string }[];
 }
 
-const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const list = (value: string | string[] | undefined): string[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 
 /** Checks what the schema cannot (the template, the sending domain, time window, size) and builds the item. */
 type DomainLookup = (name: string) => ReturnType<typeof findSendingDomain>;
@@ -113,10 +121,17 @@ type TopicLookup = (topicId: string) => Promise<Item | undefined>;
  * variables; from, subject and reply_to fall back to the template's (the schema lets the
  * request leave out from and subject only then).
  */
-async function resolveContent(input: SendEmailInput, path: string[], lookupTemplate: TemplateLookup): Promise<SendEmailInput & { from: string; subject: string }> {
+async function resolveContent(
+  input: SendEmailInput,
+  path: string[],
+  lookupTemplate: TemplateLookup,
+): Promise<SendEmailInput & { from: string; subject: string }> {
   let resolved = input;
   if (input.template) {
-    const result = renderPublished(await lookupTemplate(input.template.id), input.template.variables ?? {}, [...path, 'template']);
+    const result = renderPublished(await lookupTemplate(input.template.id), input.template.variables ?? {}, [
+      ...path,
+      'template',
+    ]);
     if ('problems' in result) throw unprocessable(result.problems);
     const { rendered } = result;
     resolved = {
@@ -130,19 +145,44 @@ async function resolveContent(input: SendEmailInput, path: string[], lookupTempl
   }
   const { from, subject } = resolved;
   if (subject !== undefined && (subject.length < 1 || subject.length > 998)) {
-    throw unprocessable([{ code: 'invalid_subject', message: 'the rendered subject must be 1-998 characters', path: [...path, 'subject'].join('.') }]);
+    throw unprocessable([
+      {
+        code: 'invalid_subject',
+        message: 'the rendered subject must be 1-998 characters',
+        path: [...path, 'subject'].join('.'),
+      },
+    ]);
   }
   if (!resolved.html && !resolved.text) {
-    throw unprocessable([{ code: 'missing_content', message: 'html or text must have content (after rendering the template)', path: [...path, 'html'].join('.') }]);
+    throw unprocessable([
+      {
+        code: 'missing_content',
+        message: 'html or text must have content (after rendering the template)',
+        path: [...path, 'html'].join('.'),
+      },
+    ]);
   }
   if (from === undefined || subject === undefined) {
     const missing = (['from', 'subject'] as const).filter((field) => resolved[field] === undefined);
-    throw unprocessable(missing.map((field) => ({ code: 'invalid_type', message: `${field} is required: neither the request nor the template has one`, path: [...path, field].join('.') })));
+    throw unprocessable(
+      missing.map((field) => ({
+        code: 'invalid_type',
+        message: `${field} is required: neither the request nor the template has one`,
+        path: [...path, field].join('.'),
+      })),
+    );
   }
   return { ...resolved, from, subject };
 }
 
-async function prepare(caller: Caller, request: SendEmailInput, path: string[], lookupDomain: DomainLookup, lookupTemplate: TemplateLookup, lookupTopic: TopicLookup): Promise<PreparedEmail> {
+async function prepare(
+  caller: Caller,
+  request: SendEmailInput,
+  path: string[],
+  lookupDomain: DomainLookup,
+  lookupTemplate: TemplateLookup,
+  lookupTopic: TopicLookup,
+): Promise<PreparedEmail> {
   // The request's own `from` names the domain: read it while the template is read (one round trip, not two).
   // Its promise is kept by lookupDomain, so the read below reuses it; unawaited it must not reject unhandled.
   if (request.template && request.from) lookupDomain(addressDomain(request.from)).catch(() => undefined);
@@ -155,14 +195,20 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
   const fromDomain = addressDomain(input.from);
   const domain = await lookupDomain(fromDomain);
   problems.push(...sendingDomainProblems(caller, fromDomain, domain, at('from')));
-  if (topic && !(await topic)) problems.push({ code: 'not_found', message: `topic ${request.topic_id} not found`, path: at('topic_id') });
+  if (topic && !(await topic))
+    problems.push({ code: 'not_found', message: `topic ${request.topic_id} not found`, path: at('topic_id') });
   const now = clockNow();
   let scheduledAt: string | null = null;
   const schedule = input.scheduled_at ? parseScheduledAt(input.scheduled_at, new Date(now)) : undefined; // a phrase counts from created_at
   if (schedule && 'error' in schedule) problems.push({ ...schedule.error, path: at('scheduled_at') });
   else if (schedule) {
     const time = Date.parse(schedule.iso);
-    if (time - now > MAX_SCHEDULE_AHEAD_MS) problems.push({ code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: at('scheduled_at') });
+    if (time - now > MAX_SCHEDULE_AHEAD_MS)
+      problems.push({
+        code: 'too_far_ahead',
+        message: 'scheduled_at may be at most 30 days ahead',
+        path: at('scheduled_at'),
+      });
     if (time > now) scheduledAt = schedule.iso; // a time already past just sends now
   }
   // attachments: listed in the content with an id each; the bytes of `content` ones stored as objects of their own (./attachments.ts)
@@ -172,8 +218,10 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
     const filename = a.filename ?? (a.path ? filenameFromPath(a.path) : null);
     const type = a.content_type ?? contentTypeFor(filename);
     const problem = a.path === undefined ? undefined : pathProblem(a.path);
-    if (problem) problems.push({ code: 'invalid_attachment_path', message: `path ${problem}`, path: at(`attachments.${i}.path`) });
-    if (a.path !== undefined) return { id, filename, content_type: type, content_id: a.content_id ?? null, size: null, path: a.path };
+    if (problem)
+      problems.push({ code: 'invalid_attachment_path', message: `path ${problem}`, path: at(`attachments.${i}.path`) });
+    if (a.path !== undefined)
+      return { id, filename, content_type: type, content_id: a.content_id ?? null, size: null, path: a.path };
     const bytes = Buffer.from(a.content ?? '', 'base64');
     files.push({ id, bytes, content_type: type });
     return { id, filename, content_type: type, content_id: a.content_id ?? null, size: bytes.length };
@@ -214,17 +262,29 @@ async function prepare(caller: Caller, request: SendEmailInput, path: string[], 
 }
 
 /** `dueAt`: when the dispatcher should enqueue it again if it is still waiting (default: a send lease from now). */
-export function emailWrites(caller: Pick<Caller, 'projectId' | 'livemode'>, item: EmailItem, dueAt?: string): WriteAction[] {
+export function emailWrites(
+  caller: Pick<Caller, 'projectId' | 'livemode'>,
+  item: EmailItem,
+  dueAt?: string,
+): WriteAction[] {
   const due = item.scheduled_at ?? dueAt ?? new Date(clockNow() + SEND_LEASE_MS).toISOString();
   return [
-    put({ ...keys.email(caller.projectId, item.id), ...keys.emailDue(caller.projectId, item.id, due), type: 'email', ...item }),
+    put({
+      ...keys.email(caller.projectId, item.id),
+      ...keys.emailDue(caller.projectId, item.id, due),
+      type: 'email',
+      ...item,
+    }),
     eventWrite(caller, item.scheduled_at ? 'email.scheduled' : 'email.queued', toSummary(item)),
   ];
 }
 
 /** An accepted email's writes: the email, its event, its pending entry. */
 const ACCEPT_WRITES = 3;
-const acceptWrites = (caller: Pick<Caller, 'projectId' | 'livemode'>, item: EmailItem): WriteAction[] => [...emailWrites(caller, item), pendingEmailWrite(caller.projectId, item)];
+const acceptWrites = (caller: Pick<Caller, 'projectId' | 'livemode'>, item: EmailItem): WriteAction[] => [
+  ...emailWrites(caller, item),
+  pendingEmailWrite(caller.projectId, item),
+];
 /** What an email weighs in a transaction: the item, its event (the same fields again) and its pending entry. */
 export const emailTransactionBytes = (item: EmailItem): number => 2 * Buffer.byteLength(JSON.stringify(item)) + 2048;
 
@@ -240,19 +300,49 @@ const transactionGroups = (items: EmailItem[], writesPerEmail: number, reserved 
 async function enqueueImmediate(projectId: string, items: EmailItem[]): Promise<void> {
   const immediate = items.filter((item) => !item.scheduled_at);
   const byQueue = new Map<ReturnType<typeof firstQueueOf>, { project_id: string; email_id: string }[]>();
-  for (const item of immediate) byQueue.set(firstQueueOf(item), [...(byQueue.get(firstQueueOf(item)) ?? []), { project_id: projectId, email_id: item.id }]);
+  for (const item of immediate)
+    byQueue.set(firstQueueOf(item), [
+      ...(byQueue.get(firstQueueOf(item)) ?? []),
+      { project_id: projectId, email_id: item.id },
+    ]);
   await Promise.all(
-    [...byQueue].map(([queue, messages]) => queue.enqueue(messages).catch((error) => logger.warn('enqueue failed; the due-email dispatcher will send them', { queue: queue.name, error }))),
+    [...byQueue].map(([queue, messages]) =>
+      queue
+        .enqueue(messages)
+        .catch((error) =>
+          logger.warn('enqueue failed; the due-email dispatcher will send them', { queue: queue.name, error }),
+        ),
+    ),
   );
 }
 
 /** The staged form of an email: not an email yet, found again by the dispatcher after the lease if the request dies. */
 const stagedWrite = (projectId: string, batchId: string, item: EmailItem, staledAt: string): WriteAction =>
-  put({ ...keys.stagedEmail(projectId, item.id), ...keys.emailDue(projectId, item.id, staledAt), type: 'staged_email', project_id: projectId, id: item.id, batch_id: batchId, email: item });
+  put({
+    ...keys.stagedEmail(projectId, item.id),
+    ...keys.emailDue(projectId, item.id, staledAt),
+    type: 'staged_email',
+    project_id: projectId,
+    id: item.id,
+    batch_id: batchId,
+    email: item,
+  });
 
-const batchRecord = (projectId: string, batchId: string, state: 'committed' | 'abandoned', emailIds: string[]): WriteAction =>
+const batchRecord = (
+  projectId: string,
+  batchId: string,
+  state: 'committed' | 'abandoned',
+  emailIds: string[],
+): WriteAction =>
   put(
-    { ...keys.emailBatch(projectId, batchId), type: 'email_batch', project_id: projectId, state, email_ids: emailIds, expires_at: Math.floor(clockNow() / 1000) + BATCH_RECORD_TTL_SECONDS },
+    {
+      ...keys.emailBatch(projectId, batchId),
+      type: 'email_batch',
+      project_id: projectId,
+      state,
+      email_ids: emailIds,
+      expires_at: Math.floor(clockNow() / 1000) + BATCH_RECORD_TTL_SECONDS,
+    },
     { ifAbsent: { tag: 'batch decided', withItem: true } },
   );
 
@@ -263,7 +353,10 @@ const batchRecord = (projectId: string, batchId: string, state: 'committed' | 'a
  */
 async function publishStaged(projectId: string, emails: EmailItem[]): Promise<EmailItem[]> {
   const published: EmailItem[] = [];
-  const writes = (item: EmailItem) => [del(keys.stagedEmail(projectId, item.id), { ifExists: { tag: 'published' } }), ...acceptWrites({ projectId, livemode: item.livemode }, item)];
+  const writes = (item: EmailItem) => [
+    del(keys.stagedEmail(projectId, item.id), { ifExists: { tag: 'published' } }),
+    ...acceptWrites({ projectId, livemode: item.livemode }, item),
+  ];
   // the groups are independent: written side by side (a batch is at most 5 MB, so a few transactions)
   await Promise.all(
     transactionGroups(emails, 1 + ACCEPT_WRITES).map(async (group) => {
@@ -338,7 +431,11 @@ export async function settleStagedEmail(staged: Item): Promise<'published' | 'di
 export async function acceptEmails(
   caller: Caller,
   inputs: SendEmailInput[],
-  options: { batch: boolean; idempotency?: IdempotencyRequest; permissive?: { indices: number[]; rejected: Rejected[] } },
+  options: {
+    batch: boolean;
+    idempotency?: IdempotencyRequest;
+    permissive?: { indices: number[]; rejected: Rejected[] };
+  },
 ): Promise<Accepted> {
   // the usage after this request (its counters are in the accepting transaction): read beside the enqueue
   const usage = () => (caller.livemode ? quotaUsage(caller.projectId) : Promise.resolve(undefined));
@@ -346,7 +443,11 @@ export async function acceptEmails(
   const rejected: Rejected[] = [...(options.permissive?.rejected ?? [])];
   const answer = async (ids: string[] | Promise<string[]>, enqueued?: Promise<void>): Promise<Accepted> => {
     const [done, used] = await Promise.all([ids, usage(), enqueued]); // the usage is read beside the enqueue: no round trip of its own
-    return { ids: done, usage: used, ...(options.permissive ? { rejected: rejected.sort((a, b) => a.index - b.index) } : {}) };
+    return {
+      ids: done,
+      usage: used,
+      ...(options.permissive ? { rejected: rejected.sort((a, b) => a.index - b.index) } : {}),
+    };
   };
   if (options.idempotency) {
     const replay = await previousResponse(options.idempotency);
@@ -375,7 +476,16 @@ export async function acceptEmails(
   for (const [index, input] of inputs.entries()) {
     const requestIndex = options.permissive?.indices[index] ?? index;
     try {
-      prepared.push(await prepare(caller, input, options.batch ? [String(requestIndex)] : [], lookupDomain, lookupTemplate, lookupTopic));
+      prepared.push(
+        await prepare(
+          caller,
+          input,
+          options.batch ? [String(requestIndex)] : [],
+          lookupDomain,
+          lookupTemplate,
+          lookupTopic,
+        ),
+      );
     } catch (error) {
       if (!(error instanceof ApiError && error.statusCode === 422 && Array.isArray(error.errors))) throw error;
       if (options.permissive) rejected.push({ index: requestIndex, message: error.message });
@@ -398,7 +508,8 @@ export async function acceptEmails(
   const counted = settings ? quotaWrites(caller.projectId, items.length, settings) : [];
   const refused = (error: unknown): Promise<Accepted> => {
     for (const period of ['daily', 'monthly'] as const) {
-      if (settings && isConditionFailed(error, quotaTag(period))) throw quotaExceeded(period, settings[`${period}_quota`] as number, Number(error.item?.n ?? 0), items.length);
+      if (settings && isConditionFailed(error, quotaTag(period)))
+        throw quotaExceeded(period, settings[`${period}_quota`] as number, Number(error.item?.n ?? 0), items.length);
     }
     if (!idempotency || !isConditionFailed(error, IDEMPOTENCY_RACE)) throw error;
     // an identical request committed first: answer with its emails (ours were never committed)
@@ -410,7 +521,11 @@ export async function acceptEmails(
   const groups = transactionGroups(items, ACCEPT_WRITES, (idempotency ? 1 : 0) + counted.length);
   if (groups.length === 1) {
     try {
-      await transactRetryingConflicts([...(idempotency ? [idempotencyWrite(idempotency, ids)] : []), ...counted, ...items.flatMap((item) => acceptWrites(caller, item))]);
+      await transactRetryingConflicts([
+        ...(idempotency ? [idempotencyWrite(idempotency, ids)] : []),
+        ...counted,
+        ...items.flatMap((item) => acceptWrites(caller, item)),
+      ]);
     } catch (error) {
       return refused(error);
     }
@@ -419,9 +534,17 @@ export async function acceptEmails(
 
   const batchId = newId();
   const staledAt = new Date(clockNow() + SEND_LEASE_MS).toISOString();
-  await Promise.all(transactionGroups(items, 1).map((group) => transact(group.map((item) => stagedWrite(caller.projectId, batchId, item, staledAt)))));
+  await Promise.all(
+    transactionGroups(items, 1).map((group) =>
+      transact(group.map((item) => stagedWrite(caller.projectId, batchId, item, staledAt))),
+    ),
+  );
   try {
-    await transactRetryingConflicts([batchRecord(caller.projectId, batchId, 'committed', ids), ...(idempotency ? [idempotencyWrite(idempotency, ids, batchId)] : []), ...counted]);
+    await transactRetryingConflicts([
+      batchRecord(caller.projectId, batchId, 'committed', ids),
+      ...(idempotency ? [idempotencyWrite(idempotency, ids, batchId)] : []),
+      ...counted,
+    ]);
   } catch (error) {
     return refused(error); // our staged emails are left for the dispatcher to discard
   }
@@ -445,7 +568,8 @@ export interface Accepted {
 }
 
 /** The item, unless it is past its retention (DynamoDB's TTL deletes expired items within days, not at once). */
-export const unexpired = (item: Item | undefined): Item | undefined => (item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= clockNow()) ? item : undefined);
+export const unexpired = (item: Item | undefined): Item | undefined =>
+  item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= clockNow()) ? item : undefined;
 
 /**
  * The email with its content: the item and the content object are read side by side. A test-mode
@@ -453,11 +577,18 @@ export const unexpired = (item: Item | undefined): Item | undefined => (item && 
  * with `sent` (./test-mode-send.ts): null before it was.
  */
 export async function getEmail(caller: Caller, emailId: string): Promise<EmailRecord> {
-  const [item, content] = await Promise.all([getItem(keys.email(caller.projectId, emailId)), getEmailContent(caller.projectId, emailId)]);
+  const [item, content] = await Promise.all([
+    getItem(keys.email(caller.projectId, emailId)),
+    getEmailContent(caller.projectId, emailId),
+  ]);
   if (!unexpired(item)) throw notFound('Email', 'email_id');
   if (item!.livemode !== false) return toRecord(item!, content);
   const raw = item!.message_id
-    ? await presignGet(renderedMessageKey(caller.projectId, emailId), { bucket: 'content', contentType: 'message/rfc822', contentDisposition: contentDisposition('attachment', `${emailId}.eml`) })
+    ? await presignGet(renderedMessageKey(caller.projectId, emailId), {
+        bucket: 'content',
+        contentType: 'message/rfc822',
+        contentDisposition: contentDisposition('attachment', `${emailId}.eml`),
+      })
     : null;
   return toRecord(item!, content, raw);
 }
@@ -475,14 +606,20 @@ export async function rescheduleEmail(caller: Caller, emailId: string, scheduled
   const schedule = parseScheduledAt(scheduledAt, nowDate());
   if ('error' in schedule) throw unprocessable([{ ...schedule.error, path: 'scheduled_at' }]);
   const time = Date.parse(schedule.iso);
-  if (time - clockNow() > MAX_SCHEDULE_AHEAD_MS) throw unprocessable([{ code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' }]);
+  if (time - clockNow() > MAX_SCHEDULE_AHEAD_MS)
+    throw unprocessable([
+      { code: 'too_far_ahead', message: 'scheduled_at may be at most 30 days ahead', path: 'scheduled_at' },
+    ]);
   const existing = await getItem(keys.email(caller.projectId, emailId));
   if (!existing) throw notFound('Email', 'email_id');
   const at = new Date(Math.max(time, clockNow())).toISOString();
   await transact([
     update(
       keys.email(caller.projectId, emailId),
-      { set: { scheduled_at: at, ...keys.emailDue(caller.projectId, emailId, at) }, condition: { expression: 'last_event = :scheduled', values: { ':scheduled': 'scheduled' } } },
+      {
+        set: { scheduled_at: at, ...keys.emailDue(caller.projectId, emailId, at) },
+        condition: { expression: 'last_event = :scheduled', values: { ':scheduled': 'scheduled' } },
+      },
       notScheduled('rescheduled'),
     ),
   ]);
@@ -494,7 +631,11 @@ export async function cancelEmail(caller: Caller, emailId: string): Promise<void
   await transact([
     update(
       keys.email(caller.projectId, emailId),
-      { set: { last_event: 'canceled' }, remove: ['GSI1PK', 'GSI1SK'], condition: { expression: 'last_event = :scheduled', values: { ':scheduled': 'scheduled' } } },
+      {
+        set: { last_event: 'canceled' },
+        remove: ['GSI1PK', 'GSI1SK'],
+        condition: { expression: 'last_event = :scheduled', values: { ':scheduled': 'scheduled' } },
+      },
       notScheduled('canceled'),
     ),
     eventWrite(caller, 'email.canceled', { ...toSummary(existing), last_event: 'canceled' }),
@@ -504,7 +645,10 @@ export async function cancelEmail(caller: Caller, emailId: string): Promise<void
 
 /** Retry: only a failed email goes back to queued; the contract makes `errors` an object here. */
 export async function retryEmail(caller: Caller, emailId: string): Promise<EmailRecord> {
-  const [found, content] = await Promise.all([getItem(keys.email(caller.projectId, emailId)), getEmailContent(caller.projectId, emailId)]);
+  const [found, content] = await Promise.all([
+    getItem(keys.email(caller.projectId, emailId)),
+    getEmailContent(caller.projectId, emailId),
+  ]);
   const existing = unexpired(found);
   if (!existing) {
     throw new ApiError(404, 'not_found', 'Email not found', { code: 'not_found', email_id: emailId });
@@ -515,13 +659,20 @@ export async function retryEmail(caller: Caller, emailId: string): Promise<Email
       last_event: lastEvent,
     });
   if (existing.last_event !== 'failed') throw notRetryable(existing.last_event);
-  if (!content) throw conflict('email_content_expired', 'The content of this email is no longer stored (past its retention): it cannot be sent again');
+  if (!content)
+    throw conflict(
+      'email_content_expired',
+      'The content of this email is no longer stored (past its retention): it cannot be sent again',
+    );
   const record: EmailRecord = { ...toRecord(existing, content), last_event: 'queued' };
   await transact([
     update(
       keys.email(caller.projectId, emailId),
       {
-        set: { last_event: 'queued', ...keys.emailDue(caller.projectId, emailId, new Date(clockNow() + SEND_LEASE_MS).toISOString()) },
+        set: {
+          last_event: 'queued',
+          ...keys.emailDue(caller.projectId, emailId, new Date(clockNow() + SEND_LEASE_MS).toISOString()),
+        },
         remove: ['failure_reason', 'send_attempts', 'fetching_until'], // a retry gets the sender's attempts (and the fetch stage's claim) afresh
         condition: { expression: 'last_event = :failed', values: { ':failed': 'failed' } },
       },

@@ -29,9 +29,14 @@ export interface IdempotencyRequest {
 }
 
 /** The validated key of a request, or undefined when it has none; 400 for a malformed one. */
-export function idempotencyRequest(projectId: string, key: string | undefined, body: unknown): IdempotencyRequest | undefined {
+export function idempotencyRequest(
+  projectId: string,
+  key: string | undefined,
+  body: unknown,
+): IdempotencyRequest | undefined {
   if (key === undefined) return undefined;
-  if (key.length < 1 || key.length > 256) throw badRequest('invalid_idempotency_key', 'Idempotency-Key must be 1-256 characters', 'Idempotency-Key');
+  if (key.length < 1 || key.length > 256)
+    throw badRequest('invalid_idempotency_key', 'Idempotency-Key must be 1-256 characters', 'Idempotency-Key');
   const sha = (text: string) => createHash('sha256').update(text).digest('hex');
   return { projectId, keyHash: sha(key), bodyHash: sha(JSON.stringify(body)) };
 }
@@ -54,7 +59,11 @@ export async function previousResponse(request: IdempotencyRequest): Promise<Pre
 export function replayOf(request: IdempotencyRequest, record: Item | undefined): PreviousResponse | undefined {
   if (!record || record.expires_at * 1000 <= clockNow()) return undefined; // TTL deletion can lag
   if (record.body_hash !== request.bodyHash) {
-    throw conflict('invalid_idempotent_request', 'This Idempotency-Key was used with a different request body', 'Idempotency-Key');
+    throw conflict(
+      'invalid_idempotent_request',
+      'This Idempotency-Key was used with a different request body',
+      'Idempotency-Key',
+    );
   }
   return { email_ids: record.email_ids, ...(record.batch_id ? { batch_id: record.batch_id } : {}) };
 }
@@ -73,7 +82,11 @@ export function idempotencyWrite(request: IdempotencyRequest, emailIds: string[]
   });
   return {
     ...action,
-    params: { ...action.params, ConditionExpression: 'attribute_not_exists(PK) OR expires_at <= :now', ExpressionAttributeValues: { ':now': now } },
+    params: {
+      ...action.params,
+      ConditionExpression: 'attribute_not_exists(PK) OR expires_at <= :now',
+      ExpressionAttributeValues: { ':now': now },
+    },
     onConditionFailed: { tag: IDEMPOTENCY_RACE, withItem: true },
   };
 }

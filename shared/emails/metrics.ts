@@ -56,8 +56,16 @@ const DAY_MS = 86_400_000;
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
 /** `counts` more for one email of the project on the day of `now`: a write for the transaction that records them. */
-export function metricsWrite(projectId: string, emailId: string, counts: Partial<Record<CountedMetric, number>>, now = nowDate()): WriteAction {
-  return update(keys.metricsDay(projectId, emailId, dayOf(now)), { add: counts as Record<string, number>, set: { expires_at: Math.floor(now.getTime() / 1000) + COUNTER_TTL_SECONDS } });
+export function metricsWrite(
+  projectId: string,
+  emailId: string,
+  counts: Partial<Record<CountedMetric, number>>,
+  now = nowDate(),
+): WriteAction {
+  return update(keys.metricsDay(projectId, emailId, dayOf(now)), {
+    add: counts as Record<string, number>,
+    set: { expires_at: Math.floor(now.getTime() / 1000) + COUNTER_TTL_SECONDS },
+  });
 }
 
 export interface MetricsQuery {
@@ -118,36 +126,76 @@ function withRates(counts: Partial<Record<CountedMetric, number>>, wanted: reado
     bounce_rate: ratio(n('bounced'), n('sent')),
     complaint_rate: ratio(n('complained'), n('delivered')),
   };
-  return Object.fromEntries(wanted.map((metric) => [metric, metric in rates ? rates[metric as keyof typeof rates] : n(metric as CountedMetric)]));
+  return Object.fromEntries(
+    wanted.map((metric) => [
+      metric,
+      metric in rates ? rates[metric as keyof typeof rates] : n(metric as CountedMetric),
+    ]),
+  );
 }
 
 /** GET /emails/metrics: the project's counts (and rates) over a range, in total and per period. */
 export async function emailMetrics(caller: Caller, query: MetricsQuery, now = nowDate()): Promise<MetricsAnswer> {
   const problems: ErrorDetail[] = [];
   const end = query.end_date === undefined ? now : instant(query.end_date);
-  if (!end) problems.push({ code: 'invalid_date', message: 'end_date must be an ISO 8601 date or date-time', path: 'end_date' });
-  const start = query.start_date === undefined ? new Date((end ?? now).getTime() - 6 * DAY_MS) : instant(query.start_date);
-  if (!start) problems.push({ code: 'invalid_date', message: 'start_date must be an ISO 8601 date or date-time', path: 'start_date' });
-  if (start && end && start > end) problems.push({ code: 'invalid_range', message: 'start_date must not be after end_date', path: 'start_date' });
+  if (!end)
+    problems.push({
+      code: 'invalid_date',
+      message: 'end_date must be an ISO 8601 date or date-time',
+      path: 'end_date',
+    });
+  const start =
+    query.start_date === undefined ? new Date((end ?? now).getTime() - 6 * DAY_MS) : instant(query.start_date);
+  if (!start)
+    problems.push({
+      code: 'invalid_date',
+      message: 'start_date must be an ISO 8601 date or date-time',
+      path: 'start_date',
+    });
+  if (start && end && start > end)
+    problems.push({ code: 'invalid_range', message: 'start_date must not be after end_date', path: 'start_date' });
   if (start && end && end.getTime() - start.getTime() > MAX_RANGE_DAYS * DAY_MS)
-    problems.push({ code: 'invalid_range', message: `the range may be at most ${MAX_RANGE_DAYS} days`, path: 'start_date' });
+    problems.push({
+      code: 'invalid_range',
+      message: `the range may be at most ${MAX_RANGE_DAYS} days`,
+      path: 'start_date',
+    });
   const granularity = (query.granularity ?? 'daily') as Granularity;
   if (!GRANULARITIES.includes(granularity)) {
-    problems.push({ code: 'unsupported_granularity', message: `granularity must be one of ${GRANULARITIES.join(', ')} (the counters are per UTC day)`, path: 'granularity' });
+    problems.push({
+      code: 'unsupported_granularity',
+      message: `granularity must be one of ${GRANULARITIES.join(', ')} (the counters are per UTC day)`,
+      path: 'granularity',
+    });
   }
-  if (query.timezone !== undefined && query.timezone.toUpperCase() !== 'UTC') problems.push({ code: 'unsupported_timezone', message: 'only UTC periods are counted', path: 'timezone' });
+  if (query.timezone !== undefined && query.timezone.toUpperCase() !== 'UTC')
+    problems.push({ code: 'unsupported_timezone', message: 'only UTC periods are counted', path: 'timezone' });
   const dimensions = list(query.dimensions);
   for (const dimension of dimensions) {
-    if (dimension !== 'period') problems.push({ code: 'unsupported_dimension', message: `dimension ${dimension} is not offered: only period`, path: 'dimensions' });
+    if (dimension !== 'period')
+      problems.push({
+        code: 'unsupported_dimension',
+        message: `dimension ${dimension} is not offered: only period`,
+        path: 'dimensions',
+      });
   }
   for (const filter of ['domain_id', 'email_id', 'broadcast_id'] as const) {
-    if (query[filter] !== undefined) problems.push({ code: 'unsupported_filter', message: `${filter} is not offered: the counters are per project`, path: filter });
+    if (query[filter] !== undefined)
+      problems.push({
+        code: 'unsupported_filter',
+        message: `${filter} is not offered: the counters are per project`,
+        path: filter,
+      });
   }
   const requested = list(query.metrics);
   for (const metric of requested) {
     if (!ALL_METRICS.includes(metric as Metric)) {
       const why = NOT_COUNTED.includes(metric) ? 'is not counted here' : 'is not a metric';
-      problems.push({ code: 'unsupported_metric', message: `${metric} ${why}; offered: ${ALL_METRICS.join(', ')}`, path: 'metrics' });
+      problems.push({
+        code: 'unsupported_metric',
+        message: `${metric} ${why}; offered: ${ALL_METRICS.join(', ')}`,
+        path: 'metrics',
+      });
     }
   }
   if (problems.length || !start || !end) throw unprocessable(problems);
@@ -156,7 +204,11 @@ export async function emailMetrics(caller: Caller, query: MetricsQuery, now = no
   const items = await queryBetween(keys.metricsDays(caller.projectId), dayOf(start), dayOf(end));
   const totals: Partial<Record<CountedMetric, number>> = {};
   const perPeriod = new Map<string, Partial<Record<CountedMetric, number>>>();
-  for (let day = new Date(`${dayOf(start)}T00:00:00Z`); dayOf(day) <= dayOf(end); day = new Date(day.getTime() + DAY_MS)) {
+  for (
+    let day = new Date(`${dayOf(start)}T00:00:00Z`);
+    dayOf(day) <= dayOf(end);
+    day = new Date(day.getTime() + DAY_MS)
+  ) {
     perPeriod.set(periodOf(dayOf(day), granularity), {}); // every period of the range, with or without mail
   }
   for (const item of items) {
@@ -175,6 +227,8 @@ export async function emailMetrics(caller: Caller, query: MetricsQuery, now = no
     dimensions: dimensions as 'period'[],
     granularity,
     totals: withRates(totals, wanted),
-    ...(dimensions.includes('period') ? { data: [...perPeriod].map(([period, counts]) => ({ period, ...withRates(counts, wanted) })) } : {}),
+    ...(dimensions.includes('period')
+      ? { data: [...perPeriod].map(([period, counts]) => ({ period, ...withRates(counts, wanted) })) }
+      : {}),
   };
 }

@@ -9,7 +9,20 @@ import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schema
 import { addresses, fromAddress } from '../platform/mail/schemas';
 
 /** The `last_event` values the service writes (the schema documents a string). */
-export type LastEvent = 'queued' | 'scheduled' | 'sending' | 'sent' | 'delivered' | 'delivery_delayed' | 'bounced' | 'complained' | 'opened' | 'clicked' | 'failed' | 'canceled' | 'suppressed';
+export type LastEvent =
+  | 'queued'
+  | 'scheduled'
+  | 'sending'
+  | 'sent'
+  | 'delivered'
+  | 'delivery_delayed'
+  | 'bounced'
+  | 'complained'
+  | 'opened'
+  | 'clicked'
+  | 'failed'
+  | 'canceled'
+  | 'suppressed';
 
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
 /** Tag names the sender puts on every SES send itself (shared/emails/sender.ts): a send may not carry them (any case). */
@@ -19,13 +32,18 @@ const tag = z.strictObject({
     z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters'),
     z.superRefine((name, ctx) => {
       if (RESERVED_TAG_NAMES.includes(name.toLowerCase()))
-        ctx.addIssue({ code: 'custom', input: name, message: `tag name "${name}" is reserved: the service sets ${RESERVED_TAG_NAMES.join(' and ')} on every email itself` });
+        ctx.addIssue({
+          code: 'custom',
+          input: name,
+          message: `tag name "${name}" is reserved: the service sets ${RESERVED_TAG_NAMES.join(' and ')} on every email itself`,
+        });
     }),
   ),
   value: z.string().check(z.regex(TAG, 'ASCII letters, digits, _ or -, at most 256 characters')),
 });
 /** A MIME type (RFC 6838 names), with optional `; name=value` parameters: it goes into the attachment's Content-Type header. */
-const MIME_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0,126}(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\]*"))*$/;
+const MIME_TYPE =
+  /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0,126}(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\]*"))*$/;
 /**
  * Resend's attachment: `content` (base64) or `path` (an https URL the sender fetches when it sends:
  * shared/emails/attachments.ts), a `filename` (required with content; with a path, the URL's last
@@ -35,20 +53,43 @@ const MIME_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0,12
 const attachment = z
   .strictObject({
     // goes into the attachment's Content-Disposition and Content-Type headers
-    filename: z.optional(z.string().check(z.minLength(1), z.maxLength(256), headerSafe, z.regex(/^[^"\\]*$/, 'must not contain " or \\'))),
+    filename: z.optional(
+      z.string().check(z.minLength(1), z.maxLength(256), headerSafe, z.regex(/^[^"\\]*$/, 'must not contain " or \\')),
+    ),
     content: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64'))),
     path: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
-    content_type: z.optional(z.string().check(z.maxLength(256), headerSafe, z.regex(MIME_TYPE, 'must be a MIME type such as application/pdf, optionally with ; name=value parameters'))),
+    content_type: z.optional(
+      z
+        .string()
+        .check(
+          z.maxLength(256),
+          headerSafe,
+          z.regex(MIME_TYPE, 'must be a MIME type such as application/pdf, optionally with ; name=value parameters'),
+        ),
+    ),
     // the Content-ID's id (RFC 5322 msg-id characters, without the angle brackets)
     content_id: z.optional(
       z
         .string()
-        .check(z.minLength(1), z.maxLength(128), z.regex(/^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.@]+$/, 'must be 1-128 characters of a Message-ID (letters, digits, . @ - _ and the like), without < >')),
+        .check(
+          z.minLength(1),
+          z.maxLength(128),
+          z.regex(
+            /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.@]+$/,
+            'must be 1-128 characters of a Message-ID (letters, digits, . @ - _ and the like), without < >',
+          ),
+        ),
     ),
   })
   .check(
-    z.refine((a) => (a.content === undefined) !== (a.path === undefined), { message: 'an attachment has either content (base64) or a path (a URL), not both', path: ['content'] }),
-    z.refine((a) => a.path !== undefined || a.filename !== undefined, { message: 'filename is required with content', path: ['filename'] }),
+    z.refine((a) => (a.content === undefined) !== (a.path === undefined), {
+      message: 'an attachment has either content (base64) or a path (a URL), not both',
+      path: ['content'],
+    }),
+    z.refine((a) => a.path !== undefined || a.filename !== undefined, {
+      message: 'filename is required with content',
+      path: ['filename'],
+    }),
   );
 
 /**
@@ -84,11 +125,17 @@ const headerName = z.string().check(
   z.superRefine((name, ctx) => {
     const lower = name.toLowerCase();
     if (RESERVED_HEADERS.includes(lower) || RESERVED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix))) {
-      ctx.addIssue({ code: 'custom', input: name, message: `the ${name} header is set by the service (from, to, subject and the other fields of the request); it cannot be given as a custom header` });
+      ctx.addIssue({
+        code: 'custom',
+        input: name,
+        message: `the ${name} header is set by the service (from, to, subject and the other fields of the request); it cannot be given as a custom header`,
+      });
     }
   }),
 );
-const headerValue = z.string().check(z.regex(/^[ -~]{1,870}$/, 'must be 1-870 printable ASCII characters (no line breaks or control characters)'));
+const headerValue = z
+  .string()
+  .check(z.regex(/^[ -~]{1,870}$/, 'must be 1-870 printable ASCII characters (no line breaks or control characters)'));
 
 /** A `scheduled_at` that starts like a date (YYYY-MM-DD) is ISO 8601, read as it always was; anything else is a phrase. */
 export const ISO_DATE_START = /^\d{4}-\d{2}-\d{2}/;
@@ -106,7 +153,8 @@ export const scheduledAtInput = z.string().check(
   z.superRefine((value, ctx) => {
     if (!ISO_DATE_START.test(value)) return;
     const iso = z.safeParse(isoDateTime, value);
-    if (!iso.success) ctx.addIssue({ code: 'invalid_format', format: 'datetime', input: value, message: iso.error.issues[0].message }); // zod's own, as before
+    if (!iso.success)
+      ctx.addIssue({ code: 'invalid_format', format: 'datetime', input: value, message: iso.error.issues[0].message }); // zod's own, as before
   }),
   z.meta({
     description:
@@ -148,12 +196,22 @@ export const sendEmailBody = z
     z.superRefine((e, ctx) => {
       if (e.template !== undefined) return;
       for (const field of ['from', 'subject'] as const) {
-        if (e[field] === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'string', input: undefined, path: [field] });
+        if (e[field] === undefined)
+          ctx.addIssue({ code: 'invalid_type', expected: 'string', input: undefined, path: [field] });
       }
     }),
-    z.refine((e) => e.template !== undefined || e.html !== undefined || e.text !== undefined, { message: 'html or text is required', path: ['html'] }),
-    z.refine((e) => e.template === undefined || e.html === undefined, { message: `html ${FROM_TEMPLATE}`, path: ['html'] }),
-    z.refine((e) => e.template === undefined || e.text === undefined, { message: `text ${FROM_TEMPLATE}`, path: ['text'] }),
+    z.refine((e) => e.template !== undefined || e.html !== undefined || e.text !== undefined, {
+      message: 'html or text is required',
+      path: ['html'],
+    }),
+    z.refine((e) => e.template === undefined || e.html === undefined, {
+      message: `html ${FROM_TEMPLATE}`,
+      path: ['html'],
+    }),
+    z.refine((e) => e.template === undefined || e.text === undefined, {
+      message: `text ${FROM_TEMPLATE}`,
+      path: ['text'],
+    }),
     z.refine((e) => [e.to, e.cc ?? [], e.bcc ?? []].flat().length <= MAX_RECIPIENTS, {
       message: `to, cc and bcc together take at most ${MAX_RECIPIENTS} addresses`,
       path: ['to'],

@@ -1,7 +1,26 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, errorEnvelope, id, listOf, listQuery, notFoundResponse, rateLimitedResponse, sendingPausedResponse } from '../platform/http/schemas';
-import { email, emailSummary, MAX_BATCH, sentAttachment, RESERVED_HEADERS, RESERVED_TAG_NAMES, scheduledAtInput, sendEmailBody } from './model';
+import {
+  commonErrors,
+  conflictResponse,
+  errorEnvelope,
+  id,
+  listOf,
+  listQuery,
+  notFoundResponse,
+  rateLimitedResponse,
+  sendingPausedResponse,
+} from '../platform/http/schemas';
+import {
+  email,
+  emailSummary,
+  MAX_BATCH,
+  sentAttachment,
+  RESERVED_HEADERS,
+  RESERVED_TAG_NAMES,
+  scheduledAtInput,
+  sendEmailBody,
+} from './model';
 
 const emailParams = z.strictObject({ email_id: id });
 const templateNote =
@@ -74,7 +93,13 @@ export const send = defineOperation({
   auth: 'api_key',
   scope: 'sending_access',
   body: sendEmailBody,
-  responses: { 200: { description: 'The email is accepted', schema: z.object({ id }) }, ...commonErrors, 403: sendingPausedResponse, 409: conflictResponse, 429: quotaResponse },
+  responses: {
+    200: { description: 'The email is accepted', schema: z.object({ id }) },
+    ...commonErrors,
+    403: sendingPausedResponse,
+    409: conflictResponse,
+    429: quotaResponse,
+  },
 });
 
 export const sendBatch = defineOperation({
@@ -101,8 +126,12 @@ export const sendBatch = defineOperation({
   itemsValidation: { header: 'x-batch-validation', permissive: 'permissive', strict: 'strict', item: sendEmailBody },
   responses: {
     200: {
-      description: 'The emails are accepted; with `x-batch-validation: permissive`, also `errors`: the emails left out, by index',
-      schema: z.object({ data: z.array(z.object({ id })), errors: z.optional(z.array(z.object({ index: z.number(), message: z.string() }))) }),
+      description:
+        'The emails are accepted; with `x-batch-validation: permissive`, also `errors`: the emails left out, by index',
+      schema: z.object({
+        data: z.array(z.object({ id })),
+        errors: z.optional(z.array(z.object({ index: z.number(), message: z.string() }))),
+      }),
     },
     ...commonErrors,
     403: sendingPausedResponse,
@@ -165,7 +194,12 @@ export const cancel = defineOperation({
   },
 });
 
-const retryError = z.object({ name: z.string(), message: z.string(), statusCode: z.number(), errors: z.record(z.string(), z.unknown()) });
+const retryError = z.object({
+  name: z.string(),
+  message: z.string(),
+  statusCode: z.number(),
+  errors: z.record(z.string(), z.unknown()),
+});
 export const retry = defineOperation({
   operationId: 'retryEmail',
   summary: 'Re-queue a failed email',
@@ -197,7 +231,11 @@ export const listAttachments = defineOperation({
   auth: 'api_key',
   params: emailParams,
   query: listQuery,
-  responses: { 200: { description: 'A page of attachments', schema: listOf(sentAttachment) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'A page of attachments', schema: listOf(sentAttachment) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const getAttachment = defineOperation({

@@ -15,7 +15,11 @@ import { reputationOf } from './reputation';
 
 /** GET /project: the project with its settings as stored (not as cached), its usage and its reputation, read side by side. */
 export async function describeProject(caller: Caller): Promise<ProjectView> {
-  const [item, usage, reputation] = await Promise.all([getItem(keys.project(liveProjectId(caller.projectId))), quotaUsage(caller.projectId), reputationOf(caller.projectId)]);
+  const [item, usage, reputation] = await Promise.all([
+    getItem(keys.project(liveProjectId(caller.projectId))),
+    quotaUsage(caller.projectId),
+    reputationOf(caller.projectId),
+  ]);
   if (!item) throw notFound('Project');
   const settings = settingsOf(item);
   const periods = quotaPeriods();
@@ -24,7 +28,9 @@ export async function describeProject(caller: Caller): Promise<ProjectView> {
     id: liveProjectId(caller.projectId), // a test key's twin is its project's sandbox, not a project of its own
     name: String(item.name),
     created_at: String(item.created_at),
-    sending: settings.sending_paused ? { status: 'paused', reason: settings.sending_paused.reason, since: settings.sending_paused.since } : { status: 'enabled', reason: null, since: null },
+    sending: settings.sending_paused
+      ? { status: 'paused', reason: settings.sending_paused.reason, since: settings.sending_paused.since }
+      : { status: 'enabled', reason: null, since: null },
     reputation,
     rate_limit: { requests_per_second: settings.rate_limit },
     quotas: { daily: settings.daily_quota, monthly: settings.monthly_quota },

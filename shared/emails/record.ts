@@ -34,7 +34,11 @@ export function toSummary(item: Item): EmailSummary {
     object: 'email',
     id: e.id,
     // the item keeps SES's id; the API shows the Message-ID header the recipient sees, and SES's id beside it
-    message_id: e.message_id ? (e.livemode === false ? testMessageIdHeader(e.message_id) : sesMessageIdHeader(e.message_id)) : null, // test mode never reaches SES
+    message_id: e.message_id
+      ? e.livemode === false
+        ? testMessageIdHeader(e.message_id)
+        : sesMessageIdHeader(e.message_id)
+      : null, // test mode never reaches SES
     ses_message_id: e.message_id ?? null,
     from: e.from,
     to: e.to,

@@ -26,7 +26,13 @@ export interface SimpleSendRequest {
       Subject?: { Data?: string };
       Body?: { Html?: { Data?: string }; Text?: { Data?: string } };
       Headers?: { Name?: string; Value?: string }[];
-      Attachments?: { FileName?: string; RawContent?: Uint8Array; ContentType?: string; ContentDisposition?: string; ContentId?: string }[];
+      Attachments?: {
+        FileName?: string;
+        RawContent?: Uint8Array;
+        ContentType?: string;
+        ContentDisposition?: string;
+        ContentId?: string;
+      }[];
     };
   };
 }
@@ -61,7 +67,9 @@ function mailbox(address: string): string {
   if (!match || !match[1]) return address.trim();
   const name = match[1].replace(/^"(.*)"$/, '$1');
   if (!isAscii(name)) return `${headerText(name)} <${match[2]}>`;
-  return /[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/(["\\])/g, '\\$1')}" <${match[2]}>` : `${name} <${match[2]}>`;
+  return /[()<>[\]:;@\\,."]/.test(name)
+    ? `"${name.replace(/(["\\])/g, '\\$1')}" <${match[2]}>`
+    : `${name} <${match[2]}>`;
 }
 
 /** A header line, folded at spaces so no line passes LINE characters where it can be avoided (RFC 5322 2.2.3). */
@@ -118,14 +126,23 @@ const entity = (headers: string[], body: string): string => [...headers, '', bod
 
 function multipart(subtype: string, parts: string[]): string {
   const b = boundary();
-  return entity([`Content-Type: multipart/${subtype}; boundary="${b}"`], [...parts.map((part) => `--${b}${CRLF}${part}`), `--${b}--`, ''].join(CRLF));
+  return entity(
+    [`Content-Type: multipart/${subtype}; boundary="${b}"`],
+    [...parts.map((part) => `--${b}${CRLF}${part}`), `--${b}--`, ''].join(CRLF),
+  );
 }
 
-const textPart = (subtype: 'plain' | 'html', text: string) => entity([`Content-Type: text/${subtype}; charset=UTF-8`, 'Content-Transfer-Encoding: quoted-printable'], quotedPrintable(text));
+const textPart = (subtype: 'plain' | 'html', text: string) =>
+  entity(
+    [`Content-Type: text/${subtype}; charset=UTF-8`, 'Content-Transfer-Encoding: quoted-printable'],
+    quotedPrintable(text),
+  );
 
 /** The parameter value of a file name: quoted ASCII, or RFC 2231 UTF-8 for any other. */
 const filenameParameter = (parameter: string, filename: string) =>
-  isAscii(filename) ? `${parameter}="${filename.replace(/(["\\])/g, '\\$1')}"` : `${parameter}*=UTF-8''${encodeURIComponent(filename)}`;
+  isAscii(filename)
+    ? `${parameter}="${filename.replace(/(["\\])/g, '\\$1')}"`
+    : `${parameter}*=UTF-8''${encodeURIComponent(filename)}`;
 
 /**
  * The message as RFC 5322 bytes. `messageId`: the Message-ID header (with its angle brackets);
@@ -147,7 +164,10 @@ export function renderMessage(request: SimpleSendRequest, options: { messageId: 
   ];
   const html = simple.Body?.Html?.Data;
   const text = simple.Body?.Text?.Data;
-  const texts = [...(text !== undefined ? [textPart('plain', text)] : []), ...(html !== undefined ? [textPart('html', html)] : [])];
+  const texts = [
+    ...(text !== undefined ? [textPart('plain', text)] : []),
+    ...(html !== undefined ? [textPart('html', html)] : []),
+  ];
   let body = texts.length === 1 ? texts[0] : multipart('alternative', texts);
   const attachments = simple.Attachments ?? [];
   if (attachments.length) {

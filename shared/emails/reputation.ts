@@ -49,7 +49,12 @@ export interface Reputation extends ReputationCounts {
 const hourOf = (date: Date) => date.toISOString().slice(0, 13);
 
 /** Adds `counts` of one email's project to the hour of `now` (a write for the transaction that records them). */
-export function reputationWrite(projectId: string, emailId: string, counts: Partial<ReputationCounts>, now = nowDate()): WriteAction {
+export function reputationWrite(
+  projectId: string,
+  emailId: string,
+  counts: Partial<ReputationCounts>,
+  now = nowDate(),
+): WriteAction {
   return update(keys.reputationBucket(projectId, emailId, hourOf(now)), {
     add: counts as Record<string, number>,
     set: { expires_at: Math.floor(now.getTime() / 1000) + BUCKET_TTL_SECONDS },
@@ -60,7 +65,9 @@ export function reputationWrite(projectId: string, emailId: string, counts: Part
 export async function reputationOf(projectId: string, now = nowDate()): Promise<Reputation> {
   const from = keys.reputationHourSk(hourOf(new Date(now.getTime() - (WINDOW_HOURS - 1) * 3_600_000)));
   // newest first: at most one bucket per shard and hour, so a page of 24 per shard holds the window
-  const { items } = await queryPage(keys.reputationBuckets(projectId), { limit: keys.COLLECTION_SHARDS * WINDOW_HOURS });
+  const { items } = await queryPage(keys.reputationBuckets(projectId), {
+    limit: keys.COLLECTION_SHARDS * WINDOW_HOURS,
+  });
   const counts: ReputationCounts = { sent: 0, bounced: 0, complained: 0 };
   for (const item of items) {
     if (String(item.SK) < from) continue;
@@ -78,9 +85,12 @@ const percent = (rate: number) => `${(rate * 100).toFixed(2)}%`;
 export function pauseReason(reputation: Reputation, thresholds = guardThresholds()): string | undefined {
   if (reputation.sent < thresholds.minSends) return undefined;
   const over: string[] = [];
-  if (reputation.bounce_rate >= thresholds.bounceRate) over.push(`bounce rate ${percent(reputation.bounce_rate)} (the limit is ${percent(thresholds.bounceRate)})`);
+  if (reputation.bounce_rate >= thresholds.bounceRate)
+    over.push(`bounce rate ${percent(reputation.bounce_rate)} (the limit is ${percent(thresholds.bounceRate)})`);
   if (reputation.complained >= thresholds.minComplaints && reputation.complaint_rate >= thresholds.complaintRate)
-    over.push(`complaint rate ${percent(reputation.complaint_rate)} (the limit is ${percent(thresholds.complaintRate)})`);
+    over.push(
+      `complaint rate ${percent(reputation.complaint_rate)} (the limit is ${percent(thresholds.complaintRate)})`,
+    );
   return over.length ? `${over.join(' and ')} over the last 24 hours, ${reputation.sent} emails sent` : undefined;
 }
 
@@ -91,11 +101,27 @@ export async function guardReputation(projectId: string, now = nowDate()): Promi
   const reputation = await reputationOf(projectId, now);
   const reason = pauseReason(reputation);
   if (!reason) return undefined;
-  const pause: SendingPause = { reason, since: now.toISOString(), bounce_rate: reputation.bounce_rate, complaint_rate: reputation.complaint_rate };
+  const pause: SendingPause = {
+    reason,
+    since: now.toISOString(),
+    bounce_rate: reputation.bounce_rate,
+    complaint_rate: reputation.complaint_rate,
+  };
   try {
     await transact([
-      update(keys.project(projectId), { set: { sending_paused: pause }, condition: { expression: 'attribute_exists(PK) AND attribute_not_exists(sending_paused)' } }, { tag: 'paused already' }),
-      eventWrite(projectCaller(projectId), 'project.sending_paused', { object: 'project', id: projectId, sending: { status: 'paused', ...pause } }),
+      update(
+        keys.project(projectId),
+        {
+          set: { sending_paused: pause },
+          condition: { expression: 'attribute_exists(PK) AND attribute_not_exists(sending_paused)' },
+        },
+        { tag: 'paused already' },
+      ),
+      eventWrite(projectCaller(projectId), 'project.sending_paused', {
+        object: 'project',
+        id: projectId,
+        sending: { status: 'paused', ...pause },
+      }),
     ]);
   } catch (error) {
     if (isConditionFailed(error, 'paused already')) return undefined;
@@ -109,8 +135,16 @@ export async function guardReputation(projectId: string, now = nowDate()): Promi
 /** The operator's resume: clears the pause (409 when the project is not paused). */
 export async function resumeSending(projectId: string): Promise<void> {
   await transact([
-    update(keys.project(projectId), { remove: ['sending_paused'], condition: { expression: 'attribute_exists(sending_paused)' } }, () => new Error(`project ${projectId} is not paused`)),
-    eventWrite(projectCaller(projectId), 'project.sending_resumed', { object: 'project', id: projectId, sending: { status: 'enabled', reason: null, since: nowIso() } }),
+    update(
+      keys.project(projectId),
+      { remove: ['sending_paused'], condition: { expression: 'attribute_exists(sending_paused)' } },
+      () => new Error(`project ${projectId} is not paused`),
+    ),
+    eventWrite(projectCaller(projectId), 'project.sending_resumed', {
+      object: 'project',
+      id: projectId,
+      sending: { status: 'enabled', reason: null, since: nowIso() },
+    }),
   ]);
 }
 

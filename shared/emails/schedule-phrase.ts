@@ -32,18 +32,24 @@ export type ScheduledAt = { iso: string } | { error: { code: 'invalid_scheduled_
 /** A trailing IANA zone name: `Area/Location` (`America/Argentina/Buenos_Aires`, `Etc/GMT+5`). */
 const IANA_ZONE_AT_END = /\s+([A-Za-z][\w+-]*(?:\/[\w+-]+)+)$/;
 
-const EXAMPLES = 'an ISO 8601 date-time with an offset (2026-11-22T09:00:00Z) or an English phrase such as "in 1 min", "in 2 hours" or "tomorrow at 9am America/New_York"';
+const EXAMPLES =
+  'an ISO 8601 date-time with an offset (2026-11-22T09:00:00Z) or an English phrase such as "in 1 min", "in 2 hours" or "tomorrow at 9am America/New_York"';
 const refused = (message: string): ScheduledAt => ({ error: { code: 'invalid_scheduled_at', message } });
 
 export function parseScheduledAt(value: string, now: Date): ScheduledAt {
   if (ISO_DATE_START.test(value)) {
     const time = Date.parse(value);
-    return Number.isNaN(time) ? refused(`"${value}" is not an ISO 8601 date-time`) : { iso: new Date(time).toISOString() };
+    return Number.isNaN(time)
+      ? refused(`"${value}" is not an ISO 8601 date-time`)
+      : { iso: new Date(time).toISOString() };
   }
   const phrase = value.trim();
   const zone = IANA_ZONE_AT_END.exec(phrase)?.[1];
   const text = zone ? phrase.slice(0, -zone.length).trimEnd() : phrase;
-  if (zone && !isTimeZone(zone)) return refused(`"${value}" ends with "${zone}", which is not a time zone this server knows (IANA names such as America/New_York)`);
+  if (zone && !isTimeZone(zone))
+    return refused(
+      `"${value}" ends with "${zone}", which is not a time zone this server knows (IANA names such as America/New_York)`,
+    );
   const offsetNow = zone ? offsetMinutes(zone, now) : 0;
   let time = readPhrase(text, now, offsetNow);
   if (time !== undefined && zone) {
@@ -51,7 +57,9 @@ export function parseScheduledAt(value: string, now: Date): ScheduledAt {
     const offsetThen = offsetMinutes(zone, new Date(time));
     if (offsetThen !== offsetNow) time = readPhrase(text, now, offsetThen);
   }
-  return time === undefined ? refused(`"${value}" is not a time this service can read: give ${EXAMPLES}`) : { iso: new Date(time).toISOString() };
+  return time === undefined
+    ? refused(`"${value}" is not a time this service can read: give ${EXAMPLES}`)
+    : { iso: new Date(time).toISOString() };
 }
 
 /** The one time the whole of `text` names, read in a zone `offset` minutes east of UTC; undefined if it names none, several, or only part of it. */
@@ -75,7 +83,10 @@ function isTimeZone(name: string): boolean {
 
 /** The zone's offset from UTC in minutes at `at` (east positive), from Intl's "GMT+10:00" / "GMT-04:00" / "GMT". */
 function offsetMinutes(timeZone: string, at: Date): number {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  const name =
+    new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+      .formatToParts(at)
+      .find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
   const match = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name);
   return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0;
 }

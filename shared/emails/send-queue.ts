@@ -38,12 +38,21 @@ export const bulkSendQueue = queue<SendMessage>('send-bulk', 'throw', { group: (
 export const testSendQueue = queue<SendMessage>('send-test', 'throw', { group: (message) => message.project_id });
 
 /** The send queue of an email of `projectId` in `lane`: test mode's own, else the lane's. */
-export const sendQueueOf = (projectId: string, lane: SendLane) => (isTestProject(projectId) ? testSendQueue : lane === 'bulk' ? bulkSendQueue : sendQueue);
+export const sendQueueOf = (projectId: string, lane: SendLane) =>
+  isTestProject(projectId) ? testSendQueue : lane === 'bulk' ? bulkSendQueue : sendQueue;
 
 /** Emails whose `path` attachments are still to fetch, grouped by project (an SQS fair queue): ./attachment-fetch.ts. */
-export const attachmentFetchQueue = queue<SendMessage>('attachment-fetch', 'throw', { group: (message) => message.project_id });
+export const attachmentFetchQueue = queue<SendMessage>('attachment-fetch', 'throw', {
+  group: (message) => message.project_id,
+});
 
 /** The queue a waiting email goes to next: the fetch stage while it has `path` attachments not yet stored (`attachments_pending`), else its send lane. */
 // (a broadcast email is bulk: ./send-rate.ts laneOf, not imported, so the API's bundles carry no SES client)
-export const firstQueueOf = (email: { project_id: string; attachments_pending?: boolean; broadcast_id?: string | null }) =>
-  email.attachments_pending ? attachmentFetchQueue : sendQueueOf(email.project_id, email.broadcast_id ? 'bulk' : 'transactional');
+export const firstQueueOf = (email: {
+  project_id: string;
+  attachments_pending?: boolean;
+  broadcast_id?: string | null;
+}) =>
+  email.attachments_pending
+    ? attachmentFetchQueue
+    : sendQueueOf(email.project_id, email.broadcast_id ? 'bulk' : 'transactional');

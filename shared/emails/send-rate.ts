@@ -34,7 +34,8 @@ import { now, waitOnClock } from '../platform/clock';
 /** The lanes of the send path (./send-queue.ts): bulk never takes the transactional reserve. */
 export type SendLane = 'transactional' | 'bulk';
 /** A broadcast's emails are bulk, every other email transactional. */
-export const laneOf = (email: { broadcast_id?: string | null }): SendLane => (email.broadcast_id ? 'bulk' : 'transactional');
+export const laneOf = (email: { broadcast_id?: string | null }): SendLane =>
+  email.broadcast_id ? 'bulk' : 'transactional';
 
 const ACCOUNT_CACHE_MS = 60 * 1000;
 interface Account {
@@ -128,7 +129,11 @@ async function takeSlot(second: number, limits: number[]): Promise<{ place: numb
           {
             add: { sent: 1 },
             set: { type: 'send_rate', expires_at: second + 120 },
-            condition: { expression: 'attribute_not_exists(#sent) OR #sent < :limit', names: { '#sent': 'sent' }, values: { ':limit': limits[shard] } },
+            condition: {
+              expression: 'attribute_not_exists(#sent) OR #sent < :limit',
+              names: { '#sent': 'sent' },
+              values: { ':limit': limits[shard] },
+            },
           },
           { tag: 'second full' },
         ),
@@ -143,7 +148,9 @@ async function takeSlot(second: number, limits: number[]): Promise<{ place: numb
 
 /** Gives a slot of `second` back, for a sender that will not send in that second (see acquireSendSlot). */
 async function releaseSlot(second: number, shard: number): Promise<void> {
-  await updateItem(update(keys.sendRate(second, shard), { add: { sent: -1 } })).catch((error) => logger.warn('a send slot was not given back', { second, error }));
+  await updateItem(update(keys.sendRate(second, shard), { add: { sent: -1 } })).catch((error) =>
+    logger.warn('a send slot was not given back', { second, error }),
+  );
 }
 
 /**
@@ -153,7 +160,8 @@ async function releaseSlot(second: number, shard: number): Promise<void> {
  */
 export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitMs = 5_000): Promise<number> {
   const rate = await maxSendRate();
-  if (!(await withinDailyQuota(rate))) throw new NoSendSlot(QUOTA_RETRY_SECONDS, "the account's 24-hour sending quota is used up");
+  if (!(await withinDailyQuota(rate)))
+    throw new NoSendSlot(QUOTA_RETRY_SECONDS, "the account's 24-hour sending quota is used up");
   const limits = shardLimits(lane === 'bulk' ? bulkLimit(rate) : rate, rate);
   const deadline = now() + maxWaitMs;
   let second = Math.floor(now() / 1000);
@@ -173,7 +181,10 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
       for (let tries = 0; tries < 2 && slotStart > now(); tries++) await waitOnClock(slotStart - now());
       if (now() < second * 1000) {
         await releaseSlot(second, taken.shard);
-        throw new NoSendSlot(Math.max(1, Math.ceil((second * 1000 - now()) / 1000)), "the send slot's second has not begun");
+        throw new NoSendSlot(
+          Math.max(1, Math.ceil((second * 1000 - now()) / 1000)),
+          "the send slot's second has not begun",
+        );
       }
       // Woken (or delayed) too close to, or into, the next second: this second's counter may not
       // be the one SES sees the send in, so take a slot of a later second instead. A send only
@@ -191,7 +202,11 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
       // counter at the boundary (where the race's latency used up the second's early slots).
       second = Math.max(second + 1, Math.floor(now() / 1000));
     }
-    if (second * 1000 > deadline) throw new NoSendSlot(Math.max(1, Math.ceil((second * 1000 - now()) / 1000)), 'no send slot free: the account send rate is taken');
+    if (second * 1000 > deadline)
+      throw new NoSendSlot(
+        Math.max(1, Math.ceil((second * 1000 - now()) / 1000)),
+        'no send slot free: the account send rate is taken',
+      );
   }
 }
 
@@ -201,7 +216,12 @@ export async function acquireSendSlot(lane: SendLane = 'transactional', maxWaitM
  * rate) should have gone out, so a long backlog is not received again and again for nothing
  * (each receive counts toward the queue's maxReceiveCount). At most SQS's 12 hours.
  */
-export function slotRetrySeconds(waitSeconds: number, backlog: number, laneRate: number, random = Math.random()): number {
+export function slotRetrySeconds(
+  waitSeconds: number,
+  backlog: number,
+  laneRate: number,
+  random = Math.random(),
+): number {
   const backlogSeconds = (backlog / Math.max(1, laneRate)) * (0.5 + random);
   return Math.min(12 * 60 * 60, Math.max(1, Math.ceil(waitSeconds), Math.ceil(backlogSeconds)));
 }

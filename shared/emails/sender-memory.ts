@@ -40,13 +40,18 @@ const MB = 1024 * 1024;
 export const SENDER_MEMORY_BUDGET_BYTES = (256 - 64 - 32) * MB;
 
 /** The bytes an email will hold at its peak in the sender (the module comment), at most the whole budget. */
-export async function sendFootprint(email: Pick<EmailItem, 'project_id' | 'id' | 'broadcast_id' | 'content_bytes' | 'attachment_bytes'>): Promise<number> {
+export async function sendFootprint(
+  email: Pick<EmailItem, 'project_id' | 'id' | 'broadcast_id' | 'content_bytes' | 'attachment_bytes'>,
+): Promise<number> {
   let content = email.content_bytes;
   if (content === undefined) {
     content = (await headObject(contentKey(email.project_id, email.id), 'content'))?.size ?? 0;
     if (!email.broadcast_id) return SENDER_MEMORY_BUDGET_BYTES;
   }
-  return Math.min(SENDER_MEMORY_BUDGET_BYTES, CONTENT_FACTOR * content + ATTACHMENT_FACTOR * (email.attachment_bytes ?? 0));
+  return Math.min(
+    SENDER_MEMORY_BUDGET_BYTES,
+    CONTENT_FACTOR * content + ATTACHMENT_FACTOR * (email.attachment_bytes ?? 0),
+  );
 }
 
 /**
@@ -75,7 +80,10 @@ export class MemoryBudget {
       this.waiting.push(entry);
     });
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([turn, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+    await Promise.race([
+      turn,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+    ]);
     clearTimeout(timer);
     if (granted) return this.hold(size, true);
     this.waiting.splice(this.waiting.indexOf(entry), 1); // not granted: still waiting

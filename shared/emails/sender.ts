@@ -44,8 +44,24 @@ import { now, nowIso } from '../platform/clock';
 import { SendEmailCommand } from '../platform/aws/ses';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, transact, transactRetryingConflicts, update, type WriteAction } from '../platform/db/table';
-import { addressDomain, bareAddress, pendingEmailDelete, pendingEmailWrite, SEND_LEASE_MS, toSummary, type EmailItem } from './emails';
+import {
+  batchGet,
+  getItem,
+  isConditionFailed,
+  transact,
+  transactRetryingConflicts,
+  update,
+  type WriteAction,
+} from '../platform/db/table';
+import {
+  addressDomain,
+  bareAddress,
+  pendingEmailDelete,
+  pendingEmailWrite,
+  SEND_LEASE_MS,
+  toSummary,
+  type EmailItem,
+} from './emails';
 import { findSendingDomain, sendingDomainProblems, type SendingDomain } from '../domains/domains';
 import { eventWrite } from '../events/events';
 import { acquireSendSlot, laneOf, NoSendSlot } from './send-rate';
@@ -77,9 +93,15 @@ export const MISSING_CONTENT = 'not sent: the content of the email is no longer 
 /** The reason of an email whose sender stopped between its claim and recording what SES did. */
 export const UNCONFIRMED_SEND = 'the sender stopped before confirming the send; it may or may not have been sent';
 
-const WAITING = { expression: 'last_event IN (:queued, :scheduled)', values: { ':queued': 'queued', ':scheduled': 'scheduled' } };
+const WAITING = {
+  expression: 'last_event IN (:queued, :scheduled)',
+  values: { ':queued': 'queued', ':scheduled': 'scheduled' },
+};
 /** This sender's claim still holds: `sending`, claimed at the time it recorded (not a later claim after a put-back). */
-const claimedAt = (sendingAt: string) => ({ expression: 'last_event = :sending AND sending_at = :claimed_at', values: { ':sending': 'sending', ':claimed_at': sendingAt } });
+const claimedAt = (sendingAt: string) => ({
+  expression: 'last_event = :sending AND sending_at = :claimed_at',
+  values: { ':sending': 'sending', ':claimed_at': sendingAt },
+});
 /** A claim's end removes its due entry and claim time. */
 const CLAIM_ATTRIBUTES = ['GSI1PK', 'GSI1SK', 'sending_at'];
 
@@ -90,13 +112,22 @@ function sesDidNotSend(error: unknown): boolean {
 }
 
 /** The metrics write of an email's outcome, for its transaction (./metrics.ts): live mail only. */
-const counted = (email: EmailItem, metric: 'sent' | 'failed' | 'suppressed'): WriteAction[] => (email.livemode ? [metricsWrite(email.project_id, email.id, { [metric]: 1 })] : []);
+const counted = (email: EmailItem, metric: 'sent' | 'failed' | 'suppressed'): WriteAction[] =>
+  email.livemode ? [metricsWrite(email.project_id, email.id, { [metric]: 1 })] : [];
 
 /** Ends a claimed email `failed` with `reason` and `email.failed`, if the claim is still this one. */
 async function failClaimed(caller: Caller, email: EmailItem, sendingAt: string, reason: string): Promise<SendOutcome> {
   try {
     await transact([
-      update(keys.email(email.project_id, email.id), { set: { last_event: 'failed', failure_reason: reason }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }, { tag: 'claim lost' }),
+      update(
+        keys.email(email.project_id, email.id),
+        {
+          set: { last_event: 'failed', failure_reason: reason },
+          remove: CLAIM_ATTRIBUTES,
+          condition: claimedAt(sendingAt),
+        },
+        { tag: 'claim lost' },
+      ),
       eventWrite(caller, 'email.failed', { ...toSummary(email), last_event: 'failed', failure_reason: reason }),
       ...counted(email, 'failed'),
     ]);
@@ -111,7 +142,11 @@ async function failClaimed(caller: Caller, email: EmailItem, sendingAt: string, 
 export async function failWaiting(caller: Caller, email: EmailItem, reason: string): Promise<SendOutcome> {
   try {
     await transact([
-      update(keys.email(email.project_id, email.id), { set: { last_event: 'failed', failure_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
+      update(
+        keys.email(email.project_id, email.id),
+        { set: { last_event: 'failed', failure_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING },
+        { tag: 'taken' },
+      ),
       pendingEmailDelete(email.project_id, email),
       eventWrite(caller, 'email.failed', { ...toSummary(email), last_event: 'failed', failure_reason: reason }),
       ...counted(email, 'failed'),
@@ -136,7 +171,13 @@ const pausedHoldMs = () => {
 async function holdWhilePaused(email: EmailItem): Promise<SendOutcome> {
   const due = new Date(now() + pausedHoldMs()).toISOString();
   try {
-    await transact([update(keys.email(email.project_id, email.id), { set: keys.emailDue(email.project_id, email.id, due), condition: WAITING }, { tag: 'taken' })]);
+    await transact([
+      update(
+        keys.email(email.project_id, email.id),
+        { set: keys.emailDue(email.project_id, email.id, due), condition: WAITING },
+        { tag: 'taken' },
+      ),
+    ]);
   } catch (error) {
     if (!isConditionFailed(error, 'taken')) throw error;
   }
@@ -151,7 +192,13 @@ async function holdWhilePaused(email: EmailItem): Promise<SendOutcome> {
  */
 async function leaveToFetchStage(email: EmailItem): Promise<SendOutcome> {
   try {
-    await transact([update(keys.email(email.project_id, email.id), { set: { attachments_pending: true }, condition: WAITING }, { tag: 'taken' })]);
+    await transact([
+      update(
+        keys.email(email.project_id, email.id),
+        { set: { attachments_pending: true }, condition: WAITING },
+        { tag: 'taken' },
+      ),
+    ]);
   } catch (error) {
     if (!isConditionFailed(error, 'taken')) throw error;
   }
@@ -180,16 +227,30 @@ async function suppressedAddresses(projectId: string, addresses: string[]): Prom
 }
 
 /** The SendEmail request of an email: what live mail gives SES, and what test mode renders and simulates from (./test-mode-send.ts). */
-function sesInput(email: EmailItem, content: EmailContent, attachments: SesAttachment[], keep: (address: string) => boolean, tenant: string | null) {
+function sesInput(
+  email: EmailItem,
+  content: EmailContent,
+  attachments: SesAttachment[],
+  keep: (address: string) => boolean,
+  tenant: string | null,
+) {
   return {
     // the project's SES tenant, when the domain's resources are its (shared/domains/tenants.ts)
     ...(tenant ? { TenantName: tenant } : {}),
     FromEmailAddress: email.from,
-    Destination: { ToAddresses: email.to.filter(keep), CcAddresses: email.cc.filter(keep), BccAddresses: email.bcc.filter(keep) },
+    Destination: {
+      ToAddresses: email.to.filter(keep),
+      CcAddresses: email.cc.filter(keep),
+      BccAddresses: email.bcc.filter(keep),
+    },
     ReplyToAddresses: email.reply_to.length ? email.reply_to : undefined,
     ConfigurationSetName: email.configuration_set,
     // The SES events of this email find it again through these tags.
-    EmailTags: [{ Name: 'email_id', Value: email.id }, { Name: 'project_id', Value: email.project_id }, ...email.tags.map((t) => ({ Name: t.name, Value: t.value }))],
+    EmailTags: [
+      { Name: 'email_id', Value: email.id },
+      { Name: 'project_id', Value: email.project_id },
+      ...email.tags.map((t) => ({ Name: t.name, Value: t.value })),
+    ],
     Content: {
       Simple: {
         Subject: { Data: email.subject, Charset: 'UTF-8' },
@@ -209,14 +270,19 @@ function sesInput(email: EmailItem, content: EmailContent, attachments: SesAttac
  * (the worker's remaining time); the slot is taken BEFORE the claim, so a message that finds no
  * slot writes nothing and emits nothing, and comes back later (`{waitSeconds}`).
  */
-export async function sendQueuedEmail(projectId: string, emailId: string, options: { slotWaitMs?: number; budget?: MemoryBudget } = {}): Promise<SendOutcome> {
+export async function sendQueuedEmail(
+  projectId: string,
+  emailId: string,
+  options: { slotWaitMs?: number; budget?: MemoryBudget } = {},
+): Promise<SendOutcome> {
   const key = keys.email(projectId, emailId);
   const email = (await getItem(key)) as EmailItem | undefined;
   if (!email) return 'skipped';
   const caller: Caller = { projectId, livemode: email.livemode, permission: 'full_access' };
   if (email.last_event === 'sending') return endAbandonedClaim(caller, email);
   if (!['queued', 'scheduled'].includes(email.last_event)) return 'skipped';
-  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > now()) return 'skipped'; // rescheduled later
+  if (email.last_event === 'scheduled' && email.scheduled_at && Date.parse(email.scheduled_at) > now())
+    return 'skipped'; // rescheduled later
   // its `path` attachments are not stored yet: the fetch stage's (./attachment-fetch.ts), which the dispatcher sends it to when its lease ends
   if (email.attachments_pending) return 'skipped';
 
@@ -227,7 +293,11 @@ export async function sendQueuedEmail(projectId: string, emailId: string, option
   const release = await options.budget.take(await sendFootprint(email), deadline);
   if (!release) return { waitSeconds: 1 };
   try {
-    return await sendEmail(caller, email, options.slotWaitMs === undefined ? undefined : Math.max(0, deadline - Date.now()));
+    return await sendEmail(
+      caller,
+      email,
+      options.slotWaitMs === undefined ? undefined : Math.max(0, deadline - Date.now()),
+    );
   } finally {
     release();
   }
@@ -255,13 +325,31 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
   const keep = (address: string) => !suppressed.has(bareAddress(address)) && !optedOut.has(bareAddress(address));
   if (!recipients.some(keep)) {
     // Resend's event for a send the suppression list or the topic refused, with its reason
-    const reason = recipients.some((address) => !suppressed.has(bareAddress(address))) ? 'topic_opt_out' : 'suppression_list';
-    const message = reason === 'topic_opt_out' ? 'No recipient may get this topic (opted out or unsubscribed)' : 'Every recipient is on the suppression list';
+    const reason = recipients.some((address) => !suppressed.has(bareAddress(address)))
+      ? 'topic_opt_out'
+      : 'suppression_list';
+    const message =
+      reason === 'topic_opt_out'
+        ? 'No recipient may get this topic (opted out or unsubscribed)'
+        : 'Every recipient is on the suppression list';
     try {
       await transact([
-        update(key, { set: { last_event: 'suppressed', suppressed_reason: reason }, remove: ['GSI1PK', 'GSI1SK'], condition: WAITING }, { tag: 'taken' }),
+        update(
+          key,
+          {
+            set: { last_event: 'suppressed', suppressed_reason: reason },
+            remove: ['GSI1PK', 'GSI1SK'],
+            condition: WAITING,
+          },
+          { tag: 'taken' },
+        ),
         pendingEmailDelete(projectId, email),
-        eventWrite(caller, 'email.suppressed', { ...toSummary(email), last_event: 'suppressed', suppressed_reason: reason, suppressed: { reason, message, recipients } }),
+        eventWrite(caller, 'email.suppressed', {
+          ...toSummary(email),
+          last_event: 'suppressed',
+          suppressed_reason: reason,
+          suppressed: { reason, message, recipients },
+        }),
         ...counted(email, 'suppressed'),
       ]);
     } catch (error) {
@@ -299,7 +387,19 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
   const leaseEnd = new Date(Date.parse(sendingAt) + SEND_LEASE_MS).toISOString();
   try {
     await transact([
-      update(key, { set: { last_event: 'sending', sending_at: sendingAt, send_attempts: attempt, ...keys.emailDue(projectId, emailId, leaseEnd) }, condition: WAITING }, { tag: 'taken' }),
+      update(
+        key,
+        {
+          set: {
+            last_event: 'sending',
+            sending_at: sendingAt,
+            send_attempts: attempt,
+            ...keys.emailDue(projectId, emailId, leaseEnd),
+          },
+          condition: WAITING,
+        },
+        { tag: 'taken' },
+      ),
       pendingEmailDelete(projectId, email),
       // one email.sending per email: a claim after SES turned an attempt away is not news
       ...(attempt === 1 ? [eventWrite(caller, 'email.sending', { ...toSummary(email), last_event: 'sending' })] : []),
@@ -314,7 +414,14 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
       await transact([
         update(
           key,
-          { set: { last_event: 'queued', ...keys.emailDue(projectId, emailId, new Date(now() + SEND_LEASE_MS).toISOString()) }, remove: ['sending_at'], condition: claimedAt(sendingAt) },
+          {
+            set: {
+              last_event: 'queued',
+              ...keys.emailDue(projectId, emailId, new Date(now() + SEND_LEASE_MS).toISOString()),
+            },
+            remove: ['sending_at'],
+            condition: claimedAt(sendingAt),
+          },
           { tag: 'claim lost' },
         ),
         pendingEmailWrite(projectId, email),
@@ -337,7 +444,8 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
     } catch (error) {
       // as SES refusing with an answer: not sent, tried again
       const reason = `not sent: the test-mode message could not be stored (${(error as Error).name}: ${(error as Error).message})`;
-      if (attempt >= MAX_SEND_ATTEMPTS) return failClaimed(caller, email, sendingAt, `${reason} (after ${attempt} attempts)`);
+      if (attempt >= MAX_SEND_ATTEMPTS)
+        return failClaimed(caller, email, sendingAt, `${reason} (after ${attempt} attempts)`);
       return putBack();
     }
   } else {
@@ -348,7 +456,8 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
       const reason = `${(error as Error).name}: ${(error as Error).message}`;
       if (PERMANENT_SEND_ERRORS.has((error as Error).name)) return failClaimed(caller, email, sendingAt, reason);
       if (!sesDidNotSend(error)) return failClaimed(caller, email, sendingAt, `${UNCONFIRMED_SEND} (${reason})`);
-      if (attempt >= MAX_SEND_ATTEMPTS) return failClaimed(caller, email, sendingAt, `${reason} (after ${attempt} attempts)`);
+      if (attempt >= MAX_SEND_ATTEMPTS)
+        return failClaimed(caller, email, sendingAt, `${reason} (after ${attempt} attempts)`);
       if ((error as Error).name === 'TooManyRequestsException') countMetric('SendThrottled');
       return putBack();
     }
@@ -357,7 +466,11 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
   const sent = toSummary({ ...email, last_event: 'sent', message_id: messageId }); // the Message-ID header, and SES's id beside it
   // the counters (reputation, metrics) are shared by the project's sends, sharded: a conflict is only "not now"
   await transactRetryingConflicts([
-    update(key, { set: { last_event: 'sent', message_id: messageId }, remove: CLAIM_ATTRIBUTES, condition: claimedAt(sendingAt) }),
+    update(key, {
+      set: { last_event: 'sent', message_id: messageId },
+      remove: CLAIM_ATTRIBUTES,
+      condition: claimedAt(sendingAt),
+    }),
     sesMessageWrite(messageId, projectId, emailId, email.configuration_set), // SES feedback finds the email by this alone
     eventWrite(caller, 'email.sent', sent),
     ...(email.livemode ? [reputationWrite(projectId, emailId, { sent: 1 })] : []), // the reputation guard's denominator

@@ -30,7 +30,10 @@ const missingEmail = () => notFound('Email', 'email_id');
 
 /** The email's attachments as its content lists them (404 for an email that is not the caller's). */
 async function attachmentsOf(caller: Caller, emailId: string): Promise<StoredAttachment[]> {
-  const [item, content] = await Promise.all([getItem(keys.email(caller.projectId, emailId)), getEmailContent(caller.projectId, emailId)]);
+  const [item, content] = await Promise.all([
+    getItem(keys.email(caller.projectId, emailId)),
+    getEmailContent(caller.projectId, emailId),
+  ]);
   if (!item) throw missingEmail();
   // content from before attachments were stored apart carries them inline, without ids
   return (content?.attachments ?? []).filter((a): a is StoredAttachment => 'id' in a && typeof a.id === 'string');
@@ -42,16 +45,37 @@ async function withDownloadUrl(caller: Caller, emailId: string, a: StoredAttachm
   const url =
     size === null
       ? { download_url: null, expires_at: null }
-      : await presignGet(attachmentKey(caller.projectId, emailId, a.id), { bucket: 'content', contentType: a.content_type, contentDisposition: contentDisposition(disposition, a.filename) });
-  return { object: 'attachment', id: a.id, filename: a.filename, size, content_type: a.content_type, content_disposition: disposition, content_id: a.content_id, ...url };
+      : await presignGet(attachmentKey(caller.projectId, emailId, a.id), {
+          bucket: 'content',
+          contentType: a.content_type,
+          contentDisposition: contentDisposition(disposition, a.filename),
+        });
+  return {
+    object: 'attachment',
+    id: a.id,
+    filename: a.filename,
+    size,
+    content_type: a.content_type,
+    content_disposition: disposition,
+    content_id: a.content_id,
+    ...url,
+  };
 }
 
-export async function listSentAttachments(caller: Caller, emailId: string, page: PageRequest): Promise<{ records: SentAttachment[]; hasMore: boolean }> {
+export async function listSentAttachments(
+  caller: Caller,
+  emailId: string,
+  page: PageRequest,
+): Promise<{ records: SentAttachment[]; hasMore: boolean }> {
   const { slice, hasMore } = pageInOrder(await attachmentsOf(caller, emailId), page, 'an attachment of this email');
   return { records: await Promise.all(slice.map((a) => withDownloadUrl(caller, emailId, a))), hasMore };
 }
 
-export async function getSentAttachment(caller: Caller, emailId: string, attachmentId: string): Promise<SentAttachment> {
+export async function getSentAttachment(
+  caller: Caller,
+  emailId: string,
+  attachmentId: string,
+): Promise<SentAttachment> {
   const found = (await attachmentsOf(caller, emailId)).find((a) => a.id === attachmentId);
   if (!found) throw notFound('Attachment', 'attachment_id');
   return withDownloadUrl(caller, emailId, found);

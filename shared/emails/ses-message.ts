@@ -15,7 +15,12 @@ import { emailExpiresAt } from './retention';
 import { now } from '../platform/clock';
 
 /** The lookup the sender writes in the transaction that records the SES message id; it expires with the email (./retention.ts). */
-export const sesMessageWrite = (messageId: string, projectId: string, emailId: string, configurationSet: string | undefined): WriteAction =>
+export const sesMessageWrite = (
+  messageId: string,
+  projectId: string,
+  emailId: string,
+  configurationSet: string | undefined,
+): WriteAction =>
   put({
     ...keys.sesMessage(messageId),
     type: 'ses_message',
@@ -33,7 +38,10 @@ export type FeedbackRoute =
   | { kind: 'mismatch'; recorded: string; notified: string };
 
 /** Where an SES event belongs, by its message id alone; its configuration set, when it names one, must be the send's. */
-export async function routeFeedback(mail: { messageId: string; tags?: Record<string, unknown> }): Promise<FeedbackRoute> {
+export async function routeFeedback(mail: {
+  messageId: string;
+  tags?: Record<string, unknown>;
+}): Promise<FeedbackRoute> {
   const lookup = await getItem(keys.sesMessage(mail.messageId));
   if (!lookup) return { kind: 'unknown' };
   const notified = configurationSetOf(mail);

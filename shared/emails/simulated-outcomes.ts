@@ -37,7 +37,14 @@ import type { SimpleSendRequest } from './rendered-message';
 import { nowDate } from '../platform/clock';
 
 /** What a simulated address makes of a send to it. */
-export type SimulatedOutcome = 'delivered' | 'bounced' | 'on_suppression_list' | 'complained' | 'auto_reply' | 'opened' | 'clicked';
+export type SimulatedOutcome =
+  | 'delivered'
+  | 'bounced'
+  | 'on_suppression_list'
+  | 'complained'
+  | 'auto_reply'
+  | 'opened'
+  | 'clicked';
 
 export const SIMULATED_ADDRESSES: readonly { address: string; outcome: SimulatedOutcome; testModeOnly?: true }[] = [
   { address: 'success@simulator.amazonses.com', outcome: 'delivered' },
@@ -56,7 +63,8 @@ export const SIMULATED_ADDRESSES: readonly { address: string; outcome: Simulated
 const OUTCOMES = new Map(SIMULATED_ADDRESSES.map((entry) => [entry.address, entry]));
 
 /** The simulated address a recipient stands for: its bare address without a `+label` at the simulators' domains. */
-const simulatedAddress = (address: string): string => bareAddress(address).replace(/\+[^@]*@(simulator\.amazonses\.com|resend\.dev)$/, '@$1');
+const simulatedAddress = (address: string): string =>
+  bareAddress(address).replace(/\+[^@]*@(simulator\.amazonses\.com|resend\.dev)$/, '@$1');
 
 /** What a send to `address` comes to: its entry of the table, else `delivered`. */
 export function outcomeOf(address: string, testMode: boolean): SimulatedOutcome {
@@ -74,7 +82,10 @@ export interface Tracking {
 }
 
 /** The SendEmail request the events are built from: its Simple content (as rendered), tags and configuration set. */
-export type SimulatedRequest = SimpleSendRequest & { EmailTags?: { Name?: string; Value?: string }[]; ConfigurationSetName?: string };
+export type SimulatedRequest = SimpleSendRequest & {
+  EmailTags?: { Name?: string; Value?: string }[];
+  ConfigurationSetName?: string;
+};
 
 export type SesEvent = Record<string, unknown> & { eventType: string };
 
@@ -89,7 +100,9 @@ const decodeEntities = (text: string) =>
   text.replace(/&(amp|lt|gt|quot|apos|#(\d+)|#x([0-9a-f]+));/gi, (whole, name: string, dec?: string, hex?: string) => {
     if (dec) return String.fromCodePoint(Number(dec));
     if (hex) return String.fromCodePoint(parseInt(hex, 16));
-    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name.toLowerCase()] ?? whole;
+    return (
+      ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name.toLowerCase()] ?? whole
+    );
   });
 
 const attribute = (tag: string, name: string): string | undefined => {
@@ -119,10 +132,18 @@ export function trackedLinks(html: string): { link: string; linkTags: Record<str
 }
 
 /** The SES events of one accepted send, in the order SES would publish them. */
-export function simulatedEvents(request: SimulatedRequest, messageId: string, options: SimulationOptions = {}): SesEvent[] {
+export function simulatedEvents(
+  request: SimulatedRequest,
+  messageId: string,
+  options: SimulationOptions = {},
+): SesEvent[] {
   const { now = nowDate(), tracking = { open: false, click: false }, testMode = false } = options;
   const destination = request.Destination ?? {};
-  const recipients: string[] = [...(destination.ToAddresses ?? []), ...(destination.CcAddresses ?? []), ...(destination.BccAddresses ?? [])];
+  const recipients: string[] = [
+    ...(destination.ToAddresses ?? []),
+    ...(destination.CcAddresses ?? []),
+    ...(destination.BccAddresses ?? []),
+  ];
   const tags: Record<string, string[]> = {};
   for (const tag of request.EmailTags ?? []) tags[String(tag.Name)] = [String(tag.Value)];
   if (request.ConfigurationSetName) tags['ses:configuration-set'] = [request.ConfigurationSetName];
@@ -136,7 +157,11 @@ export function simulatedEvents(request: SimulatedRequest, messageId: string, op
     messageId,
     destination: recipients,
     headersTruncated: false,
-    commonHeaders: { from: [source], to: destination.ToAddresses ?? [], subject: request.Content?.Simple?.Subject?.Data ?? '' },
+    commonHeaders: {
+      from: [source],
+      to: destination.ToAddresses ?? [],
+      subject: request.Content?.Simple?.Subject?.Data ?? '',
+    },
     tags,
   };
   const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
@@ -159,7 +184,11 @@ export function simulatedEvents(request: SimulatedRequest, messageId: string, op
   for (const { recipient, outcome } of outcomes) {
     if (outcome === 'bounced') bounce('General', recipient, 'smtp; 550 5.1.1 user unknown');
     if (outcome === 'on_suppression_list') {
-      bounce('OnAccountSuppressionList', recipient, 'Amazon SES did not send the message to this address because it is on the suppression list for your account.');
+      bounce(
+        'OnAccountSuppressionList',
+        recipient,
+        'Amazon SES did not send the message to this address because it is on the suppression list for your account.',
+      );
     }
   }
   const delivered = outcomes.filter(({ outcome }) => outcome !== 'bounced' && outcome !== 'on_suppression_list');
@@ -198,7 +227,17 @@ export function simulatedEvents(request: SimulatedRequest, messageId: string, op
     if (tracking.open) events.push({ eventType: 'Open', mail, open: { ...READER, timestamp: at(1000) } });
     if (outcome !== 'clicked' || !tracking.click) continue;
     for (const [i, { link, linkTags }] of trackedLinks(html!).entries()) {
-      events.push({ eventType: 'Click', mail, click: { ipAddress: READER.ipAddress, link, linkTags, timestamp: at(1500 + i * 100), userAgent: READER.userAgent } });
+      events.push({
+        eventType: 'Click',
+        mail,
+        click: {
+          ipAddress: READER.ipAddress,
+          link,
+          linkTags,
+          timestamp: at(1500 + i * 100),
+          userAgent: READER.userAgent,
+        },
+      });
     }
   }
   return events;
@@ -209,4 +248,11 @@ export function simulatedEvents(request: SimulatedRequest, messageId: string, op
  * SES's order, a moment apart, as SES's own feedback comes. Consumers do not rely on the order
  * (SNS and SQS promise none; shared/emails/status.ts only moves forward).
  */
-export const SIMULATED_DELAY_SECONDS: Record<string, number> = { Send: 0, Delivery: 1, Bounce: 1, Complaint: 2, Open: 2, Click: 3 };
+export const SIMULATED_DELAY_SECONDS: Record<string, number> = {
+  Send: 0,
+  Delivery: 1,
+  Bounce: 1,
+  Complaint: 2,
+  Open: 2,
+  Click: 3,
+};

@@ -50,7 +50,9 @@ const RANK: Record<LastEvent, number> = {
 };
 
 /** SES event -> our status, platform event and detail; undefined for events we do not track. */
-function translate(ses: SesNotification): { status: LastEvent; type?: EventType; detail: Record<string, unknown> } | undefined {
+function translate(
+  ses: SesNotification,
+): { status: LastEvent; type?: EventType; detail: Record<string, unknown> } | undefined {
   switch (sesKind(ses)) {
     case 'Delivery':
       return { status: 'delivered', type: 'email.delivered', detail: { delivery: ses.delivery } };
@@ -58,8 +60,12 @@ function translate(ses: SesNotification): { status: LastEvent; type?: EventType;
       return { status: 'delivery_delayed', type: 'email.delivery_delayed', detail: { delay: ses.deliveryDelay } };
     case 'Bounce': {
       const bounce = ses.bounce!; // a Bounce has it (readSesNotification)
-      const detail = { bounce: { type: bounce.bounceType, subtype: bounce.bounceSubType, recipients: bounce.bouncedRecipients ?? [] } };
-      return bounce.bounceType === 'Permanent' ? { status: 'bounced', type: 'email.bounced', detail } : { status: 'delivery_delayed', type: 'email.delivery_delayed', detail };
+      const detail = {
+        bounce: { type: bounce.bounceType, subtype: bounce.bounceSubType, recipients: bounce.bouncedRecipients ?? [] },
+      };
+      return bounce.bounceType === 'Permanent'
+        ? { status: 'bounced', type: 'email.bounced', detail }
+        : { status: 'delivery_delayed', type: 'email.delivery_delayed', detail };
     }
     case 'Complaint': {
       const complaint = ses.complaint!; // a Complaint has it (readSesNotification)
@@ -67,7 +73,12 @@ function translate(ses: SesNotification): { status: LastEvent; type?: EventType;
       return {
         status: 'complained',
         type: 'email.complained',
-        detail: { complaint: { feedback_type: complaint.complaintFeedbackType ?? null, recipients: complaint.complainedRecipients ?? [] } },
+        detail: {
+          complaint: {
+            feedback_type: complaint.complaintFeedbackType ?? null,
+            recipients: complaint.complainedRecipients ?? [],
+          },
+        },
       };
     }
     case 'Open':
@@ -76,12 +87,27 @@ function translate(ses: SesNotification): { status: LastEvent; type?: EventType;
       return {
         status: 'clicked',
         type: 'email.clicked',
-        detail: { click: { link: ses.click?.link, timestamp: ses.click?.timestamp, user_agent: ses.click?.userAgent, ip_address: ses.click?.ipAddress ?? null } },
+        detail: {
+          click: {
+            link: ses.click?.link,
+            timestamp: ses.click?.timestamp,
+            user_agent: ses.click?.userAgent,
+            ip_address: ses.click?.ipAddress ?? null,
+          },
+        },
       };
     case 'Reject':
-      return { status: 'failed', type: 'email.failed', detail: { failure: { reason: ses.reject?.reason ?? 'Rejected by SES' } } };
+      return {
+        status: 'failed',
+        type: 'email.failed',
+        detail: { failure: { reason: ses.reject?.reason ?? 'Rejected by SES' } },
+      };
     case 'RenderingFailure':
-      return { status: 'failed', type: 'email.failed', detail: { failure: { reason: ses.failure?.errorMessage ?? 'Rendering failure' } } };
+      return {
+        status: 'failed',
+        type: 'email.failed',
+        detail: { failure: { reason: ses.failure?.errorMessage ?? 'Rendering failure' } },
+      };
     default:
       return undefined;
   }
@@ -99,7 +125,11 @@ function clickedLink(ses: SesNotification, item: EmailItem): { id: string; url: 
   return { id, url: url.slice(0, 2048), first: !noted.has(id) && noted.size < MAX_NOTED_LINKS };
 }
 
-const linkClickWrite = (projectId: string, item: EmailItem, click: { id: string; url: string; first: boolean }): WriteAction =>
+const linkClickWrite = (
+  projectId: string,
+  item: EmailItem,
+  click: { id: string; url: string; first: boolean },
+): WriteAction =>
   update(keys.broadcastLink(projectId, item.broadcast_id!, item.id, click.id), {
     set: { url: click.url, broadcast_id: item.broadcast_id! },
     add: { clicks: 1, unique_clicks: click.first || (item.clicked_links?.size ?? 0) >= MAX_NOTED_LINKS ? 1 : 0 },
@@ -113,7 +143,9 @@ function metricCounts(ses: SesNotification, seen: LastEvent): Partial<Record<Cou
     case 'DeliveryDelay':
       return { delivery_delayed: 1 };
     case 'Bounce':
-      return ses.bounce?.bounceType === 'Permanent' ? { bounced: 1, bounced_permanent: 1 } : { bounced: 1, bounced_transient: 1 };
+      return ses.bounce?.bounceType === 'Permanent'
+        ? { bounced: 1, bounced_permanent: 1 }
+        : { bounced: 1, bounced_transient: 1 };
     case 'Complaint':
       return { complained: 1 };
     case 'Open':
@@ -137,15 +169,31 @@ export async function applySesEvent(ses: SesNotification): Promise<StatusOutcome
   const route = await routeFeedback(ses.mail);
   if (route.kind === 'unknown') return 'unknown_email';
   if (route.kind === 'mismatch') {
-    logger.warn('SES event dropped: its configuration set is not the one the email was sent through', { ses_message_id: ses.mail.messageId, ...route });
+    logger.warn('SES event dropped: its configuration set is not the one the email was sent through', {
+      ses_message_id: ses.mail.messageId,
+      ...route,
+    });
     return 'misrouted';
   }
   const target = route;
   const eventKey = createHash('sha256')
-    .update(JSON.stringify([ses.eventType ?? ses.notificationType, ses[(Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ?? '') as keyof SesNotification]]))
+    .update(
+      JSON.stringify([
+        ses.eventType ?? ses.notificationType,
+        ses[
+          (Object.keys(ses).find((k) => !['eventType', 'notificationType', 'mail'].includes(k)) ??
+            '') as keyof SesNotification
+        ],
+      ]),
+    )
     .digest('hex');
   const marker = put(
-    { ...keys.sesEvent(ses.mail.messageId, eventKey), type: 'ses_event', project_id: target.projectId, expires_at: Math.floor(now() / 1000) + 7 * 24 * 3600 },
+    {
+      ...keys.sesEvent(ses.mail.messageId, eventKey),
+      type: 'ses_event',
+      project_id: target.projectId,
+      expires_at: Math.floor(now() / 1000) + 7 * 24 * 3600,
+    },
     { ifAbsent: { tag: 'duplicate' } },
   );
   let item = (await getItem(keys.email(target.projectId, target.emailId))) as EmailItem | undefined;
@@ -173,16 +221,22 @@ export async function applySesEvent(ses: SesNotification): Promise<StatusOutcome
     if (click) writes.push(linkClickWrite(target.projectId, item, click));
     if (translated.type) {
       const caller: Caller = { projectId: target.projectId, livemode: item.livemode, permission: 'full_access' };
-      writes.push(eventWrite(caller, translated.type, { ...toSummary(item), last_event: current, ...translated.detail }));
+      writes.push(
+        eventWrite(caller, translated.type, { ...toSummary(item), last_event: current, ...translated.detail }),
+      );
     }
     // the reputation guard's counts (./reputation.ts), once per SES event (the marker's transaction): live mail only
-    const harm = translated.status === 'bounced' ? 'bounced' : translated.status === 'complained' ? 'complained' : undefined;
+    const harm =
+      translated.status === 'bounced' ? 'bounced' : translated.status === 'complained' ? 'complained' : undefined;
     if (harm && item.livemode) writes.push(reputationWrite(target.projectId, target.emailId, { [harm]: 1 }));
     if (item.livemode) writes.push(metricsWrite(target.projectId, target.emailId, metricCounts(ses, item.last_event))); // GET /emails/metrics
     try {
       await transact(writes);
       // applied either way: a guard that fails now looks again at the project's next bounce or complaint
-      if (harm && item.livemode) await guardReputation(target.projectId).catch((error) => logger.error('reputation guard failed', { project_id: target.projectId, error }));
+      if (harm && item.livemode)
+        await guardReputation(target.projectId).catch((error) =>
+          logger.error('reputation guard failed', { project_id: target.projectId, error }),
+        );
       return 'applied';
     } catch (error) {
       if (isConditionFailed(error, 'duplicate')) return 'duplicate';

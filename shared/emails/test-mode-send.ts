@@ -49,7 +49,8 @@ const PUBLISH_BACKOFF_MS = 200;
 type Envelope = ReturnType<typeof snsEnvelope>;
 
 /** An event's delay (SIMULATED_DELAY_SECONDS), read back from its envelope. */
-const delayOf = (envelope: Envelope): number => SIMULATED_DELAY_SECONDS[(JSON.parse(envelope.Message) as { eventType: string }).eventType] ?? 0;
+const delayOf = (envelope: Envelope): number =>
+  SIMULATED_DELAY_SECONDS[(JSON.parse(envelope.Message) as { eventType: string }).eventType] ?? 0;
 
 const feedbackQueues: Record<string, Queue<Envelope, void>> = {
   'ses-events': queue<Envelope>('ses-events', 'throw', { delaySeconds: delayOf }),
@@ -60,7 +61,13 @@ const feedbackQueues: Record<string, Queue<Envelope, void>> = {
 export const testMessageId = (): string => `test-${newId()}`;
 
 /** Step 1: the message a recipient would get, stored for GET /emails/{id} `raw`. */
-export async function storeRenderedMessage(projectId: string, emailId: string, request: SimpleSendRequest, messageId: string, sentAt: Date): Promise<Uint8Array> {
+export async function storeRenderedMessage(
+  projectId: string,
+  emailId: string,
+  request: SimpleSendRequest,
+  messageId: string,
+  sentAt: Date,
+): Promise<Uint8Array> {
   const message = renderMessage(request, { messageId: testMessageIdHeader(messageId), date: sentAt });
   await putObject(renderedMessageKey(projectId, emailId), message, 'message/rfc822', 'content');
   return message;
@@ -76,21 +83,37 @@ async function domainTracking(projectId: string, domainId: string): Promise<Trac
  * Step 3: the simulated SES events of the send, on the subscribed queues. Never throws: a publish
  * that keeps failing is logged (the module comment's crash rule).
  */
-export async function publishSimulatedFeedback(projectId: string, domainId: string, request: SimulatedRequest, messageId: string): Promise<void> {
+export async function publishSimulatedFeedback(
+  projectId: string,
+  domainId: string,
+  request: SimulatedRequest,
+  messageId: string,
+): Promise<void> {
   let envelopes: { queue: string; envelope: Envelope }[] | undefined;
   for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt++) {
     try {
       // built once: a retry publishes the very same events, which the consumers apply once
-      envelopes ??= simulatedEvents(request, messageId, { tracking: await domainTracking(projectId, domainId), testMode: true }).flatMap((event) => {
+      envelopes ??= simulatedEvents(request, messageId, {
+        tracking: await domainTracking(projectId, domainId),
+        testMode: true,
+      }).flatMap((event) => {
         const envelope = snsEnvelope(event);
         return subscribedQueues(event).map((queue) => ({ queue, envelope }));
       });
       const built = envelopes;
-      await Promise.all(Object.entries(feedbackQueues).map(([name, q]) => q.enqueue(built.filter((e) => e.queue === name).map((e) => e.envelope))));
+      await Promise.all(
+        Object.entries(feedbackQueues).map(([name, q]) =>
+          q.enqueue(built.filter((e) => e.queue === name).map((e) => e.envelope)),
+        ),
+      );
       return;
     } catch (error) {
       if (attempt === PUBLISH_ATTEMPTS) {
-        logger.error('test mode: the simulated SES events were not published; the email stays sent', { project_id: projectId, ses_message_id: messageId, error });
+        logger.error('test mode: the simulated SES events were not published; the email stays sent', {
+          project_id: projectId,
+          ses_message_id: messageId,
+          error,
+        });
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, PUBLISH_BACKOFF_MS * attempt));
@@ -112,13 +135,24 @@ const domainOf = (address: string) => addressDomain(address) ?? '';
  * files it for the twin's receiving-enabled, verified domains only (shared/receiving/inbound.ts), as
  * it files live mail. Never throws: a failure is logged, the send stays what it is.
  */
-export async function deliverToSandbox(projectId: string, request: SimulatedRequest, messageId: string, message: Uint8Array): Promise<void> {
+export async function deliverToSandbox(
+  projectId: string,
+  request: SimulatedRequest,
+  messageId: string,
+  message: Uint8Array,
+): Promise<void> {
   try {
     const destination = request.Destination ?? {};
-    const recipients = [...(destination.ToAddresses ?? []), ...(destination.CcAddresses ?? []), ...(destination.BccAddresses ?? [])].map(bareAddress);
+    const recipients = [
+      ...(destination.ToAddresses ?? []),
+      ...(destination.CcAddresses ?? []),
+      ...(destination.BccAddresses ?? []),
+    ].map(bareAddress);
     const domains = [...new Set(recipients.map(domainOf).filter(Boolean))];
     const claims = await batchGet(domains.map((domain) => keys.testDomainName(projectId, domain)));
-    const ours = new Set(claims.filter((claim) => claim.state === 'active').map((claim) => String(claim.name).toLowerCase()));
+    const ours = new Set(
+      claims.filter((claim) => claim.state === 'active').map((claim) => String(claim.name).toLowerCase()),
+    );
     const local = recipients.filter((address) => ours.has(domainOf(address)));
     if (!local.length) return;
     const objectKey = `${INBOUND_RAW_PREFIX}${messageId}`;
@@ -133,13 +167,27 @@ export async function deliverToSandbox(projectId: string, request: SimulatedRequ
         messageId,
         destination: local,
         headersTruncated: false,
-        commonHeaders: { from: [from], to: destination.ToAddresses ?? [], subject: request.Content?.Simple?.Subject?.Data ?? '' },
+        commonHeaders: {
+          from: [from],
+          to: destination.ToAddresses ?? [],
+          subject: request.Content?.Simple?.Subject?.Data ?? '',
+        },
       },
-      receipt: { timestamp, recipients: local, spamVerdict: { status: 'PASS' }, virusVerdict: { status: 'PASS' }, action: { type: 'S3', bucketName: bucketName('inbound'), objectKey } },
+      receipt: {
+        timestamp,
+        recipients: local,
+        spamVerdict: { status: 'PASS' },
+        virusVerdict: { status: 'PASS' },
+        action: { type: 'S3', bucketName: bucketName('inbound'), objectKey },
+      },
       test_project_id: projectId,
     };
     await inboundQueue.enqueue([snsEnvelope(notification)]);
   } catch (error) {
-    logger.error('test mode: the message was not filed for its sandbox recipients', { project_id: projectId, ses_message_id: messageId, error });
+    logger.error('test mode: the message was not filed for its sandbox recipients', {
+      project_id: projectId,
+      ses_message_id: messageId,
+      error,
+    });
   }
 }

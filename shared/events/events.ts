@@ -31,7 +31,11 @@ export function withResendFields(event: PlatformEvent): PlatformEvent {
   return { ...event, data: { ...event.data, ...resendFields(event.type, event.data.object) } };
 }
 
-export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type: EventType, object: object): PlatformEvent {
+export function buildEvent(
+  caller: Pick<Caller, 'projectId' | 'livemode'>,
+  type: EventType,
+  object: object,
+): PlatformEvent {
   return {
     object: 'event',
     id: newId(),
@@ -45,7 +49,11 @@ export function buildEvent(caller: Pick<Caller, 'projectId' | 'livemode'>, type:
 }
 
 /** The outbox write for one event: add it to the transaction of the change that causes it. */
-export function eventWrite(caller: Pick<Caller, 'projectId' | 'livemode'>, type: EventType, object: object): WriteAction {
+export function eventWrite(
+  caller: Pick<Caller, 'projectId' | 'livemode'>,
+  type: EventType,
+  object: object,
+): WriteAction {
   const event = buildEvent(caller, type, object);
   return put({
     ...keys.event(caller.projectId, event.id),

@@ -65,4 +65,6 @@ export const event = z.object({
  * An event as stored and sent: the schema's type, except that `data.object` is any object (the
  * resources' interfaces have no index signature, so they would not pass as a record).
  */
-export type PlatformEvent = Omit<z.output<typeof event>, 'data'> & { data: { object: object } & Record<string, unknown> };
+export type PlatformEvent = Omit<z.output<typeof event>, 'data'> & {
+  data: { object: object } & Record<string, unknown>;
+};

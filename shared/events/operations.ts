@@ -17,7 +17,9 @@ export const CUSTOM_EVENTS_UNSUPPORTED =
 
 /** The SDK's `events.list` pagination: refused by name rather than ignored, so no caller takes the event log for its custom events. */
 const refusedParameter = z.optional(
-  z.never({ error: `GET /events takes no parameters. ${CUSTOM_EVENTS_UNSUPPORTED}` }).check(z.meta({ description: 'Not a parameter: 422 (the list is not paginated)' })),
+  z
+    .never({ error: `GET /events takes no parameters. ${CUSTOM_EVENTS_UNSUPPORTED}` })
+    .check(z.meta({ description: 'Not a parameter: 422 (the list is not paginated)' })),
 );
 
 export const list = defineOperation({
@@ -34,5 +36,11 @@ export const list = defineOperation({
   tags: ['Events'],
   auth: 'api_key',
   query: z.strictObject({ limit: refusedParameter, after: refusedParameter, before: refusedParameter }),
-  responses: { 200: { description: 'The events', schema: z.object({ object: z.literal('list'), data: z.array(event), has_more: z.literal(false) }) }, ...commonErrors },
+  responses: {
+    200: {
+      description: 'The events',
+      schema: z.object({ object: z.literal('list'), data: z.array(event), has_more: z.literal(false) }),
+    },
+    ...commonErrors,
+  },
 });

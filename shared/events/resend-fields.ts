@@ -15,7 +15,10 @@ type Fields = Record<string, unknown>;
 type Resource = Record<string, any>;
 
 /** `[{name, value}]` (the contract's tags) as Resend's `{name: value}` record. */
-const tagRecord = (tags: unknown): Record<string, string> => (Array.isArray(tags) ? Object.fromEntries(tags.map((tag: { name: string; value: string }) => [tag.name, tag.value])) : {});
+const tagRecord = (tags: unknown): Record<string, string> =>
+  Array.isArray(tags)
+    ? Object.fromEntries(tags.map((tag: { name: string; value: string }) => [tag.name, tag.value]))
+    : {};
 
 /** `"Acme <hi@acme.dev>"` -> `hi@acme.dev` */
 const bareAddress = (address: unknown): string => {
@@ -37,13 +40,23 @@ function sentEmailFields(type: EventType, email: Resource): Fields {
   };
   if (type === 'email.bounced' && email.bounce) {
     const diagnostic = email.bounce.recipients?.find((r: Resource) => r.diagnosticCode)?.diagnosticCode;
-    fields.bounce = { type: email.bounce.type, subType: email.bounce.subtype, message: diagnostic ?? `${email.bounce.type} bounce (${email.bounce.subtype})` };
+    fields.bounce = {
+      type: email.bounce.type,
+      subType: email.bounce.subtype,
+      message: diagnostic ?? `${email.bounce.type} bounce (${email.bounce.subtype})`,
+    };
   }
   if (type === 'email.clicked' && email.click) {
-    fields.click = { ipAddress: email.click.ip_address ?? null, link: email.click.link, timestamp: email.click.timestamp, userAgent: email.click.user_agent ?? null };
+    fields.click = {
+      ipAddress: email.click.ip_address ?? null,
+      link: email.click.link,
+      timestamp: email.click.timestamp,
+      userAgent: email.click.user_agent ?? null,
+    };
   }
   if (type === 'email.failed') fields.failed = { reason: email.failure_reason ?? email.failure?.reason ?? 'unknown' };
-  if (type === 'email.suppressed' && email.suppressed) fields.suppressed = { type: email.suppressed.reason, message: email.suppressed.message };
+  if (type === 'email.suppressed' && email.suppressed)
+    fields.suppressed = { type: email.suppressed.reason, message: email.suppressed.message };
   return fields;
 }
 
@@ -100,7 +113,10 @@ const contactFields = (contact: Resource): Fields => ({
  */
 const contactTopicsFields = (contact: Resource): Fields => ({
   email: contact.email,
-  topics: (contact.updated_topics ?? contact.topics ?? []).map((t: Resource) => ({ id: t.id, subscription: t.subscription })),
+  topics: (contact.updated_topics ?? contact.topics ?? []).map((t: Resource) => ({
+    id: t.id,
+    subscription: t.subscription,
+  })),
 });
 
 /** `suppression.*`: our `source` is Resend's `origin`; `source_id` the email that bounced or complained, null for a manual entry. */

@@ -58,7 +58,11 @@ function boundedError(error: Record<string, unknown>): Record<string, unknown> {
     }
   }
   const message = typeof rest.message === 'string' ? rest.message.slice(0, ERROR_MAX_BYTES / 2) : rest.message;
-  return { ...rest, message, ...(Array.isArray(errors) ? { errors: kept, errors_left_out: errors.length - kept.length } : {}) };
+  return {
+    ...rest,
+    message,
+    ...(Array.isArray(errors) ? { errors: kept, errors_left_out: errors.length - kept.length } : {}),
+  };
 }
 
 /** The entry of an answered request (step 2). */
@@ -112,7 +116,10 @@ const toLog = (item: Item): Log => ({
 });
 
 /** A page of the project's entries, newest first (step 5). */
-export async function listLogs(caller: Caller, page: PageRequest): Promise<{ records: LogSummary[]; hasMore: boolean }> {
+export async function listLogs(
+  caller: Caller,
+  page: PageRequest,
+): Promise<{ records: LogSummary[]; hasMore: boolean }> {
   const { items, hasMore } = await queryPage(keys.requestLogs(caller.projectId), page);
   return { records: items.map(toSummary), hasMore };
 }

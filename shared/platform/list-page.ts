@@ -5,13 +5,18 @@ import type { Page, PageRequest } from './db/table';
  * One page of a short list held whole (an email's attachments), in its own order: `after` /
  * `before` name an element's id (422 `invalid_cursor` when it is not one of the list's).
  */
-export function pageInOrder<T extends { id: string }>(all: T[], page: PageRequest, what: string): { slice: T[]; hasMore: boolean } {
+export function pageInOrder<T extends { id: string }>(
+  all: T[],
+  page: PageRequest,
+  what: string,
+): { slice: T[]; hasMore: boolean } {
   let start = 0;
   let end = all.length;
   const cursor = page.after ?? page.before;
   if (cursor) {
     const at = all.findIndex((element) => element.id === cursor);
-    if (at < 0) throw unprocessable([{ code: 'invalid_cursor', message: `not ${what}`, path: page.after ? 'after' : 'before' }]);
+    if (at < 0)
+      throw unprocessable([{ code: 'invalid_cursor', message: `not ${what}`, path: page.after ? 'after' : 'before' }]);
     if (page.after) start = at + 1;
     else end = at;
   }

@@ -13,9 +13,23 @@ export const METRICS_NAMESPACE = 'EmailService';
 export type MetricName = 'Sent' | 'SendThrottled' | 'WebhookDeliveries' | 'ProjectSendingPaused';
 
 /** The EMF line for `value` of `name` (a count), with `dimensions`. */
-export function metricLine(name: MetricName, value: number, dimensions: Record<string, string> = {}, timestamp = now()): string {
+export function metricLine(
+  name: MetricName,
+  value: number,
+  dimensions: Record<string, string> = {},
+  timestamp = now(),
+): string {
   return JSON.stringify({
-    _aws: { Timestamp: timestamp, CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: 'Count' }] }] },
+    _aws: {
+      Timestamp: timestamp,
+      CloudWatchMetrics: [
+        {
+          Namespace: METRICS_NAMESPACE,
+          Dimensions: [Object.keys(dimensions)],
+          Metrics: [{ Name: name, Unit: 'Count' }],
+        },
+      ],
+    },
     ...dimensions,
     [name]: value,
   });

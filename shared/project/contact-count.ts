@@ -11,10 +11,12 @@ import { conflict } from '../platform/errors';
 import { batchGet, countItems, isConditionFailed, transact, update, type WriteAction } from '../platform/db/table';
 
 export const CONTACT_COUNT_SHARDS = 8;
-const shards = (projectId: string) => Array.from({ length: CONTACT_COUNT_SHARDS }, (_, shard) => keys.contactCount(projectId, shard));
+const shards = (projectId: string) =>
+  Array.from({ length: CONTACT_COUNT_SHARDS }, (_, shard) => keys.contactCount(projectId, shard));
 
 /** `by` contacts more (or fewer) for the project: a write for the transaction that creates or deletes them. */
-export const contactCountWrite = (projectId: string, by: number): WriteAction => update(keys.contactCount(projectId, Math.floor(Math.random() * CONTACT_COUNT_SHARDS)), { add: { n: by } });
+export const contactCountWrite = (projectId: string, by: number): WriteAction =>
+  update(keys.contactCount(projectId, Math.floor(Math.random() * CONTACT_COUNT_SHARDS)), { add: { n: by } });
 
 export async function contactCount(projectId: string): Promise<number> {
   return (await batchGet(shards(projectId))).reduce((sum, item) => sum + Number(item.n ?? 0), 0);
@@ -28,7 +30,10 @@ export async function contactRoom(projectId: string): Promise<{ limit: number; r
 
 /** 409 for a create past the project's contact limit. */
 export const contactLimitReached = (limit: number) =>
-  conflict('contact_limit_reached', `The project holds its limit of ${limit} contacts: delete some, or ask the operator for a higher limit (npm run project -- limits --contacts)`);
+  conflict(
+    'contact_limit_reached',
+    `The project holds its limit of ${limit} contacts: delete some, or ask the operator for a higher limit (npm run project -- limits --contacts)`,
+  );
 
 /**
  * Sets the counters to the number of contacts a COUNT Query finds: shard 0 takes what the others
@@ -41,11 +46,19 @@ export async function recountContacts(projectId: string): Promise<number> {
     const others = shards(projectId).slice(1);
     try {
       await transact([
-        update(keys.contactCount(projectId, 0), { set: { n: counted - others.reduce((sum, key) => sum + (held.get(key.SK) ?? 0), 0) } }),
+        update(keys.contactCount(projectId, 0), {
+          set: { n: counted - others.reduce((sum, key) => sum + (held.get(key.SK) ?? 0), 0) },
+        }),
         ...others.map((key) =>
           update(
             key,
-            { add: { n: 0 }, condition: { expression: held.has(key.SK) ? 'n = :n' : 'attribute_not_exists(n) OR n = :zero', values: held.has(key.SK) ? { ':n': held.get(key.SK) } : { ':zero': 0 } } },
+            {
+              add: { n: 0 },
+              condition: {
+                expression: held.has(key.SK) ? 'n = :n' : 'attribute_not_exists(n) OR n = :zero',
+                values: held.has(key.SK) ? { ':n': held.get(key.SK) } : { ':zero': 0 },
+              },
+            },
             { tag: 'moved' },
           ),
         ),

@@ -17,7 +17,11 @@ export const project = z.object({
   name: z.string(),
   created_at: timestamp,
   /** paused by the reputation guard (shared/emails/reputation.ts) until an operator resumes it */
-  sending: z.object({ status: z.enum(['enabled', 'paused']), reason: z.nullable(z.string()), since: z.nullable(timestamp) }),
+  sending: z.object({
+    status: z.enum(['enabled', 'paused']),
+    reason: z.nullable(z.string()),
+    since: z.nullable(timestamp),
+  }),
   reputation: z.object({
     sent: z.int(),
     bounced: z.int(),

@@ -16,7 +16,13 @@ export const get = defineOperation({
 });
 
 const used = (limit: z.ZodMiniType) => z.object({ used: z.number(), limit });
-const emailPeriod = z.object({ used: z.number(), limit: z.nullable(z.number()), sent: z.number(), received: z.number(), resets_at: z.string() });
+const emailPeriod = z.object({
+  used: z.number(),
+  limit: z.nullable(z.number()),
+  sent: z.number(),
+  received: z.number(),
+  resets_at: z.string(),
+});
 
 export const usage = defineOperation({
   operationId: 'getUsage',

@@ -14,7 +14,12 @@ export interface Project {
 
 export async function createProject(name: string): Promise<Project> {
   const project: Project = { id: newId(), name, created_at: nowIso() };
-  await transact([put({ ...keys.project(project.id), type: 'project', project_id: project.id, ...project }, { ifAbsent: () => new Error('project id collision') })]);
+  await transact([
+    put(
+      { ...keys.project(project.id), type: 'project', project_id: project.id, ...project },
+      { ifAbsent: () => new Error('project id collision') },
+    ),
+  ]);
   return project;
 }
 
@@ -39,7 +44,10 @@ export async function ensureDefaultProject(): Promise<{ project: Project; create
   try {
     await transact([
       put({ ...keys.project(project.id), type: 'project', project_id: project.id, ...project }),
-      put({ ...keys.defaultProject(), type: 'default_project', project_id: project.id }, { ifAbsent: { tag: 'lost the race' } }),
+      put(
+        { ...keys.defaultProject(), type: 'default_project', project_id: project.id },
+        { ifAbsent: { tag: 'lost the race' } },
+      ),
     ]);
   } catch (error) {
     if (!isConditionFailed(error, 'lost the race')) throw error;

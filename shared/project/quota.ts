@@ -27,7 +27,14 @@
  * second far from DynamoDB's 1,000 units a second per item).
  */
 import * as keys from '../platform/db/keys';
-import { batchGet, isConditionFailed, transactRetryingConflicts, update, type UpdateSpec, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  isConditionFailed,
+  transactRetryingConflicts,
+  update,
+  type UpdateSpec,
+  type WriteAction,
+} from '../platform/db/table';
 import { ApiError } from '../platform/errors';
 import type { ProjectSettings } from './settings';
 import { nowDate } from '../platform/clock';
@@ -55,10 +62,17 @@ export const quotaTag = (period: QuotaPeriod) => `${period} quota`;
 
 /** How many counters a period's usage is spread over for a project without a quota (see the top). */
 export const USAGE_SHARDS = 8;
-const counterOf = (projectId: string, period: string, shard?: number) => keys.sendCount(projectId, shard === undefined ? period : `${period}#${shard}`);
+const counterOf = (projectId: string, period: string, shard?: number) =>
+  keys.sendCount(projectId, shard === undefined ? period : `${period}#${shard}`);
 
 /** `emails` more on a period's counter (its main one, or `shard`; kept past its period by TTL), under `condition` when given. */
-function countWrite(projectId: string, period: QuotaPeriod, emails: number, now: Date, options: { condition?: UpdateSpec['condition']; shard?: number }): WriteAction {
+function countWrite(
+  projectId: string,
+  period: QuotaPeriod,
+  emails: number,
+  now: Date,
+  options: { condition?: UpdateSpec['condition']; shard?: number },
+): WriteAction {
   const expiresAt = Math.floor(now.getTime() / 1000) + (period === 'daily' ? DAY_TTL_SECONDS : MONTH_TTL_SECONDS);
   return update(
     counterOf(projectId, quotaPeriods(now)[period], options.shard),
@@ -67,14 +81,20 @@ function countWrite(projectId: string, period: QuotaPeriod, emails: number, now:
   );
 }
 
-export const hasQuota = (settings: ProjectSettings): boolean => settings.daily_quota !== null || settings.monthly_quota !== null;
+export const hasQuota = (settings: ProjectSettings): boolean =>
+  settings.daily_quota !== null || settings.monthly_quota !== null;
 
 /**
  * The writes that count `emails` more against both periods, for the accepting transaction: on the
  * main counters, each with its quota's condition (`n <= quota - emails`, a missing counter as 0),
  * when the project has a quota; else on a shard picked at random.
  */
-export function quotaWrites(projectId: string, emails: number, settings: ProjectSettings, now = nowDate()): WriteAction[] {
+export function quotaWrites(
+  projectId: string,
+  emails: number,
+  settings: ProjectSettings,
+  now = nowDate(),
+): WriteAction[] {
   if (!hasQuota(settings)) {
     const shard = Math.floor(Math.random() * USAGE_SHARDS);
     return (['daily', 'monthly'] as const).map((period) => countWrite(projectId, period, emails, now, { shard }));
@@ -82,30 +102,47 @@ export function quotaWrites(projectId: string, emails: number, settings: Project
   return (['daily', 'monthly'] as const).map((period) => {
     const quota = settings[QUOTA_OF[period]] as number | null;
     // no counter yet counts as 0, unless the emails alone are over the quota
-    const expression = emails > (quota ?? 0) ? 'attribute_exists(#n) AND #n <= :room' : 'attribute_not_exists(#n) OR #n <= :room';
-    return countWrite(projectId, period, emails, now, { condition: quota === null ? undefined : { expression, names: { '#n': 'n' }, values: { ':room': quota - emails } } });
+    const expression =
+      emails > (quota ?? 0) ? 'attribute_exists(#n) AND #n <= :room' : 'attribute_not_exists(#n) OR #n <= :room';
+    return countWrite(projectId, period, emails, now, {
+      condition: quota === null ? undefined : { expression, names: { '#n': 'n' }, values: { ':room': quota - emails } },
+    });
   });
 }
 
-const shardsOf = (projectId: string, period: string) => Array.from({ length: USAGE_SHARDS }, (_, shard) => counterOf(projectId, period, shard));
+const shardsOf = (projectId: string, period: string) =>
+  Array.from({ length: USAGE_SHARDS }, (_, shard) => counterOf(projectId, period, shard));
 
 /** The emails counted so far in the periods of `now`: main counters and shards (one BatchGet). */
 export async function quotaUsage(projectId: string, now = nowDate()): Promise<QuotaUsage> {
   const periods = quotaPeriods(now);
-  const items = await batchGet([periods.daily, periods.monthly].flatMap((period) => [counterOf(projectId, period), ...shardsOf(projectId, period)]));
+  const items = await batchGet(
+    [periods.daily, periods.monthly].flatMap((period) => [
+      counterOf(projectId, period),
+      ...shardsOf(projectId, period),
+    ]),
+  );
   const prefix = (period: string) => counterOf(projectId, period).PK;
-  const count = (period: string) => items.filter((item) => item.PK === prefix(period) || String(item.PK).startsWith(`${prefix(period)}#`)).reduce((sum, item) => sum + Number(item.n ?? 0), 0);
+  const count = (period: string) =>
+    items
+      .filter((item) => item.PK === prefix(period) || String(item.PK).startsWith(`${prefix(period)}#`))
+      .reduce((sum, item) => sum + Number(item.n ?? 0), 0);
   return { daily: count(periods.daily), monthly: count(periods.monthly) };
 }
 
 /** Resend's usage headers: the emails sent so far this (UTC) day and month, this request's included. */
-export const quotaHeaders = (usage: QuotaUsage): Record<string, string> => ({ 'x-resend-daily-quota': String(usage.daily), 'x-resend-monthly-quota': String(usage.monthly) });
+export const quotaHeaders = (usage: QuotaUsage): Record<string, string> => ({
+  'x-resend-daily-quota': String(usage.daily),
+  'x-resend-monthly-quota': String(usage.monthly),
+});
 
 /** 429 for a request that would pass a quota; `used`: the count as the refused transaction found it. */
 export function quotaExceeded(period: QuotaPeriod, quota: number, used: number, emails: number): ApiError {
   const code = `${period}_quota_exceeded`;
   const message = `The project's ${period} quota is ${quota} emails; ${used} have been sent ${period === 'daily' ? 'today (UTC)' : 'this month (UTC)'}, so ${emails === 1 ? 'this email does' : `these ${emails} emails do`} not fit`;
-  return new ApiError(429, 'application_error', message, [{ code, message, path: '' }], { [`x-resend-${period}-quota`]: String(used) });
+  return new ApiError(429, 'application_error', message, [{ code, message, path: '' }], {
+    [`x-resend-${period}-quota`]: String(used),
+  });
 }
 
 /**
@@ -124,7 +161,11 @@ export async function foldUsageShards(projectId: string, now = nowDate()): Promi
         for (const shard of shards) {
           const n = Number(shard.n);
           await transactRetryingConflicts([
-            update({ PK: String(shard.PK), SK: String(shard.SK) }, { add: { n: -n }, condition: { expression: '#n = :seen', names: { '#n': 'n' }, values: { ':seen': n } } }, { tag: 'shard moved' }),
+            update(
+              { PK: String(shard.PK), SK: String(shard.SK) },
+              { add: { n: -n }, condition: { expression: '#n = :seen', names: { '#n': 'n' }, values: { ':seen': n } } },
+              { tag: 'shard moved' },
+            ),
             update(counterOf(projectId, periods[period]), { add: { n }, set: { expires_at: expiresAt } }),
           ]);
         }

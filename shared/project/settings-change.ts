@@ -27,8 +27,11 @@ export async function changeProjectSettings(projectId: string, change: SettingsC
     else throw new Error(`${name} must be a whole number from 1, or none`);
   }
   const missing = () => notFound('Project');
-  if (!Object.keys(set).length && !remove.length) return (await readProjectSettings(projectId)) ?? Promise.reject(missing());
-  const item = await updateItem(update(keys.project(projectId), { set, remove, condition: { expression: 'attribute_exists(PK)' } }, missing));
+  if (!Object.keys(set).length && !remove.length)
+    return (await readProjectSettings(projectId)) ?? Promise.reject(missing());
+  const item = await updateItem(
+    update(keys.project(projectId), { set, remove, condition: { expression: 'attribute_exists(PK)' } }, missing),
+  );
   forgetProjectSettings(projectId);
   const settings = settingsOf(item);
   // a quota counts what its period sent before it: the usage counted on shards goes onto the main counters (shared/project/quota.ts)

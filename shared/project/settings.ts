@@ -51,9 +51,11 @@ export interface ProjectSettings {
   ses_tenant: { name: string; arn: string } | null;
 }
 
-export const wholeNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined);
+export const wholeNumber = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined;
 
-const deploymentRateLimit = (env: Record<string, string | undefined>) => wholeNumber(Number(env.API_RATE_LIMIT_PER_SECOND));
+const deploymentRateLimit = (env: Record<string, string | undefined>) =>
+  wholeNumber(Number(env.API_RATE_LIMIT_PER_SECOND));
 
 /** API_RATE_LIMIT_PER_SECOND when it is a whole number from 1, else 10. */
 export function defaultRateLimit(env: Record<string, string | undefined> = process.env): number {
@@ -75,7 +77,11 @@ const cacheMs = () => {
 /** The settings a project item holds, unset values as their defaults. */
 export const settingsOf = (item: Item): ProjectSettings => ({
   rate_limit: wholeNumber(item.rate_limit) ?? defaultRateLimit(),
-  rate_limit_source: wholeNumber(item.rate_limit) ? 'project' : deploymentRateLimit(process.env) ? 'API_RATE_LIMIT_PER_SECOND' : 'built-in',
+  rate_limit_source: wholeNumber(item.rate_limit)
+    ? 'project'
+    : deploymentRateLimit(process.env)
+      ? 'API_RATE_LIMIT_PER_SECOND'
+      : 'built-in',
   daily_quota: wholeNumber(item.daily_quota) ?? null,
   monthly_quota: wholeNumber(item.monthly_quota) ?? null,
   contact_limit: wholeNumber(item.contact_limit) ?? defaultContactLimit(),

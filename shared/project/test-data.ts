@@ -40,9 +40,17 @@ export interface WipeResult {
 export async function wipeTestData(projectId: string, options: { deadline?: number } = {}): Promise<WipeResult> {
   const twin = testProjectId(projectId);
   const base = keys.project(twin).PK;
-  const [domains, segments, broadcasts] = await Promise.all([allOf(keys.domains(twin)), allOf(keys.segments(twin)), allOf(keys.broadcasts(twin))]);
+  const [domains, segments, broadcasts] = await Promise.all([
+    allOf(keys.domains(twin)),
+    allOf(keys.segments(twin)),
+    allOf(keys.broadcasts(twin)),
+  ]);
   const ids = (items: Item[]) => items.map((item) => String(item.id));
-  const partitions = keys.projectPartitions(twin, { domainNames: domains.map((d) => String(d.name)), segmentIds: ids(segments), broadcastIds: ids(broadcasts) });
+  const partitions = keys.projectPartitions(twin, {
+    domainNames: domains.map((d) => String(d.name)),
+    segmentIds: ids(segments),
+    broadcastIds: ids(broadcasts),
+  });
   const ordered = [...partitions.filter((pk) => pk !== base), base];
   let deleted = 0;
   for (const PK of ordered) {

@@ -23,10 +23,13 @@ export const TEST_SUFFIX = '_test';
 export const isTestProject = (projectId: string): boolean => projectId.endsWith(TEST_SUFFIX);
 
 /** The test twin of a project (the same id when it already is one). */
-export const testProjectId = (projectId: string): string => (isTestProject(projectId) ? projectId : `${projectId}${TEST_SUFFIX}`);
+export const testProjectId = (projectId: string): string =>
+  isTestProject(projectId) ? projectId : `${projectId}${TEST_SUFFIX}`;
 
 /** The live project of a test twin (the same id for a live project). */
-export const liveProjectId = (projectId: string): string => (isTestProject(projectId) ? projectId.slice(0, -TEST_SUFFIX.length) : projectId);
+export const liveProjectId = (projectId: string): string =>
+  isTestProject(projectId) ? projectId.slice(0, -TEST_SUFFIX.length) : projectId;
 
 /** The project a key of this mode works in. */
-export const modeProjectId = (projectId: string, livemode: boolean): string => (livemode ? liveProjectId(projectId) : testProjectId(projectId));
+export const modeProjectId = (projectId: string, livemode: boolean): string =>
+  livemode ? liveProjectId(projectId) : testProjectId(projectId);

@@ -21,7 +21,8 @@ import { quotaUsage } from './quota';
 import { projectSettings } from './settings';
 import { nowDate } from '../platform/clock';
 
-const nextDay = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
+const nextDay = (now: Date) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
 const nextMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
 
 export async function projectUsage(caller: Caller, now = nowDate()) {
@@ -35,12 +36,27 @@ export async function projectUsage(caller: Caller, now = nowDate()) {
     countItems(keys.broadcasts(caller.projectId)),
     getItem(keys.domainCount(caller.projectId)),
   ]);
-  const received = (day?: string) => days.filter((item) => !day || item.SK === keys.metricsDaySk(day)).reduce((sum, item) => sum + Number(item.received ?? 0), 0);
+  const received = (day?: string) =>
+    days
+      .filter((item) => !day || item.SK === keys.metricsDaySk(day))
+      .reduce((sum, item) => sum + Number(item.received ?? 0), 0);
   return {
     object: 'usage' as const,
     emails: {
-      daily: { used: sent.daily, limit: settings.daily_quota, sent: sent.daily, received: received(today), resets_at: nextDay(now) },
-      monthly: { used: sent.monthly, limit: settings.monthly_quota, sent: sent.monthly, received: received(), resets_at: nextMonth(now) },
+      daily: {
+        used: sent.daily,
+        limit: settings.daily_quota,
+        sent: sent.daily,
+        received: received(today),
+        resets_at: nextDay(now),
+      },
+      monthly: {
+        used: sent.monthly,
+        limit: settings.monthly_quota,
+        sent: sent.monthly,
+        received: received(),
+        resets_at: nextMonth(now),
+      },
     },
     contacts: { used: contacts, limit: settings.contact_limit },
     segments: { used: segments, limit: null },

@@ -40,7 +40,13 @@ import { newId, nowIso } from '../platform/ids';
 import { bucketName, deleteObject, getObject, headObject, putObject } from '../platform/aws/s3';
 import { messageFromSesHeaders, parseMessage, type ParsedMessage } from './mime';
 import { logger } from '../platform/log';
-import { MalformedSesNotification, type SesNotification, type SesReceiptDetail, sesMessageOf, sesNotificationFrom } from '../platform/aws/ses-notification';
+import {
+  MalformedSesNotification,
+  type SesNotification,
+  type SesReceiptDetail,
+  sesMessageOf,
+  sesNotificationFrom,
+} from '../platform/aws/ses-notification';
 import type { Verdict } from './model';
 import { attachmentKey, bodyKey, toSummary } from './received-emails';
 import { isTestProject } from '../project/test-mode';
@@ -82,7 +88,8 @@ export function receiptFromBody(body: string): SesReceipt | undefined {
   let notification: SesNotification;
   try {
     const message = sesMessageOf(body);
-    const type = message && typeof message === 'object' ? (message as { notificationType?: unknown }).notificationType : undefined;
+    const type =
+      message && typeof message === 'object' ? (message as { notificationType?: unknown }).notificationType : undefined;
     if (typeof type !== 'string') throw new MalformedSesNotification('not an SES notification');
     if (type !== 'Received') return undefined; // e.g. SES's own setup notification
     notification = sesNotificationFrom(message);
@@ -92,14 +99,22 @@ export function receiptFromBody(body: string): SesReceipt | undefined {
   }
   if (!/^[\w.-]{1,200}$/.test(notification.mail.messageId)) throw new MalformedReceipt('no usable mail.messageId');
   const action = notification.receipt!.action; // a Received notification has its receipt (sesNotificationFrom)
-  if (action.type !== 'S3' || typeof action.objectKey !== 'string') throw new MalformedReceipt('not the notification of an S3 action');
-  if (action.bucketName !== undefined && action.bucketName !== bucketName()) throw new MalformedReceipt(`the message is in bucket ${action.bucketName}, not the inbound bucket`);
+  if (action.type !== 'S3' || typeof action.objectKey !== 'string')
+    throw new MalformedReceipt('not the notification of an S3 action');
+  if (action.bucketName !== undefined && action.bucketName !== bucketName())
+    throw new MalformedReceipt(`the message is in bucket ${action.bucketName}, not the inbound bucket`);
   return notification as SesReceipt;
 }
 
 const verdict = (value: { status?: string } | undefined): Verdict | null => {
   const status = value?.status?.toLowerCase();
-  return status === 'pass' || status === 'fail' || status === 'gray' || status === 'processing_failed' || status === 'disabled' ? status : null;
+  return status === 'pass' ||
+    status === 'fail' ||
+    status === 'gray' ||
+    status === 'processing_failed' ||
+    status === 'disabled'
+    ? status
+    : null;
 };
 
 const domainOf = (address: string) =>
@@ -126,26 +141,40 @@ async function receivingProjects(recipients: string[], testProjectId?: string): 
   if (byDomain.size === 0) return takers;
   // The name claim (shared/domains/domains.ts) says which project owns the name; the domain says whether it receives.
   // a test-mode loopback looks among the twin's test domains only (their claims are the twin's: shared/domains/domains.ts)
-  const claimKey = (domain: string) => (testProjectId ? keys.testDomainName(testProjectId, domain) : keys.domainName(domain));
-  const claims = (await batchGet(Array.from(byDomain.keys(), claimKey))).filter((c) => c.state === 'active' && (!testProjectId || c.project_id === testProjectId));
+  const claimKey = (domain: string) =>
+    testProjectId ? keys.testDomainName(testProjectId, domain) : keys.domainName(domain);
+  const claims = (await batchGet(Array.from(byDomain.keys(), claimKey))).filter(
+    (c) => c.state === 'active' && (!testProjectId || c.project_id === testProjectId),
+  );
   if (claims.length === 0) return takers;
   const domains = await batchGet(claims.map((c) => keys.domain(c.project_id, c.domain_id)));
   for (const domain of domains) {
     if (domain.capabilities?.receiving !== 'enabled' || domain.status !== 'verified') continue;
-    const taker: Taker = takers.get(domain.project_id) ?? { projectId: domain.project_id, livemode: domain.livemode !== false, recipients: [] };
+    const taker: Taker = takers.get(domain.project_id) ?? {
+      projectId: domain.project_id,
+      livemode: domain.livemode !== false,
+      recipients: [],
+    };
     taker.recipients.push(...(byDomain.get(String(domain.name).toLowerCase()) ?? []));
     takers.set(domain.project_id, taker);
   }
   return takers;
 }
 
-async function readMessage(receipt: SesReceipt, maxParseBytes: number): Promise<{ message: ParsedMessage; rawSize: number }> {
+async function readMessage(
+  receipt: SesReceipt,
+  maxParseBytes: number,
+): Promise<{ message: ParsedMessage; rawSize: number }> {
   const key = receipt.receipt.action.objectKey;
   const head = await headObject(key);
   if (!head) throw new Error(`raw message ${key} is not in the inbound bucket`);
   const envelopeFrom = receipt.mail.source ?? '';
   if (head.size > maxParseBytes) {
-    logger.warn('inbound message too large to parse: recorded from its headers', { ses_message_id: receipt.mail.messageId, size: head.size, max: maxParseBytes });
+    logger.warn('inbound message too large to parse: recorded from its headers', {
+      ses_message_id: receipt.mail.messageId,
+      size: head.size,
+      max: maxParseBytes,
+    });
     return { message: messageFromSesHeaders(receipt.mail, envelopeFrom), rawSize: head.size };
   }
   const raw = await getObject(key);
@@ -153,7 +182,10 @@ async function readMessage(receipt: SesReceipt, maxParseBytes: number): Promise<
   try {
     return { message: await parseMessage(raw, envelopeFrom), rawSize: raw.length };
   } catch (error) {
-    logger.warn('inbound message not parseable: recorded from its headers', { ses_message_id: receipt.mail.messageId, error });
+    logger.warn('inbound message not parseable: recorded from its headers', {
+      ses_message_id: receipt.mail.messageId,
+      error,
+    });
     return { message: messageFromSesHeaders(receipt.mail, envelopeFrom), rawSize: raw.length };
   }
 }
@@ -171,7 +203,8 @@ async function recordOnce(receipt: SesReceipt, taker: Taker, message: ParsedMess
   const expiresAt = Math.floor(Date.parse(createdAt) / 1000) + retentionDays() * 24 * 60 * 60;
   const body = { headers: message.headers, text: message.text, html: message.html };
   const inline = jsonBytes(body) <= INLINE_BODY_BYTES;
-  if (!inline) await putObject(bodyKey(taker.projectId, id), Buffer.from(JSON.stringify(body), 'utf8'), 'application/json');
+  if (!inline)
+    await putObject(bodyKey(taker.projectId, id), Buffer.from(JSON.stringify(body), 'utf8'), 'application/json');
   const item: Item = {
     ...keys.receivedEmail(taker.projectId, id),
     type: 'received_email',
@@ -206,7 +239,14 @@ async function recordOnce(receipt: SesReceipt, taker: Taker, message: ParsedMess
   try {
     await transact([
       put(
-        { ...idempotencyKey, type: 'inbound_message', project_id: taker.projectId, ses_message_id: sesMessageId, received_email_id: id, expires_at: expiresAt },
+        {
+          ...idempotencyKey,
+          type: 'inbound_message',
+          project_id: taker.projectId,
+          ses_message_id: sesMessageId,
+          received_email_id: id,
+          expires_at: expiresAt,
+        },
         { ifAbsent: { tag: 'duplicate receipt', withItem: true } },
       ),
       put(item, { ifAbsent: () => new Error(`received email id ${id} exists`) }),
@@ -232,15 +272,28 @@ async function storeOnce(taker: Taker, record: Item, message: ParsedMessage): Pr
   if (record.stored_at) return false;
   const metas = record.attachments as { id: string; content_type: string }[];
   // The parse is deterministic, so a redelivery maps the same parts to the ids the record has.
-  if (metas.length > message.attachments.length) throw new Error(`received email ${record.id} has ${metas.length} attachments, the message now ${message.attachments.length}`);
-  await Promise.all(metas.map((meta, i) => putObject(attachmentKey(taker.projectId, record.id, meta.id), message.attachments[i].content, meta.content_type)));
+  if (metas.length > message.attachments.length)
+    throw new Error(
+      `received email ${record.id} has ${metas.length} attachments, the message now ${message.attachments.length}`,
+    );
+  await Promise.all(
+    metas.map((meta, i) =>
+      putObject(attachmentKey(taker.projectId, record.id, meta.id), message.attachments[i].content, meta.content_type),
+    ),
+  );
   if (!(await headObject(record.raw_key))) throw new Error(`raw message ${record.raw_key} is not readable`);
   const storedAt = nowIso();
   try {
     await transact([
       update(
         keys.receivedEmail(taker.projectId, record.id),
-        { set: { stored_at: storedAt }, condition: { expression: 'attribute_exists(PK) AND attribute_not_exists(#stored)', names: { '#stored': 'stored_at' } } },
+        {
+          set: { stored_at: storedAt },
+          condition: {
+            expression: 'attribute_exists(PK) AND attribute_not_exists(#stored)',
+            names: { '#stored': 'stored_at' },
+          },
+        },
         { tag: 'already stored' },
       ),
       eventWrite({ projectId: taker.projectId, livemode: taker.livemode }, 'email.stored', toSummary(record)),
@@ -261,15 +314,25 @@ export interface InboundOutcome {
 }
 
 /** Handles one SQS message body (see the module comment). Throws MalformedReceipt for what can never be handled. */
-export async function receiveInbound(body: string, options: { maxParseBytes?: number } = {}): Promise<InboundOutcome | undefined> {
+export async function receiveInbound(
+  body: string,
+  options: { maxParseBytes?: number } = {},
+): Promise<InboundOutcome | undefined> {
   const receipt = receiptFromBody(body);
   if (!receipt) return undefined;
   const sesMessageId = receipt.mail.messageId;
-  const sandbox = typeof receipt.test_project_id === 'string' && isTestProject(receipt.test_project_id) ? receipt.test_project_id : undefined;
+  const sandbox =
+    typeof receipt.test_project_id === 'string' && isTestProject(receipt.test_project_id)
+      ? receipt.test_project_id
+      : undefined;
   const takers = await receivingProjects(receipt.receipt.recipients, sandbox);
   const taken = new Set([...takers.values()].flatMap((t) => t.recipients));
   const dropped = receipt.receipt.recipients.filter((r) => !taken.has(r));
-  if (dropped.length > 0) logger.warn('inbound mail dropped: no project receives for these recipients', { ses_message_id: sesMessageId, recipients: dropped });
+  if (dropped.length > 0)
+    logger.warn('inbound mail dropped: no project receives for these recipients', {
+      ses_message_id: sesMessageId,
+      recipients: dropped,
+    });
   if (takers.size === 0) {
     await deleteObject(receipt.receipt.action.objectKey); // nobody's mail: not kept
     return { ses_message_id: sesMessageId, stored: [], dropped };

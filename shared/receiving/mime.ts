@@ -51,7 +51,13 @@ function formatMailbox(name: string, address: string): string {
 }
 
 export function formatAddresses(list: Address[] | undefined): string[] {
-  return (list ?? []).flatMap((entry) => (entry.group ? entry.group.map((m) => formatMailbox(m.name, m.address)) : [formatMailbox(entry.name, entry.address ?? '')])).filter(Boolean);
+  return (list ?? [])
+    .flatMap((entry) =>
+      entry.group
+        ? entry.group.map((m) => formatMailbox(m.name, m.address))
+        : [formatMailbox(entry.name, entry.address ?? '')],
+    )
+    .filter(Boolean);
 }
 
 function headerRecord(headers: { key: string; value: string }[]): Record<string, string> {
@@ -97,7 +103,15 @@ export async function parseMessage(raw: Uint8Array, envelopeFrom = ''): Promise<
 
 /** The headers SES puts in its notification (`mail.commonHeaders`, `mail.headers`), for a message too large to parse. */
 export interface SesHeaders {
-  commonHeaders?: { from?: string[]; to?: string[]; cc?: string[]; bcc?: string[]; replyTo?: string[]; subject?: string; messageId?: string };
+  commonHeaders?: {
+    from?: string[];
+    to?: string[];
+    cc?: string[];
+    bcc?: string[];
+    replyTo?: string[];
+    subject?: string;
+    messageId?: string;
+  };
   headers?: { name: string; value: string }[];
 }
 

@@ -22,7 +22,10 @@ export const list = defineOperation({
   tags: ['Receiving'],
   auth: 'api_key',
   query: listQuery,
-  responses: { 200: { description: 'A page of received emails', schema: listOf(receivedEmailSummary) }, ...commonErrors },
+  responses: {
+    200: { description: 'A page of received emails', schema: listOf(receivedEmailSummary) },
+    ...commonErrors,
+  },
 });
 
 export const get = defineOperation({
@@ -36,24 +39,34 @@ export const get = defineOperation({
   auth: 'api_key',
   params: emailParams,
   query: getQuery,
-  responses: { 200: { description: 'The received email', schema: receivedEmail }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The received email', schema: receivedEmail },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const listAttachments = defineOperation({
   operationId: 'listReceivedEmailAttachments',
   summary: "List a received email's attachments",
-  description: 'In message order (`after`/`before` take an attachment id of this email); each with a `download_url` valid until `expires_at` (1 hour).',
+  description:
+    'In message order (`after`/`before` take an attachment id of this email); each with a `download_url` valid until `expires_at` (1 hour).',
   tags: ['Receiving'],
   auth: 'api_key',
   params: emailParams,
   query: listQuery,
-  responses: { 200: { description: 'A page of attachments', schema: listOf(attachment) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'A page of attachments', schema: listOf(attachment) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const getAttachment = defineOperation({
   operationId: 'getReceivedEmailAttachment',
   summary: 'Retrieve an attachment of a received email',
-  description: 'With a `download_url` valid until `expires_at` (1 hour) that serves the attachment under its own file name and content type.',
+  description:
+    'With a `download_url` valid until `expires_at` (1 hour) that serves the attachment under its own file name and content type.',
   tags: ['Receiving'],
   auth: 'api_key',
   params: attachmentParams,

@@ -24,7 +24,8 @@ export interface StoredBody {
   html: string | null;
 }
 
-export const attachmentKey = (projectId: string, receivedEmailId: string, attachmentId: string) => `attachments/${projectId}/${receivedEmailId}/${attachmentId}`;
+export const attachmentKey = (projectId: string, receivedEmailId: string, attachmentId: string) =>
+  `attachments/${projectId}/${receivedEmailId}/${attachmentId}`;
 export const bodyKey = (projectId: string, receivedEmailId: string) => `bodies/${projectId}/${receivedEmailId}.json`;
 
 export function toSummary(item: Item): ReceivedEmailSummary {
@@ -116,7 +117,12 @@ export async function getReceivedEmail(caller: Caller, receivedEmailId: string):
     const stored = await getObject(item.body_key);
     body = stored ? (JSON.parse(stored.toString('utf8')) as StoredBody) : { headers: {}, text: null, html: null };
   }
-  const raw = item.raw_key ? await presignGet(item.raw_key, { contentType: 'message/rfc822', contentDisposition: contentDisposition('attachment', `${item.id}.eml`) }) : null;
+  const raw = item.raw_key
+    ? await presignGet(item.raw_key, {
+        contentType: 'message/rfc822',
+        contentDisposition: contentDisposition('attachment', `${item.id}.eml`),
+      })
+    : null;
   const { headers, text, html, truncated } = answerable(body);
   return { ...toSummary(item), html, text, headers, raw, truncated };
 }
@@ -136,7 +142,11 @@ export async function listAttachments(caller: Caller, receivedEmailId: string, p
   return { records: await Promise.all(slice.map((meta) => withDownloadUrl(caller, item, meta))), hasMore };
 }
 
-export async function getAttachment(caller: Caller, receivedEmailId: string, attachmentId: string): Promise<AttachmentData> {
+export async function getAttachment(
+  caller: Caller,
+  receivedEmailId: string,
+  attachmentId: string,
+): Promise<AttachmentData> {
   const item = await readItem(caller, receivedEmailId);
   const meta = toSummary(item).attachments.find((a) => a.id === attachmentId);
   if (!meta) throw missingAttachment();

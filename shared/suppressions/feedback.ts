@@ -31,7 +31,13 @@
 import { isAddress } from '../platform/mail/addresses';
 import { routeFeedback } from '../emails/ses-message';
 import { logger } from '../platform/log';
-import { MalformedSesNotification, readSesNotification, sesKind, type SesNotification, type SesRecipient } from '../platform/aws/ses-notification';
+import {
+  MalformedSesNotification,
+  readSesNotification,
+  sesKind,
+  type SesNotification,
+  type SesRecipient,
+} from '../platform/aws/ses-notification';
 import type { SuppressionEntry } from './model';
 import { suppressAddress, withdrawComplaint } from './suppressions';
 
@@ -88,8 +94,13 @@ export function decide(ses: SesNotification): FeedbackDecision {
     const feedback = complaint.complaintFeedbackType?.trim().toLowerCase() ?? '';
     if (feedback === 'not-spam') return { suppress: [], withdraw: complained };
     const subtype = feedback ? (FEEDBACK_TYPES.has(feedback) ? feedback : 'other') : null;
-    const reason = subtype ? `The recipient complained (feedback type ${feedback})` : 'The recipient complained (no feedback type given)';
-    return { suppress: complained.map((email) => ({ email, source: 'complaint' as const, subtype, reason })), withdraw: [] };
+    const reason = subtype
+      ? `The recipient complained (feedback type ${feedback})`
+      : 'The recipient complained (no feedback type given)';
+    return {
+      suppress: complained.map((email) => ({ email, source: 'complaint' as const, subtype, reason })),
+      withdraw: [],
+    };
   }
   return { suppress: [], withdraw: [] }; // not feedback the suppression list cares about
 }
@@ -111,9 +122,13 @@ export async function applySuppressionFeedback(body: string): Promise<FeedbackOu
   const outcome: FeedbackOutcome = { suppressed: 0, withdrawn: 0, unchanged: 0 };
   if (decision.suppress.length === 0 && decision.withdraw.length === 0) return outcome;
   const route = await routeFeedback(ses.mail);
-  if (route.kind === 'unknown') throw new NoEmailForNotification(`no email for SES message ${ses.mail.messageId} (no SES message id lookup)`);
+  if (route.kind === 'unknown')
+    throw new NoEmailForNotification(`no email for SES message ${ses.mail.messageId} (no SES message id lookup)`);
   if (route.kind === 'mismatch') {
-    logger.warn('SES notification dropped: its configuration set is not the one the email was sent through', { ses_message_id: ses.mail.messageId, ...route });
+    logger.warn('SES notification dropped: its configuration set is not the one the email was sent through', {
+      ses_message_id: ses.mail.messageId,
+      ...route,
+    });
     return { ...outcome, misrouted: true };
   }
   const { projectId, emailId } = route;
@@ -121,8 +136,14 @@ export async function applySuppressionFeedback(body: string): Promise<FeedbackOu
   // One address may be listed twice in a notification: each is written once.
   const entries = [...new Map(decision.suppress.map((e) => [e.email, e])).values()];
   const results = await Promise.all([
-    ...entries.map((entry) => suppressAddress(projectId, { ...entry, message_id: emailId }).then((created) => (created ? 'suppressed' : 'unchanged'))),
-    ...[...new Set(decision.withdraw)].map((email) => withdrawComplaint(projectId, email).then((removed) => (removed ? 'withdrawn' : 'unchanged'))),
+    ...entries.map((entry) =>
+      suppressAddress(projectId, { ...entry, message_id: emailId }).then((created) =>
+        created ? 'suppressed' : 'unchanged',
+      ),
+    ),
+    ...[...new Set(decision.withdraw)].map((email) =>
+      withdrawComplaint(projectId, email).then((removed) => (removed ? 'withdrawn' : 'unchanged')),
+    ),
   ]);
   for (const result of results) outcome[result as 'suppressed' | 'withdrawn' | 'unchanged']++;
   return outcome;

@@ -3,7 +3,16 @@ import { isAddress } from '../platform/mail/addresses';
 import { defineOperation } from '../platform/http/operation';
 import { UUID_PATTERN } from '../platform/ids';
 import { commonErrors, deleted, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
-import { batchAddBody, batchAdded, batchRemoveBody, batchRemoved, createSuppressionBody, MAX_BATCH_SUPPRESSIONS, SUPPRESSION_SOURCES, suppression } from './model';
+import {
+  batchAddBody,
+  batchAdded,
+  batchRemoveBody,
+  batchRemoved,
+  createSuppressionBody,
+  MAX_BATCH_SUPPRESSIONS,
+  SUPPRESSION_SOURCES,
+  suppression,
+} from './model';
 
 const rules =
   'One entry per address per project, compared case-insensitively; `email` is stored lower-cased. ' +
@@ -13,7 +22,11 @@ const rules =
   "suppressed recipient. Every entry carries Resend's names beside the contract's: `origin` (= `source`) and `source_id` (= `message_id`).";
 
 const idOrEmail = z.strictObject({
-  id_or_email: z.string().check(z.refine((v) => UUID_PATTERN.test(v) || isAddress(v), 'must be a suppression id (UUID) or an email address')),
+  id_or_email: z
+    .string()
+    .check(
+      z.refine((v) => UUID_PATTERN.test(v) || isAddress(v), 'must be a suppression id (UUID) or an email address'),
+    ),
 });
 
 export const create = defineOperation({
@@ -37,8 +50,16 @@ export const list = defineOperation({
   tags: ['Suppressions'],
   auth: 'api_key',
   query: z
-    .extend(listQuery, { source: z.optional(z.enum(SUPPRESSION_SOURCES)), origin: z.optional(z.enum(SUPPRESSION_SOURCES)) })
-    .check(z.refine((q) => !(q.source && q.origin && q.source !== q.origin), { message: 'origin is the same filter as source: give one, or the same value', path: ['origin'] })),
+    .extend(listQuery, {
+      source: z.optional(z.enum(SUPPRESSION_SOURCES)),
+      origin: z.optional(z.enum(SUPPRESSION_SOURCES)),
+    })
+    .check(
+      z.refine((q) => !(q.source && q.origin && q.source !== q.origin), {
+        message: 'origin is the same filter as source: give one, or the same value',
+        path: ['origin'],
+      }),
+    ),
   responses: { 200: { description: 'A page of suppressions', schema: listOf(suppression) }, ...commonErrors },
 });
 
@@ -55,11 +76,16 @@ export const get = defineOperation({
 export const remove = defineOperation({
   operationId: 'deleteSuppression',
   summary: 'Remove a suppression, by id or by address',
-  description: "The address can be mailed again at once. The path takes the entry's id or the address. A second delete is 404.",
+  description:
+    "The address can be mailed again at once. The path takes the entry's id or the address. A second delete is 404.",
   tags: ['Suppressions'],
   auth: 'api_key',
   params: idOrEmail,
-  responses: { 200: { description: 'The entry is gone', schema: deleted('suppression') }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The entry is gone', schema: deleted('suppression') },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 const batchRules =
@@ -76,7 +102,10 @@ export const batchAdd = defineOperation({
   tags: ['Suppressions'],
   auth: 'api_key',
   body: batchAddBody,
-  responses: { 200: { description: 'Each address with its entry', schema: z.object({ data: z.array(batchAdded) }) }, ...commonErrors },
+  responses: {
+    200: { description: 'Each address with its entry', schema: z.object({ data: z.array(batchAdded) }) },
+    ...commonErrors,
+  },
 });
 
 export const batchRemove = defineOperation({
@@ -86,5 +115,11 @@ export const batchRemove = defineOperation({
   tags: ['Suppressions'],
   auth: 'api_key',
   body: batchRemoveBody,
-  responses: { 200: { description: 'Each requested value, removed or not found', schema: z.object({ data: z.array(batchRemoved) }) }, ...commonErrors },
+  responses: {
+    200: {
+      description: 'Each requested value, removed or not found',
+      schema: z.object({ data: z.array(batchRemoved) }),
+    },
+    ...commonErrors,
+  },
 });

@@ -62,7 +62,15 @@ import { eventWrite } from '../events/events';
 import { isTestProject } from '../project/test-mode';
 import { notFound } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
-import type { BatchAdded, BatchRemoved, BatchRemoveInput, CreateSuppressionInput, Suppression, SuppressionEntry, SuppressionSource } from './model';
+import type {
+  BatchAdded,
+  BatchRemoved,
+  BatchRemoveInput,
+  CreateSuppressionInput,
+  Suppression,
+  SuppressionEntry,
+  SuppressionSource,
+} from './model';
 
 /** The entry as the API answers it: the stored contract fields, and Resend's names for two of them (model.ts). */
 const toRecord = (item: Item): Suppression => ({
@@ -92,7 +100,10 @@ const feedbackCaller = (projectId: string): EventCaller => ({ projectId, livemod
  * Both items of a new entry and `suppression.added`, in one transaction: `{created: true}`, or,
  * when the address already has an entry, nothing written and that entry as the failed condition found it.
  */
-async function insert(caller: EventCaller, record: Suppression): Promise<{ created: true } | { created: false; existing: Item | undefined }> {
+async function insert(
+  caller: EventCaller,
+  record: Suppression,
+): Promise<{ created: true } | { created: false; existing: Item | undefined }> {
   try {
     await transact(addition(caller, record));
     return { created: true };
@@ -107,7 +118,10 @@ function addition(caller: EventCaller, record: Suppression): WriteAction[] {
   const projectId = caller.projectId;
   const item = { type: 'suppression', project_id: projectId, ...stored(record) };
   return [
-    put({ ...keys.suppression(projectId, record.email), ...item }, { ifAbsent: { tag: 'already suppressed', withItem: true } }),
+    put(
+      { ...keys.suppression(projectId, record.email), ...item },
+      { ifAbsent: { tag: 'already suppressed', withItem: true } },
+    ),
     put({ ...keys.suppressionById(projectId, record.id), ...item, type: 'suppression_id' }),
     eventWrite(caller, 'suppression.added', record),
   ];
@@ -116,13 +130,19 @@ function addition(caller: EventCaller, record: Suppression): WriteAction[] {
 const normalized = (email: string) => email.trim().toLowerCase();
 
 /** A new entry, shaped by toRecord like every entry the API answers. */
-const newRecord = (entry: SuppressionEntry): Suppression => toRecord({ ...entry, id: newId(), email: normalized(entry.email), created_at: nowIso() });
+const newRecord = (entry: SuppressionEntry): Suppression =>
+  toRecord({ ...entry, id: newId(), email: normalized(entry.email), created_at: nowIso() });
 
 /**
  * Deletes both items of an entry, only while the address's canonical item is still this entry
  * (same id) and, with `source`, still of that source; with `suppression.removed` (the entry as it was).
  */
-function removal(caller: EventCaller, record: Suppression, onFailed: OnConditionFailed, source?: SuppressionSource): WriteAction[] {
+function removal(
+  caller: EventCaller,
+  record: Suppression,
+  onFailed: OnConditionFailed,
+  source?: SuppressionSource,
+): WriteAction[] {
   const projectId = caller.projectId;
   return [
     {
@@ -145,18 +165,30 @@ function removal(caller: EventCaller, record: Suppression, onFailed: OnCondition
  * is returned as it is (`created: false`); the conditional write decides, so two concurrent calls
  * for one address create exactly one entry.
  */
-export async function createSuppression(caller: Caller, input: CreateSuppressionInput): Promise<{ record: Suppression; created: boolean }> {
-  const record = newRecord({ email: input.email, source: 'manual', subtype: null, reason: input.reason ?? null, message_id: null });
+export async function createSuppression(
+  caller: Caller,
+  input: CreateSuppressionInput,
+): Promise<{ record: Suppression; created: boolean }> {
+  const record = newRecord({
+    email: input.email,
+    source: 'manual',
+    subtype: null,
+    reason: input.reason ?? null,
+    message_id: null,
+  });
   const outcome = await insert(caller, record);
   if (outcome.created) return { record, created: true };
   // the entry that failed our condition, as it was then: no second read, and no window for it to go
-  if (!outcome.existing) throw new Error(`suppression of ${input.email}: the existing entry did not come with the failed condition`);
+  if (!outcome.existing)
+    throw new Error(`suppression of ${input.email}: the existing entry did not come with the failed condition`);
   return { record: toRecord(outcome.existing), created: false };
 }
 
 /** The entry for an id (UUID) or an address (any case); undefined when there is none in this project. */
 async function findItem(projectId: string, idOrEmail: string): Promise<Item | undefined> {
-  return getItem(UUID_PATTERN.test(idOrEmail) ? keys.suppressionById(projectId, idOrEmail) : keys.suppression(projectId, idOrEmail));
+  return getItem(
+    UUID_PATTERN.test(idOrEmail) ? keys.suppressionById(projectId, idOrEmail) : keys.suppression(projectId, idOrEmail),
+  );
 }
 
 export async function getSuppression(caller: Caller, idOrEmail: string): Promise<Suppression> {
@@ -166,9 +198,14 @@ export async function getSuppression(caller: Caller, idOrEmail: string): Promise
 }
 
 /** `source` (or Resend's `origin`, the same filter: operations.ts refuses the two when they differ) as a FilterExpression on the Query. */
-export async function listSuppressions(caller: Caller, page: PageRequest & { source?: SuppressionSource; origin?: SuppressionSource }) {
+export async function listSuppressions(
+  caller: Caller,
+  page: PageRequest & { source?: SuppressionSource; origin?: SuppressionSource },
+) {
   const source = page.source ?? page.origin;
-  const filter = source ? { expression: '#source = :source', names: { '#source': 'source' }, values: { ':source': source } } : undefined;
+  const filter = source
+    ? { expression: '#source = :source', names: { '#source': 'source' }, values: { ':source': source } }
+    : undefined;
   const { items, hasMore } = await queryPage(keys.suppressions(caller.projectId), page, filter);
   return { records: items.map(toRecord), hasMore };
 }
@@ -257,10 +294,14 @@ export async function addSuppressions(caller: Caller, emails: string[]): Promise
   const projectId = caller.projectId;
   const addresses = [...new Set(emails.map(normalized))];
   const answers = new Map<string, BatchAdded>();
-  const answer = (record: Pick<Suppression, 'id' | 'email'>, created: boolean) => answers.set(record.email, { object: 'suppression', id: record.id, email: record.email, created });
+  const answer = (record: Pick<Suppression, 'id' | 'email'>, created: boolean) =>
+    answers.set(record.email, { object: 'suppression', id: record.id, email: record.email, created });
 
-  for (const item of await batchGet(addresses.map((email) => keys.suppression(projectId, email)))) answer(toRecord(item), false);
-  const fresh = addresses.filter((email) => !answers.has(email)).map((email) => newRecord({ email, source: 'manual', subtype: null, reason: null, message_id: null }));
+  for (const item of await batchGet(addresses.map((email) => keys.suppression(projectId, email))))
+    answer(toRecord(item), false);
+  const fresh = addresses
+    .filter((email) => !answers.has(email))
+    .map((email) => newRecord({ email, source: 'manual', subtype: null, reason: null, message_id: null }));
   const taken = new Set<Suppression>();
   await writeEntries(
     projectId,
@@ -269,7 +310,8 @@ export async function addSuppressions(caller: Caller, emails: string[]): Promise
     'already suppressed',
     (record, found) => {
       taken.add(record);
-      if (!found) throw new Error(`suppression of ${record.email}: the existing entry did not come with the failed condition`);
+      if (!found)
+        throw new Error(`suppression of ${record.email}: the existing entry did not come with the failed condition`);
       answer(toRecord(found), false);
     },
   );

@@ -45,7 +45,13 @@ const variables = z.array(variable).check(
   z.superRefine((list, ctx) => {
     const seen = new Set<string>();
     list.forEach((v, index) => {
-      if (seen.has(v.key)) ctx.addIssue({ code: 'custom', message: `duplicate variable key "${v.key}"`, path: [index, 'key'], input: v.key });
+      if (seen.has(v.key))
+        ctx.addIssue({
+          code: 'custom',
+          message: `duplicate variable key "${v.key}"`,
+          path: [index, 'key'],
+          input: v.key,
+        });
       seen.add(v.key);
     });
   }),
@@ -67,7 +73,11 @@ export type CreateTemplateInput = z.output<typeof createBody>;
 
 export const updateBody = z
   .strictObject({ ...fields, name: z.optional(name), html: z.optional(html) })
-  .check(z.refine((body) => Object.values(body).some((v) => v !== undefined), { message: 'give at least one field to change' }));
+  .check(
+    z.refine((body) => Object.values(body).some((v) => v !== undefined), {
+      message: 'give at least one field to change',
+    }),
+  );
 export type UpdateTemplateInput = z.output<typeof updateBody>;
 
 export const templateVariable = z.object({

@@ -1,11 +1,21 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
 import { UUID_PATTERN } from '../platform/ids';
-import { commonErrors, conflictResponse, deleted, errorEnvelope, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import {
+  commonErrors,
+  conflictResponse,
+  deleted,
+  errorEnvelope,
+  listOf,
+  listQuery,
+  notFoundResponse,
+} from '../platform/http/schemas';
 import { ALIAS, createBody, MAX_VARIABLES, RESERVED_VARIABLES, template, templateSummary, updateBody } from './model';
 
 const templateParams = z.strictObject({
-  id_or_alias: z.string().check(z.refine((v) => UUID_PATTERN.test(v) || ALIAS.test(v), 'must be a template id (UUID) or an alias')),
+  id_or_alias: z
+    .string()
+    .check(z.refine((v) => UUID_PATTERN.test(v) || ALIAS.test(v), 'must be a template id (UUID) or an alias')),
 });
 
 const fieldRules =
@@ -84,7 +94,12 @@ export const remove = defineOperation({
   tags: ['Templates'],
   auth: 'api_key',
   params: templateParams,
-  responses: { 200: { description: 'The template is gone', schema: deleted('template') }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+  responses: {
+    200: { description: 'The template is gone', schema: deleted('template') },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: conflictResponse,
+  },
 });
 
 export const publish = defineOperation({
@@ -94,13 +109,19 @@ export const publish = defineOperation({
   tags: ['Templates'],
   auth: 'api_key',
   params: templateParams,
-  responses: { 200: { description: 'The published template', schema: template }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+  responses: {
+    200: { description: 'The published template', schema: template },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: conflictResponse,
+  },
 });
 
 export const duplicate = defineOperation({
   operationId: 'duplicateTemplate',
   summary: 'Duplicate a template',
-  description: 'A new draft with the draft\'s content, named "<name> (copy)", without the alias (aliases are unique) and never published.',
+  description:
+    'A new draft with the draft\'s content, named "<name> (copy)", without the alias (aliases are unique) and never published.',
   tags: ['Templates'],
   auth: 'api_key',
   params: templateParams,

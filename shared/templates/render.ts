@@ -69,7 +69,11 @@ const present = (value: Values[string]): boolean => value !== undefined && value
  * characters replaced (headerSafeValue), so no value (a send's variable, a contact's name or
  * property, a fallback) can start a header line of its own.
  */
-export function render(text: string, values: Values, options: { missing?: 'keep' | 'empty'; escape?: boolean; context?: 'body' | 'header' } = {}): Rendered {
+export function render(
+  text: string,
+  values: Values,
+  options: { missing?: 'keep' | 'empty'; escape?: boolean; context?: 'body' | 'header' } = {},
+): Rendered {
   const missing: string[] = [];
   const malformed: string[] = [];
   const out = text.replace(PLACEHOLDER, (...args) => {
@@ -95,7 +99,8 @@ export function render(text: string, values: Values, options: { missing?: 'keep'
 }
 
 /** A subject (or another header field) rendered with `values`: see `context: 'header'`. */
-export const renderHeader = (text: string, values: Values, options: { missing?: 'keep' | 'empty' } = {}): Rendered => render(text, values, { ...options, context: 'header' });
+export const renderHeader = (text: string, values: Values, options: { missing?: 'keep' | 'empty' } = {}): Rendered =>
+  render(text, values, { ...options, context: 'header' });
 
 /** The variable keys a text uses (malformed placeholders aside), each once, in order of appearance. */
 export function variablesIn(text: string): string[] {
@@ -116,7 +121,11 @@ export interface PlaceholderProblem {
  * without a fallback whose key `resolvable` does not know, once per field (`fields`: field name ->
  * its text; absent ones are skipped). `why` ends the message of an unresolvable key.
  */
-export function placeholderProblems(fields: Record<string, string | null | undefined>, resolvable: (key: string) => boolean, why: string): PlaceholderProblem[] {
+export function placeholderProblems(
+  fields: Record<string, string | null | undefined>,
+  resolvable: (key: string) => boolean,
+  why: string,
+): PlaceholderProblem[] {
   const problems: PlaceholderProblem[] = [];
   for (const [path, text] of Object.entries(fields)) {
     const named = new Set<string>();
@@ -125,7 +134,11 @@ export function placeholderProblems(fields: Record<string, string | null | undef
       named.add(p.raw);
       if (p.malformed) {
         const braces = p.raw_form ? '{{{…}}}' : '{{…}}';
-        problems.push({ code: 'malformed_placeholder', message: `${p.raw}: its braces do not pair (write ${braces}, three or two on both sides)`, path });
+        problems.push({
+          code: 'malformed_placeholder',
+          message: `${p.raw}: its braces do not pair (write ${braces}, three or two on both sides)`,
+          path,
+        });
       } else if (p.fallback === undefined && !resolvable(p.key)) {
         problems.push({
           code: 'unresolvable_placeholder',

@@ -24,10 +24,30 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { del, getItem, put, putItem, queryPage, transact, update, updateItem, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  del,
+  getItem,
+  put,
+  putItem,
+  queryPage,
+  transact,
+  update,
+  updateItem,
+  type Item,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../platform/errors';
 import { newId, nowIso, UUID_PATTERN } from '../platform/ids';
-import type { CreateTemplateInput, PublishedVersion, TemplateContent, TemplateItem, TemplateRecord, TemplateVariable, UpdateTemplateInput } from './model';
+import type {
+  CreateTemplateInput,
+  PublishedVersion,
+  TemplateContent,
+  TemplateItem,
+  TemplateRecord,
+  TemplateVariable,
+  UpdateTemplateInput,
+} from './model';
 import { placeholderProblems, render, renderHeader, variablesIn, type Values } from './render';
 
 /** Each version (the draft, the published snapshot) at most this many bytes, so both fit one 400 KB item. */
@@ -58,15 +78,19 @@ export function toRecord(item: Item): TemplateRecord {
 
 /** The list shows no content: a page of 100 templates with their html could exceed a Lambda response. */
 export function toSummary(item: Item) {
-  const { object, id, name, alias, status, published_at, has_unpublished_versions, created_at, updated_at } = toRecord(item);
+  const { object, id, name, alias, status, published_at, has_unpublished_versions, created_at, updated_at } =
+    toRecord(item);
   return { object, id, name, alias, status, published_at, has_unpublished_versions, created_at, updated_at };
 }
 
 const missing = () => notFound('Template', 'id_or_alias');
-const aliasTaken = (alias: string) => () => conflict('template_alias_taken', `The alias "${alias}" is taken by another template of this project`, 'alias');
-const changedMeanwhile = () => conflict('concurrent_update', 'The template was changed by another request meanwhile; try again');
+const aliasTaken = (alias: string) => () =>
+  conflict('template_alias_taken', `The alias "${alias}" is taken by another template of this project`, 'alias');
+const changedMeanwhile = () =>
+  conflict('concurrent_update', 'The template was changed by another request meanwhile; try again');
 
-const list = (value: string | string[] | null | undefined): string[] | null => (value === undefined || value === null ? null : Array.isArray(value) ? value : [value]);
+const list = (value: string | string[] | null | undefined): string[] | null =>
+  value === undefined || value === null ? null : Array.isArray(value) ? value : [value];
 
 /** The template by id (one GetItem) or by alias (the alias item, then the template). */
 export async function findTemplate(projectId: string, idOrAlias: string): Promise<TemplateItem | undefined> {
@@ -93,7 +117,13 @@ function declare(inputs: InputVariable[], before: TemplateVariable[], now: strin
     const fallback = v.fallback_value ?? null;
     const old = before.find((b) => b.key === v.key);
     const same = old && old.type === v.type && old.fallback_value === fallback;
-    return { key: v.key, type: v.type, fallback_value: fallback, created_at: old?.created_at ?? now, updated_at: same ? old.updated_at : now };
+    return {
+      key: v.key,
+      type: v.type,
+      fallback_value: fallback,
+      created_at: old?.created_at ?? now,
+      updated_at: same ? old.updated_at : now,
+    };
   });
 }
 
@@ -155,7 +185,11 @@ export async function createTemplate(caller: Caller, input: CreateTemplateInput)
     updated_at: now,
   };
   const write = put({ ...keys.template(caller.projectId, item.id), type: 'template', ...item });
-  if (item.alias) await transact([write, put(aliasItem(caller.projectId, item.alias, item.id), { ifAbsent: aliasTaken(item.alias) })]);
+  if (item.alias)
+    await transact([
+      write,
+      put(aliasItem(caller.projectId, item.alias, item.id), { ifAbsent: aliasTaken(item.alias) }),
+    ]);
   else await putItem(write);
   return toRecord(item);
 }
@@ -170,7 +204,11 @@ export async function listTemplates(caller: Caller, page: PageRequest) {
 }
 
 /** Changes the draft (a new version); the published version stays as it was. The alias item moves with `alias`. */
-export async function updateTemplate(caller: Caller, idOrAlias: string, input: UpdateTemplateInput): Promise<TemplateRecord> {
+export async function updateTemplate(
+  caller: Caller,
+  idOrAlias: string,
+  input: UpdateTemplateInput,
+): Promise<TemplateRecord> {
   checkPlaceholders(input); // only what the request changes
   const item = await load(caller, idOrAlias);
   const now = nowIso();
@@ -184,13 +222,24 @@ export async function updateTemplate(caller: Caller, idOrAlias: string, input: U
   };
   checkContent(content);
   const alias = input.alias === undefined ? item.alias : input.alias;
-  const next: TemplateItem = { ...item, ...content, name: input.name ?? item.name, alias, version_id: newId(), updated_at: now };
+  const next: TemplateItem = {
+    ...item,
+    ...content,
+    name: input.name ?? item.name,
+    alias,
+    version_id: newId(),
+    updated_at: now,
+  };
   const writes: WriteAction[] = [
     update(
       keys.template(caller.projectId, item.id),
       {
         set: { ...content, name: next.name, alias, version_id: next.version_id, updated_at: now },
-        condition: { expression: '#version = :version', names: { '#version': 'version_id' }, values: { ':version': item.version_id } },
+        condition: {
+          expression: '#version = :version',
+          names: { '#version': 'version_id' },
+          values: { ':version': item.version_id },
+        },
       },
       changedMeanwhile,
     ),
@@ -208,7 +257,9 @@ export async function deleteTemplate(caller: Caller, idOrAlias: string): Promise
   const item = await load(caller, idOrAlias);
   await transact([
     // unchanged since read, so the alias deleted below is still the template's own
-    del(keys.template(caller.projectId, item.id), { ifUnchanged: { expected: { version_id: item.version_id }, onChanged: changedMeanwhile } }),
+    del(keys.template(caller.projectId, item.id), {
+      ifUnchanged: { expected: { version_id: item.version_id }, onChanged: changedMeanwhile },
+    }),
     ...(item.alias ? [del(keys.templateAlias(caller.projectId, item.alias))] : []),
   ]);
   return item.id;
@@ -224,7 +275,11 @@ export async function publishTemplate(caller: Caller, idOrAlias: string): Promis
       keys.template(caller.projectId, item.id),
       {
         set: { status: 'published', published, published_at: now, updated_at: now },
-        condition: { expression: '#version = :version', names: { '#version': 'version_id' }, values: { ':version': item.version_id } },
+        condition: {
+          expression: '#version = :version',
+          names: { '#version': 'version_id' },
+          values: { ':version': item.version_id },
+        },
       },
       changedMeanwhile,
     ),
@@ -267,12 +322,29 @@ export interface RenderedTemplate {
  * Renders a template's published version with a send's variables. Problems are reported with
  * paths under `path` (e.g. `template.variables.PRICE`, or `3.template.id` in a batch).
  */
-export function renderPublished(item: TemplateItem | undefined, given: Record<string, string | number>, path: string[]): { rendered: RenderedTemplate } | { problems: ErrorDetail[] } {
+export function renderPublished(
+  item: TemplateItem | undefined,
+  given: Record<string, string | number>,
+  path: string[],
+): { rendered: RenderedTemplate } | { problems: ErrorDetail[] } {
   const at = (...parts: string[]) => [...path, ...parts].join('.');
-  if (!item) return { problems: [{ code: 'template_not_found', message: 'No template with this id or alias in this project', path: at('id') }] };
+  if (!item)
+    return {
+      problems: [
+        { code: 'template_not_found', message: 'No template with this id or alias in this project', path: at('id') },
+      ],
+    };
   const version = item.published;
   if (!version) {
-    return { problems: [{ code: 'template_not_published', message: 'The template has never been published: publish it first', path: at('id') }] };
+    return {
+      problems: [
+        {
+          code: 'template_not_published',
+          message: 'The template has never been published: publish it first',
+          path: at('id'),
+        },
+      ],
+    };
   }
   const problems: ErrorDetail[] = [];
   const values: Values = {};
@@ -282,9 +354,18 @@ export function renderPublished(item: TemplateItem | undefined, given: Record<st
     const variable = declared.get(key);
     if (!variable && used.has(key))
       values[key] = value; // undeclared, but the content uses it: any string or number
-    else if (!variable) problems.push({ code: 'unknown_template_variable', message: `The template neither declares nor uses a variable ${key}`, path: at('variables', key) });
+    else if (!variable)
+      problems.push({
+        code: 'unknown_template_variable',
+        message: `The template neither declares nor uses a variable ${key}`,
+        path: at('variables', key),
+      });
     else if (typeof value !== variable.type) {
-      problems.push({ code: 'invalid_template_variable', message: `must be a ${variable.type}`, path: at('variables', key) });
+      problems.push({
+        code: 'invalid_template_variable',
+        message: `must be a ${variable.type}`,
+        path: at('variables', key),
+      });
     }
   }
   for (const variable of version.variables) {
@@ -296,8 +377,20 @@ export function renderPublished(item: TemplateItem | undefined, given: Record<st
   const subject = version.subject === null ? null : renderHeader(version.subject, values);
   const unfilled = [...new Set([...html.missing, ...(text?.missing ?? []), ...(subject?.missing ?? [])])];
   for (const key of unfilled) {
-    problems.push({ code: 'missing_template_variable', message: `${key} has no value and no fallback`, path: at('variables', key) });
+    problems.push({
+      code: 'missing_template_variable',
+      message: `${key} has no value and no fallback`,
+      path: at('variables', key),
+    });
   }
   if (problems.length) return { problems };
-  return { rendered: { from: version.from, subject: subject?.text ?? null, reply_to: version.reply_to, html: html.text, text: text?.text ?? null } };
+  return {
+    rendered: {
+      from: version.from,
+      subject: subject?.text ?? null,
+      reply_to: version.reply_to,
+      html: html.text,
+      text: text?.text ?? null,
+    },
+  };
 }

@@ -65,7 +65,9 @@ export function retrySchedule(env: NodeJS.ProcessEnv = process.env): number[] {
     .filter(Boolean)
     .map(Number);
   if (values.every((n) => Number.isInteger(n) && n >= 0)) return values;
-  logger.error('WEBHOOK_RETRY_SCHEDULE_SECONDS is not a comma list of whole seconds; using the default', { value: raw });
+  logger.error('WEBHOOK_RETRY_SCHEDULE_SECONDS is not a comma list of whole seconds; using the default', {
+    value: raw,
+  });
   return DEFAULT_RETRY_SCHEDULE_SECONDS;
 }
 
@@ -121,7 +123,12 @@ export function newDeliveryItem(event: OutboxEvent, webhookId: string, now: stri
     expires_at: event.expiresAt,
     event_created_at: event.createdAt,
   };
-  return { ...keys.webhookDelivery(event.projectId, webhookId, id), ...keys.webhookEventsIndex(event.projectId, id), type: 'webhook_delivery', ...item };
+  return {
+    ...keys.webhookDelivery(event.projectId, webhookId, id),
+    ...keys.webhookEventsIndex(event.projectId, id),
+    type: 'webhook_delivery',
+    ...item,
+  };
 }
 
 /**

@@ -26,7 +26,17 @@
 import { countMetric } from '../platform/metrics';
 import { randomUUID } from 'node:crypto';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, put, putItem, transact, update, updateItem, type Item } from '../platform/db/table';
+import {
+  batchGet,
+  getItem,
+  isConditionFailed,
+  put,
+  putItem,
+  transact,
+  update,
+  updateItem,
+  type Item,
+} from '../platform/db/table';
 import { eventWrite, withResendFields } from '../events/events';
 import type { PlatformEvent } from '../events/model';
 import { nowIso } from '../platform/ids';
@@ -70,7 +80,10 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
     await updateItem(
       update(
         deliveryKey,
-        { set: { status: 'failed', error: 'webhook disabled', completed_at: at, next_attempt_at: null, updated_at: at }, condition: statusIs('pending', delivery.attempt_count) },
+        {
+          set: { status: 'failed', error: 'webhook disabled', completed_at: at, next_attempt_at: null, updated_at: at },
+          condition: statusIs('pending', delivery.attempt_count),
+        },
         lost,
       ),
     ).catch(ignoreLost);
@@ -88,7 +101,16 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   try {
     const claim = statusIs('pending', delivery.attempt_count);
     claim.expression += ' AND (attribute_not_exists(claimed_until) OR claimed_until < :now)';
-    await updateItem(update(deliveryKey, { set: { claim_token: token, claimed_until: now() + CLAIM_MS }, condition: { ...claim, values: { ...claim.values, ':now': now() } } }, lost));
+    await updateItem(
+      update(
+        deliveryKey,
+        {
+          set: { claim_token: token, claimed_until: now() + CLAIM_MS },
+          condition: { ...claim, values: { ...claim.values, ':now': now() } },
+        },
+        lost,
+      ),
+    );
   } catch (error) {
     ignoreLost(error);
     return undefined; // another message of this delivery is being handled right now
@@ -98,7 +120,9 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   const body = event ? JSON.stringify(withResendFields(event.event as PlatformEvent)) : '';
   const sentAt = nowIso();
   const started = Date.now(); // machine time: how long the POST took (a slow failure)
-  const result = event ? await postWebhook(webhook.endpoint, body, signatureHeaders(secrets, delivery.event_id, body)) : { ok: false, status: null, error: 'the event has expired' };
+  const result = event
+    ? await postWebhook(webhook.endpoint, body, signatureHeaders(secrets, delivery.event_id, body))
+    : { ok: false, status: null, error: 'the event has expired' };
 
   const slow = !result.ok && Date.now() - started >= SLOW_FAILURE_MS;
   const attempt = delivery.attempt_count + 1;
@@ -129,12 +153,16 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
     );
   } catch (error) {
     ignoreLost(error);
-    logger.warn('webhook attempt not recorded: the claim expired and another dispatcher took the delivery', { delivery_id: delivery.id });
+    logger.warn('webhook attempt not recorded: the claim expired and another dispatcher took the delivery', {
+      delivery_id: delivery.id,
+    });
     return undefined;
   }
   // the attempt's own record (webhooks.events.attempts.list), a plain put after the delivery's: a transaction of the two
   // bills them twice on every delivery. A dispatcher that dies between them leaves the attempt counted, not listed.
-  await putItem(put(newAttemptItem(delivery, attempt, sentAt, result))).catch((error) => logger.warn('webhook attempt record not written', { delivery_id: delivery.id, error }));
+  await putItem(put(newAttemptItem(delivery, attempt, sentAt, result))).catch((error) =>
+    logger.warn('webhook attempt record not written', { delivery_id: delivery.id, error }),
+  );
   countMetric('WebhookDeliveries', { Outcome: result.ok ? 'delivered' : final ? 'failed' : 'retrying' });
   await recordHealth(webhookKey, webhook, { ok: result.ok, final, slow }, at);
   return delay;
@@ -147,7 +175,14 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
  */
 async function hold(deliveryKey: keys.Key, delivery: DeliveryItem, slot: number): Promise<number> {
   await updateItem(
-    update(deliveryKey, { set: { next_attempt_at: new Date(slot).toISOString(), throttled_until: slot, updated_at: nowIso() }, condition: statusIs('pending', delivery.attempt_count) }, lost),
+    update(
+      deliveryKey,
+      {
+        set: { next_attempt_at: new Date(slot).toISOString(), throttled_until: slot, updated_at: nowIso() },
+        condition: statusIs('pending', delivery.attempt_count),
+      },
+      lost,
+    ),
   ).catch(ignoreLost);
   countMetric('WebhookDeliveries', { Outcome: 'throttled' });
   return Math.max(1, (slot - now()) / 1000);
@@ -161,7 +196,12 @@ async function hold(deliveryKey: keys.Key, delivery: DeliveryItem, slot: number)
  * changes something: counters to reset, a `pending` status, or a `last_success_at` older than
  * SUCCESS_WRITE_INTERVAL_MS. A fault here is logged, not retried: the delivery is recorded.
  */
-async function recordHealth(webhookKey: keys.Key, webhook: WebhookItem, { ok, final, slow }: { ok: boolean; final: boolean; slow: boolean }, at: string): Promise<void> {
+async function recordHealth(
+  webhookKey: keys.Key,
+  webhook: WebhookItem,
+  { ok, final, slow }: { ok: boolean; final: boolean; slow: boolean },
+  at: string,
+): Promise<void> {
   const exists = { expression: 'attribute_exists(PK)' };
   const stale = !webhook.last_success_at || Date.parse(webhook.last_success_at) < now() - SUCCESS_WRITE_INTERVAL_MS;
   try {
@@ -171,22 +211,46 @@ async function recordHealth(webhookKey: keys.Key, webhook: WebhookItem, { ok, fi
           webhookKey,
           {
             set: { last_failure_at: at, ...(slow ? {} : { slow_failures: 0 }) },
-            add: { consecutive_failures: 1, ...(final ? { failed_deliveries: 1 } : {}), ...(slow ? { slow_failures: 1 } : {}) },
+            add: {
+              consecutive_failures: 1,
+              ...(final ? { failed_deliveries: 1 } : {}),
+              ...(slow ? { slow_failures: 1 } : {}),
+            },
             condition: exists,
           },
           lost,
         ),
       );
-    } else if (webhook.consecutive_failures > 0 || (webhook.failed_deliveries ?? 0) > 0 || (webhook.slow_failures ?? 0) > 0 || webhook.status === 'pending' || stale) {
-      await updateItem(update(webhookKey, { set: { consecutive_failures: 0, failed_deliveries: 0, slow_failures: 0, last_success_at: at }, condition: exists }, lost));
+    } else if (
+      webhook.consecutive_failures > 0 ||
+      (webhook.failed_deliveries ?? 0) > 0 ||
+      (webhook.slow_failures ?? 0) > 0 ||
+      webhook.status === 'pending' ||
+      stale
+    ) {
+      await updateItem(
+        update(
+          webhookKey,
+          {
+            set: { consecutive_failures: 0, failed_deliveries: 0, slow_failures: 0, last_success_at: at },
+            condition: exists,
+          },
+          lost,
+        ),
+      );
     }
     if (ok && webhook.status === 'pending') {
-      const pending = { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'pending' } };
+      const pending = {
+        expression: '#status = :pending',
+        names: { '#status': 'status' },
+        values: { ':pending': 'pending' },
+      };
       await updateItem(update(webhookKey, { set: { status: 'enabled' }, condition: pending }, lost)).catch(ignoreLost);
     }
     if (final) await disableIfFailing(webhookKey);
   } catch (error) {
-    if (!isConditionFailed(error, lost.tag)) logger.error('webhook health not recorded', { webhook_id: webhook.id, error }); // lost: deleted meanwhile
+    if (!isConditionFailed(error, lost.tag))
+      logger.error('webhook health not recorded', { webhook_id: webhook.id, error }); // lost: deleted meanwhile
   }
 }
 
@@ -204,12 +268,27 @@ async function disableIfFailing(webhookKey: keys.Key): Promise<void> {
       await transact([
         update(
           webhookKey,
-          { set: { status: 'disabled', updated_at: at }, condition: { expression: '#status <> :disabled', names: { '#status': 'status' }, values: { ':disabled': 'disabled' } } },
+          {
+            set: { status: 'disabled', updated_at: at },
+            condition: {
+              expression: '#status <> :disabled',
+              names: { '#status': 'status' },
+              values: { ':disabled': 'disabled' },
+            },
+          },
           lost,
         ),
-        eventWrite({ projectId: current.project_id, livemode: current.livemode }, 'webhook.endpoint.disabled', toWebhook({ ...current, status: 'disabled', updated_at: at })),
+        eventWrite(
+          { projectId: current.project_id, livemode: current.livemode },
+          'webhook.endpoint.disabled',
+          toWebhook({ ...current, status: 'disabled', updated_at: at }),
+        ),
       ]);
-      logger.warn('webhook disabled after failed deliveries', { webhook_id: current.id, project_id: current.project_id, failed_deliveries: current.failed_deliveries });
+      logger.warn('webhook disabled after failed deliveries', {
+        webhook_id: current.id,
+        project_id: current.project_id,
+        failed_deliveries: current.failed_deliveries,
+      });
       return;
     } catch (error) {
       if (isConditionFailed(error, lost.tag)) return; // disabled by someone else meanwhile

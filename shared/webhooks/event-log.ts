@@ -43,9 +43,18 @@ const toLogEntry = (delivery: DeliveryItem): WebhookEventLog => ({
   status: eventLogStatus(delivery),
 });
 
-const toAttempt = (item: AttemptItem): WebhookEventAttempt => ({ id: item.id, http_status_code: item.http_status_code, response: item.response, sent_at: item.sent_at });
+const toAttempt = (item: AttemptItem): WebhookEventAttempt => ({
+  id: item.id,
+  http_status_code: item.http_status_code,
+  response: item.response,
+  sent_at: item.sent_at,
+});
 
-export async function listEventLog(caller: Pick<Caller, 'projectId'>, webhookId: string, page: { limit: number; after?: string }) {
+export async function listEventLog(
+  caller: Pick<Caller, 'projectId'>,
+  webhookId: string,
+  page: { limit: number; after?: string },
+) {
   const after = page.after === undefined ? undefined : deliveryId(webhookId, page.after);
   const [webhook, { items, hasMore }] = await Promise.all([
     getItem(keys.webhook(caller.projectId, webhookId)),
@@ -57,21 +66,42 @@ export async function listEventLog(caller: Pick<Caller, 'projectId'>, webhookId:
 
 /** The delivery of `eventId` to the webhook, with whatever else `also` names, in one BatchGet; 404 names whichever is missing. */
 async function readEntry(caller: Pick<Caller, 'projectId'>, webhookId: string, eventId: string, also: keys.Key[] = []) {
-  const found = await batchGet<Item>([keys.webhook(caller.projectId, webhookId), keys.webhookDelivery(caller.projectId, webhookId, deliveryId(webhookId, eventId)), ...also]);
+  const found = await batchGet<Item>([
+    keys.webhook(caller.projectId, webhookId),
+    keys.webhookDelivery(caller.projectId, webhookId, deliveryId(webhookId, eventId)),
+    ...also,
+  ]);
   if (!found.some((i) => i.type === 'webhook')) throw missingWebhook();
   const delivery = found.find((i) => i.type === 'webhook_delivery') as DeliveryItem | undefined;
   if (!delivery) throw missingEvent();
   return { delivery, found };
 }
 
-export async function getEventLogEntry(caller: Pick<Caller, 'projectId'>, webhookId: string, eventId: string): Promise<WebhookEventDetail> {
+export async function getEventLogEntry(
+  caller: Pick<Caller, 'projectId'>,
+  webhookId: string,
+  eventId: string,
+): Promise<WebhookEventDetail> {
   const { delivery, found } = await readEntry(caller, webhookId, eventId, [keys.event(caller.projectId, eventId)]);
   const event = found.find((i) => i.type === 'event');
-  return { object: 'webhook_event', ...toLogEntry(delivery), next_attempt_at: delivery.next_attempt_at, payload: event ? withResendFields(event.event as PlatformEvent) : null }; // as it was sent
+  return {
+    object: 'webhook_event',
+    ...toLogEntry(delivery),
+    next_attempt_at: delivery.next_attempt_at,
+    payload: event ? withResendFields(event.event as PlatformEvent) : null,
+  }; // as it was sent
 }
 
-export async function listEventAttempts(caller: Pick<Caller, 'projectId'>, webhookId: string, eventId: string, page: { limit: number; after?: string }) {
+export async function listEventAttempts(
+  caller: Pick<Caller, 'projectId'>,
+  webhookId: string,
+  eventId: string,
+  page: { limit: number; after?: string },
+) {
   const attempts = keys.webhookAttempts(caller.projectId, deliveryId(webhookId, eventId));
-  const [, { items, hasMore }] = await Promise.all([readEntry(caller, webhookId, eventId), queryPage<AttemptItem & Item>(attempts, page)]);
+  const [, { items, hasMore }] = await Promise.all([
+    readEntry(caller, webhookId, eventId),
+    queryPage<AttemptItem & Item>(attempts, page),
+  ]);
   return { records: items.map(toAttempt), hasMore };
 }

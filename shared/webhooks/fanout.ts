@@ -31,7 +31,11 @@ async function projectWebhooks(projectId: string): Promise<WebhookItem[]> {
 }
 
 /** The message for the delivery of `event` to `webhook`: after writing it, or when an earlier run wrote it but may not have sent it. */
-async function deliveryMessage(event: OutboxEvent, webhook: WebhookItem, now: string): Promise<DeliveryMessage | undefined> {
+async function deliveryMessage(
+  event: OutboxEvent,
+  webhook: WebhookItem,
+  now: string,
+): Promise<DeliveryMessage | undefined> {
   const item = newDeliveryItem(event, webhook.id, now);
   const message = { project_id: event.projectId, webhook_id: webhook.id, delivery_id: item.id };
   try {
@@ -57,7 +61,10 @@ export async function fanOut(events: OutboxEvent[]): Promise<number> {
       try {
         let list = webhooks.get(event.projectId);
         if (!list) webhooks.set(event.projectId, (list = projectWebhooks(event.projectId)));
-        const targets = (await list).filter((w) => w.status !== 'disabled' && (w.events as string[]).includes(event.type) && w.created_at <= event.createdAt);
+        const targets = (await list).filter(
+          (w) =>
+            w.status !== 'disabled' && (w.events as string[]).includes(event.type) && w.created_at <= event.createdAt,
+        );
         const messages = await Promise.all(targets.map((w) => deliveryMessage(event, w, now)));
         return messages.filter((m): m is DeliveryMessage => m !== undefined).map((message) => ({ index, message }));
       } catch (error) {
@@ -68,7 +75,9 @@ export async function fanOut(events: OutboxEvent[]): Promise<number> {
   );
   const entries = perEvent.flat();
   const toSend = entries.filter((e): e is { index: number; message: DeliveryMessage } => e.message !== undefined);
-  const unsent = new Set(await deliveryQueue.enqueue(toSend.map((e) => e.message)).catch(() => toSend.map((e) => e.message)));
+  const unsent = new Set(
+    await deliveryQueue.enqueue(toSend.map((e) => e.message)).catch(() => toSend.map((e) => e.message)),
+  );
   const failed = entries.filter((e) => e.message === undefined || unsent.has(e.message)).map((e) => e.index);
   if (unsent.size > 0) logger.error('webhook delivery messages not sent', { count: unsent.size });
   return failed.length ? Math.min(...failed) : -1;

@@ -62,7 +62,14 @@ export const webhookEvent = z.object({
   type: z.enum(EVENT_TYPES),
   data: z.record(z.string(), z.unknown()),
   created_at: z.nullable(timestamp),
-  attempt: z.nullable(z.object({ number: z.number(), status: z.enum(['succeeded', 'failed']), response_code: z.nullable(z.number()), at: timestamp })),
+  attempt: z.nullable(
+    z.object({
+      number: z.number(),
+      status: z.enum(['succeeded', 'failed']),
+      response_code: z.nullable(z.number()),
+      at: timestamp,
+    }),
+  ),
 });
 /** The schema's type, `type` a plain string as DeliveryRecord's `event_type` is. */
 export type WebhookEvent = Omit<z.output<typeof webhookEvent>, 'type'> & { type: string };
@@ -90,7 +97,11 @@ export const webhookEventDetail = z.extend(webhookEventLog, {
   next_attempt_at: z.nullable(timestamp),
   payload: z.nullable(event),
 });
-export type WebhookEventDetail = WebhookEventLog & { object: 'webhook_event'; next_attempt_at: string | null; payload: Record<string, unknown> | null };
+export type WebhookEventDetail = WebhookEventLog & {
+  object: 'webhook_event';
+  next_attempt_at: string | null;
+  payload: Record<string, unknown> | null;
+};
 
 export const webhookEventReplayed = z.object({ object: z.literal('webhook_event'), id });
 

@@ -1,9 +1,26 @@
 import * as z from 'zod/mini';
 import { EVENT_TYPES } from '../events/model';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import {
+  commonErrors,
+  conflictResponse,
+  deleted,
+  id,
+  listOf,
+  listQuery,
+  notFoundResponse,
+} from '../platform/http/schemas';
 import { endpointProblem } from '../platform/net/endpoint';
-import { delivery, webhook, webhookEvent, webhookEventAttempt, webhookEventDetail, webhookEventLog, webhookEventReplayed, webhookWithSecret } from './model';
+import {
+  delivery,
+  webhook,
+  webhookEvent,
+  webhookEventAttempt,
+  webhookEventDetail,
+  webhookEventLog,
+  webhookEventReplayed,
+  webhookWithSecret,
+} from './model';
 
 const endpoint = z.string().check(
   z.trim(),
@@ -37,7 +54,11 @@ export const create = defineOperation({
   tags: ['Webhooks'],
   auth: 'api_key',
   body: z.strictObject({ endpoint, events, description: z.optional(description) }),
-  responses: { 201: { description: 'The new webhook with its signing secret', schema: webhookWithSecret }, ...commonErrors, 409: conflictResponse },
+  responses: {
+    201: { description: 'The new webhook with its signing secret', schema: webhookWithSecret },
+    ...commonErrors,
+    409: conflictResponse,
+  },
 });
 
 export const list = defineOperation({
@@ -68,7 +89,12 @@ export const update = defineOperation({
   auth: 'api_key',
   params: webhookParams,
   body: z
-    .strictObject({ endpoint: z.optional(endpoint), events: z.optional(events), description: z.optional(description), status: z.optional(z.enum(['enabled', 'disabled'])) })
+    .strictObject({
+      endpoint: z.optional(endpoint),
+      events: z.optional(events),
+      description: z.optional(description),
+      status: z.optional(z.enum(['enabled', 'disabled'])),
+    })
     .check(z.refine((body) => Object.keys(body).length > 0, { message: 'give at least one field to change' })),
   responses: { 200: { description: 'The updated webhook', schema: webhook }, ...commonErrors, 404: notFoundResponse },
 });
@@ -76,11 +102,16 @@ export const update = defineOperation({
 export const remove = defineOperation({
   operationId: 'deleteWebhook',
   summary: 'Delete a webhook',
-  description: 'Deliveries stop at once; its delivery records expire with their events (30 days). A second delete is 404.',
+  description:
+    'Deliveries stop at once; its delivery records expire with their events (30 days). A second delete is 404.',
   tags: ['Webhooks'],
   auth: 'api_key',
   params: webhookParams,
-  responses: { 200: { description: 'The webhook is gone', schema: deleted('webhook') }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The webhook is gone', schema: deleted('webhook') },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const rotateSecret = defineOperation({
@@ -93,7 +124,12 @@ export const rotateSecret = defineOperation({
   tags: ['Webhooks'],
   auth: 'api_key',
   params: webhookParams,
-  responses: { 200: { description: 'The webhook with its new signing secret', schema: webhookWithSecret }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+  responses: {
+    200: { description: 'The webhook with its new signing secret', schema: webhookWithSecret },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: conflictResponse,
+  },
 });
 
 export const listDeliveries = defineOperation({
@@ -103,7 +139,11 @@ export const listDeliveries = defineOperation({
   auth: 'api_key',
   params: webhookParams,
   query: listQuery,
-  responses: { 200: { description: 'A page of deliveries', schema: listOf(delivery) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'A page of deliveries', schema: listOf(delivery) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const getDelivery = defineOperation({
@@ -124,7 +164,11 @@ export const retryDelivery = defineOperation({
   tags: ['Webhooks'],
   auth: 'api_key',
   params: deliveryParams,
-  responses: { 202: { description: 'The delivery, queued for redelivery', schema: delivery }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    202: { description: 'The delivery, queued for redelivery', schema: delivery },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const listEvents = defineOperation({
@@ -160,18 +204,27 @@ export const listEventLog = defineOperation({
   auth: 'api_key',
   params: webhookParams,
   query: eventLogQuery,
-  responses: { 200: { description: 'A page of the webhook event log', schema: listOf(webhookEventLog) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'A page of the webhook event log', schema: listOf(webhookEventLog) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const getEventLogEntry = defineOperation({
   operationId: 'getWebhookEvent',
   summary: 'Get an event delivered to a webhook, with its payload',
   description:
-    `${eventLogNote}\`payload\` is the event exactly as it was sent; \`next_attempt_at\` is null once the status is ` + '`success` or `failed`. 404 when the event was not delivered to this webhook.',
+    `${eventLogNote}\`payload\` is the event exactly as it was sent; \`next_attempt_at\` is null once the status is ` +
+    '`success` or `failed`. 404 when the event was not delivered to this webhook.',
   tags: ['Webhooks'],
   auth: 'api_key',
   params: eventParams,
-  responses: { 200: { description: 'The event log entry', schema: webhookEventDetail }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The event log entry', schema: webhookEventDetail },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const replayEvent = defineOperation({
@@ -184,7 +237,11 @@ export const replayEvent = defineOperation({
   tags: ['Webhooks'],
   auth: 'api_key',
   params: eventParams,
-  responses: { 202: { description: 'The replay is queued', schema: webhookEventReplayed }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    202: { description: 'The replay is queued', schema: webhookEventReplayed },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const listEventAttempts = defineOperation({
@@ -200,7 +257,11 @@ export const listEventAttempts = defineOperation({
   auth: 'api_key',
   params: eventParams,
   query: eventLogQuery,
-  responses: { 200: { description: 'A page of attempts', schema: listOf(webhookEventAttempt) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'A page of attempts', schema: listOf(webhookEventAttempt) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export type CreateWebhookInput = z.output<typeof create.body>;

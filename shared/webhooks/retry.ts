@@ -21,11 +21,22 @@ import { readDelivery } from './webhooks';
  * conditional on the status and attempt count that were read; if the dispatcher moved the
  * delivery in between, it is read again.
  */
-export async function retryDelivery(caller: Caller, webhookId: string, deliveryId: string, onMissingDelivery?: () => Error): Promise<DeliveryRecord> {
+export async function retryDelivery(
+  caller: Caller,
+  webhookId: string,
+  deliveryId: string,
+  onMissingDelivery?: () => Error,
+): Promise<DeliveryRecord> {
   for (let round = 0; ; round++) {
     const { webhook, delivery } = await readDelivery(caller, webhookId, deliveryId, onMissingDelivery);
     if (webhook.status === 'disabled') {
-      throw unprocessable([{ code: 'webhook_disabled', message: 'The webhook is disabled; enable it (PATCH status: enabled) before retrying', path: 'webhookId' }]);
+      throw unprocessable([
+        {
+          code: 'webhook_disabled',
+          message: 'The webhook is disabled; enable it (PATCH status: enabled) before retrying',
+          path: 'webhookId',
+        },
+      ]);
     }
     const now = nowIso();
     const limit = delivery.status === 'pending' ? delivery.attempt_limit + 1 : delivery.attempt_count + 1;
@@ -45,9 +56,11 @@ export async function retryDelivery(caller: Caller, webhookId: string, deliveryI
           () => moved,
         ),
       );
-      await deliveryQueue.enqueue([{ project_id: caller.projectId, webhook_id: webhookId, delivery_id: deliveryId }]).then((failed) => {
-        if (failed.length) throw new Error('the delivery queue refused the message');
-      });
+      await deliveryQueue
+        .enqueue([{ project_id: caller.projectId, webhook_id: webhookId, delivery_id: deliveryId }])
+        .then((failed) => {
+          if (failed.length) throw new Error('the delivery queue refused the message');
+        });
       return toDeliveryRecord(updated);
     } catch (error) {
       if (error !== moved || round >= 2) throw error;
@@ -56,7 +69,11 @@ export async function retryDelivery(caller: Caller, webhookId: string, deliveryI
 }
 
 /** Resend's replay: the retry above of the event's delivery to the webhook (its id derived from both); 404 names the event. */
-export async function replayEvent(caller: Caller, webhookId: string, eventId: string): Promise<{ object: 'webhook_event'; id: string }> {
+export async function replayEvent(
+  caller: Caller,
+  webhookId: string,
+  eventId: string,
+): Promise<{ object: 'webhook_event'; id: string }> {
   await retryDelivery(caller, webhookId, deliveryIdOf(webhookId, eventId), missingEvent);
   return { object: 'webhook_event', id: eventId };
 }

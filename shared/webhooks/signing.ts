@@ -27,7 +27,12 @@ export function sign(secret: string, id: string, timestamp: number, body: string
 }
 
 /** The signature headers of one attempt; `secrets` are the current one and, during a rotation, the old one. */
-export function signatureHeaders(secrets: string[], id: string, body: string, now = clockNow()): Record<string, string> {
+export function signatureHeaders(
+  secrets: string[],
+  id: string,
+  body: string,
+  now = clockNow(),
+): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const signature = secrets.map((secret) => sign(secret, id, timestamp, body)).join(' ');
   return {

@@ -40,11 +40,14 @@ export const THROTTLE_AFTER_SLOW_FAILURES = 3;
 /** A throttled webhook gets one attempt per this (epoch ms between slots). */
 export const THROTTLE_SPACING_MS = 5_000;
 
-export const isThrottled = (webhook: Pick<WebhookItem, 'slow_failures'>): boolean => (webhook.slow_failures ?? 0) >= THROTTLE_AFTER_SLOW_FAILURES;
+export const isThrottled = (webhook: Pick<WebhookItem, 'slow_failures'>): boolean =>
+  (webhook.slow_failures ?? 0) >= THROTTLE_AFTER_SLOW_FAILURES;
 
 /** The delivery holds a slot reserved earlier, due by `now` (with `toleranceMs`): it attempts without reserving another. */
 export const holdsSlot = (delivery: Pick<DeliveryItem, 'throttled_until'>, now: number, toleranceMs: number): boolean =>
-  delivery.throttled_until !== undefined && delivery.throttled_until !== null && delivery.throttled_until <= now + toleranceMs;
+  delivery.throttled_until !== undefined &&
+  delivery.throttled_until !== null &&
+  delivery.throttled_until <= now + toleranceMs;
 
 const taken = { tag: 'slot taken' };
 
@@ -58,7 +61,14 @@ export async function reserveSlot(webhookKey: keys.Key, now = clockNow()): Promi
   for (let round = 0; round < 3; round++) {
     try {
       const item = await updateItem<Item & { throttle_next_at: number }>(
-        update(webhookKey, { add: { throttle_next_at: THROTTLE_SPACING_MS }, condition: { expression: 'throttle_next_at >= :now', values: { ':now': now } } }, taken),
+        update(
+          webhookKey,
+          {
+            add: { throttle_next_at: THROTTLE_SPACING_MS },
+            condition: { expression: 'throttle_next_at >= :now', values: { ':now': now } },
+          },
+          taken,
+        ),
       );
       return item.throttle_next_at - THROTTLE_SPACING_MS;
     } catch (error) {
@@ -70,7 +80,11 @@ export async function reserveSlot(webhookKey: keys.Key, now = clockNow()): Promi
           webhookKey,
           {
             set: { throttle_next_at: now + THROTTLE_SPACING_MS },
-            condition: { expression: 'attribute_exists(PK) AND (attribute_not_exists(throttle_next_at) OR throttle_next_at < :now)', values: { ':now': now } },
+            condition: {
+              expression:
+                'attribute_exists(PK) AND (attribute_not_exists(throttle_next_at) OR throttle_next_at < :now)',
+              values: { ':now': now },
+            },
           },
           taken,
         ),

@@ -23,7 +23,21 @@
 import { API_VERSION } from '../platform/http/api-version';
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
-import { batchGet, del, getItem, isConditionFailed, isTransactionConflict, put, queryGsi1Page, queryPage, transact, update, type Item, type PageRequest, type WriteAction } from '../platform/db/table';
+import {
+  batchGet,
+  del,
+  getItem,
+  isConditionFailed,
+  isTransactionConflict,
+  put,
+  queryGsi1Page,
+  queryPage,
+  transact,
+  update,
+  type Item,
+  type PageRequest,
+  type WriteAction,
+} from '../platform/db/table';
 import { conflict, notFound } from '../platform/errors';
 import { eventWrite, withResendFields } from '../events/events';
 import type { PlatformEvent } from '../events/model';
@@ -84,7 +98,10 @@ const secretPlace = (projectId: string, webhookId: string) => `webhook:${project
 
 /** The secrets that sign a delivery now: the current one, and the rotated-out one for its 24 h. */
 export function signingSecrets(item: WebhookItem, now = clockNow()): Promise<string[]> {
-  const stored = item.previous_secret && item.previous_secret_expires_at && Date.parse(item.previous_secret_expires_at) > now ? [item.secret, item.previous_secret] : [item.secret];
+  const stored =
+    item.previous_secret && item.previous_secret_expires_at && Date.parse(item.previous_secret_expires_at) > now
+      ? [item.secret, item.previous_secret]
+      : [item.secret];
   return Promise.all(stored.map((secret) => openSecret(secret, secretPlace(item.project_id, item.id))));
 }
 
@@ -93,7 +110,10 @@ const missingDelivery = () => notFound('Webhook delivery', 'deliveryId');
 const exists = { expression: 'attribute_exists(PK)' };
 const unique = <T>(values: T[]) => [...new Set(values)];
 
-export async function createWebhook(caller: Caller, input: CreateWebhookInput): Promise<Webhook & { signing_secret: string }> {
+export async function createWebhook(
+  caller: Caller,
+  input: CreateWebhookInput,
+): Promise<Webhook & { signing_secret: string }> {
   const now = nowIso();
   const id = newId();
   const secret = newSigningSecret();
@@ -119,7 +139,10 @@ export async function createWebhook(caller: Caller, input: CreateWebhookInput): 
   await againOnRace(async () =>
     transact([
       await countCreate(caller.projectId, max),
-      put({ ...keys.webhook(caller.projectId, item.id), type: 'webhook', ...item }, { ifAbsent: () => new Error(`webhook id ${item.id} exists`) }),
+      put(
+        { ...keys.webhook(caller.projectId, item.id), type: 'webhook', ...item },
+        { ifAbsent: () => new Error(`webhook id ${item.id} exists`) },
+      ),
       eventWrite(caller, 'webhook.endpoint.created', webhook),
     ]),
   );
@@ -128,7 +151,10 @@ export async function createWebhook(caller: Caller, input: CreateWebhookInput): 
 
 const COUNT = 'webhook_count';
 const limitReached = (max: number) =>
-  conflict('webhook_limit_reached', `A project has at most ${max} webhooks (MAX_WEBHOOKS_PER_PROJECT); delete one, or subscribe an existing webhook to more events`);
+  conflict(
+    'webhook_limit_reached',
+    `A project has at most ${max} webhooks (MAX_WEBHOOKS_PER_PROJECT); delete one, or subscribe an existing webhook to more events`,
+  );
 
 const counter = (projectId: string) => getItem(keys.webhookCount(projectId));
 
@@ -139,7 +165,10 @@ const counter = (projectId: string) => getItem(keys.webhookCount(projectId));
  * so a create makes one read round trip either way (a project has at most `max` webhooks: a small page).
  */
 async function countCreate(projectId: string, max: number): Promise<WriteAction> {
-  const [count, first] = await Promise.all([counter(projectId), queryPage<Item>(keys.webhooks(projectId), { limit: 100 })]);
+  const [count, first] = await Promise.all([
+    counter(projectId),
+    queryPage<Item>(keys.webhooks(projectId), { limit: 100 }),
+  ]);
   if (count) {
     const withinMax = { expression: '#count < :max', names: { '#count': COUNT }, values: { ':max': max } };
     return update(keys.webhookCount(projectId), { add: { [COUNT]: 1 }, condition: withinMax }, () => limitReached(max));
@@ -152,7 +181,10 @@ async function countCreate(projectId: string, max: number): Promise<WriteAction>
     more = page.hasMore;
   }
   if (existing >= max) throw limitReached(max);
-  return put({ ...keys.webhookCount(projectId), type: 'webhook_count', project_id: projectId, [COUNT]: existing + 1 }, { ifAbsent: { tag: COUNTER_CREATED } });
+  return put(
+    { ...keys.webhookCount(projectId), type: 'webhook_count', project_id: projectId, [COUNT]: existing + 1 },
+    { ifAbsent: { tag: COUNTER_CREATED } },
+  );
 }
 
 const COUNTER_CREATED = 'webhook counter created meanwhile';
@@ -180,7 +212,8 @@ async function readWebhook(caller: Pick<Caller, 'projectId'>, webhookId: string)
   return item;
 }
 
-export const getWebhook = async (caller: Caller, webhookId: string): Promise<Webhook> => toWebhook(await readWebhook(caller, webhookId));
+export const getWebhook = async (caller: Caller, webhookId: string): Promise<Webhook> =>
+  toWebhook(await readWebhook(caller, webhookId));
 
 export async function listWebhooks(caller: Caller, page: PageRequest) {
   const { items, hasMore } = await queryPage<WebhookItem & Item>(keys.webhooks(caller.projectId), page);
@@ -196,11 +229,15 @@ export async function updateWebhook(caller: Caller, webhookId: string, input: Up
   if (input.description !== undefined) set.description = input.description;
   const statusChanged = input.status !== undefined && input.status !== item.status;
   if (statusChanged) set.status = input.status;
-  if (statusChanged && input.status === 'enabled') Object.assign(set, { consecutive_failures: 0, failed_deliveries: 0, slow_failures: 0 });
+  if (statusChanged && input.status === 'enabled')
+    Object.assign(set, { consecutive_failures: 0, failed_deliveries: 0, slow_failures: 0 });
   const next = toWebhook({ ...item, ...set });
   const events: WriteAction[] = [];
   if (statusChanged && input.status === 'disabled') events.push(eventWrite(caller, 'webhook.endpoint.disabled', next));
-  if (Object.keys(set).some((k) => ['endpoint', 'events', 'description'].includes(k)) || (statusChanged && input.status === 'enabled')) {
+  if (
+    Object.keys(set).some((k) => ['endpoint', 'events', 'description'].includes(k)) ||
+    (statusChanged && input.status === 'enabled')
+  ) {
     events.push(eventWrite(caller, 'webhook.endpoint.updated', next));
   }
   await transact([update(keys.webhook(caller.projectId, webhookId), { set, condition: exists }, missing), ...events]);
@@ -234,22 +271,41 @@ export async function rotateSecret(caller: Caller, webhookId: string): Promise<W
     updated_at: new Date(now).toISOString(),
   };
   const webhook = toWebhook({ ...item, ...set });
-  const rotated = () => conflict('concurrent_rotation', 'The signing secret was rotated at the same time; rotate again');
+  const rotated = () =>
+    conflict('concurrent_rotation', 'The signing secret was rotated at the same time; rotate again');
   await transact([
-    update(keys.webhook(caller.projectId, webhookId), { set, condition: { expression: '#secret = :old', names: { '#secret': 'secret' }, values: { ':old': item.secret } } }, rotated),
+    update(
+      keys.webhook(caller.projectId, webhookId),
+      {
+        set,
+        condition: { expression: '#secret = :old', names: { '#secret': 'secret' }, values: { ':old': item.secret } },
+      },
+      rotated,
+    ),
     eventWrite(caller, 'webhook.endpoint.updated', webhook),
   ]);
   return { ...webhook, signing_secret: secret };
 }
 
 export async function listDeliveries(caller: Caller, webhookId: string, page: PageRequest) {
-  const [, { items, hasMore }] = await Promise.all([readWebhook(caller, webhookId), queryPage<DeliveryItem & Item>(keys.webhookDeliveries(caller.projectId, webhookId), page)]);
+  const [, { items, hasMore }] = await Promise.all([
+    readWebhook(caller, webhookId),
+    queryPage<DeliveryItem & Item>(keys.webhookDeliveries(caller.projectId, webhookId), page),
+  ]);
   return { records: items.map(toDeliveryRecord), hasMore };
 }
 
 /** The webhook and one of its deliveries, in one round trip; 404 names whichever is missing (`onMissingDelivery`: as the route names it). */
-export async function readDelivery(caller: Caller, webhookId: string, deliveryId: string, onMissingDelivery: () => Error = missingDelivery): Promise<{ webhook: WebhookItem; delivery: DeliveryItem }> {
-  const found = await batchGet<Item>([keys.webhook(caller.projectId, webhookId), keys.webhookDelivery(caller.projectId, webhookId, deliveryId)]);
+export async function readDelivery(
+  caller: Caller,
+  webhookId: string,
+  deliveryId: string,
+  onMissingDelivery: () => Error = missingDelivery,
+): Promise<{ webhook: WebhookItem; delivery: DeliveryItem }> {
+  const found = await batchGet<Item>([
+    keys.webhook(caller.projectId, webhookId),
+    keys.webhookDelivery(caller.projectId, webhookId, deliveryId),
+  ]);
   const webhook = found.find((i) => i.type === 'webhook') as WebhookItem | undefined;
   const delivery = found.find((i) => i.type === 'webhook_delivery') as DeliveryItem | undefined;
   if (!webhook) throw missing();
@@ -257,11 +313,15 @@ export async function readDelivery(caller: Caller, webhookId: string, deliveryId
   return { webhook, delivery };
 }
 
-export const getDelivery = async (caller: Caller, webhookId: string, deliveryId: string): Promise<DeliveryRecord> => toDeliveryRecord((await readDelivery(caller, webhookId, deliveryId)).delivery);
+export const getDelivery = async (caller: Caller, webhookId: string, deliveryId: string): Promise<DeliveryRecord> =>
+  toDeliveryRecord((await readDelivery(caller, webhookId, deliveryId)).delivery);
 
 /** GET /webhook-events: the project's deliveries, newest event first (GSI1), each with its event (one BatchGet). */
 export async function listWebhookEvents(caller: Caller, page: { limit: number; after?: string }) {
-  const { items, hasMore } = await queryGsi1Page<DeliveryItem & Item>(keys.webhookEventsPartitions(caller.projectId), page);
+  const { items, hasMore } = await queryGsi1Page<DeliveryItem & Item>(
+    keys.webhookEventsPartitions(caller.projectId),
+    page,
+  );
   const eventIds = unique(items.map((d) => d.event_id));
   const events = await batchGet<Item>(eventIds.map((id) => keys.event(caller.projectId, id)));
   const byId = new Map(events.map((e) => [(e.event as PlatformEvent).id, withResendFields(e.event as PlatformEvent)]));
@@ -273,7 +333,15 @@ export async function listWebhookEvents(caller: Caller, page: { limit: number; a
       type: d.event_type,
       data: (event?.data as Record<string, unknown> | undefined) ?? {},
       created_at: event?.created_at ?? d.created_at,
-      attempt: d.attempt_count > 0 && d.last_attempt_at ? { number: d.attempt_count, status: d.last_attempt_status ?? 'failed', response_code: d.response_code, at: d.last_attempt_at } : null,
+      attempt:
+        d.attempt_count > 0 && d.last_attempt_at
+          ? {
+              number: d.attempt_count,
+              status: d.last_attempt_status ?? 'failed',
+              response_code: d.response_code,
+              at: d.last_attempt_at,
+            }
+          : null,
     };
   });
   return { records, hasMore };

@@ -29,7 +29,13 @@ describe('API keys', () => {
     const { body } = await api.post('/api-keys', { name: 'before' });
     const renamed = await api.patch(`/api-keys/${body.id}`, { name: '  after  ' });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({ object: 'api_key', id: body.id, name: 'after', permission: 'full_access', mode: 'live' });
+    expect(renamed.body).toMatchObject({
+      object: 'api_key',
+      id: body.id,
+      name: 'after',
+      permission: 'full_access',
+      mode: 'live',
+    });
     expect((await api.get('/segments', { key: body.token })).status).toBe(200); // the key still works
     expect((await api.patch('/api-keys/01890a5d-ac96-774b-bcce-b302099a8057', { name: 'x' })).status).toBe(404);
     expect((await api.patch(`/api-keys/${body.id}`, { name: '' })).status).toBe(422);
@@ -40,7 +46,8 @@ describe('API keys', () => {
 
   it('records when a key was last used, at most once an hour, without delaying the request', async () => {
     const { body } = await api.post('/api-keys', { name: 'used' });
-    const listed = async () => (await api.get('/api-keys?limit=100')).body.data.find((k: { id: string }) => k.id === body.id);
+    const listed = async () =>
+      (await api.get('/api-keys?limit=100')).body.data.find((k: { id: string }) => k.id === body.id);
     expect((await listed()).last_used_at).toBeNull();
     const before = Date.now();
     expect((await api.get('/segments', { key: body.token })).status).toBe(200);
@@ -56,7 +63,15 @@ describe('API keys', () => {
     expect(list.status).toBe(200);
     expect(list.body.object).toBe('list');
     const entry = list.body.data.find((k: { id: string }) => k.id === body.id);
-    expect(entry).toEqual({ object: 'api_key', id: body.id, name: 'listed', permission: 'full_access', mode: 'live', created_at: expect.any(String), last_used_at: null });
+    expect(entry).toEqual({
+      object: 'api_key',
+      id: body.id,
+      name: 'listed',
+      permission: 'full_access',
+      mode: 'live',
+      created_at: expect.any(String),
+      last_used_at: null,
+    });
     expect(list.text).not.toContain(body.token);
     expect(list.text).not.toMatch(/token|hash/);
   });
@@ -74,18 +89,33 @@ describe('API keys', () => {
   const keyedRoutes = routes.filter((r) => r.operation.auth === 'api_key');
   const notForSending = keyedRoutes.filter((r) => !SEND_ROUTES.includes(`${r.method} ${r.path}`));
   let sendingKey: Promise<string> | undefined;
-  const aSendingKey = () => (sendingKey ??= api.post('/api-keys', { name: 'sender', permission: 'sending_access' }).then((r) => r.body.token as string));
-  it.each(notForSending.map((r) => [`${r.method} ${r.path}`, r] as const))('gives a sending_access key 403 insufficient_scope on %s', async (_, route) => {
-    const path = route.path.replace(/\{[A-Za-z0-9_]+\}/g, MISSING_ID);
-    const res = await request(route.method, path, route.operation.body ? {} : undefined, { key: await aSendingKey() });
-    expect({ status: res.status, body: res.body }).toEqual({
-      status: 403,
-      body: { name: 'application_error', statusCode: 403, message: expect.stringMatching(/sending_access/), errors: [expect.objectContaining({ code: 'insufficient_scope' })] },
-    });
-  });
+  const aSendingKey = () =>
+    (sendingKey ??= api
+      .post('/api-keys', { name: 'sender', permission: 'sending_access' })
+      .then((r) => r.body.token as string));
+  it.each(notForSending.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    'gives a sending_access key 403 insufficient_scope on %s',
+    async (_, route) => {
+      const path = route.path.replace(/\{[A-Za-z0-9_]+\}/g, MISSING_ID);
+      const res = await request(route.method, path, route.operation.body ? {} : undefined, {
+        key: await aSendingKey(),
+      });
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 403,
+        body: {
+          name: 'application_error',
+          statusCode: 403,
+          message: expect.stringMatching(/sending_access/),
+          errors: [expect.objectContaining({ code: 'insufficient_scope' })],
+        },
+      });
+    },
+  );
 
   it('lets a sending_access key send, and only send: the route table declares exactly POST /emails and POST /emails/batch for it', async () => {
-    expect(keyedRoutes.filter((r) => requiredScope(r.operation) === 'sending_access').map((r) => `${r.method} ${r.path}`)).toEqual(SEND_ROUTES);
+    expect(
+      keyedRoutes.filter((r) => requiredScope(r.operation) === 'sending_access').map((r) => `${r.method} ${r.path}`),
+    ).toEqual(SEND_ROUTES);
     const { body } = await api.post('/api-keys', { name: 'sender', permission: 'sending_access' });
     // past the scope check: the empty bodies fail validation instead
     expect((await api.post('/emails', {}, { key: body.token })).status).toBe(422);
@@ -114,7 +144,17 @@ describe('API keys', () => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         livemode: true,
         project_id: other.projectId,
-        data: { object: { object: 'api_key', id: body.id, name: 'evented', permission: 'full_access', mode: 'live', created_at: expect.any(String), last_used_at: null } },
+        data: {
+          object: {
+            object: 'api_key',
+            id: body.id,
+            name: 'evented',
+            permission: 'full_access',
+            mode: 'live',
+            created_at: expect.any(String),
+            last_used_at: null,
+          },
+        },
       });
     }
     expect(JSON.stringify(mine)).not.toContain(body.token);

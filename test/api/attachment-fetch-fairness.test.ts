@@ -28,10 +28,16 @@ afterEach(async () => {
   await endpoint?.stop();
 });
 
-const statuses = (ids: string[], key: string) => Promise.all(ids.map(async (id) => (await api.get(`/emails/${id}`, { key })).body as { last_event: string }));
+const statuses = (ids: string[], key: string) =>
+  Promise.all(ids.map(async (id) => (await api.get(`/emails/${id}`, { key })).body as { last_event: string }));
 /** The reasons of the `email.failed` events of `id` (as webhooks and GET /events carry them), oldest first. */
 const failureReasons = async (id: string, key: string): Promise<string[]> =>
-  ((await api.get('/events', { key })).body.data as { type: string; data: { email_id: string; failed: { reason: string } } }[])
+  (
+    (await api.get('/events', { key })).body.data as {
+      type: string;
+      data: { email_id: string; failed: { reason: string } };
+    }[]
+  )
     .filter((e) => e.type === 'email.failed' && e.data.email_id === id)
     .map((e) => e.data.failed.reason)
     .reverse();
@@ -61,7 +67,11 @@ it("sends another project's email while one project's slow attachments are pendi
     20_000,
   );
 
-  const plain = await api.post('/emails', { from: `hello@${domainB}`, to: 'delivered@simulator.amazonses.com', subject: 'plain', text: 'hi' }, { key: b.key });
+  const plain = await api.post(
+    '/emails',
+    { from: `hello@${domainB}`, to: 'delivered@simulator.amazonses.com', subject: 'plain', text: 'hi' },
+    { key: b.key },
+  );
   expect(plain.status).toBe(200);
   await waitFor(
     async () => (await api.get(`/emails/${plain.body.id}`, { key: b.key })).body.last_event as string,
@@ -81,7 +91,10 @@ it("sends another project's email while one project's slow attachments are pendi
     90_000,
     500,
   );
-  for (const [i, id] of slowIds.entries()) expect(await failureReasons(id, a.key)).toEqual([expect.stringMatching(new RegExp(`^not sent: .*/report-${i}\\.pdf`))]);
+  for (const [i, id] of slowIds.entries())
+    expect(await failureReasons(id, a.key)).toEqual([
+      expect.stringMatching(new RegExp(`^not sent: .*/report-${i}\\.pdf`)),
+    ]);
 
   // a retry goes through the fetch stage again (the URL is still gone: failed again, with the reason)
   expect((await api.post(`/emails/${slowIds[0]}/retry`, undefined, { key: a.key })).status).toBe(200);
@@ -116,13 +129,24 @@ describe('without a slow endpoint', () => {
 
   it("sends a test key's email without fetching its path: the URL is checked and a simulated fetch stored", async () => {
     const live = await createOtherProject();
-    const testKey = (await createApiKey({ projectId: live.projectId, livemode: false, permission: 'full_access' }, { name: 'ci', mode: 'test' })).token;
+    const testKey = (
+      await createApiKey(
+        { projectId: live.projectId, livemode: false, permission: 'full_access' },
+        { name: 'ci', mode: 'test' },
+      )
+    ).token;
     const domain = `fetchless-${Date.now().toString(36)}.example.com`;
     expect((await api.post('/domains', { name: domain }, { key: testKey })).status).toBe(201);
     const before = requests;
     const sent = await api.post(
       '/emails',
-      { from: `files@${domain}`, to: 'delivered@resend.dev', subject: 'simulated', text: 'x', attachments: [{ path: `${filesUrl}/invoice.pdf` }] },
+      {
+        from: `files@${domain}`,
+        to: 'delivered@resend.dev',
+        subject: 'simulated',
+        text: 'x',
+        attachments: [{ path: `${filesUrl}/invoice.pdf` }],
+      },
       { key: testKey },
     );
     expect(sent.status).toBe(200);
@@ -133,12 +157,20 @@ describe('without a slow endpoint', () => {
       200,
     );
     expect(requests).toBe(before);
-    expect(await attachment(sent.body.id, testKey)).toMatch(new RegExp(`^Test mode: ${filesUrl}/invoice.pdf was not fetched`));
+    expect(await attachment(sent.body.id, testKey)).toMatch(
+      new RegExp(`^Test mode: ${filesUrl}/invoice.pdf was not fetched`),
+    );
 
     // a URL a live fetch would refuse fails the test email the same way (`.invalid` never resolves: RFC 6761)
     const refused = await api.post(
       '/emails',
-      { from: `files@${domain}`, to: 'delivered@resend.dev', subject: 'refused', text: 'x', attachments: [{ path: 'https://files.invalid/report.pdf' }] },
+      {
+        from: `files@${domain}`,
+        to: 'delivered@resend.dev',
+        subject: 'refused',
+        text: 'x',
+        attachments: [{ path: 'https://files.invalid/report.pdf' }],
+      },
       { key: testKey },
     );
     expect(refused.status).toBe(200);
@@ -157,7 +189,14 @@ describe('without a slow endpoint', () => {
     const before = requests;
     const sent = await api.post(
       '/emails',
-      { from: `files@${domain}`, to: 'reader@example.com', subject: 'later', text: 'x', scheduled_at: new Date(Date.now() + 3_000).toISOString(), attachments: [{ path: `${filesUrl}/later.txt` }] },
+      {
+        from: `files@${domain}`,
+        to: 'reader@example.com',
+        subject: 'later',
+        text: 'x',
+        scheduled_at: new Date(Date.now() + 3_000).toISOString(),
+        attachments: [{ path: `${filesUrl}/later.txt` }],
+      },
       { key: project.key },
     );
     expect(sent.status).toBe(200);

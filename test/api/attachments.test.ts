@@ -51,7 +51,9 @@ interface StoredAttachment {
   size: number;
 }
 async function storedMail(subject: string): Promise<{ attachments: StoredAttachment[] } | undefined> {
-  const store = (await fetch(`${fromBanner('Mail viewer')}/store`).then((r) => r.json())) as { emails: { subject: string; attachments: StoredAttachment[] }[] };
+  const store = (await fetch(`${fromBanner('Mail viewer')}/store`).then((r) => r.json())) as {
+    emails: { subject: string; attachments: StoredAttachment[] }[];
+  };
   return store.emails.find((e) => e.subject === subject);
 }
 
@@ -59,7 +61,10 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'email-service-attachments-'));
   files = createServer((request, response) => {
     const url = request.url ?? '/';
-    if (url.startsWith('/elsewhere')) return response.writeHead(302, { location: `http://localhost:${(files.address() as AddressInfo).port}/big.bin` }).end();
+    if (url.startsWith('/elsewhere'))
+      return response
+        .writeHead(302, { location: `http://localhost:${(files.address() as AddressInfo).port}/big.bin` })
+        .end();
     if (url.startsWith('/again')) return response.writeHead(302, { location: '/big.bin' }).end();
     if (url.startsWith('/huge')) {
       response.writeHead(200, { 'content-length': String(40 * 1024 * 1024) });
@@ -67,11 +72,18 @@ beforeAll(async () => {
     }
     const body = served.get(url.split('?')[0]);
     if (!body) return response.writeHead(404).end('no such file');
-    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) }).end(body);
+    response
+      .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) })
+      .end(body);
   });
   await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
   filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-  const started = await startRuntimeProcess({ DATA_DIR: dataDir, LOCAL_API_KEY: KEY, LOCAL_SES_VERIFY_DELAY_MS: '0', API_RATE_LIMIT_PER_SECOND: '1000' });
+  const started = await startRuntimeProcess({
+    DATA_DIR: dataDir,
+    LOCAL_API_KEY: KEY,
+    LOCAL_SES_VERIFY_DELAY_MS: '0',
+    API_RATE_LIMIT_PER_SECOND: '1000',
+  });
   child = started.child;
   baseUrl = started.apiUrl;
   output = started.output;
@@ -132,8 +144,17 @@ describe('attachments at real sizes', () => {
 
     const mail = await storedMail(subject);
     const [pdf, png] = mail!.attachments;
-    expect({ name: pdf.filename, type: pdf.contentType, sha: sha256(Buffer.from(pdf.content, 'base64')) }).toEqual({ name: 'report.pdf', type: 'application/pdf', sha: sha256(report) });
-    expect({ type: png.contentType, disposition: png.contentDisposition, id: png.contentId, sha: sha256(Buffer.from(png.content, 'base64')) }).toEqual({
+    expect({ name: pdf.filename, type: pdf.contentType, sha: sha256(Buffer.from(pdf.content, 'base64')) }).toEqual({
+      name: 'report.pdf',
+      type: 'application/pdf',
+      sha: sha256(report),
+    });
+    expect({
+      type: png.contentType,
+      disposition: png.contentDisposition,
+      id: png.contentId,
+      sha: sha256(Buffer.from(png.content, 'base64')),
+    }).toEqual({
       type: 'image/png',
       disposition: 'INLINE',
       id: 'logo-1@example',
@@ -141,10 +162,16 @@ describe('attachments at real sizes', () => {
     });
 
     // the email's item holds the envelope only: the bytes are objects of their own
-    const dynamo = new DynamoDBClient({ endpoint: fromBanner('DynamoDB Local'), region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const dynamo = new DynamoDBClient({
+      endpoint: fromBanner('DynamoDB Local'),
+      region: 'ap-southeast-2',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     const table = /\(table (\S+),/.exec(output())![1];
     const emailKey = keys.email(fromBanner('Project'), sent.body.id);
-    const item = await dynamo.send(new GetItemCommand({ TableName: table, Key: { PK: { S: emailKey.PK }, SK: { S: emailKey.SK } } }));
+    const item = await dynamo.send(
+      new GetItemCommand({ TableName: table, Key: { PK: { S: emailKey.PK }, SK: { S: emailKey.SK } } }),
+    );
     expect(item.Item).toBeDefined();
     expect(JSON.stringify(item.Item).length).toBeLessThan(2048);
     dynamo.destroy();
@@ -152,27 +179,52 @@ describe('attachments at real sizes', () => {
     const listed = await call('GET', `/emails/${sent.body.id}/attachments`);
     expect(listed.status).toBe(200);
     expect(listed.body).toMatchObject({ object: 'list', has_more: false });
-    expect(listed.body.data.map((a: { filename: string; size: number; content_disposition: string; content_id: string | null }) => [a.filename, a.size, a.content_disposition, a.content_id])).toEqual([
+    expect(
+      listed.body.data.map(
+        (a: { filename: string; size: number; content_disposition: string; content_id: string | null }) => [
+          a.filename,
+          a.size,
+          a.content_disposition,
+          a.content_id,
+        ],
+      ),
+    ).toEqual([
       ['report.pdf', report.length, 'attachment', null],
       ['logo.png', logo.length, 'inline', 'logo-1@example'],
     ]);
     const one = await call('GET', `/emails/${sent.body.id}/attachments/${listed.body.data[0].id}`);
-    expect(one.body).toMatchObject({ object: 'attachment', content_type: 'application/pdf', expires_at: expect.any(String) });
+    expect(one.body).toMatchObject({
+      object: 'attachment',
+      content_type: 'application/pdf',
+      expires_at: expect.any(String),
+    });
     const download = await fetch(one.body.download_url);
     expect(download.status).toBe(200);
     expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(report));
-    expect((await call('GET', `/emails/${sent.body.id}/attachments/01900000-0000-7000-8000-000000000000`)).status).toBe(404);
+    expect((await call('GET', `/emails/${sent.body.id}/attachments/01900000-0000-7000-8000-000000000000`)).status).toBe(
+      404,
+    );
   }, 120_000);
 
   it('fetches a 20 MB path attachment when it sends, to SES intact, and serves it afterwards', async () => {
     const big = randomBytes(20 * 1024 * 1024);
     served.set('/big.bin', big);
     const subject = `twenty megabytes ${Date.now()}`;
-    const sent = await call('POST', '/emails', { from: `files@${domain}`, to: 'reader@example.com', subject, text: 'see attached', attachments: [{ path: `${filesUrl}/big.bin?v=1` }] });
+    const sent = await call('POST', '/emails', {
+      from: `files@${domain}`,
+      to: 'reader@example.com',
+      subject,
+      text: 'see attached',
+      attachments: [{ path: `${filesUrl}/big.bin?v=1` }],
+    });
     expect(sent.status).toBe(200);
     expect((await settled(sent.body.id)).last_event).toBe('delivered');
     const [stored] = (await storedMail(subject))!.attachments;
-    expect({ name: stored.filename, type: stored.contentType, size: stored.size }).toEqual({ name: 'big.bin', type: 'application/octet-stream', size: big.length });
+    expect({ name: stored.filename, type: stored.contentType, size: stored.size }).toEqual({
+      name: 'big.bin',
+      type: 'application/octet-stream',
+      size: big.length,
+    });
     expect(sha256(Buffer.from(stored.content, 'base64'))).toBe(sha256(big));
     const [listed] = (await call('GET', `/emails/${sent.body.id}/attachments`)).body.data;
     expect(listed).toMatchObject({ filename: 'big.bin', size: big.length, download_url: expect.any(String) });
@@ -185,10 +237,18 @@ describe('attachments at real sizes', () => {
   ])(
     'fails the email with the reason when the path gives %s',
     async (_, path, reason) => {
-      const sent = await call('POST', '/emails', { from: `files@${domain}`, to: 'reader@example.com', subject: `bad path ${path}`, text: 'x', attachments: [{ path: `${filesUrl}${path}` }] });
+      const sent = await call('POST', '/emails', {
+        from: `files@${domain}`,
+        to: 'reader@example.com',
+        subject: `bad path ${path}`,
+        text: 'x',
+        attachments: [{ path: `${filesUrl}${path}` }],
+      });
       expect(sent.status).toBe(200);
       expect((await settled(sent.body.id)).last_event).toBe('failed');
-      const events = (await call('GET', '/events')).body.data.filter((e: any) => e.type === 'email.failed' && e.data.email_id === sent.body.id);
+      const events = (await call('GET', '/events')).body.data.filter(
+        (e: any) => e.type === 'email.failed' && e.data.email_id === sent.body.id,
+      );
       expect(events[0].data.failed.reason).toMatch(reason);
     },
     60_000,
@@ -207,7 +267,14 @@ describe('attachments at real sizes', () => {
   }, 60_000);
 
   it('refuses attachments that are neither content nor path, both, or a path the guard refuses (422)', async () => {
-    const send = (attachment: unknown) => call('POST', '/emails', { from: `files@${domain}`, to: 'reader@example.com', subject: 'bad', text: 'x', attachments: [attachment] });
+    const send = (attachment: unknown) =>
+      call('POST', '/emails', {
+        from: `files@${domain}`,
+        to: 'reader@example.com',
+        subject: 'bad',
+        text: 'x',
+        attachments: [attachment],
+      });
     for (const [attachment, path] of [
       [{ filename: 'a.txt' }, 'attachments.0.content'],
       [{ filename: 'a.txt', content: 'aGk=', path: `${filesUrl}/a` }, 'attachments.0.content'],
@@ -218,7 +285,11 @@ describe('attachments at real sizes', () => {
       [{ filename: 'a.txt', content: 'aGk=', content_id: '<brackets>' }, 'attachments.0.content_id'],
     ] as const) {
       const answer = await send(attachment);
-      expect({ attachment, status: answer.status, paths: answer.body.errors.map((e: { path: string }) => e.path) }).toEqual({ attachment, status: 422, paths: expect.arrayContaining([path]) });
+      expect({
+        attachment,
+        status: answer.status,
+        paths: answer.body.errors.map((e: { path: string }) => e.path),
+      }).toEqual({ attachment, status: 422, paths: expect.arrayContaining([path]) });
     }
   });
 });

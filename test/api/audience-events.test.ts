@@ -71,7 +71,13 @@ describe('contact events', () => {
     const email = `ada.${Date.now().toString(36)}@example.com`;
     const created = await api.post(
       '/contacts',
-      { email, first_name: 'Ada', properties: { plan: 'pro' }, segments: [{ id: segment.id }], topics: [{ id: weekly.id, subscription: 'opt_out' }] },
+      {
+        email,
+        first_name: 'Ada',
+        properties: { plan: 'pro' },
+        segments: [{ id: segment.id }],
+        topics: [{ id: weekly.id, subscription: 'opt_out' }],
+      },
       { key },
     );
     expect(created.status).toBe(201);
@@ -99,7 +105,11 @@ describe('contact events', () => {
     events = await eventsAbout(key, id);
     expect(typesOf(events).slice(2).sort()).toEqual(['contact.topics.updated', 'contact.updated']);
     const viaPatch = events.slice(2).find((e) => e.type === 'contact.topics.updated');
-    expect(viaPatch.data).toEqual({ object: { ...afterTopics, updated_topics: [{ id: monthly.id, subscription: 'opt_in' }] }, email, topics: [{ id: monthly.id, subscription: 'opt_in' }] });
+    expect(viaPatch.data).toEqual({
+      object: { ...afterTopics, updated_topics: [{ id: monthly.id, subscription: 'opt_in' }] },
+      email,
+      topics: [{ id: monthly.id, subscription: 'opt_in' }],
+    });
 
     // PATCH /contacts/{id}/topics: contact.topics.updated only (Resend's route for this change)
     const set = [{ id: weekly.id, subscription: 'opt_in' }];
@@ -133,7 +143,10 @@ describe('contact events', () => {
 
   it('fits the largest PATCH (address moved, 25 segments swapped for 25 others, 20 topics) and its two events in one transaction of 100 actions', async () => {
     const { key } = await createOtherProject();
-    const make = (path: string, n: number, body: (i: number) => object) => Promise.all(Array.from({ length: n }, (_, i) => api.post(path, body(i), { key }).then((r) => r.body.id as string)));
+    const make = (path: string, n: number, body: (i: number) => object) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) => api.post(path, body(i), { key }).then((r) => r.body.id as string)),
+      );
     const [before, after, topics] = await Promise.all([
       make('/segments', MAX_SEGMENTS_PER_CONTACT, (i) => ({ name: `before ${i}` })),
       make('/segments', MAX_SEGMENTS_PER_CONTACT, (i) => ({ name: `after ${i}` })),
@@ -142,28 +155,51 @@ describe('contact events', () => {
     const stamp = Date.now().toString(36);
     const id = (await api.post('/contacts', { email: `full.${stamp}@example.com`, segments: before }, { key })).body.id;
     const set = topics.map((topicId) => ({ id: topicId, subscription: 'opt_out' }));
-    const patched = await api.patch(`/contacts/${id}`, { email: `moved.${stamp}@example.com`, segments: after, topics: set }, { key });
+    const patched = await api.patch(
+      `/contacts/${id}`,
+      { email: `moved.${stamp}@example.com`, segments: after, topics: set },
+      { key },
+    );
     expect(patched.status).toBe(200);
     const events = await eventsAbout(key, id);
     expect(typesOf(events).slice(1).sort()).toEqual(['contact.topics.updated', 'contact.updated']);
-    expect(events.find((e) => e.type === 'contact.updated').data).toMatchObject({ email: `moved.${stamp}@example.com`, segment_ids: after, audience_id: after[0] });
+    expect(events.find((e) => e.type === 'contact.updated').data).toMatchObject({
+      email: `moved.${stamp}@example.com`,
+      segment_ids: after,
+      audience_id: after[0],
+    });
     expect(events.find((e) => e.type === 'contact.topics.updated').data.topics).toEqual(set);
   });
 
   it('gives audience_id null to a contact in no segment, and carries livemode false for a test key', async () => {
     const { projectId } = await createOtherProject();
-    const { token: testKey } = await createApiKey({ projectId, livemode: false, permission: 'full_access' }, { name: 'sandbox', mode: 'test' });
-    const created = await api.post('/contacts', { email: `solo.${Date.now().toString(36)}@example.com` }, { key: testKey });
+    const { token: testKey } = await createApiKey(
+      { projectId, livemode: false, permission: 'full_access' },
+      { name: 'sandbox', mode: 'test' },
+    );
+    const created = await api.post(
+      '/contacts',
+      { email: `solo.${Date.now().toString(36)}@example.com` },
+      { key: testKey },
+    );
     expect(created.status).toBe(201);
     const [event] = await eventsAbout(testKey, created.body.id);
-    expect(event).toMatchObject({ type: 'contact.created', livemode: false, data: { audience_id: null, segment_ids: [], first_name: null, last_name: null, unsubscribed: false } });
+    expect(event).toMatchObject({
+      type: 'contact.created',
+      livemode: false,
+      data: { audience_id: null, segment_ids: [], first_name: null, last_name: null, unsubscribed: false },
+    });
   });
 });
 
 describe('topic events', () => {
   it('emits topic.created, topic.updated and topic.deleted (deleted: true, the topic as it was)', async () => {
     const { key } = await createOtherProject();
-    const created = await api.post('/topics', { name: 'Product news', description: 'launches', default_subscription: 'opt_out' }, { key });
+    const created = await api.post(
+      '/topics',
+      { name: 'Product news', description: 'launches', default_subscription: 'opt_out' },
+      { key },
+    );
     expect(created.status).toBe(201);
     const id = created.body.id;
     const updated = await api.patch(`/topics/${id}`, { name: 'Product updates', description: null }, { key });
@@ -186,7 +222,11 @@ describe('topic events', () => {
     expect(typesOf(events)).toEqual(['topic.created', 'topic.updated', 'topic.deleted']);
     expect(events[0].data).toEqual({ object: created.body, ...topicFields(created.body, false) });
     expect(events[1].data).toEqual({ object: updated.body, ...topicFields(updated.body, false) });
-    expect(events[1].data).toMatchObject({ name: 'Product updates', description: null, default_subscription: 'opt_out' });
+    expect(events[1].data).toMatchObject({
+      name: 'Product updates',
+      description: null,
+      default_subscription: 'opt_out',
+    });
     expect(events[2].data).toEqual({ object: updated.body, ...topicFields(updated.body, true) });
   });
 });
@@ -234,8 +274,21 @@ describe('suppression events', () => {
     const [bounceEntry, complaintEntry] = await Promise.all([entryOf(bounced), entryOf(complained)]);
     const bounceEvent = await addedEvent(bounceEntry.id);
     expect(bounceEvent).toMatchObject({ type: 'suppression.added', livemode: true });
-    expect(bounceEvent.data).toEqual({ object: bounceEntry, id: bounceEntry.id, email: bounced, origin: 'bounce', source_id: bounceEmail, created_at: bounceEntry.created_at });
-    const complaintFields = { id: complaintEntry.id, email: complained, origin: 'complaint', source_id: complaintEmail, created_at: complaintEntry.created_at };
+    expect(bounceEvent.data).toEqual({
+      object: bounceEntry,
+      id: bounceEntry.id,
+      email: bounced,
+      origin: 'bounce',
+      source_id: bounceEmail,
+      created_at: bounceEntry.created_at,
+    });
+    const complaintFields = {
+      id: complaintEntry.id,
+      email: complained,
+      origin: 'complaint',
+      source_id: complaintEmail,
+      created_at: complaintEntry.created_at,
+    };
     expect((await addedEvent(complaintEntry.id)).data).toEqual({ object: complaintEntry, ...complaintFields });
 
     // the suppression writer's answer to a `not-spam` complaint (SES's simulator sends none)
@@ -250,13 +303,28 @@ describe('webhooks and the audience event types', () => {
   it('accepts every new type on POST /webhooks and refuses an unknown one', async () => {
     const { key } = await createOtherProject();
     expect(EVENT_TYPES).toEqual(expect.arrayContaining(AUDIENCE_TYPES));
-    const created = await api.post('/webhooks', { endpoint: 'https://hooks.example.com/audience', events: AUDIENCE_TYPES }, { key });
+    const created = await api.post(
+      '/webhooks',
+      { endpoint: 'https://hooks.example.com/audience', events: AUDIENCE_TYPES },
+      { key },
+    );
     expect(created.status).toBe(201);
     expect(created.body.events).toEqual(AUDIENCE_TYPES);
-    const all = await api.post('/webhooks', { endpoint: 'https://hooks.example.com/all', events: [...EVENT_TYPES] }, { key });
+    const all = await api.post(
+      '/webhooks',
+      { endpoint: 'https://hooks.example.com/all', events: [...EVENT_TYPES] },
+      { key },
+    );
     expect(all.status).toBe(201);
-    const bad = await api.post('/webhooks', { endpoint: 'https://hooks.example.com/bad', events: ['contact.created', 'contact.exploded'] }, { key });
-    expect(bad).toMatchObject({ status: 422, body: { name: 'validation_error', errors: [expect.objectContaining({ path: 'events.1' })] } });
+    const bad = await api.post(
+      '/webhooks',
+      { endpoint: 'https://hooks.example.com/bad', events: ['contact.created', 'contact.exploded'] },
+      { key },
+    );
+    expect(bad).toMatchObject({
+      status: 422,
+      body: { name: 'validation_error', errors: [expect.objectContaining({ path: 'events.1' })] },
+    });
   });
 
   describe('on a runtime of its own', () => {
@@ -267,24 +335,43 @@ describe('webhooks and the audience event types', () => {
       const { call } = runtime;
       const rx = await new WebhookReceiver().start();
       receivers.push(rx);
-      const hook = await call('POST', '/webhooks', { endpoint: rx.url, events: ['contact.created', 'suppression.added'] });
+      const hook = await call('POST', '/webhooks', {
+        endpoint: rx.url,
+        events: ['contact.created', 'suppression.added'],
+      });
       expect(hook.status).toBe(201);
       const email = `hooked.${Date.now().toString(36)}@example.com`;
       const contact = await call('POST', '/contacts', { email, first_name: 'Grace' });
       expect(contact.status).toBe(201);
       const suppression = await call('POST', '/suppressions', { email });
       expect(suppression.status).toBe(201);
-      expect((await call('POST', '/topics', { name: 'not subscribed', default_subscription: 'opt_in' })).status).toBe(201);
+      expect((await call('POST', '/topics', { name: 'not subscribed', default_subscription: 'opt_in' })).status).toBe(
+        201,
+      );
 
       // every event of the three changes has gone through the pipeline: the two subscribed types came, the topic.created never will
       await runtime.drain();
       expect(rx.receipts.map((r) => r.json.type).sort()).toEqual(['contact.created', 'suppression.added']);
-      const verify = (body: string, headers: object) => new StandardWebhook(hook.body.signing_secret).verify(body, headers as Record<string, string>) as any;
+      const verify = (body: string, headers: object) =>
+        new StandardWebhook(hook.body.signing_secret).verify(body, headers as Record<string, string>) as any;
       const payloads = rx.receipts.map((r) => verify(r.body, r.headers));
       const contactEvent = payloads.find((p) => p.type === 'contact.created');
-      expect(contactEvent.data).toMatchObject({ object: { id: contact.body.id, email }, id: contact.body.id, email, first_name: 'Grace', audience_id: null, segment_ids: [] });
+      expect(contactEvent.data).toMatchObject({
+        object: { id: contact.body.id, email },
+        id: contact.body.id,
+        email,
+        first_name: 'Grace',
+        audience_id: null,
+        segment_ids: [],
+      });
       const suppressionEvent = payloads.find((p) => p.type === 'suppression.added');
-      expect(suppressionEvent.data).toMatchObject({ object: { id: suppression.body.id }, id: suppression.body.id, email, origin: 'manual', source_id: null });
+      expect(suppressionEvent.data).toMatchObject({
+        object: { id: suppression.body.id },
+        id: suppression.body.id,
+        email,
+        origin: 'manual',
+        source_id: null,
+      });
     });
   });
 });

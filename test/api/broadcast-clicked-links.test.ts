@@ -18,11 +18,19 @@ it('counts each link of a broadcast per click, most clicked first, and the metri
   const sdk = new Resend(key, { baseUrl: baseUrl() });
   const domain = await verifiedDomain(key, 'links', { open_tracking: true, click_tracking: true });
   const segment = (await api.post('/segments', { name: 'readers' }, { key })).body.id;
-  for (const email of ['click+one@simulator.amazonses.com', 'click+two@simulator.amazonses.com', 'success@simulator.amazonses.com']) {
+  for (const email of [
+    'click+one@simulator.amazonses.com',
+    'click+two@simulator.amazonses.com',
+    'success@simulator.amazonses.com',
+  ]) {
     expect((await api.post('/contacts', { email, segments: [segment] }, { key })).status).toBe(201);
   }
   const html = '<p>Hi</p><a href="https://example.com/offer">Offer</a> <a href="https://example.com/blog">Blog</a>';
-  const broadcast = await api.post('/broadcasts', { segment_id: segment, from: `news@${domain}`, subject: 'Links', html, send: true }, { key });
+  const broadcast = await api.post(
+    '/broadcasts',
+    { segment_id: segment, from: `news@${domain}`, subject: 'Links', html, send: true },
+    { key },
+  );
   expect(broadcast.status).toBe(201);
   const clicked = await waitFor(
     async () => (await sdk.broadcasts.clickedLinks(broadcast.body.id)).data,
@@ -30,7 +38,11 @@ it('counts each link of a broadcast per click, most clicked first, and the metri
     60_000,
   );
   expect(clicked!.has_more).toBe(false);
-  expect(clicked!.data.map(({ url, clicks, unique_clicks }) => ({ url, clicks, unique_clicks })).sort((a, b) => a.url.localeCompare(b.url))).toEqual([
+  expect(
+    clicked!.data
+      .map(({ url, clicks, unique_clicks }) => ({ url, clicks, unique_clicks }))
+      .sort((a, b) => a.url.localeCompare(b.url)),
+  ).toEqual([
     { url: 'https://example.com/blog', clicks: 2, unique_clicks: 2 },
     { url: 'https://example.com/offer', clicks: 2, unique_clicks: 2 },
   ]);
@@ -45,6 +57,15 @@ it('counts each link of a broadcast per click, most clicked first, and the metri
     (totals) => totals.opened === 2 && totals.delivered === 3,
     30_000,
   );
-  expect(metrics).toMatchObject({ sent: 3, delivered: 3, opened: 2, unique_opened: 2, clicked: 4, unique_clicked: 2, open_rate: 0.6667, click_rate: 0.6667 });
+  expect(metrics).toMatchObject({
+    sent: 3,
+    delivered: 3,
+    opened: 2,
+    unique_opened: 2,
+    clicked: 4,
+    unique_clicked: 2,
+    open_rate: 0.6667,
+    click_rate: 0.6667,
+  });
   expect((await api.get('/broadcasts/01900000-0000-7000-8000-000000000000/clicked-links', { key })).status).toBe(404);
 }, 120_000);

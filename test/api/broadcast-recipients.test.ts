@@ -46,14 +46,25 @@ beforeAll(async () => {
   const topicId = (await api.post('/topics', { name: unique('news'), default_subscription: 'opt_in' }, as())).body.id;
   for (const [name, email] of Object.entries(people)) {
     const topics = name === 'dee' ? [{ id: topicId, subscription: 'opt_out' }] : undefined;
-    const res = await api.post('/contacts', { email, first_name: name, segments: [{ id: segmentId }], ...(topics ? { topics } : {}) }, as());
+    const res = await api.post(
+      '/contacts',
+      { email, first_name: name, segments: [{ id: segmentId }], ...(topics ? { topics } : {}) },
+      as(),
+    );
     expect(res.status).toBe(201);
     contactIds[name] = res.body.id;
   }
   expect((await api.post('/suppressions', { email: people.eve }, as())).status).toBe(201);
   const created = await api.post(
     '/broadcasts',
-    { segment_id: segmentId, topic_id: topicId, from: `News <news@${domain}>`, subject: 'Recipients', html: '<p>Hi {{{FIRST_NAME}}}</p><a href="https://example.com/news">news</a>', send: true },
+    {
+      segment_id: segmentId,
+      topic_id: topicId,
+      from: `News <news@${domain}>`,
+      subject: 'Recipients',
+      html: '<p>Hi {{{FIRST_NAME}}}</p><a href="https://example.com/news">news</a>',
+      send: true,
+    },
     as(),
   );
   expect(created.status).toBe(201);
@@ -67,7 +78,8 @@ beforeAll(async () => {
   // the emails' statuses settle as the local SES's events come back
   await waitFor(
     () => api.get(recipientsPath(), as()).then((r) => r.body.data.map((r: { status: string }) => r.status).sort()),
-    (statuses) => JSON.stringify(statuses) === JSON.stringify(['bounced', 'clicked', 'delivered', 'skipped', 'skipped']),
+    (statuses) =>
+      JSON.stringify(statuses) === JSON.stringify(['bounced', 'clicked', 'delivered', 'skipped', 'skipped']),
     60_000,
     200,
   );
@@ -101,7 +113,11 @@ describe('GET /broadcasts/{broadcast_id}/recipients', () => {
     // a sent recipient's email_id is its email, whose status the list shows
     for (const recipient of res.body.data.filter((r: { email_id: string | null }) => r.email_id)) {
       const email = await api.get(`/emails/${recipient.email_id}`, as());
-      expect(email.body).toMatchObject({ to: [recipient.email], broadcast_id: broadcastId, last_event: recipient.status });
+      expect(email.body).toMatchObject({
+        to: [recipient.email],
+        broadcast_id: broadcastId,
+        last_event: recipient.status,
+      });
     }
   });
 
@@ -118,14 +134,30 @@ describe('GET /broadcasts/{broadcast_id}/recipients', () => {
     expect(back.body.data.map((r: { id: string }) => r.id)).toEqual(all.slice(0, 2));
 
     const one = await api.get(recipientsPath(`?email=${encodeURIComponent(people.bob.toUpperCase())}`), as());
-    expect(one.body).toEqual({ object: 'list', has_more: false, data: [expect.objectContaining({ id: contactIds.bob, status: 'bounced' })] });
-    expect((await api.get(recipientsPath(`?email=${encodeURIComponent(`nobody-${tag}@example.com`)}`), as())).body).toEqual({ object: 'list', has_more: false, data: [] });
+    expect(one.body).toEqual({
+      object: 'list',
+      has_more: false,
+      data: [expect.objectContaining({ id: contactIds.bob, status: 'bounced' })],
+    });
+    expect(
+      (await api.get(recipientsPath(`?email=${encodeURIComponent(`nobody-${tag}@example.com`)}`), as())).body,
+    ).toEqual({ object: 'list', has_more: false, data: [] });
   });
 
   it("answers a draft's empty list, and 404 for an unknown broadcast or another project's", async () => {
-    const draft = await api.post('/broadcasts', { segment_id: segmentId, from: `news@${domain}`, subject: 'Draft', text: 'Hi' }, as());
-    expect(await api.get(`/broadcasts/${draft.body.id}/recipients`, as())).toMatchObject({ status: 200, body: { object: 'list', data: [], has_more: false } });
-    expect(await api.get('/broadcasts/01900000-0000-7000-8000-00000000abcd/recipients', as())).toMatchObject({ status: 404, body: { name: 'not_found' } });
+    const draft = await api.post(
+      '/broadcasts',
+      { segment_id: segmentId, from: `news@${domain}`, subject: 'Draft', text: 'Hi' },
+      as(),
+    );
+    expect(await api.get(`/broadcasts/${draft.body.id}/recipients`, as())).toMatchObject({
+      status: 200,
+      body: { object: 'list', data: [], has_more: false },
+    });
+    expect(await api.get('/broadcasts/01900000-0000-7000-8000-00000000abcd/recipients', as())).toMatchObject({
+      status: 404,
+      body: { name: 'not_found' },
+    });
     expect(await api.get(recipientsPath())).toMatchObject({ status: 404, body: { name: 'not_found' } }); // the default project's key
   });
 
@@ -133,7 +165,10 @@ describe('GET /broadcasts/{broadcast_id}/recipients', () => {
     const typed = await api.get(recipientsPath('?type=opened&bounce_type=permanent'), as());
     expect(typed.status).toBe(200);
     expect(typed.body.data).toHaveLength(Object.keys(people).length);
-    expect(await api.get(recipientsPath('?type=read'), as())).toMatchObject({ status: 422, body: { name: 'validation_error', errors: [expect.objectContaining({ path: 'type' })] } });
+    expect(await api.get(recipientsPath('?type=read'), as())).toMatchObject({
+      status: 422,
+      body: { name: 'validation_error', errors: [expect.objectContaining({ path: 'type' })] },
+    });
     expect(await api.get(recipientsPath('?limit=0'), as())).toMatchObject({ status: 422 });
   });
 });
@@ -142,12 +177,23 @@ describe('resend.broadcasts.recipients', () => {
   it('lists the recipients with the SDK, page by page', async () => {
     const page = dataOf(await resend.broadcasts.recipients(broadcastId, { type: 'sent' }));
     expect(page).toMatchObject({ object: 'list', has_more: false });
-    expect(page.data).toEqual(newestFirst().map((name) => expect.objectContaining({ id: contactIds[name], contact_id: contactIds[name], email: people[name], ...expected()[name] })));
+    expect(page.data).toEqual(
+      newestFirst().map((name) =>
+        expect.objectContaining({
+          id: contactIds[name],
+          contact_id: contactIds[name],
+          email: people[name],
+          ...expected()[name],
+        }),
+      ),
+    );
 
     const seen: string[] = [];
     let after: string | undefined;
     for (let more = true; more; ) {
-      const next = dataOf(await resend.broadcasts.recipients(broadcastId, { type: 'delivered', limit: 2, ...(after ? { after } : {}) }));
+      const next = dataOf(
+        await resend.broadcasts.recipients(broadcastId, { type: 'delivered', limit: 2, ...(after ? { after } : {}) }),
+      );
       seen.push(...next.data.map((r) => r.id));
       after = next.data.at(-1)?.id;
       more = next.has_more;
@@ -163,7 +209,11 @@ describe('audience_id', () => {
   it('is the segment id in every answer that holds a broadcast', async () => {
     const other = (await api.post('/segments', { name: unique('other') }, as())).body.id;
     const same = (b: { segment_id: string; audience_id: string }) => expect(b.audience_id).toBe(b.segment_id);
-    const created = await api.post('/broadcasts', { segment_id: segmentId, from: `news@${domain}`, subject: 'Audience', text: 'Hi' }, as());
+    const created = await api.post(
+      '/broadcasts',
+      { segment_id: segmentId, from: `news@${domain}`, subject: 'Audience', text: 'Hi' },
+      as(),
+    );
     expect(created.body).toMatchObject({ segment_id: segmentId, audience_id: segmentId });
     const id = created.body.id;
     const updated = await api.patch(`/broadcasts/${id}`, { segment_id: other }, as());
@@ -171,7 +221,10 @@ describe('audience_id', () => {
     same((await api.get(`/broadcasts/${id}`, as())).body);
     for (const b of (await api.get('/broadcasts?limit=100', as())).body.data) same(b);
     same((await api.post(`/broadcasts/${id}/duplicate`, undefined, as())).body);
-    same((await api.post(`/broadcasts/${id}/send`, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }, as())).body);
+    same(
+      (await api.post(`/broadcasts/${id}/send`, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }, as()))
+        .body,
+    );
     same((await api.post(`/broadcasts/${id}/cancel`, undefined, as())).body);
     expect(dataOf(await resend.broadcasts.get(id))).toMatchObject({ audience_id: other });
   });

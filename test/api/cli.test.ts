@@ -29,5 +29,8 @@ it('creates a new project and key that work over HTTP, lists it, and revokes it'
 }, 60_000);
 
 it('says in one line what is wrong with a wrong command, and where the usage is', async () => {
-  await expect(cli('frobnicate')).rejects.toMatchObject({ code: 2, stderr: 'npm run api-key: unknown command "frobnicate" (npm run api-key -- --help for usage)\n' });
+  await expect(cli('frobnicate')).rejects.toMatchObject({
+    code: 2,
+    stderr: 'npm run api-key: unknown command "frobnicate" (npm run api-key -- --help for usage)\n',
+  });
 }, 30_000);

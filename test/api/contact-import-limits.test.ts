@@ -17,14 +17,24 @@ import { waitFor } from '../support/wait';
 
 useRuntimeTable();
 
-async function multipart(fields: Record<string, string | Blob>): Promise<{ raw: Buffer; headers: Record<string, string> }> {
+async function multipart(
+  fields: Record<string, string | Blob>,
+): Promise<{ raw: Buffer; headers: Record<string, string> }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   const encoded = new Request('http://local/', { method: 'POST', body: form });
-  return { raw: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+  return {
+    raw: Buffer.from(await encoded.arrayBuffer()),
+    headers: { 'content-type': encoded.headers.get('content-type')! },
+  };
 }
-const postImport = async (key: string, csv: string) => request('POST', '/contacts/imports', undefined, { key, ...(await multipart({ file: new Blob([csv], { type: 'text/csv' }) })) });
-const rows = (n: number, tag: string) => ['email', ...Array.from({ length: n }, (_, i) => `${tag}${i}@example.com`)].join('\n');
+const postImport = async (key: string, csv: string) =>
+  request('POST', '/contacts/imports', undefined, {
+    key,
+    ...(await multipart({ file: new Blob([csv], { type: 'text/csv' }) })),
+  });
+const rows = (n: number, tag: string) =>
+  ['email', ...Array.from({ length: n }, (_, i) => `${tag}${i}@example.com`)].join('\n');
 const finished = (key: string, id: string) =>
   waitFor(
     () => request('GET', `/contacts/imports/${id}`, undefined, { key }),
@@ -39,7 +49,10 @@ it('runs one import per project: a second is 409 naming the running one, and is 
   const first = await postImport(key, rows(3000, 'first'));
   expect(first.status).toBe(201);
   const second = await postImport(key, rows(5, 'second'));
-  expect(second).toMatchObject({ status: 409, body: { name: 'application_error', errors: [{ code: 'import_in_progress' }] } });
+  expect(second).toMatchObject({
+    status: 409,
+    body: { name: 'application_error', errors: [{ code: 'import_in_progress' }] },
+  });
   expect(second.body.message).toContain(first.body.id);
   // another project is not held by it
   expect((await postImport(other.key, rows(5, 'other'))).status).toBe(201);
@@ -73,11 +86,20 @@ it('does not let an import whose worker stopped for good hold the project: a new
   await finished(key, stuck.body.id);
   // as if its worker had died for good an hour ago (its message in the DLQ): in progress, nothing moved since
   const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-  await table.updateItem(table.update(keys.contactImport(projectId, stuck.body.id), { set: { status: 'in_progress', completed_at: null, moved_at: hourAgo, created_at: hourAgo } }));
-  await table.transact([table.put({ ...keys.contactImportRunning(projectId), import_id: stuck.body.id, taken_at: hourAgo })]);
+  await table.updateItem(
+    table.update(keys.contactImport(projectId, stuck.body.id), {
+      set: { status: 'in_progress', completed_at: null, moved_at: hourAgo, created_at: hourAgo },
+    }),
+  );
+  await table.transact([
+    table.put({ ...keys.contactImportRunning(projectId), import_id: stuck.body.id, taken_at: hourAgo }),
+  ]);
   const next = await postImport(key, rows(3, 'next'));
   expect(next.status).toBe(201);
-  expect((await request('GET', `/contacts/imports/${stuck.body.id}`, undefined, { key })).body).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/stopped/) });
+  expect((await request('GET', `/contacts/imports/${stuck.body.id}`, undefined, { key })).body).toMatchObject({
+    status: 'failed',
+    failure_reason: expect.stringMatching(/stopped/),
+  });
   expect(await finished(key, next.body.id)).toMatchObject({ status: 'completed' });
   // and the stale import's message, were it delivered late, changes nothing
   expect(await runImport({ project_id: projectId, import_id: stuck.body.id }, Date.now() + 60_000)).toBe('done');
@@ -87,17 +109,33 @@ describe("a project's contact limit", () => {
   it('refuses a create past it (409 contact_limit_reached), imports only up to it, and refuses an import at it', async () => {
     const { projectId, key } = await createOtherProject();
     await changeProjectSettings(projectId, { contact_limit: 5 });
-    for (const n of [1, 2, 3]) expect((await request('POST', '/contacts', { email: `c${n}@example.com` }, { key })).status).toBe(201);
-    const imported = await postImport(key, ['email', 'c1@example.com', 'i1@example.com', 'i2@example.com', 'i3@example.com', 'i4@example.com'].join('\n'));
+    for (const n of [1, 2, 3])
+      expect((await request('POST', '/contacts', { email: `c${n}@example.com` }, { key })).status).toBe(201);
+    const imported = await postImport(
+      key,
+      ['email', 'c1@example.com', 'i1@example.com', 'i2@example.com', 'i3@example.com', 'i4@example.com'].join('\n'),
+    );
     expect(imported.status).toBe(201);
     const done = await finished(key, imported.body.id);
     expect(done).toMatchObject({ status: 'completed', counts: { total: 5, created: 2, updated: 1, failed: 2 } });
-    expect(done.failures[0]).toMatchObject({ email: 'i3@example.com', reason: expect.stringMatching(/contact limit of 5/) });
+    expect(done.failures[0]).toMatchObject({
+      email: 'i3@example.com',
+      reason: expect.stringMatching(/contact limit of 5/),
+    });
     const refused = await request('POST', '/contacts', { email: 'one-more@example.com' }, { key });
-    expect(refused).toMatchObject({ status: 409, body: { name: 'application_error', errors: [{ code: 'contact_limit_reached' }] } });
-    expect(await postImport(key, rows(1, 'more'))).toMatchObject({ status: 409, body: { errors: [{ code: 'contact_limit_reached' }] } });
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { name: 'application_error', errors: [{ code: 'contact_limit_reached' }] },
+    });
+    expect(await postImport(key, rows(1, 'more'))).toMatchObject({
+      status: 409,
+      body: { errors: [{ code: 'contact_limit_reached' }] },
+    });
     // an update is no new contact
-    expect((await request('PATCH', '/contacts/c1@example.com', { email: 'c1@example.com', first_name: 'Still' }, { key })).status).toBe(200);
+    expect(
+      (await request('PATCH', '/contacts/c1@example.com', { email: 'c1@example.com', first_name: 'Still' }, { key }))
+        .status,
+    ).toBe(200);
     expect((await request('DELETE', '/contacts/c2@example.com', undefined, { key })).status).toBe(200);
     expect((await request('POST', '/contacts', { email: 'one-more@example.com' }, { key })).status).toBe(201);
   }, 120_000);

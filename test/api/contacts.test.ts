@@ -15,7 +15,13 @@ async function segment(name = 'Segment', key?: string): Promise<string> {
   return (await api.post('/segments', { name }, { key })).body.id;
 }
 async function topic(defaultSubscription: 'opt_in' | 'opt_out', key?: string): Promise<string> {
-  return (await api.post('/topics', { name: `Topic ${defaultSubscription}`, default_subscription: defaultSubscription }, { key })).body.id;
+  return (
+    await api.post(
+      '/topics',
+      { name: `Topic ${defaultSubscription}`, default_subscription: defaultSubscription },
+      { key },
+    )
+  ).body.id;
 }
 
 describe('contacts', () => {
@@ -45,16 +51,29 @@ describe('contacts', () => {
       created_at: expect.any(String),
       updated_at: created.body.created_at,
     });
-    expect(await api.get(`/contacts/${created.body.id}?properties_format=plain`)).toMatchObject({ status: 200, body: created.body });
-    expect(await api.get(`/contacts/${email.toUpperCase()}?properties_format=plain`)).toMatchObject({ status: 200, body: created.body });
-    expect(await api.get(`/contacts/${encodeURIComponent(email)}?properties_format=plain`)).toMatchObject({ status: 200, body: created.body });
+    expect(await api.get(`/contacts/${created.body.id}?properties_format=plain`)).toMatchObject({
+      status: 200,
+      body: created.body,
+    });
+    expect(await api.get(`/contacts/${email.toUpperCase()}?properties_format=plain`)).toMatchObject({
+      status: 200,
+      body: created.body,
+    });
+    expect(await api.get(`/contacts/${encodeURIComponent(email)}?properties_format=plain`)).toMatchObject({
+      status: 200,
+      body: created.body,
+    });
   });
 
   it('writes the items the broadcast fan-out reads: the contact, the address claim and one member item per segment', async () => {
     const vip = await segment('VIP');
     const weekly = await topic('opt_out');
     const email = address('Items');
-    const { body: contact } = await api.post('/contacts', { email, segments: [vip], topics: [{ id: weekly, subscription: 'opt_in' }] });
+    const { body: contact } = await api.post('/contacts', {
+      email,
+      segments: [vip],
+      topics: [{ id: weekly, subscription: 'opt_in' }],
+    });
     const pid = runtime.projectId;
     expect(await getItem(keys.contact(pid, contact.id))).toEqual({
       ...keys.contact(pid, contact.id),
@@ -71,7 +90,12 @@ describe('contacts', () => {
       created_at: contact.created_at,
       updated_at: contact.updated_at,
     });
-    expect(await getItem(keys.contactEmail(pid, email))).toEqual({ ...keys.contactEmail(pid, email), type: 'contact_email', project_id: pid, contact_id: contact.id });
+    expect(await getItem(keys.contactEmail(pid, email))).toEqual({
+      ...keys.contactEmail(pid, email),
+      type: 'contact_email',
+      project_id: pid,
+      contact_id: contact.id,
+    });
     expect(await getItem(keys.segmentMember(pid, vip, contact.id))).toEqual({
       ...keys.segmentMember(pid, vip, contact.id),
       type: 'segment_member',
@@ -86,22 +110,37 @@ describe('contacts', () => {
     expect((await api.post('/contacts', { email })).status).toBe(201);
     const again = await api.post('/contacts', { email: email.toUpperCase(), first_name: 'Other' });
     expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ name: 'application_error', errors: [{ code: 'contact_exists', path: 'email' }] });
+    expect(again.body).toMatchObject({
+      name: 'application_error',
+      errors: [{ code: 'contact_exists', path: 'email' }],
+    });
     // another project may have the same address
     const other = await createOtherProject();
     expect((await api.post('/contacts', { email }, { key: other.key })).status).toBe(201);
   });
 
   it('refuses invalid bodies with 422 naming the path, and writes nothing', async () => {
-    const bad = await api.post('/contacts', { email: 'not-an-address', unsubscribed: 'yes', properties: { '1st': 'x' }, nickname: 'x' });
+    const bad = await api.post('/contacts', {
+      email: 'not-an-address',
+      unsubscribed: 'yes',
+      properties: { '1st': 'x' },
+      nickname: 'x',
+    });
     expect(bad.status).toBe(422);
-    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['email', 'nickname', 'properties.1st', 'unsubscribed']);
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'email',
+      'nickname',
+      'properties.1st',
+      'unsubscribed',
+    ]);
 
     const vip = await segment();
     const email = address('refs');
     const unknownSegment = await api.post('/contacts', { email, segments: [{ id: vip }, { id: UNKNOWN_ID }] });
     expect(unknownSegment.status).toBe(422);
-    expect(unknownSegment.body.errors).toEqual([expect.objectContaining({ code: 'unknown_segment', path: 'segments.1.id' })]);
+    expect(unknownSegment.body.errors).toEqual([
+      expect.objectContaining({ code: 'unknown_segment', path: 'segments.1.id' }),
+    ]);
     const unknownPlain = await api.post('/contacts', { email, segments: [UNKNOWN_ID] });
     expect(unknownPlain.body.errors).toEqual([expect.objectContaining({ path: 'segments.0' })]);
     const unknownTopic = await api.post('/contacts', { email, topics: [{ id: UNKNOWN_ID, subscription: 'opt_in' }] });
@@ -162,7 +201,10 @@ describe('contacts', () => {
       ],
       created_at: contact.created_at,
     });
-    expect(await api.get(`/contacts/${contact.id}?properties_format=plain`)).toMatchObject({ status: 200, body: res.body });
+    expect(await api.get(`/contacts/${contact.id}?properties_format=plain`)).toMatchObject({
+      status: 200,
+      body: res.body,
+    });
     const empty = await api.patch(`/contacts/${contact.id}`, { email, properties: {}, topics: [] });
     expect(empty).toMatchObject({ status: 200, body: { properties: res.body.properties, topics: res.body.topics } });
     expect((await api.patch(`/contacts/${contact.id}/topics`, [])).status).toBe(200);
@@ -175,7 +217,10 @@ describe('contacts', () => {
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0].path).toBe('segments.1');
     expect((await api.get(`/contacts/${contact.id}`)).body.segment_ids).toEqual([b, c]); // nothing changed
-    const unknownTopic = await api.patch(`/contacts/${email}`, { email, topics: [{ id: UNKNOWN_ID, subscription: 'opt_in' }] });
+    const unknownTopic = await api.patch(`/contacts/${email}`, {
+      email,
+      topics: [{ id: UNKNOWN_ID, subscription: 'opt_in' }],
+    });
     expect(unknownTopic.body.errors[0]).toMatchObject({ code: 'unknown_topic', path: 'topics.0.id' });
     expect((await api.patch(`/contacts/${UNKNOWN_ID}`, { email })).status).toBe(404);
     expect((await api.patch(`/contacts/${address('nobody')}`, { email })).status).toBe(404);
@@ -296,9 +341,17 @@ describe('contacts', () => {
 
   it('shows every topic with the effective subscription and sets subscriptions from a bare array or {topics}', async () => {
     const other = await createOtherProject();
-    const [optIn, optOut, untouched] = [await topic('opt_in', other.key), await topic('opt_out', other.key), await topic('opt_in', other.key)];
+    const [optIn, optOut, untouched] = [
+      await topic('opt_in', other.key),
+      await topic('opt_out', other.key),
+      await topic('opt_in', other.key),
+    ];
     const email = address('topics');
-    const { body: contact } = await api.post('/contacts', { email, topics: [{ id: optIn, subscription: 'opt_out' }] }, { key: other.key });
+    const { body: contact } = await api.post(
+      '/contacts',
+      { email, topics: [{ id: optIn, subscription: 'opt_out' }] },
+      { key: other.key },
+    );
 
     const before = await api.get(`/contacts/${contact.id}/topics`, { key: other.key });
     expect(before.status).toBe(200);
@@ -312,7 +365,9 @@ describe('contacts', () => {
       ],
     });
 
-    const bare = await api.patch(`/contacts/${email}/topics`, [{ id: optOut, subscription: 'opt_in' }], { key: other.key });
+    const bare = await api.patch(`/contacts/${email}/topics`, [{ id: optOut, subscription: 'opt_in' }], {
+      key: other.key,
+    });
     expect(bare.status).toBe(200);
     expect(bare.body).toMatchObject({
       object: 'contact',
@@ -322,10 +377,18 @@ describe('contacts', () => {
         { id: optOut, subscription: 'opt_in' },
       ],
     });
-    const wrapped = await api.patch(`/contacts/${contact.id}/topics`, { topics: [{ id: optIn, subscription: 'opt_in' }] }, { key: other.key });
+    const wrapped = await api.patch(
+      `/contacts/${contact.id}/topics`,
+      { topics: [{ id: optIn, subscription: 'opt_in' }] },
+      { key: other.key },
+    );
     expect(wrapped.status).toBe(200);
     const after = await api.get(`/contacts/${contact.id}/topics`, { key: other.key });
-    expect(after.body.data.map((t: { subscription: string }) => t.subscription)).toEqual(['opt_in', 'opt_in', 'opt_in']);
+    expect(after.body.data.map((t: { subscription: string }) => t.subscription)).toEqual([
+      'opt_in',
+      'opt_in',
+      'opt_in',
+    ]);
 
     const unknown = await api.patch(
       `/contacts/${contact.id}/topics`,
@@ -337,20 +400,35 @@ describe('contacts', () => {
     );
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0]).toMatchObject({ code: 'unknown_topic', path: 'topics.1.id' });
-    const badValue = await api.patch(`/contacts/${contact.id}/topics`, { topics: [{ id: optIn, subscription: 'no' }] }, { key: other.key });
+    const badValue = await api.patch(
+      `/contacts/${contact.id}/topics`,
+      { topics: [{ id: optIn, subscription: 'no' }] },
+      { key: other.key },
+    );
     expect(badValue.body.errors[0].path).toBe('topics.0.subscription');
-    expect((await api.get(`/contacts/${contact.id}`, { key: other.key })).body.topics).toContainEqual({ id: optIn, subscription: 'opt_in' });
+    expect((await api.get(`/contacts/${contact.id}`, { key: other.key })).body.topics).toContainEqual({
+      id: optIn,
+      subscription: 'opt_in',
+    });
 
     // a deleted topic disappears from the list; the contact's explicit choice for it is ignored
     await api.delete(`/topics/${optIn}`, { key: other.key });
-    expect(ids((await api.get(`/contacts/${contact.id}/topics`, { key: other.key })).body)).toEqual([untouched, optOut]);
+    expect(ids((await api.get(`/contacts/${contact.id}/topics`, { key: other.key })).body)).toEqual([
+      untouched,
+      optOut,
+    ]);
   });
 
   it("never shows or changes another project's contact (404)", async () => {
     const other = await createOtherProject();
     const email = address('mine');
     const { body: mine } = await api.post('/contacts', { email });
-    for (const path of [`/contacts/${mine.id}`, `/contacts/${email}`, `/contacts/${mine.id}/segments`, `/contacts/${mine.id}/topics`]) {
+    for (const path of [
+      `/contacts/${mine.id}`,
+      `/contacts/${email}`,
+      `/contacts/${mine.id}/segments`,
+      `/contacts/${mine.id}/topics`,
+    ]) {
       expect((await api.get(path, { key: other.key })).status).toBe(404);
     }
     expect((await api.patch(`/contacts/${mine.id}`, { email }, { key: other.key })).status).toBe(404);
@@ -362,7 +440,13 @@ describe('contacts', () => {
 
 describe('contact values as headers and DynamoDB take them (issue 16)', () => {
   it('refuses CR, LF, NUL and U+2028/2029 in first_name and last_name (they render into subjects) with 422, on create and update', async () => {
-    for (const name of ['Ada\r\nBcc: victim@evil.example', 'Ada\nX: 1', 'Ada\u0000B', 'Ada\u2028Bcc: victim@evil.example', 'Ada\u2029Lovelace']) {
+    for (const name of [
+      'Ada\r\nBcc: victim@evil.example',
+      'Ada\nX: 1',
+      'Ada\u0000B',
+      'Ada\u2028Bcc: victim@evil.example',
+      'Ada\u2029Lovelace',
+    ]) {
       for (const field of ['first_name', 'last_name']) {
         const created = await api.post('/contacts', { email: address('crlf'), [field]: name });
         expect([name, created.status]).toEqual([name, 422]);
@@ -382,7 +466,10 @@ describe('contact values as headers and DynamoDB take them (issue 16)', () => {
       expect([value, res.status]).toEqual([value, 422]);
       expect(res.body.errors[0].path).toBe('properties.score');
     }
-    const fine = await api.post('/contacts', { email: address('number'), properties: { score: 9007199254740991, tiny: 1e-130, zero: 0, neg: -2.5 } });
+    const fine = await api.post('/contacts', {
+      email: address('number'),
+      properties: { score: 9007199254740991, tiny: 1e-130, zero: 0, neg: -2.5 },
+    });
     expect(fine.status).toBe(201);
     expect(fine.body.properties).toEqual({ score: 9007199254740991, tiny: 1e-130, zero: 0, neg: -2.5 });
   });
@@ -409,9 +496,18 @@ describe('contact values rendered into a broadcast subject (issue 16)', () => {
     });
     expect(contact.status).toBe(201);
     // as a contact written before names were checked: the name itself carries a header line
-    await updateItem(update(keys.contact(runtime.projectId, contact.body.id), { set: { first_name: 'Ada\r\nCc: victim@evil.example\u2028X: 1' } }));
+    await updateItem(
+      update(keys.contact(runtime.projectId, contact.body.id), {
+        set: { first_name: 'Ada\r\nCc: victim@evil.example\u2028X: 1' },
+      }),
+    );
 
-    const broadcast = await api.post('/broadcasts', { segment_id: segmentId, from: `Acme <news@${domain}>`, subject: `News ${tag} for {{{FIRST_NAME}}} ({{{note}}})`, text: 'Hi {{{FIRST_NAME}}}' });
+    const broadcast = await api.post('/broadcasts', {
+      segment_id: segmentId,
+      from: `Acme <news@${domain}>`,
+      subject: `News ${tag} for {{{FIRST_NAME}}} ({{{note}}})`,
+      text: 'Hi {{{FIRST_NAME}}}',
+    });
     expect(broadcast.status).toBe(201);
     expect((await api.post(`/broadcasts/${broadcast.body.id}/send`, {})).status).toBe(200);
     await waitFor(
@@ -420,7 +516,10 @@ describe('contact values rendered into a broadcast subject (issue 16)', () => {
       30_000,
     );
     const email = await waitFor(
-      async () => (await api.get('/emails?limit=100')).body.data.find((e: { broadcast_id?: string }) => e.broadcast_id === broadcast.body.id),
+      async () =>
+        (await api.get('/emails?limit=100')).body.data.find(
+          (e: { broadcast_id?: string }) => e.broadcast_id === broadcast.body.id,
+        ),
       (e) => !!e,
     );
     expect(email.subject).toBe(`News ${tag} for Ada Cc: victim@evil.example X: 1 (vip Bcc: victim@evil.example)`);

@@ -6,7 +6,14 @@
  * or the scheduled domain check runs, which it does once a move passes its interval (a minute, its
  * schedule in functions/workers.ts). So each test knows the one status a domain has.
  */
-import { CreateConfigurationSetCommand, CreateEmailIdentityCommand, DeleteEmailIdentityCommand, GetConfigurationSetCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import {
+  CreateConfigurationSetCommand,
+  CreateEmailIdentityCommand,
+  DeleteEmailIdentityCommand,
+  GetConfigurationSetCommand,
+  GetEmailIdentityCommand,
+  SESv2Client,
+} from '@aws-sdk/client-sesv2';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/platform/db/client';
 import { api } from '../support/http';
@@ -28,19 +35,28 @@ const unique = (label: string, tld = 'example.com') => `${uniqueName(label)}.${t
 /** Moves the runtime's clock past the local SES's verification of the identities made so far (1 s after each was made). */
 const pastVerification = () => own.move({ advance_seconds: 2 });
 
-async function eventsOf(projectId: string, domainId: string): Promise<{ type: string; livemode: boolean; data: { object: Record<string, any> } }[]> {
+async function eventsOf(
+  projectId: string,
+  domainId: string,
+): Promise<{ type: string; livemode: boolean; data: { object: Record<string, any> } }[]> {
   return (await projectEvents(projectId)).map((item) => item.event).filter((e) => e.data.object.id === domainId);
 }
 const typesOf = async (projectId: string, domainId: string) => (await eventsOf(projectId, domainId)).map((e) => e.type);
 
 async function unsettledIds(): Promise<string[]> {
   const out = await documentClient.send(
-    new QueryCommand({ TableName: runtime.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': 'DOMAIN_UNSETTLED' } }),
+    new QueryCommand({
+      TableName: runtime.tableName,
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': 'DOMAIN_UNSETTLED' },
+    }),
   );
   return (out.Items ?? []).map((item) => String(item.SK).slice('DOMAIN#'.length)); // GSI1 projects keys only
 }
 
-const configurationSet = (domainId: string) => ses.send(new GetConfigurationSetCommand({ ConfigurationSetName: `es-${domainId}` }));
+const configurationSet = (domainId: string) =>
+  ses.send(new GetConfigurationSetCommand({ ConfigurationSetName: `es-${domainId}` }));
 
 describe('POST /domains', () => {
   it('creates the domain in SES and answers 201 with its records', async () => {
@@ -67,13 +83,46 @@ describe('POST /domains', () => {
     const tokens = identity.DkimAttributes!.Tokens!;
     expect(tokens).toHaveLength(3);
     expect(res.body.records).toEqual([
-      ...tokens.map((t) => ({ record: 'DKIM', name: `${t}._domainkey.${name}`, type: 'CNAME', ttl: 'Auto', status: 'pending', value: `${t}.dkim.amazonses.com` })),
-      { record: 'MX', name: `send.${name}`, type: 'MX', ttl: 'Auto', status: 'pending', value: 'feedback-smtp.ap-southeast-2.amazonses.com', priority: 10 },
-      { record: 'SPF', name: `send.${name}`, type: 'TXT', ttl: 'Auto', status: 'pending', value: '"v=spf1 include:amazonses.com ~all"' },
-      { record: 'DMARC', name: `_dmarc.${name}`, type: 'TXT', ttl: 'Auto', status: 'not_started', value: '"v=DMARC1; p=none;"', optional: true },
+      ...tokens.map((t) => ({
+        record: 'DKIM',
+        name: `${t}._domainkey.${name}`,
+        type: 'CNAME',
+        ttl: 'Auto',
+        status: 'pending',
+        value: `${t}.dkim.amazonses.com`,
+      })),
+      {
+        record: 'MX',
+        name: `send.${name}`,
+        type: 'MX',
+        ttl: 'Auto',
+        status: 'pending',
+        value: 'feedback-smtp.ap-southeast-2.amazonses.com',
+        priority: 10,
+      },
+      {
+        record: 'SPF',
+        name: `send.${name}`,
+        type: 'TXT',
+        ttl: 'Auto',
+        status: 'pending',
+        value: '"v=spf1 include:amazonses.com ~all"',
+      },
+      {
+        record: 'DMARC',
+        name: `_dmarc.${name}`,
+        type: 'TXT',
+        ttl: 'Auto',
+        status: 'not_started',
+        value: '"v=DMARC1; p=none;"',
+        optional: true,
+      },
     ]);
     // SES: MAIL FROM on send.<name>, the domain's own configuration set with opportunistic TLS
-    expect(identity.MailFromAttributes).toMatchObject({ MailFromDomain: `send.${name}`, BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' });
+    expect(identity.MailFromAttributes).toMatchObject({
+      MailFromDomain: `send.${name}`,
+      BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
+    });
     expect(identity.ConfigurationSetName).toBe(`es-${id}`);
     expect((await configurationSet(id)).DeliveryOptions).toMatchObject({ TlsPolicy: 'OPTIONAL' });
 
@@ -84,7 +133,11 @@ describe('POST /domains', () => {
     // the contract's `data.object`, and Resend's flat domain fields beside it
     const { id: domainId, name: domainName, status, created_at, region, records } = res.body;
     expect(events.filter((e) => e.type === 'domain.created')).toEqual([
-      expect.objectContaining({ type: 'domain.created', livemode: true, data: { object: res.body, id: domainId, name: domainName, status, created_at, region, records } }),
+      expect.objectContaining({
+        type: 'domain.created',
+        livemode: true,
+        data: { object: res.body, id: domainId, name: domainName, status, created_at, region, records },
+      }),
     ]);
     // and nothing else
     expect(events.map((e) => e.type)).toEqual(['domain.created']);
@@ -95,22 +148,54 @@ describe('POST /domains', () => {
     const res = await api.post('/domains', { name, custom_return_path: 'Bounces' });
     expect(res.status).toBe(201);
     expect(res.body.custom_return_path).toBe('bounces');
-    expect(res.body.records.filter((r: { record: string }) => r.record === 'MX' || r.record === 'SPF').map((r: { name: string }) => r.name)).toEqual([`bounces.${name}`, `bounces.${name}`]);
+    expect(
+      res.body.records
+        .filter((r: { record: string }) => r.record === 'MX' || r.record === 'SPF')
+        .map((r: { name: string }) => r.name),
+    ).toEqual([`bounces.${name}`, `bounces.${name}`]);
     const identity = await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }));
     expect(identity.MailFromAttributes?.MailFromDomain).toBe(`bounces.${name}`);
     for (const label of ['a.b', '-x', 'x-', 'with space', 'x'.repeat(64), '']) {
       const refused = await api.post('/domains', { name: unique('badreturn'), custom_return_path: label });
-      expect({ label, status: refused.status, path: refused.body.errors?.[0]?.path }).toEqual({ label, status: 422, path: 'custom_return_path' });
+      expect({ label, status: refused.status, path: refused.body.errors?.[0]?.path }).toEqual({
+        label,
+        status: 422,
+        path: 'custom_return_path',
+      });
     }
   });
 
   it('lower-cases the name and honours tls and capabilities', async () => {
     const name = unique('options');
-    const res = await api.post('/domains', { name: name.toUpperCase(), tls: 'enforced', capabilities: { receiving: 'enabled' } });
+    const res = await api.post('/domains', {
+      name: name.toUpperCase(),
+      tls: 'enforced',
+      capabilities: { receiving: 'enabled' },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name, tls: 'enforced', capabilities: { sending: 'enabled', receiving: 'enabled' } });
-    expect(res.body.records.map((r: { record: string }) => r.record)).toEqual(['DKIM', 'DKIM', 'DKIM', 'MX', 'SPF', 'DMARC', 'Receiving']);
-    expect(res.body.records[6]).toEqual({ record: 'Receiving', name, type: 'MX', ttl: 'Auto', status: 'not_started', value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 });
+    expect(res.body).toMatchObject({
+      name,
+      tls: 'enforced',
+      capabilities: { sending: 'enabled', receiving: 'enabled' },
+    });
+    expect(res.body.records.map((r: { record: string }) => r.record)).toEqual([
+      'DKIM',
+      'DKIM',
+      'DKIM',
+      'MX',
+      'SPF',
+      'DMARC',
+      'Receiving',
+    ]);
+    expect(res.body.records[6]).toEqual({
+      record: 'Receiving',
+      name,
+      type: 'MX',
+      ttl: 'Auto',
+      status: 'not_started',
+      value: 'inbound-smtp.ap-southeast-2.amazonaws.com',
+      priority: 10,
+    });
     expect((await configurationSet(res.body.id)).DeliveryOptions).toMatchObject({ TlsPolicy: 'REQUIRE' });
   });
 
@@ -145,7 +230,9 @@ describe('POST /domains', () => {
     expect(elsewhere.body.errors[0].code).toBe('domain_exists');
     expect((await api.get('/domains', { key: other.key })).body.data).toEqual([]);
     expect((await api.get(`/domains/${first.body.id}`)).status).toBe(200);
-    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${first.body.id}`);
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(
+      `es-${first.body.id}`,
+    );
   });
 
   it('refuses a name SES already has as an identity (409), without claiming the name', async () => {
@@ -161,11 +248,16 @@ describe('POST /domains', () => {
   it('gives a name to one of two creates racing for it (SES is the lock) and leaves nothing of the other', async () => {
     const name = unique('racing');
     const other = await createOtherProject();
-    const answers = await Promise.all([api.post('/domains', { name }), api.post('/domains', { name }, { key: other.key })]);
+    const answers = await Promise.all([
+      api.post('/domains', { name }),
+      api.post('/domains', { name }, { key: other.key }),
+    ]);
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
     const winner = answers.find((a) => a.status === 201)!;
     expect(answers.find((a) => a.status === 409)!.body.errors[0].code).toBe('domain_exists');
-    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${winner.body.id}`);
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(
+      `es-${winner.body.id}`,
+    );
     const lists = await Promise.all([api.get('/domains?limit=100'), api.get('/domains', { key: other.key })]);
     expect(lists.flatMap((l) => l.body.data).filter((d: { name: string }) => d.name === name)).toHaveLength(1);
   });
@@ -187,7 +279,9 @@ describe('POST /domains', () => {
     await leftBy(deadId);
     const res = await api.post('/domains', { name });
     expect(res.status).toBe(201);
-    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${res.body.id}`);
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(
+      `es-${res.body.id}`,
+    );
     await expect(configurationSet(deadId)).rejects.toMatchObject({ name: 'NotFoundException' });
     expect((await api.get(`/domains/${res.body.id}`)).body).toMatchObject({ name, status: 'pending' });
   });
@@ -222,7 +316,9 @@ describe('POST /domains', () => {
     await claim(new Date(now - 6 * 60_000), deadId);
     const res = await api.post('/domains', { name });
     expect(res.status).toBe(201);
-    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${res.body.id}`);
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(
+      `es-${res.body.id}`,
+    );
     await expect(configurationSet(deadId)).rejects.toMatchObject({ name: 'NotFoundException' });
   });
 });
@@ -231,7 +327,8 @@ describe('GET /domains', () => {
   it("lists newest first and pages with limit, after and before, only the project's own", async () => {
     const other = await createOtherProject();
     const ids: string[] = [];
-    for (const label of ['a', 'b', 'c']) ids.push((await api.post('/domains', { name: unique(label) }, { key: other.key })).body.id);
+    for (const label of ['a', 'b', 'c'])
+      ids.push((await api.post('/domains', { name: unique(label) }, { key: other.key })).body.id);
     const newestFirst = [...ids].reverse();
     const first = await api.get('/domains?limit=2', { key: other.key });
     expect(first.body).toMatchObject({ object: 'list', has_more: true });
@@ -248,7 +345,10 @@ describe('GET /domains', () => {
 
   it('answers 404 for an unknown id and 422 for a malformed one', async () => {
     const unknown = await api.get('/domains/01900000-0000-7000-8000-00000000abcd');
-    expect(unknown).toMatchObject({ status: 404, body: { name: 'not_found', errors: [{ code: 'not_found', path: 'domain_id' }] } });
+    expect(unknown).toMatchObject({
+      status: 404,
+      body: { name: 'not_found', errors: [{ code: 'not_found', path: 'domain_id' }] },
+    });
     const bad = await api.get('/domains/example.com');
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].path).toBe('domain_id');
@@ -259,11 +359,29 @@ describe('PATCH /domains/{domain_id}', () => {
   it('sets a tracking subdomain: a Tracking record and the SES redirect domain', async () => {
     const name = unique('track');
     const { body: domain } = await api.post('/domains', { name });
-    const res = await api.patch(`/domains/${domain.id}`, { tracking_subdomain: 'Links', open_tracking: true, click_tracking: true });
+    const res = await api.patch(`/domains/${domain.id}`, {
+      tracking_subdomain: 'Links',
+      open_tracking: true,
+      click_tracking: true,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: domain.id, tracking_subdomain: 'links', open_tracking: true, click_tracking: true });
-    expect(res.body.records.at(-1)).toEqual({ record: 'Tracking', name: `links.${name}`, type: 'CNAME', ttl: 'Auto', status: 'not_started', value: 'r.ap-southeast-2.awstrack.me' });
-    expect((await configurationSet(domain.id)).TrackingOptions).toMatchObject({ CustomRedirectDomain: `links.${name}` });
+    expect(res.body).toMatchObject({
+      id: domain.id,
+      tracking_subdomain: 'links',
+      open_tracking: true,
+      click_tracking: true,
+    });
+    expect(res.body.records.at(-1)).toEqual({
+      record: 'Tracking',
+      name: `links.${name}`,
+      type: 'CNAME',
+      ttl: 'Auto',
+      status: 'not_started',
+      value: 'r.ap-southeast-2.awstrack.me',
+    });
+    expect((await configurationSet(domain.id)).TrackingOptions).toMatchObject({
+      CustomRedirectDomain: `links.${name}`,
+    });
     expect((await api.get(`/domains/${domain.id}`)).body).toEqual(res.body);
 
     const cleared = await api.patch(`/domains/${domain.id}`, { tracking_subdomain: null });
@@ -275,9 +393,16 @@ describe('PATCH /domains/{domain_id}', () => {
 
   it('changes tls and capabilities in SES and in the records', async () => {
     const { body: domain } = await api.post('/domains', { name: unique('caps') });
-    const res = await api.patch(`/domains/${domain.id}`, { tls: 'enforced', capabilities: { receiving: 'enabled', sending: 'disabled' } });
+    const res = await api.patch(`/domains/${domain.id}`, {
+      tls: 'enforced',
+      capabilities: { receiving: 'enabled', sending: 'disabled' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ tls: 'enforced', capabilities: { sending: 'disabled', receiving: 'enabled' }, open_tracking: false });
+    expect(res.body).toMatchObject({
+      tls: 'enforced',
+      capabilities: { sending: 'disabled', receiving: 'enabled' },
+      open_tracking: false,
+    });
     expect(res.body.records.map((r: { record: string }) => r.record)).toContain('Receiving');
     const set = await configurationSet(domain.id);
     expect(set.DeliveryOptions).toMatchObject({ TlsPolicy: 'REQUIRE' });
@@ -289,7 +414,9 @@ describe('PATCH /domains/{domain_id}', () => {
   });
 
   it('answers 404 for an unknown domain and 422 for invalid or missing fields', async () => {
-    expect((await api.patch('/domains/01900000-0000-7000-8000-00000000abcd', { open_tracking: true })).status).toBe(404);
+    expect((await api.patch('/domains/01900000-0000-7000-8000-00000000abcd', { open_tracking: true })).status).toBe(
+      404,
+    );
     const { body: domain } = await api.post('/domains', { name: unique('patch422') });
     for (const [body, path] of [
       [{}, ''],
@@ -300,7 +427,11 @@ describe('PATCH /domains/{domain_id}', () => {
       [{ name: 'renamed.example.com' }, 'name'],
     ] as const) {
       const res = await api.patch(`/domains/${domain.id}`, body);
-      expect({ body, status: res.status, paths: res.body.errors?.map((e: { path: string }) => e.path) }).toEqual({ body, status: 422, paths: expect.arrayContaining([path]) });
+      expect({ body, status: res.status, paths: res.body.errors?.map((e: { path: string }) => e.path) }).toEqual({
+        body,
+        status: 422,
+        paths: expect.arrayContaining([path]),
+      });
     }
     // nothing changed
     expect((await api.get(`/domains/${domain.id}`)).body).toEqual(domain);
@@ -347,7 +478,9 @@ describe('verification', () => {
     await pastVerification();
     const res = await api.post(`/domains/${domain.id}/verify`);
     expect(res.body.status).toBe('failed');
-    expect(res.body.records.filter((r: { record: string }) => r.record === 'DKIM').map((r: { status: string }) => r.status)).toEqual(['failed', 'failed', 'failed']);
+    expect(
+      res.body.records.filter((r: { record: string }) => r.record === 'DKIM').map((r: { status: string }) => r.status),
+    ).toEqual(['failed', 'failed', 'failed']);
     expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verification_failed']);
   });
 
@@ -385,7 +518,9 @@ describe('DELETE /domains/{domain_id}', () => {
     expect(first.body).toEqual({ object: 'domain', id: domain.id, deleted: true });
     expect((await api.delete(`/domains/${domain.id}`)).status).toBe(404);
     expect((await api.get(`/domains/${domain.id}`)).status).toBe(404);
-    await expect(ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).rejects.toMatchObject({ name: 'NotFoundException' });
+    await expect(ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).rejects.toMatchObject({
+      name: 'NotFoundException',
+    });
     await expect(configurationSet(domain.id)).rejects.toMatchObject({ name: 'NotFoundException' });
     expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.deleted']);
 
@@ -448,7 +583,11 @@ describe('claims on names (issue 16)', () => {
       }),
     );
   const domainCount = async (projectId: string) =>
-    (await documentClient.send(new GetCommand({ TableName: runtime.tableName, Key: { PK: `PROJECT#${projectId}`, SK: 'DOMAIN_COUNT' } }))).Item?.domain_count;
+    (
+      await documentClient.send(
+        new GetCommand({ TableName: runtime.tableName, Key: { PK: `PROJECT#${projectId}`, SK: 'DOMAIN_COUNT' } }),
+      )
+    ).Item?.domain_count;
 
   it('lets another project take over a name whose claim never verified once it expired (72 h), deleting the old domain', async () => {
     const [squatter, owner] = await Promise.all([createOtherProject(), createOtherProject()]);
@@ -463,10 +602,14 @@ describe('claims on names (issue 16)', () => {
     const taken = await api.post('/domains', { name }, { key: owner.key });
     expect(taken.status).toBe(201);
     expect((await api.get(`/domains/${old.id}`, { key: squatter.key })).status).toBe(404);
-    expect(await typesOf(squatter.projectId, old.id)).toEqual(expect.arrayContaining(['domain.created', 'domain.deleted']));
+    expect(await typesOf(squatter.projectId, old.id)).toEqual(
+      expect.arrayContaining(['domain.created', 'domain.deleted']),
+    );
     expect(await domainCount(squatter.projectId)).toBe(0);
     // the SES identity is per name in the account: now the new domain's, and the old configuration set is gone
-    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(`es-${taken.body.id}`);
+    expect((await ses.send(new GetEmailIdentityCommand({ EmailIdentity: name }))).ConfigurationSetName).toBe(
+      `es-${taken.body.id}`,
+    );
     await expect(configurationSet(old.id)).rejects.toMatchObject({ name: 'NotFoundException' });
     const { findSendingDomain } = await import('../../shared/domains/domains');
     expect(await findSendingDomain(owner.projectId, name)).toMatchObject({ id: taken.body.id });
@@ -497,7 +640,11 @@ describe('claims on names (issue 16)', () => {
     for (const name of [`mail.${parent}`, `a.b.c.${parent}`]) {
       const res = await api.post('/domains', { name }, { key: other.key });
       expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({ name: 'application_error', statusCode: 409, errors: [{ code: 'parent_domain_verified', path: 'name' }] });
+      expect(res.body).toMatchObject({
+        name: 'application_error',
+        statusCode: 409,
+        errors: [{ code: 'parent_domain_verified', path: 'name' }],
+      });
       expect(res.body.message).toContain(parent);
     }
     expect((await api.post('/domains', { name: `mail.${parent}` }, { key: owner.key })).status).toBe(201);

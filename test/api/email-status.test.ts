@@ -12,7 +12,11 @@ import { waitFor } from '../support/wait';
 import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
-const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
+const sqs = new SQSClient({
+  endpoint: runtime.sqsEndpoint,
+  region: 'ap-southeast-2',
+  credentials: runtimeCredentials(),
+});
 afterAll(() => sqs.destroy());
 
 let domain: string;
@@ -49,7 +53,11 @@ it('marks a send to success@ delivered, with an email.delivered event', async ()
   await lastEvent(id, 'delivered');
   const delivered = (await eventsOf(id)).filter((e) => e.type === 'email.delivered');
   expect(delivered).toHaveLength(1);
-  expect(delivered[0].data.object).toMatchObject({ id, last_event: 'delivered', delivery: { recipients: ['success@simulator.amazonses.com'] } });
+  expect(delivered[0].data.object).toMatchObject({
+    id,
+    last_event: 'delivered',
+    delivery: { recipients: ['success@simulator.amazonses.com'] },
+  });
 });
 
 it('marks a send to bounce@ bounced, with the bounce detail', async () => {
@@ -66,17 +74,32 @@ it('marks a send to complaint@ complained (after delivered) and ooto@ delivered'
   await lastEvent(ooto, 'delivered');
   const types = (await eventsOf(complaint)).map((e) => e.type);
   expect(types).toEqual(expect.arrayContaining(['email.delivered', 'email.complained']));
-  expect((await eventsOf(complaint)).find((e) => e.type === 'email.complained').data.object.complaint).toMatchObject({ feedback_type: 'abuse' });
+  expect((await eventsOf(complaint)).find((e) => e.type === 'email.complained').data.object.complaint).toMatchObject({
+    feedback_type: 'abuse',
+  });
 });
 
 it('never moves backwards, and applies a repeated notification once', async () => {
   const id = await send('reader@example.com');
   const email = await lastEvent(id, 'delivered');
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ses-events' }));
-  const mail = { messageId: email.ses_message_id, tags: { email_id: [id], project_id: [runtime.projectId] }, destination: ['reader@example.com'] };
-  const open = { eventType: 'Open', mail, open: { timestamp: new Date().toISOString(), userAgent: 'test', ipAddress: '127.0.0.1' } };
-  const lateDelay = { eventType: 'DeliveryDelay', mail, deliveryDelay: { timestamp: new Date().toISOString(), delayType: 'MailboxFull', delayedRecipients: [] } };
-  for (const body of [open, open, lateDelay]) await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(body)) }));
+  const mail = {
+    messageId: email.ses_message_id,
+    tags: { email_id: [id], project_id: [runtime.projectId] },
+    destination: ['reader@example.com'],
+  };
+  const open = {
+    eventType: 'Open',
+    mail,
+    open: { timestamp: new Date().toISOString(), userAgent: 'test', ipAddress: '127.0.0.1' },
+  };
+  const lateDelay = {
+    eventType: 'DeliveryDelay',
+    mail,
+    deliveryDelay: { timestamp: new Date().toISOString(), delayType: 'MailboxFull', delayedRecipients: [] },
+  };
+  for (const body of [open, open, lateDelay])
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(body)) }));
 
   await lastEvent(id, 'opened');
   await waitFor(
@@ -100,7 +123,11 @@ describe('feedback reaches only the project that sent the email', () => {
       () => api.post(`/domains/${created.body.id}/verify`, undefined, { key: other.key }),
       (r) => r.body.status === 'verified',
     );
-    const sent = await api.post('/emails', { from: `n@${name}`, to: 'reader-b@example.com', subject: 'b', text: 'x' }, { key: other.key });
+    const sent = await api.post(
+      '/emails',
+      { from: `n@${name}`, to: 'reader-b@example.com', subject: 'b', text: 'x' },
+      { key: other.key },
+    );
     expect(sent.status).toBe(200);
     otherEmail = await waitFor(
       () => api.get(`/emails/${sent.body.id}`, { key: other.key }).then((r) => r.body),
@@ -108,32 +135,46 @@ describe('feedback reaches only the project that sent the email', () => {
     );
   });
 
-  it.each(['project_id', 'email_id', 'Project_ID'])('refuses a send tagged %s (422), on POST /emails and /emails/batch', async (name) => {
-    const email = {
-      from: `n@${domain}`,
-      to: 'bounce@simulator.amazonses.com',
-      subject: 'forged',
-      text: 'x',
-      tags: [
-        { name: 'ok', value: 'yes' },
-        { name, value: other.projectId },
-      ],
-    };
-    const single = await api.post('/emails', email);
-    expect(single.status).toBe(422);
-    expect(single.body).toMatchObject({ name: 'validation_error', errors: [{ path: 'tags.1.name', message: expect.stringContaining('reserved') }] });
-    const batch = await api.post('/emails/batch', [{ ...email, tags: [] }, email]);
-    expect(batch.status).toBe(422);
-    expect(batch.body.errors).toEqual([expect.objectContaining({ path: '1.tags.1.name' })]);
-  });
+  it.each(['project_id', 'email_id', 'Project_ID'])(
+    'refuses a send tagged %s (422), on POST /emails and /emails/batch',
+    async (name) => {
+      const email = {
+        from: `n@${domain}`,
+        to: 'bounce@simulator.amazonses.com',
+        subject: 'forged',
+        text: 'x',
+        tags: [
+          { name: 'ok', value: 'yes' },
+          { name, value: other.projectId },
+        ],
+      };
+      const single = await api.post('/emails', email);
+      expect(single.status).toBe(422);
+      expect(single.body).toMatchObject({
+        name: 'validation_error',
+        errors: [{ path: 'tags.1.name', message: expect.stringContaining('reserved') }],
+      });
+      const batch = await api.post('/emails/batch', [{ ...email, tags: [] }, email]);
+      expect(batch.status).toBe(422);
+      expect(batch.body.errors).toEqual([expect.objectContaining({ path: '1.tags.1.name' })]);
+    },
+  );
 
   it('routes SES feedback by its message id alone: tags naming another project and email are ignored', async () => {
     const address = `reader-${Date.now().toString(36)}@example.com`;
     const id = await send(address);
     const email = await lastEvent(id, 'delivered');
     // What a send with forged tags would publish: A's message id, B's project and email in the tags.
-    const mail = { messageId: email.ses_message_id, tags: { email_id: [otherEmail.id], project_id: [other.projectId] }, destination: [address] };
-    const bounce = { eventType: 'Bounce', mail, bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: address }] } };
+    const mail = {
+      messageId: email.ses_message_id,
+      tags: { email_id: [otherEmail.id], project_id: [other.projectId] },
+      destination: [address],
+    };
+    const bounce = {
+      eventType: 'Bounce',
+      mail,
+      bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: address }] },
+    };
     for (const QueueName of ['ses-events', 'ses-suppression']) {
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName }));
       await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(snsEnvelope(bounce)) }));
@@ -164,8 +205,17 @@ describe('feedback reaches only the project that sent the email', () => {
       open: { timestamp: new Date().toISOString(), userAgent: 'test', ipAddress: '127.0.0.1' },
     };
     // then, in the same batch (handled in order), an event SES published without the tag: its effect shows the batch was handled
-    const delay = { eventType: 'DeliveryDelay', mail, deliveryDelay: { timestamp: new Date().toISOString(), delayType: 'MailboxFull', delayedRecipients: [] } };
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: [open, delay].map((body, i) => ({ Id: String(i), MessageBody: JSON.stringify(snsEnvelope(body)) })) }));
+    const delay = {
+      eventType: 'DeliveryDelay',
+      mail,
+      deliveryDelay: { timestamp: new Date().toISOString(), delayType: 'MailboxFull', delayedRecipients: [] },
+    };
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl,
+        Entries: [open, delay].map((body, i) => ({ Id: String(i), MessageBody: JSON.stringify(snsEnvelope(body)) })),
+      }),
+    );
     await waitFor(
       () => eventsOf(id),
       (events) => events.some((e) => e.type === 'email.delivery_delayed'),

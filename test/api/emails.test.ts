@@ -2,7 +2,14 @@
  * Sending over HTTP through the whole local pipeline: POST /emails -> table + send queue ->
  * sender worker -> local SES (rate-limited, identity-checked) -> the mail viewer's store.
  */
-import { CreateEmailIdentityCommand, CreateTenantResourceAssociationCommand, DeleteEmailIdentityCommand, GetEmailIdentityCommand, GetTenantCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import {
+  CreateEmailIdentityCommand,
+  CreateTenantResourceAssociationCommand,
+  DeleteEmailIdentityCommand,
+  GetEmailIdentityCommand,
+  GetTenantCommand,
+  SESv2Client,
+} from '@aws-sdk/client-sesv2';
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
@@ -11,7 +18,11 @@ import { runtimeCredentials } from '../support/stand-ins';
 import { uniqueName } from '../support/unique';
 
 const runtime = useRuntimeTable();
-const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
+const ses = new SESv2Client({
+  endpoint: runtime.sesEndpoint,
+  region: 'ap-southeast-2',
+  credentials: runtimeCredentials(),
+});
 afterAll(() => ses.destroy());
 
 const unique = (label: string) => `${uniqueName(label)}.example.com`;
@@ -36,7 +47,9 @@ const delivered = (id: string, key?: string) =>
   );
 
 async function mailViewerStore(): Promise<{ subject: string; messageId: string }[]> {
-  const store = await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json() as Promise<{ emails: { subject: string; messageId: string }[] }>);
+  const store = await fetch(`${runtime.mailViewerUrl}/store`).then(
+    (r) => r.json() as Promise<{ emails: { subject: string; messageId: string }[] }>,
+  );
   return store.emails;
 }
 
@@ -81,19 +94,35 @@ describe('POST /emails', () => {
   });
 
   it("refuses a domain that is not the project's, or not verified, with 422 on from", async () => {
-    const foreign = await api.post('/emails', { from: 'a@not-mine.example.org', to: 'b@example.com', subject: 's', text: 't' });
+    const foreign = await api.post('/emails', {
+      from: 'a@not-mine.example.org',
+      to: 'b@example.com',
+      subject: 's',
+      text: 't',
+    });
     expect(foreign.status).toBe(422);
     expect(foreign.body.errors[0]).toMatchObject({ code: 'domain_not_found', path: 'from' });
 
     const pending = unique('pending');
     expect((await api.post('/domains', { name: pending })).status).toBe(201);
-    const unverified = await api.post('/emails', { from: `a@${pending}`, to: 'b@example.com', subject: 's', text: 't' });
+    const unverified = await api.post('/emails', {
+      from: `a@${pending}`,
+      to: 'b@example.com',
+      subject: 's',
+      text: 't',
+    });
     expect(unverified.status).toBe(422);
     expect(unverified.body.errors[0]).toMatchObject({ code: 'domain_not_verified', path: 'from' });
   });
 
   it('refuses an email with neither html nor text content (empty strings) with 422, also in a batch', async () => {
-    const res = await api.post('/emails', { from: `a@${domain}`, to: 'r@example.com', subject: 'Empty', html: '', text: '' });
+    const res = await api.post('/emails', {
+      from: `a@${domain}`,
+      to: 'r@example.com',
+      subject: 'Empty',
+      html: '',
+      text: '',
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([expect.objectContaining({ code: 'missing_content', path: 'html' })]);
     const batch = await api.post('/emails/batch', [
@@ -105,7 +134,11 @@ describe('POST /emails', () => {
   });
 
   it('validates the body: addresses, html or text, recipients limit, tags', async () => {
-    const bad = await api.post('/emails', { from: `a@${domain}`, to: ['ok@example.com', 'not an address'], subject: 's' });
+    const bad = await api.post('/emails', {
+      from: `a@${domain}`,
+      to: ['ok@example.com', 'not an address'],
+      subject: 's',
+    });
     expect(bad.status).toBe(422);
     const paths = bad.body.errors.map((e: { path: string }) => e.path);
     expect(paths).toEqual(expect.arrayContaining(['html']));
@@ -116,7 +149,13 @@ describe('POST /emails', () => {
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.errors[0].path).toBe('to');
 
-    const badTag = await api.post('/emails', { from: `a@${domain}`, to: 'x@example.com', subject: 's', text: 't', tags: [{ name: 'a b', value: 'v' }] });
+    const badTag = await api.post('/emails', {
+      from: `a@${domain}`,
+      to: 'x@example.com',
+      subject: 's',
+      text: 't',
+      tags: [{ name: 'a b', value: 'v' }],
+    });
     expect(badTag.status).toBe(422);
     expect(badTag.body.errors[0].path).toBe('tags.0.name');
   });
@@ -125,11 +164,18 @@ describe('POST /emails', () => {
     const other = await createOtherProject();
     // POST /api-keys gives keys of the caller's mode, so the test key comes straight from the table
     const { createApiKey } = await import('../../shared/access/api-keys');
-    const { token } = await createApiKey({ projectId: other.projectId, livemode: false, permission: 'full_access' }, { name: 'test', mode: 'test' });
+    const { token } = await createApiKey(
+      { projectId: other.projectId, livemode: false, permission: 'full_access' },
+      { name: 'test', mode: 'test' },
+    );
     const name = unique('testmode');
     expect((await api.post('/domains', { name }, { key: token })).status).toBe(201);
     const subject = `Test mode ${Date.now()}`;
-    const res = await api.post('/emails', { from: `t@${name}`, to: 'someone@example.com', subject, text: 'x' }, { key: token });
+    const res = await api.post(
+      '/emails',
+      { from: `t@${name}`, to: 'someone@example.com', subject, text: 'x' },
+      { key: token },
+    );
     expect(res.status).toBe(200);
     // test mode simulates SES's feedback too: someone@example.com is delivered a second after the send
     const email = await delivered(res.body.id, token);
@@ -137,7 +183,9 @@ describe('POST /emails', () => {
     expect(email.ses_message_id).toMatch(/^test-/);
     expect(email.message_id).toBe(`<${email.ses_message_id}@test-mode.invalid>`);
     expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(false);
-    const mine = (await projectEvents(`${other.projectId}_test`)).map((i) => i.event).filter((e) => e.data.object.id === res.body.id);
+    const mine = (await projectEvents(`${other.projectId}_test`))
+      .map((i) => i.event)
+      .filter((e) => e.data.object.id === res.body.id);
     expect(mine.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent', 'email.delivered']);
     expect(mine.every((e) => e.livemode === false)).toBe(true);
   });
@@ -167,7 +215,12 @@ describe('Idempotency-Key', () => {
     const { putItem, put } = await import('../../shared/platform/db/table');
     const keys = await import('../../shared/platform/db/keys');
     const key = `expired-${Date.now()}`;
-    const body = { from: `a@${domain}`, to: 'success@simulator.amazonses.com', subject: `Expired key ${Date.now()}`, text: 'x' };
+    const body = {
+      from: `a@${domain}`,
+      to: 'success@simulator.amazonses.com',
+      subject: `Expired key ${Date.now()}`,
+      text: 'x',
+    };
     const sha = (text: string) => createHash('sha256').update(text).digest('hex');
     // as a request a day ago left it: same key, same body, expired an hour ago, its email long gone
     await putItem(
@@ -191,8 +244,18 @@ describe('Idempotency-Key', () => {
 
 describe('POST /emails/batch', () => {
   it('sends the valid emails of a permissive batch (x-batch-validation) and answers the others by index', async () => {
-    const ok = (i: number) => ({ from: `a@${domain}`, to: 'success@simulator.amazonses.com', subject: `permissive ${i}`, text: 'x' });
-    const batch = [ok(0), { from: `a@${domain}`, to: 'r@example.com', text: 'no subject' }, { ...ok(2), from: 'a@not-ours.example.com' }, ok(3)];
+    const ok = (i: number) => ({
+      from: `a@${domain}`,
+      to: 'success@simulator.amazonses.com',
+      subject: `permissive ${i}`,
+      text: 'x',
+    });
+    const batch = [
+      ok(0),
+      { from: `a@${domain}`, to: 'r@example.com', text: 'no subject' },
+      { ...ok(2), from: 'a@not-ours.example.com' },
+      ok(3),
+    ];
     const res = await api.post('/emails/batch', batch, { headers: { 'x-batch-validation': 'permissive' } });
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(2);
@@ -200,7 +263,8 @@ describe('POST /emails/batch', () => {
       { index: 1, message: expect.stringMatching(/subject/) },
       { index: 2, message: expect.stringMatching(/not-ours\.example\.com/) },
     ]);
-    for (const [i, { id }] of res.body.data.entries()) expect((await api.get(`/emails/${id}`)).body.subject).toBe(`permissive ${[0, 3][i]}`);
+    for (const [i, { id }] of res.body.data.entries())
+      expect((await api.get(`/emails/${id}`)).body.subject).toBe(`permissive ${[0, 3][i]}`);
 
     const none = await api.post('/emails/batch', [batch[1]], { headers: { 'x-batch-validation': 'permissive' } });
     expect(none).toMatchObject({ status: 200, body: { data: [], errors: [{ index: 0 }] } });
@@ -273,22 +337,39 @@ describe('POST /emails/batch', () => {
 describe('scheduled emails', () => {
   it('sends a scheduled email after its time', async () => {
     const at = new Date(Date.now() + 2000).toISOString();
-    const res = await api.post('/emails', { from: `a@${domain}`, to: 'later@example.com', subject: 'Later', text: 'x', scheduled_at: at });
+    const res = await api.post('/emails', {
+      from: `a@${domain}`,
+      to: 'later@example.com',
+      subject: 'Later',
+      text: 'x',
+      scheduled_at: at,
+    });
     const email = await delivered(res.body.id); // the runtime's dispatcher runs every second
     expect(email).toMatchObject({ last_event: 'delivered', scheduled_at: at });
     // scheduled first, and sending only once its time had come (the event log says when, however slow the machine was)
-    const mine = (await projectEvents(runtime.projectId)).map((i) => i.event).filter((e) => e.data.object.id === res.body.id);
+    const mine = (await projectEvents(runtime.projectId))
+      .map((i) => i.event)
+      .filter((e) => e.data.object.id === res.body.id);
     expect(mine.map((e) => e.type)).toEqual(['email.scheduled', 'email.sending', 'email.sent', 'email.delivered']);
     expect(Date.parse(mine[1].created_at)).toBeGreaterThanOrEqual(Date.parse(at));
   });
 
   it('reschedules and cancels a scheduled email; cancelling twice is 409', async () => {
     const at = new Date(Date.now() + 60 * 60 * 1000).toISOString();
-    const res = await api.post('/emails', { from: `a@${domain}`, to: 'later@example.com', subject: 'Much later', text: 'x', scheduled_at: at });
+    const res = await api.post('/emails', {
+      from: `a@${domain}`,
+      to: 'later@example.com',
+      subject: 'Much later',
+      text: 'x',
+      scheduled_at: at,
+    });
     const later = new Date(Date.now() + 2 * 60 * 60 * 1000).toISOString();
     expect((await api.patch(`/emails/${res.body.id}`, { scheduled_at: later })).status).toBe(200);
     expect((await emailOf(res.body.id)).scheduled_at).toBe(later);
-    expect(await api.post(`/emails/${res.body.id}/cancel`)).toMatchObject({ status: 200, body: { object: 'email', id: res.body.id } });
+    expect(await api.post(`/emails/${res.body.id}/cancel`)).toMatchObject({
+      status: 200,
+      body: { object: 'email', id: res.body.id },
+    });
     expect((await emailOf(res.body.id)).last_event).toBe('canceled');
     const again = await api.post(`/emails/${res.body.id}/cancel`);
     expect(again.status).toBe(409);
@@ -309,13 +390,21 @@ describe('POST /emails/{email_id}/retry', () => {
     expect((await delivered(body.id)).last_event).toBe('delivered');
     const res = await api.post(`/emails/${body.id}/retry`);
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ name: 'application_error', errors: { code: 'email_not_retryable', last_event: 'delivered' } });
+    expect(res.body).toMatchObject({
+      name: 'application_error',
+      errors: { code: 'email_not_retryable', last_event: 'delivered' },
+    });
   });
 
   it('re-queues a failed email, which is then sent and delivered', async () => {
     const name = await verifiedDomain();
     await ses.send(new DeleteEmailIdentityCommand({ EmailIdentity: name })); // SES now rejects the sender
-    const { body } = await api.post('/emails', { from: `a@${name}`, to: 'success@simulator.amazonses.com', subject: 'Retry me', text: 'x' });
+    const { body } = await api.post('/emails', {
+      from: `a@${name}`,
+      to: 'success@simulator.amazonses.com',
+      subject: 'Retry me',
+      text: 'x',
+    });
     const failed = await settled(body.id);
     expect(failed.last_event).toBe('failed');
 
@@ -323,7 +412,9 @@ describe('POST /emails/{email_id}/retry', () => {
     await ses.send(new CreateEmailIdentityCommand({ EmailIdentity: name }));
     const { Tenant } = await ses.send(new GetTenantCommand({ TenantName: `es-${runtime.projectId}` }));
     const resource = `${Tenant!.TenantArn!.split(':').slice(0, 5).join(':')}:identity/${name}`;
-    await ses.send(new CreateTenantResourceAssociationCommand({ TenantName: Tenant!.TenantName, ResourceArn: resource }));
+    await ses.send(
+      new CreateTenantResourceAssociationCommand({ TenantName: Tenant!.TenantName, ResourceArn: resource }),
+    );
     // the local SES verifies a new identity a second after it was made (LOCAL_SES_VERIFY_DELAY_MS): until SES says so
     await waitFor(
       () => ses.send(new GetEmailIdentityCommand({ EmailIdentity: name })),
@@ -364,7 +455,10 @@ describe('POST /emails with a template', () => {
 
   it('renders the published version: {{KEY}} escaped in html, {{{KEY}}} as is, fallbacks, from/subject/reply_to from the template', async () => {
     const template = await publishedTemplate();
-    const res = await api.post('/emails', { to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { PRODUCT: 'Tea & <Cake>' } } });
+    const res = await api.post('/emails', {
+      to: 'success@simulator.amazonses.com',
+      template: { id: template.id, variables: { PRODUCT: 'Tea & <Cake>' } },
+    });
     expect(res.status).toBe(200);
     const email = await delivered(res.body.id);
     expect(email).toMatchObject({
@@ -400,24 +494,39 @@ describe('POST /emails with a template', () => {
   it('sends the published version, not later draft edits, and refuses a template never published', async () => {
     const template = await publishedTemplate();
     expect((await api.patch(`/templates/${template.id}`, { html: '<p>draft {{PRODUCT}}</p>' })).status).toBe(200);
-    const res = await api.post('/emails', { to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { PRODUCT: 'Cup' } } });
+    const res = await api.post('/emails', {
+      to: 'success@simulator.amazonses.com',
+      template: { id: template.id, variables: { PRODUCT: 'Cup' } },
+    });
     expect(res.status).toBe(200);
     expect((await emailOf(res.body.id)).html).toBe('<p>Cup for 25</p><p>Thanks!</p>');
 
     const draft = await api.post('/templates', { name: 'Draft', html: '<p>x</p>', from: `a@${domain}`, subject: 's' });
     const refused = await api.post('/emails', { to: 'r@example.com', template: { id: draft.body.id } });
     expect(refused.status).toBe(422);
-    expect(refused.body.errors).toEqual([expect.objectContaining({ code: 'template_not_published', path: 'template.id' })]);
+    expect(refused.body.errors).toEqual([
+      expect.objectContaining({ code: 'template_not_published', path: 'template.id' }),
+    ]);
   });
 
   it('sends a template whose content uses an undeclared variable with the value given, and names it when it is missing', async () => {
-    const created = await api.post('/templates', { name: 'Loose send', from: `a@${domain}`, subject: 'Code', html: '<p>Your code is {{{CODE}}}</p>' });
+    const created = await api.post('/templates', {
+      name: 'Loose send',
+      from: `a@${domain}`,
+      subject: 'Code',
+      html: '<p>Your code is {{{CODE}}}</p>',
+    });
     expect(created.status).toBe(201);
     expect((await api.post(`/templates/${created.body.id}/publish`)).status).toBe(200);
     const missing = await api.post('/emails', { to: 'r@example.com', template: { id: created.body.id } });
     expect(missing.status).toBe(422);
-    expect(missing.body.errors).toEqual([expect.objectContaining({ code: 'missing_template_variable', path: 'template.variables.CODE' })]);
-    const sent = await api.post('/emails', { to: 'success@simulator.amazonses.com', template: { id: created.body.id, variables: { CODE: 4711 } } });
+    expect(missing.body.errors).toEqual([
+      expect.objectContaining({ code: 'missing_template_variable', path: 'template.variables.CODE' }),
+    ]);
+    const sent = await api.post('/emails', {
+      to: 'success@simulator.amazonses.com',
+      template: { id: created.body.id, variables: { CODE: 4711 } },
+    });
     expect(sent.status).toBe(200);
     expect((await api.get(`/emails/${sent.body.id}`)).body.html).toBe('<p>Your code is 4711</p>');
   });
@@ -426,9 +535,14 @@ describe('POST /emails with a template', () => {
     const template = await publishedTemplate();
     const missing = await api.post('/emails', { to: 'r@example.com', template: { id: template.id } });
     expect(missing.status).toBe(422);
-    expect(missing.body.errors).toEqual([expect.objectContaining({ code: 'missing_template_variable', path: 'template.variables.PRODUCT' })]);
+    expect(missing.body.errors).toEqual([
+      expect.objectContaining({ code: 'missing_template_variable', path: 'template.variables.PRODUCT' }),
+    ]);
 
-    const wrong = await api.post('/emails', { to: 'r@example.com', template: { id: template.id, variables: { PRODUCT: 'x', PRICE: 'ten', EXTRA: 1 } } });
+    const wrong = await api.post('/emails', {
+      to: 'r@example.com',
+      template: { id: template.id, variables: { PRODUCT: 'x', PRICE: 'ten', EXTRA: 1 } },
+    });
     expect(wrong.status).toBe(422);
     expect(wrong.body.errors.map((e: { code: string; path: string }) => `${e.code} ${e.path}`).sort()).toEqual([
       'invalid_template_variable template.variables.PRICE',
@@ -437,13 +551,23 @@ describe('POST /emails with a template', () => {
   });
 
   it('refuses an unknown template, html or text beside a template, and a send with no from anywhere', async () => {
-    const unknown = await api.post('/emails', { to: 'r@example.com', template: { id: '0198c2a4-0000-7000-8000-000000000000' } });
+    const unknown = await api.post('/emails', {
+      to: 'r@example.com',
+      template: { id: '0198c2a4-0000-7000-8000-000000000000' },
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0]).toMatchObject({ code: 'template_not_found', path: 'template.id' });
-    expect((await api.post('/emails', { to: 'r@example.com', template: { id: alias('nope') } })).body.errors[0].code).toBe('template_not_found');
+    expect(
+      (await api.post('/emails', { to: 'r@example.com', template: { id: alias('nope') } })).body.errors[0].code,
+    ).toBe('template_not_found');
 
     const template = await publishedTemplate();
-    const both = await api.post('/emails', { to: 'r@example.com', html: '<p>x</p>', text: 'x', template: { id: template.id, variables: { PRODUCT: 'x' } } });
+    const both = await api.post('/emails', {
+      to: 'r@example.com',
+      html: '<p>x</p>',
+      text: 'x',
+      template: { id: template.id, variables: { PRODUCT: 'x' } },
+    });
     expect(both.status).toBe(422);
     expect(both.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['html', 'text']);
 
@@ -456,18 +580,27 @@ describe('POST /emails with a template', () => {
         { key: 'NOTE', type: 'string' },
       ],
     });
-    const noFrom = await api.post('/emails', { to: 'r@example.com', template: { id: bare.id, variables: { PRODUCT: 'x', PRICE: 1, NOTE: 'n' } } });
+    const noFrom = await api.post('/emails', {
+      to: 'r@example.com',
+      template: { id: bare.id, variables: { PRODUCT: 'x', PRICE: 1, NOTE: 'n' } },
+    });
     expect(noFrom.status).toBe(422);
     expect(noFrom.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['from', 'subject']);
 
     const emptySubject = await publishedTemplate({ subject: '{{{PRODUCT}}}' });
-    const empty = await api.post('/emails', { to: 'r@example.com', template: { id: emptySubject.id, variables: { PRODUCT: '' } } });
+    const empty = await api.post('/emails', {
+      to: 'r@example.com',
+      template: { id: emptySubject.id, variables: { PRODUCT: '' } },
+    });
     expect(empty.status).toBe(422);
     expect(empty.body.errors[0]).toMatchObject({ code: 'invalid_subject', path: 'subject' });
 
     const noTemplate = await api.post('/emails', { to: 'r@example.com', text: 'x' });
     expect(noTemplate.status).toBe(422);
-    expect(noTemplate.body.errors.map((e: { code: string; path: string }) => `${e.code} ${e.path}`).sort()).toEqual(['invalid_type from', 'invalid_type subject']);
+    expect(noTemplate.body.errors.map((e: { code: string; path: string }) => `${e.code} ${e.path}`).sort()).toEqual([
+      'invalid_type from',
+      'invalid_type subject',
+    ]);
   });
 
   it('renders templates in a batch, naming the index of an email whose variables fail', async () => {
@@ -486,7 +619,9 @@ describe('POST /emails with a template', () => {
       { to: 'r@example.com', template: { id: template.id } },
     ]);
     expect(bad.status).toBe(422);
-    expect(bad.body.errors).toEqual([expect.objectContaining({ code: 'missing_template_variable', path: '1.template.variables.PRODUCT' })]);
+    expect(bad.body.errors).toEqual([
+      expect.objectContaining({ code: 'missing_template_variable', path: '1.template.variables.PRODUCT' }),
+    ]);
   });
 });
 
@@ -496,7 +631,13 @@ describe('messages as SES will see them (issue 16)', () => {
   it('refuses recipients hidden in a display name: an entry is one mailbox, in to, cc, bcc and reply_to', async () => {
     const smuggled = 'x@evil.example, y@evil.example <ok@example.com>';
     for (const field of ['to', 'cc', 'bcc', 'reply_to']) {
-      const res = await api.post('/emails', { from: `a@${domain}`, to: 'ok@example.com', [field]: [smuggled], subject: 's', text: 't' });
+      const res = await api.post('/emails', {
+        from: `a@${domain}`,
+        to: 'ok@example.com',
+        [field]: [smuggled],
+        subject: 's',
+        text: 't',
+      });
       expect(res.status).toBe(422);
       expect(res.body.errors).toEqual([expect.objectContaining({ path: `${field}.0` })]);
     }
@@ -511,13 +652,21 @@ describe('messages as SES will see them (issue 16)', () => {
       expect((await api.post('/emails', { from: `a@${domain}`, to, subject: 's', text: 't' })).status).toBe(422);
     }
     // names that are only names still go: quoted with a comma, encoded-words, plain
-    for (const to of ['"Doe, Jane" <ok@example.com>', '=?utf-8?B?SsO2cmc=?= <ok@example.com>', 'Jane Q. Doe <ok@example.com>']) {
+    for (const to of [
+      '"Doe, Jane" <ok@example.com>',
+      '=?utf-8?B?SsO2cmc=?= <ok@example.com>',
+      'Jane Q. Doe <ok@example.com>',
+    ]) {
       expect((await api.post('/emails', { from: `a@${domain}`, to, subject: 's', text: 't' })).status).toBe(200);
     }
   });
 
   it('counts every mailbox toward the limit: 50 entries cannot carry 550 recipients', async () => {
-    const to = Array.from({ length: 50 }, (_, i) => `${Array.from({ length: 10 }, (_, j) => `r${i}-${j}@evil.example`).join(', ')}, r${i} <r${i}@example.com>`);
+    const to = Array.from(
+      { length: 50 },
+      (_, i) =>
+        `${Array.from({ length: 10 }, (_, j) => `r${i}-${j}@evil.example`).join(', ')}, r${i} <r${i}@example.com>`,
+    );
     const res = await api.post('/emails', { from: `a@${domain}`, to, subject: 's', text: 't' });
     expect(res.status).toBe(422);
     expect(res.body.errors[0].path).toMatch(/^to\.\d+$/);
@@ -527,7 +676,12 @@ describe('messages as SES will see them (issue 16)', () => {
     const victim = `victim-${tag()}@example.com`;
     expect((await api.post('/suppressions', { email: victim })).status).toBe(201);
     const subject = `Smuggled past the suppression list ${tag()}`;
-    const res = await api.post('/emails', { from: `a@${domain}`, to: `${victim}, friend <success@simulator.amazonses.com>`, subject, text: 't' });
+    const res = await api.post('/emails', {
+      from: `a@${domain}`,
+      to: `${victim}, friend <success@simulator.amazonses.com>`,
+      subject,
+      text: 't',
+    });
     expect(res.status).toBe(422);
     expect((await mailViewerStore()).some((m) => m.subject === subject)).toBe(false);
   });
@@ -562,7 +716,10 @@ describe('messages as SES will see them (issue 16)', () => {
       [{ headers: { 'X-Campaign': 'a\r\nBcc: victim@evil.example' } }, 'headers.X-Campaign'],
       [{ headers: { 'X-Campaign': 'a\u2028b' } }, 'headers.X-Campaign'],
       [{ attachments: [{ ...attachment, filename: 'a.txt\r\nX-Injected: 1' }] }, 'attachments.0.filename'],
-      [{ attachments: [{ ...attachment, content_type: 'text/plain\r\nBcc: victim@evil.example' }] }, 'attachments.0.content_type'],
+      [
+        { attachments: [{ ...attachment, content_type: 'text/plain\r\nBcc: victim@evil.example' }] },
+        'attachments.0.content_type',
+      ],
       [{ attachments: [{ ...attachment, content_type: 'text/plain; name="a\u0000"' }] }, 'attachments.0.content_type'],
     ];
     for (const [change, path] of cases) {
@@ -603,12 +760,22 @@ describe('messages as SES will see them (issue 16)', () => {
       expect([name, res.status]).toEqual([name, 422]);
     }
     expect((await api.post('/emails', { ...base, headers: { 'X-Value': 'v'.repeat(871) } })).status).toBe(422);
-    expect((await api.post('/emails', { ...base, headers: { 'X-Entity-Ref-ID': 'v'.repeat(870), 'In-Reply-To': '<a@b.example>' } })).status).toBe(200);
+    expect(
+      (
+        await api.post('/emails', {
+          ...base,
+          headers: { 'X-Entity-Ref-ID': 'v'.repeat(870), 'In-Reply-To': '<a@b.example>' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('refuses template variables that DynamoDB cannot store as numbers with 422, never 500', async () => {
     for (const value of [1e300, -1e300, 1e-200, 2 ** 64]) {
-      const res = await api.post('/emails', { to: 'ok@example.com', template: { id: 'any-template', variables: { N: value } } });
+      const res = await api.post('/emails', {
+        to: 'ok@example.com',
+        template: { id: 'any-template', variables: { N: value } },
+      });
       expect([value, res.status]).toEqual([value, 422]);
       expect(res.body.errors[0].path).toBe('template.variables.N');
     }
@@ -624,7 +791,10 @@ describe('messages as SES will see them (issue 16)', () => {
     });
     expect(created.status).toBe(201);
     expect((await api.post(`/templates/${created.body.id}/publish`)).status).toBe(200);
-    const res = await api.post('/emails', { to: 'success@simulator.amazonses.com', template: { id: created.body.id, variables: { ITEM: `tea ${tag()}\r\nBcc: victim@evil.example\u2028X: 1` } } });
+    const res = await api.post('/emails', {
+      to: 'success@simulator.amazonses.com',
+      template: { id: created.body.id, variables: { ITEM: `tea ${tag()}\r\nBcc: victim@evil.example\u2028X: 1` } },
+    });
     expect(res.status).toBe(200);
     const email = await settled(res.body.id);
     expect(email.subject).toMatch(/^Order tea \w+ Bcc: victim@evil\.example X: 1$/);

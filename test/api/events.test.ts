@@ -15,9 +15,18 @@ describe('GET /events', () => {
     expect(res.body.has_more).toBe(false);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more', 'object']);
     expect(res.body.object).toBe('list');
-    const mine = res.body.data.filter((e: { data: { object: { id: string } } }) => [first.body.id, second.body.id].includes(e.data.object.id));
-    expect(mine.map((e: { type: string; data: { object: { name: string } } }) => `${e.type} ${e.data.object.name}`)).toEqual(['api_key.revoked one', 'api_key.created two', 'api_key.created one']);
-    expect(mine[0]).toMatchObject({ object: 'event', api_version: '2026-08-14', livemode: true, project_id: other.projectId });
+    const mine = res.body.data.filter((e: { data: { object: { id: string } } }) =>
+      [first.body.id, second.body.id].includes(e.data.object.id),
+    );
+    expect(
+      mine.map((e: { type: string; data: { object: { name: string } } }) => `${e.type} ${e.data.object.name}`),
+    ).toEqual(['api_key.revoked one', 'api_key.created two', 'api_key.created one']);
+    expect(mine[0]).toMatchObject({
+      object: 'event',
+      api_version: '2026-08-14',
+      livemode: true,
+      project_id: other.projectId,
+    });
   });
 
   it("never shows another project's events", async () => {

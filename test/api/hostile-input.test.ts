@@ -25,7 +25,20 @@ import { createApiKey } from '../../shared/access/api-keys';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import { createProject } from '../../shared/project/projects';
-import { type Expectation, expectation, fixedCases, hostileCases, judge, jsonSchemaOf, pathParams, payloadCases, Seed, type HostileCase, type JsonSchema, type RouteContext } from '../support/hostile';
+import {
+  type Expectation,
+  expectation,
+  fixedCases,
+  hostileCases,
+  judge,
+  jsonSchemaOf,
+  pathParams,
+  payloadCases,
+  Seed,
+  type HostileCase,
+  type JsonSchema,
+  type RouteContext,
+} from '../support/hostile';
 import { baseUrl } from '../support/http';
 import { useRuntimeTable } from '../support/table';
 import { testProjectId } from '../../shared/project/test-mode';
@@ -71,7 +84,10 @@ const WORKER_EVENTS = new Set([
  */
 async function testModeProject(): Promise<{ projectId: string; key: string }> {
   const project = await createProject('hostile input');
-  const { token } = await createApiKey({ projectId: project.id, livemode: false, permission: 'full_access' }, { name: 'hostile input', mode: 'test' });
+  const { token } = await createApiKey(
+    { projectId: project.id, livemode: false, permission: 'full_access' },
+    { name: 'hostile input', mode: 'test' },
+  );
   return { projectId: testProjectId(project.id), key: token }; // a test key's data is in its project's test-mode sandbox
 }
 
@@ -100,7 +116,10 @@ async function snapshot(projectId: string): Promise<Set<string>> {
 }
 
 function difference(before: Set<string>, after: Set<string>): string[] {
-  return [...[...after].filter((k) => !before.has(k)).map((k) => `+${k}`), ...[...before].filter((k) => !after.has(k)).map((k) => `-${k}`)];
+  return [
+    ...[...after].filter((k) => !before.has(k)).map((k) => `+${k}`),
+    ...[...before].filter((k) => !after.has(k)).map((k) => `-${k}`),
+  ];
 }
 
 interface Answer {
@@ -110,7 +129,13 @@ interface Answer {
 }
 
 async function send(c: HostileCase): Promise<Answer> {
-  const response = await fetch(baseUrl() + c.path, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual', signal: AbortSignal.timeout(20_000) });
+  const response = await fetch(baseUrl() + c.path, {
+    method: c.method,
+    headers: c.headers,
+    body: c.body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(20_000),
+  });
   const text = await response.text();
   let body: unknown = text;
   try {
@@ -170,7 +195,11 @@ class Fixtures {
   async hintsFor(schema: JsonSchema): Promise<(field: string) => string[]> {
     const hints: Record<string, string> = {};
     for (const field of fieldNames(schema)) {
-      const collection = field.endsWith('_id') ? collectionOf(field) : field === 'from' ? collectionOf('domain_id') : undefined;
+      const collection = field.endsWith('_id')
+        ? collectionOf(field)
+        : field === 'from'
+          ? collectionOf('domain_id')
+          : undefined;
       const resource = collection ? await this.of(collection) : undefined;
       if (field === 'from' && resource?.name) hints[field] = `Hostile <hostile@${resource.name}>`;
       else if (resource?.id) hints[field] = resource.id;
@@ -212,7 +241,10 @@ async function pathFixtures(route: Route, fixtures: Fixtures): Promise<Record<st
     if (!param) continue;
     const collection = segments.slice(0, index).join('/');
     const fixed = collection.replace(/\{(\w+)\}/g, (_, name: string) => out[name] ?? '');
-    out[param] = table.some((r) => r.method === 'POST' && r.path === collection && r.operation.body) && !/\{/.test(collection) ? (await fixtures.of(fixed))?.id : undefined;
+    out[param] =
+      table.some((r) => r.method === 'POST' && r.path === collection && r.operation.body) && !/\{/.test(collection)
+        ? (await fixtures.of(fixed))?.id
+        : undefined;
   }
   return out;
 }
@@ -236,7 +268,8 @@ function routeSeed(route: Route): number {
 }
 
 function describeCase(c: HostileCase): string {
-  const body = c.body === undefined ? '' : ` body(${Buffer.byteLength(c.body)} B)=${JSON.stringify(String(c.body).slice(0, 160))}`;
+  const body =
+    c.body === undefined ? '' : ` body(${Buffer.byteLength(c.body)} B)=${JSON.stringify(String(c.body).slice(0, 160))}`;
   const headers = Object.entries(c.headers)
     .filter(([name, value]) => name !== 'authorization' || !/^Bearer es_(live|test)_[A-Za-z0-9]{32}$/.test(value))
     .map(([name, value]) => `${name}: ${JSON.stringify(value.slice(0, 60))}`)
@@ -264,9 +297,15 @@ describe('hostile input on every route', () => {
       const project = await testModeProject();
       const fixtures = new Fixtures(project.key);
       const ids = await pathFixtures(route, fixtures);
-      const seedBody = route.operation.body ? new Seed(route.operation.body, await fixtures.hintsFor(jsonSchemaOf(route.operation.body))).valid() : undefined;
+      const seedBody = route.operation.body
+        ? new Seed(route.operation.body, await fixtures.hintsFor(jsonSchemaOf(route.operation.body))).valid()
+        : undefined;
       const ctx: RouteContext = { route, fixtures: ids, seedBody, apiKey: project.key };
-      const cases = [...fixedCases(ctx), ...payloadCases(ctx), ...fc.sample(hostileCases(ctx), { seed: routeSeed(route), numRuns: RUNS })];
+      const cases = [
+        ...fixedCases(ctx),
+        ...payloadCases(ctx),
+        ...fc.sample(hostileCases(ctx), { seed: routeSeed(route), numRuns: RUNS }),
+      ];
 
       const violations: string[] = [];
       let refused = 0;
@@ -289,10 +328,14 @@ describe('hostile input on every route', () => {
       // would say which case wrote, at twice the suite's time; the seed gives the cases again).
       const mustReject = judged.filter((j) => j.expected.mustReject);
       let before = await snapshot(project.projectId);
-      for (let first = 0; first < mustReject.length; first += 4) await Promise.all(mustReject.slice(first, first + 4).map((j) => check(j.c, j.expected)));
+      for (let first = 0; first < mustReject.length; first += 4)
+        await Promise.all(mustReject.slice(first, first + 4).map((j) => check(j.c, j.expected)));
       let after = await snapshot(project.projectId);
       const leftBehind = difference(before, after);
-      if (leftBehind.length > 0) violations.push(`the ${mustReject.length} requests the schemas refuse changed the project: ${leftBehind.join(', ')}`);
+      if (leftBehind.length > 0)
+        violations.push(
+          `the ${mustReject.length} requests the schemas refuse changed the project: ${leftBehind.join(', ')}`,
+        );
       // the rest one at a time, each refused one between two reads of the partition
       before = after;
       for (const { c, expected } of judged.filter((j) => !j.expected.mustReject)) {
@@ -300,12 +343,19 @@ describe('hostile input on every route', () => {
         after = await snapshot(project.projectId);
         if (answer && answer.status >= 400) {
           const changed = difference(before, after);
-          if (changed.length > 0) violations.push(`${describeCase(c)}\n    -> a refused request changed the project: ${changed.join(', ')}`);
+          if (changed.length > 0)
+            violations.push(`${describeCase(c)}\n    -> a refused request changed the project: ${changed.join(', ')}`);
         }
         before = after;
       }
       const realIds = pathParams(route.path).filter((p) => ids[p]);
-      tallies.push({ route: name, cases: cases.length, refused, accepted: cases.length - refused, realIds: realIds.join(', ') || '-' });
+      tallies.push({
+        route: name,
+        cases: cases.length,
+        refused,
+        accepted: cases.length - refused,
+        realIds: realIds.join(', ') || '-',
+      });
       expect(violations).toEqual([]);
     },
     240_000,

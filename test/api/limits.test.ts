@@ -22,7 +22,15 @@ import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { uniqueName as unique } from '../support/unique';
 
-const own = useOwnRuntime({ LOCAL_CLOCK: 'manual', API_RATE_LIMIT_PER_SECOND: '100000', PROJECT_SETTINGS_CACHE_SECONDS: '1', LOCAL_SES_MAX_SEND_RATE: '1000' }, { forFile: true });
+const own = useOwnRuntime(
+  {
+    LOCAL_CLOCK: 'manual',
+    API_RATE_LIMIT_PER_SECOND: '100000',
+    PROJECT_SETTINGS_CACHE_SECONDS: '1',
+    LOCAL_SES_MAX_SEND_RATE: '1000',
+  },
+  { forFile: true },
+);
 beforeAll(() => {
   useRuntimeTable(); // the table of this file's runtime (started by the beforeAll above)
 });
@@ -60,7 +68,11 @@ describe('the API rate limit', () => {
     const refused = burst.filter((r) => r.status === 429);
     expect({ admitted: admitted.length, refused: refused.length }).toEqual({ admitted: 3, refused: 9 });
     for (const r of refused) {
-      expect(r.body).toMatchObject({ name: 'application_error', statusCode: 429, errors: [{ code: 'rate_limit_exceeded' }] });
+      expect(r.body).toMatchObject({
+        name: 'application_error',
+        statusCode: 429,
+        errors: [{ code: 'rate_limit_exceeded' }],
+      });
       // the message names the setting that applied: here the project's own limit
       expect(r.body.message).toBe(
         "Too many requests: this project may make 3 requests a second (the project's own limit, set by an operator with `npm run project -- limits --rate`); retry after 1 s",
@@ -90,7 +102,10 @@ describe('the API rate limit', () => {
     for (const [i, answer] of answers.entries()) {
       await nextSecond(); // one read a second: the reads stay under the limit
       const found = await api.get(`/contacts/${encodeURIComponent(emails[i])}`, { key });
-      expect({ status: answer.status, exists: found.status === 200 }).toEqual({ status: answer.status, exists: answer.status === 201 });
+      expect({ status: answer.status, exists: found.status === 200 }).toEqual({
+        status: answer.status,
+        exists: answer.status === 201,
+      });
     }
   });
 
@@ -116,7 +131,10 @@ describe('the API rate limit', () => {
     const quiet = await projectWith({ rate_limit: 2 });
     await Promise.all([api.get('/api-keys', { key: busy.key }), api.get('/api-keys', { key: quiet.key })]);
     await nextSecond();
-    const [burst, other] = await Promise.all([Promise.all(Array.from({ length: 8 }, () => api.get('/api-keys', { key: busy.key }))), api.get('/api-keys', { key: quiet.key })]);
+    const [burst, other] = await Promise.all([
+      Promise.all(Array.from({ length: 8 }, () => api.get('/api-keys', { key: busy.key }))),
+      api.get('/api-keys', { key: quiet.key }),
+    ]);
     expect(statuses(burst)).toEqual([200, 200, 429, 429, 429, 429, 429, 429]);
     expect(other.status).toBe(200);
     expect(other.headers.get('ratelimit-remaining')).toBe('1');
@@ -127,7 +145,15 @@ describe('send quotas', () => {
   it('accepts exactly the daily quota of 50 concurrent sends, refuses the rest with 429 daily_quota_exceeded, and counts the usage', async () => {
     const { key } = await projectWith({ daily_quota: 20 });
     const domain = await verifiedDomain(key);
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post('/emails', { from: `q@${domain}`, to: `reader${i}@example.com`, subject: `quota ${i}`, text: 'x' }, { key })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        api.post(
+          '/emails',
+          { from: `q@${domain}`, to: `reader${i}@example.com`, subject: `quota ${i}`, text: 'x' },
+          { key },
+        ),
+      ),
+    );
     const accepted = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status === 429);
     expect({ accepted: accepted.length, refused: refused.length }).toEqual({ accepted: 20, refused: 30 });
@@ -140,7 +166,11 @@ describe('send quotas', () => {
     const project = await api.get('/project', { key });
     expect(project.status).toBe(200);
     const today = new Date(await own.now()).toISOString().slice(0, 10); // the UTC day on the runtime's clock
-    expect(project.body).toMatchObject({ object: 'project', quotas: { daily: 20, monthly: null }, usage: { daily: 20, monthly: 20, day: today } });
+    expect(project.body).toMatchObject({
+      object: 'project',
+      quotas: { daily: 20, monthly: null },
+      usage: { daily: 20, monthly: 20, day: today },
+    });
     const listed = await api.get('/emails?limit=100', { key });
     expect(listed.body.data).toHaveLength(20); // nothing of a refused send was written
   });
@@ -149,7 +179,8 @@ describe('send quotas', () => {
     const project = await createOtherProject();
     const { key } = project;
     const domain = await verifiedDomain(key);
-    const send = (i: number) => api.post('/emails', { from: `u@${domain}`, to: `u${i}@example.com`, subject: `usage ${i}`, text: 'x' }, { key });
+    const send = (i: number) =>
+      api.post('/emails', { from: `u@${domain}`, to: `u${i}@example.com`, subject: `usage ${i}`, text: 'x' }, { key });
     const batch = api.post(
       '/emails/batch',
       [0, 1, 2, 3, 4].map((i) => ({ from: `u@${domain}`, to: `b${i}@example.com`, subject: 'b', text: 'x' })),
@@ -164,7 +195,10 @@ describe('send quotas', () => {
     // with a rate limit of its own beside the quota, which every answer's ratelimit-limit shows: the sign that the
     // functions hold the new settings (a function answers one request with the stale ones while it reads them again)
     await changeProjectSettings(project.projectId, { daily_quota: 37, rate_limit: 1000 });
-    expect((await api.get('/project', { key })).body).toMatchObject({ quotas: { daily: 37 }, usage: { daily: 35, monthly: 35 } });
+    expect((await api.get('/project', { key })).body).toMatchObject({
+      quotas: { daily: 37 },
+      usage: { daily: 35, monthly: 35 },
+    });
     await own.move({ advance_seconds: 2 }); // the functions' settings go stale (1 s in these tests)
     await waitFor(
       () => api.get('/api-keys', { key }),
@@ -185,7 +219,13 @@ describe('send quotas', () => {
   it('refuses a batch that does not fit whole, and accepts one that does', async () => {
     const { key } = await projectWith({ monthly_quota: 5 });
     const domain = await verifiedDomain(key);
-    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ from: `q@${domain}`, to: `b${i}@example.com`, subject: 'batch', text: 'x' }));
+    const batch = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        from: `q@${domain}`,
+        to: `b${i}@example.com`,
+        subject: 'batch',
+        text: 'x',
+      }));
     const alone = await api.post('/emails/batch', batch(6), { key }); // over the quota by itself, before any email was counted
     expect(alone.status).toBe(429);
     expect(alone.body.errors[0].code).toBe('monthly_quota_exceeded');
@@ -203,13 +243,24 @@ describe('send quotas', () => {
     const { key } = await projectWith({ daily_quota: 3 });
     const domain = await verifiedDomain(key);
     const segment = (await api.post('/segments', { name: unique('quota') }, { key })).body.id;
-    for (let i = 0; i < 5; i++) expect((await api.post('/contacts', { email: `r${i}-${unique('c')}@example.com`, segments: [segment] }, { key })).status).toBe(201);
-    const created = await api.post('/broadcasts', { segment_id: segment, from: `news@${domain}`, subject: 'Quota', html: '<p>hi</p>', send: true }, { key });
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await api.post('/contacts', { email: `r${i}-${unique('c')}@example.com`, segments: [segment] }, { key }))
+          .status,
+      ).toBe(201);
+    const created = await api.post(
+      '/broadcasts',
+      { segment_id: segment, from: `news@${domain}`, subject: 'Quota', html: '<p>hi</p>', send: true },
+      { key },
+    );
     expect(created.status).toBe(201);
     await own.drain(); // the fan-out, all due now
     const done = await api.get(`/broadcasts/${created.body.id}`, { key });
     // sent: its recipients all had their turn; those past the quota are failed recipients, not a failed broadcast
-    expect({ status: done.body.status, counters: done.body.counters }).toEqual({ status: 'sent', counters: { recipients: 5, sent: 3, skipped: 0, failed: 2 } });
+    expect({ status: done.body.status, counters: done.body.counters }).toEqual({
+      status: 'sent',
+      counters: { recipients: 5, sent: 3, skipped: 0, failed: 2 },
+    });
     expect((await api.get('/project', { key })).body.usage.daily).toBe(3);
   }, 60_000);
 });
@@ -228,8 +279,20 @@ describe('GET /project and npm run project', () => {
 
     const run = promisify(execFile);
     const cli = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'project.ts'), ...args], { env: { ...process.env, DATA_DIR: process.env.TEST_DATA_DIR, TABLE_NAME: '' } });
-    const { stdout } = await cli('limits', '--project', project.projectId, '--rate', '7', '--daily', '100', '--monthly', '1000');
+      run(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'project.ts'), ...args], {
+        env: { ...process.env, DATA_DIR: process.env.TEST_DATA_DIR, TABLE_NAME: '' },
+      });
+    const { stdout } = await cli(
+      'limits',
+      '--project',
+      project.projectId,
+      '--rate',
+      '7',
+      '--daily',
+      '100',
+      '--monthly',
+      '1000',
+    );
     expect(stdout).toMatch(/rate\s+7 requests a second/);
     expect(stdout).toMatch(/daily\s+0 of 100 emails/);
     const after = await api.get('/project', { key: project.key });

@@ -38,15 +38,29 @@ describe('the manual clock', () => {
     const moved = await move({ advance_seconds: 90 });
     expect(moved).toMatchObject({ status: 200, body: { object: 'clock', mode: 'manual', stops: expect.any(Number) } });
     expect(Date.parse(moved.body.now) - Date.parse(first.body.now)).toBe(90_000);
-    expect(Date.parse((await move({ advance: '1 hour 30 minutes' })).body.now) - Date.parse(moved.body.now)).toBe(5_400_000);
+    expect(Date.parse((await move({ advance: '1 hour 30 minutes' })).body.now) - Date.parse(moved.body.now)).toBe(
+      5_400_000,
+    );
   }, 60_000);
 
   it('never goes back, and a move names exactly one target', async () => {
     const now = await clockNow();
-    expect(await move({ set: new Date(now - 1000).toISOString() })).toMatchObject({ status: 422, body: { errors: [{ code: 'clock_backwards', path: 'set' }] } });
-    expect(await move({ advance: 'soon' })).toMatchObject({ status: 422, body: { errors: [{ code: 'invalid_duration', path: 'advance' }] } });
-    expect(await move({ advance_seconds: -5 })).toMatchObject({ status: 422, body: { errors: [{ code: 'invalid_duration' }] } });
-    expect(await move({ advance: '1 day', advance_seconds: 5 })).toMatchObject({ status: 422, body: { errors: [{ code: 'invalid_clock_move' }] } });
+    expect(await move({ set: new Date(now - 1000).toISOString() })).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'clock_backwards', path: 'set' }] },
+    });
+    expect(await move({ advance: 'soon' })).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'invalid_duration', path: 'advance' }] },
+    });
+    expect(await move({ advance_seconds: -5 })).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'invalid_duration' }] },
+    });
+    expect(await move({ advance: '1 day', advance_seconds: 5 })).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'invalid_clock_move' }] },
+    });
     expect(await move({})).toMatchObject({ status: 422, body: { errors: [{ code: 'invalid_clock_move' }] } });
     expect(await move({ advance: '400 days' })).toMatchObject({ status: 422 });
     expect(await clockNow()).toBe(now);
@@ -56,7 +70,12 @@ describe('the manual clock', () => {
 
   it('settles a send as sent; it is delivered only once the clock passes its delivery event', async () => {
     const { key, domain } = await sandbox();
-    const sent = await call('POST', '/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Held', text: 'hi' }, key);
+    const sent = await call(
+      'POST',
+      '/emails',
+      { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Held', text: 'hi' },
+      key,
+    );
     expect(sent.status).toBe(200);
     expect((await call('POST', '/_local/drain', { timeout_seconds: 60 })).status).toBe(200);
     expect((await call('GET', `/emails/${sent.body.id}`, undefined, key)).body.last_event).toBe('sent');
@@ -66,7 +85,12 @@ describe('the manual clock', () => {
 
   it('handles a send made just before a move at its own time, then what fell due on the way', async () => {
     const { key, domain } = await sandbox();
-    const sent = await call('POST', '/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Moved at once', text: 'hi' }, key);
+    const sent = await call(
+      'POST',
+      '/emails',
+      { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Moved at once', text: 'hi' },
+      key,
+    );
     expect(sent.status).toBe(200);
     // no drain first: the move settles the send now, so its delivery (a second later) falls within the move
     expect((await move({ advance_seconds: 5 })).status).toBe(200);
@@ -81,11 +105,20 @@ describe('the manual clock', () => {
 
     it('sends an email scheduled "in 2 days" when the clock is moved 2 days, and its webhook arrives within the move', async () => {
       const { key, domain } = await sandbox();
-      expect((await call('POST', '/webhooks', { endpoint: receiver.url, events: ['email.sent', 'email.delivered'] }, key)).status).toBe(201);
-      const scheduled = await call('POST', '/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Later', text: 'hi', scheduled_at: 'in 2 days' }, key);
+      expect(
+        (await call('POST', '/webhooks', { endpoint: receiver.url, events: ['email.sent', 'email.delivered'] }, key))
+          .status,
+      ).toBe(201);
+      const scheduled = await call(
+        'POST',
+        '/emails',
+        { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Later', text: 'hi', scheduled_at: 'in 2 days' },
+        key,
+      );
       expect(scheduled.status).toBe(200);
       const id = scheduled.body.id as string;
-      const of = (type: string) => receiver.receipts.filter((r) => r.json?.type === type && r.json?.data?.email_id === id);
+      const of = (type: string) =>
+        receiver.receipts.filter((r) => r.json?.type === type && r.json?.data?.email_id === id);
 
       expect((await move({ advance: '1 day' })).status).toBe(200);
       expect((await call('GET', `/emails/${id}`, undefined, key)).body.last_event).toBe('scheduled');
@@ -108,10 +141,16 @@ describe('the manual clock', () => {
       const hook = await call('POST', '/webhooks', { endpoint: receiver.url, events: ['email.sent'] }, key);
       expect(hook.status).toBe(201);
       receiver.status = 500;
-      const sent = await call('POST', '/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Retried', text: 'hi' }, key);
+      const sent = await call(
+        'POST',
+        '/emails',
+        { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Retried', text: 'hi' },
+        key,
+      );
       expect(sent.status).toBe(200);
       expect((await call('POST', '/_local/drain', { timeout_seconds: 60 })).status).toBe(200);
-      const attempts = () => receiver.receipts.filter((r) => r.json?.type === 'email.sent' && r.json?.data?.email_id === sent.body.id);
+      const attempts = () =>
+        receiver.receipts.filter((r) => r.json?.type === 'email.sent' && r.json?.data?.email_id === sent.body.id);
       expect(attempts()).toHaveLength(1); // the first attempt; the retry waits for the clock
 
       expect((await move({ advance: '30 minutes' })).status).toBe(200);

@@ -31,7 +31,10 @@ describe('the local control API', () => {
     const sending = await call('POST', '/api-keys', { name: 'sending only', permission: 'sending_access' });
     expect(sending.status).toBe(201);
     const refused = await call('POST', '/_local/drain', {}, sending.body.token);
-    expect(refused).toMatchObject({ status: 403, body: { name: 'application_error', errors: [{ code: 'insufficient_scope' }] } });
+    expect(refused).toMatchObject({
+      status: 403,
+      body: { name: 'application_error', errors: [{ code: 'insufficient_scope' }] },
+    });
   });
 
   it('tells the time and the clock mode; a real clock cannot be moved', async () => {
@@ -39,16 +42,27 @@ describe('the local control API', () => {
     const clock = await call('GET', '/_local/clock');
     expect(clock).toMatchObject({ status: 200, body: { object: 'clock', mode: 'real' } });
     expect(Date.parse(clock.body.now)).toBeGreaterThanOrEqual(before - 1000);
-    expect(await call('POST', '/_local/clock', { advance: '2 days' })).toMatchObject({ status: 409, body: { errors: [{ code: 'clock_not_manual' }] } });
+    expect(await call('POST', '/_local/clock', { advance: '2 days' })).toMatchObject({
+      status: 409,
+      body: { errors: [{ code: 'clock_not_manual' }] },
+    });
   });
 
   it('drains: an email sent a moment ago reads delivered right after, its pipeline counted', async () => {
     const { key, domain } = await sandbox();
-    const sent = await call('POST', '/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Drained', text: 'hi' }, key);
+    const sent = await call(
+      'POST',
+      '/emails',
+      { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Drained', text: 'hi' },
+      key,
+    );
     expect(sent.status).toBe(200);
     const drained = await call('POST', '/_local/drain', { timeout_seconds: 30 });
     expect(drained).toMatchObject({ status: 200, body: { object: 'drain' } });
-    expect(drained.body.handled).toMatchObject({ 'test-sender': expect.any(Number), 'email-status': expect.any(Number) });
+    expect(drained.body.handled).toMatchObject({
+      'test-sender': expect.any(Number),
+      'email-status': expect.any(Number),
+    });
     expect((await call('GET', `/emails/${sent.body.id}`, undefined, key)).body.last_event).toBe('delivered');
   }, 60_000);
 
@@ -61,7 +75,10 @@ describe('the local control API', () => {
   });
 
   it('refuses a drain timeout out of range, and a method a path does not take', async () => {
-    expect(await call('POST', '/_local/drain', { timeout_seconds: 0 })).toMatchObject({ status: 422, body: { errors: [{ code: 'invalid_timeout', path: 'timeout_seconds' }] } });
+    expect(await call('POST', '/_local/drain', { timeout_seconds: 0 })).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'invalid_timeout', path: 'timeout_seconds' }] },
+    });
     expect(await call('POST', '/_local/drain', { timeout_seconds: 301 })).toMatchObject({ status: 422 });
     expect((await call('GET', '/_local/drain')).status).toBe(405);
   });
@@ -75,10 +92,24 @@ describe('the local control API', () => {
 
     it('answers 504 naming the worker it keeps busy', async () => {
       const { key, domain } = await sandbox();
-      expect((await call('POST', '/webhooks', { endpoint: endpoint.url, events: ['email.sent'] }, key)).status).toBe(201);
-      expect((await call('POST', '/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Stuck', text: 'hi' }, key)).status).toBe(200);
+      expect((await call('POST', '/webhooks', { endpoint: endpoint.url, events: ['email.sent'] }, key)).status).toBe(
+        201,
+      );
+      expect(
+        (
+          await call(
+            'POST',
+            '/emails',
+            { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'Stuck', text: 'hi' },
+            key,
+          )
+        ).status,
+      ).toBe(200);
       const drained = await call('POST', '/_local/drain', { timeout_seconds: 8 });
-      expect(drained).toMatchObject({ status: 504, body: { name: 'application_error', errors: [{ code: 'drain_timeout' }] } });
+      expect(drained).toMatchObject({
+        status: 504,
+        body: { name: 'application_error', errors: [{ code: 'drain_timeout' }] },
+      });
       expect(drained.body.message).toContain('webhook-dispatcher');
       expect(endpoint.requests).toBeGreaterThanOrEqual(1);
     }, 60_000);

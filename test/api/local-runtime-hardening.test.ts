@@ -34,7 +34,11 @@ const portOf = (url: string) => Number(new URL(url).port);
 const alive = () => child.exitCode === null && !/"level":"FATAL"/.test(output());
 
 beforeAll(async () => {
-  const started = await startRuntimeProcess({ DATA_DIR: dataDir, LOCAL_API_KEY: key, ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'false' });
+  const started = await startRuntimeProcess({
+    DATA_DIR: dataDir,
+    LOCAL_API_KEY: key,
+    ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'false',
+  });
   child = started.child;
   apiUrl = started.apiUrl;
   output = started.output;
@@ -82,15 +86,26 @@ const raw = (port: number, bytes: string | Buffer) =>
     socket.on('close', done);
   });
 
-const get = (path: string, headers = '') => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`;
+const get = (path: string, headers = '') =>
+  `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`;
 const post = (path: string, body: string, headers = '') =>
   `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 
 it('honours ALLOW_HTTP_LOOPBACK_WEBHOOKS=false: no http to loopback, no loopback in any spelling (422)', async () => {
   const receiver = await freePort();
-  for (const endpoint of [`http://127.0.0.1:${receiver}/hook`, `http://localhost:${receiver}/hook`, 'https://LOCALHOST./hook', 'https://127.1/hook', `https://[::1]:${receiver}/`]) {
+  for (const endpoint of [
+    `http://127.0.0.1:${receiver}/hook`,
+    `http://localhost:${receiver}/hook`,
+    'https://LOCALHOST./hook',
+    'https://127.1/hook',
+    `https://[::1]:${receiver}/`,
+  ]) {
     const res = await call('POST', '/webhooks', { endpoint, events: ['email.sent'] });
-    expect({ endpoint, status: res.status, name: res.body?.name }).toEqual({ endpoint, status: 422, name: 'validation_error' });
+    expect({ endpoint, status: res.status, name: res.body?.name }).toEqual({
+      endpoint,
+      status: 422,
+      name: 'validation_error',
+    });
   }
 });
 
@@ -119,7 +134,12 @@ it('survives the known crashers and odd requests on every port, and still answer
   for (const [name, port] of Object.entries(ports)) {
     for (const bytes of crashers) {
       await raw(port, bytes);
-      expect({ name, port, alive: alive(), output: alive() ? '' : output() }).toEqual({ name, port, alive: true, output: '' });
+      expect({ name, port, alive: alive(), output: alive() ? '' : output() }).toEqual({
+        name,
+        port,
+        alive: true,
+        output: '',
+      });
     }
   }
   // a rejection left unhandled surfaces once the handler that made it has run on: a request answered
@@ -136,5 +156,7 @@ it('survives the known crashers and odd requests on every port, and still answer
   const unknownMessage = '/get-emlContent?messageId=does-not-exist';
   expect((await fetch(`http://127.0.0.1:${ports.mailViewer}${unknownMessage}`)).status).toBe(404);
   expect((await fetch(`http://127.0.0.1:${ports.ses}${unknownMessage}`)).status).toBe(403);
-  expect((await signedFetch(`http://127.0.0.1:${ports.ses}${unknownMessage}`, runtimeCredentials(dataDir), 'ses')).status).toBe(404);
+  expect(
+    (await signedFetch(`http://127.0.0.1:${ports.ses}${unknownMessage}`, runtimeCredentials(dataDir), 'ses')).status,
+  ).toBe(404);
 }, 120_000);

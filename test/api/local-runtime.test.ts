@@ -38,7 +38,8 @@ const groupProcesses = (group: number) =>
     .filter(([pgid, stat]) => Number(pgid) === group && !stat.startsWith('Z'));
 /** What of the group is still there 10 s after the runtime exited (esbuild's service and the JVM's watchdog end a moment after it). */
 async function leftBehind(group: number): Promise<string[][]> {
-  for (let waited = 0; waited < 10_000 && groupProcesses(group).length > 0; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  for (let waited = 0; waited < 10_000 && groupProcesses(group).length > 0; waited += 100)
+    await new Promise((r) => setTimeout(r, 100));
   return groupProcesses(group);
 }
 

@@ -40,20 +40,55 @@ describe('the simulated events (SES event publishing JSON)', () => {
     const now = new Date('2026-11-25T10:00:00.000Z');
     const events = simulatedEvents(request('Reader <click+x1@simulator.amazonses.com>'), 'm-1', now, both);
     expect(types(events)).toEqual(['Send', 'Delivery', 'Open', 'Click', 'Click']);
-    expect(events[2]).toMatchObject({ mail: { messageId: 'm-1' }, open: { ipAddress: '192.0.2.1', timestamp: '2026-11-25T10:00:01.000Z', userAgent: expect.any(String) } });
+    expect(events[2]).toMatchObject({
+      mail: { messageId: 'm-1' },
+      open: { ipAddress: '192.0.2.1', timestamp: '2026-11-25T10:00:01.000Z', userAgent: expect.any(String) },
+    });
     expect(events.slice(3).map((e) => e.click)).toEqual([
-      { ipAddress: '192.0.2.1', link: LINKS[0], linkTags: {}, timestamp: '2026-11-25T10:00:01.500Z', userAgent: expect.any(String) },
-      { ipAddress: '192.0.2.1', link: LINKS[1], linkTags: { campaign: ['nov'], kind: ['cta'] }, timestamp: '2026-11-25T10:00:01.600Z', userAgent: expect.any(String) },
+      {
+        ipAddress: '192.0.2.1',
+        link: LINKS[0],
+        linkTags: {},
+        timestamp: '2026-11-25T10:00:01.500Z',
+        userAgent: expect.any(String),
+      },
+      {
+        ipAddress: '192.0.2.1',
+        link: LINKS[1],
+        linkTags: { campaign: ['nov'], kind: ['cta'] },
+        timestamp: '2026-11-25T10:00:01.600Z',
+        userAgent: expect.any(String),
+      },
     ]);
   });
 
   it('publishes only what the configuration set tracks, and nothing for text-only mail', () => {
-    expect(types(simulatedEvents(request('click@simulator.amazonses.com'), 'm', new Date(), { open: false, click: true }))).toEqual(['Send', 'Delivery', 'Click', 'Click']);
-    expect(types(simulatedEvents(request('click@simulator.amazonses.com'), 'm', new Date(), { open: false, click: false }))).toEqual(['Send', 'Delivery']);
+    expect(
+      types(simulatedEvents(request('click@simulator.amazonses.com'), 'm', new Date(), { open: false, click: true })),
+    ).toEqual(['Send', 'Delivery', 'Click', 'Click']);
+    expect(
+      types(simulatedEvents(request('click@simulator.amazonses.com'), 'm', new Date(), { open: false, click: false })),
+    ).toEqual(['Send', 'Delivery']);
     expect(types(simulatedEvents(request('click@simulator.amazonses.com'), 'm'))).toEqual(['Send', 'Delivery']); // no tracking unless told
-    expect(types(simulatedEvents(request('open+a@simulator.amazonses.com'), 'm', new Date(), both))).toEqual(['Send', 'Delivery', 'Open']);
-    expect(types(simulatedEvents(request('click@simulator.amazonses.com', { Text: { Data: 'https://example.com/a' } }), 'm', new Date(), both))).toEqual(['Send', 'Delivery']);
-    expect(types(simulatedEvents(request('success@simulator.amazonses.com'), 'm', new Date(), both))).toEqual(['Send', 'Delivery']);
+    expect(types(simulatedEvents(request('open+a@simulator.amazonses.com'), 'm', new Date(), both))).toEqual([
+      'Send',
+      'Delivery',
+      'Open',
+    ]);
+    expect(
+      types(
+        simulatedEvents(
+          request('click@simulator.amazonses.com', { Text: { Data: 'https://example.com/a' } }),
+          'm',
+          new Date(),
+          both,
+        ),
+      ),
+    ).toEqual(['Send', 'Delivery']);
+    expect(types(simulatedEvents(request('success@simulator.amazonses.com'), 'm', new Date(), both))).toEqual([
+      'Send',
+      'Delivery',
+    ]);
   });
 });
 
@@ -76,7 +111,11 @@ describe('through the pipeline', () => {
   }, 120_000);
 
   const send = async (domain: string, to: string) => {
-    const res = await api.post('/emails', { from: `News <news@${domain}>`, to, subject: `to ${to}`, html: HTML }, { key: project.key });
+    const res = await api.post(
+      '/emails',
+      { from: `News <news@${domain}>`, to, subject: `to ${to}`, html: HTML },
+      { key: project.key },
+    );
     expect(res.status).toBe(200);
     return res.body.id as string;
   };
@@ -85,7 +124,8 @@ describe('through the pipeline', () => {
     await runtime.drain();
     return (await api.get(`/emails/${id}`, { key: project.key })).body.last_event as string;
   };
-  const eventsOf = async (emailId: string) => (await projectEvents(project.projectId)).map((i) => i.event).filter((e) => e.data.object.id === emailId);
+  const eventsOf = async (emailId: string) =>
+    (await projectEvents(project.projectId)).map((i) => i.event).filter((e) => e.data.object.id === emailId);
   const typesOf = async (emailId: string) => (await eventsOf(emailId)).map((e) => e.type as string);
 
   it('click@ from a domain tracking clicks ends clicked, with an email.clicked per link', async () => {
@@ -93,15 +133,24 @@ describe('through the pipeline', () => {
     expect(await settled(id)).toBe('clicked');
     const clicks = (await eventsOf(id)).filter((e) => e.type === 'email.clicked');
     expect(clicks.map((e) => e.data.object.click.link).sort()).toEqual([...LINKS].sort());
-    expect(clicks[0].data.object).toMatchObject({ id, click: { ip_address: '192.0.2.1', user_agent: expect.any(String), timestamp: expect.any(String) } });
-    expect(await typesOf(id)).toEqual(expect.arrayContaining(['email.sent', 'email.delivered', 'email.opened', 'email.clicked']));
+    expect(clicks[0].data.object).toMatchObject({
+      id,
+      click: { ip_address: '192.0.2.1', user_agent: expect.any(String), timestamp: expect.any(String) },
+    });
+    expect(await typesOf(id)).toEqual(
+      expect.arrayContaining(['email.sent', 'email.delivered', 'email.opened', 'email.clicked']),
+    );
   }, 90_000);
 
   it('open@ ends opened, with an email.opened and no click', async () => {
     const id = await send(tracksBoth, 'open+reader@simulator.amazonses.com');
     expect(await settled(id)).toBe('opened');
     const events = await eventsOf(id);
-    expect(events.find((e) => e.type === 'email.opened').data.object).toMatchObject({ id, last_event: 'opened', open: { ipAddress: '192.0.2.1' } });
+    expect(events.find((e) => e.type === 'email.opened').data.object).toMatchObject({
+      id,
+      last_event: 'opened',
+      open: { ipAddress: '192.0.2.1' },
+    });
     expect(events.map((e) => e.type)).not.toContain('email.clicked');
   }, 90_000);
 

@@ -55,19 +55,38 @@ describe('the request log', () => {
       const invalid = await api.post('/contacts', { email: 'not an address' }, as);
       expect([listed.status, missing.status, invalid.status]).toEqual([200, 404, 422]);
       // without a valid key: no project, no entry (and nothing of it shows up below)
-      expect((await api.get('/api-keys', { key: `es_live_${'x'.repeat(32)}`, headers: { 'user-agent': AGENT } })).status).toBe(401);
+      expect(
+        (await api.get('/api-keys', { key: `es_live_${'x'.repeat(32)}`, headers: { 'user-agent': AGENT } })).status,
+      ).toBe(401);
 
       const page = await api.get('/logs?limit=10', { key: project.key });
       expect(page.status).toBe(200);
       expect(page.body).toMatchObject({ object: 'list', has_more: false });
       // newest first: the three requests, oldest last (the list itself is logged once it has answered)
-      expect(page.body.data.map((e: any) => `${e.method} ${e.endpoint} ${e.response_status}`)).toEqual(['POST /contacts 422', `GET /contacts/${MISSING} 404`, 'GET /api-keys 200']);
+      expect(page.body.data.map((e: any) => `${e.method} ${e.endpoint} ${e.response_status}`)).toEqual([
+        'POST /contacts 422',
+        `GET /contacts/${MISSING} 404`,
+        'GET /api-keys 200',
+      ]);
       for (const entry of page.body.data) {
-        expect(Object.keys(entry).sort()).toEqual(['created_at', 'endpoint', 'id', 'method', 'response_status', 'user_agent']);
-        expect(entry).toMatchObject({ id: expect.stringMatching(ID), created_at: expect.stringMatching(TIME), user_agent: AGENT });
+        expect(Object.keys(entry).sort()).toEqual([
+          'created_at',
+          'endpoint',
+          'id',
+          'method',
+          'response_status',
+          'user_agent',
+        ]);
+        expect(entry).toMatchObject({
+          id: expect.stringMatching(ID),
+          created_at: expect.stringMatching(TIME),
+          user_agent: AGENT,
+        });
       }
 
-      const [invalidEntry, missingEntry, listedEntry] = await Promise.all(page.body.data.map((e: any) => api.get(`/logs/${e.id}`, { key: project.key })));
+      const [invalidEntry, missingEntry, listedEntry] = await Promise.all(
+        page.body.data.map((e: any) => api.get(`/logs/${e.id}`, { key: project.key })),
+      );
       expect(listedEntry.body).toMatchObject({
         object: 'log',
         method: 'GET',
@@ -138,7 +157,10 @@ describe('the request log', () => {
       await api.get('/api-keys', { key: project.key });
       const [entry] = (await api.get('/logs?limit=1', { key: project.key })).body.data;
       expect((await api.get(`/logs/${entry.id}`, { key: project.key })).status).toBe(200);
-      expect(await api.get(`/logs/${entry.id}`, { key: TEST_API_KEY })).toMatchObject({ status: 404, body: { name: 'not_found' } });
+      expect(await api.get(`/logs/${entry.id}`, { key: TEST_API_KEY })).toMatchObject({
+        status: 404,
+        body: { name: 'not_found' },
+      });
       const theirs = await api.get('/logs?limit=100', { key: TEST_API_KEY });
       expect(theirs.body.data.map((e: any) => e.id)).not.toContain(entry.id);
       expect((await api.get('/logs/not-a-uuid', { key: project.key })).status).toBe(422);
@@ -157,12 +179,23 @@ describe('the request log', () => {
 
       const first = data(await sdk.logs.list({ limit: 1 }));
       expect(first).toMatchObject({ object: 'list', has_more: true });
-      expect(first.data[0]).toMatchObject({ method: 'GET', endpoint: `/contacts/${MISSING}`, response_status: 404, user_agent: expect.stringMatching(/^resend-node:/) });
+      expect(first.data[0]).toMatchObject({
+        method: 'GET',
+        endpoint: `/contacts/${MISSING}`,
+        response_status: 404,
+        user_agent: expect.stringMatching(/^resend-node:/),
+      });
       const second = data(await sdk.logs.list({ limit: 1, after: first.data[0].id }));
       expect(second.data[0]).toMatchObject({ method: 'GET', endpoint: '/api-keys', response_status: 200 });
 
       const entry = data(await sdk.logs.get(first.data[0].id));
-      expect(entry).toMatchObject({ object: 'log', id: first.data[0].id, response_status: 404, request_body: null, response_body: { name: 'not_found' } });
+      expect(entry).toMatchObject({
+        object: 'log',
+        id: first.data[0].id,
+        response_status: 404,
+        request_body: null,
+        response_body: { name: 'not_found' },
+      });
       expect(JSON.stringify(entry)).not.toContain(project.key);
       expect((await sdk.logs.get(MISSING)).error).toMatchObject({ name: 'not_found' });
     },

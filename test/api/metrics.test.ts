@@ -22,7 +22,8 @@ describe('email metrics', () => {
     sdk = new Resend(key, { baseUrl: baseUrl() });
     const domain = await verifiedDomain(key, 'metrics', { capabilities: { receiving: 'enabled' } });
     const send = async (to: string, extra: Record<string, unknown> = {}) =>
-      (await api.post('/emails', { from: `m@${domain}`, to, subject: 'metrics', text: 'x', ...extra }, { key })).body.id as string;
+      (await api.post('/emails', { from: `m@${domain}`, to, subject: 'metrics', text: 'x', ...extra }, { key })).body
+        .id as string;
     const settle = (id: string, statuses: string[]) =>
       waitFor(
         () => api.get(`/emails/${id}`, { key }).then((r) => r.body.last_event as string),
@@ -33,7 +34,12 @@ describe('email metrics', () => {
     const bounced = await send('bounce@simulator.amazonses.com');
     const complained = await send('complaint@simulator.amazonses.com');
     const failed = await send('reader@example.com', { attachments: [{ path: 'http://127.0.0.1:1/gone.pdf' }] });
-    await Promise.all([settle(delivered, ['delivered']), settle(bounced, ['bounced']), settle(complained, ['complained']), settle(failed, ['failed'])]);
+    await Promise.all([
+      settle(delivered, ['delivered']),
+      settle(bounced, ['bounced']),
+      settle(complained, ['complained']),
+      settle(failed, ['failed']),
+    ]);
     const suppressed = await send('bounce@simulator.amazonses.com'); // suppressed by the bounce above
     await settle(suppressed, ['suppressed']);
     // and one email in: the inbound worker counts it
@@ -68,7 +74,9 @@ describe('email metrics', () => {
   });
 
   it('answers a subset of metrics, weekly and monthly periods, and only totals without the period dimension', async () => {
-    const monthly = await api.get('/emails/metrics?granularity=monthly&dimensions=period&metrics=sent,bounce_rate', { key });
+    const monthly = await api.get('/emails/metrics?granularity=monthly&dimensions=period&metrics=sent,bounce_rate', {
+      key,
+    });
     expect(monthly.status).toBe(200);
     expect(monthly.body.metrics).toEqual(['sent', 'bounce_rate']);
     expect(monthly.body.totals).toEqual({ sent: 3, bounce_rate: 0.3333 });

@@ -28,11 +28,26 @@ async function grantOf(key: string, name: string, scope: 'full_access' | 'sendin
   const client = await api.post('/oauth/clients', { name, redirect_uris: [REDIRECT] }, { key });
   expect(client.status).toBe(201);
   const verifier = randomBytes(48).toString('base64url');
-  const query = new URLSearchParams({ client_id: client.body.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(verifier), scope });
+  const query = new URLSearchParams({
+    client_id: client.body.client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: s256Challenge(verifier),
+    scope,
+  });
   const code = await api.get(`/oauth/authorize?${query}`, { key });
   expect(code.status).toBe(200);
-  const form = { grant_type: 'authorization_code', code: code.body.code, code_verifier: verifier, client_id: client.body.client_id, redirect_uri: REDIRECT };
-  const tokens = await request('POST', '/oauth/token', undefined, { key: null, raw: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = {
+    grant_type: 'authorization_code',
+    code: code.body.code,
+    code_verifier: verifier,
+    client_id: client.body.client_id,
+    redirect_uri: REDIRECT,
+  };
+  const tokens = await request('POST', '/oauth/token', undefined, {
+    key: null,
+    raw: new URLSearchParams(form).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expect(tokens.status).toBe(200);
   return { client: client.body as { id: string; client_id: string }, access: tokens.body.access_token as string };
 }
@@ -62,12 +77,18 @@ it('oauthGrants.list: each grant with scopes, revoked_at/revoked_reason null and
       revoked_reason: null,
       client: { name: 'Acme Dashboard', logo_uri: null },
     },
-    expect.objectContaining({ client_id: first.client.client_id, scopes: ['sending_access'], client: { name: 'Acme CLI', logo_uri: null } }),
+    expect.objectContaining({
+      client_id: first.client.client_id,
+      scopes: ['sending_access'],
+      client: { name: 'Acme CLI', logo_uri: null },
+    }),
   ]);
   // the SDK's pagination
   const page = dataOf(await resend.oauthGrants.list({ limit: 1 }));
   expect(page).toMatchObject({ has_more: true, data: [{ id: list.data[0].id }] });
-  expect(dataOf(await resend.oauthGrants.list({ limit: 1, after: list.data[0].id })).data.map((g) => g.id)).toEqual([list.data[1].id]);
+  expect(dataOf(await resend.oauthGrants.list({ limit: 1, after: list.data[0].id })).data.map((g) => g.id)).toEqual([
+    list.data[1].id,
+  ]);
 });
 
 it('oauthGrants.revoke: answers revoked_at and revoked_reason, the tokens stop working, the grant is no longer listed, and a second revoke is 404', async () => {
@@ -78,7 +99,13 @@ it('oauthGrants.revoke: answers revoked_at and revoked_reason, the tokens stop w
 
   const before = Date.now();
   const revoked = dataOf(await resend.oauthGrants.revoke(grant.id));
-  expect(revoked).toEqual({ object: 'oauth_grant', id: grant.id, deleted: true, revoked_at: expect.stringMatching(ISO), revoked_reason: 'revoked_from_api' });
+  expect(revoked).toEqual({
+    object: 'oauth_grant',
+    id: grant.id,
+    deleted: true,
+    revoked_at: expect.stringMatching(ISO),
+    revoked_reason: 'revoked_from_api',
+  });
   expect(Date.parse(revoked.revoked_at)).toBeGreaterThanOrEqual(before - 1000);
   expect((await api.get('/segments', { key: access })).status).toBe(401);
   expect(dataOf(await resend.oauthGrants.list()).data).toEqual([]);
@@ -91,7 +118,12 @@ it("names the client of a grant whose lookup was written before it carried the n
   const { key, resend } = await project();
   const { client } = await grantOf(key, 'Older client', 'full_access');
   await documentClient.send(
-    new UpdateCommand({ TableName: runtime.tableName, Key: keys.oauthClientId(client.client_id), UpdateExpression: 'REMOVE #name', ExpressionAttributeNames: { '#name': 'name' } }),
+    new UpdateCommand({
+      TableName: runtime.tableName,
+      Key: keys.oauthClientId(client.client_id),
+      UpdateExpression: 'REMOVE #name',
+      ExpressionAttributeNames: { '#name': 'name' },
+    }),
   );
   expect(dataOf(await resend.oauthGrants.list()).data[0].client).toEqual({ name: 'Older client', logo_uri: null });
 });
@@ -100,7 +132,9 @@ it('answers client null for a grant whose client is gone while its grants are be
   const { key } = await project();
   const { client } = await grantOf(key, 'Going', 'full_access');
   // the moment between a client deletion's first transaction and the revocation of its grants
-  await documentClient.send(new DeleteCommand({ TableName: runtime.tableName, Key: keys.oauthClientId(client.client_id) }));
+  await documentClient.send(
+    new DeleteCommand({ TableName: runtime.tableName, Key: keys.oauthClientId(client.client_id) }),
+  );
   const list = await api.get('/oauth/grants', { key });
   expect(list.status).toBe(200);
   expect(list.body.data).toEqual([expect.objectContaining({ client_id: client.client_id, client: null })]);

@@ -19,11 +19,19 @@ const newVerifier = () => randomBytes(48).toString('base64url'); // 64 character
 
 /** POST a form-encoded body without a key, as an OAuth client does. */
 const postForm = (path: string, fields: Record<string, string>) =>
-  request('POST', path, undefined, { key: null, raw: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  request('POST', path, undefined, {
+    key: null,
+    raw: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 const postJson = (path: string, body: unknown) => api.post(path, body, { key: null });
 
 async function registerClient(options: { key?: string; redirect_uris?: string[] } = {}) {
-  const res = await api.post('/oauth/clients', { name: 'Acme', redirect_uris: options.redirect_uris ?? [REDIRECT, LOOPBACK] }, { key: options.key });
+  const res = await api.post(
+    '/oauth/clients',
+    { name: 'Acme', redirect_uris: options.redirect_uris ?? [REDIRECT, LOOPBACK] },
+    { key: options.key },
+  );
   expect(res.status).toBe(201);
   return res.body as { id: string; client_id: string };
 }
@@ -33,7 +41,11 @@ const authorizeUrl = (params: Record<string, string>) => `/oauth/authorize?${new
 /** Authorizes and returns the code with the verifier that goes with it. */
 async function authorize(clientId: string, options: { scope?: string; redirect_uri?: string; key?: string } = {}) {
   const verifier = newVerifier();
-  const params: Record<string, string> = { client_id: clientId, redirect_uri: options.redirect_uri ?? REDIRECT, code_challenge: s256Challenge(verifier) };
+  const params: Record<string, string> = {
+    client_id: clientId,
+    redirect_uri: options.redirect_uri ?? REDIRECT,
+    code_challenge: s256Challenge(verifier),
+  };
   if (options.scope) params.scope = options.scope;
   const res = await api.get(authorizeUrl(params), { key: options.key });
   expect(res.status).toBe(200);
@@ -41,7 +53,13 @@ async function authorize(clientId: string, options: { scope?: string; redirect_u
 }
 
 const exchange = (clientId: string, code: string, verifier: string, redirectUri = REDIRECT) =>
-  postForm('/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri });
+  postForm('/oauth/token', {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: redirectUri,
+  });
 
 /** A client, a grant and its tokens. */
 async function tokensFor(scope = 'full_access', key?: string) {
@@ -53,7 +71,10 @@ async function tokensFor(scope = 'full_access', key?: string) {
 }
 
 const expectOAuthError = (res: ApiResponse, error: string, status = 400) => {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { error, error_description: expect.any(String) } });
+  expect({ status: res.status, body: res.body }).toEqual({
+    status,
+    body: { error, error_description: expect.any(String) },
+  });
 };
 const expect422 = (res: ApiResponse, path: string) => {
   expect(res.status).toBe(422);
@@ -122,7 +143,14 @@ describe('the authorization code flow (acceptance)', () => {
     expect((await api.get('/emails', { key: tokens.access_token })).status).toBe(403);
     expect((await api.post('/emails', {}, { key: tokens.access_token })).status).toBe(422); // past the scope check
     // nor can it authorize clients itself
-    const again = await api.get(authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(newVerifier()) }), { key: tokens.access_token });
+    const again = await api.get(
+      authorizeUrl({
+        client_id: client.client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: s256Challenge(newVerifier()),
+      }),
+      { key: tokens.access_token },
+    );
     expect(again.status).toBe(403);
   });
 
@@ -130,10 +158,23 @@ describe('the authorization code flow (acceptance)', () => {
     const client = await registerClient();
     const verifier = newVerifier();
     const auth = await api.get(
-      authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(verifier), state: 'xyz 123', code_challenge_method: 'S256', response_type: 'code' }),
+      authorizeUrl({
+        client_id: client.client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: s256Challenge(verifier),
+        state: 'xyz 123',
+        code_challenge_method: 'S256',
+        response_type: 'code',
+      }),
     );
     expect(auth.body).toMatchObject({ state: 'xyz 123' });
-    const res = await postJson('/oauth/token', { grant_type: 'authorization_code', code: auth.body.code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT });
+    const res = await postJson('/oauth/token', {
+      grant_type: 'authorization_code',
+      code: auth.body.code,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+    });
     expect(res.status).toBe(200);
   });
 
@@ -141,7 +182,10 @@ describe('the authorization code flow (acceptance)', () => {
     const { createApiKey } = await import('../../shared/access/api-keys');
     // a project of its own: the default project's test-mode sandbox is the mode isolation suite's B
     const { projectId } = await createOtherProject();
-    const { token: testKey } = await createApiKey({ projectId, livemode: false, permission: 'full_access' }, { name: 'oauth test', mode: 'test' });
+    const { token: testKey } = await createApiKey(
+      { projectId, livemode: false, permission: 'full_access' },
+      { name: 'oauth test', mode: 'test' },
+    );
     const { access, refresh } = await tokensFor('full_access', testKey);
     const item = await getItem(keys.oauthAccessToken(hashToken(access)));
     expect(item).toMatchObject({ project_id: `${projectId}_test`, permission: 'full_access', livemode: false }); // the project's test-mode sandbox
@@ -163,7 +207,11 @@ describe('GET /oauth/authorize refuses each invalid parameter with 422 naming it
   it('names every missing required parameter', async () => {
     const res = await api.get('/oauth/authorize');
     expect(res.status).toBe(422);
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['client_id', 'code_challenge', 'redirect_uri']);
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'client_id',
+      'code_challenge',
+      'redirect_uri',
+    ]);
   });
 
   it('refuses an unknown client_id, well-formed or not', async () => {
@@ -180,7 +228,13 @@ describe('GET /oauth/authorize refuses each invalid parameter with 422 naming it
   });
 
   it('refuses a redirect_uri the client did not register, compared exactly', async () => {
-    for (const uri of ['https://evil.example/callback', `${REDIRECT}/`, `${REDIRECT}?x=1`, 'https://app.example:443/callback', 'https://APP.example/callback']) {
+    for (const uri of [
+      'https://evil.example/callback',
+      `${REDIRECT}/`,
+      `${REDIRECT}?x=1`,
+      'https://app.example:443/callback',
+      'https://APP.example/callback',
+    ]) {
       const res = await api.get(authorizeUrl({ ...valid(), redirect_uri: uri }));
       expect422(res, 'redirect_uri');
       expect(res.body.errors[0].code).toBe('redirect_uri_mismatch');
@@ -191,14 +245,24 @@ describe('GET /oauth/authorize refuses each invalid parameter with 422 naming it
     const ok = await api.get(authorizeUrl({ ...valid(), redirect_uri: 'http://127.0.0.1:53123/callback' }));
     expect(ok.status).toBe(200);
     expect(ok.body.redirect_uri).toBe('http://127.0.0.1:53123/callback');
-    expect422(await api.get(authorizeUrl({ ...valid(), redirect_uri: 'http://127.0.0.1:53123/other' })), 'redirect_uri');
-    expect422(await api.get(authorizeUrl({ ...valid(), redirect_uri: 'http://localhost:53123/callback' })), 'redirect_uri');
-    expect422(await api.get(authorizeUrl({ ...valid(), redirect_uri: 'https://127.0.0.1:53123/callback' })), 'redirect_uri');
+    expect422(
+      await api.get(authorizeUrl({ ...valid(), redirect_uri: 'http://127.0.0.1:53123/other' })),
+      'redirect_uri',
+    );
+    expect422(
+      await api.get(authorizeUrl({ ...valid(), redirect_uri: 'http://localhost:53123/callback' })),
+      'redirect_uri',
+    );
+    expect422(
+      await api.get(authorizeUrl({ ...valid(), redirect_uri: 'https://127.0.0.1:53123/callback' })),
+      'redirect_uri',
+    );
   });
 
   it('holds a loopback redirect_uri registered with a port to that port, compared as a number', async () => {
     const pinned = await registerClient({ redirect_uris: ['http://127.0.0.1:8080/callback'] });
-    const at = (redirect_uri: string) => api.get(authorizeUrl({ ...valid(), client_id: pinned.client_id, redirect_uri }));
+    const at = (redirect_uri: string) =>
+      api.get(authorizeUrl({ ...valid(), client_id: pinned.client_id, redirect_uri }));
     expect((await at('http://127.0.0.1:08080/callback')).status).toBe(200);
     expect422(await at('http://127.0.0.1:9000/callback'), 'redirect_uri');
     expect422(await at('http://127.0.0.1/callback'), 'redirect_uri');
@@ -206,7 +270,13 @@ describe('GET /oauth/authorize refuses each invalid parameter with 422 naming it
   });
 
   it('refuses a code_challenge that is short, long or not base64url', async () => {
-    for (const bad of ['a'.repeat(42), 'a'.repeat(129), `${'a'.repeat(42)}+`, `${'a'.repeat(42)}=`, `${'a'.repeat(42)}/`]) {
+    for (const bad of [
+      'a'.repeat(42),
+      'a'.repeat(129),
+      `${'a'.repeat(42)}+`,
+      `${'a'.repeat(42)}=`,
+      `${'a'.repeat(42)}/`,
+    ]) {
       expect422(await api.get(authorizeUrl({ ...valid(), code_challenge: bad })), 'code_challenge');
     }
     expect((await api.get(authorizeUrl({ ...valid(), code_challenge: 'a'.repeat(128) }))).status).toBe(200);
@@ -241,30 +311,71 @@ describe('POST /oauth/token refuses each invalid request in RFC 6749 form', () =
 
   it('answers invalid_request for each missing parameter', async () => {
     const { code, verifier } = await authorize(client.client_id);
-    const full = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT };
+    const full = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+    };
     for (const field of ['code', 'code_verifier', 'client_id', 'redirect_uri', 'grant_type'] as const) {
       const { [field]: _, ...rest } = full;
       const res = await postForm('/oauth/token', rest);
       expectOAuthError(res, 'invalid_request');
       expect(res.body.error_description).toContain(field);
     }
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', client_id: client.client_id }), 'invalid_request');
+    expectOAuthError(
+      await postForm('/oauth/token', { grant_type: 'refresh_token', client_id: client.client_id }),
+      'invalid_request',
+    );
     expectOAuthError(await request('POST', '/oauth/token', undefined, { key: null }), 'invalid_request');
     // the code was not spent by the refused requests
     expect((await exchange(client.client_id, code, verifier)).status).toBe(200);
   });
 
   it('answers unsupported_grant_type for a grant type it does not support', async () => {
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'password', client_id: client.client_id, username: 'a', password: 'b' }), 'unsupported_grant_type');
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'client_credentials', client_id: client.client_id }), 'unsupported_grant_type');
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'password',
+        client_id: client.client_id,
+        username: 'a',
+        password: 'b',
+      }),
+      'unsupported_grant_type',
+    );
+    expectOAuthError(
+      await postForm('/oauth/token', { grant_type: 'client_credentials', client_id: client.client_id }),
+      'unsupported_grant_type',
+    );
   });
 
   it('answers invalid_request for a body it cannot read, a repeated parameter or a malformed verifier', async () => {
-    expectOAuthError(await request('POST', '/oauth/token', undefined, { key: null, raw: '{"grant_type":', headers: { 'content-type': 'application/json' } }), 'invalid_request');
-    expectOAuthError(await request('POST', '/oauth/token', undefined, { key: null, raw: 'grant_type=x', headers: { 'content-type': 'text/plain' } }), 'invalid_request');
+    expectOAuthError(
+      await request('POST', '/oauth/token', undefined, {
+        key: null,
+        raw: '{"grant_type":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      'invalid_request',
+    );
+    expectOAuthError(
+      await request('POST', '/oauth/token', undefined, {
+        key: null,
+        raw: 'grant_type=x',
+        headers: { 'content-type': 'text/plain' },
+      }),
+      'invalid_request',
+    );
     const { code, verifier } = await authorize(client.client_id);
     const repeated = `grant_type=authorization_code&code=${code}&code=${code}&code_verifier=${verifier}&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(REDIRECT)}`;
-    expectOAuthError(await request('POST', '/oauth/token', undefined, { key: null, raw: repeated, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'invalid_request');
+    expectOAuthError(
+      await request('POST', '/oauth/token', undefined, {
+        key: null,
+        raw: repeated,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      'invalid_request',
+    );
     expectOAuthError(await exchange(client.client_id, code, 'short'), 'invalid_request');
   });
 
@@ -285,7 +396,10 @@ describe('POST /oauth/token refuses each invalid request in RFC 6749 form', () =
 
   it('binds a loopback code to the exact port it was authorized with', async () => {
     const { code, verifier } = await authorize(client.client_id, { redirect_uri: 'http://127.0.0.1:8123/callback' });
-    expectOAuthError(await exchange(client.client_id, code, verifier, 'http://127.0.0.1:9000/callback'), 'invalid_grant');
+    expectOAuthError(
+      await exchange(client.client_id, code, verifier, 'http://127.0.0.1:9000/callback'),
+      'invalid_grant',
+    );
     expect((await exchange(client.client_id, code, verifier, 'http://127.0.0.1:8123/callback')).status).toBe(200);
   });
 
@@ -321,20 +435,56 @@ describe('POST /oauth/token refuses each invalid request in RFC 6749 form', () =
       // a code over 256 characters, a client_id over 128
       [
         'application/json',
-        JSON.stringify({ grant_type: 'authorization_code', code: 'x'.repeat(300), code_verifier: 'v'.repeat(43), client_id: 'c'.repeat(200), redirect_uri: 'r' }),
+        JSON.stringify({
+          grant_type: 'authorization_code',
+          code: 'x'.repeat(300),
+          code_verifier: 'v'.repeat(43),
+          client_id: 'c'.repeat(200),
+          redirect_uri: 'r',
+        }),
         400,
         'invalid_request',
       ],
       // strings of allowed lengths: the schema takes them, and no client has such an id
-      ['application/json', JSON.stringify({ grant_type: 'refresh_token', refresh_token: '\u0000\uffff', client_id: '\u{1F600}' }), 401, 'invalid_client'],
-      ['application/json', '{"grant_type":"authorization_code","code":"\\ud800","code_verifier":"' + 'v'.repeat(43) + '","client_id":"\\ud800","redirect_uri":"\\udfff"}', 401, 'invalid_client'],
+      [
+        'application/json',
+        JSON.stringify({ grant_type: 'refresh_token', refresh_token: '\u0000\uffff', client_id: '\u{1F600}' }),
+        401,
+        'invalid_client',
+      ],
+      [
+        'application/json',
+        '{"grant_type":"authorization_code","code":"\\ud800","code_verifier":"' +
+          'v'.repeat(43) +
+          '","client_id":"\\ud800","redirect_uri":"\\udfff"}',
+        401,
+        'invalid_client',
+      ],
       ['application/x-www-form-urlencoded', '%%%&&&===', 400, 'invalid_request'], // no grant_type
-      ['application/x-www-form-urlencoded', '__proto__=x&constructor=y&grant_type=refresh_token&refresh_token=es_ort_x&client_id=z', 401, 'invalid_client'],
-      ['application/x-www-form-urlencoded', 'grant_type=authorization_code&code=&code_verifier=&client_id=&redirect_uri=', 400, 'invalid_request'], // empty fields
+      [
+        'application/x-www-form-urlencoded',
+        '__proto__=x&constructor=y&grant_type=refresh_token&refresh_token=es_ort_x&client_id=z',
+        401,
+        'invalid_client',
+      ],
+      [
+        'application/x-www-form-urlencoded',
+        'grant_type=authorization_code&code=&code_verifier=&client_id=&redirect_uri=',
+        400,
+        'invalid_request',
+      ], // empty fields
     ];
     for (const [type, raw, status, error] of bodies) {
-      const res = await request('POST', '/oauth/token', undefined, { key: null, raw, headers: { 'content-type': type } });
-      expect({ raw, status: res.status, body: res.body }).toEqual({ raw, status, body: { error, error_description: expect.any(String) } });
+      const res = await request('POST', '/oauth/token', undefined, {
+        key: null,
+        raw,
+        headers: { 'content-type': type },
+      });
+      expect({ raw, status: res.status, body: res.body }).toEqual({
+        raw,
+        status,
+        body: { error, error_description: expect.any(String) },
+      });
     }
   });
 });
@@ -342,13 +492,21 @@ describe('POST /oauth/token refuses each invalid request in RFC 6749 form', () =
 describe('refresh tokens', () => {
   it('rotate: the new pair works, the old refresh token and the old access token stop working', async () => {
     const { client, access, refresh } = await tokensFor();
-    const res = await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id });
+    const res = await postForm('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: refresh,
+      client_id: client.client_id,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'full_access' });
     expect(res.body.refresh_token).not.toBe(refresh);
     expect((await api.get('/segments', { key: res.body.access_token })).status).toBe(200);
     expect((await api.get('/segments', { key: access })).status).toBe(401);
-    const next = await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: res.body.refresh_token, client_id: client.client_id });
+    const next = await postForm('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: res.body.refresh_token,
+      client_id: client.client_id,
+    });
     expect(next.status).toBe(200);
     expect((await api.get('/segments', { key: next.body.access_token })).status).toBe(200);
   });
@@ -356,56 +514,121 @@ describe('refresh tokens', () => {
   it('revoke the whole grant when a rotated refresh token comes back (RFC 9700 reuse detection)', async () => {
     const { client, refresh } = await tokensFor();
     // the legitimate client rotates; an attacker then replays the stolen, already rotated token
-    const current = await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id });
+    const current = await postForm('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: refresh,
+      client_id: client.client_id,
+    });
     expect(current.status).toBe(200);
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }), 'invalid_grant');
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: refresh,
+        client_id: client.client_id,
+      }),
+      'invalid_grant',
+    );
     // the legitimate holder's current pair is gone with the grant
     expect((await api.get('/segments', { key: current.body.access_token })).status).toBe(401);
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: current.body.refresh_token, client_id: client.client_id }), 'invalid_grant');
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: current.body.refresh_token,
+        client_id: client.client_id,
+      }),
+      'invalid_grant',
+    );
     const grants = await api.get('/oauth/grants?limit=100');
     expect(grants.body.data.map((g: { client_id: string }) => g.client_id)).not.toContain(client.client_id);
   });
 
   it('revoke the grant when one refresh token is presented twice at once: one answer at most gets tokens, and they die with the grant', async () => {
     const { client, refresh } = await tokensFor();
-    const both = await Promise.all([1, 2].map(() => postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id })));
+    const both = await Promise.all(
+      [1, 2].map(() =>
+        postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }),
+      ),
+    );
     expect(both.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
     for (const r of both.filter((r) => r.status !== 200)) expectOAuthError(r, 'invalid_grant');
-    for (const r of both.filter((r) => r.status === 200)) expect((await api.get('/segments', { key: r.body.access_token })).status).toBe(401);
+    for (const r of both.filter((r) => r.status === 200))
+      expect((await api.get('/segments', { key: r.body.access_token })).status).toBe(401);
   });
 
   it('revoke the grant when a rotated refresh token is sent to POST /oauth/revoke', async () => {
     const { client, refresh } = await tokensFor();
-    const current = await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id });
+    const current = await postForm('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: refresh,
+      client_id: client.client_id,
+    });
     expect((await postForm('/oauth/revoke', { token: refresh, client_id: client.client_id })).status).toBe(200);
     expect((await api.get('/segments', { key: current.body.access_token })).status).toBe(401);
   });
 
   it('may narrow the scope of the new access token, never widen it', async () => {
     const full = await tokensFor('full_access');
-    const narrowed = await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: full.refresh, client_id: full.client.client_id, scope: 'sending_access' });
+    const narrowed = await postForm('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: full.refresh,
+      client_id: full.client.client_id,
+      scope: 'sending_access',
+    });
     expect(narrowed.body.scope).toBe('sending_access');
     expect((await api.post('/segments', { name: 'x' }, { key: narrowed.body.access_token })).status).toBe(403);
 
     const sending = await tokensFor('sending_access');
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: sending.refresh, client_id: sending.client.client_id, scope: 'full_access' }), 'invalid_scope');
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: sending.refresh,
+        client_id: sending.client.client_id,
+        scope: 'full_access',
+      }),
+      'invalid_scope',
+    );
   });
 
   it('works only for the client it was issued to', async () => {
     const { refresh } = await tokensFor();
     const other = await registerClient();
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: other.client_id }), 'invalid_grant');
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: `es_ort_${'x'.repeat(48)}`, client_id: other.client_id }), 'invalid_grant');
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: refresh,
+        client_id: other.client_id,
+      }),
+      'invalid_grant',
+    );
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: `es_ort_${'x'.repeat(48)}`,
+        client_id: other.client_id,
+      }),
+      'invalid_grant',
+    );
   });
 });
 
 describe('revocation', () => {
   it('POST /oauth/revoke with the access token revokes the grant: both tokens stop working', async () => {
     const { client, access, refresh } = await tokensFor();
-    const res = await postForm('/oauth/revoke', { token: access, client_id: client.client_id, token_type_hint: 'access_token' });
+    const res = await postForm('/oauth/revoke', {
+      token: access,
+      client_id: client.client_id,
+      token_type_hint: 'access_token',
+    });
     expect(res).toMatchObject({ status: 200, body: {} });
     expect((await api.get('/segments', { key: access })).status).toBe(401);
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }), 'invalid_grant');
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: refresh,
+        client_id: client.client_id,
+      }),
+      'invalid_grant',
+    );
   });
 
   it('POST /oauth/revoke with the refresh token (JSON) does the same', async () => {
@@ -432,14 +655,27 @@ describe('what a grant may do', () => {
     const attempts = {
       apiKey: await api.post('/api-keys', { name: 'minted by a grant' }, key),
       client: await api.post('/oauth/clients', { name: 'minted by a grant', redirect_uris: [REDIRECT] }, key),
-      code: await api.get(authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(newVerifier()), scope: 'full_access' }), key),
+      code: await api.get(
+        authorizeUrl({
+          client_id: client.client_id,
+          redirect_uri: REDIRECT,
+          code_challenge: s256Challenge(newVerifier()),
+          scope: 'full_access',
+        }),
+        key,
+      ),
       keys: await api.get('/api-keys', key),
       grants: await api.get('/oauth/grants', key),
     };
     for (const res of Object.values(attempts)) {
       expect({ status: res.status, body: res.body }).toEqual({
         status: 403,
-        body: { name: 'application_error', statusCode: 403, message: expect.stringMatching(/OAuth access tokens/), errors: [expect.objectContaining({ code: 'insufficient_scope' })] },
+        body: {
+          name: 'application_error',
+          statusCode: 403,
+          message: expect.stringMatching(/OAuth access tokens/),
+          errors: [expect.objectContaining({ code: 'insufficient_scope' })],
+        },
       });
     }
     // and everything else of full_access still works with it
@@ -448,7 +684,9 @@ describe('what a grant may do', () => {
 
   it('revoking the grant leaves nothing it made working', async () => {
     const { client, access, refresh } = await tokensFor('full_access');
-    const grant = (await api.get('/oauth/grants?limit=100')).body.data.find((g: { client_id: string }) => g.client_id === client.client_id);
+    const grant = (await api.get('/oauth/grants?limit=100')).body.data.find(
+      (g: { client_id: string }) => g.client_id === client.client_id,
+    );
     const name = `minted by grant ${grant.id}`;
     expect((await api.post('/api-keys', { name }, { key: access })).status).toBe(403);
     expect((await api.post('/oauth/clients', { name, redirect_uris: [REDIRECT] }, { key: access })).status).toBe(403);
@@ -456,7 +694,14 @@ describe('what a grant may do', () => {
     expect((await api.get('/oauth/clients?limit=100')).text).not.toContain(name);
     expect((await api.delete(`/oauth/grants/${grant.id}`)).status).toBe(200);
     expect((await api.get('/segments', { key: access })).status).toBe(401);
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }), 'invalid_grant');
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: refresh,
+        client_id: client.client_id,
+      }),
+      'invalid_grant',
+    );
   });
 });
 
@@ -482,9 +727,19 @@ describe('grants', () => {
     expect(Date.parse(grant.expires_at) - Date.now()).toBeGreaterThan(29 * 24 * 3600_000);
     expect(list.text).not.toContain(access);
 
-    expect(await api.delete(`/oauth/grants/${grant.id}`)).toMatchObject({ status: 200, body: { object: 'oauth_grant', id: grant.id, deleted: true, revoked_reason: 'revoked_from_api' } });
+    expect(await api.delete(`/oauth/grants/${grant.id}`)).toMatchObject({
+      status: 200,
+      body: { object: 'oauth_grant', id: grant.id, deleted: true, revoked_reason: 'revoked_from_api' },
+    });
     expect((await api.get('/emails', { key: access })).status).toBe(401);
-    expectOAuthError(await postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id }), 'invalid_grant');
+    expectOAuthError(
+      await postForm('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: refresh,
+        client_id: client.client_id,
+      }),
+      'invalid_grant',
+    );
     expect((await api.delete(`/oauth/grants/${grant.id}`)).status).toBe(404);
   });
 
@@ -507,10 +762,18 @@ describe('clients', () => {
     const list = await api.get('/oauth/clients?limit=100');
     expect(list.body.data.map((c: { id: string }) => c.id)).toContain(client.id);
 
-    expect(await api.delete(`/oauth/clients/${client.id}`)).toMatchObject({ status: 200, body: { object: 'oauth_client', id: client.id, deleted: true } });
+    expect(await api.delete(`/oauth/clients/${client.id}`)).toMatchObject({
+      status: 200,
+      body: { object: 'oauth_client', id: client.id, deleted: true },
+    });
     expect((await api.get('/segments', { key: access })).status).toBe(401);
     expectOAuthError(await exchange(client.client_id, code, verifier), 'invalid_client', 401);
-    expect422(await api.get(authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(verifier) })), 'client_id');
+    expect422(
+      await api.get(
+        authorizeUrl({ client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: s256Challenge(verifier) }),
+      ),
+      'client_id',
+    );
     const grants = await api.get('/oauth/grants?limit=100');
     expect(grants.body.data.map((g: { client_id: string }) => g.client_id)).not.toContain(client.client_id);
     expect((await api.delete(`/oauth/clients/${client.id}`)).status).toBe(404);
@@ -523,14 +786,32 @@ describe('clients', () => {
   });
 
   it('refuses redirect URIs that are not https or loopback http, or that carry a fragment', async () => {
-    const bad = ['http://app.example/cb', 'com.example.app:/cb', 'https://app.example/cb#frag', '/relative', 'https://user:pw@app.example/cb', 'javascript:alert(1)'];
+    const bad = [
+      'http://app.example/cb',
+      'com.example.app:/cb',
+      'https://app.example/cb#frag',
+      '/relative',
+      'https://user:pw@app.example/cb',
+      'javascript:alert(1)',
+    ];
     const res = await api.post('/oauth/clients', { name: 'Bad', redirect_uris: ['https://ok.example/cb', ...bad] });
     expect(res.status).toBe(422);
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(bad.map((_, i) => `redirect_uris.${i + 1}`).sort());
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(
+      bad.map((_, i) => `redirect_uris.${i + 1}`).sort(),
+    );
     expect422(await api.post('/oauth/clients', { name: 'None', redirect_uris: [] }), 'redirect_uris');
-    expect422(await api.post('/oauth/clients', { name: 'Many', redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) }), 'redirect_uris');
+    expect422(
+      await api.post('/oauth/clients', {
+        name: 'Many',
+        redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`),
+      }),
+      'redirect_uris',
+    );
     expect422(await api.post('/oauth/clients', { redirect_uris: [REDIRECT] }), 'name');
-    const ok = await api.post('/oauth/clients', { name: 'Loopbacks', redirect_uris: ['http://[::1]:8080/cb', 'http://localhost/cb', 'http://127.0.0.1:1/cb'] });
+    const ok = await api.post('/oauth/clients', {
+      name: 'Loopbacks',
+      redirect_uris: ['http://[::1]:8080/cb', 'http://localhost/cb', 'http://127.0.0.1:1/cb'],
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -543,9 +824,14 @@ describe('clients', () => {
       'https://app.example/a b',
       'https://app.example/cb\u2028',
     ];
-    const res = await api.post('/oauth/clients', { name: 'Smuggler', redirect_uris: ['https://ok.example/cb', ...bad] });
+    const res = await api.post('/oauth/clients', {
+      name: 'Smuggler',
+      redirect_uris: ['https://ok.example/cb', ...bad],
+    });
     expect(res.status).toBe(422);
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(bad.map((_, i) => `redirect_uris.${i + 1}`).sort());
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(
+      bad.map((_, i) => `redirect_uris.${i + 1}`).sort(),
+    );
     // nothing was registered, so authorize can never hand one back
     const clients = await api.get('/oauth/clients?limit=100');
     expect(clients.text).not.toContain('Smuggler');
@@ -574,11 +860,15 @@ describe('GET /.well-known/oauth-authorization-server', () => {
   it('takes the issuer from configuration, never from the Host or X-Forwarded-* headers the caller chooses', async () => {
     const url = new URL('/.well-known/oauth-authorization-server', baseUrl());
     const body = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest(url, { headers: { host: 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } }, (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve(text));
-      });
+      const req = httpRequest(
+        url,
+        { headers: { host: 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve(text));
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -37,7 +37,8 @@ describe('GET /openapi.json', () => {
     // responses: a success with a JSON schema (createSuppression has two: 201 new, 200 existing); the auth and validation errors where they apply
     const success = Object.keys(operation.responses).filter((s) => s.startsWith('2'));
     expect(success).toHaveLength(route.operation.operationId === 'createSuppression' ? 2 : 1);
-    const type = route.path.startsWith('/unsubscribe/') || route.path.startsWith('/dashboard') ? 'text/html' : 'application/json'; // pages people open in a browser
+    const type =
+      route.path.startsWith('/unsubscribe/') || route.path.startsWith('/dashboard') ? 'text/html' : 'application/json'; // pages people open in a browser
     for (const status of success) expect(operation.responses[status].content[type].schema).toBeDefined();
     if (route.operation.auth === 'api_key') {
       expect(operation.security).toEqual([{ bearerAuth: [] }]);
@@ -50,7 +51,9 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents nothing that is not in the route table', () => {
-    const documented = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops as Json).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.keys(ops as Json).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 });

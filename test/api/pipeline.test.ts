@@ -39,13 +39,19 @@ describe('routing', () => {
 
 describe('request bodies', () => {
   it('answers malformed JSON with 400 invalid_json', async () => {
-    const res = await api.post('/segments', undefined, { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const res = await api.post('/segments', undefined, {
+      raw: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ name: 'validation_error', errors: [{ code: 'invalid_json' }] });
   });
 
   it('answers a body that is not JSON with 400 unsupported_content_type', async () => {
-    const res = await api.post('/segments', undefined, { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await api.post('/segments', undefined, {
+      raw: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toMatchObject({ code: 'unsupported_content_type', path: 'Content-Type' });
   });
@@ -61,7 +67,12 @@ describe('request bodies', () => {
     const res = await api.post('/segments', { name: 42, colour: 'red' });
     expect(res.status).toBe(422);
     expect(res.body.name).toBe('validation_error');
-    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'name', code: 'invalid_type' }), expect.objectContaining({ path: 'colour', code: 'unrecognized_keys' })]));
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'name', code: 'invalid_type' }),
+        expect.objectContaining({ path: 'colour', code: 'unrecognized_keys' }),
+      ]),
+    );
   });
 
   it('treats a missing body as an empty object, so the missing field is named', async () => {

@@ -68,11 +68,17 @@ const runtimeArgs = ['--import', 'tsx', join(root, 'bin', 'local.ts')];
 const commands: Record<'npm' | 'node' | 'unreaped', [string, string[]]> = {
   npm: ['npm', ['start']],
   node: [process.execPath, runtimeArgs],
-  unreaped: ['sh', ['-c', 'setsid "$@" & echo "runtime pid $!"; exec sleep 600', 'sh', process.execPath, ...runtimeArgs]],
+  unreaped: [
+    'sh',
+    ['-c', 'setsid "$@" & echo "runtime pid $!"; exec sleep 600', 'sh', process.execPath, ...runtimeArgs],
+  ],
 };
 
 /** Starts a runtime (see {@link commands}) on `dataDir` (a new one by default). */
-async function launch(how: keyof typeof commands, dataDir = mkdtempSync(join(tmpdir(), 'email-service-tree-'))): Promise<Runtime> {
+async function launch(
+  how: keyof typeof commands,
+  dataDir = mkdtempSync(join(tmpdir(), 'email-service-tree-')),
+): Promise<Runtime> {
   if (!dataDirs.includes(dataDir)) dataDirs.push(dataDir);
   const [command, args] = commands[how];
   const child = spawn(command, args, {
@@ -128,7 +134,9 @@ async function gone(runtime: Runtime, ms = GONE_WITHIN_MS): Promise<void> {
     const left = tree(runtime);
     if (left.length === 0) return;
     if (Date.now() > deadline) {
-      throw new Error(`still running ${ms / 1000} s later:\n${left.map((p) => `${p.pid} ${p.args.slice(0, 120)}`).join('\n')}\noutput:\n${runtime.output()}`);
+      throw new Error(
+        `still running ${ms / 1000} s later:\n${left.map((p) => `${p.pid} ${p.args.slice(0, 120)}`).join('\n')}\noutput:\n${runtime.output()}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -158,7 +166,11 @@ it.concurrent.each(cases)(
     const runtime = await launch('npm');
     const { apiPort, dynamoPort } = await ready(runtime);
     expect(tree(runtime).map((p) => p.args)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^npm start/), expect.stringMatching(/bin\/local\.ts/), expect.stringMatching(/^java .*DynamoDBLocal\.jar/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^npm start/),
+        expect.stringMatching(/bin\/local\.ts/),
+        expect.stringMatching(/^java .*DynamoDBLocal\.jar/),
+      ]),
     );
 
     process.kill(target === 'npm' ? runtime.child.pid! : nodeOf(runtime).pid, signal);
@@ -199,28 +211,35 @@ it.concurrent('a start after a hard kill stops the JVM left on DATA_DIR; a secon
   renameSync(lock, `${lock}.aside`);
   const unproven = await launch('node', first.dataDir);
   expect(await unproven.exited).toBe(1);
-  expect(unproven.output()).toContain(`DATA_DIR ${first.dataDir} is in use by a DynamoDB Local this runtime did not start (pid ${orphan.pid})`);
+  expect(unproven.output()).toContain(
+    `DATA_DIR ${first.dataDir} is in use by a DynamoDB Local this runtime did not start (pid ${orphan.pid})`,
+  );
   expect(tree(first).map((p) => p.pid)).toEqual([orphan.pid]);
 
   // With the dead runtime's lock, which records the JVM: stopped, and the start goes on.
   renameSync(`${lock}.aside`, lock);
   const second = await launch('node', first.dataDir);
   await ready(second);
-  expect(second.output()).toContain(`stopping DynamoDB Local (pid ${orphan.pid}), left running by a runtime that ended without stopping it`);
+  expect(second.output()).toContain(
+    `stopping DynamoDB Local (pid ${orphan.pid}), left running by a runtime that ended without stopping it`,
+  );
   await gone(first, 0);
 
   const third = await launch('node', first.dataDir);
   expect(await third.exited).toBe(1);
   const holder = (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid;
   expect(holder).toBe(second.child.pid);
-  expect(third.output().trim()).toBe(`DATA_DIR ${first.dataDir} is in use by another local runtime (pid ${holder}); stop it first or choose another DATA_DIR`);
+  expect(third.output().trim()).toBe(
+    `DATA_DIR ${first.dataDir} is in use by another local runtime (pid ${holder}); stop it first or choose another DATA_DIR`,
+  );
 
   second.child.kill('SIGTERM');
   await gone(second);
 }, 180_000);
 
 /** A process's state letter (`ps -o stat=`: R, S, Z for a zombie...), undefined once it is gone. */
-const stateOf = (pid: number) => spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).stdout.trim()[0];
+const stateOf = (pid: number) =>
+  spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).stdout.trim()[0];
 
 it('starts on DATA_DIR right after a SIGKILL of the runtime that held it, whose process is still a zombie', async () => {
   // Killed as a crash or `kill -9 -<group>` ends it; its parent never reaps it, so it stays a zombie: dead,

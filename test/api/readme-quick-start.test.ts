@@ -22,7 +22,9 @@ const root = join(__dirname, '..', '..');
 /** The fenced block right after `<!-- quick-start:<name> ... -->` in README.md. */
 function quickStartBlock(name: 'shell' | 'node'): string {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(new RegExp(`<!-- quick-start:${name}\\b[^>]*-->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\`\\n`, 'g'))];
+  const blocks = [
+    ...readme.matchAll(new RegExp(`<!-- quick-start:${name}\\b[^>]*-->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\`\\n`, 'g')),
+  ];
   expect(blocks).toHaveLength(1); // the marker is how this test finds the block: keep one of each
   return blocks[0][1];
 }
@@ -43,7 +45,12 @@ interface Run {
 
 /** Runs a command in a process group of its own (the shell block leaves its receiver running). */
 function run(command: string, args: string[], env: Record<string, string>): Run {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -78,10 +85,13 @@ it('the quick start works as the README writes it: domain, webhook, email, bounc
   dataDir = mkdtempSync(join(tmpdir(), 'email-service-quick-start-'));
   const key = `es_live_${[...randomBytes(32)].map((b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('')}`;
   runtime = await startRuntimeProcess({ DATA_DIR: dataDir, LOCAL_API_KEY: key });
-  const { mailViewerUrl } = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { mailViewerUrl: string };
+  const { mailViewerUrl } = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as {
+    mailViewerUrl: string;
+  };
   const env = { BASE: runtime.apiUrl, KEY: key };
   // The user's API at the default rate limit: the test reads at most a few times a second.
-  const get = async (path: string) => (await fetch(runtime!.apiUrl + path, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<any>;
+  const get = async (path: string) =>
+    (await fetch(runtime!.apiUrl + path, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<any>;
 
   shell = run('bash', ['-c', `set -eo pipefail\n${shellBlock.replace(/\b4000\b/g, String(await freePort()))}`], env);
   const ended = await waitFor(
@@ -147,7 +157,8 @@ it('the quick start works as the README writes it: domain, webhook, email, bounc
   const sdk = run(process.execPath, ['--input-type=module', '-e', sdkBlock], env);
   const sdkEnded = await sdk.exited;
   const sdkEmailId = /id: '([^']+)'/.exec(sdk.output())?.[1];
-  if (sdkEnded !== 0 || !sdkEmailId) throw new Error(`the README's SDK lines printed no email id (exit ${sdkEnded}):\n${sdk.output()}`);
+  if (sdkEnded !== 0 || !sdkEmailId)
+    throw new Error(`the README's SDK lines printed no email id (exit ${sdkEnded}):\n${sdk.output()}`);
   await waitFor(
     () => get(`/emails/${sdkEmailId}`),
     (e) => e.last_event === 'delivered',

@@ -43,7 +43,15 @@ async function receive(subject: string, lines: string[]): Promise<string> {
   await deliverMail(
     'sender@outside.example',
     [`inbox@${domain}`],
-    ['From: Sender <sender@outside.example>', `To: inbox@${domain}`, `Subject: ${subject}`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', ...lines],
+    [
+      'From: Sender <sender@outside.example>',
+      `To: inbox@${domain}`,
+      `Subject: ${subject}`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      ...lines,
+    ],
   );
   const listed = await waitFor(
     () => api.get('/emails/receiving?limit=100', as()),
@@ -56,7 +64,10 @@ async function receive(subject: string, lines: string[]): Promise<string> {
 
 it('answers a 7 MB body cut to fit the response, flagged, and whole in the raw download', async () => {
   const line = 'x'.repeat(75);
-  const lines = Array.from({ length: Math.ceil((7 * 1024 * 1024) / 77) }, (_, i) => `${String(i).padStart(8, '0')}${line}`);
+  const lines = Array.from(
+    { length: Math.ceil((7 * 1024 * 1024) / 77) },
+    (_, i) => `${String(i).padStart(8, '0')}${line}`,
+  );
   const id = await receive(`Large ${Date.now()}`, lines);
 
   const got = await api.get(`/emails/receiving/${id}`, as());

@@ -17,7 +17,10 @@ import { waitFor } from '../support/wait';
 
 useRuntimeTable();
 const dataDir = process.env.TEST_DATA_DIR!;
-const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { smtpPort: number; inboundBucket: string };
+const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as {
+  smtpPort: number;
+  inboundBucket: string;
+};
 const rawPath = (sesMessageId: string) => join(dataDir, 's3', runtime.inboundBucket, 'raw', sesMessageId);
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -178,13 +181,21 @@ const verified = (domainId: string) =>
 
 beforeAll(async () => {
   ({ key } = await createOtherProject());
-  const created = await api.post('/domains', { name: uniqueDomain('inbound'), capabilities: { receiving: 'enabled' } }, as());
+  const created = await api.post(
+    '/domains',
+    { name: uniqueDomain('inbound'), capabilities: { receiving: 'enabled' } },
+    as(),
+  );
   expect(created.status).toBe(201);
   domain = created.body;
   await verified(domain.id); // mail is received only for verified domains
   plainDomain = (await api.post('/domains', { name: uniqueDomain('no-inbound') }, as())).body;
   receiver = await startReceiver();
-  const hook = await api.post('/webhooks', { endpoint: receiver.url, events: ['email.received', 'email.stored'] }, as());
+  const hook = await api.post(
+    '/webhooks',
+    { endpoint: receiver.url, events: ['email.received', 'email.stored'] },
+    as(),
+  );
   expect(hook.status).toBe(201);
   signingSecret = hook.body.signing_secret;
 });
@@ -196,7 +207,10 @@ afterAll(async () => {
 });
 
 const listReceived = async () => (await api.get('/emails/receiving?limit=100', as())).body.data as any[];
-const receivedWithSubject = (subject: string) => waitFor(listReceived, (list) => list.some((e) => e.subject === subject)).then((list) => list.find((e) => e.subject === subject));
+const receivedWithSubject = (subject: string) =>
+  waitFor(listReceived, (list) => list.some((e) => e.subject === subject)).then((list) =>
+    list.find((e) => e.subject === subject),
+  );
 
 describe('a message to a receiving-enabled domain', () => {
   const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 256))]);
@@ -222,7 +236,15 @@ describe('a message to a receiving-enabled domain', () => {
       subject,
       spam_verdict: 'disabled',
       virus_verdict: 'disabled',
-      attachments: [{ filename: 'invoice.pdf', content_type: 'application/pdf', content_disposition: 'attachment', content_id: null, size: pdf.length }],
+      attachments: [
+        {
+          filename: 'invoice.pdf',
+          content_type: 'application/pdf',
+          content_disposition: 'attachment',
+          content_id: null,
+          size: pdf.length,
+        },
+      ],
     });
     expect(listed.id).toMatch(ID);
     expect(listed.attachments[0].id).toMatch(ID);
@@ -244,17 +266,30 @@ describe('a message to a receiving-enabled domain', () => {
     expect(Buffer.from(await raw.arrayBuffer()).equals(sent)).toBe(true);
     expect(existsSync(rawPath(sesMessageId))).toBe(true);
     expect((await api.get(`/emails/receiving/${listed.id}?html_format=cid`, as())).body.html).toBe(res.body.html);
-    expect((await api.get(`/emails/receiving/${listed.id}?html_format=data_uri`, as())).body).toMatchObject({ name: 'validation_error', errors: [{ path: 'html_format' }] });
+    expect((await api.get(`/emails/receiving/${listed.id}?html_format=data_uri`, as())).body).toMatchObject({
+      name: 'validation_error',
+      errors: [{ path: 'html_format' }],
+    });
   });
 
   it('lists and serves its attachment through download URLs', async () => {
     const attachmentId = listed.attachments[0].id;
     const list = await api.get(`/emails/receiving/${listed.id}/attachments`, as());
     expect(list.status).toBe(200);
-    expect(list.body).toMatchObject({ object: 'list', has_more: false, data: [{ object: 'attachment', id: attachmentId, filename: 'invoice.pdf', size: pdf.length }] });
+    expect(list.body).toMatchObject({
+      object: 'list',
+      has_more: false,
+      data: [{ object: 'attachment', id: attachmentId, filename: 'invoice.pdf', size: pdf.length }],
+    });
     const one = await api.get(`/emails/receiving/${listed.id}/attachments/${attachmentId}`, as());
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ object: 'attachment', id: attachmentId, content_type: 'application/pdf', download_url: expect.any(String), expires_at: expect.any(String) });
+    expect(one.body).toMatchObject({
+      object: 'attachment',
+      id: attachmentId,
+      content_type: 'application/pdf',
+      download_url: expect.any(String),
+      expires_at: expect.any(String),
+    });
     const file = await waitFor(
       () => fetch(one.body.download_url),
       (r) => r.status === 200,
@@ -276,8 +311,15 @@ describe('a message to a receiving-enabled domain', () => {
     const stored = receipts.find((r) => r.json.type === 'email.stored')!;
     expect(received.json.id < stored.json.id).toBe(true); // UUIDv7 event ids: received first
     for (const receipt of receipts) {
-      expect(() => new StandardWebhook(signingSecret).verify(receipt.body, receipt.headers as Record<string, string>)).not.toThrow();
-      expect(receipt.json.data.object).toMatchObject({ object: 'email', id: listed.id, subject, attachments: [{ filename: 'invoice.pdf' }] });
+      expect(() =>
+        new StandardWebhook(signingSecret).verify(receipt.body, receipt.headers as Record<string, string>),
+      ).not.toThrow();
+      expect(receipt.json.data.object).toMatchObject({
+        object: 'email',
+        id: listed.id,
+        subject,
+        attachments: [{ filename: 'invoice.pdf' }],
+      });
     }
   });
 
@@ -293,7 +335,12 @@ describe('a message to a receiving-enabled domain', () => {
     expect(attachments.error).toBeNull();
     const [first] = attachments.data!.data;
     const one = await resend.emails.receiving.attachments.get({ emailId: listed.id, id: first.id });
-    expect(one.data).toMatchObject({ object: 'attachment', id: first.id, filename: 'invoice.pdf', download_url: expect.any(String) });
+    expect(one.data).toMatchObject({
+      object: 'attachment',
+      id: first.id,
+      filename: 'invoice.pdf',
+      download_url: expect.any(String),
+    });
   });
 
   it('is not visible to another project', async () => {
@@ -323,9 +370,14 @@ it('stores a message in another charset, and a malformed one as far as it can be
   expect((await api.get(`/emails/receiving/${listed.id}`, as())).body.text.trim()).toBe('Привет');
 
   // no header block worth the name, a multipart without its boundary, binary noise
-  const broken = Buffer.concat([crlf(['Content-Type: multipart/mixed; boundary="never"', '', '--nope', 'garbage']), Buffer.from([0x00, 0xff, 0x80, 0x0d, 0x0a])]);
+  const broken = Buffer.concat([
+    crlf(['Content-Type: multipart/mixed; boundary="never"', '', '--nope', 'garbage']),
+    Buffer.from([0x00, 0xff, 0x80, 0x0d, 0x0a]),
+  ]);
   const id = await sendMail([`b@${domain.name}`], broken, 'mailer-daemon@outside.example');
-  const record = await waitFor(listReceived, (list) => list.some((e) => e.received_for.includes(`b@${domain.name}`))).then((list) => list.find((e) => e.received_for.includes(`b@${domain.name}`)));
+  const record = await waitFor(listReceived, (list) =>
+    list.some((e) => e.received_for.includes(`b@${domain.name}`)),
+  ).then((list) => list.find((e) => e.received_for.includes(`b@${domain.name}`)));
   expect(record).toMatchObject({ subject: '', from: 'mailer-daemon@outside.example', attachments: [] });
   const full = await api.get(`/emails/receiving/${record.id}`, as());
   expect(Buffer.from(await (await fetch(full.body.raw.download_url)).arrayBuffer()).equals(broken)).toBe(true);
@@ -338,7 +390,10 @@ it('drops mail for domains that do not receive: not stored, no event, raw messag
   const notReceiving = `y@${plainDomain.name}`;
   const ids = [
     await sendMail([nobody], crlf(['From: a@outside.example', `To: ${nobody}`, `Subject: ${subject}`, '', 'hi'])),
-    await sendMail([notReceiving], crlf(['From: a@outside.example', `To: ${notReceiving}`, `Subject: ${subject}`, '', 'hi'])),
+    await sendMail(
+      [notReceiving],
+      crlf(['From: a@outside.example', `To: ${notReceiving}`, `Subject: ${subject}`, '', 'hi']),
+    ),
   ];
   // the worker deletes the raw message of mail nobody takes: that is the sign it has been handled
   await waitFor(
@@ -352,7 +407,13 @@ it('drops mail for domains that do not receive: not stored, no event, raw messag
 });
 
 it('drops mail for a receiving-enabled domain that never verified, as SES does', async () => {
-  const unverified = (await api.post('/domains', { name: `never-${Date.now().toString(36)}.example.invalid`, capabilities: { receiving: 'enabled' } }, as())).body;
+  const unverified = (
+    await api.post(
+      '/domains',
+      { name: `never-${Date.now().toString(36)}.example.invalid`, capabilities: { receiving: 'enabled' } },
+      as(),
+    )
+  ).body;
   expect(unverified.status).not.toBe('verified');
   const subject = `Unverified ${Date.now()}`;
   const to = `x@${unverified.name}`;
@@ -362,20 +423,35 @@ it('drops mail for a receiving-enabled domain that never verified, as SES does',
     (exists) => !exists,
   );
   expect((await listReceived()).some((e) => e.subject === subject)).toBe(false);
-  expect(((await api.get('/events', as())).body.data as any[]).some((e) => e.data.object.subject === subject)).toBe(false);
+  expect(((await api.get('/events', as())).body.data as any[]).some((e) => e.data.object.subject === subject)).toBe(
+    false,
+  );
   expect((await api.get(`/domains/${unverified.id}`, as())).body.status).not.toBe('verified');
 });
 
 it('stops receiving for a domain once receiving is disabled, and gives the receiving MX record only while enabled', async () => {
-  const other = (await api.post('/domains', { name: uniqueDomain('toggle'), capabilities: { receiving: 'enabled' } }, as())).body;
+  const other = (
+    await api.post('/domains', { name: uniqueDomain('toggle'), capabilities: { receiving: 'enabled' } }, as())
+  ).body;
   await verified(other.id);
   expect(other.records).toEqual(
-    expect.arrayContaining([expect.objectContaining({ record: 'Receiving', type: 'MX', name: other.name, value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 })]),
+    expect.arrayContaining([
+      expect.objectContaining({
+        record: 'Receiving',
+        type: 'MX',
+        name: other.name,
+        value: 'inbound-smtp.ap-southeast-2.amazonaws.com',
+        priority: 10,
+      }),
+    ]),
   );
   const disabled = await api.patch(`/domains/${other.id}`, { capabilities: { receiving: 'disabled' } }, as());
   expect(disabled.body.records.some((r: any) => r.record === 'Receiving')).toBe(false);
   const subject = `After disabling ${Date.now()}`;
-  const id = await sendMail([`z@${other.name}`], crlf(['From: a@outside.example', `To: z@${other.name}`, `Subject: ${subject}`, '', 'hi']));
+  const id = await sendMail(
+    [`z@${other.name}`],
+    crlf(['From: a@outside.example', `To: z@${other.name}`, `Subject: ${subject}`, '', 'hi']),
+  );
   await waitFor(
     async () => existsSync(rawPath(id)),
     (exists) => !exists,
@@ -385,7 +461,11 @@ it('stops receiving for a domain once receiving is disabled, and gives the recei
 
 it('pages through received emails, newest first', async () => {
   const base = `Page ${Date.now()}`;
-  for (const n of [1, 2, 3]) await sendMail([`p${n}@${domain.name}`], crlf(['From: a@outside.example', `To: p${n}@${domain.name}`, `Subject: ${base} ${n}`, '', 'x']));
+  for (const n of [1, 2, 3])
+    await sendMail(
+      [`p${n}@${domain.name}`],
+      crlf(['From: a@outside.example', `To: p${n}@${domain.name}`, `Subject: ${base} ${n}`, '', 'x']),
+    );
   await waitFor(listReceived, (list) => list.filter((e) => e.subject.startsWith(base)).length === 3);
   const first = await api.get('/emails/receiving?limit=2', as());
   expect(first.body).toMatchObject({ object: 'list', has_more: true });
@@ -394,7 +474,10 @@ it('pages through received emails, newest first', async () => {
   const next = await api.get(`/emails/receiving?limit=2&after=${first.body.data[1].id}`, as());
   expect(next.body.data[0].id < first.body.data[1].id).toBe(true);
   expect((await api.get('/emails/receiving?limit=0', as())).status).toBe(422);
-  expect((await api.get('/emails/receiving/not-a-uuid', as())).body).toMatchObject({ name: 'validation_error', errors: [{ path: 'email_id' }] });
+  expect((await api.get('/emails/receiving/not-a-uuid', as())).body).toMatchObject({
+    name: 'validation_error',
+    errors: [{ path: 'email_id' }],
+  });
   expect((await api.get(`/emails/receiving/${MISSING}`, as())).status).toBe(404);
   expect((await api.get(`/emails/receiving/${MISSING}/attachments`, as())).status).toBe(404);
 });
@@ -421,7 +504,10 @@ it('pages through the attachments of a message, inline parts included, in messag
       'Content-Type: text/html; charset=utf-8',
       '',
       '<img src="cid:logo@outside">',
-      ...part('logo.png', 'image/png', ['Content-ID: <logo@outside>', 'Content-Disposition: inline; filename="logo.png"']),
+      ...part('logo.png', 'image/png', [
+        'Content-ID: <logo@outside>',
+        'Content-Disposition: inline; filename="logo.png"',
+      ]),
       ...part('a.txt', 'text/plain', ['Content-Disposition: attachment; filename="a.txt"']),
       ...part('b.csv', 'text/csv', ['Content-Disposition: attachment; filename="b.csv"']),
       '--m--',
@@ -451,7 +537,9 @@ it('pages through the attachments of a message, inline parts included, in messag
 it('refuses a message over 40 MB at MAIL FROM, as SES does', async () => {
   const smtp = await Smtp.open();
   try {
-    await expect(smtp.command(`MAIL FROM:<big@outside.example> SIZE=${40 * 1024 * 1024 + 1}`, 250)).rejects.toThrow(/expected 250, got 552/);
+    await expect(smtp.command(`MAIL FROM:<big@outside.example> SIZE=${40 * 1024 * 1024 + 1}`, 250)).rejects.toThrow(
+      /expected 250, got 552/,
+    );
   } finally {
     await smtp.close();
   }

@@ -31,14 +31,20 @@ const runtime = useOwnRuntime({
 const { call } = runtime;
 
 const cli = (script: string, ...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', join(root, 'bin', script), ...args], { cwd: root, env: { ...process.env, DATA_DIR: runtime.dataDir, TABLE_NAME: '' } });
+  run(process.execPath, ['--import', 'tsx', join(root, 'bin', script), ...args], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: runtime.dataDir, TABLE_NAME: '' },
+  });
 
 async function verifiedDomain(key: string | undefined, label: string): Promise<string> {
   const name = `${label}-${Date.now().toString(36)}.example.com`;
   const created = await call('POST', '/domains', { name }, key);
   expect(created.status).toBe(201);
   // the local SES verifies at once (LOCAL_SES_VERIFY_DELAY_MS=0): the check answers it
-  expect(await call('POST', `/domains/${created.body.id}/verify`, undefined, key)).toMatchObject({ status: 200, body: { status: 'verified' } });
+  expect(await call('POST', `/domains/${created.body.id}/verify`, undefined, key)).toMatchObject({
+    status: 200,
+    body: { status: 'verified' },
+  });
   return name;
 }
 
@@ -48,14 +54,18 @@ async function after(advance: string): Promise<void> {
   await runtime.move({ advance });
 }
 
-const statusesOf = (ids: string[], key?: string) => Promise.all(ids.map((id) => call('GET', `/emails/${id}`, undefined, key).then((r) => r.body.last_event as string)));
+const statusesOf = (ids: string[], key?: string) =>
+  Promise.all(ids.map((id) => call('GET', `/emails/${id}`, undefined, key).then((r) => r.body.last_event as string)));
 
 it('pauses a project that bounces 10% once the sample is reached, holds its mail, leaves another project alone, and resumes', async () => {
   const domain = await verifiedDomain(undefined, 'guarded');
-  const send = (to: string, extra: Record<string, unknown> = {}) => call('POST', '/emails', { from: `news@${domain}`, to, subject: 'Guarded', text: 'hello', ...extra });
+  const send = (to: string, extra: Record<string, unknown> = {}) =>
+    call('POST', '/emails', { from: `news@${domain}`, to, subject: 'Guarded', text: 'hello', ...extra });
 
   // 18 delivered, then a bounce: 19 sent, under the sample of 20, so nothing pauses
-  const delivered = await Promise.all(Array.from({ length: 18 }, (_, i) => send(`success+${i}@simulator.amazonses.com`)));
+  const delivered = await Promise.all(
+    Array.from({ length: 18 }, (_, i) => send(`success+${i}@simulator.amazonses.com`)),
+  );
   expect(delivered.map((r) => r.status)).toEqual(Array(18).fill(200));
   await after('5 seconds'); // the local SES's 14 a second, and each send's delivery event after it
   expect(await statusesOf(delivered.map((r) => r.body.id))).toEqual(Array(18).fill('delivered'));
@@ -63,11 +73,16 @@ it('pauses a project that bounces 10% once the sample is reached, holds its mail
   await after('1 second');
   expect(await statusesOf([firstBounce.body.id])).toEqual(['bounced']);
   const under = await call('GET', '/project');
-  expect(under.body).toMatchObject({ sending: { status: 'enabled', reason: null }, reputation: { sent: 19, bounced: 1, window: '24h' } });
+  expect(under.body).toMatchObject({
+    sending: { status: 'enabled', reason: null },
+    reputation: { sent: 19, bounced: 1, window: '24h' },
+  });
 
   // mail accepted before the pause, due a little later
   const at = new Date((await runtime.now()) + 15_000).toISOString();
-  const scheduled = await Promise.all([0, 1, 2].map((i) => send(`success+held${i}@simulator.amazonses.com`, { scheduled_at: at })));
+  const scheduled = await Promise.all(
+    [0, 1, 2].map((i) => send(`success+held${i}@simulator.amazonses.com`, { scheduled_at: at })),
+  );
   expect(scheduled.map((r) => r.status)).toEqual([200, 200, 200]);
 
   // the second bounce: 20 sent, 2 bounced (10%, past 4%): paused
@@ -84,12 +99,23 @@ it('pauses a project that bounces 10% once the sample is reached, holds its mail
 
   await after('1 second'); // the API's cache of the project's settings (PROJECT_SETTINGS_CACHE_SECONDS=1) runs out
   const refused = await send('success+after@simulator.amazonses.com');
-  expect(refused).toMatchObject({ status: 403, body: { name: 'application_error', statusCode: 403, errors: [{ code: 'sending_paused' }] } });
+  expect(refused).toMatchObject({
+    status: 403,
+    body: { name: 'application_error', statusCode: 403, errors: [{ code: 'sending_paused' }] },
+  });
   expect(refused.body.message).toMatch(/bounce rate 10\.00%/);
-  const batch = await call('POST', '/emails/batch', [{ from: `news@${domain}`, to: 'success@simulator.amazonses.com', subject: 'b', text: 'b' }]);
+  const batch = await call('POST', '/emails/batch', [
+    { from: `news@${domain}`, to: 'success@simulator.amazonses.com', subject: 'b', text: 'b' },
+  ]);
   expect(batch.status).toBe(403);
   const segment = (await call('POST', '/segments', { name: 'everyone' })).body.id;
-  const broadcast = await call('POST', '/broadcasts', { segment_id: segment, from: `news@${domain}`, subject: 'b', html: '<p>b</p>', send: true });
+  const broadcast = await call('POST', '/broadcasts', {
+    segment_id: segment,
+    from: `news@${domain}`,
+    subject: 'b',
+    html: '<p>b</p>',
+    send: true,
+  });
   expect(broadcast).toMatchObject({ status: 403, body: { errors: [{ code: 'sending_paused' }] } });
   const events = await call('GET', '/events');
   expect(events.body.data.map((e: { type: string }) => e.type)).toContain('project.sending_paused');
@@ -98,7 +124,12 @@ it('pauses a project that bounces 10% once the sample is reached, holds its mail
   const { stdout } = await cli('api-key.ts', 'create', '--new-project', '--name', 'neighbour');
   const otherKey = /API key (\S+)/.exec(stdout)![1];
   const otherDomain = await verifiedDomain(otherKey, 'neighbour');
-  const neighbour = await call('POST', '/emails', { from: `hi@${otherDomain}`, to: 'success@simulator.amazonses.com', subject: 'n', text: 'n' }, otherKey);
+  const neighbour = await call(
+    'POST',
+    '/emails',
+    { from: `hi@${otherDomain}`, to: 'success@simulator.amazonses.com', subject: 'n', text: 'n' },
+    otherKey,
+  );
   expect(neighbour.status).toBe(200);
   await after('1 second');
   expect(await statusesOf([neighbour.body.id], otherKey)).toEqual(['delivered']);
@@ -119,6 +150,10 @@ it('pauses a project that bounces 10% once the sample is reached, holds its mail
   expect(await statusesOf(scheduled.map((r) => r.body.id))).toEqual(['delivered', 'delivered', 'delivered']);
   const again = await send('success+again@simulator.amazonses.com');
   expect(again.status).toBe(200);
-  expect((await call('GET', '/events')).body.data.map((e: { type: string }) => e.type)).toContain('project.sending_resumed');
-  await expect(cli('project.ts', 'resume', '--project', projectId)).rejects.toMatchObject({ stderr: expect.stringContaining('not paused') });
+  expect((await call('GET', '/events')).body.data.map((e: { type: string }) => e.type)).toContain(
+    'project.sending_resumed',
+  );
+  await expect(cli('project.ts', 'resume', '--project', projectId)).rejects.toMatchObject({
+    stderr: expect.stringContaining('not paused'),
+  });
 }, 300_000);

@@ -36,9 +36,16 @@ describe('the resend SDK', () => {
   });
 
   it('creates, reads, updates, lists and deletes topics', async () => {
-    const created = data(await resend.topics.create({ name: 'SDK topic', description: 'news', defaultSubscription: 'opt_out' }));
+    const created = data(
+      await resend.topics.create({ name: 'SDK topic', description: 'news', defaultSubscription: 'opt_out' }),
+    );
     const got = data(await resend.topics.get(created.id));
-    expect(got).toMatchObject({ id: created.id, name: 'SDK topic', description: 'news', default_subscription: 'opt_out' });
+    expect(got).toMatchObject({
+      id: created.id,
+      name: 'SDK topic',
+      description: 'news',
+      default_subscription: 'opt_out',
+    });
     expect(data(await resend.topics.update({ id: created.id, name: 'SDK topic 2' }))).toMatchObject({ id: created.id });
     expect(data(await resend.topics.list()).data.map((t) => t.id)).toContain(created.id);
     expect(data(await resend.topics.remove(created.id))).toMatchObject({ id: created.id, deleted: true });
@@ -70,7 +77,11 @@ describe('the resend SDK', () => {
     expect(data(await resend.contacts.list({ limit: 100 })).data.map((c) => c.id)).toContain(created.id);
     expect(data(await resend.contacts.list({ segmentId: segment.id })).data.map((c) => c.id)).toEqual([created.id]);
 
-    expect(data(await resend.contacts.remove({ email }))).toMatchObject({ object: 'contact', contact: created.id, deleted: true });
+    expect(data(await resend.contacts.remove({ email }))).toMatchObject({
+      object: 'contact',
+      contact: created.id,
+      deleted: true,
+    });
     expect((await resend.contacts.get(created.id)).error).toMatchObject({ name: 'not_found', statusCode: 404 });
 
     const second = data(await resend.contacts.create({ email: `sdk2.${stamp}@example.com` }));
@@ -90,14 +101,26 @@ describe('the resend SDK', () => {
     const email = `sdk.member.${stamp}@example.com`;
     const contact = data(await resend.contacts.create({ email }));
 
-    expect(data(await resend.contacts.segments.add({ contactId: contact.id, segmentId: segment.id }))).toMatchObject({ id: segment.id });
+    expect(data(await resend.contacts.segments.add({ contactId: contact.id, segmentId: segment.id }))).toMatchObject({
+      id: segment.id,
+    });
     expect(data(await resend.contacts.segments.list({ email })).data.map((s) => s.id)).toEqual([segment.id]);
-    expect(data(await resend.contacts.segments.remove({ email, segmentId: segment.id }))).toMatchObject({ id: segment.id, deleted: true });
+    expect(data(await resend.contacts.segments.remove({ email, segmentId: segment.id }))).toMatchObject({
+      id: segment.id,
+      deleted: true,
+    });
     expect(data(await resend.contacts.segments.list({ contactId: contact.id })).data).toEqual([]);
 
-    expect(data(await resend.contacts.topics.update({ email, topics: [{ id: topic.id, subscription: 'opt_out' }] }))).toMatchObject({ id: contact.id });
+    expect(
+      data(await resend.contacts.topics.update({ email, topics: [{ id: topic.id, subscription: 'opt_out' }] })),
+    ).toMatchObject({ id: contact.id });
     const topics = data(await resend.contacts.topics.list({ id: contact.id }));
-    expect(topics.data).toContainEqual({ id: topic.id, name: 'SDK contact topics', description: null, subscription: 'opt_out' });
+    expect(topics.data).toContainEqual({
+      id: topic.id,
+      name: 'SDK contact topics',
+      description: null,
+      subscription: 'opt_out',
+    });
   });
 
   it('delivers contact.created that resend.webhooks.verify accepts and a handler typed with WebhookEventPayload reads', async () => {
@@ -128,8 +151,19 @@ describe('the resend SDK', () => {
         10_000,
       );
       const header = (name: string) => String(receipt.headers[`svix-${name}`]);
-      const event = sdk.webhooks.verify({ payload: receipt.body, headers: { id: header('id'), timestamp: header('timestamp'), signature: header('signature') }, webhookSecret: hook.signing_secret });
-      expect(handle(event)).toEqual({ id: contact.id, email, first_name: 'Hook', audience_id: segment.id, segment_ids: [segment.id], unsubscribed: false });
+      const event = sdk.webhooks.verify({
+        payload: receipt.body,
+        headers: { id: header('id'), timestamp: header('timestamp'), signature: header('signature') },
+        webhookSecret: hook.signing_secret,
+      });
+      expect(handle(event)).toEqual({
+        id: contact.id,
+        email,
+        first_name: 'Hook',
+        audience_id: segment.id,
+        segment_ids: [segment.id],
+        unsubscribed: false,
+      });
     } finally {
       await rx.stop();
     }

@@ -22,12 +22,19 @@ describe("the SDK's custom events", () => {
   it('events.create (POST /events): 405 naming what is supported, allow GET', async () => {
     const answer = await resend.events.create({ name: 'user.signed_up', schema: { plan: 'string' } });
     expect(answer.data).toBeNull();
-    expect(answer.error).toMatchObject({ name: 'validation_error', statusCode: 405, message: expect.stringMatching(SUPPORTED) });
+    expect(answer.error).toMatchObject({
+      name: 'validation_error',
+      statusCode: 405,
+      message: expect.stringMatching(SUPPORTED),
+    });
     expect(answer.headers).toMatchObject({ allow: 'GET' });
   });
 
   it.each([
-    ['events.send (POST /events/send) by email', () => resend.events.send({ event: 'user.signed_up', email: 'someone@example.com', payload: { plan: 'pro' } })],
+    [
+      'events.send (POST /events/send) by email',
+      () => resend.events.send({ event: 'user.signed_up', email: 'someone@example.com', payload: { plan: 'pro' } }),
+    ],
     ['events.send by contact', () => resend.events.send({ event: 'user.signed_up', contactId: ID })],
     ['events.get (GET /events/{name})', () => resend.events.get('user.signed_up')],
     ['events.get by id', () => resend.events.get(ID)],
@@ -36,7 +43,11 @@ describe("the SDK's custom events", () => {
   ])('%s: 404 naming what is supported', async (_, call) => {
     const answer = await call();
     expect(answer.data).toBeNull();
-    expect(answer.error).toMatchObject({ name: 'not_found', statusCode: 404, message: expect.stringMatching(SUPPORTED) });
+    expect(answer.error).toMatchObject({
+      name: 'not_found',
+      statusCode: 404,
+      message: expect.stringMatching(SUPPORTED),
+    });
   });
 
   it.each([
@@ -46,8 +57,14 @@ describe("the SDK's custom events", () => {
   ])('events.list with %s: 422 naming it (GET /events takes no parameters)', async (name, options) => {
     const answer = await resend.events.list(options as never);
     expect(answer.data).toBeNull();
-    expect(answer.error).toMatchObject({ name: 'validation_error', statusCode: 422, message: expect.stringMatching(SUPPORTED) });
-    expect((answer.error as unknown as { errors: { path: string }[] }).errors).toEqual([expect.objectContaining({ path: name, code: 'invalid_type' })]);
+    expect(answer.error).toMatchObject({
+      name: 'validation_error',
+      statusCode: 422,
+      message: expect.stringMatching(SUPPORTED),
+    });
+    expect((answer.error as unknown as { errors: { path: string }[] }).errors).toEqual([
+      expect.objectContaining({ path: name, code: 'invalid_type' }),
+    ]);
   });
 
   it('events.list without options reaches the event log: the contract answer, not custom event definitions', async () => {
@@ -64,7 +81,10 @@ describe('over HTTP', () => {
     expect(log.status).toBe(200);
     expect(log.body).toEqual({ object: 'list', data: expect.any(Array), has_more: false });
     const unknown = await api.get('/events?type=email.sent');
-    expect(unknown).toMatchObject({ status: 422, body: { name: 'validation_error', errors: [{ code: 'unrecognized_keys', path: 'type' }] } });
+    expect(unknown).toMatchObject({
+      status: 422,
+      body: { name: 'validation_error', errors: [{ code: 'unrecognized_keys', path: 'type' }] },
+    });
     const paged = await api.get('/events?limit=5&after=' + ID);
     expect(paged.status).toBe(422);
     expect(paged.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['after', 'limit']);
@@ -75,7 +95,11 @@ describe('over HTTP', () => {
       const res = await request(method, '/events', { name: 'x' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET');
-      expect(res.body).toMatchObject({ name: 'validation_error', message: expect.stringMatching(SUPPORTED), errors: [{ code: 'method_not_allowed' }] });
+      expect(res.body).toMatchObject({
+        name: 'validation_error',
+        message: expect.stringMatching(SUPPORTED),
+        errors: [{ code: 'method_not_allowed' }],
+      });
     }
   });
 
@@ -86,14 +110,23 @@ describe('over HTTP', () => {
       ['PATCH', `/events/${ID}`],
       ['DELETE', '/events/user.signed_up'],
     ] as const) {
-      const res = await request(method, path, method === 'GET' || method === 'DELETE' ? undefined : {}, { key: method === 'GET' ? null : undefined });
+      const res = await request(method, path, method === 'GET' || method === 'DELETE' ? undefined : {}, {
+        key: method === 'GET' ? null : undefined,
+      });
       expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ name: 'not_found', message: expect.stringMatching(SUPPORTED), errors: [{ code: 'not_supported' }] });
+      expect(res.body).toMatchObject({
+        name: 'not_found',
+        message: expect.stringMatching(SUPPORTED),
+        errors: [{ code: 'not_supported' }],
+      });
     }
   });
 
   it('other unknown routes keep the plain answers', async () => {
-    expect(await api.get('/nothing-here')).toMatchObject({ status: 404, body: { name: 'not_found', message: 'Route GET /nothing-here not found' } });
+    expect(await api.get('/nothing-here')).toMatchObject({
+      status: 404,
+      body: { name: 'not_found', message: 'Route GET /nothing-here not found' },
+    });
     const wrongMethod = await api.delete('/segments');
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.body.message).toBe('Method DELETE is not allowed on /segments');

@@ -58,7 +58,10 @@ describe('resend.templates', () => {
       reply_to: ['help@example.com'],
       published_at: null,
       has_unpublished_versions: false,
-      variables: [expect.objectContaining({ key: 'PRODUCT', type: 'string', fallback_value: 'item' }), expect.objectContaining({ key: 'PRICE', fallback_value: 25 })],
+      variables: [
+        expect.objectContaining({ key: 'PRODUCT', type: 'string', fallback_value: 'item' }),
+        expect.objectContaining({ key: 'PRICE', fallback_value: 25 }),
+      ],
     });
     expect(ok(await resend.templates.get(alias)).id).toBe(created.id);
 
@@ -66,16 +69,30 @@ describe('resend.templates', () => {
     expect(listed.object).toBe('list');
     expect(listed.data.map((t) => t.id)).toContain(created.id);
 
-    expect(ok(await resend.templates.update(created.id, { name: 'SDK order v2', subject: 'Your {{{PRODUCT}}}' }))).toMatchObject({ object: 'template', id: created.id });
+    expect(
+      ok(await resend.templates.update(created.id, { name: 'SDK order v2', subject: 'Your {{{PRODUCT}}}' })),
+    ).toMatchObject({ object: 'template', id: created.id });
     expect(ok(await resend.templates.publish(alias))).toMatchObject({ object: 'template', id: created.id });
-    expect(ok(await resend.templates.get(created.id))).toMatchObject({ name: 'SDK order v2', status: 'published', published_at: expect.any(String) });
+    expect(ok(await resend.templates.get(created.id))).toMatchObject({
+      name: 'SDK order v2',
+      status: 'published',
+      published_at: expect.any(String),
+    });
 
     const copy = ok(await resend.templates.duplicate(created.id));
     expect(copy).toMatchObject({ object: 'template', id: expect.any(String) });
-    expect(ok(await resend.templates.get(copy.id))).toMatchObject({ name: 'SDK order v2 (copy)', alias: null, status: 'draft' });
+    expect(ok(await resend.templates.get(copy.id))).toMatchObject({
+      name: 'SDK order v2 (copy)',
+      alias: null,
+      status: 'draft',
+    });
 
-    expect(ok(await resend.templates.remove(copy.id))).toEqual(expect.objectContaining({ object: 'template', id: copy.id, deleted: true }));
-    expect(ok(await resend.templates.remove(alias))).toEqual(expect.objectContaining({ object: 'template', id: created.id, deleted: true }));
+    expect(ok(await resend.templates.remove(copy.id))).toEqual(
+      expect.objectContaining({ object: 'template', id: copy.id, deleted: true }),
+    );
+    expect(ok(await resend.templates.remove(alias))).toEqual(
+      expect.objectContaining({ object: 'template', id: created.id, deleted: true }),
+    );
     const gone = await resend.templates.get(created.id);
     expect(gone.error).toMatchObject({ name: 'not_found', statusCode: 404 });
   });
@@ -108,12 +125,21 @@ describe('resend.templates', () => {
         })
         .publish(),
     );
-    const sent = ok(await resend.emails.send({ to: 'success@simulator.amazonses.com', template: { id: template.id, variables: { PRODUCT: 'Tea & cake' } } }));
+    const sent = ok(
+      await resend.emails.send({
+        to: 'success@simulator.amazonses.com',
+        template: { id: template.id, variables: { PRODUCT: 'Tea & cake' } },
+      }),
+    );
     expect(sent.id).toEqual(expect.any(String));
     const email = await waitFor(
       () => resend.emails.get(sent.id).then(ok),
       (e) => e.last_event === 'sent',
     );
-    expect(email).toMatchObject({ subject: 'Receipt for Tea & cake', html: '<p>Tea &amp; cake for 25</p>', from: `Shop <shop@${domain}>` });
+    expect(email).toMatchObject({
+      subject: 'Receipt for Tea & cake',
+      html: '<p>Tea &amp; cake for 25</p>',
+      from: `Shop <shop@${domain}>`,
+    });
   });
 });

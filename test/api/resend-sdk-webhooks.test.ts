@@ -39,7 +39,13 @@ function handle(event: WebhookEventPayload): Record<string, unknown> {
     case 'email.suppressed':
       return { type: event.type, email_id: event.data.email_id, suppressed: event.data.suppressed };
     case 'domain.created':
-      return { type: event.type, id: event.data.id, name: event.data.name, region: event.data.region, records: event.data.records.map((r) => r.type) };
+      return {
+        type: event.type,
+        id: event.data.id,
+        name: event.data.name,
+        region: event.data.region,
+        records: event.data.records.map((r) => r.type),
+      };
     default:
       return { type: event.type };
   }
@@ -51,29 +57,60 @@ describe('webhook payloads through the official SDK', () => {
     const sdk = new Resend(project.key, { baseUrl: baseUrl() });
     const rx = await new WebhookReceiver().start();
     try {
-      const hook = data(await sdk.webhooks.create({ endpoint: rx.url, events: ['email.sent', 'email.delivered', 'email.bounced', 'email.suppressed', 'domain.created'] }));
+      const hook = data(
+        await sdk.webhooks.create({
+          endpoint: rx.url,
+          events: ['email.sent', 'email.delivered', 'email.bounced', 'email.suppressed', 'domain.created'],
+        }),
+      );
       const domain = await verifiedDomain(project.key, 'hooks');
-      const template = data(await sdk.templates.create({ name: 'hook template', html: '<p>Hi {{{NAME}}}</p>', subject: 'Hello' }));
+      const template = data(
+        await sdk.templates.create({ name: 'hook template', html: '<p>Hi {{{NAME}}}</p>', subject: 'Hello' }),
+      );
       data(await sdk.templates.publish(template.id));
       const sent = data(
-        await sdk.emails.send({ from: `Hooks <hooks@${domain}>`, to: 'reader@example.com', template: { id: template.id, variables: { NAME: 'Ada' } }, tags: [{ name: 'campaign', value: 'welcome' }] }),
+        await sdk.emails.send({
+          from: `Hooks <hooks@${domain}>`,
+          to: 'reader@example.com',
+          template: { id: template.id, variables: { NAME: 'Ada' } },
+          tags: [{ name: 'campaign', value: 'welcome' }],
+        }),
       );
-      const bounced = data(await sdk.emails.send({ from: `hooks@${domain}`, to: 'bounce@simulator.amazonses.com', subject: 'bounce me', text: 'x' }));
+      const bounced = data(
+        await sdk.emails.send({
+          from: `hooks@${domain}`,
+          to: 'bounce@simulator.amazonses.com',
+          subject: 'bounce me',
+          text: 'x',
+        }),
+      );
       // the bounce put the address on the suppression list: the next email to it is suppressed
       await waitFor(
         async () => rx.receipts.filter((r) => r.json?.type === 'email.bounced').length,
         (n) => n === 1,
         20_000,
       );
-      const suppressed = data(await sdk.emails.send({ from: `hooks@${domain}`, to: 'bounce@simulator.amazonses.com', subject: 'suppressed', text: 'x' }));
+      const suppressed = data(
+        await sdk.emails.send({
+          from: `hooks@${domain}`,
+          to: 'bounce@simulator.amazonses.com',
+          subject: 'suppressed',
+          text: 'x',
+        }),
+      );
 
       const verify = (receipt: Receipt) => {
         const header = (name: string) => String(receipt.headers[`svix-${name}`]);
-        return sdk.webhooks.verify({ payload: receipt.body, headers: { id: header('id'), timestamp: header('timestamp'), signature: header('signature') }, webhookSecret: hook.signing_secret });
+        return sdk.webhooks.verify({
+          payload: receipt.body,
+          headers: { id: header('id'), timestamp: header('timestamp'), signature: header('signature') },
+          webhookSecret: hook.signing_secret,
+        });
       };
       const read = async (type: string, emailId?: string) => {
         const [receipt] = await waitFor(
-          async () => rx.receipts.filter((r) => r.json?.type === type && (!emailId || r.json.data.email_id === emailId)),
+          async () =>
+            rx.receipts.filter((r) => r.json?.type === type && (!emailId || r.json.data.email_id === emailId)),
           (found) => found.length > 0,
           20_000,
         );

@@ -37,27 +37,53 @@ it('api keys: create, list, update, remove', async () => {
   expect(key).toMatchObject({ id: expect.any(String), token: expect.stringMatching(/^es_live_/) });
   expect(dataOf(await resend.apiKeys.list()).data.map((k) => k.id)).toContain(key.id);
   const renamed = unique('renamed');
-  expect(dataOf(await resend.apiKeys.update(key.id, { name: renamed }))).toMatchObject({ object: 'api_key', id: key.id });
-  expect(dataOf(await resend.apiKeys.list()).data.find((k) => k.id === key.id)).toMatchObject({ name: renamed, last_used_at: null });
+  expect(dataOf(await resend.apiKeys.update(key.id, { name: renamed }))).toMatchObject({
+    object: 'api_key',
+    id: key.id,
+  });
+  expect(dataOf(await resend.apiKeys.list()).data.find((k) => k.id === key.id)).toMatchObject({
+    name: renamed,
+    last_used_at: null,
+  });
   dataOf(await resend.apiKeys.remove(key.id));
 });
 
 it('domains: create, get, list, update, verify, remove', async () => {
   const name = `${unique('sdk-domain')}.example.com`;
-  const created = dataOf(await resend.domains.create({ name, region: 'ap-southeast-2', customReturnPath: 'bounces' } as never));
-  expect(created).toMatchObject({ id: expect.any(String), name, records: expect.arrayContaining([expect.objectContaining({ record: 'MX', name: `bounces.${name}` })]) });
+  const created = dataOf(
+    await resend.domains.create({ name, region: 'ap-southeast-2', customReturnPath: 'bounces' } as never),
+  );
+  expect(created).toMatchObject({
+    id: expect.any(String),
+    name,
+    records: expect.arrayContaining([expect.objectContaining({ record: 'MX', name: `bounces.${name}` })]),
+  });
   expect(dataOf(await resend.domains.get(created.id))).toMatchObject({ id: created.id, name });
   expect(dataOf(await resend.domains.list()).data.map((d) => d.id)).toContain(created.id);
-  expect(dataOf(await resend.domains.update({ id: created.id, openTracking: false, clickTracking: false, tls: 'enforced' }))).toMatchObject({ id: created.id });
+  expect(
+    dataOf(await resend.domains.update({ id: created.id, openTracking: false, clickTracking: false, tls: 'enforced' })),
+  ).toMatchObject({ id: created.id });
   expect(dataOf(await resend.domains.verify(created.id))).toMatchObject({ id: created.id });
   expect(dataOf(await resend.domains.remove(created.id))).toMatchObject({ id: created.id, deleted: true });
 });
 
 it('emails: send, batch, get, list, update, cancel', async () => {
   const from = `SDK <sdk@${domainName}>`;
-  const sent = dataOf(await resend.emails.send({ from, to: 'success@simulator.amazonses.com', subject: unique('sdk'), html: '<p>Hi</p>', tags: [{ name: 'kind', value: 'sdk' }] }));
+  const sent = dataOf(
+    await resend.emails.send({
+      from,
+      to: 'success@simulator.amazonses.com',
+      subject: unique('sdk'),
+      html: '<p>Hi</p>',
+      tags: [{ name: 'kind', value: 'sdk' }],
+    }),
+  );
   expect(sent.id).toEqual(expect.any(String));
-  const batch = dataOf(await resend.batch.send([1, 2].map((i) => ({ from, to: ['success@simulator.amazonses.com'], subject: unique(`batch ${i}`), text: 'Hi' }))));
+  const batch = dataOf(
+    await resend.batch.send(
+      [1, 2].map((i) => ({ from, to: ['success@simulator.amazonses.com'], subject: unique(`batch ${i}`), text: 'Hi' })),
+    ),
+  );
   expect(batch.data).toHaveLength(2);
   const permissive = dataOf(
     await resend.batch.send(
@@ -74,14 +100,32 @@ it('emails: send, batch, get, list, update, cancel', async () => {
   expect(permissive.errors).toEqual([{ index: 1, message: expect.any(String) }]);
   expect(dataOf(await resend.emails.get(sent.id))).toMatchObject({ object: 'email', id: sent.id, from });
   expect(dataOf(await resend.emails.list()).data.length).toBeGreaterThan(0);
-  const later = dataOf(await resend.emails.send({ from, to: 'success@simulator.amazonses.com', subject: unique('later'), text: 'Hi', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }));
-  expect(dataOf(await resend.emails.update({ id: later.id, scheduledAt: new Date(Date.now() + 7_200_000).toISOString() }))).toMatchObject({ id: later.id });
+  const later = dataOf(
+    await resend.emails.send({
+      from,
+      to: 'success@simulator.amazonses.com',
+      subject: unique('later'),
+      text: 'Hi',
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    }),
+  );
+  expect(
+    dataOf(await resend.emails.update({ id: later.id, scheduledAt: new Date(Date.now() + 7_200_000).toISOString() })),
+  ).toMatchObject({ id: later.id });
   expect(dataOf(await resend.emails.cancel(later.id))).toMatchObject({ id: later.id });
 });
 
 it('emails: scheduledAt in natural language ("in 1 min"), answered as the ISO instant', async () => {
   const before = Date.now();
-  const later = dataOf(await resend.emails.send({ from: `SDK <sdk@${domainName}>`, to: 'success@simulator.amazonses.com', subject: unique('phrase'), text: 'Hi', scheduledAt: 'in 1 min' }));
+  const later = dataOf(
+    await resend.emails.send({
+      from: `SDK <sdk@${domainName}>`,
+      to: 'success@simulator.amazonses.com',
+      subject: unique('phrase'),
+      text: 'Hi',
+      scheduledAt: 'in 1 min',
+    }),
+  );
   const after = Date.now();
   const email = dataOf(await resend.emails.get(later.id));
   expect(email.last_event).toBe('scheduled');
@@ -105,7 +149,9 @@ it('emails: attachments (content, contentId, inferred type), then emails.attachm
     }),
   );
   const listed = dataOf(await resend.emails.attachments.list({ emailId: sent.id }));
-  expect(listed.data.map((a) => [a.filename, a.content_type, a.content_disposition, a.content_id ?? null, a.size])).toEqual([
+  expect(
+    listed.data.map((a) => [a.filename, a.content_type, a.content_disposition, a.content_id ?? null, a.size]),
+  ).toEqual([
     ['report.pdf', 'application/pdf', 'attachment', null, pdf.length],
     ['logo.png', 'image/png', 'inline', 'logo', 9],
   ]);
@@ -128,16 +174,34 @@ it('segments and broadcasts: create, get, list, update, send, cancel, duplicate,
   expect(dataOf(await resend.segments.list()).data.map((s) => s.id)).toContain(segment.id);
 
   const from = `SDK <news@${domainName}>`;
-  const broadcast = dataOf(await resend.broadcasts.create({ segmentId: segment.id, from, subject: 'SDK', html: '<p>Hi {{{FIRST_NAME}}}</p>', name: 'sdk' }));
-  expect(dataOf(await resend.broadcasts.update(broadcast.id, { subject: 'SDK, again', previewText: 'news' }))).toMatchObject({ id: broadcast.id });
-  expect(dataOf(await resend.broadcasts.get(broadcast.id))).toMatchObject({ id: broadcast.id, subject: 'SDK, again', status: 'draft' });
+  const broadcast = dataOf(
+    await resend.broadcasts.create({
+      segmentId: segment.id,
+      from,
+      subject: 'SDK',
+      html: '<p>Hi {{{FIRST_NAME}}}</p>',
+      name: 'sdk',
+    }),
+  );
+  expect(
+    dataOf(await resend.broadcasts.update(broadcast.id, { subject: 'SDK, again', previewText: 'news' })),
+  ).toMatchObject({ id: broadcast.id });
+  expect(dataOf(await resend.broadcasts.get(broadcast.id))).toMatchObject({
+    id: broadcast.id,
+    subject: 'SDK, again',
+    status: 'draft',
+  });
   expect(dataOf(await resend.broadcasts.list()).data.map((b) => b.id)).toContain(broadcast.id);
-  expect(dataOf(await resend.broadcasts.send(broadcast.id, { scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }))).toMatchObject({ id: broadcast.id });
+  expect(
+    dataOf(await resend.broadcasts.send(broadcast.id, { scheduledAt: new Date(Date.now() + 3_600_000).toISOString() })),
+  ).toMatchObject({ id: broadcast.id });
   expect(dataOf(await resend.broadcasts.cancel(broadcast.id))).toMatchObject({ id: broadcast.id });
 
   const copy = dataOf(await resend.broadcasts.duplicate(broadcast.id));
   expect(dataOf(await resend.broadcasts.get(copy.id))).toMatchObject({ status: 'draft', subject: 'SDK, again' });
-  const draft = dataOf(await resend.broadcasts.create({ segmentId: segment.id, from, subject: 'SDK draft', text: 'Hi' }));
+  const draft = dataOf(
+    await resend.broadcasts.create({ segmentId: segment.id, from, subject: 'SDK draft', text: 'Hi' }),
+  );
   expect(dataOf(await resend.broadcasts.remove(draft.id))).toMatchObject({ id: draft.id, deleted: true });
   const now = dataOf(await resend.broadcasts.create({ segmentId: segment.id, from, subject: 'SDK now', text: 'Hi' }));
   expect(dataOf(await resend.broadcasts.send(now.id))).toMatchObject({ id: now.id });
@@ -149,11 +213,24 @@ it('segments and broadcasts: create, get, list, update, send, cancel, duplicate,
 });
 
 it('webhooks: create, get, list, rotate the secret, update, remove', async () => {
-  const webhook = dataOf(await resend.webhooks.create({ endpoint: 'https://hooks.example.com/sdk', events: ['email.sent', 'email.delivered'] }));
+  const webhook = dataOf(
+    await resend.webhooks.create({
+      endpoint: 'https://hooks.example.com/sdk',
+      events: ['email.sent', 'email.delivered'],
+    }),
+  );
   expect(webhook).toMatchObject({ id: expect.any(String), signing_secret: expect.stringMatching(/^whsec_/) });
-  expect(dataOf(await resend.webhooks.get(webhook.id))).toMatchObject({ id: webhook.id, endpoint: 'https://hooks.example.com/sdk' });
+  expect(dataOf(await resend.webhooks.get(webhook.id))).toMatchObject({
+    id: webhook.id,
+    endpoint: 'https://hooks.example.com/sdk',
+  });
   expect(dataOf(await resend.webhooks.list()).data.map((w) => w.id)).toContain(webhook.id);
-  expect(dataOf(await resend.webhooks.rotateSigningSecret(webhook.id))).toMatchObject({ id: webhook.id, signing_secret: expect.stringMatching(/^whsec_/) });
-  expect(dataOf(await resend.webhooks.update(webhook.id, { events: ['email.bounced'], status: 'disabled' }))).toMatchObject({ id: webhook.id });
+  expect(dataOf(await resend.webhooks.rotateSigningSecret(webhook.id))).toMatchObject({
+    id: webhook.id,
+    signing_secret: expect.stringMatching(/^whsec_/),
+  });
+  expect(
+    dataOf(await resend.webhooks.update(webhook.id, { events: ['email.bounced'], status: 'disabled' })),
+  ).toMatchObject({ id: webhook.id });
   expect(dataOf(await resend.webhooks.remove(webhook.id))).toMatchObject({ id: webhook.id });
 });

@@ -16,7 +16,13 @@ beforeAll(async () => {
   domain = await verifiedDomain();
 });
 
-const message = (overrides: Record<string, unknown> = {}) => ({ from: `a@${domain}`, to: 'later@example.com', subject: unique('Later'), text: 'x', ...overrides });
+const message = (overrides: Record<string, unknown> = {}) => ({
+  from: `a@${domain}`,
+  to: 'later@example.com',
+  subject: unique('Later'),
+  text: 'x',
+  ...overrides,
+});
 const emailOf = (id: string) => api.get(`/emails/${id}`).then((r) => r.body);
 
 /** Runs the request and answers it with the window [before + ahead, after + ahead] that a phrase `ahead` ms from its arrival must fall in. */
@@ -51,7 +57,12 @@ function tomorrowAt9InNewYork(now: number): number {
   });
   const wallClock = (at: number) => {
     const part = (type: string) => Number(format.formatToParts(new Date(at)).find((p) => p.type === type)!.value);
-    return { year: part('year'), month: part('month'), day: part('day'), utc: Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) };
+    return {
+      year: part('year'),
+      month: part('month'),
+      day: part('day'),
+      utc: Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')),
+    };
   };
   const today = wallClock(now);
   const target = Date.UTC(today.year, today.month - 1, today.day + 1, 9); // tomorrow 09:00 as if it were UTC
@@ -62,7 +73,11 @@ function tomorrowAt9InNewYork(now: number): number {
 
 describe('POST /emails with a phrase', () => {
   it('schedules "in 1 min" a minute after the request, stored and answered as the ISO instant', async () => {
-    const { result: res, from, to } = await timed(MINUTE, () => api.post('/emails', message({ scheduled_at: 'in 1 min' })));
+    const {
+      result: res,
+      from,
+      to,
+    } = await timed(MINUTE, () => api.post('/emails', message({ scheduled_at: 'in 1 min' })));
     expect(res.status).toBe(200);
     const email = await emailOf(res.body.id);
     expect(email.last_event).toBe('scheduled');
@@ -78,15 +93,22 @@ describe('POST /emails with a phrase', () => {
     const email = await emailOf(res.body.id);
     expect(email.last_event).toBe('scheduled');
     // the two differ only if New York's midnight fell during the request
-    expect([tomorrowAt9InNewYork(before), tomorrowAt9InNewYork(after)].map((t) => new Date(t).toISOString())).toContain(email.scheduled_at);
+    expect([tomorrowAt9InNewYork(before), tomorrowAt9InNewYork(after)].map((t) => new Date(t).toISOString())).toContain(
+      email.scheduled_at,
+    );
     expect((await api.post(`/emails/${res.body.id}/cancel`)).status).toBe(200);
   });
 
   it('refuses a phrase it cannot read: 422 naming it at scheduled_at', async () => {
     const res = await api.post('/emails', message({ scheduled_at: 'whenever you like' }));
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ name: 'validation_error', message: expect.stringContaining('"whenever you like"') });
-    expect(res.body.errors).toEqual([{ code: 'invalid_scheduled_at', path: 'scheduled_at', message: expect.stringContaining('"whenever you like"') }]);
+    expect(res.body).toMatchObject({
+      name: 'validation_error',
+      message: expect.stringContaining('"whenever you like"'),
+    });
+    expect(res.body.errors).toEqual([
+      { code: 'invalid_scheduled_at', path: 'scheduled_at', message: expect.stringContaining('"whenever you like"') },
+    ]);
   });
 
   it('applies the 30-day limit to the instant a phrase names', async () => {
@@ -107,7 +129,11 @@ describe('POST /emails with a phrase', () => {
 
 describe('POST /emails/batch with phrases', () => {
   it('schedules the item with "in 2 hours" and sends the other now', async () => {
-    const { result: res, from, to } = await timed(2 * HOUR, () => api.post('/emails/batch', [message({ scheduled_at: 'in 2 hours' }), message()]));
+    const {
+      result: res,
+      from,
+      to,
+    } = await timed(2 * HOUR, () => api.post('/emails/batch', [message({ scheduled_at: 'in 2 hours' }), message()]));
     expect(res.status).toBe(200);
     const [later, now] = await Promise.all(res.body.data.map((e: { id: string }) => emailOf(e.id)));
     expect(later.last_event).toBe('scheduled');
@@ -119,20 +145,29 @@ describe('POST /emails/batch with phrases', () => {
   it("names the item's index in the path of an unreadable phrase", async () => {
     const res = await api.post('/emails/batch', [message(), message({ scheduled_at: 'whenever you like' })]);
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ code: 'invalid_scheduled_at', path: '1.scheduled_at', message: expect.stringContaining('"whenever you like"') }]);
+    expect(res.body.errors).toEqual([
+      { code: 'invalid_scheduled_at', path: '1.scheduled_at', message: expect.stringContaining('"whenever you like"') },
+    ]);
   });
 });
 
 describe('PATCH /emails/{email_id} with a phrase', () => {
   it('reschedules to "in 5 min" from the request', async () => {
     const { body } = await api.post('/emails', message({ scheduled_at: 'in 1 hour' }));
-    const { result: res, from, to } = await timed(5 * MINUTE, () => api.patch(`/emails/${body.id}`, { scheduled_at: 'in 5 min' }));
+    const {
+      result: res,
+      from,
+      to,
+    } = await timed(5 * MINUTE, () => api.patch(`/emails/${body.id}`, { scheduled_at: 'in 5 min' }));
     expect(res).toMatchObject({ status: 200, body: { object: 'email', id: body.id } });
     const email = await emailOf(body.id);
     expect(email.last_event).toBe('scheduled');
     expectInstant(email.scheduled_at, from, to);
     const refused = await api.patch(`/emails/${body.id}`, { scheduled_at: 'whenever you like' });
-    expect(refused).toMatchObject({ status: 422, body: { errors: [{ code: 'invalid_scheduled_at', path: 'scheduled_at' }] } });
+    expect(refused).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'invalid_scheduled_at', path: 'scheduled_at' }] },
+    });
     expect((await api.post(`/emails/${body.id}/cancel`)).status).toBe(200);
   });
 });
@@ -142,10 +177,20 @@ describe('broadcasts with a phrase', () => {
   beforeAll(async () => {
     segmentId = (await api.post('/segments', { name: unique('phrases') })).body.id;
   });
-  const draft = (overrides: Record<string, unknown> = {}) => ({ segment_id: segmentId, from: `news@${domain}`, subject: 'Soon', text: 'x', ...overrides });
+  const draft = (overrides: Record<string, unknown> = {}) => ({
+    segment_id: segmentId,
+    from: `news@${domain}`,
+    subject: 'Soon',
+    text: 'x',
+    ...overrides,
+  });
 
   it('is scheduled "in 1 hour" on create, with the ISO instant', async () => {
-    const { result: res, from, to } = await timed(HOUR, () => api.post('/broadcasts', draft({ scheduled_at: 'in 1 hour' })));
+    const {
+      result: res,
+      from,
+      to,
+    } = await timed(HOUR, () => api.post('/broadcasts', draft({ scheduled_at: 'in 1 hour' })));
     expect(res).toMatchObject({ status: 201, body: { status: 'scheduled' } });
     expectInstant(res.body.scheduled_at, from, to);
     expect((await api.get(`/broadcasts/${res.body.id}`)).body.scheduled_at).toBe(res.body.scheduled_at);
@@ -155,9 +200,24 @@ describe('broadcasts with a phrase', () => {
   it('is scheduled "in 1 hour" by POST /broadcasts/{id}/send; an unreadable phrase leaves the draft a draft', async () => {
     const created = (await api.post('/broadcasts', draft())).body;
     const refused = await api.post(`/broadcasts/${created.id}/send`, { scheduled_at: 'whenever you like' });
-    expect(refused).toMatchObject({ status: 422, body: { errors: [{ code: 'invalid_scheduled_at', path: 'scheduled_at', message: expect.stringContaining('"whenever you like"') }] } });
+    expect(refused).toMatchObject({
+      status: 422,
+      body: {
+        errors: [
+          {
+            code: 'invalid_scheduled_at',
+            path: 'scheduled_at',
+            message: expect.stringContaining('"whenever you like"'),
+          },
+        ],
+      },
+    });
     expect((await api.get(`/broadcasts/${created.id}`)).body.status).toBe('draft');
-    const { result: res, from, to } = await timed(HOUR, () => api.post(`/broadcasts/${created.id}/send`, { scheduled_at: 'in 1 hour' }));
+    const {
+      result: res,
+      from,
+      to,
+    } = await timed(HOUR, () => api.post(`/broadcasts/${created.id}/send`, { scheduled_at: 'in 1 hour' }));
     expect(res).toMatchObject({ status: 200, body: { status: 'scheduled' } });
     expectInstant(res.body.scheduled_at, from, to);
     expect((await api.post(`/broadcasts/${created.id}/cancel`)).status).toBe(200);

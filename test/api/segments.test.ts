@@ -9,7 +9,12 @@ describe('segments', () => {
   it('creates a segment (201) and reads it back', async () => {
     const created = await api.post('/segments', { name: 'VIP' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ object: 'segment', id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'VIP', created_at: expect.any(String) });
+    expect(created.body).toEqual({
+      object: 'segment',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'VIP',
+      created_at: expect.any(String),
+    });
     expect(await api.get(`/segments/${created.body.id}`)).toMatchObject({ status: 200, body: created.body });
   });
 
@@ -29,7 +34,8 @@ describe('segments', () => {
   it('lists newest first and pages with limit, after and before', async () => {
     const other = await createOtherProject(); // a project of its own, so other suites' segments do not interfere
     const ids: string[] = [];
-    for (const name of ['a', 'b', 'c', 'd', 'e']) ids.push((await api.post('/segments', { name }, { key: other.key })).body.id);
+    for (const name of ['a', 'b', 'c', 'd', 'e'])
+      ids.push((await api.post('/segments', { name }, { key: other.key })).body.id);
     const newestFirst = [...ids].reverse();
 
     const first = await api.get('/segments?limit=2', { key: other.key });
@@ -55,7 +61,9 @@ describe('segments', () => {
     const res = await api.get('/segments?limit=101');
     expect(res.status).toBe(422);
     expect(res.body.errors[0].path).toBe('limit');
-    const both = await api.get('/segments?after=01a20280-902e-70b0-b281-d9d957510688&before=01a20280-902e-70b0-b281-d9d957510688');
+    const both = await api.get(
+      '/segments?after=01a20280-902e-70b0-b281-d9d957510688&before=01a20280-902e-70b0-b281-d9d957510688',
+    );
     expect(both.status).toBe(422);
     const badId = await api.get('/segments/not-an-id');
     expect(badId.status).toBe(422);
@@ -73,7 +81,10 @@ describe('segments', () => {
 
   it("renames a segment with PATCH (the Resend SDK's segments.update)", async () => {
     const { body: segment } = await api.post('/segments', { name: 'Old' });
-    expect(await api.patch(`/segments/${segment.id}`, { name: 'New' })).toMatchObject({ status: 200, body: { ...segment, name: 'New' } });
+    expect(await api.patch(`/segments/${segment.id}`, { name: 'New' })).toMatchObject({
+      status: 200,
+      body: { ...segment, name: 'New' },
+    });
     expect((await api.get(`/segments/${segment.id}`)).body.name).toBe('New');
     expect((await api.patch(`/segments/${segment.id}`, { name: '' })).status).toBe(422);
     expect((await api.patch('/segments/01a20280-902e-70b0-b281-d9d957510688', { name: 'x' })).status).toBe(404);
@@ -89,7 +100,9 @@ describe('segments', () => {
       const body = { email: `member${i}@example.com`, segments: i % 2 ? [doomed.id, kept.id] : [doomed.id] };
       contacts.push((await api.post('/contacts', body, { key: other.key })).body.id);
     }
-    expect((await api.get(`/contacts?segment_id=${doomed.id}&limit=100`, { key: other.key })).body.data).toHaveLength(60);
+    expect((await api.get(`/contacts?segment_id=${doomed.id}&limit=100`, { key: other.key })).body.data).toHaveLength(
+      60,
+    );
 
     expect((await api.delete(`/segments/${doomed.id}`, { key: other.key })).status).toBe(200);
 
@@ -99,9 +112,12 @@ describe('segments', () => {
       const odd = contacts.indexOf(contact.id) % 2 === 1;
       expect(contact.segment_ids).toEqual(odd ? [kept.id] : []);
     }
-    for (const id of contacts) expect(await getItem(keys.segmentMember(other.projectId, doomed.id, id))).toBeUndefined();
+    for (const id of contacts)
+      expect(await getItem(keys.segmentMember(other.projectId, doomed.id, id))).toBeUndefined();
     expect((await api.get(`/contacts?segment_id=${doomed.id}`, { key: other.key })).status).toBe(404);
     expect((await api.get(`/contacts?segment_id=${kept.id}&limit=100`, { key: other.key })).body.data).toHaveLength(30);
-    expect((await api.post(`/contacts/${contacts[0]}/segments/${doomed.id}`, undefined, { key: other.key })).status).toBe(404);
+    expect(
+      (await api.post(`/contacts/${contacts[0]}/segments/${doomed.id}`, undefined, { key: other.key })).status,
+    ).toBe(404);
   });
 });

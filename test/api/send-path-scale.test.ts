@@ -27,7 +27,10 @@ useRuntimeTable();
 /** A project of its own with a test key and a domain (test keys may send from any domain of their project). */
 async function sandbox(): Promise<{ key: string; domain: string; projectId: string }> {
   const project = await createProject(unique('scale'));
-  const { token: key } = await createApiKey({ projectId: project.id, livemode: false, permission: 'full_access' }, { name: 'scale', mode: 'test' });
+  const { token: key } = await createApiKey(
+    { projectId: project.id, livemode: false, permission: 'full_access' },
+    { name: 'scale', mode: 'test' },
+  );
   const domain = `${unique('scale')}.example.com`;
   expect((await api.post('/domains', { name: domain }, { key })).status).toBe(201);
   return { key, domain, projectId: testProjectId(project.id) }; // where the test key's data is (shared/project/test-mode.ts)
@@ -51,7 +54,12 @@ async function allEmails(key: string): Promise<{ id: string; last_event: string;
 describe('content stored once', () => {
   it('accepts a batch of 100 emails of 45 KB, each read back whole; lists and events carry no body', async () => {
     const { key, domain, projectId } = await sandbox();
-    const batch = Array.from({ length: 100 }, (_, n) => ({ from: `a@${domain}`, to: `r${n}@example.com`, subject: `Big ${n}`, html: html(45, `email ${n}`) }));
+    const batch = Array.from({ length: 100 }, (_, n) => ({
+      from: `a@${domain}`,
+      to: `r${n}@example.com`,
+      subject: `Big ${n}`,
+      html: html(45, `email ${n}`),
+    }));
     const res = await api.post('/emails/batch', batch, { key });
     expect(res.status).toBe(200);
     const ids: string[] = res.body.data.map((e: { id: string }) => e.id);
@@ -77,7 +85,10 @@ describe('content stored once', () => {
       500,
     );
     expect(sent).toHaveLength(100);
-    const events = (await api.get('/events', { key })).body.data as { type: string; data: { object: Record<string, unknown> } }[];
+    const events = (await api.get('/events', { key })).body.data as {
+      type: string;
+      data: { object: Record<string, unknown> };
+    }[];
     expect(events.filter((e) => e.type === 'email.sent')).toHaveLength(100);
     for (const event of events) expect(event.data.object).not.toHaveProperty('html');
   }, 120_000);
@@ -87,7 +98,12 @@ describe('content stored once', () => {
     const perBatch = 84; // 84 x 50 KB: under the 5 MB request limit
     for (let first = 0; first < 1000; first += perBatch) {
       const size = Math.min(perBatch, 1000 - first);
-      const batch = Array.from({ length: size }, (_, n) => ({ from: `a@${domain}`, to: `r${first + n}@example.com`, subject: `Events ${first + n}`, html: html(50, `email ${first + n}`) }));
+      const batch = Array.from({ length: size }, (_, n) => ({
+        from: `a@${domain}`,
+        to: `r${first + n}@example.com`,
+        subject: `Events ${first + n}`,
+        html: html(50, `email ${first + n}`),
+      }));
       const res = await api.post('/emails/batch', batch, { key });
       expect(res.status).toBe(200);
     }
@@ -102,7 +118,8 @@ describe('content stored once', () => {
     expect(events.body.has_more).toBe(false);
     const bytes = Buffer.byteLength(JSON.stringify(events.body));
     expect(bytes).toBeLessThan(2 * 1024 * 1024); // about 1 KB an event: no body in any of them
-    for (const event of events.body.data as { data: { object: Record<string, unknown> } }[]) expect(event.data.object).not.toHaveProperty('html');
+    for (const event of events.body.data as { data: { object: Record<string, unknown> } }[])
+      expect(event.data.object).not.toHaveProperty('html');
   }, 300_000);
 });
 
@@ -112,12 +129,22 @@ describe('a broadcast with 100 KB of html', () => {
     const segment = (await api.post('/segments', { name: unique('everyone') }, { key })).body.id;
     for (let first = 0; first < 500; first += 25) {
       const created = await Promise.all(
-        Array.from({ length: 25 }, (_, n) => api.post('/contacts', { email: `reader${first + n}@example.com`, first_name: `R${first + n}`, segments: [{ id: segment }] }, { key })),
+        Array.from({ length: 25 }, (_, n) =>
+          api.post(
+            '/contacts',
+            { email: `reader${first + n}@example.com`, first_name: `R${first + n}`, segments: [{ id: segment }] },
+            { key },
+          ),
+        ),
       );
       expect(created.map((r) => r.status)).toEqual(created.map(() => 201));
     }
     const body = `<p>Hi {{{FIRST_NAME}}}</p>${html(100, 'newsletter')}<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a>`;
-    const broadcast = await api.post('/broadcasts', { segment_id: segment, from: `News <news@${domain}>`, subject: 'The big one', html: body }, { key });
+    const broadcast = await api.post(
+      '/broadcasts',
+      { segment_id: segment, from: `News <news@${domain}>`, subject: 'The big one', html: body },
+      { key },
+    );
     expect(broadcast.status).toBe(201);
     expect((await api.post(`/broadcasts/${broadcast.body.id}/send`, {}, { key })).status).toBe(200);
 
@@ -127,7 +154,10 @@ describe('a broadcast with 100 KB of html', () => {
       120_000,
       500,
     );
-    expect(done.body).toMatchObject({ status: 'sent', counters: { recipients: 500, sent: 500, skipped: 0, failed: 0 } });
+    expect(done.body).toMatchObject({
+      status: 'sent',
+      counters: { recipients: 500, sent: 500, skipped: 0, failed: 0 },
+    });
     const emails = await waitFor(
       () => allEmails(key),
       (all) => all.length === 500 && all.every((e) => e.last_event === 'delivered'),

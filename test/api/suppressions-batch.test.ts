@@ -10,7 +10,12 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { Resend } from 'resend';
 import type { Caller } from '../../shared/platform/caller';
 import { documentClient } from '../../shared/platform/db/client';
-import { addSuppressions, deleteSuppression, removeSuppressions, suppressAddress } from '../../shared/suppressions/suppressions';
+import {
+  addSuppressions,
+  deleteSuppression,
+  removeSuppressions,
+  suppressAddress,
+} from '../../shared/suppressions/suppressions';
 import { api, baseUrl } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 
@@ -60,10 +65,20 @@ describe('POST /suppressions/batch/add (suppressions.batch.add)', () => {
   it('adds manual entries in the order given, answers an already suppressed address with its entry, and writes one event per new entry', async () => {
     const { projectId, key, resend } = await project();
     const [fresh1, fresh2, bounced] = addresses('add', 3);
-    await suppressAddress(projectId, { email: bounced, source: 'bounce', subtype: 'General', reason: 'smtp; 550', message_id: 'e-9' });
+    await suppressAddress(projectId, {
+      email: bounced,
+      source: 'bounce',
+      subtype: 'General',
+      reason: 'smtp; 550',
+      message_id: 'e-9',
+    });
     const existing = (await api.get(`/suppressions/${encodeURIComponent(bounced)}`, { key })).body;
 
-    const { data } = dataOf(await resend.suppressions.batch.add({ emails: [fresh1, bounced.toUpperCase(), ` ${fresh2.toUpperCase()} `, fresh1] }));
+    const { data } = dataOf(
+      await resend.suppressions.batch.add({
+        emails: [fresh1, bounced.toUpperCase(), ` ${fresh2.toUpperCase()} `, fresh1],
+      }),
+    );
     expect(data).toEqual([
       { object: 'suppression', id: expect.any(String), email: fresh1, created: true },
       { object: 'suppression', id: existing.id, email: bounced, created: false },
@@ -85,12 +100,23 @@ describe('POST /suppressions/batch/add (suppressions.batch.add)', () => {
       source_id: null,
       created_at: expect.any(String),
     });
-    expect(dataOf(await resend.suppressions.get(bounced))).toMatchObject({ id: existing.id, source: 'bounce', origin: 'bounce', message_id: 'e-9', source_id: 'e-9' });
+    expect(dataOf(await resend.suppressions.get(bounced))).toMatchObject({
+      id: existing.id,
+      source: 'bounce',
+      origin: 'bounce',
+      message_id: 'e-9',
+      source_id: 'e-9',
+    });
 
     // one suppression.added per entry created here (the bounce entry's own came from SES feedback, before)
     const added = await eventsOf(projectId, 'suppression.added');
     expect(added.map((e) => e.data.id).sort()).toEqual([existing.id, data[0].id, data[2].id].sort());
-    expect(added.find((e) => e.data.id === data[2].id).data).toMatchObject({ email: fresh2, origin: 'manual', source_id: null, object: { id: data[2].id, source: 'manual' } });
+    expect(added.find((e) => e.data.id === data[2].id).data).toMatchObject({
+      email: fresh2,
+      origin: 'manual',
+      source_id: null,
+      object: { id: data[2].id, source: 'manual' },
+    });
   });
 
   it('takes 100 addresses (several transactions), and a second call with them creates nothing and answers the same ids', async () => {
@@ -129,11 +155,17 @@ describe('POST /suppressions/batch/add (suppressions.batch.add)', () => {
   it('gives racing calls for the same addresses one entry each, and both answers the same ids', async () => {
     const { projectId, key } = await project();
     const emails = addresses('race', 60);
-    const [a, b] = await Promise.all([api.post('/suppressions/batch/add', { emails }, { key }), api.post('/suppressions/batch/add', { emails: [...emails].reverse() }, { key })]);
+    const [a, b] = await Promise.all([
+      api.post('/suppressions/batch/add', { emails }, { key }),
+      api.post('/suppressions/batch/add', { emails: [...emails].reverse() }, { key }),
+    ]);
     expect([a.status, b.status]).toEqual([200, 200]);
-    expect(b.body.data.map((d: { id: string }) => d.id).reverse()).toEqual(a.body.data.map((d: { id: string }) => d.id));
+    expect(b.body.data.map((d: { id: string }) => d.id).reverse()).toEqual(
+      a.body.data.map((d: { id: string }) => d.id),
+    );
     // each address created by exactly one of the two
-    for (const [i, entry] of a.body.data.entries()) expect(entry.created).not.toBe(b.body.data[emails.length - 1 - i].created);
+    for (const [i, entry] of a.body.data.entries())
+      expect(entry.created).not.toBe(b.body.data[emails.length - 1 - i].created);
     expect(await allEntries(key)).toHaveLength(60);
     expect(await eventsOf(projectId, 'suppression.added')).toHaveLength(60);
   });
@@ -141,7 +173,11 @@ describe('POST /suppressions/batch/add (suppressions.batch.add)', () => {
   it.each([
     ['an invalid address at index 2', (ok: string[]) => ({ emails: [ok[0], ok[1], 'not-an-address'] }), 'emails.2'],
     ['a display name', (ok: string[]) => ({ emails: [ok[0], `Someone <${ok[1]}>`] }), 'emails.1'],
-    ['an address over 254 characters', (ok: string[]) => ({ emails: [ok[0], `${'a'.repeat(250)}@example.com`] }), 'emails.1'],
+    [
+      'an address over 254 characters',
+      (ok: string[]) => ({ emails: [ok[0], `${'a'.repeat(250)}@example.com`] }),
+      'emails.1',
+    ],
     ['101 addresses', (ok: string[]) => ({ emails: [...ok, ...addresses('many', 99)] }), 'emails'],
     ['none', () => ({ emails: [] }), 'emails'],
     ['no emails', () => ({}), 'emails'],
@@ -151,7 +187,10 @@ describe('POST /suppressions/batch/add (suppressions.batch.add)', () => {
     const ok = addresses('valid', 2);
     const res = await api.post('/suppressions/batch/add', body(ok), { key });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ name: 'validation_error', errors: expect.arrayContaining([expect.objectContaining({ path })]) });
+    expect(res.body).toMatchObject({
+      name: 'validation_error',
+      errors: expect.arrayContaining([expect.objectContaining({ path })]),
+    });
     expect(await allEntries(key)).toEqual([]);
     expect(await eventsOf(projectId, 'suppression.added')).toEqual([]);
   });
@@ -160,7 +199,11 @@ describe('POST /suppressions/batch/add (suppressions.batch.add)', () => {
     const { resend } = await project();
     const answer = await resend.suppressions.batch.add({ emails: ['fine@example.com', 'nope'] });
     expect(answer.data).toBeNull();
-    expect(answer.error).toMatchObject({ name: 'validation_error', statusCode: 422, errors: [expect.objectContaining({ path: 'emails.1' })] });
+    expect(answer.error).toMatchObject({
+      name: 'validation_error',
+      statusCode: 422,
+      errors: [expect.objectContaining({ path: 'emails.1' })],
+    });
   });
 });
 
@@ -179,17 +222,30 @@ describe('POST /suppressions/batch/remove (suppressions.batch.remove)', () => {
     expect(await allEntries(key)).toEqual([]);
     const removed = await eventsOf(projectId, 'suppression.removed');
     expect(removed.map((e) => e.data.id).sort()).toEqual([added[0].id, added[1].id].sort());
-    expect(removed[0].data).toMatchObject({ origin: 'manual', source_id: null, object: { source: 'manual', origin: 'manual' } });
+    expect(removed[0].data).toMatchObject({
+      origin: 'manual',
+      source_id: null,
+      object: { source: 'manual', origin: 'manual' },
+    });
 
     // again: nothing left to remove, and no error (a retried call succeeds)
-    expect(dataOf(await resend.suppressions.batch.remove({ emails: [a, b] })).data.map((d) => d.deleted)).toEqual([false, false]);
+    expect(dataOf(await resend.suppressions.batch.remove({ emails: [a, b] })).data.map((d) => d.deleted)).toEqual([
+      false,
+      false,
+    ]);
     expect(await eventsOf(projectId, 'suppression.removed')).toHaveLength(2);
   });
 
   it('removes by id, bounce and complaint entries too; an unknown id is deleted false', async () => {
     const { projectId, key, resend } = await project();
     const [bounced, manual] = addresses('by-id', 2);
-    await suppressAddress(projectId, { email: bounced, source: 'bounce', subtype: 'General', reason: 'gone', message_id: 'e-1' });
+    await suppressAddress(projectId, {
+      email: bounced,
+      source: 'bounce',
+      subtype: 'General',
+      reason: 'gone',
+      message_id: 'e-1',
+    });
     const bounceEntry = (await api.get(`/suppressions/${encodeURIComponent(bounced)}`, { key })).body;
     const manualEntry = (await api.post('/suppressions', { email: manual }, { key })).body;
     const unknown = '01a20280-902e-70b0-b281-d9d957510688';
@@ -201,7 +257,9 @@ describe('POST /suppressions/batch/remove (suppressions.batch.remove)', () => {
       { object: 'suppression', id: manualEntry.id, email: manual, deleted: true },
     ]);
     expect((await api.get(`/suppressions/${encodeURIComponent(bounced)}`, { key })).status).toBe(404);
-    expect((await eventsOf(projectId, 'suppression.removed')).find((e) => e.data.id === bounceEntry.id).data).toMatchObject({ origin: 'bounce', source_id: 'e-1' });
+    expect(
+      (await eventsOf(projectId, 'suppression.removed')).find((e) => e.data.id === bounceEntry.id).data,
+    ).toMatchObject({ origin: 'bounce', source_id: 'e-1' });
   });
 
   it('removes 100 entries (several transactions), each with its event', async () => {
@@ -218,9 +276,13 @@ describe('POST /suppressions/batch/remove (suppressions.batch.remove)', () => {
     const { projectId, key } = await project();
     const emails = addresses('race-remove', 40);
     await api.post('/suppressions/batch/add', { emails }, { key });
-    const [a, b] = await Promise.all([api.post('/suppressions/batch/remove', { emails }, { key }), api.post('/suppressions/batch/remove', { emails: [...emails].reverse() }, { key })]);
+    const [a, b] = await Promise.all([
+      api.post('/suppressions/batch/remove', { emails }, { key }),
+      api.post('/suppressions/batch/remove', { emails: [...emails].reverse() }, { key }),
+    ]);
     expect([a.status, b.status]).toEqual([200, 200]);
-    for (const [i, entry] of a.body.data.entries()) expect(entry.deleted).not.toBe(b.body.data[emails.length - 1 - i].deleted);
+    for (const [i, entry] of a.body.data.entries())
+      expect(entry.deleted).not.toBe(b.body.data[emails.length - 1 - i].deleted);
     expect(await allEntries(key)).toEqual([]);
     expect(await eventsOf(projectId, 'suppression.removed')).toHaveLength(40);
   });
@@ -236,7 +298,10 @@ describe('POST /suppressions/batch/remove (suppressions.batch.remove)', () => {
     const kept = (await api.post('/suppressions', { email: 'a@example.com' }, { key })).body;
     const res = await api.post('/suppressions/batch/remove', body, { key });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ name: 'validation_error', errors: expect.arrayContaining([expect.objectContaining({ path })]) });
+    expect(res.body).toMatchObject({
+      name: 'validation_error',
+      errors: expect.arrayContaining([expect.objectContaining({ path })]),
+    });
     expect((await allEntries(key)).map((e) => e.id)).toEqual([kept.id]);
   });
 
@@ -276,7 +341,14 @@ describe('a writer between the read and the transaction', () => {
     const caller: Caller = { projectId, livemode: true, permission: 'full_access' };
     const emails = addresses('between-add', 5);
     const answer = await withWriterBetween(
-      () => suppressAddress(projectId, { email: emails[3], source: 'complaint', subtype: 'abuse', reason: null, message_id: 'e-5' }),
+      () =>
+        suppressAddress(projectId, {
+          email: emails[3],
+          source: 'complaint',
+          subtype: 'abuse',
+          reason: null,
+          message_id: 'e-5',
+        }),
       () => addSuppressions(caller, emails),
     );
     const theirs = (await eventsOf(projectId, 'suppression.added')).find((e) => e.data.email === emails[3]);
@@ -305,7 +377,13 @@ describe("Resend's origin and source_id (SDK)", () => {
     const [manual, bounced] = addresses('origin', 2);
     const added = dataOf(await resend.suppressions.add({ email: manual }));
     expect(added).toMatchObject({ object: 'suppression', id: expect.any(String), origin: 'manual', source_id: null });
-    await suppressAddress(projectId, { email: bounced, source: 'bounce', subtype: 'General', reason: 'gone', message_id: 'e-7' });
+    await suppressAddress(projectId, {
+      email: bounced,
+      source: 'bounce',
+      subtype: 'General',
+      reason: 'gone',
+      message_id: 'e-7',
+    });
 
     const all = dataOf(await resend.suppressions.list());
     expect(all.data.map((s) => [s.email, s.origin, s.source_id])).toEqual([
@@ -313,7 +391,9 @@ describe("Resend's origin and source_id (SDK)", () => {
       [manual, 'manual', null],
     ]);
     expect(dataOf(await resend.suppressions.list({ origin: 'bounce' })).data.map((s) => s.email)).toEqual([bounced]);
-    expect(dataOf(await resend.suppressions.list({ origin: 'manual', limit: 1 })).data.map((s) => s.email)).toEqual([manual]);
+    expect(dataOf(await resend.suppressions.list({ origin: 'manual', limit: 1 })).data.map((s) => s.email)).toEqual([
+      manual,
+    ]);
     expect(dataOf(await resend.suppressions.list({ origin: 'complaint' })).data).toEqual([]);
   });
 });

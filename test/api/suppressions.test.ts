@@ -41,15 +41,32 @@ describe('POST /suppressions', () => {
 
   it('returns an existing bounce entry as it is (200), whatever its source', async () => {
     const address = unique('bounced');
-    await suppressAddress(runtime.projectId, { email: address, source: 'bounce', subtype: 'General', reason: 'smtp; 550 5.1.1 user unknown', message_id: 'e-1' });
+    await suppressAddress(runtime.projectId, {
+      email: address,
+      source: 'bounce',
+      subtype: 'General',
+      reason: 'smtp; 550 5.1.1 user unknown',
+      message_id: 'e-1',
+    });
     const res = await api.post('/suppressions', { email: address });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ email: address, source: 'bounce', origin: 'bounce', subtype: 'General', reason: 'smtp; 550 5.1.1 user unknown', message_id: 'e-1', source_id: 'e-1' });
+    expect(res.body).toMatchObject({
+      email: address,
+      source: 'bounce',
+      origin: 'bounce',
+      subtype: 'General',
+      reason: 'smtp; 550 5.1.1 user unknown',
+      message_id: 'e-1',
+      source_id: 'e-1',
+    });
   });
 
   it('creates exactly one entry when two requests race for one address', async () => {
     const address = unique('race');
-    const results = await Promise.all([api.post('/suppressions', { email: address }), api.post('/suppressions', { email: address })]);
+    const results = await Promise.all([
+      api.post('/suppressions', { email: address }),
+      api.post('/suppressions', { email: address }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 201]);
     expect(results[0].body.id).toBe(results[1].body.id);
   });
@@ -79,7 +96,10 @@ describe('GET and DELETE /suppressions/{id_or_email}', () => {
     const address = unique('Reader+tag');
     const { body: entry } = await api.post('/suppressions', { email: address });
     expect(await api.get(`/suppressions/${entry.id}`)).toMatchObject({ status: 200, body: entry });
-    expect(await api.get(`/suppressions/${encodeURIComponent(address.toUpperCase())}`)).toMatchObject({ status: 200, body: entry });
+    expect(await api.get(`/suppressions/${encodeURIComponent(address.toUpperCase())}`)).toMatchObject({
+      status: 200,
+      body: entry,
+    });
     expect(await api.get(`/suppressions/${address.toLowerCase()}`)).toMatchObject({ status: 200, body: entry });
   });
 
@@ -90,11 +110,16 @@ describe('GET and DELETE /suppressions/{id_or_email}', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ object: 'suppression', id: entry.id, deleted: true });
     // the sender reads the canonical item: it is gone, so the address can be mailed again
-    const canonical = await documentClient.send(new GetCommand({ TableName: runtime.tableName, Key: keys.suppression(runtime.projectId, address) }));
+    const canonical = await documentClient.send(
+      new GetCommand({ TableName: runtime.tableName, Key: keys.suppression(runtime.projectId, address) }),
+    );
     expect(canonical.Item).toBeUndefined();
     expect((await api.get(`/suppressions/${entry.id}`)).status).toBe(404);
     expect((await api.get(`/suppressions/${encodeURIComponent(address)}`)).status).toBe(404);
-    expect(await api.delete(`/suppressions/${entry.id}`)).toMatchObject({ status: 404, body: { name: 'not_found', errors: [{ code: 'not_found', path: 'id_or_email' }] } });
+    expect(await api.delete(`/suppressions/${entry.id}`)).toMatchObject({
+      status: 404,
+      body: { name: 'not_found', errors: [{ code: 'not_found', path: 'id_or_email' }] },
+    });
     const again = await api.post('/suppressions', { email: address });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(entry.id);
@@ -122,14 +147,33 @@ describe('GET /suppressions', () => {
   it('lists newest first, pages, and filters by source', async () => {
     const other = await createOtherProject(); // a project of its own, so other suites' entries do not interfere
     const manual: string[] = [];
-    for (const name of ['a', 'b', 'c']) manual.push((await api.post('/suppressions', { email: unique(name) }, { key: other.key })).body.id);
-    await suppressAddress(other.projectId, { email: unique('bounce'), source: 'bounce', subtype: 'NoEmail', reason: 'no such mailbox', message_id: 'e-2' });
-    await suppressAddress(other.projectId, { email: unique('complaint'), source: 'complaint', subtype: 'abuse', reason: 'complained', message_id: 'e-3' });
+    for (const name of ['a', 'b', 'c'])
+      manual.push((await api.post('/suppressions', { email: unique(name) }, { key: other.key })).body.id);
+    await suppressAddress(other.projectId, {
+      email: unique('bounce'),
+      source: 'bounce',
+      subtype: 'NoEmail',
+      reason: 'no such mailbox',
+      message_id: 'e-2',
+    });
+    await suppressAddress(other.projectId, {
+      email: unique('complaint'),
+      source: 'complaint',
+      subtype: 'abuse',
+      reason: 'complained',
+      message_id: 'e-3',
+    });
 
     const all = await api.get('/suppressions', { key: other.key });
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ object: 'list', has_more: false });
-    expect(all.body.data.map((s: { source: string }) => s.source)).toEqual(['complaint', 'bounce', 'manual', 'manual', 'manual']);
+    expect(all.body.data.map((s: { source: string }) => s.source)).toEqual([
+      'complaint',
+      'bounce',
+      'manual',
+      'manual',
+      'manual',
+    ]);
 
     const page = await api.get('/suppressions?limit=2', { key: other.key });
     expect(page.body.has_more).toBe(true);
@@ -143,11 +187,15 @@ describe('GET /suppressions', () => {
     expect(rest.body).toMatchObject({ data: [{ id: manual[0] }], has_more: false });
 
     const bounces = await api.get('/suppressions?source=bounce', { key: other.key });
-    expect(bounces.body.data).toEqual([expect.objectContaining({ source: 'bounce', subtype: 'NoEmail', message_id: 'e-2' })]);
+    expect(bounces.body.data).toEqual([
+      expect.objectContaining({ source: 'bounce', subtype: 'NoEmail', message_id: 'e-2' }),
+    ]);
     expect((await api.get('/suppressions?source=unknown', { key: other.key })).status).toBe(422);
     // Resend's name for the same filter (the SDK's list({ origin })); the two may not disagree
     expect((await api.get('/suppressions?origin=bounce', { key: other.key })).body.data).toEqual(bounces.body.data);
-    expect((await api.get('/suppressions?origin=complaint&source=complaint', { key: other.key })).body.data).toEqual([expect.objectContaining({ origin: 'complaint', source_id: 'e-3' })]);
+    expect((await api.get('/suppressions?origin=complaint&source=complaint', { key: other.key })).body.data).toEqual([
+      expect.objectContaining({ origin: 'complaint', source_id: 'e-3' }),
+    ]);
     const disagree = await api.get('/suppressions?origin=bounce&source=manual', { key: other.key });
     expect(disagree).toMatchObject({ status: 422, body: { errors: [expect.objectContaining({ path: 'origin' })] } });
     expect((await api.get('/suppressions?origin=unknown', { key: other.key })).status).toBe(422);
@@ -195,7 +243,12 @@ describe('SES feedback, end to end through the local SES and the suppression wri
       () => entryOf('bounce@simulator.amazonses.com'),
       (r) => r.status === 200,
     );
-    expect(bounceEntry.body).toMatchObject({ source: 'bounce', subtype: 'General', message_id: bounced, reason: expect.any(String) });
+    expect(bounceEntry.body).toMatchObject({
+      source: 'bounce',
+      subtype: 'General',
+      message_id: bounced,
+      reason: expect.any(String),
+    });
     const complaintEntry = await waitFor(
       () => entryOf('complaint@simulator.amazonses.com'),
       (r) => r.status === 200,
@@ -213,10 +266,14 @@ describe('SES feedback, end to end through the local SES and the suppression wri
       () => emailOf(later),
       (e) => e.last_event === 'suppressed',
     );
-    const stored = (await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as { emails: { subject: string }[] };
+    const stored = (await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as {
+      emails: { subject: string }[];
+    };
     expect(stored.emails.filter((e) => e.subject === subject)).toHaveLength(0);
     // and the project hears of it: email.suppressed, as Resend sends it
-    const events = (await projectEvents(other.projectId)).map((item) => item.event).filter((e) => e.type === 'email.suppressed');
+    const events = (await projectEvents(other.projectId))
+      .map((item) => item.event)
+      .filter((e) => e.type === 'email.suppressed');
     expect(events).toEqual([
       expect.objectContaining({
         data: expect.objectContaining({
@@ -224,7 +281,10 @@ describe('SES feedback, end to end through the local SES and the suppression wri
             id: later,
             last_event: 'suppressed',
             suppressed_reason: 'suppression_list',
-            suppressed: expect.objectContaining({ reason: 'suppression_list', recipients: ['bounce@simulator.amazonses.com'] }),
+            suppressed: expect.objectContaining({
+              reason: 'suppression_list',
+              recipients: ['bounce@simulator.amazonses.com'],
+            }),
           }),
           // Resend's flat fields beside the resource
           email_id: later,

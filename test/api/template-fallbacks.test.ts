@@ -25,7 +25,11 @@ const mailViewer = () =>
 
 /** The mail the local SES got for each address, once every one has some. */
 async function mailTo(addresses: string[]): Promise<Record<string, StoredEmail>> {
-  const emails = await waitFor(mailViewer, (all) => addresses.every((a) => all.some((e) => e.destination.to[0] === a)), 60_000);
+  const emails = await waitFor(
+    mailViewer,
+    (all) => addresses.every((a) => all.some((e) => e.destination.to[0] === a)),
+    60_000,
+  );
   return Object.fromEntries(addresses.map((a) => [a, emails.find((e) => e.destination.to[0] === a)!]));
 }
 
@@ -80,13 +84,22 @@ describe('{{{FIRST_NAME|there}}} at the local SES', () => {
   });
 
   it('a template sent with POST /emails says "Hi Ann" with the first name given and "Hi there" without', async () => {
-    const created = await api.post('/templates', { name: unique('hi'), from: `Shop <shop@${domain}>`, subject: HI, html: `<p>${HI}</p>`, text: HI });
+    const created = await api.post('/templates', {
+      name: unique('hi'),
+      from: `Shop <shop@${domain}>`,
+      subject: HI,
+      html: `<p>${HI}</p>`,
+      text: HI,
+    });
     expect(created.status).toBe(201);
     expect((await api.post(`/templates/${created.body.id}/publish`)).status).toBe(200);
     const tag = unique('t');
     const ann = `ann-${tag}@${domain}`;
     const nameless = `nameless-${tag}@${domain}`;
-    expect((await api.post('/emails', { to: ann, template: { id: created.body.id, variables: { FIRST_NAME: 'Ann' } } })).status).toBe(200);
+    expect(
+      (await api.post('/emails', { to: ann, template: { id: created.body.id, variables: { FIRST_NAME: 'Ann' } } }))
+        .status,
+    ).toBe(200);
     expect((await api.post('/emails', { to: nameless, template: { id: created.body.id } })).status).toBe(200);
     const mail = await mailTo([ann, nameless]);
     expect(mail[ann]).toMatchObject({ subject: 'Hi Ann', body: { html: '<p>Hi Ann</p>', text: 'Hi Ann' } });
@@ -96,14 +109,26 @@ describe('{{{FIRST_NAME|there}}} at the local SES', () => {
 
 describe('placeholders that cannot render are refused', () => {
   const broadcast = (overrides: Record<string, unknown>, key?: string) =>
-    api.post('/broadcasts', { segment_id: segmentId, from: `News <news@${domain}>`, subject: 'News', html: '<p>News</p>', ...overrides }, { key });
+    api.post(
+      '/broadcasts',
+      { segment_id: segmentId, from: `News <news@${domain}>`, subject: 'News', html: '<p>News</p>', ...overrides },
+      { key },
+    );
 
   it('a broadcast or template with unpaired braces is 422 malformed_placeholder naming the field, at create and at update', async () => {
     const refused = await broadcast({ subject: 'Hi {{{FIRST_NAME|there}}', text: 'Hi {{FIRST_NAME}}}' });
     expect(refused).toMatchObject({ status: 422, body: { name: 'validation_error' } });
     expect(refused.body.errors).toEqual([
-      expect.objectContaining({ code: 'malformed_placeholder', path: 'subject', message: expect.stringContaining('{{{FIRST_NAME|there}}') }),
-      expect.objectContaining({ code: 'malformed_placeholder', path: 'text', message: expect.stringContaining('{{FIRST_NAME}}}') }),
+      expect.objectContaining({
+        code: 'malformed_placeholder',
+        path: 'subject',
+        message: expect.stringContaining('{{{FIRST_NAME|there}}'),
+      }),
+      expect.objectContaining({
+        code: 'malformed_placeholder',
+        path: 'text',
+        message: expect.stringContaining('{{FIRST_NAME}}}'),
+      }),
     ]);
     const draft = await broadcast({});
     expect(draft.status).toBe(201);
@@ -119,7 +144,9 @@ describe('placeholders that cannot render are refused', () => {
     expect(fine.status).toBe(201);
     const patchedTemplate = await api.patch(`/templates/${fine.body.id}`, { subject: 'About {{PRODUCT}}}' });
     expect(patchedTemplate.status).toBe(422);
-    expect(patchedTemplate.body.errors).toEqual([expect.objectContaining({ code: 'malformed_placeholder', path: 'subject' })]);
+    expect(patchedTemplate.body.errors).toEqual([
+      expect.objectContaining({ code: 'malformed_placeholder', path: 'subject' }),
+    ]);
   });
 
   it("a broadcast naming a key that is no contact field or property of the project's schema, without a fallback, is 422 unresolvable_placeholder", async () => {
@@ -127,22 +154,31 @@ describe('placeholders that cannot render are refused', () => {
     const otherDomain = await verifiedDomain(key, 'schema');
     const otherSegment = (await api.post('/segments', { name: unique('schema') }, { key })).body.id;
     expect((await api.post('/contact-properties', { key: 'plan', type: 'string' }, { key })).status).toBe(201);
-    const post = (overrides: Record<string, unknown>) => broadcast({ segment_id: otherSegment, from: `News <news@${otherDomain}>`, ...overrides }, key);
+    const post = (overrides: Record<string, unknown>) =>
+      broadcast({ segment_id: otherSegment, from: `News <news@${otherDomain}>`, ...overrides }, key);
 
     const refused = await post({ html: '<p>{{{NICK}}} on {{{plan}}}</p>', text: '{{contact.nick}} {{contact.plan}}' });
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual([
-      expect.objectContaining({ code: 'unresolvable_placeholder', path: 'html', message: expect.stringContaining('{{{NICK}}}') }),
-      expect.objectContaining({ code: 'unresolvable_placeholder', path: 'text', message: expect.stringContaining('{{contact.nick}}') }),
+      expect.objectContaining({
+        code: 'unresolvable_placeholder',
+        path: 'html',
+        message: expect.stringContaining('{{{NICK}}}'),
+      }),
+      expect.objectContaining({
+        code: 'unresolvable_placeholder',
+        path: 'text',
+        message: expect.stringContaining('{{contact.nick}}'),
+      }),
     ]);
     const taken = await post({
       subject: '{{{FIRST_NAME}}} {{{contact.last_name}}} {{EMAIL}}',
       html: '<p>{{{NICK|pal}}} on {{{contact.plan}}}</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">unsubscribe</a>',
     });
     expect(taken.status).toBe(201);
-    expect((await api.patch(`/broadcasts/${taken.body.id}`, { preview_text: 'For {{{NICK}}}' }, { key })).body.errors).toEqual([
-      expect.objectContaining({ code: 'unresolvable_placeholder', path: 'preview_text' }),
-    ]);
+    expect(
+      (await api.patch(`/broadcasts/${taken.body.id}`, { preview_text: 'For {{{NICK}}}' }, { key })).body.errors,
+    ).toEqual([expect.objectContaining({ code: 'unresolvable_placeholder', path: 'preview_text' })]);
   });
 
   it('takes any key in a project without contact properties, where contacts have free-form ones', async () => {

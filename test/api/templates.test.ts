@@ -38,9 +38,27 @@ describe('templates', () => {
       html: '<p>{{{PRODUCT}}} costs {{PRICE}}</p>',
       text: 'Total: {{PRICE}}',
       variables: [
-        { key: 'PRODUCT', type: 'string', fallback_value: 'item', created_at: expect.any(String), updated_at: expect.any(String) },
-        { key: 'PRICE', type: 'number', fallback_value: 25, created_at: expect.any(String), updated_at: expect.any(String) },
-        { key: 'ORDER', type: 'string', fallback_value: null, created_at: expect.any(String), updated_at: expect.any(String) },
+        {
+          key: 'PRODUCT',
+          type: 'string',
+          fallback_value: 'item',
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+        {
+          key: 'PRICE',
+          type: 'number',
+          fallback_value: 25,
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+        {
+          key: 'ORDER',
+          type: 'string',
+          fallback_value: null,
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
       ],
       published_at: null,
       has_unpublished_versions: false,
@@ -55,7 +73,15 @@ describe('templates', () => {
   it('needs only name and html; optional fields read back as null and []', async () => {
     const res = await api.post('/templates', { name: 'Bare', html: '<p>Hi</p>' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ alias: null, from: null, subject: null, reply_to: null, text: null, variables: [], status: 'draft' });
+    expect(res.body).toMatchObject({
+      alias: null,
+      from: null,
+      subject: null,
+      reply_to: null,
+      text: null,
+      variables: [],
+      status: 'draft',
+    });
 
     const missing = await api.post('/templates', {});
     expect(missing.status).toBe(422);
@@ -89,13 +115,22 @@ describe('templates', () => {
       const res = await api.post('/templates', { name: 'Bad', html: '<p>x</p>', ...extra });
       expect(res.status).toBe(422);
       expect(res.body.name).toBe('validation_error');
-      expect(res.body.errors.map((e: { path: string }) => e.path).some((p: string) => p === path || p.startsWith(`${path}.`))).toBe(true);
+      expect(
+        res.body.errors
+          .map((e: { path: string }) => e.path)
+          .some((p: string) => p === path || p.startsWith(`${path}.`)),
+      ).toBe(true);
       if (code) expect(res.body.errors.find((e: { path: string }) => e.path === path).code).toBe(code);
     }
   });
 
   it('takes content that uses a variable it does not declare, as Resend does; a send must then give it', async () => {
-    const res = await api.post('/templates', { name: 'Loose', subject: 'Hi {{NAME}}', html: '<p>{{{NAME}}} {{{CODE}}}</p>', variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }] });
+    const res = await api.post('/templates', {
+      name: 'Loose',
+      subject: 'Hi {{NAME}}',
+      html: '<p>{{{NAME}}} {{{CODE}}}</p>',
+      variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }],
+    });
     expect(res.status).toBe(201);
     expect(res.body.variables.map((v: { key: string }) => v.key)).toEqual(['NAME']); // only the declared ones are listed
   });
@@ -112,13 +147,21 @@ describe('templates', () => {
     expect(first.status).toBe(201);
     const second = await api.post('/templates', { name: 'Two', alias, html: '<p>2</p>' });
     expect(second.status).toBe(409);
-    expect(second.body).toMatchObject({ name: 'application_error', errors: [{ code: 'template_alias_taken', path: 'alias' }] });
+    expect(second.body).toMatchObject({
+      name: 'application_error',
+      errors: [{ code: 'template_alias_taken', path: 'alias' }],
+    });
 
     // another project may use the same alias
     const other = await createOtherProject();
-    expect((await api.post('/templates', { name: 'Theirs', alias, html: '<p>x</p>' }, { key: other.key })).status).toBe(201);
+    expect((await api.post('/templates', { name: 'Theirs', alias, html: '<p>x</p>' }, { key: other.key })).status).toBe(
+      201,
+    );
 
-    expect(await api.delete(`/templates/${alias}`)).toMatchObject({ status: 200, body: { object: 'template', id: first.body.id, deleted: true } });
+    expect(await api.delete(`/templates/${alias}`)).toMatchObject({
+      status: 200,
+      body: { object: 'template', id: first.body.id, deleted: true },
+    });
     expect((await api.get(`/templates/${alias}`)).status).toBe(404);
     expect((await api.get(`/templates/${first.body.id}`)).status).toBe(404);
     expect((await api.delete(`/templates/${first.body.id}`)).status).toBe(404);
@@ -138,8 +181,19 @@ describe('templates', () => {
       variables: [{ key: 'PRODUCT', type: 'string', fallback_value: 'thing' }],
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: t.id, name: 'Renamed', alias: renamed, subject: null, text: null, html: '<p>{{{PRODUCT}}}</p>', from: t.from, status: 'draft' });
-    expect(res.body.variables).toEqual([expect.objectContaining({ key: 'PRODUCT', fallback_value: 'thing', created_at: t.variables[0].created_at })]);
+    expect(res.body).toMatchObject({
+      id: t.id,
+      name: 'Renamed',
+      alias: renamed,
+      subject: null,
+      text: null,
+      html: '<p>{{{PRODUCT}}}</p>',
+      from: t.from,
+      status: 'draft',
+    });
+    expect(res.body.variables).toEqual([
+      expect.objectContaining({ key: 'PRODUCT', fallback_value: 'thing', created_at: t.variables[0].created_at }),
+    ]);
     expect(res.body.current_version_id).not.toBe(t.current_version_id);
     expect(res.body.updated_at >= t.updated_at).toBe(true);
     expect((await api.get(`/templates/${alias}`)).status).toBe(404);
@@ -165,7 +219,10 @@ describe('templates', () => {
     expect(dropped.body.variables).toEqual([]);
     expect((await api.patch(`/templates/${t.id}`, {})).status).toBe(422);
     expect((await api.patch(`/templates/${t.id}`, { name: null })).status).toBe(422);
-    expect((await api.patch(`/templates/${t.id}`, { status: 'published' })).body.errors[0]).toMatchObject({ code: 'unrecognized_keys', path: 'status' });
+    expect((await api.patch(`/templates/${t.id}`, { status: 'published' })).body.errors[0]).toMatchObject({
+      code: 'unrecognized_keys',
+      path: 'status',
+    });
     expect((await api.patch('/templates/0198c2a4-0000-7000-8000-000000000000', { name: 'x' })).status).toBe(404);
     expect((await api.get('/templates/Not An Alias!')).status).toBe(422);
   });
@@ -174,14 +231,27 @@ describe('templates', () => {
     const { body: t } = await api.post('/templates', orderTemplate());
     const published = await api.post(`/templates/${t.id}/publish`);
     expect(published.status).toBe(200);
-    expect(published.body).toMatchObject({ id: t.id, status: 'published', has_unpublished_versions: false, current_version_id: t.current_version_id });
+    expect(published.body).toMatchObject({
+      id: t.id,
+      status: 'published',
+      has_unpublished_versions: false,
+      current_version_id: t.current_version_id,
+    });
     expect(published.body.published_at).toEqual(expect.any(String));
 
     const edited = await api.patch(`/templates/${t.id}`, { name: 'Edited' });
-    expect(edited.body).toMatchObject({ status: 'published', has_unpublished_versions: true, published_at: published.body.published_at });
+    expect(edited.body).toMatchObject({
+      status: 'published',
+      has_unpublished_versions: true,
+      published_at: published.body.published_at,
+    });
 
     const again = await api.post(`/templates/${t.id}/publish`);
-    expect(again.body).toMatchObject({ status: 'published', has_unpublished_versions: false, current_version_id: edited.body.current_version_id });
+    expect(again.body).toMatchObject({
+      status: 'published',
+      has_unpublished_versions: false,
+      current_version_id: edited.body.current_version_id,
+    });
     expect((await api.post('/templates/0198c2a4-0000-7000-8000-000000000000/publish')).status).toBe(404);
   });
 
@@ -200,7 +270,9 @@ describe('templates', () => {
       subject: t.subject,
       from: t.from,
       reply_to: t.reply_to,
-      variables: t.variables.map((v: Record<string, unknown>) => expect.objectContaining({ key: v.key, type: v.type, fallback_value: v.fallback_value })),
+      variables: t.variables.map((v: Record<string, unknown>) =>
+        expect.objectContaining({ key: v.key, type: v.type, fallback_value: v.fallback_value }),
+      ),
     });
     expect(copy.body.id).not.toBe(t.id);
     expect((await api.get(`/templates/${alias}`)).body.id).toBe(t.id);
@@ -209,7 +281,8 @@ describe('templates', () => {
   it('lists summaries newest first and pages with limit, after and before', async () => {
     const other = await createOtherProject();
     const ids: string[] = [];
-    for (const name of ['a', 'b', 'c', 'd', 'e']) ids.push((await api.post('/templates', { name, html: '<p>x</p>' }, { key: other.key })).body.id);
+    for (const name of ['a', 'b', 'c', 'd', 'e'])
+      ids.push((await api.post('/templates', { name, html: '<p>x</p>' }, { key: other.key })).body.id);
     const newestFirst = [...ids].reverse();
 
     const first = await api.get('/templates?limit=2', { key: other.key });

@@ -6,7 +6,11 @@
  * paused in SES (its customer-managed status DISABLED, as SES's own pause would) fails the send once,
  * with SES's reason, never retried.
  */
-import { GetTenantCommand, SESv2Client, UpdateReputationEntityCustomerManagedStatusCommand } from '@aws-sdk/client-sesv2';
+import {
+  GetTenantCommand,
+  SESv2Client,
+  UpdateReputationEntityCustomerManagedStatusCommand,
+} from '@aws-sdk/client-sesv2';
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
@@ -15,11 +19,17 @@ import { runtimeCredentials } from '../support/stand-ins';
 import { signedFetch } from '../../local/aws/sigv4';
 
 const runtime = useRuntimeTable();
-const ses = new SESv2Client({ endpoint: runtime.sesEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
+const ses = new SESv2Client({
+  endpoint: runtime.sesEndpoint,
+  region: 'ap-southeast-2',
+  credentials: runtimeCredentials(),
+});
 afterAll(() => ses.destroy());
 
 const sentThrough = (messageId: string) =>
-  signedFetch(`${runtime.sesEndpoint}/_local/sends/${encodeURIComponent(messageId)}`, runtimeCredentials(), 'ses').then((r) => r.json() as Promise<{ tenant: string | null }>);
+  signedFetch(`${runtime.sesEndpoint}/_local/sends/${encodeURIComponent(messageId)}`, runtimeCredentials(), 'ses').then(
+    (r) => r.json() as Promise<{ tenant: string | null }>,
+  );
 const settled = (id: string, key: string) =>
   waitFor(
     () => api.get(`/emails/${id}`, { key }).then((r) => r.body),
@@ -33,14 +43,24 @@ describe('one SES tenant per project', () => {
   it("is made with the project's first domain, with the standard policy, and every send names it", async () => {
     const project = await createOtherProject();
     const tenantName = `es-${project.projectId}`;
-    await expect(ses.send(new GetTenantCommand({ TenantName: tenantName }))).rejects.toMatchObject({ name: 'NotFoundException' });
+    await expect(ses.send(new GetTenantCommand({ TenantName: tenantName }))).rejects.toMatchObject({
+      name: 'NotFoundException',
+    });
     const first = await verifiedDomain(project.key, 'tenant-a');
     const { Tenant } = await ses.send(new GetTenantCommand({ TenantName: tenantName }));
-    expect(Tenant).toMatchObject({ TenantName: tenantName, SendingStatus: 'ENABLED', Tags: [{ Key: 'project_id', Value: project.projectId }] });
+    expect(Tenant).toMatchObject({
+      TenantName: tenantName,
+      SendingStatus: 'ENABLED',
+      Tags: [{ Key: 'project_id', Value: project.projectId }],
+    });
 
     const second = await verifiedDomain(project.key, 'tenant-b'); // the same tenant: its resources join it
     for (const domain of [first, second]) {
-      const sent = await api.post('/emails', { from: `hi@${domain}`, to: 'success@simulator.amazonses.com', subject: 'tenant', text: 'x' }, { key: project.key });
+      const sent = await api.post(
+        '/emails',
+        { from: `hi@${domain}`, to: 'success@simulator.amazonses.com', subject: 'tenant', text: 'x' },
+        { key: project.key },
+      );
       expect(sent.status).toBe(200);
       const email = await settled(sent.body.id, project.key);
       expect(email.last_event).toBe('delivered');
@@ -65,8 +85,14 @@ describe('one SES tenant per project', () => {
     );
     const domain = await verifiedDomain(project.key, 'tenant-d'); // CreateTenant: AlreadyExists, then GetTenant
     const { getItem } = await import('../../shared/platform/db/table');
-    expect((await getItem(keys.project(project.projectId)))?.ses_tenant).toMatchObject({ name: `es-${project.projectId}` }); // recorded again
-    const sent = await api.post('/emails', { from: `hi@${domain}`, to: 'success@simulator.amazonses.com', subject: 'again', text: 'x' }, { key: project.key });
+    expect((await getItem(keys.project(project.projectId)))?.ses_tenant).toMatchObject({
+      name: `es-${project.projectId}`,
+    }); // recorded again
+    const sent = await api.post(
+      '/emails',
+      { from: `hi@${domain}`, to: 'success@simulator.amazonses.com', subject: 'again', text: 'x' },
+      { key: project.key },
+    );
     const email = await settled(sent.body.id, project.key);
     expect(email.last_event).toBe('delivered');
     expect((await sentThrough(email.ses_message_id)).tenant).toBe(`es-${project.projectId}`);
@@ -75,23 +101,52 @@ describe('one SES tenant per project', () => {
   it('fails an email once, with the reason, when SES has paused the tenant; other projects keep sending', async () => {
     const paused = await createOtherProject();
     const other = await createOtherProject();
-    const [pausedDomain, otherDomain] = await Promise.all([verifiedDomain(paused.key, 'tenant-paused'), verifiedDomain(other.key, 'tenant-ok')]);
+    const [pausedDomain, otherDomain] = await Promise.all([
+      verifiedDomain(paused.key, 'tenant-paused'),
+      verifiedDomain(other.key, 'tenant-ok'),
+    ]);
     const { Tenant } = await ses.send(new GetTenantCommand({ TenantName: `es-${paused.projectId}` }));
-    await ses.send(new UpdateReputationEntityCustomerManagedStatusCommand({ ReputationEntityType: 'RESOURCE', ReputationEntityReference: Tenant!.TenantArn!, SendingStatus: 'DISABLED' }));
+    await ses.send(
+      new UpdateReputationEntityCustomerManagedStatusCommand({
+        ReputationEntityType: 'RESOURCE',
+        ReputationEntityReference: Tenant!.TenantArn!,
+        SendingStatus: 'DISABLED',
+      }),
+    );
 
-    const refused = await api.post('/emails', { from: `hi@${pausedDomain}`, to: 'success@simulator.amazonses.com', subject: 'paused', text: 'x' }, { key: paused.key });
+    const refused = await api.post(
+      '/emails',
+      { from: `hi@${pausedDomain}`, to: 'success@simulator.amazonses.com', subject: 'paused', text: 'x' },
+      { key: paused.key },
+    );
     expect(refused.status).toBe(200); // accepted: SES decides at send time
     const failed = await settled(refused.body.id, paused.key);
     expect(failed.last_event).toBe('failed');
-    const failures = (await projectEvents(paused.projectId)).map((item) => item.event).filter((e) => e.type === 'email.failed' && e.data.object.id === refused.body.id);
+    const failures = (await projectEvents(paused.projectId))
+      .map((item) => item.event)
+      .filter((e) => e.type === 'email.failed' && e.data.object.id === refused.body.id);
     expect(failures).toHaveLength(1); // once: SES's refusal is permanent, never retried
     expect(failures[0].data.object.failure_reason).toMatch(/^SendingPausedException: Sending is paused for tenant es-/);
 
-    const fine = await api.post('/emails', { from: `hi@${otherDomain}`, to: 'success@simulator.amazonses.com', subject: 'fine', text: 'x' }, { key: other.key });
+    const fine = await api.post(
+      '/emails',
+      { from: `hi@${otherDomain}`, to: 'success@simulator.amazonses.com', subject: 'fine', text: 'x' },
+      { key: other.key },
+    );
     expect((await settled(fine.body.id, other.key)).last_event).toBe('delivered');
 
-    await ses.send(new UpdateReputationEntityCustomerManagedStatusCommand({ ReputationEntityType: 'RESOURCE', ReputationEntityReference: Tenant!.TenantArn!, SendingStatus: 'REINSTATED' }));
-    const again = await api.post('/emails', { from: `hi@${pausedDomain}`, to: 'success@simulator.amazonses.com', subject: 'again', text: 'x' }, { key: paused.key });
+    await ses.send(
+      new UpdateReputationEntityCustomerManagedStatusCommand({
+        ReputationEntityType: 'RESOURCE',
+        ReputationEntityReference: Tenant!.TenantArn!,
+        SendingStatus: 'REINSTATED',
+      }),
+    );
+    const again = await api.post(
+      '/emails',
+      { from: `hi@${pausedDomain}`, to: 'success@simulator.amazonses.com', subject: 'again', text: 'x' },
+      { key: paused.key },
+    );
     expect((await settled(again.body.id, paused.key)).last_event).toBe('delivered');
   });
 });

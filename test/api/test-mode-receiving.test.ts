@@ -45,7 +45,11 @@ it("files a test send to its own sandbox's receiving domain as received mail the
   const domain = await verifiedDomain(`inbox-${stamp}.example.com`, testKey);
   const subject = `Loopback ${stamp}`;
   const to = `inbox@${domain.name}`;
-  const sent = await api.post('/emails', { from: `ci@${domain.name}`, to, subject, html: '<p>hello <b>sandbox</b></p>', text: 'hello sandbox' }, { key: testKey });
+  const sent = await api.post(
+    '/emails',
+    { from: `ci@${domain.name}`, to, subject, html: '<p>hello <b>sandbox</b></p>', text: 'hello sandbox' },
+    { key: testKey },
+  );
   expect(sent.status).toBe(200);
 
   const record = await receivedWith(testKey, subject);
@@ -77,7 +81,13 @@ it('takes no mail from outside into a test domain, even beside a live domain tha
   await deliverMail(
     'sender@outside.example',
     [`inbox@${testDomain.name}`, `inbox@${liveDomain.name}`],
-    ['From: Outside <sender@outside.example>', `To: inbox@${testDomain.name}, inbox@${liveDomain.name}`, `Subject: ${subject}`, '', 'for both'],
+    [
+      'From: Outside <sender@outside.example>',
+      `To: inbox@${testDomain.name}, inbox@${liveDomain.name}`,
+      `Subject: ${subject}`,
+      '',
+      'for both',
+    ],
   );
   // the worker files one message for every project it is for at once: once the live record is there, a test one would be too
   const ofLive = await receivedWith(live.key, subject);

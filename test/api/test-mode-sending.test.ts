@@ -20,7 +20,8 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 
 const runtime = useRuntimeTable();
 const run = Date.now().toString(36);
-const HTML = '<p>Your order</p><a href="https://example.com/order/1">Order</a> <a href="https://example.com/help">Help</a>';
+const HTML =
+  '<p>Your order</p><a href="https://example.com/order/1">Order</a> <a href="https://example.com/help">Help</a>';
 const LINKS = ['https://example.com/help', 'https://example.com/order/1'];
 
 let live: { projectId: string; key: string };
@@ -32,7 +33,9 @@ const receiver = new WebhookReceiver();
 
 /** What the local SES holds of this run (its mail viewer's store, by this run's subjects). */
 const localSesMail = async () => {
-  const store = (await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as { emails: { subject: string }[] };
+  const store = (await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as {
+    emails: { subject: string }[];
+  };
   return store.emails.filter((e) => e.subject.includes(run));
 };
 
@@ -45,7 +48,11 @@ async function testDomain(label: string): Promise<string> {
 }
 
 const send = async (to: string, from = domain, key = testKey) => {
-  const res = await api.post('/emails', { from: `Shop <orders@${from}>`, to, subject: `Order ${run} to ${to}`, html: HTML, text: 'Your order' }, { key });
+  const res = await api.post(
+    '/emails',
+    { from: `Shop <orders@${from}>`, to, subject: `Order ${run} to ${to}`, html: HTML, text: 'Your order' },
+    { key },
+  );
   expect(res.status).toBe(200);
   return res.body.id as string;
 };
@@ -56,7 +63,8 @@ const settles = (id: string, status: string, key = testKey) =>
     30_000,
     200,
   );
-const eventsOf = async (id: string) => (await projectEvents(twin)).map((i) => i.event).filter((e) => e.data.object.id === id);
+const eventsOf = async (id: string) =>
+  (await projectEvents(twin)).map((i) => i.event).filter((e) => e.data.object.id === id);
 /** The webhook delivery of `type` for the email, its signature checked with the webhook's secret. */
 const delivery = async (id: string, type: string) => {
   const receipt = await waitFor(
@@ -65,13 +73,21 @@ const delivery = async (id: string, type: string) => {
     30_000,
     200,
   );
-  return new StandardWebhook(secret).verify(receipt!.body, receipt!.headers as Record<string, string>) as Record<string, any>;
+  return new StandardWebhook(secret).verify(receipt!.body, receipt!.headers as Record<string, string>) as Record<
+    string,
+    any
+  >;
 };
 
 let mailBefore: number;
 beforeAll(async () => {
   live = await createOtherProject();
-  testKey = (await createApiKey({ projectId: live.projectId, livemode: false, permission: 'full_access' }, { name: 'ci', mode: 'test' })).token;
+  testKey = (
+    await createApiKey(
+      { projectId: live.projectId, livemode: false, permission: 'full_access' },
+      { name: 'ci', mode: 'test' },
+    )
+  ).token;
   twin = testProjectId(live.projectId);
   await receiver.start();
   domain = await testDomain('shop');
@@ -89,15 +105,30 @@ describe.each([
   { to: 'success@simulator.amazonses.com', status: 'delivered', events: ['email.sent', 'email.delivered'] },
   { to: 'ooto@simulator.amazonses.com', status: 'delivered', events: ['email.sent', 'email.delivered'] },
   { to: `someone-${run}@example.com`, status: 'delivered', events: ['email.sent', 'email.delivered'] },
-  { to: `bounced+${run}@resend.dev`, status: 'bounced', events: ['email.sent', 'email.bounced'], suppressed: { source: 'bounce', subtype: 'General' } },
-  { to: `bounce+${run}@simulator.amazonses.com`, status: 'bounced', events: ['email.sent', 'email.bounced'], suppressed: { source: 'bounce', subtype: 'General' } },
+  {
+    to: `bounced+${run}@resend.dev`,
+    status: 'bounced',
+    events: ['email.sent', 'email.bounced'],
+    suppressed: { source: 'bounce', subtype: 'General' },
+  },
+  {
+    to: `bounce+${run}@simulator.amazonses.com`,
+    status: 'bounced',
+    events: ['email.sent', 'email.bounced'],
+    suppressed: { source: 'bounce', subtype: 'General' },
+  },
   {
     to: `suppressionlist+${run}@simulator.amazonses.com`,
     status: 'bounced',
     events: ['email.sent', 'email.bounced'],
     suppressed: { source: 'bounce', subtype: 'OnAccountSuppressionList' },
   },
-  { to: `complained+${run}@resend.dev`, status: 'complained', events: ['email.sent', 'email.delivered', 'email.complained'], suppressed: { source: 'complaint', subtype: 'abuse' } },
+  {
+    to: `complained+${run}@resend.dev`,
+    status: 'complained',
+    events: ['email.sent', 'email.delivered', 'email.complained'],
+    suppressed: { source: 'complaint', subtype: 'abuse' },
+  },
   {
     to: `complaint+${run}@simulator.amazonses.com`,
     status: 'complained',
@@ -117,12 +148,23 @@ describe.each([
       (all) => events.every((type) => all.some((e) => e.type === type)),
     );
     expect(found.every((e) => e.livemode === false)).toBe(true);
-    if (status === 'bounced') expect(found.find((e) => e.type === 'email.bounced').data.object.bounce).toMatchObject({ type: 'Permanent', subtype: suppressed!.subtype });
-    if (status === 'complained') expect(found.find((e) => e.type === 'email.complained').data.object.complaint).toMatchObject({ feedback_type: 'abuse' });
+    if (status === 'bounced')
+      expect(found.find((e) => e.type === 'email.bounced').data.object.bounce).toMatchObject({
+        type: 'Permanent',
+        subtype: suppressed!.subtype,
+      });
+    if (status === 'complained')
+      expect(found.find((e) => e.type === 'email.complained').data.object.complaint).toMatchObject({
+        feedback_type: 'abuse',
+      });
   }, 60_000);
 
   it('delivers a signed webhook with `livemode: false`', async () => {
-    expect(await delivery(id, `email.${status}`)).toMatchObject({ type: `email.${status}`, livemode: false, data: { object: { id, last_event: status } } });
+    expect(await delivery(id, `email.${status}`)).toMatchObject({
+      type: `email.${status}`,
+      livemode: false,
+      data: { object: { id, last_event: status } },
+    });
   }, 60_000);
 
   it(suppressed ? 'suppresses the address in test mode only' : 'suppresses nothing', async () => {
@@ -138,7 +180,10 @@ describe.each([
     );
     expect(entry.body).toMatchObject({ ...suppressed, email: to.toLowerCase(), message_id: id });
     expect((await api.get(`/suppressions/${address}`, { key: live.key })).status).toBe(404);
-    expect(await delivery(entry.body.id, 'suppression.added')).toMatchObject({ livemode: false, data: { object: { email: to.toLowerCase() } } });
+    expect(await delivery(entry.body.id, 'suppression.added')).toMatchObject({
+      livemode: false,
+      data: { object: { email: to.toLowerCase() } },
+    });
   }, 60_000);
 });
 
@@ -164,17 +209,31 @@ describe('opens and clicks, from a domain that tracks them', () => {
       if (settings) expect((await own.call('PATCH', `/domains/${created.body.id}`, settings, ownKey)).status).toBe(200);
       return created.body.name as string;
     };
-    [tracks, tracksNothing] = [await domain('tracked', { open_tracking: true, click_tracking: true }), await domain('shop')];
-    const hook = await own.call('POST', '/webhooks', { endpoint: ownReceiver.url, events: ['email.sent', 'email.delivered', 'email.opened', 'email.clicked'] }, ownKey);
+    [tracks, tracksNothing] = [
+      await domain('tracked', { open_tracking: true, click_tracking: true }),
+      await domain('shop'),
+    ];
+    const hook = await own.call(
+      'POST',
+      '/webhooks',
+      { endpoint: ownReceiver.url, events: ['email.sent', 'email.delivered', 'email.opened', 'email.clicked'] },
+      ownKey,
+    );
     expect(hook.status).toBe(201);
     ownSecret = hook.body.signing_secret;
   }, 60_000);
   afterAll(() => ownReceiver.stop());
 
-  const statusOf = async (id: string) => (await own.call('GET', `/emails/${id}`, undefined, ownKey)).body.last_event as string;
+  const statusOf = async (id: string) =>
+    (await own.call('GET', `/emails/${id}`, undefined, ownKey)).body.last_event as string;
   /** Sends a test email and moves the clock past its last event: its status then, and its events (oldest first). */
   const sendAndSettle = async (to: string, from: string) => {
-    const sent = await own.call('POST', '/emails', { from: `Shop <orders@${from}>`, to, subject: `Order ${run} to ${to}`, html: HTML, text: 'Your order' }, ownKey);
+    const sent = await own.call(
+      'POST',
+      '/emails',
+      { from: `Shop <orders@${from}>`, to, subject: `Order ${run} to ${to}`, html: HTML, text: 'Your order' },
+      ownKey,
+    );
     expect(sent.status).toBe(200);
     const id = sent.body.id as string;
     // sent now, at this time on the clock; the rest waits for the clock
@@ -188,12 +247,21 @@ describe('opens and clicks, from a domain that tracks them', () => {
   const deliveries = (id: string, type: string) =>
     ownReceiver.receipts
       .filter((r) => r.json?.type === type && r.json.data.object.id === id)
-      .map((r) => new StandardWebhook(ownSecret).verify(r.body, r.headers as Record<string, string>) as Record<string, any>);
+      .map(
+        (r) =>
+          new StandardWebhook(ownSecret).verify(r.body, r.headers as Record<string, string>) as Record<string, any>,
+      );
 
   it('open@ ends opened', async () => {
     const { id, status, events } = await sendAndSettle(`open+${run}@simulator.amazonses.com`, tracks);
     expect(status).toBe('opened');
-    expect(events.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent', 'email.delivered', 'email.opened']);
+    expect(events.map((e) => e.type)).toEqual([
+      'email.queued',
+      'email.sending',
+      'email.sent',
+      'email.delivered',
+      'email.opened',
+    ]);
     const opened = deliveries(id, 'email.opened');
     expect(opened).toHaveLength(1);
     expect(opened[0]).toMatchObject({ livemode: false, data: { object: { id, open: { ipAddress: '192.0.2.1' } } } });
@@ -202,7 +270,15 @@ describe('opens and clicks, from a domain that tracks them', () => {
   it('click@ ends clicked, with an email.clicked per link', async () => {
     const { id, status, events } = await sendAndSettle(`click+${run}@simulator.amazonses.com`, tracks);
     expect(status).toBe('clicked');
-    expect(events.map((e) => e.type)).toEqual(['email.queued', 'email.sending', 'email.sent', 'email.delivered', 'email.opened', 'email.clicked', 'email.clicked']);
+    expect(events.map((e) => e.type)).toEqual([
+      'email.queued',
+      'email.sending',
+      'email.sent',
+      'email.delivered',
+      'email.opened',
+      'email.clicked',
+      'email.clicked',
+    ]);
     const clicks = events.filter((e) => e.type === 'email.clicked');
     expect(clicks.map((e) => e.data.object.click.link).sort()).toEqual(LINKS);
     const delivered = deliveries(id, 'email.clicked');
@@ -241,7 +317,12 @@ it('shows the message a test email would have sent as `raw`', async () => {
   const download = await fetch(email.raw.download_url);
   expect(download.status).toBe(200);
   const message = await PostalMime.parse(Buffer.from(await download.arrayBuffer()));
-  expect(message).toMatchObject({ subject: `Order ${run} to reader-${run}@example.com`, messageId: email.message_id, html: `${HTML}\n`, text: 'Your order\n' });
+  expect(message).toMatchObject({
+    subject: `Order ${run} to reader-${run}@example.com`,
+    messageId: email.message_id,
+    html: `${HTML}\n`,
+    text: 'Your order\n',
+  });
   expect(message.from).toMatchObject({ name: 'Shop', address: `orders@${domain}` });
 }, 60_000);
 

@@ -17,7 +17,10 @@ const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
 
 /** `npm run project -- ...` against the running local runtime. */
-const projectCli = (...args: string[]) => run(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'bin', 'project.ts'), ...args], { env: { ...process.env, DATA_DIR: process.env.TEST_DATA_DIR } });
+const projectCli = (...args: string[]) =>
+  run(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'bin', 'project.ts'), ...args], {
+    env: { ...process.env, DATA_DIR: process.env.TEST_DATA_DIR },
+  });
 
 let live: { projectId: string; key: string };
 let test: { id: string; token: string };
@@ -42,7 +45,10 @@ it('lets a live key mint a test key, never a test key a live one', async () => {
 
 it('keeps keys apart: each mode lists and revokes only its own', async () => {
   const ofLive = (await api.get('/api-keys?limit=100', { key: live.key })).body.data.map((k: { id: string }) => k.id);
-  const ofTest = (await api.get('/api-keys?limit=100', { key: test.token })).body.data as { id: string; mode: string }[];
+  const ofTest = (await api.get('/api-keys?limit=100', { key: test.token })).body.data as {
+    id: string;
+    mode: string;
+  }[];
   expect(ofLive).not.toContain(test.id);
   expect(ofTest.map((k) => k.id)).toContain(test.id);
   expect(ofTest.every((k) => k.mode === 'test')).toBe(true);
@@ -67,15 +73,27 @@ it("keeps Idempotency-Keys per mode: a live send never replays a test send's ans
 it('wipes the test data in one CLI call, keeping the test keys and every live resource', async () => {
   const make = async (key: string, label: string) => {
     const segment = (await api.post('/segments', { name: `${label} segment` }, { key })).body.id as string;
-    const contact = (await api.post('/contacts', { email: `${label}-${stamp}@example.com`, segments: [segment] }, { key })).body.id as string;
-    const topic = (await api.post('/topics', { name: `${label} topic`, default_subscription: 'opt_in' }, { key })).body.id as string;
-    const template = (await api.post('/templates', { name: `${label} template`, html: '<p>x</p>' }, { key })).body.id as string;
-    const suppression = (await api.post('/suppressions', { email: `${label}-blocked-${stamp}@example.com` }, { key })).body.id as string;
+    const contact = (
+      await api.post('/contacts', { email: `${label}-${stamp}@example.com`, segments: [segment] }, { key })
+    ).body.id as string;
+    const topic = (await api.post('/topics', { name: `${label} topic`, default_subscription: 'opt_in' }, { key })).body
+      .id as string;
+    const template = (await api.post('/templates', { name: `${label} template`, html: '<p>x</p>' }, { key })).body
+      .id as string;
+    const suppression = (await api.post('/suppressions', { email: `${label}-blocked-${stamp}@example.com` }, { key }))
+      .body.id as string;
     return { segment, contact, topic, template, suppression };
   };
   const [ofLive, ofTest] = await Promise.all([make(live.key, 'live'), make(test.token, 'test')]);
-  const paths = (ids: Record<string, string>) => [`/segments/${ids.segment}`, `/contacts/${ids.contact}`, `/topics/${ids.topic}`, `/templates/${ids.template}`, `/suppressions/${ids.suppression}`];
-  const statuses = (key: string, ids: Record<string, string>) => Promise.all(paths(ids).map(async (path) => (await api.get(path, { key })).status));
+  const paths = (ids: Record<string, string>) => [
+    `/segments/${ids.segment}`,
+    `/contacts/${ids.contact}`,
+    `/topics/${ids.topic}`,
+    `/templates/${ids.template}`,
+    `/suppressions/${ids.suppression}`,
+  ];
+  const statuses = (key: string, ids: Record<string, string>) =>
+    Promise.all(paths(ids).map(async (path) => (await api.get(path, { key })).status));
   expect(await statuses(test.token, ofTest)).toEqual([200, 200, 200, 200, 200]);
   expect(await statuses(live.key, ofTest)).toEqual([404, 404, 404, 404, 404]); // and the other way round: the isolation suite
 
@@ -102,7 +120,10 @@ describe("a test key under its project's limits", () => {
 
   it("is rate limited by its project's limit and counts against no send quota", async () => {
     await projectCli('limits', '--local', '--rate', '5', '--daily', '1');
-    expect((await api.get('/project')).body).toMatchObject({ rate_limit: { requests_per_second: 5 }, quotas: { daily: 1 } });
+    expect((await api.get('/project')).body).toMatchObject({
+      rate_limit: { requests_per_second: 5 },
+      quotas: { daily: 1 },
+    });
     const minted = await api.post('/api-keys', { name: 'limits', mode: 'test' });
     expect(minted.status).toBe(201);
     const sandboxKey = minted.body.token as string;
@@ -117,7 +138,12 @@ describe("a test key under its project's limits", () => {
     await own.move({ advance_seconds: 1 });
     const domain = `quota-${stamp}.example.com`;
     expect((await api.post('/domains', { name: domain }, { key: sandboxKey })).status).toBe(201);
-    const send = () => api.post('/emails', { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'over the quota', text: 'x' }, { key: sandboxKey });
+    const send = () =>
+      api.post(
+        '/emails',
+        { from: `a@${domain}`, to: 'delivered@resend.dev', subject: 'over the quota', text: 'x' },
+        { key: sandboxKey },
+      );
     expect((await send()).status).toBe(200);
     expect((await send()).status).toBe(200);
   }, 60_000);

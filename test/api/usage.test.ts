@@ -29,9 +29,21 @@ it("answers the project's usage against its limits, counts contacts as they come
   const segment = (await api.post('/segments', { name: 'all' }, { key })).body.id;
   await api.post('/segments', { name: 'some' }, { key });
   const contacts = [];
-  for (const name of ['ada', 'bea', 'cy']) contacts.push((await api.post('/contacts', { email: `${name}@example.com`, segments: [segment] }, { key })).body.id);
-  expect((await api.post('/broadcasts', { segment_id: segment, from: `n@${domain}`, subject: 's', html: '<p>x</p>' }, { key })).status).toBe(201);
-  for (const to of ['a@example.com', 'b@example.com']) expect((await api.post('/emails', { from: `n@${domain}`, to, subject: 's', text: 'x' }, { key })).status).toBe(200);
+  for (const name of ['ada', 'bea', 'cy'])
+    contacts.push(
+      (await api.post('/contacts', { email: `${name}@example.com`, segments: [segment] }, { key })).body.id,
+    );
+  expect(
+    (
+      await api.post(
+        '/broadcasts',
+        { segment_id: segment, from: `n@${domain}`, subject: 's', html: '<p>x</p>' },
+        { key },
+      )
+    ).status,
+  ).toBe(201);
+  for (const to of ['a@example.com', 'b@example.com'])
+    expect((await api.post('/emails', { from: `n@${domain}`, to, subject: 's', text: 'x' }, { key })).status).toBe(200);
   await deliverMail('someone@outside.example', [`inbox@${domain}`], ['Subject: hi', '', 'hello']);
   await waitFor(
     () => api.get('/emails/receiving', { key }).then((r) => r.body.data.length),
@@ -41,10 +53,15 @@ it("answers the project's usage against its limits, counts contacts as they come
 
   const { data, error } = await sdk.usage.get();
   expect(error).toBeNull();
-  const tomorrow = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1)).toISOString();
+  const tomorrow = new Date(
+    Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1),
+  ).toISOString();
   expect(data).toMatchObject({
     object: 'usage',
-    emails: { daily: { used: 2, limit: 100, sent: 2, received: 1, resets_at: tomorrow }, monthly: { used: 2, limit: null, sent: 2, received: 1 } },
+    emails: {
+      daily: { used: 2, limit: 100, sent: 2, received: 1, resets_at: tomorrow },
+      monthly: { used: 2, limit: null, sent: 2, received: 1 },
+    },
     contacts: { used: 3, limit: 1_000_000 }, // the default contact limit (CONTACT_LIMIT_PER_PROJECT unset)
     segments: { used: 2, limit: null },
     broadcasts: { used: 1, limit: null },
@@ -56,11 +73,18 @@ it("answers the project's usage against its limits, counts contacts as they come
   expect((await api.get('/usage', { key })).body.contacts.used).toBe(2);
 
   // counters that lost count (as a table from before them would have none): the operator recounts
-  for (let shard = 0; shard < 8; shard++) await documentClient.send(new DeleteCommand({ TableName: runtime.tableName, Key: keys.contactCount(project.projectId, shard) }));
+  for (let shard = 0; shard < 8; shard++)
+    await documentClient.send(
+      new DeleteCommand({ TableName: runtime.tableName, Key: keys.contactCount(project.projectId, shard) }),
+    );
   expect((await api.get('/usage', { key })).body.contacts.used).toBe(0);
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'project.ts'), 'recount', '--project', project.projectId], {
-    env: { ...process.env, DATA_DIR: process.env.TEST_DATA_DIR, TABLE_NAME: '' },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'project.ts'), 'recount', '--project', project.projectId],
+    {
+      env: { ...process.env, DATA_DIR: process.env.TEST_DATA_DIR, TABLE_NAME: '' },
+    },
+  );
   expect(stdout).toMatch(/contacts 2 \(counted\)/);
   expect((await api.get('/usage', { key })).body.contacts.used).toBe(2);
 }, 90_000);

@@ -71,16 +71,30 @@ describe('webhooks.events through the official SDK', () => {
       SLOW,
     );
     const payloadOf = (eventId: string) => receiptsOf(eventId)[0].json;
-    const entry = (eventId: string, status: string) => ({ id: eventId, type: 'contact.created', created_at: payloadOf(eventId).created_at, status });
+    const entry = (eventId: string, status: string) => ({
+      id: eventId,
+      type: 'contact.created',
+      created_at: payloadOf(eventId).created_at,
+      status,
+    });
     const [third, second] = log.data.map((e) => e.id);
-    expect(log).toEqual({ object: 'list', has_more: false, data: [entry(third, 'success'), entry(second, 'success'), entry(failedId, 'failed')] });
-    for (const e of log.data) expect(e).toMatchObject({ id: expect.stringMatching(ID), created_at: expect.stringMatching(TIME) });
+    expect(log).toEqual({
+      object: 'list',
+      has_more: false,
+      data: [entry(third, 'success'), entry(second, 'success'), entry(failedId, 'failed')],
+    });
+    for (const e of log.data)
+      expect(e).toMatchObject({ id: expect.stringMatching(ID), created_at: expect.stringMatching(TIME) });
     expect(payloadOf(third).data.object.email).toBe(`third.${stamp}@example.com`); // newest first
 
     // pages: `limit` and `after` (an event id)
     const firstPage = data(await sdk.webhooks.events.list({ webhookId: hook.id, limit: 2 }));
     expect(firstPage).toEqual({ object: 'list', has_more: true, data: log.data.slice(0, 2) });
-    expect(data(await sdk.webhooks.events.list({ webhookId: hook.id, limit: 2, after: second }))).toEqual({ object: 'list', has_more: false, data: [log.data[2]] });
+    expect(data(await sdk.webhooks.events.list({ webhookId: hook.id, limit: 2, after: second }))).toEqual({
+      object: 'list',
+      has_more: false,
+      data: [log.data[2]],
+    });
 
     // 3. one event: what was sent, exactly
     expect(data(await sdk.webhooks.events.get({ webhookId: hook.id, eventId: failedId }))).toEqual({
@@ -89,27 +103,52 @@ describe('webhooks.events through the official SDK', () => {
       next_attempt_at: null,
       payload: payloadOf(failedId),
     });
-    expect(payloadOf(failedId)).toMatchObject({ object: 'event', id: failedId, type: 'contact.created', data: { object: { email: `first.${stamp}@example.com` } } });
+    expect(payloadOf(failedId)).toMatchObject({
+      object: 'event',
+      id: failedId,
+      type: 'contact.created',
+      data: { object: { email: `first.${stamp}@example.com` } },
+    });
 
     // 4. its attempts, newest first, with what the endpoint answered
     const attempts = data(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: failedId }));
     expect(attempts).toEqual({
       object: 'list',
       has_more: false,
-      data: Array.from({ length: 4 }, () => ({ id: expect.stringMatching(ID), http_status_code: 500, response: 'not ready', sent_at: expect.stringMatching(TIME) })),
+      data: Array.from({ length: 4 }, () => ({
+        id: expect.stringMatching(ID),
+        http_status_code: 500,
+        response: 'not ready',
+        sent_at: expect.stringMatching(TIME),
+      })),
     });
     const sentAt = attempts.data.map((a) => a.sent_at);
     expect([...sentAt].sort().reverse()).toEqual(sentAt);
     const firstTwo = data(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: failedId, limit: 2 }));
     expect(firstTwo).toEqual({ object: 'list', has_more: true, data: attempts.data.slice(0, 2) });
-    const rest = data(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: failedId, limit: 2, after: firstTwo.data[1].id }));
+    const rest = data(
+      await sdk.webhooks.events.attempts.list({
+        webhookId: hook.id,
+        eventId: failedId,
+        limit: 2,
+        after: firstTwo.data[1].id,
+      }),
+    );
     expect(rest).toEqual({ object: 'list', has_more: false, data: attempts.data.slice(2) });
     expect(data(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: third })).data).toEqual([
-      { id: expect.stringMatching(ID), http_status_code: 200, response: 'thanks', sent_at: expect.stringMatching(TIME) },
+      {
+        id: expect.stringMatching(ID),
+        http_status_code: 200,
+        response: 'thanks',
+        sent_at: expect.stringMatching(TIME),
+      },
     ]);
 
     // 5. a replay delivers the failed event again: the same body, one more attempt, now a success
-    expect(data(await sdk.webhooks.events.replay({ webhookId: hook.id, eventId: failedId }))).toEqual({ object: 'webhook_event', id: failedId });
+    expect(data(await sdk.webhooks.events.replay({ webhookId: hook.id, eventId: failedId }))).toEqual({
+      object: 'webhook_event',
+      id: failedId,
+    });
     await waitFor(
       async () => receiptsOf(failedId).length,
       (n) => n === 5,
@@ -130,18 +169,35 @@ describe('webhooks.events through the official SDK', () => {
     // 6. the contract's routes over the same records are unchanged: deliveries keep their own ids and fields
     const deliveries = (await api.get(`/webhooks/${hook.id}/deliveries`, { key: project.key })).body.data;
     expect(deliveries.map((d: any) => d.event_id)).toEqual([third, second, failedId]);
-    expect(deliveries[2]).toMatchObject({ object: 'webhook_delivery', status: 'delivered', attempt_count: 5, response_code: 200 });
+    expect(deliveries[2]).toMatchObject({
+      object: 'webhook_delivery',
+      status: 'delivered',
+      attempt_count: 5,
+      response_code: 200,
+    });
     expect(deliveries[2].id).not.toBe(failedId);
     const projectLog = (await api.get('/webhook-events', { key: project.key })).body.data;
     expect(projectLog.map((e: any) => e.id)).toEqual(deliveries.map((d: any) => d.id));
 
     // 7. the same routes over plain HTTP, each answer checked against its OpenAPI schema (test/support/http.ts)
     const base = `/webhooks/${hook.id}/events`;
-    expect(await api.get(`${base}?limit=1`, { key: project.key })).toMatchObject({ status: 200, body: { has_more: true, data: [log.data[0]] } });
-    expect(await api.get(`${base}/${third}`, { key: project.key })).toMatchObject({ status: 200, body: { id: third, status: 'success' } });
-    expect(await api.get(`${base}/${third}/attempts`, { key: project.key })).toMatchObject({ status: 200, body: { data: [{ http_status_code: 200 }] } });
+    expect(await api.get(`${base}?limit=1`, { key: project.key })).toMatchObject({
+      status: 200,
+      body: { has_more: true, data: [log.data[0]] },
+    });
+    expect(await api.get(`${base}/${third}`, { key: project.key })).toMatchObject({
+      status: 200,
+      body: { id: third, status: 'success' },
+    });
+    expect(await api.get(`${base}/${third}/attempts`, { key: project.key })).toMatchObject({
+      status: 200,
+      body: { data: [{ http_status_code: 200 }] },
+    });
     // a delivered event is sent again too: 202, as the contract's retry answers
-    expect(await api.post(`${base}/${third}/replay`, undefined, { key: project.key })).toMatchObject({ status: 202, body: { object: 'webhook_event', id: third } });
+    expect(await api.post(`${base}/${third}/replay`, undefined, { key: project.key })).toMatchObject({
+      status: 202,
+      body: { object: 'webhook_event', id: third },
+    });
     await waitFor(
       async () => receiptsOf(third).length,
       (n) => n === 2,
@@ -153,17 +209,33 @@ describe('webhooks.events through the official SDK', () => {
     const project = await createOtherProject();
     const sdk = new Resend(project.key, { baseUrl: baseUrl() });
     const hook = data(await sdk.webhooks.create({ endpoint: rx.url, events: ['contact.created'] }));
-    const notFound = (what: string) => ({ data: null, error: expect.objectContaining({ name: 'not_found', message: `${what} not found` }) });
+    const notFound = (what: string) => ({
+      data: null,
+      error: expect.objectContaining({ name: 'not_found', message: `${what} not found` }),
+    });
 
     expect(await sdk.webhooks.events.list({ webhookId: MISSING })).toMatchObject(notFound('Webhook'));
     expect(await sdk.webhooks.events.get({ webhookId: MISSING, eventId: MISSING })).toMatchObject(notFound('Webhook'));
-    expect(await sdk.webhooks.events.get({ webhookId: hook.id, eventId: MISSING })).toMatchObject(notFound('Webhook event'));
-    expect(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: MISSING })).toMatchObject(notFound('Webhook event'));
-    expect(await sdk.webhooks.events.replay({ webhookId: hook.id, eventId: MISSING })).toMatchObject(notFound('Webhook event'));
-    expect(data(await sdk.webhooks.events.list({ webhookId: hook.id }))).toEqual({ object: 'list', has_more: false, data: [] });
+    expect(await sdk.webhooks.events.get({ webhookId: hook.id, eventId: MISSING })).toMatchObject(
+      notFound('Webhook event'),
+    );
+    expect(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: MISSING })).toMatchObject(
+      notFound('Webhook event'),
+    );
+    expect(await sdk.webhooks.events.replay({ webhookId: hook.id, eventId: MISSING })).toMatchObject(
+      notFound('Webhook event'),
+    );
+    expect(data(await sdk.webhooks.events.list({ webhookId: hook.id }))).toEqual({
+      object: 'list',
+      has_more: false,
+      data: [],
+    });
 
     const base = `/webhooks/${hook.id}/events`;
-    expect(await api.get(`${base}/not-an-id`, { key: project.key })).toMatchObject({ status: 422, body: { name: 'validation_error' } });
+    expect(await api.get(`${base}/not-an-id`, { key: project.key })).toMatchObject({
+      status: 422,
+      body: { name: 'validation_error' },
+    });
     expect(await api.get(`${base}?before=${MISSING}`, { key: project.key })).toMatchObject({ status: 422 }); // as on Resend: `after` only
     expect(await api.get(`${base}?limit=101`, { key: project.key })).toMatchObject({ status: 422 });
     expect((await api.get(base, { key: 'es_live_nope' })).status).toBe(401);

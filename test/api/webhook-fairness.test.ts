@@ -41,9 +41,18 @@ async function projectWithWebhook(endpoint: string, events: string[]) {
 }
 
 const contactEvents = (projectId: string, count: number) =>
-  transact(Array.from({ length: count }, (_, i) => eventWrite({ projectId, livemode: true }, 'contact.created', { object: 'contact', id: `c${i}`, email: `c${i}@example.com` })));
+  transact(
+    Array.from({ length: count }, (_, i) =>
+      eventWrite({ projectId, livemode: true }, 'contact.created', {
+        object: 'contact',
+        id: `c${i}`,
+        email: `c${i}@example.com`,
+      }),
+    ),
+  );
 
-const deliveries = async (projectId: string, webhookId: string) => (await queryPage(keys.webhookDeliveries(projectId, webhookId), { limit: 1000 })).items;
+const deliveries = async (projectId: string, webhookId: string) =>
+  (await queryPage(keys.webhookDeliveries(projectId, webhookId), { limit: 1000 })).items;
 
 it("delivers a healthy project's event while two failing projects' floods are still waiting", async () => {
   const endpoints: UnresponsiveEndpoint[] = await Promise.all([hangingEndpoint(), unacceptingEndpoint()]);
@@ -55,7 +64,12 @@ it("delivers a healthy project's event while two failing projects' floods are st
   // a few slow failures each: their first attempts go out together, then the endpoints count as failing
   await Promise.all(slow.map((p) => contactEvents(p.projectId, 4)));
   await waitFor(
-    async () => Promise.all(slow.map(async (p) => (await api.get(`/webhooks/${p.webhookId}`, { key: p.key })).body.consecutive_failures as number)),
+    async () =>
+      Promise.all(
+        slow.map(
+          async (p) => (await api.get(`/webhooks/${p.webhookId}`, { key: p.key })).body.consecutive_failures as number,
+        ),
+      ),
     (counts) => counts.every((n) => n >= 3),
     40_000,
     250,
@@ -77,7 +91,9 @@ it("delivers a healthy project's event while two failing projects' floods are st
   );
   // the floods are mostly not yet attempted: throttled, not sent all at once
   for (const p of slow) {
-    const waiting = (await deliveries(p.projectId, p.webhookId)).filter((d) => d.status === 'pending' && d.attempt_count === 0);
+    const waiting = (await deliveries(p.projectId, p.webhookId)).filter(
+      (d) => d.status === 'pending' && d.attempt_count === 0,
+    );
     expect(waiting.length).toBeGreaterThan(FLOOD / 2);
   }
   expect(endpoints[0].requests).toBeLessThan(FLOOD / 2);

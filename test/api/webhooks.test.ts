@@ -94,12 +94,21 @@ async function createWebhook(body: Record<string, unknown>, key?: string) {
   return res.body;
 }
 
-const deliveriesOf = async (webhookId: string, key?: string) => (await api.get(`/webhooks/${webhookId}/deliveries`, { key })).body.data;
+const deliveriesOf = async (webhookId: string, key?: string) =>
+  (await api.get(`/webhooks/${webhookId}/deliveries`, { key })).body.data;
 
 describe('webhook CRUD', () => {
   it('creates a pending webhook with a signing secret shown once, and gets, lists, updates and deletes it', async () => {
     const other = await createOtherProject();
-    const created = await api.post('/webhooks', { endpoint: 'https://hooks.example.com/in', events: ['domain.created', 'email.sent', 'email.sent'], description: 'ops' }, { key: other.key });
+    const created = await api.post(
+      '/webhooks',
+      {
+        endpoint: 'https://hooks.example.com/in',
+        events: ['domain.created', 'email.sent', 'email.sent'],
+        description: 'ops',
+      },
+      { key: other.key },
+    );
     expect(created.status).toBe(201);
     const webhook = {
       object: 'webhook',
@@ -126,26 +135,46 @@ describe('webhook CRUD', () => {
     const list = await api.get('/webhooks', { key: other.key });
     expect(list.body).toEqual({ object: 'list', data: [got.body], has_more: false });
 
-    const patched = await api.patch(`/webhooks/${id}`, { events: ['email.bounced'], description: null }, { key: other.key });
+    const patched = await api.patch(
+      `/webhooks/${id}`,
+      { events: ['email.bounced'], description: null },
+      { key: other.key },
+    );
     expect(patched).toMatchObject({ status: 200, body: { ...webhook, events: ['email.bounced'], description: null } });
     const disabled = await api.patch(`/webhooks/${id}`, { status: 'disabled' }, { key: other.key });
     expect(disabled.body.status).toBe('disabled');
     const enabled = await api.patch(`/webhooks/${id}`, { status: 'enabled' }, { key: other.key });
     expect(enabled.body.status).toBe('enabled');
 
-    expect(await api.delete(`/webhooks/${id}`, { key: other.key })).toMatchObject({ status: 200, body: { object: 'webhook', id, deleted: true } });
-    expect(await api.delete(`/webhooks/${id}`, { key: other.key })).toMatchObject({ status: 404, body: { name: 'not_found' } });
+    expect(await api.delete(`/webhooks/${id}`, { key: other.key })).toMatchObject({
+      status: 200,
+      body: { object: 'webhook', id, deleted: true },
+    });
+    expect(await api.delete(`/webhooks/${id}`, { key: other.key })).toMatchObject({
+      status: 404,
+      body: { name: 'not_found' },
+    });
     expect((await api.get(`/webhooks/${id}`, { key: other.key })).status).toBe(404);
 
     // every change wrote its event, with the webhook as the API shows it (never the secret)
     const events = (await api.get('/events', { key: other.key })).body.data.filter((e: any) => e.data.object.id === id);
-    expect(events.map((e: any) => e.type)).toEqual(['webhook.endpoint.deleted', 'webhook.endpoint.updated', 'webhook.endpoint.disabled', 'webhook.endpoint.updated', 'webhook.endpoint.created']);
+    expect(events.map((e: any) => e.type)).toEqual([
+      'webhook.endpoint.deleted',
+      'webhook.endpoint.updated',
+      'webhook.endpoint.disabled',
+      'webhook.endpoint.updated',
+      'webhook.endpoint.created',
+    ]);
     expect(JSON.stringify(events)).not.toContain(created.body.signing_secret);
     expect(events[2].data.object.status).toBe('disabled');
   });
 
   it('refuses invalid bodies with 422 naming each bad value', async () => {
-    const bad = await api.post('/webhooks', { endpoint: 'http://hooks.example.com/in', events: ['domain.created', 'domain.exploded'], extra: 1 });
+    const bad = await api.post('/webhooks', {
+      endpoint: 'http://hooks.example.com/in',
+      events: ['domain.created', 'domain.exploded'],
+      extra: 1,
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.name).toBe('validation_error');
     expect(bad.body.errors.map((e: any) => e.path).sort()).toEqual(['endpoint', 'events.1', 'extra']);
@@ -159,11 +188,18 @@ describe('webhook CRUD', () => {
       [{ endpoint: 'https://hooks.example.com/' }, 'events'],
       [{ endpoint: 'https://hooks.example.com/', events: [] }, 'events'],
       [{ endpoint: 'https://hooks.example.com/', events: 'domain.created' }, 'events'],
-      [{ endpoint: 'https://hooks.example.com/', events: ['domain.created'], description: 'x'.repeat(257) }, 'description'],
+      [
+        { endpoint: 'https://hooks.example.com/', events: ['domain.created'], description: 'x'.repeat(257) },
+        'description',
+      ],
     ];
     for (const [body, path] of cases) {
       const res = await api.post('/webhooks', body);
-      expect({ body, status: res.status, paths: res.body.errors?.map((e: any) => e.path) }).toEqual({ body, status: 422, paths: [path] });
+      expect({ body, status: res.status, paths: res.body.errors?.map((e: any) => e.path) }).toEqual({
+        body,
+        status: 422,
+        paths: [path],
+      });
     }
     // plain http is fine to loopback in the local runtime
     const local = await api.post('/webhooks', { endpoint: 'http://127.0.0.1:9/hook', events: ['domain.created'] });
@@ -200,9 +236,18 @@ describe("the local runtime's own services", () => {
       ...Object.values<number>(info.ports ?? {}),
     ]);
     for (const port of ports) {
-      for (const endpoint of [`http://127.0.0.1:${port}/clear-store`, `http://localhost.:${port}/`, `http://[::1]:${port}/`, `https://127.0.0.1:${port}/`]) {
+      for (const endpoint of [
+        `http://127.0.0.1:${port}/clear-store`,
+        `http://localhost.:${port}/`,
+        `http://[::1]:${port}/`,
+        `https://127.0.0.1:${port}/`,
+      ]) {
         const res = await api.post('/webhooks', { endpoint, events: ['email.sent'] });
-        expect({ endpoint, status: res.status, message: res.body.errors?.[0]?.message }).toEqual({ endpoint, status: 422, message: expect.stringMatching(/local runtime's own services/) });
+        expect({ endpoint, status: res.status, message: res.body.errors?.[0]?.message }).toEqual({
+          endpoint,
+          status: 422,
+          message: expect.stringMatching(/local runtime's own services/),
+        });
       }
     }
     // a receiver of one's own on loopback stays allowed
@@ -226,11 +271,26 @@ describe('webhook deliveries', () => {
       (r) => r.length > 0,
       10_000,
     );
-    const payload = new StandardWebhook(hook.signing_secret).verify(receipt.body, receipt.headers as Record<string, string>) as any;
-    expect(payload).toMatchObject({ object: 'event', type: 'domain.created', api_version: '2026-08-14', project_id: other.projectId, data: { object: { id: domain.id, name: domain.name } } });
+    const payload = new StandardWebhook(hook.signing_secret).verify(
+      receipt.body,
+      receipt.headers as Record<string, string>,
+    ) as any;
+    expect(payload).toMatchObject({
+      object: 'event',
+      type: 'domain.created',
+      api_version: '2026-08-14',
+      project_id: other.projectId,
+      data: { object: { id: domain.id, name: domain.name } },
+    });
     expect(receipt.headers['webhook-id']).toBe(payload.id);
-    for (const name of ['id', 'timestamp', 'signature']) expect(receipt.headers[`svix-${name}`]).toBe(receipt.headers[`webhook-${name}`]);
-    expect(() => new StandardWebhook(hook.signing_secret).verify(receipt.body.replace('domain', 'DOMAIN'), receipt.headers as Record<string, string>)).toThrow();
+    for (const name of ['id', 'timestamp', 'signature'])
+      expect(receipt.headers[`svix-${name}`]).toBe(receipt.headers[`webhook-${name}`]);
+    expect(() =>
+      new StandardWebhook(hook.signing_secret).verify(
+        receipt.body.replace('domain', 'DOMAIN'),
+        receipt.headers as Record<string, string>,
+      ),
+    ).toThrow();
 
     // the delivery is recorded, and the first success makes the webhook enabled
     const [delivery] = await waitFor(
@@ -252,9 +312,16 @@ describe('webhook deliveries', () => {
       created_at: expect.stringMatching(TIME),
       updated_at: expect.stringMatching(TIME),
     });
-    expect((await api.get(`/webhooks/${hook.id}/deliveries/${delivery.id}`, { key: other.key })).body).toEqual(delivery);
+    expect((await api.get(`/webhooks/${hook.id}/deliveries/${delivery.id}`, { key: other.key })).body).toEqual(
+      delivery,
+    );
     const after = (await api.get(`/webhooks/${hook.id}`, { key: other.key })).body;
-    expect(after).toMatchObject({ status: 'enabled', consecutive_failures: 0, last_success_at: expect.stringMatching(TIME), last_failure_at: null });
+    expect(after).toMatchObject({
+      status: 'enabled',
+      consecutive_failures: 0,
+      last_success_at: expect.stringMatching(TIME),
+      last_failure_at: null,
+    });
     expect(rx.receipts).toHaveLength(1); // subscribed to domain.created only
   });
 
@@ -271,7 +338,14 @@ describe('webhook deliveries', () => {
       20_000,
       200,
     );
-    expect(failed).toMatchObject({ status: 'failed', attempt_count: 4, response_code: 500, error: 'endpoint answered 500', next_attempt_at: null, completed_at: expect.stringMatching(TIME) });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      attempt_count: 4,
+      response_code: 500,
+      error: 'endpoint answered 500',
+      next_attempt_at: null,
+      completed_at: expect.stringMatching(TIME),
+    });
     const attempts = rx.of('api_key.created');
     expect(attempts).toHaveLength(4);
     expect(new Set(attempts.map((a) => a.headers['webhook-id']))).toEqual(new Set([failed.event_id])); // the same id on every attempt
@@ -285,17 +359,25 @@ describe('webhook deliveries', () => {
 
     rx.status = 204;
     const retried = await api.post(`/webhooks/${hook.id}/deliveries/${failed.id}/retry`, undefined, { key: other.key });
-    expect(retried).toMatchObject({ status: 202, body: { id: failed.id, status: 'pending', attempt_count: 4, completed_at: null } });
+    expect(retried).toMatchObject({
+      status: 202,
+      body: { id: failed.id, status: 'pending', attempt_count: 4, completed_at: null },
+    });
     const [delivered] = await waitFor(
       () => deliveriesOf(hook.id, other.key),
       (d) => d[0]?.status === 'delivered',
     );
     expect(delivered).toMatchObject({ attempt_count: 5, response_code: 204, error: null });
     expect(rx.of('api_key.created')).toHaveLength(5);
-    expect((await api.get(`/webhooks/${hook.id}`, { key: other.key })).body).toMatchObject({ status: 'enabled', consecutive_failures: 0 });
+    expect((await api.get(`/webhooks/${hook.id}`, { key: other.key })).body).toMatchObject({
+      status: 'enabled',
+      consecutive_failures: 0,
+    });
 
     // a delivered delivery can be sent again too: exactly one more attempt, once the pipeline has settled
-    expect((await api.post(`/webhooks/${hook.id}/deliveries/${failed.id}/retry`, undefined, { key: other.key })).status).toBe(202);
+    expect(
+      (await api.post(`/webhooks/${hook.id}/deliveries/${failed.id}/retry`, undefined, { key: other.key })).status,
+    ).toBe(202);
     await runtime.drain();
     expect(rx.of('api_key.created')).toHaveLength(6);
   }, 40_000);
@@ -305,7 +387,9 @@ describe('webhook deliveries', () => {
     const rx = await receiver();
     rx.status = 503;
     const hook = await createWebhook({ endpoint: rx.url, events: ['api_key.created'] }, other.key);
-    await Promise.all(Array.from({ length: 30 }, (_, i) => api.post('/api-keys', { name: `k${i}` }, { key: other.key })));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => api.post('/api-keys', { name: `k${i}` }, { key: other.key })),
+    );
     const disabled = await waitFor(
       async () => (await api.get(`/webhooks/${hook.id}`, { key: other.key })).body,
       (w) => w.status === 'disabled',
@@ -313,14 +397,21 @@ describe('webhook deliveries', () => {
       250,
     );
     expect(disabled.consecutive_failures).toBe(120);
-    const events = (await api.get('/events', { key: other.key })).body.data.filter((e: any) => e.type === 'webhook.endpoint.disabled');
+    const events = (await api.get('/events', { key: other.key })).body.data.filter(
+      (e: any) => e.type === 'webhook.endpoint.disabled',
+    );
     expect(events).toHaveLength(1);
     expect(events[0].data.object).toMatchObject({ id: hook.id, status: 'disabled' });
 
     // no more deliveries while disabled; a retry is refused with 422
     const [delivery] = await deliveriesOf(hook.id, other.key);
-    const refused = await api.post(`/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, undefined, { key: other.key });
-    expect(refused).toMatchObject({ status: 422, body: { name: 'validation_error', errors: [{ code: 'webhook_disabled', path: 'webhookId' }] } });
+    const refused = await api.post(`/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, undefined, {
+      key: other.key,
+    });
+    expect(refused).toMatchObject({
+      status: 422,
+      body: { name: 'validation_error', errors: [{ code: 'webhook_disabled', path: 'webhookId' }] },
+    });
     const seen = rx.receipts.length;
     expect((await api.post('/api-keys', { name: 'after' }, { key: other.key })).status).toBe(201);
     await runtime.drain(); // the event went through the pipeline: it made no delivery
@@ -342,7 +433,12 @@ describe('webhook deliveries', () => {
       async () => rx.of('api_key.created'),
       (r) => r.length > 0,
     );
-    expect(() => new StandardWebhook(hook.signing_secret).verify(sealedReceipt.body, sealedReceipt.headers as Record<string, string>)).not.toThrow();
+    expect(() =>
+      new StandardWebhook(hook.signing_secret).verify(
+        sealedReceipt.body,
+        sealedReceipt.headers as Record<string, string>,
+      ),
+    ).not.toThrow();
 
     // an item written before sealing: the secret as it was
     await updateItem(update(keys.webhook(other.projectId, hook.id), { set: { secret: hook.signing_secret } }));
@@ -351,7 +447,12 @@ describe('webhook deliveries', () => {
       async () => rx.of('api_key.created', (r) => r.json.data.object.name === 'plain'),
       (r) => r.length > 0,
     );
-    expect(() => new StandardWebhook(hook.signing_secret).verify(plainReceipt.body, plainReceipt.headers as Record<string, string>)).not.toThrow();
+    expect(() =>
+      new StandardWebhook(hook.signing_secret).verify(
+        plainReceipt.body,
+        plainReceipt.headers as Record<string, string>,
+      ),
+    ).not.toThrow();
   });
 
   it('signs with the old and the new secret for a day after a rotation', async () => {
@@ -359,7 +460,10 @@ describe('webhook deliveries', () => {
     const rx = await receiver();
     const hook = await createWebhook({ endpoint: rx.url, events: ['api_key.created'] }, other.key);
     const rotated = await api.post(`/webhooks/${hook.id}/signing-secret/rotate`, undefined, { key: other.key });
-    expect(rotated).toMatchObject({ status: 200, body: { id: hook.id, signing_secret: expect.stringMatching(/^whsec_/) } });
+    expect(rotated).toMatchObject({
+      status: 200,
+      body: { id: hook.id, signing_secret: expect.stringMatching(/^whsec_/) },
+    });
     expect(rotated.body.signing_secret).not.toBe(hook.signing_secret);
     expect(rotated.body.secret_prefix).toBe(rotated.body.signing_secret.slice(0, 10));
 
@@ -370,19 +474,32 @@ describe('webhook deliveries', () => {
     );
     expect(String(receipt.headers['webhook-signature']).split(' ')).toHaveLength(2);
     for (const secret of [hook.signing_secret, rotated.body.signing_secret]) {
-      expect(() => new StandardWebhook(secret).verify(receipt.body, receipt.headers as Record<string, string>)).not.toThrow();
+      expect(() =>
+        new StandardWebhook(secret).verify(receipt.body, receipt.headers as Record<string, string>),
+      ).not.toThrow();
     }
-    expect((await api.post(`/webhooks/${MISSING}/signing-secret/rotate`, undefined, { key: other.key })).status).toBe(404);
+    expect((await api.post(`/webhooks/${MISSING}/signing-secret/rotate`, undefined, { key: other.key })).status).toBe(
+      404,
+    );
   });
 
   it('answers 401, 404 and 422 on the retry route as the contract says', async () => {
     const hook = await createWebhook({ endpoint: 'https://hooks.example.com/retry', events: ['domain.created'] });
     const path = (w: string, d: string) => `/webhooks/${w}/deliveries/${d}/retry`;
     const unauthorized = await api.post(path(hook.id, MISSING), undefined, { key: 'es_live_nope' });
-    expect(unauthorized).toMatchObject({ status: 401, body: { name: 'validation_error', message: 'API key is invalid' } });
+    expect(unauthorized).toMatchObject({
+      status: 401,
+      body: { name: 'validation_error', message: 'API key is invalid' },
+    });
     expect(unauthorized.body).not.toHaveProperty('errors');
-    expect(await api.post(path(MISSING, MISSING))).toMatchObject({ status: 404, body: { name: 'not_found', errors: [{ path: 'webhookId' }] } });
-    expect(await api.post(path(hook.id, MISSING))).toMatchObject({ status: 404, body: { name: 'not_found', errors: [{ path: 'deliveryId' }] } });
+    expect(await api.post(path(MISSING, MISSING))).toMatchObject({
+      status: 404,
+      body: { name: 'not_found', errors: [{ path: 'webhookId' }] },
+    });
+    expect(await api.post(path(hook.id, MISSING))).toMatchObject({
+      status: 404,
+      body: { name: 'not_found', errors: [{ path: 'deliveryId' }] },
+    });
     const malformed = await api.post(path('nope', 'also-nope'));
     expect(malformed.status).toBe(422);
     expect(malformed.body.errors.map((e: any) => e.path).sort()).toEqual(['deliveryId', 'webhookId']);
@@ -465,15 +582,21 @@ describe('isolation', () => {
     expect(rx.receipts.map((r) => `${r.json.project_id} ${r.json.data.object.name}`)).toEqual([`${a.projectId} in-a`]);
     const [delivery] = await deliveriesOf(hook.id, a.key);
     expect((await api.get(`/webhooks/${hook.id}/deliveries/${delivery.id}`, { key: b.key })).status).toBe(404);
-    expect((await api.post(`/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, undefined, { key: b.key })).status).toBe(404);
+    expect(
+      (await api.post(`/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, undefined, { key: b.key })).status,
+    ).toBe(404);
     expect((await api.get('/webhook-events', { key: b.key })).body.data).toEqual([]);
   });
 });
 
 describe('webhooks per project', () => {
   const MAX = 20; // MAX_WEBHOOKS_PER_PROJECT's default; the test runtime does not set it
-  const hook = (key: string) => api.post('/webhooks', { endpoint: 'https://hooks.example.com/same', events: ['email.sent'] }, { key });
-  const createdEvents = async (key: string) => ((await api.get('/events', { key })).body.data as { type: string }[]).filter((e) => e.type === 'webhook.endpoint.created');
+  const hook = (key: string) =>
+    api.post('/webhooks', { endpoint: 'https://hooks.example.com/same', events: ['email.sent'] }, { key });
+  const createdEvents = async (key: string) =>
+    ((await api.get('/events', { key })).body.data as { type: string }[]).filter(
+      (e) => e.type === 'webhook.endpoint.created',
+    );
 
   it('are capped: creates racing past the limit get 409 webhook_limit_reached and write nothing; a delete frees a place', async () => {
     const project = await createOtherProject();

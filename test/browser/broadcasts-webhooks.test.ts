@@ -33,8 +33,13 @@ it('composes a broadcast to a small segment, sends it and shows its progress rea
   const attempt = Date.now().toString(36);
   const segmentName = `Console beta ${attempt}`;
   const segment = await api.post('/segments', { name: segmentName }, { key });
-  for (const email of [`success+${attempt}-1@simulator.amazonses.com`, `success+${attempt}-2@simulator.amazonses.com`]) {
-    expect((await api.post('/contacts', { email, first_name: 'Beta', segments: [segment.body.id] }, { key })).status).toBe(201);
+  for (const email of [
+    `success+${attempt}-1@simulator.amazonses.com`,
+    `success+${attempt}-2@simulator.amazonses.com`,
+  ]) {
+    expect(
+      (await api.post('/contacts', { email, first_name: 'Beta', segments: [segment.body.id] }, { key })).status,
+    ).toBe(201);
   }
   const { page } = watched;
   await page.getByRole('link', { name: 'Broadcasts' }).click();
@@ -47,7 +52,9 @@ it('composes a broadcast to a small segment, sends it and shows its progress rea
   await page.getByLabel('HTML').fill('<h1>News</h1><p>Hi {{{FIRST_NAME|there}}}</p>');
   expect(await page.frameLocator('iframe.preview').getByRole('heading', { name: 'News' }).count()).toBe(1);
   expect(await checkScreen(page, 'broadcast-compose')).toEqual([]);
-  const saved = page.waitForResponse((r) => r.url().endsWith('/broadcasts') && r.request().method() === 'POST', { timeout: 15_000 });
+  const saved = page.waitForResponse((r) => r.url().endsWith('/broadcasts') && r.request().method() === 'POST', {
+    timeout: 15_000,
+  });
   // Scrolled to first: Playwright's own scroll-before-click left the button's point on the sandboxed
   // preview (an out-of-process frame just above it), so the click went to the frame and nothing was
   // submitted; once the button is in view the point is the button's (checked) and a click submits.
@@ -82,7 +89,11 @@ it('retries a failed webhook delivery from the console once the endpoint answers
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByText('Signing secret (shown once)').waitFor();
     expect(await page.locator('.notice code').textContent()).toMatch(/^whsec_/);
-    await api.post('/emails', { from: `hello@${domain}`, to: ['success@simulator.amazonses.com'], subject: 'Webhook me', text: 'hi' }, { key });
+    await api.post(
+      '/emails',
+      { from: `hello@${domain}`, to: ['success@simulator.amazonses.com'], subject: 'Webhook me', text: 'hi' },
+      { key },
+    );
     // WEBHOOK_RETRY_SCHEDULE_SECONDS=1,1,1 in the test runtime: four attempts, then failed
     const failed = page.locator('tbody tr', { has: page.locator('.badge', { hasText: /^failed$/ }) });
     await clickUntil(page, 'Refresh', async () => (await failed.count()) > 0, 25_000);
@@ -93,7 +104,12 @@ it('retries a failed webhook delivery from the console once the endpoint answers
     const retry = failed.first().getByRole('button', { name: /^Retry delivery/ });
     const deliveryId = (await retry.getAttribute('aria-label'))!.replace('Retry delivery ', '');
     await retry.click();
-    await clickUntil(page, 'Refresh', async () => (await page.locator('.badge', { hasText: /^delivered$/ }).count()) > 0, 15_000);
+    await clickUntil(
+      page,
+      'Refresh',
+      async () => (await page.locator('.badge', { hasText: /^delivered$/ }).count()) > 0,
+      15_000,
+    );
     expect(receiver.receipts.length).toBeGreaterThan(before);
     expect(await checkScreen(page, 'webhook')).toEqual([]);
 

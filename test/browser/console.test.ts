@@ -8,7 +8,15 @@
  * screen) and pictured (./screens.ts).
  */
 import type { Browser } from 'playwright-core';
-import { clickUntil, consoleUrl, launchBrowser, openConsole, ownProject, signIn, type Watched } from '../support/browser';
+import {
+  clickUntil,
+  consoleUrl,
+  launchBrowser,
+  openConsole,
+  ownProject,
+  signIn,
+  type Watched,
+} from '../support/browser';
 import { api } from '../support/http';
 import { waitFor } from '../support/wait';
 import { checkScreen } from './screens';
@@ -36,7 +44,14 @@ describe('serving /dashboard/', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const csp = page.headers.get('content-security-policy')!;
-    for (const directive of ["default-src 'none'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "connect-src 'self'"]) expect(csp).toContain(directive);
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "connect-src 'self'",
+    ])
+      expect(csp).toContain(directive);
     expect(csp).not.toMatch(/script-src[^;]*unsafe/);
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
@@ -52,7 +67,8 @@ describe('serving /dashboard/', () => {
   });
 
   it('answers the page for app paths (SPA routing) and 404 for file-like paths that are not assets; no key needed', async () => {
-    for (const path of ['', '/emails/123', '/oauth/authorize']) expect((await fetch(consoleUrl(path))).status).toBe(200);
+    for (const path of ['', '/emails/123', '/oauth/authorize'])
+      expect((await fetch(consoleUrl(path))).status).toBe(200);
     for (const path of ['/assets/app-NOPE.js', '/favicon.ico', '/../../etc/passwd.txt']) {
       const res = await fetch(consoleUrl(path));
       expect(res.status).toBe(404);
@@ -87,7 +103,11 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Add domain' }).click();
     await page.getByRole('heading', { name: domainName }).waitFor();
     expect(await page.getByRole('button', { name: /Copy the value of record/ }).count()).toBeGreaterThanOrEqual(3);
-    await clickUntil(page, 'Verify DNS records', async () => (await page.locator('p .badge').first().textContent()) === 'verified');
+    await clickUntil(
+      page,
+      'Verify DNS records',
+      async () => (await page.locator('p .badge').first().textContent()) === 'verified',
+    );
     expect(await checkScreen(page, 'domain')).toEqual([]);
     await page.getByRole('link', { name: 'Domains' }).click();
     await page.getByRole('link', { name: domainName }).waitFor();
@@ -111,11 +131,19 @@ describe('the console', () => {
     expect(sent.status).toBe(200);
     await page.getByRole('link', { name: 'Emails' }).click();
     await page.getByRole('link', { name: 'Console delivery' }).click();
-    await clickUntil(page, 'Refresh', async () => (await page.locator('.timeline .badge', { hasText: 'delivered' }).count()) > 0);
-    expect(await page.locator('.timeline .badge').allTextContents()).toEqual(expect.arrayContaining(['sent', 'delivered']));
+    await clickUntil(
+      page,
+      'Refresh',
+      async () => (await page.locator('.timeline .badge', { hasText: 'delivered' }).count()) > 0,
+    );
+    expect(await page.locator('.timeline .badge').allTextContents()).toEqual(
+      expect.arrayContaining(['sent', 'delivered']),
+    );
     const frame = page.locator('iframe.preview');
     expect(await frame.getAttribute('sandbox')).toBe('');
-    expect(await page.frameLocator('iframe.preview').getByRole('heading', { name: 'Hello' }).textContent()).toBe('Hello');
+    expect(await page.frameLocator('iframe.preview').getByRole('heading', { name: 'Hello' }).textContent()).toBe(
+      'Hello',
+    );
     expect(await page.getByRole('list', { name: 'Tags' }).textContent()).toBe('campaign: welcome');
     expect(await checkScreen(page, 'email')).toEqual([]);
     await page.getByRole('tab', { name: 'Text' }).click();
@@ -127,7 +155,11 @@ describe('the console', () => {
 
   it('shows a bounced address on the Suppressions screen, filtered by source', async () => {
     const { page } = watched;
-    const sent = await api.post('/emails', { from: `hello@${domainName}`, to: ['bounce@simulator.amazonses.com'], subject: 'Will bounce', text: 'bye' }, { key });
+    const sent = await api.post(
+      '/emails',
+      { from: `hello@${domainName}`, to: ['bounce@simulator.amazonses.com'], subject: 'Will bounce', text: 'bye' },
+      { key },
+    );
     expect(sent.status).toBe(200);
     await waitFor(
       () => api.get('/suppressions?source=bounce', { key }),
@@ -141,7 +173,11 @@ describe('the console', () => {
 
   it("counts today's mail from the metrics the chart draws, and colours a bounce rate past the guard's limit", async () => {
     // the bounced address is suppressed now: a third email is accepted (the quota's usage counts it) but never sent
-    const suppressed = await api.post('/emails', { from: `hello@${domainName}`, to: ['bounce@simulator.amazonses.com'], subject: 'Suppressed', text: 'no' }, { key });
+    const suppressed = await api.post(
+      '/emails',
+      { from: `hello@${domainName}`, to: ['bounce@simulator.amazonses.com'], subject: 'Suppressed', text: 'no' },
+      { key },
+    );
     await waitFor(
       () => api.get(`/emails/${suppressed.body.id}`, { key }),
       (r) => r.body.last_event === 'suppressed',
@@ -188,14 +224,20 @@ describe('the console', () => {
     await page.getByText('Test key “sandbox key” (shown once').waitFor();
     // a live key lists live keys only: the new one is in the sandbox's list
     const listed = await api.get('/api-keys', { key: token });
-    expect(listed.body.data).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'sandbox key', mode: 'test' })]));
+    expect(listed.body.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'sandbox key', mode: 'test' })]),
+    );
     expect(await page.getByRole('cell', { name: 'sandbox key', exact: true }).count()).toBe(0);
   });
 
   it("shows a contact's properties", async () => {
     const property = await api.post('/contact-properties', { key: 'plan', type: 'string' }, { key });
     expect(property.status).toBe(201);
-    const contact = await api.post('/contacts', { email: 'ann@example.com', first_name: 'Ann', properties: { plan: 'pro' } }, { key });
+    const contact = await api.post(
+      '/contacts',
+      { email: 'ann@example.com', first_name: 'Ann', properties: { plan: 'pro' } },
+      { key },
+    );
     expect(contact.status).toBe(201);
     const { page } = watched;
     await page.getByRole('link', { name: 'Audience', exact: true }).click();

@@ -23,10 +23,16 @@ let client: { client_id: string; name: string };
 beforeAll(async () => {
   [browser, { key }] = await Promise.all([launchBrowser(), ownProject('consent test')]);
   // the client's redirect URI: a page on loopback that shows what it got
-  receiver = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client</title><h1>client app</h1>'));
+  receiver = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client</title><h1>client app</h1>'),
+  );
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   redirectUri = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
-  const created = await api.post('/oauth/clients', { name: 'Acme CLI', redirect_uris: ['http://127.0.0.1/callback'] }, { key });
+  const created = await api.post(
+    '/oauth/clients',
+    { name: 'Acme CLI', redirect_uris: ['http://127.0.0.1/callback'] },
+    { key },
+  );
   expect(created.status).toBe(201);
   client = created.body;
 });
@@ -54,7 +60,15 @@ it('approves a PKCE client: back at the redirect URI with code and state, and th
   await signIn(
     page,
     key,
-    consentPath({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', scope: 'full_access', state }),
+    consentPath({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      scope: 'full_access',
+      state,
+    }),
   );
   await page.getByRole('heading', { name: 'Authorize Acme CLI' }).waitFor();
   const text = await page.locator('.consent').textContent();
@@ -72,7 +86,13 @@ it('approves a PKCE client: back at the redirect URI with code and state, and th
   const tokens = await fetch(`${baseUrl()}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: redirectUri }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+    }),
   });
   expect(tokens.status).toBe(200);
   const { access_token, scope } = (await tokens.json()) as { access_token: string; scope: string };
@@ -84,7 +104,16 @@ it('approves a PKCE client: back at the redirect URI with code and state, and th
 
 it('denies: back at the redirect URI with error=access_denied and the state, no code', async () => {
   const { page } = await openConsole(browser);
-  await signIn(page, key, consentPath({ client_id: client.client_id, redirect_uri: redirectUri, code_challenge: pkce().challenge, state: 'deny-1' }));
+  await signIn(
+    page,
+    key,
+    consentPath({
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: pkce().challenge,
+      state: 'deny-1',
+    }),
+  );
   await page.getByRole('button', { name: 'Deny' }).click();
   await page.waitForURL((url) => url.toString().startsWith(redirectUri));
   const landed = new URL(page.url());
@@ -92,8 +121,16 @@ it('denies: back at the redirect URI with error=access_denied and the state, no 
 });
 
 it.each([
-  ['an unknown client', () => ({ client_id: 'es_client_doesnotexist000000000000', redirect_uri: redirectUri }), /Unknown client/],
-  ['a redirect URI the client did not register', () => ({ client_id: client.client_id, redirect_uri: 'https://evil.example/callback' }), /not one this client registered/],
+  [
+    'an unknown client',
+    () => ({ client_id: 'es_client_doesnotexist000000000000', redirect_uri: redirectUri }),
+    /Unknown client/,
+  ],
+  [
+    'a redirect URI the client did not register',
+    () => ({ client_id: client.client_id, redirect_uri: 'https://evil.example/callback' }),
+    /not one this client registered/,
+  ],
 ])('shows an error for %s and never redirects', async (_, params, message) => {
   const { page, foreignRequests } = await openConsole(browser);
   await signIn(page, key, consentPath({ ...params(), code_challenge: pkce().challenge, state: 'x' }));

@@ -15,7 +15,8 @@ import { a11yViolations, SCREENSHOTS } from '../support/browser';
 
 export const WIDTHS = [1280, 390] as const;
 const HEIGHT = 900;
-const DIR = process.env.UPDATE_CONSOLE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'console') : SCREENSHOTS;
+const DIR =
+  process.env.UPDATE_CONSOLE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'console') : SCREENSHOTS;
 
 /** What is wrong with the page at either width (empty when nothing is), after a screenshot at each: `<name>-<width>.png`. */
 export async function checkScreen(page: Page, name: string): Promise<string[]> {
@@ -23,7 +24,9 @@ export async function checkScreen(page: Page, name: string): Promise<string[]> {
   const problems: string[] = [];
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: HEIGHT });
-    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    const overflow = (await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    )) as number;
     if (overflow > 0) problems.push(`${width} px: the page is ${overflow} px wider than the screen`);
     for (const violation of await a11yViolations(page)) problems.push(`${width} px: ${violation}`);
     // the placeholders' shimmer is an animation: stopped, so a picture is the same from run to run

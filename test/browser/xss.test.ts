@@ -37,7 +37,11 @@ afterEach(() => {
 });
 
 it('shows a contact whose name is a script as text', async () => {
-  const created = await api.post('/contacts', { email: 'xss@example.com', first_name: PAYLOADS[0].slice(0, 60), last_name: PAYLOADS[1].slice(0, 90) }, { key });
+  const created = await api.post(
+    '/contacts',
+    { email: 'xss@example.com', first_name: PAYLOADS[0].slice(0, 60), last_name: PAYLOADS[1].slice(0, 90) },
+    { key },
+  );
   expect(created.status).toBe(201);
   const { page } = watched;
   await page.getByRole('link', { name: 'Audience' }).click();
@@ -50,7 +54,11 @@ it('shows a contact whose name is a script as text', async () => {
 
 it('shows an email whose subject and HTML carry scripts: the subject as text, the HTML in a frame where nothing runs', async () => {
   const domain = await verifiedDomain(key, 'xss');
-  const sent = await api.post('/emails', { from: `x@${domain}`, to: ['success@simulator.amazonses.com'], subject: PAYLOADS[1], html: `<p>Hi</p>${PAYLOAD}` }, { key });
+  const sent = await api.post(
+    '/emails',
+    { from: `x@${domain}`, to: ['success@simulator.amazonses.com'], subject: PAYLOADS[1], html: `<p>Hi</p>${PAYLOAD}` },
+    { key },
+  );
   expect(sent.status).toBe(200);
   const { page } = watched;
   await page.getByRole('link', { name: 'Emails' }).click();

@@ -57,7 +57,17 @@ const SCHEDULED = 50;
 /** a send queue's messages in flight at once, times the two lanes (transactional and bulk) */
 const IN_FLIGHT = 2 * senderScaling(SEND_RATE).batchSize * senderScaling(SEND_RATE).maxConcurrency;
 const ALLOWED_UNCONFIRMED = KILLS * IN_FLIGHT;
-const FINAL = new Set(['delivered', 'bounced', 'complained', 'failed', 'suppressed', 'canceled', 'opened', 'clicked', 'delivery_delayed']);
+const FINAL = new Set([
+  'delivered',
+  'bounced',
+  'complained',
+  'failed',
+  'suppressed',
+  'canceled',
+  'opened',
+  'clicked',
+  'delivery_delayed',
+]);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'email-service-chaos-'));
 const receiver = new WebhookReceiver();
@@ -128,7 +138,10 @@ function clockTicker(): { stop: () => Promise<string> } {
         await sleep(50); // killed: started again in a moment
         continue;
       }
-      const moved = await call('POST', '/_local/clock', { advance_seconds: 1, timeout_seconds: 30 }).catch((error) => ({ status: 0, body: String(error) }));
+      const moved = await call('POST', '/_local/clock', { advance_seconds: 1, timeout_seconds: 30 }).catch((error) => ({
+        status: 0,
+        body: String(error),
+      }));
       tally.moves++;
       if (moved.status !== 200) {
         tally.unsettled++;
@@ -146,12 +159,21 @@ function clockTicker(): { stop: () => Promise<string> } {
 }
 
 /** Polls `read` until `done`; past the deadline fails with `summary` of the last value. */
-async function waitUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, summary: (value: T) => unknown = (v) => v): Promise<T> {
+async function waitUntil<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  summary: (value: T) => unknown = (v) => v,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s (seed ${SEED}); last: ${JSON.stringify(summary(value)).slice(0, 2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${timeoutMs / 1000} s (seed ${SEED}); last: ${JSON.stringify(summary(value)).slice(0, 2000)}`,
+      );
     await sleep(250);
   }
 }
@@ -192,19 +214,43 @@ async function chaos(): Promise<void> {
   );
   const segment = await ok('POST', '/segments', { name: 'chaos' });
   // a few mailbox-simulator recipients: their bounces and complaints go through the feedback path too
-  const address = (n: number) => (n % 50 === 7 ? `bounce+${n}@simulator.amazonses.com` : n % 50 === 8 ? `complaint+${n}@simulator.amazonses.com` : `reader-${n}@example.com`);
+  const address = (n: number) =>
+    n % 50 === 7
+      ? `bounce+${n}@simulator.amazonses.com`
+      : n % 50 === 8
+        ? `complaint+${n}@simulator.amazonses.com`
+        : `reader-${n}@example.com`;
   for (let start = 0; start < CONTACTS; start += 20) {
-    await Promise.all(Array.from({ length: Math.min(20, CONTACTS - start) }, (_, i) => ok('POST', '/contacts', { email: address(start + i), segments: [{ id: segment.id }] })));
+    await Promise.all(
+      Array.from({ length: Math.min(20, CONTACTS - start) }, (_, i) =>
+        ok('POST', '/contacts', { email: address(start + i), segments: [{ id: segment.id }] }),
+      ),
+    );
   }
 
   // -- the work: one broadcast and 50 emails scheduled over the next 40 seconds of the runtime's clock
-  const broadcast = await ok('POST', '/broadcasts', { segment_id: segment.id, from: `News <news@${domain}>`, subject: `Chaos ${SEED}`, html: '<p>Hello {{{FIRST_NAME|there}}}</p>' });
+  const broadcast = await ok('POST', '/broadcasts', {
+    segment_id: segment.id,
+    from: `News <news@${domain}>`,
+    subject: `Chaos ${SEED}`,
+    html: '<p>Hello {{{FIRST_NAME|there}}}</p>',
+  });
   await ok('POST', `/broadcasts/${broadcast.id}/send`, {});
   const scheduled: string[] = [];
   const clockNow = Date.parse((await ok('GET', '/_local/clock')).now);
   for (let n = 0; n < SCHEDULED; n++) {
     const at = new Date(clockNow + between(2_000, 40_000)).toISOString();
-    scheduled.push((await ok('POST', '/emails', { from: `Alerts <alerts@${domain}>`, to: `scheduled-${n}@example.com`, subject: `Scheduled ${n}`, text: 'Later', scheduled_at: at })).id);
+    scheduled.push(
+      (
+        await ok('POST', '/emails', {
+          from: `Alerts <alerts@${domain}>`,
+          to: `scheduled-${n}@example.com`,
+          subject: `Scheduled ${n}`,
+          text: 'Later',
+          scheduled_at: at,
+        })
+      ).id,
+    );
   }
 
   // -- two crashes at random moments, each followed by a start on the same DATA_DIR
@@ -222,7 +268,12 @@ async function chaos(): Promise<void> {
     () => all('/emails'),
     (list) => list.length === CONTACTS + SCHEDULED && list.every((e) => FINAL.has(e.last_event)),
     360_000,
-    (list) => ({ emails: list.length, byStatus: Object.fromEntries([...new Set(list.map((e) => e.last_event))].map((s) => [s, list.filter((e) => e.last_event === s).length])) }),
+    (list) => ({
+      emails: list.length,
+      byStatus: Object.fromEntries(
+        [...new Set(list.map((e) => e.last_event))].map((s) => [s, list.filter((e) => e.last_event === s).length]),
+      ),
+    }),
   );
   expect(emails.filter((e) => e.broadcast_id === broadcast.id)).toHaveLength(CONTACTS);
   expect(scheduled.every((id) => emails.some((e) => e.id === id))).toBe(true);
@@ -240,17 +291,30 @@ async function chaos(): Promise<void> {
   const committedEvents = async () => {
     const ids: string[] = [];
     const { PKs, prefix } = keys.events(runtimeFile.projectId);
-    for (const PK of PKs) for await (const page of partitionKeys(PK, 500)) ids.push(...page.filter((key) => key.SK.startsWith(prefix)).map((key) => key.SK.slice(prefix.length)));
+    for (const PK of PKs)
+      for await (const page of partitionKeys(PK, 500))
+        ids.push(...page.filter((key) => key.SK.startsWith(prefix)).map((key) => key.SK.slice(prefix.length)));
     return ids;
   };
-  const sqs = new SQSClient({ endpoint: runtimeFile.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials(dataDir) });
+  const sqs = new SQSClient({
+    endpoint: runtimeFile.sqsEndpoint,
+    region: 'ap-southeast-2',
+    credentials: runtimeCredentials(dataDir),
+  });
   const leftInQueues = async () => {
     const left: Record<string, number> = {};
     for (const url of (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? []) {
       const attributes =
         (
           await sqs.send(
-            new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+            new GetQueueAttributesCommand({
+              QueueUrl: url,
+              AttributeNames: [
+                'ApproximateNumberOfMessages',
+                'ApproximateNumberOfMessagesNotVisible',
+                'ApproximateNumberOfMessagesDelayed',
+              ],
+            }),
           )
         ).Attributes ?? {};
       const count = Object.values(attributes).reduce((sum, value) => sum + Number(value), 0);
@@ -270,15 +334,21 @@ async function chaos(): Promise<void> {
     const items = await Promise.all(missing.map((id) => getItem(keys.event(runtimeFile.projectId, id))));
     return items
       .map((item, i) => ({ id: missing[i], type: item?.event_type, created_at: String(item?.event?.created_at) }))
-      .filter((event) => event.created_at > webhook.created_at || (event.created_at === webhook.created_at && event.id > webhook.id)); // the same instant on a clock that stood still: ids are in creation order
+      .filter(
+        (event) =>
+          event.created_at > webhook.created_at || (event.created_at === webhook.created_at && event.id > webhook.id),
+      ); // the same instant on a clock that stood still: ids are in creation order
   };
   await waitUntil('every event at the webhook', undelivered, (missing) => missing.length === 0, 240_000);
 
   // why each failed email failed: its email.failed event, as the webhook got it
   const failureReasons = new Map<string, string>();
-  for (const { json } of receiver.receipts.filter((r) => r.json?.type === 'email.failed')) failureReasons.set(json.data.object.id, String(json.data.object.failure_reason));
+  for (const { json } of receiver.receipts.filter((r) => r.json?.type === 'email.failed'))
+    failureReasons.set(json.data.object.id, String(json.data.object.failure_reason));
   const failed = emails.filter((e) => e.last_event === 'failed');
-  const unconfirmed = new Set(failed.filter((e) => failureReasons.get(e.id)?.startsWith(UNCONFIRMED_SEND)).map((e) => e.id));
+  const unconfirmed = new Set(
+    failed.filter((e) => failureReasons.get(e.id)?.startsWith(UNCONFIRMED_SEND)).map((e) => e.id),
+  );
   // no other failure: everything else went out
   expect(failed.filter((e) => !unconfirmed.has(e.id)).map((e) => `${e.id}: ${failureReasons.get(e.id)}`)).toEqual([]);
   expect(unconfirmed.size).toBeLessThanOrEqual(ALLOWED_UNCONFIRMED);
@@ -288,12 +358,20 @@ async function chaos(): Promise<void> {
   // recorded SES message id alone, never by tags: shared/emails/ses-message.ts) and, after their
   // retries, wait in the feedback queues' DLQs for an operator. Each such message must name a
   // recipient of an unconfirmed email: at most one per unconfirmed email in each feedback DLQ.
-  const unconfirmedRecipients = new Set(emails.filter((e) => unconfirmed.has(e.id)).map((e) => String(e.to[0]).toLowerCase()));
+  const unconfirmedRecipients = new Set(
+    emails.filter((e) => unconfirmed.has(e.id)).map((e) => String(e.to[0]).toLowerCase()),
+  );
   const FEEDBACK_DLQS = ['ses-events-dlq', 'ses-suppression-dlq'];
   const untraced = async (queue: string, url: string) => {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 5 }));
-    const recipients = (out.Messages ?? []).flatMap((m) => JSON.parse(JSON.parse(m.Body ?? '{}').Message ?? '{}').mail?.destination ?? ['(unreadable)']);
-    return recipients.filter((to: string) => !FEEDBACK_DLQS.includes(queue) || !unconfirmedRecipients.has(to.toLowerCase()));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 5 }),
+    );
+    const recipients = (out.Messages ?? []).flatMap(
+      (m) => JSON.parse(JSON.parse(m.Body ?? '{}').Message ?? '{}').mail?.destination ?? ['(unreadable)'],
+    );
+    return recipients.filter(
+      (to: string) => !FEEDBACK_DLQS.includes(queue) || !unconfirmedRecipients.has(to.toLowerCase()),
+    );
   };
   const notTraced = async () => {
     const left = await leftInQueues();
@@ -301,29 +379,49 @@ async function chaos(): Promise<void> {
     for (const [queue, count] of Object.entries(left)) {
       if (!FEEDBACK_DLQS.includes(queue) || count > unconfirmed.size) problems[queue] = count;
       else {
-        const url = (await sqs.send(new ListQueuesCommand({ QueueNamePrefix: queue }))).QueueUrls!.find((u) => u.endsWith(`/${queue}`))!;
+        const url = (await sqs.send(new ListQueuesCommand({ QueueNamePrefix: queue }))).QueueUrls!.find((u) =>
+          u.endsWith(`/${queue}`),
+        )!;
         const stray = await untraced(queue, url);
         if (stray.length) problems[queue] = stray;
       }
     }
     return problems;
   };
-  await waitUntil("every queue empty (but for unconfirmed sends' feedback)", notTraced, (problems) => Object.keys(problems).length === 0, 240_000);
+  await waitUntil(
+    "every queue empty (but for unconfirmed sends' feedback)",
+    notTraced,
+    (problems) => Object.keys(problems).length === 0,
+    240_000,
+  );
   sqs.destroy();
 
   // -- the local SES holds each recipient's mail once (an unconfirmed send: zero or one)
   const viewer = /^Mail viewer (http:\/\/\S+)$/m.exec(runtime!.output())![1];
-  const store = (await fetch(`${viewer}/store`).then((r) => r.json())) as { emails: { destination: { to: string[] } }[] };
+  const store = (await fetch(`${viewer}/store`).then((r) => r.json())) as {
+    emails: { destination: { to: string[] } }[];
+  };
   const copies = new Map<string, number>();
-  for (const mail of store.emails) for (const to of mail.destination.to) copies.set(to.toLowerCase(), (copies.get(to.toLowerCase()) ?? 0) + 1);
+  for (const mail of store.emails)
+    for (const to of mail.destination.to) copies.set(to.toLowerCase(), (copies.get(to.toLowerCase()) ?? 0) + 1);
   const wrong = emails.filter((e) => {
     const count = copies.get(String(e.to[0]).toLowerCase()) ?? 0;
     return unconfirmed.has(e.id) ? count > 1 : count !== 1;
   });
-  expect(wrong.map((e) => `${e.to[0]}: ${copies.get(String(e.to[0]).toLowerCase()) ?? 0} (${e.last_event})`)).toEqual([]);
+  expect(wrong.map((e) => `${e.to[0]}: ${copies.get(String(e.to[0]).toLowerCase()) ?? 0} (${e.last_event})`)).toEqual(
+    [],
+  );
 
   const heard = new Set(receiver.receipts.map((r) => r.headers['webhook-id']));
-  const older = (await Promise.all((await committedEvents()).filter((id) => !heard.has(id)).map((id) => getItem(keys.event(runtimeFile.projectId, id))))).map((item) => item?.event_type);
+  const older = (
+    await Promise.all(
+      (
+        await committedEvents()
+      )
+        .filter((id) => !heard.has(id))
+        .map((id) => getItem(keys.event(runtimeFile.projectId, id))),
+    )
+  ).map((item) => item?.event_type);
   process.stdout.write(
     `chaos: ${emails.length} emails final, ${unconfirmed.size} unconfirmed (allowed ${ALLOWED_UNCONFIRMED}), ${receiver.receipts.length} webhook requests; not owed (older than the webhook): ${older.join(', ') || 'none'}\n`,
   );

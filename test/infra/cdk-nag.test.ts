@@ -13,20 +13,38 @@ import { synthesized } from '../support/synth';
 const { app, stack, template } = synthesized();
 
 it('passes the AwsSolutions checks with every finding acknowledged', () => {
-  const violations = new AwsSolutionsChecks(app).validateScope(app).violations.map((v) => ({ ruleName: v.ruleName, description: v.description, violatingConstructs: v.violatingResources }));
+  const violations = new AwsSolutionsChecks(app)
+    .validateScope(app)
+    .violations.map((v) => ({
+      ruleName: v.ruleName,
+      description: v.description,
+      violatingConstructs: v.violatingResources,
+    }));
   // on failure, the list says which rule and where
-  expect(violations.map((v) => `${v.ruleName}: ${v.description} (${v.violatingConstructs.map((c) => c.constructPath).join(', ')})`)).toEqual([]);
+  expect(
+    violations.map(
+      (v) => `${v.ruleName}: ${v.description} (${v.violatingConstructs.map((c) => c.constructPath).join(', ')})`,
+    ),
+  ).toEqual([]);
 });
 
 describe('alarms', () => {
-  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: Record<string, any> }[];
-  const queueOf = (alarm: { Properties: Record<string, any> }) => alarm.Properties.Dimensions?.[0]?.Value?.['Fn::GetAtt']?.[0];
-  const idOf = (name: string, which: 'queue' | 'dlq') => stack.getLogicalId(stack.queues.get(name)![which].node.defaultChild as never);
+  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as {
+    Properties: Record<string, any>;
+  }[];
+  const queueOf = (alarm: { Properties: Record<string, any> }) =>
+    alarm.Properties.Dimensions?.[0]?.Value?.['Fn::GetAtt']?.[0];
+  const idOf = (name: string, which: 'queue' | 'dlq') =>
+    stack.getLogicalId(stack.queues.get(name)![which].node.defaultChild as never);
 
   it('alarm as soon as a message lands in any DLQ', () => {
     for (const { name } of queues) {
       const alarm = alarms.find((a) => queueOf(a) === idOf(name, 'dlq'));
-      expect(alarm?.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(alarm?.Properties).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
     }
   });
 

@@ -24,7 +24,16 @@ describe.each([
     '-c region=eu-west-1',
     'eu-west-1',
     'ap-southeast-2',
-    () => synth({ bundle: false, context: { ...cdkJsonContext, region: 'eu-west-1', apiDomainName: 'email-api.example.com', apiCertificateArn: certificateIn('eu-west-1') } }),
+    () =>
+      synth({
+        bundle: false,
+        context: {
+          ...cdkJsonContext,
+          region: 'eu-west-1',
+          apiDomainName: 'email-api.example.com',
+          apiCertificateArn: certificateIn('eu-west-1'),
+        },
+      }),
   ],
 ])('a stack synthesized for %s', (_name, region, other, build) => {
   let synthesizedApp: Synthesized;
@@ -43,13 +52,26 @@ describe.each([
 
   it("grants SES on the region's identities, configuration sets, tenants and managed reputation policies", () => {
     // an ARN of the template reads `"arn:",{"Ref":"AWS::Partition"},":ses:<region>:",{"Ref":"AWS::AccountId"},":<resource>"`
-    const sesArns = new Set([...text.matchAll(/":ses:([a-z0-9-]+):(?:",\{"Ref":"AWS::AccountId"\},":)?([^"]+)"/g)].map(([, arnRegion, resource]) => `${arnRegion} ${resource}`));
-    expect([...sesArns].sort()).toEqual(expect.arrayContaining([`${region} identity/*`, `${region} configuration-set/es-*`, `${region} tenant/es-*`, `${region} aws:reputation-policy/*`]));
+    const sesArns = new Set(
+      [...text.matchAll(/":ses:([a-z0-9-]+):(?:",\{"Ref":"AWS::AccountId"\},":)?([^"]+)"/g)].map(
+        ([, arnRegion, resource]) => `${arnRegion} ${resource}`,
+      ),
+    );
+    expect([...sesArns].sort()).toEqual(
+      expect.arrayContaining([
+        `${region} identity/*`,
+        `${region} configuration-set/es-*`,
+        `${region} tenant/es-*`,
+        `${region} aws:reputation-policy/*`,
+      ]),
+    );
     expect([...sesArns].filter((arn) => !arn.startsWith(`${region} `))).toEqual([]);
   });
 
   it('tells the operator the region to activate inbound mail in', () => {
-    synthesizedApp.template.hasOutput('ReceiptRuleSetName', { Description: Match.stringLikeRegexp(`--region ${region}$`) });
+    synthesizedApp.template.hasOutput('ReceiptRuleSetName', {
+      Description: Match.stringLikeRegexp(`--region ${region}$`),
+    });
   });
 
   it('names no other region anywhere, and gives no function a region of its own', () => {
@@ -63,7 +85,15 @@ describe.each([
 
   it("takes an API certificate in the stack's region only", () => {
     const withDomain = (certificateRegion: string) => () =>
-      buildApp({ bundle: false, context: { ...cdkJsonContext, region, apiDomainName: 'email-api.example.com', apiCertificateArn: certificateIn(certificateRegion) } });
+      buildApp({
+        bundle: false,
+        context: {
+          ...cdkJsonContext,
+          region,
+          apiDomainName: 'email-api.example.com',
+          apiCertificateArn: certificateIn(certificateRegion),
+        },
+      });
     expect(withDomain(other)).toThrow(new RegExp(`apiCertificateArn must be an ACM certificate ARN in ${region}`));
     if (region === 'eu-west-1') {
       const domain = Object.values(synthesizedApp.resources).find((r) => r.Type === 'AWS::ApiGatewayV2::DomainName');
@@ -74,14 +104,21 @@ describe.each([
 
 describe('a region the stack cannot be deployed to', () => {
   it('refuses a region where SES receives no mail, naming the regions that do', () => {
-    expect(() => buildApp({ bundle: false, context: { ...cdkJsonContext, region: 'eu-south-1' } })).toThrow(/SES email receiving.*not offered in eu-south-1.*eu-west-1.*-c sesReceivingInRegion=true/);
+    expect(() => buildApp({ bundle: false, context: { ...cdkJsonContext, region: 'eu-south-1' } })).toThrow(
+      /SES email receiving.*not offered in eu-south-1.*eu-west-1.*-c sesReceivingInRegion=true/,
+    );
   });
 
   it('builds there when the deploy vouches that AWS has added receiving since (-c sesReceivingInRegion=true)', () => {
-    expect(buildApp({ bundle: false, context: { ...cdkJsonContext, region: 'eu-south-1', sesReceivingInRegion: 'true' } }).stack.region).toBe('eu-south-1');
+    expect(
+      buildApp({ bundle: false, context: { ...cdkJsonContext, region: 'eu-south-1', sesReceivingInRegion: 'true' } })
+        .stack.region,
+    ).toBe('eu-south-1');
   });
 
   it('refuses what is no region code', () => {
-    expect(() => buildApp({ bundle: false, context: { ...cdkJsonContext, region: 'Ireland' } })).toThrow(/region must be an AWS region code like eu-west-1, got "Ireland"/);
+    expect(() => buildApp({ bundle: false, context: { ...cdkJsonContext, region: 'Ireland' } })).toThrow(
+      /region must be an AWS region code like eu-west-1, got "Ireland"/,
+    );
   });
 });

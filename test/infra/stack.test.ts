@@ -11,11 +11,26 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
 import { grantedActions, ROUTE_MEMORY_MB, routeMemoryMb, workerMemoryMb } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
-import { INBOUND_QUEUE, INBOUND_RAW_PREFIX, queues, queueUrlVariable, sesEventSubscriptions, WEBHOOK_FANOUT_FILTER, workers } from '../../functions/workers';
+import {
+  INBOUND_QUEUE,
+  INBOUND_RAW_PREFIX,
+  queues,
+  queueUrlVariable,
+  sesEventSubscriptions,
+  WEBHOOK_FANOUT_FILTER,
+  workers,
+} from '../../functions/workers';
 import { BUNDLE_BANNER } from '../../lib/bundling';
 import { buildApp, workerFunctionId } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
-import { cdkJsonContext, type Resource, type Synthesized, synth, synthesized, synthesizedTuned } from '../support/synth';
+import {
+  cdkJsonContext,
+  type Resource,
+  type Synthesized,
+  synth,
+  synthesized,
+  synthesizedTuned,
+} from '../support/synth';
 
 const allFunctions = [
   ...routes.map((route) => ({ id: functionName(route), routeKey: `${route.method} ${route.path}`, route })),
@@ -33,7 +48,9 @@ describe('EmailService stack (bundling skipped)', () => {
 
   it("keeps every template under CloudFormation's 500 resources, the routes in a nested stack per resource", () => {
     const nested = stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
-    expect(nested.map((n) => n.node.id).sort()).toEqual([...new Set(routes.map((r) => `${functionName({ handler: r.handler.split('/')[0] })}Routes`))].sort());
+    expect(nested.map((n) => n.node.id).sort()).toEqual(
+      [...new Set(routes.map((r) => `${functionName({ handler: r.handler.split('/')[0] })}Routes`))].sort(),
+    );
     for (const t of [template, ...nested.map((n) => Template.fromStack(n))]) {
       expect(Object.keys(t.toJSON().Resources).length).toBeLessThanOrEqual(500);
       expect(Object.keys(t.toJSON().Parameters ?? {}).length).toBeLessThanOrEqual(200);
@@ -58,7 +75,9 @@ describe('EmailService stack (bundling skipped)', () => {
           { AttributeName: 'PK', KeyType: 'HASH' },
           { AttributeName: 'SK', KeyType: 'RANGE' },
         ],
-        AttributeDefinitions: Match.arrayWith(['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' }))),
+        AttributeDefinitions: Match.arrayWith(
+          ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+        ),
         GlobalSecondaryIndexes: [
           {
             IndexName: 'GSI1',
@@ -104,11 +123,14 @@ describe('EmailService stack (bundling skipped)', () => {
     ]);
     // no function of the stack without a declaration
     expect([...stack.functions.keys()].sort()).toEqual([...declared.keys()].sort());
-    for (const [id, memoryMb] of declared) expect({ id, MemorySize: resources[logicalId(id)].Properties.MemorySize }).toEqual({ id, MemorySize: memoryMb });
+    for (const [id, memoryMb] of declared)
+      expect({ id, MemorySize: resources[logicalId(id)].Properties.MemorySize }).toEqual({ id, MemorySize: memoryMb });
   });
 
   it("gives POST /emails/batch, the heaviest write, DELETE /segments/{id} (up to 1,000 memberships) and the domain routes that call SES's control plane 25 s (under HTTP API's 30 s), and every other route 10 s", () => {
-    const longer = allFunctions.filter(({ route }) => route.timeoutSeconds !== undefined).map(({ id }) => [id, resources[logicalId(id)].Properties.Timeout]);
+    const longer = allFunctions
+      .filter(({ route }) => route.timeoutSeconds !== undefined)
+      .map(({ id }) => [id, resources[logicalId(id)].Properties.Timeout]);
     expect(longer.sort()).toEqual([
       ['DeleteDomainsDomainId', 25],
       ['DeleteSegmentsSegmentId', 25],
@@ -135,7 +157,9 @@ describe('EmailService stack (bundling skipped)', () => {
 
   describe('grants each function exactly the table actions of its route', () => {
     /** Every statement that applies to the function's role: its inline policies and attached AWS::IAM::Policy. */
-    function statementsOf(fnId: string): Array<{ Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }> {
+    function statementsOf(
+      fnId: string,
+    ): Array<{ Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }> {
       const roleId = resources[logicalId(fnId)].Properties.Role['Fn::GetAtt'][0];
       const inline = (resources[roleId].Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
       const attached = ofType('AWS::IAM::Policy')
@@ -153,26 +177,43 @@ describe('EmailService stack (bundling skipped)', () => {
       const { table = [], tableByKeys = {} } = routeNeeds(route);
       const expected = [...table, ...Object.keys(tableByKeys)].map((a) => `dynamodb:${a}`).sort();
       expect(dynamoActions(id)).toEqual(expected);
-      for (const statement of statementsOf(id).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')))) {
+      for (const statement of statementsOf(id).filter((s) =>
+        [s.Action].flat().some((a) => a.startsWith('dynamodb:')),
+      )) {
         expect(statement.Effect).toBe('Allow');
         if (statement.Condition) {
           // the pipeline's write of a read-only route: on its own partitions only
           const [action] = [statement.Action].flat();
           expect(statement).toMatchObject({
             Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
-            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': tableByKeys[action.slice('dynamodb:'.length) as keyof typeof tableByKeys] } },
+            Condition: {
+              'ForAllValues:StringLike': {
+                'dynamodb:LeadingKeys': tableByKeys[action.slice('dynamodb:'.length) as keyof typeof tableByKeys],
+              },
+            },
           });
           continue;
         }
-        const tableAndIndexes = [{ 'Fn::GetAtt': [tableId, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']] }];
+        const tableAndIndexes = [
+          { 'Fn::GetAtt': [tableId, 'Arn'] },
+          { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']] },
+        ];
         expect(statement.Resource).toHaveLength(2); // in either order (nested templates list them the other way round)
         expect(statement.Resource).toEqual(expect.arrayContaining(tableAndIndexes));
       }
     });
 
     it('matches the examples the route table promises', () => {
-      expect(dynamoActions('GetSegments')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']); // + the key's lookup, the rate limit's count and the request log's entry
-      expect(routeNeeds(routes.find((r) => r.method === 'GET' && r.path === '/segments')!).tableByKeys).toEqual({ PutItem: ['PROJECT#*#LOGS#*'], UpdateItem: ['RATE_LIMIT#*', 'API_KEY_HASH#*'] }); // those writes on their own partitions only
+      expect(dynamoActions('GetSegments')).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ]); // + the key's lookup, the rate limit's count and the request log's entry
+      expect(routeNeeds(routes.find((r) => r.method === 'GET' && r.path === '/segments')!).tableByKeys).toEqual({
+        PutItem: ['PROJECT#*#LOGS#*'],
+        UpdateItem: ['RATE_LIMIT#*', 'API_KEY_HASH#*'],
+      }); // those writes on their own partitions only
       expect(dynamoActions('GetHealth')).toEqual([]);
       expect(dynamoActions('Fallback')).toEqual([]);
     });
@@ -181,7 +222,14 @@ describe('EmailService stack (bundling skipped)', () => {
       for (const { id } of allFunctions) {
         const roleId = resources[logicalId(id)].Properties.Role['Fn::GetAtt'][0];
         expect(JSON.stringify(resources[roleId].Properties.ManagedPolicyArns)).toBe(
-          JSON.stringify([{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }]),
+          JSON.stringify([
+            {
+              'Fn::Join': [
+                '',
+                ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole'],
+              ],
+            },
+          ]),
         );
       }
     });
@@ -190,7 +238,11 @@ describe('EmailService stack (bundling skipped)', () => {
   it('logs each function to its own log group with a retention, deleted with the stack', () => {
     for (const { id } of allFunctions) {
       const logGroupId = resources[logicalId(id)].Properties.LoggingConfig.LogGroup.Ref;
-      expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', DeletionPolicy: 'Delete', Properties: { RetentionInDays: 30 } });
+      expect(resources[logGroupId]).toMatchObject({
+        Type: 'AWS::Logs::LogGroup',
+        DeletionPolicy: 'Delete',
+        Properties: { RetentionInDays: 30 },
+      });
     }
     // no logRetention custom resource (its Lambda would be one more function to patch)
     template.resourceCountIs('Custom::LogRetention', 0);
@@ -217,7 +269,9 @@ describe('EmailService stack (bundling skipped)', () => {
   it('outputs the API URL and the table name for the API-key CLI', () => {
     template.hasOutput('TableName', { Value: { Ref: tableId } });
     // the endpoint, not the stage URL: no trailing slash for clients to double
-    template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [stack.getLogicalId(stack.api.node.defaultChild as CfnElement), 'ApiEndpoint'] } });
+    template.hasOutput('ApiUrl', {
+      Value: { 'Fn::GetAtt': [stack.getLogicalId(stack.api.node.defaultChild as CfnElement), 'ApiEndpoint'] },
+    });
   });
 });
 
@@ -243,34 +297,47 @@ describe('EmailService app environment', () => {
 
 describe('EmailService queues and workers', () => {
   const { stack, template, resources } = synthesized();
-  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+    stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const policiesOf = (fnLogicalId: string) => {
     const roleId = resources[fnLogicalId].Properties.Role['Fn::GetAtt'][0];
     return Object.values(resources)
-      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
+      .filter(
+        (r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId),
+      )
       .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
   };
 
-  it.each(queues.map((q) => [q.name, q] as const))('queue %s: encrypted, TLS only, a DLQ after maxReceiveCount, and an alarm on the DLQ', (_name, definition) => {
-    const { queue, dlq } = stack.queues.get(definition.name)!;
-    const queueResource = resources[idOf(queue)];
-    expect(queueResource.Properties).toMatchObject({
-      SqsManagedSseEnabled: true,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [idOf(dlq), 'Arn'] }, maxReceiveCount: definition.maxReceiveCount },
-    });
-    expect(queueResource.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(definition.visibilityTimeoutSeconds);
-    for (const q of [queue, dlq]) {
-      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-        Queues: [{ Ref: idOf(q) }],
-        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+  it.each(queues.map((q) => [q.name, q] as const))(
+    'queue %s: encrypted, TLS only, a DLQ after maxReceiveCount, and an alarm on the DLQ',
+    (_name, definition) => {
+      const { queue, dlq } = stack.queues.get(definition.name)!;
+      const queueResource = resources[idOf(queue)];
+      expect(queueResource.Properties).toMatchObject({
+        SqsManagedSseEnabled: true,
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [idOf(dlq), 'Arn'] },
+          maxReceiveCount: definition.maxReceiveCount,
+        },
       });
-    }
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(dlq), 'QueueName'] } }],
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
-    });
-  });
+      expect(queueResource.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(definition.visibilityTimeoutSeconds);
+      for (const q of [queue, dlq]) {
+        template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: idOf(q) }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            ]),
+          },
+        });
+      }
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(dlq), 'QueueName'] } }],
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    },
+  );
 
   it('feeds every queue worker from its queue with partial batch failures', () => {
     for (const worker of workers.filter((w) => w.trigger.kind === 'queue')) {
@@ -308,7 +375,11 @@ describe('EmailService queues and workers', () => {
       MaximumRetryAttempts: 50,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } }) }] },
+      FilterCriteria: {
+        Filters: [
+          { Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } }) },
+        ],
+      },
     });
     // it may read the stream, and send to the delivery queue
     const statements = policiesOf(fnId);
@@ -323,12 +394,18 @@ describe('EmailService queues and workers', () => {
       FunctionName: { Ref: fnId },
       EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['segment'] } } } }) }] },
+      FilterCriteria: {
+        Filters: [
+          { Pattern: JSON.stringify({ eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['segment'] } } } }) },
+        ],
+      },
     });
     expect(resources[fnId].Properties.Timeout).toBe(300);
     // it removes memberships in transactions: the delete and update actions, and nothing it does not need
     const actions = policiesOf(fnId).flatMap((st) => [st.Action].flat());
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']),
+    );
     expect(actions).not.toContain('dynamodb:PutItem');
   });
 
@@ -339,7 +416,9 @@ describe('EmailService queues and workers', () => {
     const consume = policiesOf(fnId).find((st) => [st.Action].flat().includes('sqs:ChangeMessageVisibility'));
     expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [idOf(queue), 'Arn'] });
     // it knows its own queue's URL for that call, and may not send to it (a retry is the same message, later)
-    expect(resources[fnId].Properties.Environment.Variables[queueUrlVariable('webhook-delivery')]).toEqual({ Ref: idOf(queue) });
+    expect(resources[fnId].Properties.Environment.Variables[queueUrlVariable('webhook-delivery')]).toEqual({
+      Ref: idOf(queue),
+    });
     expect(policiesOf(fnId).flatMap((st) => [st.Action].flat())).not.toContain('sqs:SendMessage');
     // never local mode on AWS: no plain-http loopback endpoints, and resolved addresses are checked
     expect(resources[fnId].Properties.Environment.Variables.ALLOW_HTTP_LOOPBACK_WEBHOOKS).toBeUndefined();
@@ -362,9 +441,12 @@ describe('EmailService queues and workers', () => {
         .flatMap((st) => [st.Resource].flat())
         .filter((arn) => JSON.stringify(arn) !== JSON.stringify(streamFailures));
       expect(sendTo).toHaveLength(named.length);
-      expect(sendTo).toEqual(expect.arrayContaining(named.map((name) => ({ 'Fn::GetAtt': [idOf(stack.queues.get(name)!.queue), 'Arn'] }))));
+      expect(sendTo).toEqual(
+        expect.arrayContaining(named.map((name) => ({ 'Fn::GetAtt': [idOf(stack.queues.get(name)!.queue), 'Arn'] }))),
+      );
       const variables = resources[logical].Properties.Environment.Variables;
-      for (const name of named) expect(variables[queueUrlVariable(name)]).toEqual({ Ref: idOf(stack.queues.get(name)!.queue) });
+      for (const name of named)
+        expect(variables[queueUrlVariable(name)]).toEqual({ Ref: idOf(stack.queues.get(name)!.queue) });
       // and no other queue's URL, but a queue worker's own
       const trigger = workers.find((w) => workerFunctionId(w.name) === id)?.trigger;
       const known = [...named, ...(trigger?.kind === 'queue' ? [trigger.queue] : [])].map(queueUrlVariable);
@@ -379,12 +461,18 @@ describe('EmailService queues and workers', () => {
 
 describe('EmailService SES permissions', () => {
   const { stack, template, resources } = synthesized();
-  const idOf = (fnId: string) => Stack.of(stack.functions.get(fnId)!).getLogicalId(stack.functions.get(fnId)!.node.defaultChild as CfnElement);
+  const idOf = (fnId: string) =>
+    Stack.of(stack.functions.get(fnId)!).getLogicalId(stack.functions.get(fnId)!.node.defaultChild as CfnElement);
   const sesStatements = (fnId: string) => {
     const roleId = resources[idOf(fnId)].Properties.Role['Fn::GetAtt'][0];
     return Object.values(resources)
-      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
-      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Effect: string }[])
+      .filter(
+        (r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId),
+      )
+      .flatMap(
+        (r) =>
+          r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Effect: string }[],
+      )
       .filter((st) => [st.Action].flat().some((a) => a.startsWith('ses:')));
   };
   const declared = [
@@ -406,26 +494,31 @@ describe('EmailService SES permissions', () => {
   const tenants = 'arn:<AWS::Partition>:ses:ap-southeast-2:<AWS::AccountId>:tenant/es-*';
   const reputationPolicies = 'arn:<AWS::Partition>:ses:ap-southeast-2:aws:reputation-policy/*';
 
-  it.each(declared.map((d) => [d.fnId, d] as const))('%s: exactly the SES actions it declares, each on its resources only', (_id, { fnId, ses }) => {
-    const statements = sesStatements(fnId);
-    expect(statements.flatMap((st) => [st.Action].flat()).sort()).toEqual([...ses].sort());
-    for (const statement of statements) {
-      expect(statement.Effect).toBe('Allow');
-      const resources = [statement.Resource].flat().map(arnText).sort();
-      for (const action of [statement.Action].flat()) {
-        if (action === 'ses:GetAccount')
-          expect(resources).toEqual(['*']); // no resource type
-        else if (action === 'ses:SendEmail')
-          expect(resources).toEqual([configurationSets, identities, tenants]); // a send names the project's tenant
-        else if (action === 'ses:CreateTenantResourceAssociation') expect(resources).toEqual([configurationSets, identities, tenants]);
-        else if (action === 'ses:UpdateReputationEntityPolicy') expect(resources).toEqual([tenants, reputationPolicies]);
-        else if (action.includes('Tenant') || action === 'ses:TagResource')
-          expect(resources).toEqual([tenants]); // TagResource: the tag CreateTenant carries
-        else if (action.includes('ConfigurationSet')) expect(resources).toEqual([configurationSets]);
-        else expect(resources).toEqual([configurationSets, identities]);
+  it.each(declared.map((d) => [d.fnId, d] as const))(
+    '%s: exactly the SES actions it declares, each on its resources only',
+    (_id, { fnId, ses }) => {
+      const statements = sesStatements(fnId);
+      expect(statements.flatMap((st) => [st.Action].flat()).sort()).toEqual([...ses].sort());
+      for (const statement of statements) {
+        expect(statement.Effect).toBe('Allow');
+        const resources = [statement.Resource].flat().map(arnText).sort();
+        for (const action of [statement.Action].flat()) {
+          if (action === 'ses:GetAccount')
+            expect(resources).toEqual(['*']); // no resource type
+          else if (action === 'ses:SendEmail')
+            expect(resources).toEqual([configurationSets, identities, tenants]); // a send names the project's tenant
+          else if (action === 'ses:CreateTenantResourceAssociation')
+            expect(resources).toEqual([configurationSets, identities, tenants]);
+          else if (action === 'ses:UpdateReputationEntityPolicy')
+            expect(resources).toEqual([tenants, reputationPolicies]);
+          else if (action.includes('Tenant') || action === 'ses:TagResource')
+            expect(resources).toEqual([tenants]); // TagResource: the tag CreateTenant carries
+          else if (action.includes('ConfigurationSet')) expect(resources).toEqual([configurationSets]);
+          else expect(resources).toEqual([configurationSets, identities]);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('gives the domain routes the SES calls they make, and nothing SES to the rest', () => {
     expect(sesStatements('PostDomains').flatMap((st) => [st.Action].flat())).toEqual(
@@ -441,7 +534,9 @@ describe('EmailService SES permissions', () => {
     // the tenants' reputation policy, from context (standard by default)
     const postDomains = resources[idOf('PostDomains')].Properties.Environment.Variables;
     expect(postDomains.SES_TENANT_REPUTATION_POLICY).toBe('standard');
-    expect(sesStatements('PostDomainsDomainIdVerify').flatMap((st) => [st.Action].flat())).toEqual(['ses:GetEmailIdentity']);
+    expect(sesStatements('PostDomainsDomainIdVerify').flatMap((st) => [st.Action].flat())).toEqual([
+      'ses:GetEmailIdentity',
+    ]);
     expect(sesStatements('GetDomains')).toEqual([]);
     expect(sesStatements('PostSegments')).toEqual([]);
   });
@@ -449,14 +544,17 @@ describe('EmailService SES permissions', () => {
   it('checks pending domains every minute from an EventBridge rule', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 minute)',
-      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [idOf(workerFunctionId('domain-verification')), 'Arn'] } })]),
+      Targets: Match.arrayWith([
+        Match.objectLike({ Arn: { 'Fn::GetAtt': [idOf(workerFunctionId('domain-verification')), 'Arn'] } }),
+      ]),
     });
   });
 });
 
 describe('EmailService SES events topic', () => {
   const { stack, template, resources } = synthesized();
-  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+    stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const topicId = idOf(stack.sesEventsTopic);
 
   it('is encrypted with a key SES may use, TLS only, and only SES of this account may publish', () => {
@@ -465,21 +563,33 @@ describe('EmailService SES events topic', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'ses.amazonaws.com' }, Action: 'sns:Publish', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'ses.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
         ]),
       },
     });
   });
 
-  it.each(sesEventSubscriptions.map((s) => [s.queue, s] as const))('feeds the %s queue with the same body filter as the local runtime', (_name, subscription) => {
-    const props: Record<string, unknown> = {
-      Protocol: 'sqs',
-      TopicArn: { Ref: topicId },
-      Endpoint: { 'Fn::GetAtt': [idOf(stack.queues.get(subscription.queue)!.queue), 'Arn'] },
-    };
-    if (subscription.bodyFilter) Object.assign(props, { FilterPolicyScope: 'MessageBody', FilterPolicy: { eventType: [...subscription.bodyFilter.eventType] } });
-    template.hasResourceProperties('AWS::SNS::Subscription', props);
-  });
+  it.each(sesEventSubscriptions.map((s) => [s.queue, s] as const))(
+    'feeds the %s queue with the same body filter as the local runtime',
+    (_name, subscription) => {
+      const props: Record<string, unknown> = {
+        Protocol: 'sqs',
+        TopicArn: { Ref: topicId },
+        Endpoint: { 'Fn::GetAtt': [idOf(stack.queues.get(subscription.queue)!.queue), 'Arn'] },
+      };
+      if (subscription.bodyFilter)
+        Object.assign(props, {
+          FilterPolicyScope: 'MessageBody',
+          FilterPolicy: { eventType: [...subscription.bodyFilter.eventType] },
+        });
+      template.hasResourceProperties('AWS::SNS::Subscription', props);
+    },
+  );
 
   it('tells the functions that make event destinations where the topic is', () => {
     for (const [id, fn] of stack.functions) {
@@ -496,7 +606,8 @@ function functionTemplates(stack: Stack & { functions: Map<string, Construct> },
   const templates = new Map<Stack, Record<string, Resource>>();
   const resourcesOf = (construct: Construct) => {
     const owner = Stack.of(construct);
-    if (!templates.has(owner)) templates.set(owner, owner === stack ? resources : Template.fromStack(owner).toJSON().Resources);
+    if (!templates.has(owner))
+      templates.set(owner, owner === stack ? resources : Template.fromStack(owner).toJSON().Resources);
     return templates.get(owner)!;
   };
   const functionResource = (fnId: string) => {
@@ -508,7 +619,8 @@ function functionTemplates(stack: Stack & { functions: Map<string, Construct> },
 
 describe('EmailService inbound mail', () => {
   const { stack, template, resources } = synthesized();
-  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+    stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const bucketId = idOf(stack.inbound.bucket);
   const topicId = idOf(stack.inbound.topic);
   const { queue, dlq } = stack.queues.get(INBOUND_QUEUE)!;
@@ -518,7 +630,9 @@ describe('EmailService inbound mail', () => {
     const own = resourcesOf(stack.functions.get(fnId)!);
     const roleId = functionResource(fnId).Properties.Role['Fn::GetAtt'][0];
     return Object.values(own)
-      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId))
+      .filter(
+        (r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId),
+      )
       .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
       .filter((st) => JSON.stringify(st.Resource).includes(bucket))
       .flatMap((st) => [st.Action].flat())
@@ -530,8 +644,15 @@ describe('EmailService inbound mail', () => {
     expect(resources[bucketId]).toMatchObject({
       DeletionPolicy: 'Retain',
       Properties: {
-        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         LifecycleConfiguration: { Rules: [expect.objectContaining({ Status: 'Enabled', ExpirationInDays: 30 })] },
       },
     });
@@ -540,7 +661,12 @@ describe('EmailService inbound mail', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'ses.amazonaws.com' }, Action: 's3:PutObject', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'ses.amazonaws.com' },
+            Action: 's3:PutObject',
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
         ]),
       },
     });
@@ -548,8 +674,12 @@ describe('EmailService inbound mail', () => {
 
   it('takes the retention from the inboundRetentionDays context', () => {
     const custom = synthesizedTuned().template; // inboundRetentionDays: 90
-    custom.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90 })] } });
-    expect(() => buildApp({ bundle: false, context: { inboundRetentionDays: 'soon' } })).toThrow(/inboundRetentionDays/);
+    custom.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90 })] },
+    });
+    expect(() => buildApp({ bundle: false, context: { inboundRetentionDays: 'soon' } })).toThrow(
+      /inboundRetentionDays/,
+    );
   });
 
   it('receives with an SES receipt rule that scans for spam and viruses, stores the raw message and notifies the inbound topic', () => {
@@ -559,7 +689,15 @@ describe('EmailService inbound mail', () => {
       Rule: {
         Enabled: true,
         ScanEnabled: true,
-        Actions: [{ S3Action: { BucketName: { Ref: bucketId }, ObjectKeyPrefix: INBOUND_RAW_PREFIX, TopicArn: { Ref: topicId } } }],
+        Actions: [
+          {
+            S3Action: {
+              BucketName: { Ref: bucketId },
+              ObjectKeyPrefix: INBOUND_RAW_PREFIX,
+              TopicArn: { Ref: topicId },
+            },
+          },
+        ],
       },
     });
     const [, rule] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::SES::ReceiptRule')!;
@@ -574,11 +712,20 @@ describe('EmailService inbound mail', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'ses.amazonaws.com' }, Action: 'sns:Publish', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'ses.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
         ]),
       },
     });
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', TopicArn: { Ref: topicId }, Endpoint: { 'Fn::GetAtt': [idOf(queue), 'Arn'] } });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      TopicArn: { Ref: topicId },
+      Endpoint: { 'Fn::GetAtt': [idOf(queue), 'Arn'] },
+    });
   });
 
   it('feeds the inbound worker from its queue, with a DLQ and an alarm on it', () => {
@@ -588,8 +735,14 @@ describe('EmailService inbound mail', () => {
       EventSourceArn: { 'Fn::GetAtt': [idOf(queue), 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(resources[idOf(queue)].Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [idOf(dlq), 'Arn'] }, maxReceiveCount: 5 });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(dlq), 'QueueName'] } }], Threshold: 0 });
+    expect(resources[idOf(queue)].Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [idOf(dlq), 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(dlq), 'QueueName'] } }],
+      Threshold: 0,
+    });
   });
 
   it('lets the worker read and write the bucket, the receiving routes only read it, the test-mode sender only put its loopback mail, and nobody else (the live senders included) touch it', () => {
@@ -599,7 +752,10 @@ describe('EmailService inbound mail', () => {
     for (const id of senders) expect(s3Actions(id)).toEqual(['s3:PutObject']);
     const worker = workerFunctionId('inbound');
     expect(s3Actions(worker)).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
-    expect(functionResource(worker).Properties.Environment.Variables).toMatchObject({ INBOUND_BUCKET: { Ref: bucketId }, INBOUND_RETENTION_DAYS: '30' });
+    expect(functionResource(worker).Properties.Environment.Variables).toMatchObject({
+      INBOUND_BUCKET: { Ref: bucketId },
+      INBOUND_RETENTION_DAYS: '30',
+    });
     for (const id of stack.functions.keys()) {
       const variables = functionResource(id).Properties.Environment.Variables;
       if (readers.includes(id)) {
@@ -617,12 +773,15 @@ describe('EmailService send queues sized by the send rate', () => {
   /** The event source mapping of a worker's function. */
   const mapping = ({ resources, stack }: Synthesized, worker: string) => {
     const fnId = stack.getLogicalId(stack.functions.get(workerFunctionId(worker))!.node.defaultChild as CfnElement);
-    return Object.values(resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName?.Ref === fnId)!.Properties;
+    return Object.values(resources).find(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName?.Ref === fnId,
+    )!.Properties;
   };
 
   it("gives both senders a second of sends in flight at SES's usual 14/s by default, and more for a faster account (context sesSendRate)", () => {
     const usual = synthesized();
-    for (const worker of ['sender', 'bulk-sender']) expect(mapping(usual, worker)).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 2 } });
+    for (const worker of ['sender', 'bulk-sender'])
+      expect(mapping(usual, worker)).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 2 } });
     const fast = synthesizedTuned(); // sesSendRate: 500
     expect(mapping(fast, 'sender')).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 50 } });
     const sandbox = synth({ bundle: false, context: { ...cdkJsonContext, sesSendRate: 1 } });
@@ -639,17 +798,30 @@ describe('EmailService content bucket', () => {
     expect(resources[bucketId]).toMatchObject({
       DeletionPolicy: 'Retain',
       Properties: {
-        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         LifecycleConfiguration: {
-          Rules: [expect.objectContaining({ ExpirationInDays: 61, Status: 'Enabled' }), expect.objectContaining({ Prefix: 'imports/', ExpirationInDays: 1, Status: 'Enabled' })],
+          Rules: [
+            expect.objectContaining({ ExpirationInDays: 61, Status: 'Enabled' }),
+            expect.objectContaining({ Prefix: 'imports/', ExpirationInDays: 1, Status: 'Enabled' }),
+          ],
         },
       },
     });
   });
 
   it('tells exactly the functions that declare it the bucket and the retention', () => {
-    const declaring = new Set([...routes.filter((r) => r.needs.contentBucket).map((r) => functionName(r)), ...workers.filter((w) => w.needs.contentBucket).map((w) => workerFunctionId(w.name))]);
+    const declaring = new Set([
+      ...routes.filter((r) => r.needs.contentBucket).map((r) => functionName(r)),
+      ...workers.filter((w) => w.needs.contentBucket).map((w) => workerFunctionId(w.name)),
+    ]);
     expect([...declaring].sort()).toEqual(
       [
         'AttachmentFetcherWorker', // reads an email's content, stores its fetched attachments
@@ -670,25 +842,47 @@ describe('EmailService content bucket', () => {
     );
     for (const id of stack.functions.keys()) {
       const variables = functionResource(id).Properties.Environment.Variables;
-      if (declaring.has(id)) expect(variables).toMatchObject({ CONTENT_BUCKET: expect.anything(), EMAIL_RETENTION_DAYS: '30' });
+      if (declaring.has(id))
+        expect(variables).toMatchObject({ CONTENT_BUCKET: expect.anything(), EMAIL_RETENTION_DAYS: '30' });
       else expect(variables.CONTENT_BUCKET).toBeUndefined();
     }
   });
 
   it('lets every function that reads the bucket list it (S3 answers a missing key 403 without), and no writer', () => {
     const listing = (access: string) =>
-      [...routes.map((r) => [functionName(r), r.needs.contentBucket] as const), ...workers.map((w) => [workerFunctionId(w.name), w.needs.contentBucket] as const)]
+      [
+        ...routes.map((r) => [functionName(r), r.needs.contentBucket] as const),
+        ...workers.map((w) => [workerFunctionId(w.name), w.needs.contentBucket] as const),
+      ]
         .filter(([, a]) => a === access)
         .map(([id]) => id);
     const listStatements = (id: string) =>
       Object.values(resourcesOf(stack.functions.get(id)!))
-        .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === functionResource(id).Properties.Role['Fn::GetAtt'][0]))
-        .flatMap((r) => r.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[])
+        .filter(
+          (r) =>
+            r.Type === 'AWS::IAM::Policy' &&
+            r.Properties.Roles.some(
+              (ref: { Ref: string }) => ref.Ref === functionResource(id).Properties.Role['Fn::GetAtt'][0],
+            ),
+        )
+        .flatMap(
+          (r) =>
+            r.Properties.PolicyDocument.Statement as {
+              Action: string | string[];
+              Resource: unknown;
+              Condition?: unknown;
+            }[],
+        )
         .filter((st) => [st.Action].flat().includes('s3:ListBucket'));
     expect(listing('read')).toContain('GetEmailsEmailIdAttachments');
     for (const id of [...listing('read'), ...listing('read-write')]) {
       const [statement, ...more] = listStatements(id);
-      expect({ id, more, action: statement?.Action, condition: statement?.Condition }).toEqual({ id, more: [], action: 's3:ListBucket', condition: undefined });
+      expect({ id, more, action: statement?.Action, condition: statement?.Condition }).toEqual({
+        id,
+        more: [],
+        action: 's3:ListBucket',
+        condition: undefined,
+      });
       expect(JSON.stringify(statement.Resource)).toMatch(/ContentBucket[^/]*Arn/); // the bucket itself, not its objects
     }
     for (const id of listing('write')) expect(listStatements(id)).toEqual([]);

@@ -12,7 +12,8 @@ import { workerFunctionId } from '../../lib/email-service-stack';
 import { synthesized } from '../support/synth';
 
 const { stack, resources } = synthesized();
-const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(construct.node.defaultChild as CfnElement);
 
 describe('the webhook delivery queue', () => {
   const { queue } = stack.queues.get('webhook-delivery')!;
@@ -26,13 +27,23 @@ describe('the webhook delivery queue', () => {
 
   it("leaves two receives per scheduled attempt before the DLQ (a throttled endpoint's delivery is held, then attempted)", () => {
     const scheduledAttempts = 8; // the first and the 7 retries of DESIGN.md's schedule
-    expect(properties.RedrivePolicy.maxReceiveCount).toBe(queues.find((q) => q.name === 'webhook-delivery')!.maxReceiveCount);
+    expect(properties.RedrivePolicy.maxReceiveCount).toBe(
+      queues.find((q) => q.name === 'webhook-delivery')!.maxReceiveCount,
+    );
     expect(properties.RedrivePolicy.maxReceiveCount).toBeGreaterThanOrEqual(2 * scheduledAttempts + 8);
   });
 
   it('feeds the dispatcher 20 invocations at most, reporting batch item failures (held and retried messages stay queued)', () => {
-    const fnId = stack.getLogicalId(stack.functions.get(workerFunctionId('webhook-dispatcher'))!.node.defaultChild as CfnElement);
-    const mapping = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName?.Ref === fnId)!.Properties;
-    expect(mapping).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [idOf(queue), 'Arn'] }, ScalingConfig: { MaximumConcurrency: 20 }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    const fnId = stack.getLogicalId(
+      stack.functions.get(workerFunctionId('webhook-dispatcher'))!.node.defaultChild as CfnElement,
+    );
+    const mapping = Object.values(resources).find(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName?.Ref === fnId,
+    )!.Properties;
+    expect(mapping).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [idOf(queue), 'Arn'] },
+      ScalingConfig: { MaximumConcurrency: 20 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
   });
 });

@@ -15,7 +15,14 @@
  *   page 3: as it should.
  */
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, DeleteQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as fanOut } from '../../functions/workers/broadcast-fanout';
 import { QueuePoller } from '../../local/lambda/queue-poller';
@@ -41,7 +48,16 @@ const config = { region: 'ap-southeast-2', credentials: runtimeCredentials() };
 const suffix = newId().slice(-12);
 const tableName = `broadcast-fanout-${suffix}`;
 const saved = { ...process.env };
-const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'SEND_RATE_PER_SECOND', 'QUEUE_URL_BROADCAST_FANOUT', 'QUEUE_URL_SEND', 'QUEUE_URL_SEND_BULK', 'BROADCAST_PAGE_SIZE', 'PUBLIC_API_URL'];
+const VARIABLES = [
+  'TABLE_NAME',
+  'AWS_ENDPOINT_URL_SQS',
+  'SEND_RATE_PER_SECOND',
+  'QUEUE_URL_BROADCAST_FANOUT',
+  'QUEUE_URL_SEND',
+  'QUEUE_URL_SEND_BULK',
+  'BROADCAST_PAGE_SIZE',
+  'PUBLIC_API_URL',
+];
 
 let dynamo: DynamoDBClient;
 let sqs: SQSClient;
@@ -57,7 +73,11 @@ beforeAll(async () => {
   dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
   sqs = new SQSClient({ ...config, endpoint: runtime.sqsEndpoint });
   await dynamo.send(new CreateTableCommand(createTableInput(tableName, { stream: false }))); // no stream: nothing reads it (lib/table-definition.ts)
-  fanOutQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `broadcast-fanout-${suffix}`, Attributes: { VisibilityTimeout: '1' } }))).QueueUrl!;
+  fanOutQueueUrl = (
+    await sqs.send(
+      new CreateQueueCommand({ QueueName: `broadcast-fanout-${suffix}`, Attributes: { VisibilityTimeout: '1' } }),
+    )
+  ).QueueUrl!;
   sendQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `send-${suffix}` }))).QueueUrl!;
   Object.assign(process.env, {
     TABLE_NAME: tableName,
@@ -73,7 +93,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
-  for (const url of [fanOutQueueUrl, sendQueueUrl]) await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
+  for (const url of [fanOutQueueUrl, sendQueueUrl])
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
   for (const name of VARIABLES) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
@@ -83,9 +104,21 @@ afterAll(async () => {
 });
 
 /** The fan-out function fed from a fan-out queue of this test's, one message per invocation, through `handler`. */
-async function fanOutPoller(handler: (event: never) => ReturnType<typeof fanOut>, queueUrl = fanOutQueueUrl): Promise<QueuePoller> {
-  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-  return new QueuePoller({ fn: workerFunction('broadcast-fanout'), sqs, queueUrl, queueArn, batchSize: 1, handler: handler as never, idleMs: 20 });
+async function fanOutPoller(
+  handler: (event: never) => ReturnType<typeof fanOut>,
+  queueUrl = fanOutQueueUrl,
+): Promise<QueuePoller> {
+  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] })))
+    .Attributes!.QueueArn!;
+  return new QueuePoller({
+    fn: workerFunction('broadcast-fanout'),
+    sqs,
+    queueUrl,
+    queueArn,
+    batchSize: 1,
+    handler: handler as never,
+    idleMs: 20,
+  });
 }
 
 /** Every item of a (sharded) collection of this test's table. */
@@ -95,7 +128,12 @@ async function queryAll(collection: { PKs: string[]; prefix: string }) {
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const out = await documentClient.send(
-        new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': collection.prefix }, ExclusiveStartKey }),
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+          ExpressionAttributeValues: { ':pk': pk, ':p': collection.prefix },
+          ExclusiveStartKey,
+        }),
       );
       items.push(...(out.Items ?? []));
       ExclusiveStartKey = out.LastEvaluatedKey;
@@ -108,11 +146,23 @@ async function queryAll(collection: { PKs: string[]; prefix: string }) {
 async function drain(queueUrl: string): Promise<string[]> {
   const bodies: string[] = [];
   for (let empty = 0; empty < 2; ) {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 }));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 60,
+      }),
+    );
     if (!out.Messages?.length) empty++;
     bodies.push(...(out.Messages ?? []).map((m) => m.Body!));
     if (out.Messages?.length) {
-      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: out.Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: out.Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
     }
   }
   return bodies;
@@ -139,7 +189,16 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   })).map((c) => ({ ...c, id: c.SK.slice('CONTACT#'.length) }));
   const items = [
     { ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'All' },
-    { ...keys.topic(projectId, topicId), ...base, type: 'topic', id: topicId, name: 'News', description: null, default_subscription: 'opt_in', visibility: 'public' },
+    {
+      ...keys.topic(projectId, topicId),
+      ...base,
+      type: 'topic',
+      id: topicId,
+      name: 'News',
+      description: null,
+      default_subscription: 'opt_in',
+      visibility: 'public',
+    },
     { ...keys.suppression(projectId, contacts[1].email), ...base, type: 'suppression', email: contacts[1].email },
     // the sending domain's name claim, as createDomain leaves it: the fan-out takes its configuration set
     {
@@ -155,7 +214,13 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
       sending: 'enabled',
     },
     ...contacts,
-    ...contacts.map((c) => ({ ...keys.segmentMember(projectId, segmentId, c.id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: c.id })),
+    ...contacts.map((c) => ({
+      ...keys.segmentMember(projectId, segmentId, c.id),
+      ...base,
+      type: 'segment_member',
+      segment_id: segmentId,
+      contact_id: c.id,
+    })),
     {
       ...keys.broadcast(projectId, broadcastId),
       ...keys.broadcastDue(projectId, broadcastId, new Date(Date.now() + FANOUT_LEASE_MS).toISOString()),
@@ -186,18 +251,21 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
       text: 'Hi {{FIRST_NAME}}',
     },
   ];
-  for (let i = 0; i < items.length; i += 25) await table.transact(items.slice(i, i + 25).map((item) => table.put(item)));
+  for (let i = 0; i < items.length; i += 25)
+    await table.transact(items.slice(i, i + 25).map((item) => table.put(item)));
 
   // page 1's next-page message goes nowhere; page 2 dies after its first transaction
   let pages = 0;
   let pageTwoTransactions = 0;
   installAwsCallChecker((call) => {
     checkNeeds?.(call);
-    if (pages === 2 && call.operation === 'TransactWriteItemsCommand' && ++pageTwoTransactions === 2) throw new Error('the Lambda died here');
+    if (pages === 2 && call.operation === 'TransactWriteItemsCommand' && ++pageTwoTransactions === 2)
+      throw new Error('the Lambda died here');
   });
   const poller = await fanOutPoller(async (event) => {
     pages++;
-    if (pages === 1) process.env.QUEUE_URL_BROADCAST_FANOUT = `${runtime.sqsEndpoint}/000000000000/no-such-queue-${suffix}`;
+    if (pages === 1)
+      process.env.QUEUE_URL_BROADCAST_FANOUT = `${runtime.sqsEndpoint}/000000000000/no-such-queue-${suffix}`;
     try {
       return await fanOut(event);
     } finally {
@@ -217,9 +285,20 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   await pollUntil(async () => pages >= 1);
   // page 1 done and its message deleted (not failed: it would come back after its 1 s visibility), and no next page enqueued
   const fanOutBacklog = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: fanOutQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: fanOutQueueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
   );
-  expect(fanOutBacklog.Attributes).toEqual({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0', ApproximateNumberOfMessagesDelayed: '0' });
+  expect(fanOutBacklog.Attributes).toEqual({
+    ApproximateNumberOfMessages: '0',
+    ApproximateNumberOfMessagesNotVisible: '0',
+    ApproximateNumberOfMessagesDelayed: '0',
+  });
   expect(await poller.pollOnce()).toBe(0); // nothing: the next-page message was lost
   expect(pages).toBe(1);
   expect(await broadcast()).toMatchObject({ status: 'sending', count_recipients: 40 });
@@ -229,7 +308,13 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   await pollUntil(async () => (await broadcast())?.status === 'sent');
 
   expect(pages).toBe(4); // 1, 2 (died), 2 again, 3
-  expect(await broadcast()).toMatchObject({ status: 'sent', count_recipients: 100, count_sent: 97, count_skipped: 3, count_failed: 0 });
+  expect(await broadcast()).toMatchObject({
+    status: 'sent',
+    count_recipients: 100,
+    count_sent: 97,
+    count_skipped: 3,
+    count_failed: 0,
+  });
 
   const emails = await queryAll(keys.emails(projectId));
   expect(emails).toHaveLength(97);
@@ -237,14 +322,24 @@ it('sends every recipient exactly one email when a page dies halfway and a next-
   expect(new Set(recipients).size).toBe(97);
   expect(recipients).not.toEqual(expect.arrayContaining([contacts[0].email, contacts[1].email, contacts[2].email]));
   const sample = emails.find((e) => (e.to as string[])[0] === 'reader7@example.com')!;
-  expect(sample).toMatchObject({ broadcast_id: broadcastId, subject: 'Hello Reader7', last_event: 'queued', from: 'News <news@example.com>', configuration_set: 'es-d-1' });
+  expect(sample).toMatchObject({
+    broadcast_id: broadcastId,
+    subject: 'Hello Reader7',
+    last_event: 'queued',
+    from: 'News <news@example.com>',
+    configuration_set: 'es-d-1',
+  });
   expect(sample).not.toHaveProperty('html'); // the content is stored once, apart from the email's item
   const content = (await getEmailContent(projectId, sample.id as string))!;
   expect(content.text).toBe('Hi Reader7');
-  expect(content.html).toMatch(/^<p>Hi Reader7 \(pro\)<\/p><a href="https:\/\/email\.example\.test\/unsubscribe\/[A-Za-z0-9_-]+">/);
+  expect(content.html).toMatch(
+    /^<p>Hi Reader7 \(pro\)<\/p><a href="https:\/\/email\.example\.test\/unsubscribe\/[A-Za-z0-9_-]+">/,
+  );
   const headers = content.headers;
   expect(headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
-  const token = /^<https:\/\/email\.example\.test\/unsubscribe\/([A-Za-z0-9_-]+)>$/.exec(headers['List-Unsubscribe'])![1];
+  const token = /^<https:\/\/email\.example\.test\/unsubscribe\/([A-Za-z0-9_-]+)>$/.exec(
+    headers['List-Unsubscribe'],
+  )![1];
   expect(await readUnsubscribeToken(token)).toEqual({ projectId, contactId: contacts[7].id, topicId });
 
   const outcomes = await queryAll(keys.broadcastRecipients(projectId, broadcastId));
@@ -269,13 +364,17 @@ it('ends a broadcast failed, with the page and the error, when a page keeps fail
   // every transaction of the fan-out fails, as DynamoDB refuses one that is too large
   installAwsCallChecker((call) => {
     checkNeeds?.(call);
-    if (call.operation === 'TransactWriteItemsCommand') throw Object.assign(new Error('Transaction payload size cannot exceed 4MB'), { name: 'ValidationException' });
+    if (call.operation === 'TransactWriteItemsCommand')
+      throw Object.assign(new Error('Transaction payload size cannot exceed 4MB'), { name: 'ValidationException' });
   });
   const message = { project_id: projectId, broadcast_id: broadcastId, after: '' };
   const event = { Records: [sqsRecord('m', JSON.stringify(message))] };
   const answers = [];
   for (let attempt = 1; attempt <= MAX_PAGE_ATTEMPTS; attempt++)
-    answers.push(((await invoke(workerFunction('broadcast-fanout'), fanOut as never, event)) as { batchItemFailures: unknown[] }).batchItemFailures.length);
+    answers.push(
+      ((await invoke(workerFunction('broadcast-fanout'), fanOut as never, event)) as { batchItemFailures: unknown[] })
+        .batchItemFailures.length,
+    );
   expect(answers).toEqual([1, 1, 1, 1, 0]); // retried four times, then done with: the broadcast has ended
   const ended = await table.getItem(keys.broadcast(projectId, broadcastId));
   expect(ended).toMatchObject({
@@ -287,7 +386,9 @@ it('ends a broadcast failed, with the page and the error, when a page keeps fail
 
 it("drops a message that is not the broadcast's cursor, and reports an unreadable one as a batch item failure", async () => {
   const stale = JSON.stringify({ project_id: newId(), broadcast_id: newId(), after: '' }); // readable, no such broadcast: done with
-  const result = await fanOut({ Records: [sqsRecord('bad-json', '{'), sqsRecord('bad-shape', '{"project_id":1}'), sqsRecord('stale', stale)] } as never);
+  const result = await fanOut({
+    Records: [sqsRecord('bad-json', '{'), sqsRecord('bad-shape', '{"project_id":1}'), sqsRecord('stale', stale)],
+  } as never);
   expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);
 });
 
@@ -315,8 +416,25 @@ async function queuedBroadcast(count: number) {
       sending: 'enabled',
     },
     ...contactIds.flatMap((id, i) => [
-      { ...keys.contact(projectId, id), ...base, type: 'contact', id, email: `member${i}@example.com`, first_name: null, last_name: null, unsubscribed: false, segment_ids: [segmentId], topics: {} },
-      { ...keys.segmentMember(projectId, segmentId, id), ...base, type: 'segment_member', segment_id: segmentId, contact_id: id },
+      {
+        ...keys.contact(projectId, id),
+        ...base,
+        type: 'contact',
+        id,
+        email: `member${i}@example.com`,
+        first_name: null,
+        last_name: null,
+        unsubscribed: false,
+        segment_ids: [segmentId],
+        topics: {},
+      },
+      {
+        ...keys.segmentMember(projectId, segmentId, id),
+        ...base,
+        type: 'segment_member',
+        segment_id: segmentId,
+        contact_id: id,
+      },
     ]),
     {
       ...keys.broadcast(projectId, broadcastId),
@@ -334,9 +452,15 @@ async function queuedBroadcast(count: number) {
       pages_in_flight: 0,
       exhausted: false,
     },
-    { ...keys.broadcastContent(projectId, broadcastId), type: 'broadcast_content', html: '<p>Hi {{EMAIL}}</p>', text: null },
+    {
+      ...keys.broadcastContent(projectId, broadcastId),
+      type: 'broadcast_content',
+      html: '<p>Hi {{EMAIL}}</p>',
+      text: null,
+    },
   ];
-  for (let i = 0; i < items.length; i += 25) await table.transact(items.slice(i, i + 25).map((item) => table.put(item)));
+  for (let i = 0; i < items.length; i += 25)
+    await table.transact(items.slice(i, i + 25).map((item) => table.put(item)));
   return { projectId, broadcastId };
 }
 
@@ -348,9 +472,17 @@ it('runs pages of one broadcast side by side, as many as the send rate needs, an
   // a queue of its own whose visibility outlasts the function's timeout (30 s), as Lambda needs: a page
   // still running never comes back to a second poller (the same message id would own the page twice),
   // while a page that threw or timed out (CI, a loaded machine) comes back within the deadline and is resumed
-  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `broadcast-fanout-parallel-${suffix}`, Attributes: { VisibilityTimeout: '35' } }))).QueueUrl!;
+  const queueUrl = (
+    await sqs.send(
+      new CreateQueueCommand({
+        QueueName: `broadcast-fanout-parallel-${suffix}`,
+        Attributes: { VisibilityTimeout: '35' },
+      }),
+    )
+  ).QueueUrl!;
   process.env.QUEUE_URL_BROADCAST_FANOUT = queueUrl;
-  const pagesInFlight = async () => (await queryAll({ PKs: [keys.broadcastPages(projectId, broadcastId).PK], prefix: 'PAGE#' })).length;
+  const pagesInFlight = async () =>
+    (await queryAll({ PKs: [keys.broadcastPages(projectId, broadcastId).PK], prefix: 'PAGE#' })).length;
   let most = 0;
   const poller = await fanOutPoller(fanOut, queueUrl);
   // pages claimed and not yet done, sampled all along (one at a time at most, were pages one chain)
@@ -374,7 +506,14 @@ it('runs pages of one broadcast side by side, as many as the send rate needs, an
     })(),
   ]);
   process.env.QUEUE_URL_BROADCAST_FANOUT = fanOutQueueUrl;
-  expect(await broadcast()).toMatchObject({ status: 'sent', count_recipients: 200, count_sent: 200, count_skipped: 0, pages_in_flight: 0, exhausted: true });
+  expect(await broadcast()).toMatchObject({
+    status: 'sent',
+    count_recipients: 200,
+    count_sent: 200,
+    count_skipped: 0,
+    pages_in_flight: 0,
+    exhausted: true,
+  });
   expect(most).toBeGreaterThanOrEqual(2); // pages did run side by side ...
   expect(most).toBeLessThanOrEqual(4); // ... never more than the rate needs
   expect(await pagesInFlight()).toBe(0);
@@ -390,7 +529,9 @@ it("drops a second message for a page another message is doing, and takes the pa
   const { projectId, broadcastId } = await queuedBroadcast(80); // 2 pages of 40
   const message = { project_id: projectId, broadcast_id: broadcastId, after: '' };
   const run = (messageId: string) =>
-    invoke(workerFunction('broadcast-fanout'), fanOut as never, { Records: [sqsRecord(messageId, JSON.stringify(message))] }) as Promise<{ batchItemFailures: unknown[] }>;
+    invoke(workerFunction('broadcast-fanout'), fanOut as never, {
+      Records: [sqsRecord(messageId, JSON.stringify(message))],
+    }) as Promise<{ batchItemFailures: unknown[] }>;
   // the first message claims page 1 and its Lambda dies at the page's first transaction after the claim
   let transactions = 0;
   installAwsCallChecker((call) => {
@@ -409,7 +550,11 @@ it("drops a second message for a page another message is doing, and takes the pa
 
   // the first message is lost for good; once the broadcast's and the page's leases ran out, the dispatcher
   // re-sends the cursor's page and the page in flight, and the latter's new message takes the page over
-  await table.updateItem(table.update(keys.broadcastPage(projectId, broadcastId, ''), { set: { lease_until: new Date(Date.now() - 1000).toISOString() } }));
+  await table.updateItem(
+    table.update(keys.broadcastPage(projectId, broadcastId, ''), {
+      set: { lease_until: new Date(Date.now() - 1000).toISOString() },
+    }),
+  );
   expect(await dispatchDueBroadcasts(new Date(Date.now() + FANOUT_LEASE_MS + 1000))).toBe(2);
   const poller = await fanOutPoller(fanOut);
   const broadcast = () => table.getItem(keys.broadcast(projectId, broadcastId));

@@ -32,8 +32,17 @@ afterAll(() => {
 });
 
 const start = (dataDir: string, env: Record<string, string> = {}) =>
-  startRuntimeProcess({ DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'false', LOCAL_TERMINAL_LOG: 'human', LOG_LEVEL: 'INFO', LOCAL_API_KEY: '', API_RATE_LIMIT_PER_SECOND: '', ...env });
-const get = (apiUrl: string, path: string, key: string) => fetch(`${apiUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  startRuntimeProcess({
+    DATA_DIR: dataDir,
+    DYNAMODB_IN_MEMORY: 'false',
+    LOCAL_TERMINAL_LOG: 'human',
+    LOG_LEVEL: 'INFO',
+    LOCAL_API_KEY: '',
+    API_RATE_LIMIT_PER_SECOND: '',
+    ...env,
+  });
+const get = (apiUrl: string, path: string, key: string) =>
+  fetch(`${apiUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
 
 it('keeps the first key in view and in first-key.txt, and a restart names the command for another', async () => {
   // a folder whose name needs quoting in a shell: the printed command must still work when pasted
@@ -69,19 +78,27 @@ it('keeps the first key in view and in first-key.txt, and a restart names the co
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line));
-  expect(logged).toContainEqual(expect.objectContaining({ level: 'INFO', message: 'request', method: 'GET', path: '/segments', status: 200 }));
+  expect(logged).toContainEqual(
+    expect.objectContaining({ level: 'INFO', message: 'request', method: 'GET', path: '/segments', status: 200 }),
+  );
   expect(statSync(logFile).mode & 0o777).toBe(0o600);
 
   await stop(first);
   runtime = await start(dataDir, { API_RATE_LIMIT_PER_SECOND: '3' });
   const again = runtime;
   expect(again.output()).not.toMatch(/es_live_\w{32}/);
-  const line = /^API key: the one printed on the first start, also in (.+); another: (DATA_DIR=.+ npm run api-key -- create)$/m.exec(again.output());
+  const line =
+    /^API key: the one printed on the first start, also in (.+); another: (DATA_DIR=.+ npm run api-key -- create)$/m.exec(
+      again.output(),
+    );
   expect(line).not.toBeNull();
   expect(line![1]).toBe(keyFile);
 
   // the printed command, pasted into a shell, makes a key of the same project
-  const { stdout } = await promisify(exec)(line![2], { cwd: root, env: { ...process.env, DATA_DIR: '', TABLE_NAME: '' } });
+  const { stdout } = await promisify(exec)(line![2], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: '', TABLE_NAME: '' },
+  });
   const another = /API key (es_live_\w{32})/.exec(stdout)![1];
   expect(((await (await get(again.apiUrl, '/project', another)).json()) as { id: string }).id).toBe(projectId);
 

@@ -13,7 +13,9 @@ const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
 
 /** Every tool a user runs: the package's scripts that start a bin/*.ts, `npm start` (bin/local.ts) among them. */
-const scripts = Object.entries(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<string, string>)
+const scripts = Object.entries(
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<string, string>,
+)
   .map(([script, command]) => ({ script, file: /\bbin\/([\w-]+\.ts)\b/.exec(command)?.[1] }))
   .filter((entry): entry is { script: string; file: string } => entry.file !== undefined)
   .filter(({ script }) => script !== 'deploy'); // preflight, then cdk deploy: preflight is its own script
@@ -34,7 +36,15 @@ async function tool(file: string, ...args: string[]): Promise<{ code: number; st
 }
 
 it('finds the tools', () => {
-  expect(scripts.map((s) => s.file).sort()).toEqual(['api-key.ts', 'local.ts', 'preflight.ts', 'project.ts', 'redrive.ts', 'ses-reconcile.ts', 'stack-trace.ts']);
+  expect(scripts.map((s) => s.file).sort()).toEqual([
+    'api-key.ts',
+    'local.ts',
+    'preflight.ts',
+    'project.ts',
+    'redrive.ts',
+    'ses-reconcile.ts',
+    'stack-trace.ts',
+  ]);
 });
 
 describe.each(scripts)('npm run $script ($file)', ({ file }) => {
@@ -53,7 +63,9 @@ describe.each(strict)('npm run $script ($file)', ({ file }) => {
   it('answers an unknown option with one line on stderr and exit 2', async () => {
     const { code, stdout, stderr } = await tool(file, '--bogus');
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-    expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/unknown option '--bogus' \(npm (run [\w-]+|start) -- --help for usage\)$/)]);
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/unknown option '--bogus' \(npm (run [\w-]+|start) -- --help for usage\)$/),
+    ]);
   }, 30_000);
 });
 
@@ -72,6 +84,8 @@ describe('npm run api-key', () => {
   it('answers a value it does not take with one line and exit 2', async () => {
     const { code, stderr } = await tool('api-key.ts', 'create', '--mode', 'staging');
     expect(code).toBe(2);
-    expect(stderr.trimEnd().split('\n')).toEqual(['npm run api-key: --mode must be live or test (npm run api-key -- --help for usage)']);
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      'npm run api-key: --mode must be live or test (npm run api-key -- --help for usage)',
+    ]);
   }, 30_000);
 });

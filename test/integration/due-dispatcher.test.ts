@@ -9,8 +9,19 @@
  * lease a run takes lasts 2 minutes of it, and on a loaded machine the runs took longer than that,
  * so the first run's emails fell due again (21,000 enqueued); the runs' bounds are machine time.
  */
-import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteTableCommand,
+  DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  ReceiveMessageCommand,
+  DeleteMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { handler as dispatch } from '../../functions/workers/dispatch-due-emails';
 import { invoke, workerFunction } from '../../local/lambda/invocation';
@@ -30,7 +41,15 @@ const config = { region: 'ap-southeast-2', credentials: OWN_STAND_IN_CREDENTIALS
 const suffix = newId().slice(-12);
 const tableName = `due-dispatcher-${suffix}`;
 const saved = { ...process.env };
-const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SEND', 'QUEUE_URL_SEND_BULK', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'];
+const VARIABLES = [
+  'TABLE_NAME',
+  'AWS_ENDPOINT_URL_DYNAMODB',
+  'AWS_ENDPOINT_URL_SQS',
+  'QUEUE_URL_SEND',
+  'QUEUE_URL_SEND_BULK',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+];
 const BACKLOG = 20_000;
 
 let dynamo: DynamoDBClient;
@@ -66,7 +85,8 @@ beforeAll(async () => {
 afterAll(async () => {
   setClockSource(Date.now);
   await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
-  for (const url of [sendQueueUrl, bulkQueueUrl]) await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
+  for (const url of [sendQueueUrl, bulkQueueUrl])
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
   await ownDynamo?.stop();
   await ownSqs?.close();
   for (const name of VARIABLES) {
@@ -118,14 +138,26 @@ async function drainSendQueue(queueUrl = sendQueueUrl): Promise<string[]> {
   const ids: string[] = [];
   const receiver = async () => {
     for (let empty = 0; empty < 2; ) {
-      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
+      const out = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+          VisibilityTimeout: 300,
+        }),
+      );
       const messages = out.Messages ?? [];
       if (!messages.length) {
         empty++;
         continue;
       }
       ids.push(...messages.map((m) => (JSON.parse(m.Body!) as { email_id: string }).email_id));
-      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
     }
   };
   await Promise.all([receiver(), receiver(), receiver(), receiver()]);

@@ -8,7 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { QueuePoller } from '../../local/lambda/queue-poller';
 import { snsEnvelope } from '../../local/aws/ses-events';
 import { LOCAL_INBOUND_TOPIC_ARN, receiptNotification } from '../../local/aws/smtp-inbound';
@@ -20,13 +28,21 @@ import { workerFunction } from '../../local/lambda/invocation';
 import { runtimeCredentials } from '../support/stand-ins';
 
 const runtime = useRuntimeTable();
-const info = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR!, 'runtime.json'), 'utf8')) as { s3Endpoint: string; inboundBucket: string };
+const info = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR!, 'runtime.json'), 'utf8')) as {
+  s3Endpoint: string;
+  inboundBucket: string;
+};
 process.env.AWS_ENDPOINT_URL_S3 = info.s3Endpoint;
 process.env.INBOUND_BUCKET = info.inboundBucket;
 process.env.LOG_LEVEL = 'ERROR'; // the worker also runs in this process: its expected warnings would only be noise
-const receiveInbound = async (...args: Parameters<typeof import('../../shared/receiving/inbound').receiveInbound>) => (await import('../../shared/receiving/inbound')).receiveInbound(...args);
+const receiveInbound = async (...args: Parameters<typeof import('../../shared/receiving/inbound').receiveInbound>) =>
+  (await import('../../shared/receiving/inbound')).receiveInbound(...args);
 
-const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
+const sqs = new SQSClient({
+  endpoint: runtime.sqsEndpoint,
+  region: 'ap-southeast-2',
+  credentials: runtimeCredentials(),
+});
 afterAll(() => sqs.destroy());
 
 let counter = 0;
@@ -63,23 +79,34 @@ beforeAll(async () => {
   queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'inbound' }))).QueueUrl!;
 });
 
-const message = (to: string, subject: string, body = 'hello') => Buffer.from(`From: a@outside.example\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\n${body}\r\n`, 'utf8');
+const message = (to: string, subject: string, body = 'hello') =>
+  Buffer.from(`From: a@outside.example\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\n${body}\r\n`, 'utf8');
 
 /** The raw message in the bucket, as SES's S3 action leaves it, and the notification SNS would deliver. */
 async function stored(raw: Buffer, recipients: string[]): Promise<{ id: string; body: string }> {
   const id = sesMessageId();
   await putObject(`raw/${id}`, raw, 'message/rfc822');
-  const notification = await receiptNotification({ raw, messageId: id, source: 'a@outside.example', recipients, bucket: info.inboundBucket });
+  const notification = await receiptNotification({
+    raw,
+    messageId: id,
+    source: 'a@outside.example',
+    recipients,
+    bucket: info.inboundBucket,
+  });
   return { id, body: JSON.stringify(snsEnvelope(notification, LOCAL_INBOUND_TOPIC_ARN)) };
 }
 
-const received = async (project: Project) => (await api.get('/emails/receiving?limit=100', { key: project.key })).body.data as any[];
+const received = async (project: Project) =>
+  (await api.get('/emails/receiving?limit=100', { key: project.key })).body.data as any[];
 const withSubject = (project: Project, subject: string) =>
   waitFor(
     () => received(project),
     (list) => list.some((e) => e.subject === subject),
   ).then((list) => list.filter((e) => e.subject === subject));
-const eventsOf = async (project: Project, id: string) => ((await api.get('/events', { key: project.key })).body.data as any[]).filter((e) => e.data.object.id === id).map((e) => e.type);
+const eventsOf = async (project: Project, id: string) =>
+  ((await api.get('/events', { key: project.key })).body.data as any[])
+    .filter((e) => e.data.object.id === id)
+    .map((e) => e.type);
 /** Both events exist (email.stored comes last, right after the attachments are in the bucket). */
 const settledEvents = (project: Project, id: string) =>
   waitFor(
@@ -96,13 +123,31 @@ it('stores a notification delivered twice, or twice at once, only once, with one
 
   // again, later (SQS redelivery) and twice in one batch (two concurrent deliveries)
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
-  await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [0, 1].map((i) => ({ Id: String(i), MessageBody: body })) }));
+  await sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: queueUrl,
+      Entries: [0, 1].map((i) => ({ Id: String(i), MessageBody: body })),
+    }),
+  );
   // a marker sent after them: once it is stored, the duplicates before it have been handled
   const marker = `Marker ${Date.now()}`;
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: (await stored(message(`m@${one.domain}`, marker), [`m@${one.domain}`])).body }));
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: (await stored(message(`m@${one.domain}`, marker), [`m@${one.domain}`])).body,
+    }),
+  );
   await withSubject(one, marker);
   await waitFor(
-    async () => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))).Attributes!,
+    async () =>
+      (
+        await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: queueUrl,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
+        )
+      ).Attributes!,
     (a) => a.ApproximateNumberOfMessages === '0' && a.ApproximateNumberOfMessagesNotVisible === '0',
   );
   expect(await withSubject(one, subject)).toHaveLength(1);
@@ -128,8 +173,12 @@ it('gives each project its own record of a message sent to several, and drops th
 it('keeps a body too large for the item in the bucket, and returns it whole', async () => {
   const subject = `Long ${Date.now()}`;
   const html = `<p>${'lorem ipsum '.repeat(30_000)}</p>`; // ~360 KB
-  const raw = Buffer.from(`From: a@outside.example\r\nTo: l@${one.domain}\r\nSubject: ${subject}\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: (await stored(raw, [`l@${one.domain}`])).body }));
+  const raw = Buffer.from(
+    `From: a@outside.example\r\nTo: l@${one.domain}\r\nSubject: ${subject}\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`,
+  );
+  await sqs.send(
+    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: (await stored(raw, [`l@${one.domain}`])).body }),
+  );
   const [record] = await withSubject(one, subject);
   const full = await api.get(`/emails/receiving/${record.id}`, { key: one.key });
   expect(full.body.html.trim()).toBe(html);
@@ -144,11 +193,20 @@ it('records a message too large to parse from the headers in the notification, w
   expect(outcome).toMatchObject({ ses_message_id: id, dropped: [], stored: [{ new: true }] });
   const [record] = await withSubject(one, subject);
   const full = await api.get(`/emails/receiving/${record.id}`, { key: one.key });
-  expect(full.body).toMatchObject({ subject, from: 'a@outside.example', to: [`big@${one.domain}`], text: null, html: null, attachments: [] });
+  expect(full.body).toMatchObject({
+    subject,
+    from: 'a@outside.example',
+    to: [`big@${one.domain}`],
+    text: null,
+    html: null,
+    attachments: [],
+  });
   expect(Buffer.from(await (await fetch(full.body.raw.download_url)).arrayBuffer()).equals(raw)).toBe(true);
   expect(await eventsOf(one, record.id)).toEqual(expect.arrayContaining(['email.received', 'email.stored']));
   // handled again: nothing new
-  expect(await receiveInbound(body, { maxParseBytes: 1000 })).toMatchObject({ stored: [{ received_email_id: record.id, new: false }] });
+  expect(await receiveInbound(body, { maxParseBytes: 1000 })).toMatchObject({
+    stored: [{ received_email_id: record.id, new: false }],
+  });
 });
 
 it('drops the recipients of a receiving-enabled domain that never verified, and keeps no raw message for them', async () => {
@@ -159,19 +217,37 @@ it('drops the recipients of a receiving-enabled domain that never verified, and 
   expect(await receiveInbound(body)).toEqual({ ses_message_id: id, stored: [], dropped: [to] });
   expect(await getObject(`raw/${id}`)).toBeUndefined();
   expect(await received(unverified)).toEqual([]);
-  expect(((await api.get('/events', { key: unverified.key })).body.data as any[]).filter((e) => e.type.startsWith('email.'))).toEqual([]);
+  expect(
+    ((await api.get('/events', { key: unverified.key })).body.data as any[]).filter((e) => e.type.startsWith('email.')),
+  ).toEqual([]);
 });
 
 it('ignores SES notifications that are not receipts', async () => {
-  expect(await receiveInbound(JSON.stringify(snsEnvelope({ notificationType: 'AmazonSnsSubscriptionSucceeded', message: 'ok' })))).toBeUndefined();
+  expect(
+    await receiveInbound(
+      JSON.stringify(snsEnvelope({ notificationType: 'AmazonSnsSubscriptionSucceeded', message: 'ok' })),
+    ),
+  ).toBeUndefined();
 });
 
 it('sends poison messages to the DLQ after their receives, and stores the rest of their batch', async () => {
   const name = `inbound-test-${randomUUID().slice(0, 8)}`;
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-  const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn;
-  const queue = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }) } }));
-  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  const dlqArn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes!.QueueArn;
+  const queue = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: {
+        VisibilityTimeout: '1',
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }),
+      },
+    }),
+  );
+  const queueArn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes!.QueueArn!;
 
   const good = `Good ${Date.now()}`;
   const missingRaw = await receiptNotification({
@@ -188,10 +264,22 @@ it('sends poison messages to the DLQ after their receives, and stores the rest o
     JSON.stringify(snsEnvelope(missingRaw, LOCAL_INBOUND_TOPIC_ARN)), // its raw message is not in the bucket
   ];
   const goodBody = (await stored(message(`g@${one.domain}`, good), [`g@${one.domain}`])).body;
-  await sqs.send(new SendMessageBatchCommand({ QueueUrl: queue.QueueUrl, Entries: [...poison, goodBody].map((MessageBody, i) => ({ Id: String(i), MessageBody })) }));
+  await sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: queue.QueueUrl,
+      Entries: [...poison, goodBody].map((MessageBody, i) => ({ Id: String(i), MessageBody })),
+    }),
+  );
 
   const { handler } = await import('../../functions/workers/inbound');
-  const poller = new QueuePoller({ fn: workerFunction('inbound'), sqs, queueUrl: queue.QueueUrl!, queueArn, batchSize: 10, handler });
+  const poller = new QueuePoller({
+    fn: workerFunction('inbound'),
+    sqs,
+    queueUrl: queue.QueueUrl!,
+    queueArn,
+    batchSize: 10,
+    handler,
+  });
   const dead: string[] = [];
   const deadline = Date.now() + 20_000;
   while (dead.length < poison.length && Date.now() < deadline) {

@@ -11,7 +11,14 @@ import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { QUEUE_MAX_MESSAGE_BYTES, queues, queueUrlVariable } from '../../functions/workers';
 import { integrate } from '../../local/lambda/http-gateway';
-import { eventsWithin, invoke, MAX_BATCH_EVENT_BYTES, payloadBytes, workerFunction, type FunctionIdentity } from '../../local/lambda/invocation';
+import {
+  eventsWithin,
+  invoke,
+  MAX_BATCH_EVENT_BYTES,
+  payloadBytes,
+  workerFunction,
+  type FunctionIdentity,
+} from '../../local/lambda/invocation';
 import { documentClient, tableName } from '../../shared/platform/db/client';
 import { sendQueue } from '../../shared/emails/send-queue';
 import { useRuntimeTable } from '../support/table';
@@ -20,15 +27,30 @@ import { runtimeCredentials } from '../support/stand-ins';
 const runtime = useRuntimeTable();
 const MB = 1024 * 1024;
 const key = (id: string) => ({ PK: `TEST#lambda-emulation`, SK: id });
-const fn = (name: string, needs: FunctionIdentity['needs'], timeoutMs = 5_000): FunctionIdentity => ({ name, needs, timeoutMs });
+const fn = (name: string, needs: FunctionIdentity['needs'], timeoutMs = 5_000): FunctionIdentity => ({
+  name,
+  needs,
+  timeoutMs,
+});
 
 describe('a function may call only what its needs grant', () => {
   it('refuses a table action it is not granted with AWS AccessDenied naming the function and the action', async () => {
     const reader = fn('GetThings', { table: ['GetItem'] });
-    await expect(invoke(reader, async () => documentClient.send(new GetCommand({ TableName: tableName(), Key: key('a') })), {})).resolves.toBeDefined();
-    const writing = invoke(reader, async () => documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key('a') } })), {});
-    await expect(writing).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringMatching(/GetThings is not authorized to perform: dynamodb:PutItem/) });
-    expect(await documentClient.send(new GetCommand({ TableName: tableName(), Key: key('a') }))).not.toHaveProperty('Item'); // nothing written
+    await expect(
+      invoke(reader, async () => documentClient.send(new GetCommand({ TableName: tableName(), Key: key('a') })), {}),
+    ).resolves.toBeDefined();
+    const writing = invoke(
+      reader,
+      async () => documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key('a') } })),
+      {},
+    );
+    await expect(writing).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringMatching(/GetThings is not authorized to perform: dynamodb:PutItem/),
+    });
+    expect(await documentClient.send(new GetCommand({ TableName: tableName(), Key: key('a') }))).not.toHaveProperty(
+      'Item',
+    ); // nothing written
   });
 
   it('checks each item of a transaction: a ConditionCheck needs ConditionCheckItem', async () => {
@@ -37,16 +59,30 @@ describe('a function may call only what its needs grant', () => {
         new TransactWriteCommand({
           TransactItems: [
             { Put: { TableName: tableName(), Item: { ...key('b') } } },
-            { ConditionCheck: { TableName: tableName(), Key: key('b-claim'), ConditionExpression: 'attribute_not_exists(PK)' } },
+            {
+              ConditionCheck: {
+                TableName: tableName(),
+                Key: key('b-claim'),
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
           ],
         }),
       );
-    await expect(invoke(fn('PutThings', { table: ['PutItem'] }), transaction, {})).rejects.toMatchObject({ message: expect.stringMatching(/dynamodb:ConditionCheckItem/) });
-    await expect(invoke(fn('PutThingsChecked', { table: ['PutItem', 'ConditionCheckItem'] }), transaction, {})).resolves.toBeDefined();
+    await expect(invoke(fn('PutThings', { table: ['PutItem'] }), transaction, {})).rejects.toMatchObject({
+      message: expect.stringMatching(/dynamodb:ConditionCheckItem/),
+    });
+    await expect(
+      invoke(fn('PutThingsChecked', { table: ['PutItem', 'ConditionCheckItem'] }), transaction, {}),
+    ).resolves.toBeDefined();
   });
 
   it('lets a function send only to the queues it names', async () => {
-    const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
+    const sqs = new SQSClient({
+      endpoint: runtime.sqsEndpoint,
+      region: 'ap-southeast-2',
+      credentials: runtimeCredentials(),
+    });
     process.env.AWS_ENDPOINT_URL_SQS = runtime.sqsEndpoint;
     process.env[queueUrlVariable('send')] = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'send' }))).QueueUrl;
     sqs.destroy();
@@ -60,7 +96,9 @@ describe('a function may call only what its needs grant', () => {
   });
 
   it('does not check calls made outside an invocation (the runtime itself, a test)', async () => {
-    await expect(documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key('outside') } }))).resolves.toBeDefined();
+    await expect(
+      documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key('outside') } })),
+    ).resolves.toBeDefined();
   });
 });
 
@@ -76,31 +114,57 @@ describe('timeouts', () => {
       },
       {},
     );
-    await expect(slow).rejects.toMatchObject({ name: 'Sandbox.Timedout', message: expect.stringMatching(/Task timed out after 0.10 seconds/) });
+    await expect(slow).rejects.toMatchObject({
+      name: 'Sandbox.Timedout',
+      message: expect.stringMatching(/Task timed out after 0.10 seconds/),
+    });
     await new Promise((r) => setTimeout(r, 400));
     await expect(lateCall).rejects.toMatchObject({ name: 'InvocationTimedOut' });
-    expect(await documentClient.send(new GetCommand({ TableName: tableName(), Key: key('late') }))).not.toHaveProperty('Item');
+    expect(await documentClient.send(new GetCommand({ TableName: tableName(), Key: key('late') }))).not.toHaveProperty(
+      'Item',
+    );
   });
 });
 
 describe('API Gateway and Lambda in front of a route', () => {
   const event = (body = ''): APIGatewayProxyEventV2 =>
-    ({ version: '2.0', routeKey: 'POST /things', rawPath: '/things', rawQueryString: '', headers: {}, body, isBase64Encoded: false, requestContext: { requestId: 'r-1' } }) as never;
+    ({
+      version: '2.0',
+      routeKey: 'POST /things',
+      rawPath: '/things',
+      rawQueryString: '',
+      headers: {},
+      body,
+      isBase64Encoded: false,
+      requestContext: { requestId: 'r-1' },
+    }) as never;
   let logged: jest.SpyInstance;
   beforeEach(() => (logged = jest.spyOn(console, 'error').mockImplementation(() => undefined)));
   afterEach(() => logged.mockRestore());
-  const answer = (bytes: number) => async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ padding: 'x'.repeat(bytes) }) });
+  const answer = (bytes: number) => async () => ({
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ padding: 'x'.repeat(bytes) }),
+  });
 
   it('answers 500 when the function returns more than 6 MB, as Lambda and HTTP API do', async () => {
     const big = await integrate(fn('BigAnswer', {}), answer(7 * MB), event());
-    expect(big).toEqual({ statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) });
+    expect(big).toEqual({
+      statusCode: 500,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'Internal Server Error' }),
+    });
     expect(logged).toHaveBeenCalledWith(expect.stringMatching(/"function":"BigAnswer".*ResponseSizeTooLarge/));
     expect((await integrate(fn('BigAnswer', {}), answer(5 * MB), event())).statusCode).toBe(200);
   });
 
   it("answers 413 when the event is over Lambda's 6 MB, without invoking the function", async () => {
     let invoked = false;
-    const result = await integrate(fn('BigRequest', {}), async () => ((invoked = true), { statusCode: 200 }), event('y'.repeat(6 * MB + 1)));
+    const result = await integrate(
+      fn('BigRequest', {}),
+      async () => ((invoked = true), { statusCode: 200 }),
+      event('y'.repeat(6 * MB + 1)),
+    );
     expect(result).toMatchObject({ statusCode: 413, body: JSON.stringify({ message: 'Request Entity Too Large' }) });
     expect(invoked).toBe(false);
   });
@@ -108,7 +172,10 @@ describe('API Gateway and Lambda in front of a route', () => {
   it('answers 500 for a function past its timeout and 503 when API Gateway stops waiting first', async () => {
     const slow = async () => (await new Promise((r) => setTimeout(r, 400)), { statusCode: 200 });
     expect((await integrate(fn('SlowRoute', {}, 100), slow, event())).statusCode).toBe(500);
-    expect(await integrate(fn('SlowerThanGateway', {}, 5_000), slow, event(), 100)).toMatchObject({ statusCode: 503, body: JSON.stringify({ message: 'Service Unavailable' }) });
+    expect(await integrate(fn('SlowerThanGateway', {}, 5_000), slow, event(), 100)).toMatchObject({
+      statusCode: 503,
+      body: JSON.stringify({ message: 'Service Unavailable' }),
+    });
   });
 });
 
@@ -122,15 +189,23 @@ describe('event source batches and queue messages', () => {
   });
 
   it("makes every queue refuse a message over SQS's 256 KiB, as the stack configures it", async () => {
-    const sqs = new SQSClient({ endpoint: runtime.sqsEndpoint, region: 'ap-southeast-2', credentials: runtimeCredentials() });
+    const sqs = new SQSClient({
+      endpoint: runtime.sqsEndpoint,
+      region: 'ap-southeast-2',
+      credentials: runtimeCredentials(),
+    });
     for (const queue of queues) {
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queue.name }));
-      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['MaximumMessageSize'] }));
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['MaximumMessageSize'] }),
+      );
       expect(Number(Attributes?.MaximumMessageSize)).toBe(QUEUE_MAX_MESSAGE_BYTES);
     }
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'send' }));
     const tooBig = sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'q'.repeat(QUEUE_MAX_MESSAGE_BYTES + 1) }));
-    await expect(tooBig).rejects.toMatchObject({ message: expect.stringMatching(/Message must be shorter than 262144 bytes/) });
+    await expect(tooBig).rejects.toMatchObject({
+      message: expect.stringMatching(/Message must be shorter than 262144 bytes/),
+    });
     sqs.destroy();
   });
 });
@@ -139,14 +214,17 @@ describe('grants whose call a shared cache hides locally', () => {
   // The runtime's functions share one process, so the account's send rate that one of them read is
   // cached for all (shared/emails/send-rate.ts): which function calls GetAccount first is a race.
   // Here each reads it with a cache of its own (a fresh module), as each Lambda does on AWS.
-  it.each(['sender', 'bulk-sender', 'broadcast-fanout'])('lets the %s worker read the account send rate from SES', async (worker) => {
-    Object.assign(process.env, { AWS_ENDPOINT_URL_SESV2: runtime.sesEndpoint });
-    delete process.env.SEND_RATE_PER_SECOND;
-    let sendRate: typeof import('../../shared/emails/send-rate') | undefined;
-    jest.isolateModules(() => {
-      sendRate = require('../../shared/emails/send-rate');
-    });
-    const rate = await invoke(workerFunction(worker), () => sendRate!.maxSendRate(), {});
-    expect(rate).toBeGreaterThanOrEqual(1);
-  });
+  it.each(['sender', 'bulk-sender', 'broadcast-fanout'])(
+    'lets the %s worker read the account send rate from SES',
+    async (worker) => {
+      Object.assign(process.env, { AWS_ENDPOINT_URL_SESV2: runtime.sesEndpoint });
+      delete process.env.SEND_RATE_PER_SECOND;
+      let sendRate: typeof import('../../shared/emails/send-rate') | undefined;
+      jest.isolateModules(() => {
+        sendRate = require('../../shared/emails/send-rate');
+      });
+      const rate = await invoke(workerFunction(worker), () => sendRate!.maxSendRate(), {});
+      expect(rate).toBeGreaterThanOrEqual(1);
+    },
+  );
 });

@@ -39,8 +39,18 @@ import { waitFor } from '../support/wait';
 const region = 'ap-southeast-2';
 const client = (endpoint: string) => new SQSClient({ endpoint, region, credentials: OWN_STAND_IN_CREDENTIALS });
 /** The latest move task of a dead-letter queue, once `done` holds for it (a task is paced on the machine's time). */
-const moveTask = (sqs: SQSClient, SourceArn: string, done: (task: { Status?: string; ApproximateNumberOfMessagesMoved?: number } | undefined) => boolean, timeoutMs = 10_000) =>
-  waitFor(async () => ((await sqs.send(new ListMessageMoveTasksCommand({ SourceArn }))).Results ?? [])[0], done, timeoutMs, 20);
+const moveTask = (
+  sqs: SQSClient,
+  SourceArn: string,
+  done: (task: { Status?: string; ApproximateNumberOfMessagesMoved?: number } | undefined) => boolean,
+  timeoutMs = 10_000,
+) =>
+  waitFor(
+    async () => ((await sqs.send(new ListMessageMoveTasksCommand({ SourceArn }))).Results ?? [])[0],
+    done,
+    timeoutMs,
+    20,
+  );
 
 describe('in memory', () => {
   let local: LocalSqs;
@@ -78,40 +88,84 @@ describe('in memory', () => {
     await local.close();
   });
 
-  const queue = async (QueueName: string, Attributes?: Record<string, string>) => (await sqs.send(new CreateQueueCommand({ QueueName, Attributes }))).QueueUrl!;
-  const receive = async (QueueUrl: string, options: { VisibilityTimeout?: number; WaitTimeSeconds?: number; MaxNumberOfMessages?: number } = {}) =>
-    (await sqs.send(new ReceiveMessageCommand({ QueueUrl, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'], WaitTimeSeconds: 0, ...options }))).Messages ?? [];
+  const queue = async (QueueName: string, Attributes?: Record<string, string>) =>
+    (await sqs.send(new CreateQueueCommand({ QueueName, Attributes }))).QueueUrl!;
+  const receive = async (
+    QueueUrl: string,
+    options: { VisibilityTimeout?: number; WaitTimeSeconds?: number; MaxNumberOfMessages?: number } = {},
+  ) =>
+    (
+      await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+          WaitTimeSeconds: 0,
+          ...options,
+        }),
+      )
+    ).Messages ?? [];
   const counts = async (QueueUrl: string) =>
-    (await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] })))
-      .Attributes;
+    (
+      await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl,
+          AttributeNames: [
+            'ApproximateNumberOfMessages',
+            'ApproximateNumberOfMessagesNotVisible',
+            'ApproximateNumberOfMessagesDelayed',
+          ],
+        }),
+      )
+    ).Attributes;
 
   it('sends, receives and deletes a message, with the digests SQS computes', async () => {
     const url = await queue('basic');
     expect(url).toBe(`${local.endpoint}/000000000000/basic`);
     // AWS's own samples of MD5OfMessageAttributes (the SDKs test against them)
     const samples: { attributes: Record<string, MessageAttributeValue>; md5: string }[] = [
-      { attributes: { SellerName: { DataType: 'String', StringValue: 'Example Store' } }, md5: 'cd28f3b68aeee4b2eac9c66f2f694b58' },
       {
-        attributes: { test_attribute_name_2: { DataType: 'String', StringValue: 'test_attribute_value_2' }, test_attribute_name_1: { DataType: 'String', StringValue: 'test_attribute_value_1' } },
+        attributes: { SellerName: { DataType: 'String', StringValue: 'Example Store' } },
+        md5: 'cd28f3b68aeee4b2eac9c66f2f694b58',
+      },
+      {
+        attributes: {
+          test_attribute_name_2: { DataType: 'String', StringValue: 'test_attribute_value_2' },
+          test_attribute_name_1: { DataType: 'String', StringValue: 'test_attribute_value_1' },
+        },
         md5: 'd53f3b558fe951154770f25cb63dbba9',
       },
-      { attributes: { test_attribute_name: { DataType: 'Binary', BinaryValue: Buffer.from('test_attribute_value') } }, md5: '23f6bd27ea87aab7dfeadcc9aebee495' },
+      {
+        attributes: { test_attribute_name: { DataType: 'Binary', BinaryValue: Buffer.from('test_attribute_value') } },
+        md5: '23f6bd27ea87aab7dfeadcc9aebee495',
+      },
     ];
     for (const [i, { attributes, md5 }] of samples.entries()) {
-      const sent = await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: `body ${i}`, MessageAttributes: attributes }));
+      const sent = await sqs.send(
+        new SendMessageCommand({ QueueUrl: url, MessageBody: `body ${i}`, MessageAttributes: attributes }),
+      );
       expect(sent.MD5OfMessageAttributes).toBe(md5); // the body's digest the SDK checked itself
     }
     const received = await receive(url, { MaxNumberOfMessages: 10 });
-    expect(received.map((m) => [m.Body, m.MD5OfMessageAttributes])).toEqual(samples.map(({ md5 }, i) => [`body ${i}`, md5]));
-    expect(Buffer.from(received[2].MessageAttributes!.test_attribute_name.BinaryValue!).toString()).toBe('test_attribute_value');
+    expect(received.map((m) => [m.Body, m.MD5OfMessageAttributes])).toEqual(
+      samples.map(({ md5 }, i) => [`body ${i}`, md5]),
+    );
+    expect(Buffer.from(received[2].MessageAttributes!.test_attribute_name.BinaryValue!).toString()).toBe(
+      'test_attribute_value',
+    );
     expect(received[0].Attributes).toMatchObject({
       SenderId: OWN_STAND_IN_CREDENTIALS.accessKeyId, // the signing key's id
       ApproximateReceiveCount: '1',
       SentTimestamp: expect.stringMatching(/^\d{13}$/),
       ApproximateFirstReceiveTimestamp: expect.stringMatching(/^\d{13}$/),
     });
-    for (const message of received) await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }));
-    expect(await counts(url)).toEqual({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0', ApproximateNumberOfMessagesDelayed: '0' });
+    for (const message of received)
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }));
+    expect(await counts(url)).toEqual({
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '0',
+      ApproximateNumberOfMessagesDelayed: '0',
+    });
   });
 
   it('answers a batch entry by entry, and refuses one larger than the queue takes', async () => {
@@ -129,14 +183,36 @@ describe('in memory', () => {
     expect(out.Successful?.map((s) => s.Id)).toEqual(['ok']);
     expect(out.Failed).toEqual([
       { Id: 'control', SenderFault: true, Code: 'InvalidMessageContents', Message: expect.stringContaining("'#x7'") },
-      { Id: 'late', SenderFault: true, Code: 'InvalidParameterValue', Message: expect.stringContaining('DelaySeconds must be >= 0 and <= 900') },
+      {
+        Id: 'late',
+        SenderFault: true,
+        Code: 'InvalidParameterValue',
+        Message: expect.stringContaining('DelaySeconds must be >= 0 and <= 900'),
+      },
     ]);
     expect((await receive(url))[0].Attributes).toMatchObject({ MessageGroupId: 'project-1' });
-    const tooLong = sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: ['a', 'b'].map((Id) => ({ Id, MessageBody: 'x'.repeat(600) })) }));
-    await expect(tooLong).rejects.toMatchObject({ name: 'BatchRequestTooLong', message: 'Batch requests cannot be longer than 1024 bytes. You have sent 1200 bytes.' });
+    const tooLong = sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: ['a', 'b'].map((Id) => ({ Id, MessageBody: 'x'.repeat(600) })),
+      }),
+    );
+    await expect(tooLong).rejects.toMatchObject({
+      name: 'BatchRequestTooLong',
+      message: 'Batch requests cannot be longer than 1024 bytes. You have sent 1200 bytes.',
+    });
     // a message's size counts its attributes' names, types and values: 1000 + 4 + 6 + 15 bytes
-    const big = sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x'.repeat(1000), MessageAttributes: { kind: { DataType: 'String', StringValue: 'y'.repeat(15) } } }));
-    await expect(big).rejects.toMatchObject({ name: 'InvalidParameterValue', message: expect.stringMatching(/Message must be shorter than 1024 bytes/) });
+    const big = sqs.send(
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody: 'x'.repeat(1000),
+        MessageAttributes: { kind: { DataType: 'String', StringValue: 'y'.repeat(15) } },
+      }),
+    );
+    await expect(big).rejects.toMatchObject({
+      name: 'InvalidParameterValue',
+      message: expect.stringMatching(/Message must be shorter than 1024 bytes/),
+    });
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x'.repeat(1024) }));
   });
 
@@ -145,14 +221,20 @@ describe('in memory', () => {
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'once' }));
     const [first] = await receive(url);
     expect(await receive(url)).toEqual([]); // in flight for 30 s
-    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: first.ReceiptHandle, VisibilityTimeout: 0 }));
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: first.ReceiptHandle, VisibilityTimeout: 0 }),
+    );
     const [second] = await receive(url, { VisibilityTimeout: 1 });
     expect(second).toMatchObject({ MessageId: first.MessageId, Attributes: { ApproximateReceiveCount: '2' } });
     expect(second.ReceiptHandle).not.toBe(first.ReceiptHandle);
-    const stale = sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: first.ReceiptHandle, VisibilityTimeout: 10 }));
+    const stale = sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: first.ReceiptHandle, VisibilityTimeout: 10 }),
+    );
     await expect(stale).rejects.toBeInstanceOf(ReceiptHandleIsInvalid);
     advance(1000); // its 1 s ran out: no longer in flight
-    const late = sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: second.ReceiptHandle, VisibilityTimeout: 10 }));
+    const late = sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: second.ReceiptHandle, VisibilityTimeout: 10 }),
+    );
     await expect(late).rejects.toBeInstanceOf(MessageNotInflight);
     const garbage = sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: 'not-a-handle' }));
     await expect(garbage).rejects.toBeInstanceOf(ReceiptHandleIsInvalid);
@@ -170,13 +252,19 @@ describe('in memory', () => {
     expect(await receive(url, { VisibilityTimeout: 0 })).toHaveLength(1);
     const [latest] = await receive(url);
     await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: latest.ReceiptHandle }));
-    expect(await counts(url)).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0' });
+    expect(await counts(url)).toMatchObject({
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '0',
+    });
   });
 
   it('delays a message by its DelaySeconds', async () => {
     const url = await queue('delayed');
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'later', DelaySeconds: 1 }));
-    expect(await counts(url)).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesDelayed: '1' });
+    expect(await counts(url)).toMatchObject({
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesDelayed: '1',
+    });
     expect(await receive(url)).toEqual([]);
     advance(999);
     expect(await receive(url)).toEqual([]); // a millisecond early
@@ -198,18 +286,31 @@ describe('in memory', () => {
 
   it('moves a message received more than maxReceiveCount times to the DLQ, and a move task sends it back', async () => {
     const dlqUrl = await queue('poison-dlq');
-    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-    const sourceUrl = await queue('poison', { VisibilityTimeout: '0', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }) });
+    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] })))
+      .Attributes!.QueueArn!;
+    const sourceUrl = await queue('poison', {
+      VisibilityTimeout: '0',
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }),
+    });
     const { MessageId } = await sqs.send(new SendMessageCommand({ QueueUrl: sourceUrl, MessageBody: 'poison' }));
     expect((await receive(sourceUrl)).map((m) => m.Attributes!.ApproximateReceiveCount)).toEqual(['1']);
     expect((await receive(sourceUrl)).map((m) => m.Attributes!.ApproximateReceiveCount)).toEqual(['2']);
     expect(await receive(sourceUrl)).toEqual([]); // the third receive moved it instead
     const [dead] = await receive(dlqUrl, { VisibilityTimeout: 0 });
-    expect(dead).toMatchObject({ MessageId, Body: 'poison', Attributes: { DeadLetterQueueSourceArn: dlqArn.replace(/-dlq$/, '') } });
+    expect(dead).toMatchObject({
+      MessageId,
+      Body: 'poison',
+      Attributes: { DeadLetterQueueSourceArn: dlqArn.replace(/-dlq$/, '') },
+    });
 
     await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn })); // no destination: back where it came from
     const task = await moveTask(sqs, dlqArn, (task) => task?.Status !== 'RUNNING');
-    expect(task).toMatchObject({ Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 1, ApproximateNumberOfMessagesToMove: 1, SourceArn: dlqArn });
+    expect(task).toMatchObject({
+      Status: 'COMPLETED',
+      ApproximateNumberOfMessagesMoved: 1,
+      ApproximateNumberOfMessagesToMove: 1,
+      SourceArn: dlqArn,
+    });
     const [back] = await receive(sourceUrl);
     expect(back).toMatchObject({ Body: 'poison', Attributes: { ApproximateReceiveCount: '1' } });
     expect(back.MessageId).not.toBe(MessageId); // SQS: a redriven message is a new one
@@ -218,14 +319,27 @@ describe('in memory', () => {
   });
 
   it("answers SQS's errors as the SDK's classes", async () => {
-    await expect(sqs.send(new GetQueueUrlCommand({ QueueName: 'no-such-queue' }))).rejects.toBeInstanceOf(QueueDoesNotExist);
-    const unknown = sqs.send(new SendMessageCommand({ QueueUrl: `${local.endpoint}/000000000000/no-such-queue`, MessageBody: 'x' }));
-    await expect(unknown).rejects.toMatchObject({ name: 'QueueDoesNotExist', message: 'The specified queue does not exist.', Code: 'AWS.SimpleQueueService.NonExistentQueue' });
+    await expect(sqs.send(new GetQueueUrlCommand({ QueueName: 'no-such-queue' }))).rejects.toBeInstanceOf(
+      QueueDoesNotExist,
+    );
+    const unknown = sqs.send(
+      new SendMessageCommand({ QueueUrl: `${local.endpoint}/000000000000/no-such-queue`, MessageBody: 'x' }),
+    );
+    await expect(unknown).rejects.toMatchObject({
+      name: 'QueueDoesNotExist',
+      message: 'The specified queue does not exist.',
+      Code: 'AWS.SimpleQueueService.NonExistentQueue',
+    });
     await queue('same-name', { VisibilityTimeout: '30' });
     await queue('same-name', { VisibilityTimeout: '30' }); // equal attributes: the same queue
     await expect(queue('same-name', { VisibilityTimeout: '60' })).rejects.toBeInstanceOf(QueueNameExists);
-    await expect(queue('attributes', { VisibilityTimeout: '43201' })).rejects.toMatchObject({ name: 'InvalidAttributeValue' });
-    await expect(queue('fifo.fifo')).rejects.toMatchObject({ name: 'InvalidParameterValue', message: expect.stringContaining('standard queues only') });
+    await expect(queue('attributes', { VisibilityTimeout: '43201' })).rejects.toMatchObject({
+      name: 'InvalidAttributeValue',
+    });
+    await expect(queue('fifo.fifo')).rejects.toMatchObject({
+      name: 'InvalidParameterValue',
+      message: expect.stringContaining('standard queues only'),
+    });
   });
 
   it('answers a long poll as soon as a message arrives', async () => {
@@ -259,7 +373,10 @@ describe('on disk', () => {
   /** The stand-in in a process of its own (as `npm start` runs TypeScript), on `dir`. */
   async function startChild(dir: string): Promise<{ child: ChildProcess; sqs: SQSClient }> {
     const script = `require(${JSON.stringify(join(__dirname, '..', '..', 'local', 'aws', 'sqs.ts'))}).startLocalSqs({ dir: process.env.SQS_DIR, region: '${region}', credentials: ${JSON.stringify(OWN_STAND_IN_CREDENTIALS)} }).then((s) => console.log('SQS ' + s.endpoint))`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, SQS_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
+      env: { ...process.env, SQS_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
@@ -279,10 +396,14 @@ describe('on disk', () => {
   it('keeps every confirmed message across a SIGKILL, each visible again at its own time', async () => {
     const dir = scratch();
     const first = await startChild(dir);
-    const url = (await first.sqs.send(new CreateQueueCommand({ QueueName: 'durable', Attributes: { VisibilityTimeout: '30' } }))).QueueUrl!;
-    for (const body of ['in-flight', 'deleted', 'waiting']) await first.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body }));
+    const url = (
+      await first.sqs.send(new CreateQueueCommand({ QueueName: 'durable', Attributes: { VisibilityTimeout: '30' } }))
+    ).QueueUrl!;
+    for (const body of ['in-flight', 'deleted', 'waiting'])
+      await first.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body }));
     const receivedAt = Date.now();
-    const [inFlight] = (await first.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, VisibilityTimeout: 3 }))).Messages!;
+    const [inFlight] = (await first.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, VisibilityTimeout: 3 })))
+      .Messages!;
     const [deleted] = (await first.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }))).Messages!;
     expect([inFlight.Body, deleted.Body]).toEqual(['in-flight', 'deleted']);
     await first.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: deleted.ReceiptHandle }));
@@ -293,7 +414,16 @@ describe('on disk', () => {
 
     const second = await startChild(dir); // another port: the old queue URL still names the queue
     const receive = async (WaitTimeSeconds: number) =>
-      (await second.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }))).Messages ?? [];
+      (
+        await second.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            WaitTimeSeconds,
+            MaxNumberOfMessages: 10,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+        )
+      ).Messages ?? [];
     expect((await receive(0)).map((m) => m.Body)).toEqual(['waiting']);
     const delayed = await receive(10);
     expect(delayed.map((m) => [m.Body, m.Attributes!.ApproximateReceiveCount])).toEqual([['delayed', '1']]);
@@ -302,7 +432,12 @@ describe('on disk', () => {
     expect(back.map((m) => [m.MessageId, m.Attributes!.ApproximateReceiveCount])).toEqual([[inFlight.MessageId, '2']]);
     expect(Date.now() - receivedAt).toBeGreaterThanOrEqual(3000);
     const left = await second.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }));
-    expect(left.Attributes).toMatchObject({ VisibilityTimeout: '30', ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '3', ApproximateNumberOfMessagesDelayed: '0' });
+    expect(left.Attributes).toMatchObject({
+      VisibilityTimeout: '30',
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '3',
+      ApproximateNumberOfMessagesDelayed: '0',
+    });
 
     // a kill in the middle of a write leaves a torn last line: the next start leaves it out
     await second.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'before the tear' }));
@@ -310,7 +445,9 @@ describe('on disk', () => {
     second.sqs.destroy();
     appendFileSync(join(dir, 'journal.jsonl'), '{"t":"message","q":"durable","m":{"id":"6f1c');
     const third = await startChild(dir);
-    expect((await third.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }))).Messages?.map((m) => m.Body)).toEqual(['before the tear']);
+    expect((await third.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }))).Messages?.map((m) => m.Body)).toEqual([
+      'before the tear',
+    ]);
     expect(readFileSync(join(dir, 'journal.jsonl'), 'utf8').endsWith('\n')).toBe(true); // compacted at the start
     await kill(third.child);
     third.sqs.destroy();
@@ -323,13 +460,27 @@ describe('on disk', () => {
     const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'resumed-dlq' }))).QueueUrl!;
     const dlqArn = `arn:aws:sqs:${region}:000000000000:resumed-dlq`;
     const RedrivePolicy = JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 });
-    const url = (await sqs.send(new CreateQueueCommand({ QueueName: 'resumed', Attributes: { VisibilityTimeout: '0', RedrivePolicy } }))).QueueUrl!;
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: ['a', 'b', 'c', 'd'].map((Id) => ({ Id, MessageBody: Id })) }));
-    for (let i = 0; i < 2; i += 1) await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 })); // the second moves all four
+    const url = (
+      await sqs.send(
+        new CreateQueueCommand({ QueueName: 'resumed', Attributes: { VisibilityTimeout: '0', RedrivePolicy } }),
+      )
+    ).QueueUrl!;
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: ['a', 'b', 'c', 'd'].map((Id) => ({ Id, MessageBody: Id })),
+      }),
+    );
+    for (let i = 0; i < 2; i += 1)
+      await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 })); // the second moves all four
     await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn, MaxNumberOfMessagesPerSecond: 2 }));
     // its first step moved 2 at once; the next is a second (of the machine's time) away
     const running = await moveTask(sqs, dlqArn, (task) => (task?.ApproximateNumberOfMessagesMoved ?? 0) > 0);
-    expect(running).toMatchObject({ Status: 'RUNNING', ApproximateNumberOfMessagesMoved: 2, ApproximateNumberOfMessagesToMove: 4 });
+    expect(running).toMatchObject({
+      Status: 'RUNNING',
+      ApproximateNumberOfMessagesMoved: 2,
+      ApproximateNumberOfMessagesToMove: 4,
+    });
     sqs.destroy();
     await local.close();
 
@@ -337,8 +488,18 @@ describe('on disk', () => {
     sqs = client(local.endpoint);
     const task = await moveTask(sqs, dlqArn, (task) => task?.Status !== 'RUNNING');
     expect(task).toMatchObject({ Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 4 });
-    expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }))).Messages?.map((m) => m.Body).sort()).toEqual(['a', 'b', 'c', 'd']);
-    expect((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes).toEqual({ ApproximateNumberOfMessages: '0' });
+    expect(
+      (await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }))).Messages?.map(
+        (m) => m.Body,
+      ).sort(),
+    ).toEqual(['a', 'b', 'c', 'd']);
+    expect(
+      (
+        await sqs.send(
+          new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+        )
+      ).Attributes,
+    ).toEqual({ ApproximateNumberOfMessages: '0' });
     sqs.destroy();
     await local.close();
   });
@@ -349,9 +510,23 @@ describe('on disk', () => {
     let local = await startLocalSqs({ region, dir, compactAtBytes: 8 * 1024, credentials: OWN_STAND_IN_CREDENTIALS });
     let sqs = client(local.endpoint);
     const url = (await sqs.send(new CreateQueueCommand({ QueueName: 'compacted' }))).QueueUrl!;
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: `message ${i}` })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: `message ${i}` })),
+      }),
+    );
     const receiveAll = async (VisibilityTimeout: number) =>
-      (await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }))).Messages ?? [];
+      (
+        await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            VisibilityTimeout,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+        )
+      ).Messages ?? [];
     for (let i = 0; i < 100; i += 1) expect(await receiveAll(0)).toHaveLength(10); // 1,000 receive records: over 150 KB written
     expect(statSync(journal).size).toBeLessThan(24 * 1024); // rewritten whenever it passed 8 KB and twice its last snapshot
     sqs.destroy();
@@ -360,7 +535,9 @@ describe('on disk', () => {
     local = await startLocalSqs({ region, dir, credentials: OWN_STAND_IN_CREDENTIALS });
     sqs = client(local.endpoint);
     const messages = await receiveAll(30);
-    expect(messages.map((m) => [m.Body, m.Attributes!.ApproximateReceiveCount]).sort()).toEqual(Array.from({ length: 10 }, (_, i) => [`message ${i}`, '101']));
+    expect(messages.map((m) => [m.Body, m.Attributes!.ApproximateReceiveCount]).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => [`message ${i}`, '101']),
+    );
     sqs.destroy();
     await local.close();
   });

@@ -10,7 +10,18 @@
  * project's stored mail are never read, and nothing outside the bucket folders is written.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -60,7 +71,12 @@ function snapshot(dir: string): Record<string, string> {
   return files;
 }
 /** What exists anywhere under `base` apart from the stand-ins' own data: must stay exactly so. */
-const outsideBuckets = () => Object.fromEntries(Object.entries(snapshot(base)).filter(([path]) => !path.startsWith(join('data', 's3', BUCKET)) && !path.startsWith(join('data', 's3', '.meta'))));
+const outsideBuckets = () =>
+  Object.fromEntries(
+    Object.entries(snapshot(base)).filter(
+      ([path]) => !path.startsWith(join('data', 's3', BUCKET)) && !path.startsWith(join('data', 's3', '.meta')),
+    ),
+  );
 
 beforeAll(async () => {
   mkdirSync(outside, { recursive: true });
@@ -86,7 +102,13 @@ beforeAll(async () => {
   viewerServer = await front.startViewer(0);
   viewerUrl = `http://127.0.0.1:${(viewerServer.address() as AddressInfo).port}`;
   // another project's stored mail, in the bucket folder SES receiving writes to
-  writeLocalObject(join(dataDir, 's3'), INBOUND, 'raw/project-two/message', Buffer.from(OTHER_PROJECT_MAIL), 'message/rfc822');
+  writeLocalObject(
+    join(dataDir, 's3'),
+    INBOUND,
+    'raw/project-two/message',
+    Buffer.from(OTHER_PROJECT_MAIL),
+    'message/rfc822',
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -104,14 +126,29 @@ interface Raw {
 }
 
 /** One HTTP request with its path exactly as given (fetch and URL would fold `..` and backslashes). */
-function raw(endpoint: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Raw> {
+function raw(
+  endpoint: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Raw> {
   const { hostname, port } = new URL(endpoint);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, method, path, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('latin1') }));
-    });
+    const req = httpRequest(
+      {
+        host: hostname,
+        port,
+        method,
+        path,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('latin1') }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -132,11 +169,23 @@ async function signedHeaders(
   endpoint: string,
   method: string,
   path: string,
-  options: { service?: string; as?: StandInCredentials; headers?: Record<string, string>; body?: string; date?: Date } = {},
+  options: {
+    service?: string;
+    as?: StandInCredentials;
+    headers?: Record<string, string>;
+    body?: string;
+    date?: Date;
+  } = {},
 ): Promise<Record<string, string>> {
   const service = options.service ?? 's3';
   const { host, hostname, port } = new URL(endpoint);
-  const signer = new SignatureV4({ service, region, credentials: options.as ?? credentials, sha256: Sha256, uriEscapePath: service !== 's3' });
+  const signer = new SignatureV4({
+    service,
+    region,
+    credentials: options.as ?? credentials,
+    sha256: Sha256,
+    uriEscapePath: service !== 's3',
+  });
   const payload: Record<string, string> =
     service === 's3'
       ? {
@@ -146,18 +195,46 @@ async function signedHeaders(
         }
       : {};
   const signed = await signer.sign(
-    { method, protocol: 'http:', hostname, port: Number(port), path: path.split('?')[0], query: queryOf(path), headers: { host, ...payload, ...options.headers }, body: options.body },
+    {
+      method,
+      protocol: 'http:',
+      hostname,
+      port: Number(port),
+      path: path.split('?')[0],
+      query: queryOf(path),
+      headers: { host, ...payload, ...options.headers },
+      body: options.body,
+    },
     { signingDate: options.date },
   );
   return signed.headers as Record<string, string>;
 }
 
 /** A presigned S3 URL's path and query, as the service's own presigner makes it (shared/platform/aws/s3.ts). */
-async function presigned(method: string, path: string, expiresIn: number, options: { as?: StandInCredentials; date?: Date } = {}): Promise<string> {
+async function presigned(
+  method: string,
+  path: string,
+  expiresIn: number,
+  options: { as?: StandInCredentials; date?: Date } = {},
+): Promise<string> {
   const { host, hostname, port } = new URL(s3.endpoint);
-  const signer = new SignatureV4({ service: 's3', region, credentials: options.as ?? credentials, sha256: Sha256, uriEscapePath: false });
+  const signer = new SignatureV4({
+    service: 's3',
+    region,
+    credentials: options.as ?? credentials,
+    sha256: Sha256,
+    uriEscapePath: false,
+  });
   const signed = await signer.presign(
-    { method, protocol: 'http:', hostname, port: Number(port), path, query: { 'x-id': method === 'GET' ? 'GetObject' : 'PutObject' }, headers: { host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' } },
+    {
+      method,
+      protocol: 'http:',
+      hostname,
+      port: Number(port),
+      path,
+      query: { 'x-id': method === 'GET' ? 'GetObject' : 'PutObject' },
+      headers: { host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
+    },
     { expiresIn, signingDate: options.date },
   );
   const query = Object.entries(signed.query ?? {})
@@ -221,29 +298,46 @@ describe('the local S3', () => {
     ['a key of one dot', `/${BUCKET}/.`],
   ];
 
-  it.each(traversals)('refuses %s, signed with the right credentials, before reading or writing any file', async (_, path) => {
-    const before = outsideBuckets();
-    const read = await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path));
-    expect(read.status).toBeGreaterThanOrEqual(400);
-    expect(read.status).toBeLessThan(500);
-    expectNothingLeaked(read);
-    const body = 'written by a neighbour';
-    const written = await raw(s3.endpoint, 'PUT', path, await signedHeaders(s3.endpoint, 'PUT', path, { body }), body);
-    expect(written.status).toBeGreaterThanOrEqual(400);
-    const removed = await raw(s3.endpoint, 'DELETE', path, await signedHeaders(s3.endpoint, 'DELETE', path));
-    expect(removed.status).toBeGreaterThanOrEqual(400);
-    expect(outsideBuckets()).toEqual(before);
-    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe(SECRET_OUTSIDE);
-  });
+  it.each(traversals)(
+    'refuses %s, signed with the right credentials, before reading or writing any file',
+    async (_, path) => {
+      const before = outsideBuckets();
+      const read = await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path));
+      expect(read.status).toBeGreaterThanOrEqual(400);
+      expect(read.status).toBeLessThan(500);
+      expectNothingLeaked(read);
+      const body = 'written by a neighbour';
+      const written = await raw(
+        s3.endpoint,
+        'PUT',
+        path,
+        await signedHeaders(s3.endpoint, 'PUT', path, { body }),
+        body,
+      );
+      expect(written.status).toBeGreaterThanOrEqual(400);
+      const removed = await raw(s3.endpoint, 'DELETE', path, await signedHeaders(s3.endpoint, 'DELETE', path));
+      expect(removed.status).toBeGreaterThanOrEqual(400);
+      expect(outsideBuckets()).toEqual(before);
+      expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe(SECRET_OUTSIDE);
+    },
+  );
 
   it('decodes a key once: a double-encoded .. is a file of that literal name inside the bucket', async () => {
     const before = outsideBuckets();
     const path = `/${BUCKET}/%252E%252E%252F%252E%252E%252F%252E%252E%252Foutside%252Fsecret.txt`;
     const read = await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path));
     expect({ status: read.status, code: code(read) }).toEqual({ status: 404, code: 'NoSuchKey' });
-    const written = await raw(s3.endpoint, 'PUT', path, await signedHeaders(s3.endpoint, 'PUT', path, { body: 'literal' }), 'literal');
+    const written = await raw(
+      s3.endpoint,
+      'PUT',
+      path,
+      await signedHeaders(s3.endpoint, 'PUT', path, { body: 'literal' }),
+      'literal',
+    );
     expect(written.status).toBe(200);
-    expect(readFileSync(join(dataDir, 's3', BUCKET, '%2E%2E%2F%2E%2E%2F%2E%2E%2Foutside%2Fsecret.txt'), 'utf8')).toBe('literal');
+    expect(readFileSync(join(dataDir, 's3', BUCKET, '%2E%2E%2F%2E%2E%2F%2E%2E%2Foutside%2Fsecret.txt'), 'utf8')).toBe(
+      'literal',
+    );
     expect(outsideBuckets()).toEqual(before);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe(SECRET_OUTSIDE);
   });
@@ -252,30 +346,78 @@ describe('the local S3', () => {
     const path = '/kms/5ec7e75a-0000-4000-8000-000000000001.key';
     const read = await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path));
     expect({ status: read.status, code: code(read) }).toEqual({ status: 404, code: 'NoSuchBucket' });
-    const written = await raw(s3.endpoint, 'PUT', '/planted/x', await signedHeaders(s3.endpoint, 'PUT', '/planted/x', { body: 'x' }), 'x');
+    const written = await raw(
+      s3.endpoint,
+      'PUT',
+      '/planted/x',
+      await signedHeaders(s3.endpoint, 'PUT', '/planted/x', { body: 'x' }),
+      'x',
+    );
     expect({ status: written.status, code: code(written) }).toEqual({ status: 404, code: 'NoSuchBucket' });
     expect(existsSync(join(dataDir, 's3', 'planted'))).toBe(false);
   });
 
   it('answers S3 bucket-name and key errors by name', async () => {
     const path = '/x%2F..%2F..%2Foutside/secret.txt';
-    expect(code(await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path)))).toBe('InvalidBucketName');
+    expect(code(await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path)))).toBe(
+      'InvalidBucketName',
+    );
     const key = `/${BUCKET}/..%2Fx`;
-    expect(code(await raw(s3.endpoint, 'GET', key, await signedHeaders(s3.endpoint, 'GET', key)))).toBe('InvalidArgument');
+    expect(code(await raw(s3.endpoint, 'GET', key, await signedHeaders(s3.endpoint, 'GET', key)))).toBe(
+      'InvalidArgument',
+    );
   });
 
   it("serves another project's mail only to a signed request, and refuses unsigned, forged and skewed ones with S3's codes", async () => {
     const path = `/${INBOUND}/raw/project-two/message`;
-    expect(await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path))).toEqual({ status: 200, body: OTHER_PROJECT_MAIL });
+    expect(await raw(s3.endpoint, 'GET', path, await signedHeaders(s3.endpoint, 'GET', path))).toEqual({
+      status: 200,
+      body: OTHER_PROJECT_MAIL,
+    });
     const refused: [string, Record<string, string>, number, string][] = [
       ['unsigned', {}, 403, 'AccessDenied'],
-      ['any Authorization header', { authorization: 'AWS4-HMAC-SHA256 Credential=anything' }, 400, 'AuthorizationHeaderMalformed'],
-      ['the old public local/local', await signedHeaders(s3.endpoint, 'GET', path, { as: { accessKeyId: 'local', secretAccessKey: 'local' } }), 403, 'InvalidAccessKeyId'],
-      ['the right key id, another secret', await signedHeaders(s3.endpoint, 'GET', path, { as: { ...credentials, secretAccessKey: 'x'.repeat(40) } }), 403, 'SignatureDoesNotMatch'],
-      ['signed for another key', await signedHeaders(s3.endpoint, 'GET', `/${INBOUND}/raw/other`), 403, 'SignatureDoesNotMatch'],
-      ['signed 16 minutes ago', await signedHeaders(s3.endpoint, 'GET', path, { date: new Date(Date.now() - 16 * 60_000) }), 403, 'RequestTimeTooSkewed'],
-      ['signed 16 minutes ahead', await signedHeaders(s3.endpoint, 'GET', path, { date: new Date(Date.now() + 16 * 60_000) }), 403, 'RequestTimeTooSkewed'],
-      ['signed for SQS', await signedHeaders(s3.endpoint, 'GET', path, { service: 'sqs' }), 400, 'AuthorizationHeaderMalformed'],
+      [
+        'any Authorization header',
+        { authorization: 'AWS4-HMAC-SHA256 Credential=anything' },
+        400,
+        'AuthorizationHeaderMalformed',
+      ],
+      [
+        'the old public local/local',
+        await signedHeaders(s3.endpoint, 'GET', path, { as: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+        403,
+        'InvalidAccessKeyId',
+      ],
+      [
+        'the right key id, another secret',
+        await signedHeaders(s3.endpoint, 'GET', path, { as: { ...credentials, secretAccessKey: 'x'.repeat(40) } }),
+        403,
+        'SignatureDoesNotMatch',
+      ],
+      [
+        'signed for another key',
+        await signedHeaders(s3.endpoint, 'GET', `/${INBOUND}/raw/other`),
+        403,
+        'SignatureDoesNotMatch',
+      ],
+      [
+        'signed 16 minutes ago',
+        await signedHeaders(s3.endpoint, 'GET', path, { date: new Date(Date.now() - 16 * 60_000) }),
+        403,
+        'RequestTimeTooSkewed',
+      ],
+      [
+        'signed 16 minutes ahead',
+        await signedHeaders(s3.endpoint, 'GET', path, { date: new Date(Date.now() + 16 * 60_000) }),
+        403,
+        'RequestTimeTooSkewed',
+      ],
+      [
+        'signed for SQS',
+        await signedHeaders(s3.endpoint, 'GET', path, { service: 'sqs' }),
+        400,
+        'AuthorizationHeaderMalformed',
+      ],
     ];
     for (const [what, headers, status, errorCode] of refused) {
       const answer = await raw(s3.endpoint, 'GET', path, headers);
@@ -298,31 +440,71 @@ describe('the local S3', () => {
     expect(await raw(s3.endpoint, 'GET', url)).toEqual({ status: 200, body: OTHER_PROJECT_MAIL });
     const refused: [string, string, string, number, string][] = [
       ['another key', 'GET', url.replace('project-two/message', 'project-two/other'), 403, 'SignatureDoesNotMatch'],
-      ['a traversal key', 'GET', url.replace('raw/project-two/message', 'raw/..%2F..%2F..%2Foutside%2Fsecret.txt'), 403, 'SignatureDoesNotMatch'],
+      [
+        'a traversal key',
+        'GET',
+        url.replace('raw/project-two/message', 'raw/..%2F..%2F..%2Foutside%2Fsecret.txt'),
+        403,
+        'SignatureDoesNotMatch',
+      ],
       ['PUT with a GET URL', 'PUT', url, 403, 'SignatureDoesNotMatch'],
       ['DELETE with a GET URL', 'DELETE', url, 403, 'SignatureDoesNotMatch'],
       ['a longer expiry', 'GET', url.replace('X-Amz-Expires=600', 'X-Amz-Expires=6000'), 403, 'SignatureDoesNotMatch'],
-      ['another signature', 'GET', url.replace(/X-Amz-Signature=[0-9a-f]{64}/, `X-Amz-Signature=${'0'.repeat(64)}`), 403, 'SignatureDoesNotMatch'],
+      [
+        'another signature',
+        'GET',
+        url.replace(/X-Amz-Signature=[0-9a-f]{64}/, `X-Amz-Signature=${'0'.repeat(64)}`),
+        403,
+        'SignatureDoesNotMatch',
+      ],
       ['no signature', 'GET', url.replace(/&?X-Amz-Signature=[0-9a-f]{64}/, ''), 403, 'AccessDenied'],
       ['two signatures', 'GET', `${url}&X-Amz-Signature=${'0'.repeat(64)}`, 400, 'AuthorizationHeaderMalformed'],
-      ['forged with local/local', 'GET', await presigned('GET', path, 600, { as: { accessKeyId: 'local', secretAccessKey: 'local' } }), 403, 'InvalidAccessKeyId'],
-      ['replayed after its expiry', 'GET', await presigned('GET', path, 60, { date: new Date(Date.now() - 120_000) }), 403, 'AccessDenied'],
-      ['dated an hour ahead', 'GET', await presigned('GET', path, 600, { date: new Date(Date.now() + 3600_000) }), 403, 'RequestTimeTooSkewed'],
-      ['valid for more than 7 days', 'GET', url.replace('X-Amz-Expires=600', 'X-Amz-Expires=604801'), 400, 'AuthorizationHeaderMalformed'],
+      [
+        'forged with local/local',
+        'GET',
+        await presigned('GET', path, 600, { as: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+        403,
+        'InvalidAccessKeyId',
+      ],
+      [
+        'replayed after its expiry',
+        'GET',
+        await presigned('GET', path, 60, { date: new Date(Date.now() - 120_000) }),
+        403,
+        'AccessDenied',
+      ],
+      [
+        'dated an hour ahead',
+        'GET',
+        await presigned('GET', path, 600, { date: new Date(Date.now() + 3600_000) }),
+        403,
+        'RequestTimeTooSkewed',
+      ],
+      [
+        'valid for more than 7 days',
+        'GET',
+        url.replace('X-Amz-Expires=600', 'X-Amz-Expires=604801'),
+        400,
+        'AuthorizationHeaderMalformed',
+      ],
     ];
     for (const [what, method, tampered, status, errorCode] of refused) {
       const answer = await raw(s3.endpoint, method, tampered, {}, method === 'PUT' ? 'overwritten' : undefined);
       expect({ what, status: answer.status, code: code(answer) }).toEqual({ what, status, code: errorCode });
       expectNothingLeaked(answer);
     }
-    expect(readFileSync(join(dataDir, 's3', INBOUND, 'raw', 'project-two', 'message'), 'utf8')).toBe(OTHER_PROJECT_MAIL);
+    expect(readFileSync(join(dataDir, 's3', INBOUND, 'raw', 'project-two', 'message'), 'utf8')).toBe(
+      OTHER_PROJECT_MAIL,
+    );
   });
 
   it("keeps serving the SDK's signed calls for keys with spaces, plus signs and non-ASCII letters", async () => {
     const client = new S3Client({ endpoint: s3.endpoint, region, credentials, forcePathStyle: true });
     const Key = 'uploads/a b+c/ü ñ (1).txt';
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: 'odd key', ContentType: 'text/plain' }));
-    expect(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key }))).Body!.transformToString()).toBe('odd key');
+    expect(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key }))).Body!.transformToString()).toBe(
+      'odd key',
+    );
     client.destroy();
   });
 
@@ -342,7 +524,9 @@ describe('the local KMS', () => {
 
   it('answers its own credentials, through the SDK', async () => {
     const client = new KMSClient({ endpoint: kms.endpoint, region, credentials });
-    expect((await client.send(new GenerateDataKeyCommand({ KeyId: kms.keyArn, KeySpec: 'AES_256' }))).Plaintext).toHaveLength(32);
+    expect(
+      (await client.send(new GenerateDataKeyCommand({ KeyId: kms.keyArn, KeySpec: 'AES_256' }))).Plaintext,
+    ).toHaveLength(32);
     client.destroy();
   });
 
@@ -351,23 +535,43 @@ describe('the local KMS', () => {
       ['unsigned', target, 403, 'MissingAuthenticationTokenException'],
       [
         'another key id',
-        await signedHeaders(kms.endpoint, 'POST', '/', { service: 'kms', as: { accessKeyId: 'anyone', secretAccessKey: 'guessed' }, headers: target, body: body() }),
+        await signedHeaders(kms.endpoint, 'POST', '/', {
+          service: 'kms',
+          as: { accessKeyId: 'anyone', secretAccessKey: 'guessed' },
+          headers: target,
+          body: body(),
+        }),
         400,
         'UnrecognizedClientException',
       ],
       [
         'another secret',
-        await signedHeaders(kms.endpoint, 'POST', '/', { service: 'kms', as: { ...credentials, secretAccessKey: 'y'.repeat(40) }, headers: target, body: body() }),
+        await signedHeaders(kms.endpoint, 'POST', '/', {
+          service: 'kms',
+          as: { ...credentials, secretAccessKey: 'y'.repeat(40) },
+          headers: target,
+          body: body(),
+        }),
         400,
         'InvalidSignatureException',
       ],
       [
         'signed 16 minutes ago',
-        await signedHeaders(kms.endpoint, 'POST', '/', { service: 'kms', headers: target, body: body(), date: new Date(Date.now() - 16 * 60_000) }),
+        await signedHeaders(kms.endpoint, 'POST', '/', {
+          service: 'kms',
+          headers: target,
+          body: body(),
+          date: new Date(Date.now() - 16 * 60_000),
+        }),
         400,
         'InvalidSignatureException',
       ],
-      ['signed for another body', await signedHeaders(kms.endpoint, 'POST', '/', { service: 'kms', headers: target, body: '{}' }), 400, 'InvalidSignatureException'],
+      [
+        'signed for another body',
+        await signedHeaders(kms.endpoint, 'POST', '/', { service: 'kms', headers: target, body: '{}' }),
+        400,
+        'InvalidSignatureException',
+      ],
     ];
     for (const [what, headers, status, errorCode] of refused) {
       const answer = await raw(kms.endpoint, 'POST', '/', headers, body());
@@ -378,7 +582,13 @@ describe('the local KMS', () => {
 
   it('never takes a file name from a request: a key id that would leave its folder is an unknown key', async () => {
     const input = JSON.stringify({ KeyId: `../../outside/secret.txt`, KeySpec: 'AES_256' });
-    const answer = await raw(kms.endpoint, 'POST', '/', await signedHeaders(kms.endpoint, 'POST', '/', { service: 'kms', headers: target, body: input }), input);
+    const answer = await raw(
+      kms.endpoint,
+      'POST',
+      '/',
+      await signedHeaders(kms.endpoint, 'POST', '/', { service: 'kms', headers: target, body: input }),
+      input,
+    );
     expect({ status: answer.status, code: code(answer) }).toEqual({ status: 400, code: 'NotFoundException' });
     expectNothingLeaked(answer);
   });
@@ -390,25 +600,42 @@ describe('the local SQS', () => {
   it('answers its own credentials, and refuses unsigned, forged and skewed requests with its codes', async () => {
     const client = new SQSClient({ endpoint: sqs.endpoint, region, credentials });
     await client.send(new CreateQueueCommand({ QueueName: 'hostile-ok' }));
-    expect((await client.send(new ListQueuesCommand({}))).QueueUrls).toEqual([`${sqs.endpoint}/000000000000/hostile-ok`]);
+    expect((await client.send(new ListQueuesCommand({}))).QueueUrls).toEqual([
+      `${sqs.endpoint}/000000000000/hostile-ok`,
+    ]);
     client.destroy();
     const refused: [string, Record<string, string>, number, string][] = [
       ['unsigned', target, 403, 'com.amazon.coral.service#MissingAuthenticationToken'],
       [
         'another key id',
-        await signedHeaders(sqs.endpoint, 'POST', '/', { service: 'sqs', as: { accessKeyId: 'local', secretAccessKey: 'local' }, headers: target, body: '{}' }),
+        await signedHeaders(sqs.endpoint, 'POST', '/', {
+          service: 'sqs',
+          as: { accessKeyId: 'local', secretAccessKey: 'local' },
+          headers: target,
+          body: '{}',
+        }),
         403,
         'com.amazon.coral.service#InvalidClientTokenId',
       ],
       [
         'another secret',
-        await signedHeaders(sqs.endpoint, 'POST', '/', { service: 'sqs', as: { ...credentials, secretAccessKey: 'z'.repeat(40) }, headers: target, body: '{}' }),
+        await signedHeaders(sqs.endpoint, 'POST', '/', {
+          service: 'sqs',
+          as: { ...credentials, secretAccessKey: 'z'.repeat(40) },
+          headers: target,
+          body: '{}',
+        }),
         403,
         'com.amazon.coral.service#SignatureDoesNotMatch',
       ],
       [
         'signed 16 minutes ago',
-        await signedHeaders(sqs.endpoint, 'POST', '/', { service: 'sqs', headers: target, body: '{}', date: new Date(Date.now() - 16 * 60_000) }),
+        await signedHeaders(sqs.endpoint, 'POST', '/', {
+          service: 'sqs',
+          headers: target,
+          body: '{}',
+          date: new Date(Date.now() - 16 * 60_000),
+        }),
         400,
         'com.amazon.coral.service#RequestExpired',
       ],
@@ -421,7 +648,12 @@ describe('the local SQS', () => {
   });
 
   it('the SDK sees the refusals by their names', async () => {
-    const forged = new SQSClient({ endpoint: sqs.endpoint, region, credentials: { ...credentials, secretAccessKey: 'z'.repeat(40) }, maxAttempts: 1 });
+    const forged = new SQSClient({
+      endpoint: sqs.endpoint,
+      region,
+      credentials: { ...credentials, secretAccessKey: 'z'.repeat(40) },
+      maxAttempts: 1,
+    });
     await expect(forged.send(new ListQueuesCommand({}))).rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
     forged.destroy();
   });
@@ -430,7 +662,9 @@ describe('the local SQS', () => {
     const client = new SQSClient({ endpoint: sqs.endpoint, region, credentials, maxAttempts: 1 });
     const before = outsideBuckets();
     for (const name of ['../../outside/q', '..', 'a/b', 'a\\b', 'a\u0000b', '/tmp/q', 'x'.repeat(81), '', 'q.fifo']) {
-      await expect(client.send(new CreateQueueCommand({ QueueName: name }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+      await expect(client.send(new CreateQueueCommand({ QueueName: name }))).rejects.toMatchObject({
+        $metadata: { httpStatusCode: 400 },
+      });
     }
     client.destroy();
     const changed = Object.keys(outsideBuckets()).filter((path) => before[path] === undefined);
@@ -447,10 +681,32 @@ describe('the local SES endpoint', () => {
     const path = '/v2/email/account';
     const refused: [string, Record<string, string>, string][] = [
       ['unsigned', {}, 'MissingAuthenticationTokenException'],
-      ['another key id', await signedHeaders(sesEndpoint, 'GET', path, { service: 'ses', as: { accessKeyId: 'local', secretAccessKey: 'local' } }), 'UnrecognizedClientException'],
-      ['another secret', await signedHeaders(sesEndpoint, 'GET', path, { service: 'ses', as: { ...credentials, secretAccessKey: 'w'.repeat(40) } }), 'InvalidSignatureException'],
-      ['signed 16 minutes ago', await signedHeaders(sesEndpoint, 'GET', path, { service: 'ses', date: new Date(Date.now() - 16 * 60_000) }), 'InvalidSignatureException'],
-      ['signed for another path', await signedHeaders(sesEndpoint, 'GET', '/v2/email/identities', { service: 'ses' }), 'InvalidSignatureException'],
+      [
+        'another key id',
+        await signedHeaders(sesEndpoint, 'GET', path, {
+          service: 'ses',
+          as: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }),
+        'UnrecognizedClientException',
+      ],
+      [
+        'another secret',
+        await signedHeaders(sesEndpoint, 'GET', path, {
+          service: 'ses',
+          as: { ...credentials, secretAccessKey: 'w'.repeat(40) },
+        }),
+        'InvalidSignatureException',
+      ],
+      [
+        'signed 16 minutes ago',
+        await signedHeaders(sesEndpoint, 'GET', path, { service: 'ses', date: new Date(Date.now() - 16 * 60_000) }),
+        'InvalidSignatureException',
+      ],
+      [
+        'signed for another path',
+        await signedHeaders(sesEndpoint, 'GET', '/v2/email/identities', { service: 'ses' }),
+        'InvalidSignatureException',
+      ],
     ];
     for (const [what, headers, errorCode] of refused) {
       const answer = await raw(sesEndpoint, 'GET', path, headers);
@@ -459,26 +715,43 @@ describe('the local SES endpoint', () => {
     }
     // its local-only routes too
     const stats = await raw(sesEndpoint, 'GET', '/_local/send-stats');
-    expect({ status: stats.status, code: code(stats) }).toEqual({ status: 403, code: 'MissingAuthenticationTokenException' });
+    expect({ status: stats.status, code: code(stats) }).toEqual({
+      status: 403,
+      code: 'MissingAuthenticationTokenException',
+    });
   });
 
   it("the mail viewer's port (a browser's page, unsigned) serves no SES API", async () => {
     const attempts: [string, string, string?][] = [
       ['GET', '/v2/email/account'],
       ['POST', '/v2/email/identities', JSON.stringify({ EmailIdentity: 'attacker.example' })],
-      ['POST', '/v2/email/outbound-emails', JSON.stringify({ Content: { Simple: { Subject: { Data: 'x' }, Body: { Text: { Data: 'x' } } } } })],
+      [
+        'POST',
+        '/v2/email/outbound-emails',
+        JSON.stringify({ Content: { Simple: { Subject: { Data: 'x' }, Body: { Text: { Data: 'x' } } } } }),
+      ],
       ['POST', '/', 'Action=SendEmail'],
       ['GET', '/_local/send-stats'],
       ['GET', '/V2/Email/Account/'],
     ];
     for (const [method, path, body] of attempts) {
-      const answer = await raw(viewerUrl, method, path, { authorization: 'AWS4-HMAC-SHA256 Credential=x', 'content-type': 'application/json' }, body);
+      const answer = await raw(
+        viewerUrl,
+        method,
+        path,
+        { authorization: 'AWS4-HMAC-SHA256 Credential=x', 'content-type': 'application/json' },
+        body,
+      );
       expect({ method, path, status: answer.status }).toEqual({ method, path, status: 404 });
     }
     const client = new SESv2Client({ endpoint: sesEndpoint, region, credentials });
-    await expect(client.send(new GetEmailIdentityCommand({ EmailIdentity: 'attacker.example' }))).rejects.toMatchObject({ name: 'NotFoundException' });
+    await expect(client.send(new GetEmailIdentityCommand({ EmailIdentity: 'attacker.example' }))).rejects.toMatchObject(
+      { name: 'NotFoundException' },
+    );
     // a signed request whose path carries encoded characters (the SDK encodes them once more to sign) is still its own
-    await expect(client.send(new GetEmailIdentityCommand({ EmailIdentity: 'a+b c@attacker.example' }))).rejects.toMatchObject({ name: 'NotFoundException' });
+    await expect(
+      client.send(new GetEmailIdentityCommand({ EmailIdentity: 'a+b c@attacker.example' })),
+    ).rejects.toMatchObject({ name: 'NotFoundException' });
     client.destroy();
   });
 });

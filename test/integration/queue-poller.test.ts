@@ -3,7 +3,13 @@
  * batch failures stay on the queue and come back, a thrown handler fails the whole batch, and
  * a message that keeps failing ends in the DLQ.
  */
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { startLocalSqs, type LocalSqs } from '../../local/aws/sqs';
 import { OWN_STAND_IN_CREDENTIALS } from '../support/stand-ins';
@@ -24,7 +30,9 @@ afterAll(async () => {
 
 async function queueWithDlq(name: string, maxReceiveCount: number) {
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-  const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn;
+  const dlqArn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes!.QueueArn;
   const queue = await sqs.send(
     new CreateQueueCommand({
       QueueName: name,
@@ -34,11 +42,19 @@ async function queueWithDlq(name: string, maxReceiveCount: number) {
       },
     }),
   );
-  const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  const arn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes!.QueueArn!;
   return { url: queue.QueueUrl!, arn, dlqUrl: dlq.QueueUrl! };
 }
 
-const send = (url: string, bodies: string[]) => sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: bodies.map((MessageBody, i) => ({ Id: String(i), MessageBody })) }));
+const send = (url: string, bodies: string[]) =>
+  sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: url,
+      Entries: bodies.map((MessageBody, i) => ({ Id: String(i), MessageBody })),
+    }),
+  );
 
 /** Polls like the runtime does until `done` holds (failed messages reappear after the 1 s visibility timeout). */
 async function pollUntil(poller: QueuePoller, done: () => boolean | Promise<boolean>, timeoutMs = 10_000) {

@@ -26,7 +26,9 @@ async function seedSegment(projectId: string, size: number, options: { withSegme
   const base = { project_id: projectId, created_at: at, updated_at: at };
   const contactIds = Array.from({ length: size }, () => newId());
   const items = [
-    ...(options.withSegmentItem ? [{ ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'Doomed' }] : []),
+    ...(options.withSegmentItem
+      ? [{ ...keys.segment(projectId, segmentId), ...base, type: 'segment', id: segmentId, name: 'Doomed' }]
+      : []),
     { ...keys.segment(projectId, keptId), ...base, type: 'segment', id: keptId, name: 'Kept' },
     ...contactIds.map((id, i) => ({
       ...keys.contact(projectId, id),
@@ -41,7 +43,15 @@ async function seedSegment(projectId: string, size: number, options: { withSegme
       segment_ids: [keptId, segmentId],
       topics: {},
     })),
-    ...contactIds.flatMap((id) => [segmentId, keptId].map((sid) => ({ ...keys.segmentMember(projectId, sid, id), ...base, type: 'segment_member', segment_id: sid, contact_id: id }))),
+    ...contactIds.flatMap((id) =>
+      [segmentId, keptId].map((sid) => ({
+        ...keys.segmentMember(projectId, sid, id),
+        ...base,
+        type: 'segment_member',
+        segment_id: sid,
+        contact_id: id,
+      })),
+    ),
   ];
   for (let i = 0; i < items.length; i += 25) {
     let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
@@ -80,7 +90,10 @@ async function expectOnlyKept(projectId: string, contactIds: string[], keptId: s
 function streamRecord(projectId: string, segmentId: string, sequence: string) {
   return {
     eventName: 'REMOVE' as const,
-    dynamodb: { SequenceNumber: sequence, OldImage: { type: { S: 'segment' }, project_id: { S: projectId }, id: { S: segmentId } } },
+    dynamodb: {
+      SequenceNumber: sequence,
+      OldImage: { type: { S: 'segment' }, project_id: { S: projectId }, id: { S: segmentId } },
+    },
   };
 }
 
@@ -119,14 +132,20 @@ it('cleans up after a DELETE that died right after removing the segment item (th
     250,
   );
   await expectOnlyKept(other.projectId, contactIds, keptId);
-  expect((await api.get(`/contacts/${contactIds[0]}/segments`, { key: other.key })).body.data.map((s: { id: string }) => s.id)).toEqual([keptId]);
+  expect(
+    (await api.get(`/contacts/${contactIds[0]}/segments`, { key: other.key })).body.data.map(
+      (s: { id: string }) => s.id,
+    ),
+  ).toEqual([keptId]);
 }, 60_000);
 
 it('reports a segment it had no time for as the failed record, and the retry finishes it', async () => {
   // No segment item (so no REMOVE record reaches the runtime's own worker): this test drives the handler.
   const other = await createOtherProject();
   const { segmentId, keptId, contactIds } = await seedSegment(other.projectId, 60, { withSegmentItem: false });
-  const event = { Records: [streamRecord(other.projectId, segmentId, '200'), streamRecord(other.projectId, newId(), '300')] } as unknown as DynamoDBStreamEvent;
+  const event = {
+    Records: [streamRecord(other.projectId, segmentId, '200'), streamRecord(other.projectId, newId(), '300')],
+  } as unknown as DynamoDBStreamEvent;
 
   // less time left than the safety margin: no page is started, and the retry starts from this record
   expect(await segmentCleanup(event, contextWith(1_000))).toEqual({ batchItemFailures: [{ itemIdentifier: '200' }] });
@@ -138,6 +157,8 @@ it('reports a segment it had no time for as the failed record, and the retry fin
 });
 
 it('skips a record that is not a segment item instead of blocking the stream', async () => {
-  const event = { Records: [{ eventName: 'REMOVE', dynamodb: { SequenceNumber: '1', OldImage: { type: { S: 'segment' } } } }] } as unknown as DynamoDBStreamEvent;
+  const event = {
+    Records: [{ eventName: 'REMOVE', dynamodb: { SequenceNumber: '1', OldImage: { type: { S: 'segment' } } } }],
+  } as unknown as DynamoDBStreamEvent;
   expect(await segmentCleanup(event, contextWith(60_000))).toEqual({ batchItemFailures: [] });
 });

@@ -21,9 +21,17 @@ const WAIT_MS = 60_000;
 const TEST_TIMEOUT_MS = WAIT_MS + 30_000;
 
 beforeAll(async () => {
-  dynamo = new DynamoDBClient({ region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoint: runtime.dynamoDbEndpoint });
+  dynamo = new DynamoDBClient({
+    region: 'ap-southeast-2',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    endpoint: runtime.dynamoDbEndpoint,
+  });
   await dynamo.send(new CreateTableCommand(createTableInput(tableName, { stream: false }))); // no stream: nothing reads it (lib/table-definition.ts)
-  Object.assign(process.env, { TABLE_NAME: tableName, SEND_RATE_PER_SECOND: '5', AWS_ENDPOINT_URL_SESV2: runtime.sesEndpoint });
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    SEND_RATE_PER_SECOND: '5',
+    AWS_ENDPOINT_URL_SESV2: runtime.sesEndpoint,
+  });
 });
 
 afterAll(async () => {

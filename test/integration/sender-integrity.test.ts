@@ -39,10 +39,14 @@ async function verifiedDomain(key: string, name = unique('integrity')): Promise<
 
 const emailOf = (id: string, key: string) => api.get(`/emails/${id}`, { key }).then((r) => r.body);
 const eventsOf = async (id: string, key: string) =>
-  ((await api.get('/events', { key })).body.data as { type: string; data: { object: Record<string, unknown> } }[]).filter((e) => e.data.object.id === id);
+  (
+    (await api.get('/events', { key })).body.data as { type: string; data: { object: Record<string, unknown> } }[]
+  ).filter((e) => e.data.object.id === id);
 
 async function mailViewerSubjects(): Promise<string[]> {
-  const store = await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json() as Promise<{ emails: { subject: string }[] }>);
+  const store = await fetch(`${runtime.mailViewerUrl}/store`).then(
+    (r) => r.json() as Promise<{ emails: { subject: string }[] }>,
+  );
   return store.emails.map((e) => e.subject);
 }
 
@@ -51,13 +55,20 @@ describe('a domain deleted while its mail waits', () => {
     const a = await createOtherProject();
     const domain = await verifiedDomain(a.key);
     const later = new Date(Date.now() + 60 * 60 * 1000).toISOString();
-    const scheduled = await api.post('/emails', { from: `news@${domain.name}`, to: 'r@example.com', subject: 'scheduled', text: 'x', scheduled_at: later }, { key: a.key });
+    const scheduled = await api.post(
+      '/emails',
+      { from: `news@${domain.name}`, to: 'r@example.com', subject: 'scheduled', text: 'x', scheduled_at: later },
+      { key: a.key },
+    );
     expect(scheduled.status).toBe(200);
 
     expect((await api.delete(`/domains/${domain.id}`, { key: a.key })).status).toBe(200);
     expect(await emailOf(scheduled.body.id, a.key)).toMatchObject({ last_event: 'canceled' });
     const canceled = (await eventsOf(scheduled.body.id, a.key)).find((e) => e.type === 'email.canceled');
-    expect(canceled?.data.object).toMatchObject({ last_event: 'canceled', cancel_reason: `the domain ${domain.name} was deleted before the email was sent` });
+    expect(canceled?.data.object).toMatchObject({
+      last_event: 'canceled',
+      cancel_reason: `the domain ${domain.name} was deleted before the email was sent`,
+    });
   });
 
   it("never sends it from the name once another project owns it: the sender's check fails it with the reason", async () => {
@@ -66,7 +77,11 @@ describe('a domain deleted while its mail waits', () => {
     const domain = await verifiedDomain(a.key);
     const subject = `From a deleted domain ${Date.now()}`;
     const at = new Date(Date.now() + 6000).toISOString();
-    const res = await api.post('/emails', { from: `news@${domain.name}`, to: 'r@example.com', subject, text: 'x', scheduled_at: at }, { key: a.key });
+    const res = await api.post(
+      '/emails',
+      { from: `news@${domain.name}`, to: 'r@example.com', subject, text: 'x', scheduled_at: at },
+      { key: a.key },
+    );
     expect(res.status).toBe(200);
     // as if the delete had run out of time before this email: its pending entry is gone, so the delete leaves it scheduled
     await transact([del(keys.pendingEmailFrom(a.projectId, domain.name, res.body.id))]);
@@ -81,7 +96,9 @@ describe('a domain deleted while its mail waits', () => {
     );
     expect(email.last_event).toBe('failed');
     const failed = (await eventsOf(res.body.id, a.key)).find((e) => e.type === 'email.failed');
-    expect(failed?.data.object.failure_reason).toBe(`not sent: The domain ${domain.name} is not a domain of this project`);
+    expect(failed?.data.object.failure_reason).toBe(
+      `not sent: The domain ${domain.name} is not a domain of this project`,
+    );
     expect((await eventsOf(res.body.id, a.key)).map((e) => e.type)).not.toContain('email.sending');
     expect(await mailViewerSubjects()).not.toContain(subject);
   }, 40_000);
@@ -117,7 +134,12 @@ describe('a sender killed between its claim and the send', () => {
     await transact([put({ ...keys.email(a.projectId, emailId), type: 'email', ...email })]);
     await transact([
       update(keys.email(a.projectId, emailId), {
-        set: { last_event: 'sending', sending_at: claimedAt, send_attempts: 1, ...keys.emailDue(a.projectId, emailId, new Date(Date.parse(claimedAt) + LEASE_MS).toISOString()) },
+        set: {
+          last_event: 'sending',
+          sending_at: claimedAt,
+          send_attempts: 1,
+          ...keys.emailDue(a.projectId, emailId, new Date(Date.parse(claimedAt) + LEASE_MS).toISOString()),
+        },
       }),
     ]);
 
@@ -183,8 +205,26 @@ describe('a staged batch left behind by its request', () => {
     const past = new Date(Date.now() - 1000).toISOString();
     await putEmailContent(a.projectId, emailId, { html: null, text: 'x', headers: {} });
     await transact([
-      put({ ...keys.stagedEmail(a.projectId, emailId), ...keys.emailDue(a.projectId, emailId, past), type: 'staged_email', project_id: a.projectId, id: emailId, batch_id: batchId, email }),
-      ...(batchState ? [put({ ...keys.emailBatch(a.projectId, batchId), type: 'email_batch', project_id: a.projectId, state: batchState, email_ids: [emailId] })] : []),
+      put({
+        ...keys.stagedEmail(a.projectId, emailId),
+        ...keys.emailDue(a.projectId, emailId, past),
+        type: 'staged_email',
+        project_id: a.projectId,
+        id: emailId,
+        batch_id: batchId,
+        email,
+      }),
+      ...(batchState
+        ? [
+            put({
+              ...keys.emailBatch(a.projectId, batchId),
+              type: 'email_batch',
+              project_id: a.projectId,
+              state: batchState,
+              email_ids: [emailId],
+            }),
+          ]
+        : []),
     ]);
     return { a, batchId, emailId };
   }

@@ -53,11 +53,19 @@ beforeAll(async () => {
       const account = request.url === '/v2/email/account';
       if (!account) sesSends += 1;
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(account ? { SendQuota: { MaxSendRate: 100, Max24HourSend: 50_000 } } : { MessageId: `ses-${newId()}` }));
+      response.end(
+        JSON.stringify(
+          account ? { SendQuota: { MaxSendRate: 100, Max24HourSend: 50_000 } } : { MessageId: `ses-${newId()}` },
+        ),
+      );
     });
   });
   await new Promise<void>((resolve) => ses.listen(0, '127.0.0.1', resolve));
-  Object.assign(process.env, { TABLE_NAME: tableName, AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${(ses.address() as AddressInfo).port}`, SEND_RATE_PER_SECOND: '100' });
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${(ses.address() as AddressInfo).port}`,
+    SEND_RATE_PER_SECOND: '100',
+  });
   const { handler } = await import('../../functions/workers/sender');
   sender = (event) => invoke(workerFunction('sender'), handler as never, event) as Promise<SQSBatchResponse>;
 }, 60_000);
@@ -78,7 +86,16 @@ async function largeEmail(): Promise<EmailItem> {
   const domainId = newId();
   const name = `d-${domainId.slice(-12)}.example.com`;
   await putItem(
-    put({ ...domainClaimKey(caller.projectId, name), type: 'domain_name', project_id: caller.projectId, domain_id: domainId, name, state: 'active', status: 'verified', sending: 'enabled' }),
+    put({
+      ...domainClaimKey(caller.projectId, name),
+      type: 'domain_name',
+      project_id: caller.projectId,
+      domain_id: domainId,
+      name,
+      state: 'active',
+      status: 'verified',
+      sending: 'enabled',
+    }),
   );
   const id = newId();
   const attachmentId = newId();
@@ -86,9 +103,22 @@ async function largeEmail(): Promise<EmailItem> {
     html: null,
     text: 'see attached',
     headers: {},
-    attachments: [{ id: attachmentId, filename: 'big.bin', content_type: 'application/octet-stream', content_id: null, size: ATTACHMENT.length }],
+    attachments: [
+      {
+        id: attachmentId,
+        filename: 'big.bin',
+        content_type: 'application/octet-stream',
+        content_id: null,
+        size: ATTACHMENT.length,
+      },
+    ],
   };
-  await Promise.all([putEmailContent(caller.projectId, id, content), putAttachments(caller.projectId, id, [{ id: attachmentId, bytes: ATTACHMENT, content_type: 'application/octet-stream' }])]);
+  await Promise.all([
+    putEmailContent(caller.projectId, id, content),
+    putAttachments(caller.projectId, id, [
+      { id: attachmentId, bytes: ATTACHMENT, content_type: 'application/octet-stream' },
+    ]),
+  ]);
   const email: EmailItem = {
     object: 'email',
     id,
@@ -116,10 +146,20 @@ it('sends a batch of large emails within the memory the sender is deployed with'
   const emails: EmailItem[] = [];
   for (let i = 0; i < EMAILS; i++) emails.push(await largeEmail());
   const sendsBefore = sesSends;
-  const event: SQSEvent = { Records: emails.map((e, i) => sqsRecord(`m-${i}`, JSON.stringify({ project_id: e.project_id, email_id: e.id }), 'arn:aws:sqs:ap-southeast-2:000000000000:send')) };
+  const event: SQSEvent = {
+    Records: emails.map((e, i) =>
+      sqsRecord(
+        `m-${i}`,
+        JSON.stringify({ project_id: e.project_id, email_id: e.id }),
+        'arn:aws:sqs:ap-southeast-2:000000000000:send',
+      ),
+    ),
+  };
 
   expect(await sender(event)).toEqual({ batchItemFailures: [] });
-  const states = await Promise.all(emails.map(async (e) => (await getItem(keys.email(e.project_id, e.id)))?.last_event));
+  const states = await Promise.all(
+    emails.map(async (e) => (await getItem(keys.email(e.project_id, e.id)))?.last_event),
+  );
   expect(states).toEqual(emails.map(() => 'sent'));
   expect(sesSends - sendsBefore).toBe(EMAILS);
 

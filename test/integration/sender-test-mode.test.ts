@@ -42,7 +42,14 @@ const runtime = useRuntimeTable();
 const config = { region: 'ap-southeast-2', credentials: runtimeCredentials() };
 const tableName = `sender-test-mode-${newId().slice(-12)}`;
 const saved = { ...process.env };
-const VARIABLES = ['TABLE_NAME', 'AWS_ENDPOINT_URL_SESV2', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_SES_EVENTS', 'QUEUE_URL_SES_SUPPRESSION', 'SEND_RATE_PER_SECOND'];
+const VARIABLES = [
+  'TABLE_NAME',
+  'AWS_ENDPOINT_URL_SESV2',
+  'AWS_ENDPOINT_URL_SQS',
+  'QUEUE_URL_SES_EVENTS',
+  'QUEUE_URL_SES_SUPPRESSION',
+  'SEND_RATE_PER_SECOND',
+];
 const HTML = '<p>Hello</p><a href="https://example.com/a">A</a> <a href="https://example.com/b">B</a>';
 
 let dynamo: DynamoDBClient;
@@ -62,13 +69,20 @@ beforeAll(async () => {
     request.on('end', () => {
       sesRequests.push(`${request.method} ${request.url}`);
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(request.url === '/v2/email/account' ? { SendQuota: { MaxSendRate: 100, Max24HourSend: 50_000 } } : { MessageId: `ses-${sesRequests.length}` }));
+      response.end(
+        JSON.stringify(
+          request.url === '/v2/email/account'
+            ? { SendQuota: { MaxSendRate: 100, Max24HourSend: 50_000 } }
+            : { MessageId: `ses-${sesRequests.length}` },
+        ),
+      );
     });
   });
   await new Promise<void>((resolve) => ses.listen(0, '127.0.0.1', resolve));
   const suffix = newId().slice(-12);
   for (const name of ['events', 'suppression'] as const) {
-    queueUrls[name] = (await sqs.send(new CreateQueueCommand({ QueueName: `test-mode-ses-${name}-${suffix}` }))).QueueUrl!;
+    queueUrls[name] = (await sqs.send(new CreateQueueCommand({ QueueName: `test-mode-ses-${name}-${suffix}` })))
+      .QueueUrl!;
   }
   Object.assign(process.env, {
     TABLE_NAME: tableName,
@@ -80,19 +94,24 @@ beforeAll(async () => {
   });
   // Imported after the environment points at this test's SES and queues; the invocations' own check of needs
   // (local/lambda/invocation.ts, installed when it loaded) still runs, after this record of every call.
-  const handlers = { sender: (await import('../../functions/workers/sender')).handler, test: (await import('../../functions/workers/test-sender')).handler };
+  const handlers = {
+    sender: (await import('../../functions/workers/sender')).handler,
+    test: (await import('../../functions/workers/test-sender')).handler,
+  };
   const check = globalThis.__awsCallChecker;
   installAwsCallChecker((call) => {
     awsCalls.push(call);
     check?.(call);
   });
   sender = (event) => invoke(workerFunction('sender'), handlers.sender as never, event) as Promise<SQSBatchResponse>;
-  testSender = (event) => invoke(workerFunction('test-sender'), handlers.test as never, event) as Promise<SQSBatchResponse>;
+  testSender = (event) =>
+    invoke(workerFunction('test-sender'), handlers.test as never, event) as Promise<SQSBatchResponse>;
 });
 
 afterAll(async () => {
   await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
-  for (const url of Object.values(queueUrls)) await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
+  for (const url of Object.values(queueUrls))
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch(() => undefined);
   await new Promise((resolve) => ses.close(resolve));
   for (const name of VARIABLES) {
     if (saved[name] === undefined) delete process.env[name];
@@ -102,10 +121,16 @@ afterAll(async () => {
   sqs.destroy();
 });
 
-const sqsEvent = (messageId: string, body: unknown): SQSEvent => ({ Records: [sqsRecord(messageId, JSON.stringify(body), 'arn:aws:sqs:ap-southeast-2:000000000000:send')] });
+const sqsEvent = (messageId: string, body: unknown): SQSEvent => ({
+  Records: [sqsRecord(messageId, JSON.stringify(body), 'arn:aws:sqs:ap-southeast-2:000000000000:send')],
+});
 
 /** A queued email From a domain of a new project (its test twin for test mode), the domain tracking opens and clicks. */
-async function queuedEmail(livemode: boolean, to: string[], subject = 'Hello'): Promise<{ caller: Caller; email: EmailItem }> {
+async function queuedEmail(
+  livemode: boolean,
+  to: string[],
+  subject = 'Hello',
+): Promise<{ caller: Caller; email: EmailItem }> {
   const caller: Caller = { projectId: livemode ? newId() : `${newId()}_test`, livemode, permission: 'full_access' };
   const domainId = newId();
   const name = `d-${domainId.slice(-12)}.example.com`;
@@ -123,7 +148,17 @@ async function queuedEmail(livemode: boolean, to: string[], subject = 'Hello'): 
       configuration_set: configurationSet,
     }),
   );
-  await putItem(put({ ...keys.domain(caller.projectId, domainId), type: 'domain', id: domainId, project_id: caller.projectId, name, open_tracking: true, click_tracking: true }));
+  await putItem(
+    put({
+      ...keys.domain(caller.projectId, domainId),
+      type: 'domain',
+      id: domainId,
+      project_id: caller.projectId,
+      name,
+      open_tracking: true,
+      click_tracking: true,
+    }),
+  );
   const email: EmailItem = {
     object: 'email',
     id: newId(),
@@ -142,7 +177,11 @@ async function queuedEmail(livemode: boolean, to: string[], subject = 'Hello'): 
     scheduled_at: null,
     created_at: new Date().toISOString(),
   };
-  await putEmailContent(caller.projectId, email.id, { html: HTML, text: 'Hello', headers: { 'X-Entity-Ref-ID': 'ref-1' } });
+  await putEmailContent(caller.projectId, email.id, {
+    html: HTML,
+    text: 'Hello',
+    headers: { 'X-Entity-Ref-ID': 'ref-1' },
+  });
   await transact(emailWrites(caller, email));
   return { caller, email };
 }
@@ -158,7 +197,14 @@ async function receive(queue: 'events' | 'suppression', count: number, waitMs = 
   const got: Received[] = [];
   const deadline = Date.now() + waitMs;
   while (got.length < count && Date.now() < deadline) {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrls[queue], MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 600 }));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrls[queue],
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 600,
+      }),
+    );
     for (const message of out.Messages ?? []) {
       const envelope = JSON.parse(message.Body!);
       expect(envelope).toMatchObject({ Type: 'Notification', TopicArn: expect.stringMatching(/^arn:aws:sns:/) });
@@ -174,13 +220,23 @@ it('sends a test-mode email without SES: message stored, `sent`, the simulated e
   sesRequests.length = 0;
   awsCalls.length = 0;
   const sendSpy = jest.spyOn(sesSendClient, 'send');
-  const { caller, email } = await queuedEmail(false, ['click@simulator.amazonses.com', 'bounced+x@resend.dev', 'Ann <complaint+1@simulator.amazonses.com>'], 'Grüße');
+  const { caller, email } = await queuedEmail(
+    false,
+    ['click@simulator.amazonses.com', 'bounced+x@resend.dev', 'Ann <complaint+1@simulator.amazonses.com>'],
+    'Grüße',
+  );
   const started = Date.now();
-  expect((await testSender(sqsEvent('m-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+  expect(
+    (await testSender(sqsEvent('m-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures,
+  ).toEqual([]);
 
   const item = (await getItem(keys.email(caller.projectId, email.id))) as EmailItem;
   expect(item).toMatchObject({ last_event: 'sent', message_id: expect.stringMatching(/^test-/) });
-  expect(await getItem(keys.sesMessage(item.message_id!))).toMatchObject({ project_id: caller.projectId, email_id: email.id, configuration_set: email.configuration_set });
+  expect(await getItem(keys.sesMessage(item.message_id!))).toMatchObject({
+    project_id: caller.projectId,
+    email_id: email.id,
+    configuration_set: email.configuration_set,
+  });
   // no SES at all
   expect(sesRequests).toEqual([]);
   expect(sendSpy).not.toHaveBeenCalled();
@@ -190,14 +246,31 @@ it('sends a test-mode email without SES: message stored, `sent`, the simulated e
   // the message a recipient would have got
   const raw = await getObject(renderedMessageKey(caller.projectId, email.id), 'content');
   const parsed = await PostalMime.parse(raw!);
-  expect(parsed).toMatchObject({ subject: 'Grüße', messageId: `<${item.message_id}@test-mode.invalid>`, text: 'Hello\n', html: `${HTML}\n` });
-  expect(parsed.to?.map((a) => a.address)).toEqual(['click@simulator.amazonses.com', 'bounced+x@resend.dev', 'complaint+1@simulator.amazonses.com']);
+  expect(parsed).toMatchObject({
+    subject: 'Grüße',
+    messageId: `<${item.message_id}@test-mode.invalid>`,
+    text: 'Hello\n',
+    html: `${HTML}\n`,
+  });
+  expect(parsed.to?.map((a) => a.address)).toEqual([
+    'click@simulator.amazonses.com',
+    'bounced+x@resend.dev',
+    'complaint+1@simulator.amazonses.com',
+  ]);
   expect(parsed.headers.find((h) => h.key === 'x-entity-ref-id')?.value).toBe('ref-1');
 
   // every event on ses-events, the bounce and the complaint on ses-suppression too, all of this send
   const events = await receive('events', 7);
   const suppression = await receive('suppression', 2);
-  expect(events.map((e) => e.eventType).sort()).toEqual(['Bounce', 'Click', 'Click', 'Complaint', 'Delivery', 'Open', 'Send']);
+  expect(events.map((e) => e.eventType).sort()).toEqual([
+    'Bounce',
+    'Click',
+    'Click',
+    'Complaint',
+    'Delivery',
+    'Open',
+    'Send',
+  ]);
   expect(suppression.map((e) => e.eventType).sort()).toEqual(['Bounce', 'Complaint']);
   expect(new Set([...events, ...suppression].map((e) => e.messageId))).toEqual(new Set([item.message_id]));
   // delayed in SES's order: Send at once, the clicks (3 s) visible well after it
@@ -206,14 +279,18 @@ it('sends a test-mode email without SES: message stored, `sent`, the simulated e
   expect(at('Click')).toBeGreaterThanOrEqual(2500);
 
   // a redelivered send message finds the email sent: nothing more is published
-  expect((await testSender(sqsEvent('m-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+  expect(
+    (await testSender(sqsEvent('m-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures,
+  ).toEqual([]);
   expect(await receive('events', 1, 4000)).toEqual([]);
   expect(sesRequests).toEqual([]);
 }, 60_000);
 
 it('sends a test-mode bounce from the test lane the same way, nothing through SES', async () => {
   const { caller, email } = await queuedEmail(false, ['bounce@simulator.amazonses.com']);
-  expect((await testSender(sqsEvent('b-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+  expect(
+    (await testSender(sqsEvent('b-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures,
+  ).toEqual([]);
   expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'sent' });
   expect((await receive('suppression', 1)).map((e) => e.eventType)).toEqual(['Bounce']);
   expect((await receive('events', 2)).map((e) => e.eventType).sort()).toEqual(['Bounce', 'Send']);
@@ -224,13 +301,17 @@ it('leaves the email `sent` and logs the error when the events cannot be publish
   const { caller, email } = await queuedEmail(false, ['delivered@resend.dev']);
   const errors: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    errors.push(String(chunk));
-    return write(chunk, ...(rest as []));
-  });
+  const spy = jest
+    .spyOn(process.stderr, 'write')
+    .mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      errors.push(String(chunk));
+      return write(chunk, ...(rest as []));
+    });
   process.env.QUEUE_URL_SES_EVENTS = `${runtime.sqsEndpoint}/000000000000/no-such-queue-${newId().slice(-8)}`;
   try {
-    expect((await testSender(sqsEvent('f-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+    expect(
+      (await testSender(sqsEvent('f-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures,
+    ).toEqual([]);
   } finally {
     process.env.QUEUE_URL_SES_EVENTS = queueUrls.events;
     spy.mockRestore();
@@ -243,8 +324,13 @@ it('leaves the email `sent` and logs the error when the events cannot be publish
 it('sends a live email through SES, publishing nothing itself', async () => {
   sesRequests.length = 0;
   const { caller, email } = await queuedEmail(true, ['bounce@simulator.amazonses.com']);
-  expect((await sender(sqsEvent('l-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures).toEqual([]);
+  expect(
+    (await sender(sqsEvent('l-1', { project_id: caller.projectId, email_id: email.id }))).batchItemFailures,
+  ).toEqual([]);
   expect(sesRequests).toContain('POST /v2/email/outbound-emails');
-  expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'sent', message_id: expect.stringMatching(/^ses-/) });
+  expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({
+    last_event: 'sent',
+    message_id: expect.stringMatching(/^ses-/),
+  });
   expect(await receive('events', 1, 2000)).toEqual([]);
 }, 30_000);

@@ -85,7 +85,9 @@ afterAll(async () => {
   dynamo.destroy();
 });
 
-const sqsEvent = (messageId: string, body: unknown): SQSEvent => ({ Records: [sqsRecord(messageId, JSON.stringify(body), 'arn:aws:sqs:ap-southeast-2:000000000000:send')] });
+const sqsEvent = (messageId: string, body: unknown): SQSEvent => ({
+  Records: [sqsRecord(messageId, JSON.stringify(body), 'arn:aws:sqs:ap-southeast-2:000000000000:send')],
+});
 
 /** A queued live email of a new project, From its verified domain (the sender re-checks the domain's claim). */
 async function queuedEmail(subject: string, sameProject?: Caller): Promise<{ caller: Caller; email: EmailItem }> {
@@ -144,7 +146,10 @@ it('puts a throttled email back in the queue after one SES call, then sends it e
   const redelivered = await sender(sqsEvent('m-1', message));
   expect(redelivered.batchItemFailures).toEqual([]);
   expect(sesCalls).toHaveLength(2);
-  expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'sent', message_id: 'ses-2' });
+  expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({
+    last_event: 'sent',
+    message_id: 'ses-2',
+  });
 
   const duplicate = await sender(sqsEvent('m-2', message));
   expect(duplicate.batchItemFailures).toEqual([]);
@@ -167,7 +172,9 @@ it('at a rate of 1 a second, a burst waits for its slots without writing anythin
   try {
     const first = await queuedEmail('slow 1');
     const emails = [first, ...(await Promise.all([2, 3, 4, 5].map((n) => queuedEmail(`slow ${n}`, first.caller))))];
-    const byMessage = new Map(emails.map(({ caller, email }, n) => [`s-${n}`, { project_id: caller.projectId, email_id: email.id }]));
+    const byMessage = new Map(
+      emails.map(({ caller, email }, n) => [`s-${n}`, { project_id: caller.projectId, email_id: email.id }]),
+    );
     let pending = [...byMessage.keys()];
     const waited: string[] = [];
     for (let round = 0; pending.length && round < 20; round++) {
@@ -180,9 +187,14 @@ it('at a rate of 1 a second, a burst waits for its slots without writing anythin
     expect(pending).toEqual([]);
     expect(waited.length).toBeGreaterThan(0); // some had to come back later ...
     expect(sesCalls).toHaveLength(5); // ... and nothing was sent twice
-    for (const { caller, email } of emails) expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'sent', send_attempts: 1 });
+    for (const { caller, email } of emails)
+      expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({
+        last_event: 'sent',
+        send_attempts: 1,
+      });
     const types = await eventTypes(first.caller.projectId);
-    for (const type of ['email.queued', 'email.sending', 'email.sent']) expect(types.filter((t) => t === type)).toHaveLength(5);
+    for (const type of ['email.queued', 'email.sending', 'email.sent'])
+      expect(types.filter((t) => t === type)).toHaveLength(5);
   } finally {
     process.env.SEND_RATE_PER_SECOND = '100';
   }
@@ -195,12 +207,18 @@ it(`tries an error SES keeps answering ${MAX_SEND_ATTEMPTS} times, then ends the
   const message = { project_id: caller.projectId, email_id: email.id };
   for (let attempt = 1; attempt < MAX_SEND_ATTEMPTS; attempt++) {
     expect((await sender(sqsEvent(`f-${attempt}`, message))).batchItemFailures).toHaveLength(1);
-    expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({ last_event: 'queued', send_attempts: attempt });
+    expect(await getItem(keys.email(caller.projectId, email.id))).toMatchObject({
+      last_event: 'queued',
+      send_attempts: attempt,
+    });
   }
   expect((await sender(sqsEvent('f-last', message))).batchItemFailures).toEqual([]);
   expect(sesCalls).toHaveLength(MAX_SEND_ATTEMPTS);
   const failed = await getItem(keys.email(caller.projectId, email.id));
-  expect(failed).toMatchObject({ last_event: 'failed', failure_reason: `InternalFailure: Something SES does not explain (after ${MAX_SEND_ATTEMPTS} attempts)` });
+  expect(failed).toMatchObject({
+    last_event: 'failed',
+    failure_reason: `InternalFailure: Something SES does not explain (after ${MAX_SEND_ATTEMPTS} attempts)`,
+  });
   expect(failed?.GSI1PK).toBeUndefined(); // the dispatcher will not bring it back
 
   expect((await sender(sqsEvent('f-again', message))).batchItemFailures).toEqual([]);

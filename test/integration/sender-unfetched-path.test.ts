@@ -56,7 +56,16 @@ it('marks an email whose path attachment was never fetched for the fetch stage, 
   const caller: Caller = { projectId: newId(), livemode: true, permission: 'full_access' };
   const name = `d-${newId().slice(-12)}.example.com`;
   await putItem(
-    put({ ...domainClaimKey(caller.projectId, name), type: 'domain_name', project_id: caller.projectId, domain_id: newId(), name, state: 'active', status: 'verified', sending: 'enabled' }),
+    put({
+      ...domainClaimKey(caller.projectId, name),
+      type: 'domain_name',
+      project_id: caller.projectId,
+      domain_id: newId(),
+      name,
+      state: 'active',
+      status: 'verified',
+      sending: 'enabled',
+    }),
   );
   const id = newId();
   const path = `http://127.0.0.1:${(files.address() as AddressInfo).port}/report.pdf`;
@@ -64,7 +73,9 @@ it('marks an email whose path attachment was never fetched for the fetch stage, 
     html: null,
     text: 'see attached',
     headers: {},
-    attachments: [{ id: newId(), filename: 'report.pdf', content_type: 'application/pdf', content_id: null, size: null, path }],
+    attachments: [
+      { id: newId(), filename: 'report.pdf', content_type: 'application/pdf', content_id: null, size: null, path },
+    ],
   });
   const email: EmailItem = {
     object: 'email',
@@ -85,8 +96,19 @@ it('marks an email whose path attachment was never fetched for the fetch stage, 
   };
   await transact(emailWrites(caller, email));
 
-  const event: SQSEvent = { Records: [sqsRecord('m-1', JSON.stringify({ project_id: caller.projectId, email_id: id }), 'arn:aws:sqs:ap-southeast-2:000000000000:send')] };
+  const event: SQSEvent = {
+    Records: [
+      sqsRecord(
+        'm-1',
+        JSON.stringify({ project_id: caller.projectId, email_id: id }),
+        'arn:aws:sqs:ap-southeast-2:000000000000:send',
+      ),
+    ],
+  };
   expect(await sender(event)).toEqual({ batchItemFailures: [] });
-  expect(await getItem(keys.email(caller.projectId, id))).toMatchObject({ last_event: 'queued', attachments_pending: true });
+  expect(await getItem(keys.email(caller.projectId, id))).toMatchObject({
+    last_event: 'queued',
+    attachments_pending: true,
+  });
   expect(requests).toBe(0);
 });

@@ -27,7 +27,9 @@ afterAll(() => ses.destroy());
 
 const DEAD_TOPIC = 'arn:aws:sns:ap-southeast-2:000000000000:EmailService-SesEventsTopicOLD';
 const destinationOf = async (name: string) =>
-  (await ses.send(new GetConfigurationSetEventDestinationsCommand({ ConfigurationSetName: name }))).EventDestinations?.find((d) => d.Name === EVENT_DESTINATION_NAME);
+  (
+    await ses.send(new GetConfigurationSetEventDestinationsCommand({ ConfigurationSetName: name }))
+  ).EventDestinations?.find((d) => d.Name === EVENT_DESTINATION_NAME);
 
 it("points every es-* configuration set's events at the stack's topic, keeps their event types, leaves others alone, and is idempotent", async () => {
   const suffix = newId();
@@ -36,7 +38,8 @@ it("points every es-* configuration set's events at the stack's topic, keeps the
   const current = `es-${suffix}-current`; // a domain made after: already right
   const foreign = `other-app-${suffix}`; // not the service's
   const tracked = matchingEventTypes({ open_tracking: true, click_tracking: false });
-  for (const name of [stale, bare, current, foreign]) await ses.send(new CreateConfigurationSetCommand({ ConfigurationSetName: name }));
+  for (const name of [stale, bare, current, foreign])
+    await ses.send(new CreateConfigurationSetCommand({ ConfigurationSetName: name }));
   const destination = (ConfigurationSetName: string, TopicArn: string) =>
     ses.send(
       new CreateConfigurationSetEventDestinationCommand({
@@ -49,7 +52,8 @@ it("points every es-* configuration set's events at the stack's topic, keeps the
   await destination(current, LOCAL_SES_EVENTS_TOPIC_ARN);
   await destination(foreign, DEAD_TOPIC);
   try {
-    const mine = (results: Awaited<ReturnType<typeof reconcileSesEventDestinations>>) => results.filter((r) => r.configurationSet.includes(suffix));
+    const mine = (results: Awaited<ReturnType<typeof reconcileSesEventDestinations>>) =>
+      results.filter((r) => r.configurationSet.includes(suffix));
     expect(mine(await reconcileSesEventDestinations(ses, LOCAL_SES_EVENTS_TOPIC_ARN))).toEqual(
       expect.arrayContaining([
         { configurationSet: stale, outcome: 'repointed', previousTopicArn: DEAD_TOPIC },
@@ -57,7 +61,11 @@ it("points every es-* configuration set's events at the stack's topic, keeps the
         { configurationSet: current, outcome: 'unchanged' },
       ]),
     );
-    expect(await destinationOf(stale)).toMatchObject({ Enabled: true, MatchingEventTypes: tracked, SnsDestination: { TopicArn: LOCAL_SES_EVENTS_TOPIC_ARN } });
+    expect(await destinationOf(stale)).toMatchObject({
+      Enabled: true,
+      MatchingEventTypes: tracked,
+      SnsDestination: { TopicArn: LOCAL_SES_EVENTS_TOPIC_ARN },
+    });
     expect(await destinationOf(bare)).toMatchObject({
       Enabled: true,
       MatchingEventTypes: matchingEventTypes({ open_tracking: false, click_tracking: false }),
@@ -68,7 +76,8 @@ it("points every es-* configuration set's events at the stack's topic, keeps the
     const again = mine(await reconcileSesEventDestinations(ses, LOCAL_SES_EVENTS_TOPIC_ARN));
     expect(again.map((r) => r.outcome)).toEqual(['unchanged', 'unchanged', 'unchanged']);
   } finally {
-    for (const name of [stale, bare, current, foreign]) await ses.send(new DeleteConfigurationSetCommand({ ConfigurationSetName: name })).catch(() => undefined);
+    for (const name of [stale, bare, current, foreign])
+      await ses.send(new DeleteConfigurationSetCommand({ ConfigurationSetName: name })).catch(() => undefined);
   }
 });
 

@@ -14,7 +14,9 @@ useRuntimeTable();
 async function emails(count: number, filler = 0): Promise<{ projectId: string; ids: string[] }> {
   const projectId = newId();
   const ids = Array.from({ length: count }, () => newId());
-  const items = ids.map((id) => put({ ...keys.email(projectId, id), type: 'email', id, project_id: projectId, filler: 'x'.repeat(filler) }));
+  const items = ids.map((id) =>
+    put({ ...keys.email(projectId, id), type: 'email', id, project_id: projectId, filler: 'x'.repeat(filler) }),
+  );
   for (let i = 0; i < items.length; i += 10) await transact(items.slice(i, i + 10));
   return { projectId, ids };
 }

@@ -7,7 +7,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { createTableInput } from '../../lib/table-definition';
@@ -17,12 +23,17 @@ import { newId } from '../../shared/platform/ids';
 import { useRuntimeTable } from '../support/table';
 
 const runtime = useRuntimeTable();
-const config = { endpoint: runtime.dynamoDbEndpoint, region: 'ap-southeast-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const config = {
+  endpoint: runtime.dynamoDbEndpoint,
+  region: 'ap-southeast-2',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+};
 
 it('feeds filtered INSERTs in order and retries from the first reported failure', async () => {
   const dynamo = new DynamoDBClient(config);
   const streams = new DynamoDBStreamsClient(config);
-  const streamArn = (await dynamo.send(new DescribeTableCommand({ TableName: runtime.tableName }))).Table!.LatestStreamArn!;
+  const streamArn = (await dynamo.send(new DescribeTableCommand({ TableName: runtime.tableName }))).Table!
+    .LatestStreamArn!;
   const marker = newId();
   const received: string[] = [];
   let failNext = true;
@@ -65,7 +76,8 @@ it('feeds filtered INSERTs in order and retries from the first reported failure'
 it('polls at once when woken, instead of at the end of its pause (the control API drain wakes it)', async () => {
   const dynamo = new DynamoDBClient(config);
   const streams = new DynamoDBStreamsClient(config);
-  const streamArn = (await dynamo.send(new DescribeTableCommand({ TableName: runtime.tableName }))).Table!.LatestStreamArn!;
+  const streamArn = (await dynamo.send(new DescribeTableCommand({ TableName: runtime.tableName }))).Table!
+    .LatestStreamArn!;
   const marker = newId();
   const received: string[] = [];
   const poller = new StreamPoller({
@@ -120,7 +132,13 @@ describe('with a checkpoint file (the runtime keeps one per function under DATA_
     streams.destroy();
   });
 
-  const write = (n: number) => dynamo.send(new PutItemCommand({ TableName: tableName, Item: { PK: { S: 'TEST' }, SK: { S: `N#${n}` }, n: { N: String(n) } } }));
+  const write = (n: number) =>
+    dynamo.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: { PK: { S: 'TEST' }, SK: { S: `N#${n}` }, n: { N: String(n) } },
+      }),
+    );
   /** A poller as the runtime makes one, feeding `received`; `failOn` reports that record failed (once). */
   const poller = (received: string[], failOn?: string) =>
     new StreamPoller({
@@ -184,7 +202,10 @@ describe('with a checkpoint file (the runtime keeps one per function under DATA_
   });
 
   it('drops a checkpoint of another stream (the table was made again) and starts at the beginning', async () => {
-    writeFileSync(checkpointFile, JSON.stringify({ streamArn: `${streamArn}-gone`, shards: { 'shardId-gone': '000000000000000000999' } }));
+    writeFileSync(
+      checkpointFile,
+      JSON.stringify({ streamArn: `${streamArn}-gone`, shards: { 'shardId-gone': '000000000000000000999' } }),
+    );
     const all: string[] = [];
     await pollUntil(poller(all), all, 7);
     expect(all).toEqual(['1', '2', '3', '4', '5', '6', '7']);

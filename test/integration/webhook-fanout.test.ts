@@ -56,8 +56,13 @@ beforeAll(async () => {
   dynamo = new DynamoDBClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
   streams = new DynamoDBStreamsClient({ ...config, endpoint: runtime.dynamoDbEndpoint });
   sqs = new SQSClient({ ...config, endpoint: runtime.sqsEndpoint });
-  streamArn = (await dynamo.send(new CreateTableCommand(createTableInput(tableName)))).TableDescription!.LatestStreamArn!;
-  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `webhook-delivery-${suffix}`, Attributes: { VisibilityTimeout: '30' } }))).QueueUrl!;
+  streamArn = (await dynamo.send(new CreateTableCommand(createTableInput(tableName)))).TableDescription!
+    .LatestStreamArn!;
+  queueUrl = (
+    await sqs.send(
+      new CreateQueueCommand({ QueueName: `webhook-delivery-${suffix}`, Attributes: { VisibilityTimeout: '30' } }),
+    )
+  ).QueueUrl!;
   Object.assign(process.env, {
     TABLE_NAME: tableName,
     AWS_ENDPOINT_URL_SQS: runtime.sqsEndpoint,
@@ -79,7 +84,13 @@ afterAll(async () => {
   });
   await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
   await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl })).catch(() => undefined);
-  for (const name of ['TABLE_NAME', 'AWS_ENDPOINT_URL_SQS', 'QUEUE_URL_WEBHOOK_DELIVERY', 'ALLOW_HTTP_LOOPBACK_WEBHOOKS', 'WEBHOOK_RETRY_SCHEDULE_SECONDS']) {
+  for (const name of [
+    'TABLE_NAME',
+    'AWS_ENDPOINT_URL_SQS',
+    'QUEUE_URL_WEBHOOK_DELIVERY',
+    'ALLOW_HTTP_LOOPBACK_WEBHOOKS',
+    'WEBHOOK_RETRY_SCHEDULE_SECONDS',
+  ]) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   }
@@ -126,10 +137,15 @@ it('delivers each event exactly once per subscribed webhook when the first strea
 
   const sent = Array.from({ length: 15 }, (_, i) => ({ id: `e${i}` }));
   await transact(sent.slice(0, 8).map((o) => eventWrite(caller, 'email.sent', o)));
-  await transact([...sent.slice(8).map((o) => eventWrite(caller, 'email.sent', o)), ...['x', 'y'].map((id) => eventWrite(caller, 'email.delivered', { id }))]);
+  await transact([
+    ...sent.slice(8).map((o) => eventWrite(caller, 'email.sent', o)),
+    ...['x', 'y'].map((id) => eventWrite(caller, 'email.delivered', { id })),
+  ]);
   const events = await waitFor(
     () => projectEvents(caller.projectId),
-    (items) => items.filter((i) => i.event_type !== 'webhook.endpoint.created' && i.event_type !== 'webhook.endpoint.disabled').length === 17,
+    (items) =>
+      items.filter((i) => i.event_type !== 'webhook.endpoint.created' && i.event_type !== 'webhook.endpoint.disabled')
+        .length === 17,
   );
   const idsOf = (type: string) =>
     events
@@ -137,8 +153,18 @@ it('delivers each event exactly once per subscribed webhook when the first strea
       .map((e) => e.event.id as string)
       .sort();
 
-  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-  const dispatcher = new QueuePoller({ fn: workerFunction('webhook-dispatcher'), sqs, queueUrl, queueArn, batchSize: 10, concurrency: 3, handler: dispatcherHandler as never, idleMs: 50 });
+  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] })))
+    .Attributes!.QueueArn!;
+  const dispatcher = new QueuePoller({
+    fn: workerFunction('webhook-dispatcher'),
+    sqs,
+    queueUrl,
+    queueArn,
+    batchSize: 10,
+    concurrency: 3,
+    handler: dispatcherHandler as never,
+    idleMs: 50,
+  });
   const until = async (done: () => boolean, timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!done() && Date.now() < deadline) {
@@ -150,7 +176,12 @@ it('delivers each event exactly once per subscribed webhook when the first strea
   // then until a round of every poller handles nothing (the stream read to its end, no delivery
   // message visible): a duplicate, if any, has been delivered by then
   for (let round = 0; ; round++) {
-    const handled = await Promise.all([stream.pollOnce(), dispatcher.pollOnce(), dispatcher.pollOnce(), dispatcher.pollOnce()]);
+    const handled = await Promise.all([
+      stream.pollOnce(),
+      dispatcher.pollOnce(),
+      dispatcher.pollOnce(),
+      dispatcher.pollOnce(),
+    ]);
     if (handled.every((n) => n === 0)) break;
     if (round === 100) throw new Error('the stream and the delivery queue did not settle');
   }
@@ -176,7 +207,9 @@ it('delivers each event exactly once per subscribed webhook when the first strea
 
 it('reports an unreadable delivery message as a batch item failure, so it ends in the DLQ', async () => {
   const gone = JSON.stringify({ project_id: newId(), webhook_id: newId(), delivery_id: newId() }); // readable, but no such delivery: done with
-  const result = await dispatcherHandler({ Records: [sqsRecord('bad-json', '{'), sqsRecord('bad-shape', '{"project_id":1}'), sqsRecord('gone', gone)] } as never);
+  const result = await dispatcherHandler({
+    Records: [sqsRecord('bad-json', '{'), sqsRecord('bad-shape', '{"project_id":1}'), sqsRecord('gone', gone)],
+  } as never);
   expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-json', 'bad-shape']);
 });
 
@@ -191,8 +224,24 @@ it("sends each delivery message in its project's message group (an SQS fair queu
   const mine: { Body?: string; Attributes?: Record<string, string> }[] = [];
   while (mine.length < messages.length) {
     const batch =
-      (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], VisibilityTimeout: 60, WaitTimeSeconds: 5 }))).Messages ?? [];
-    if (batch.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      (
+        await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            MessageSystemAttributeNames: ['All'],
+            VisibilityTimeout: 60,
+            WaitTimeSeconds: 5,
+          }),
+        )
+      ).Messages ?? [];
+    if (batch.length > 0)
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: batch.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
     mine.push(...batch.filter((m) => ours.has(JSON.parse(m.Body!).delivery_id)));
   }
   const groups = mine.map((m) => [JSON.parse(m.Body!).delivery_id, m.Attributes?.MessageGroupId]);

@@ -21,7 +21,9 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 
 useRuntimeTable();
 const saved = { ...process.env };
-beforeAll(() => Object.assign(process.env, { ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1' }));
+beforeAll(() =>
+  Object.assign(process.env, { ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1' }),
+);
 afterAll(() => {
   for (const name of ['ALLOW_HTTP_LOOPBACK_WEBHOOKS', 'WEBHOOK_RETRY_SCHEDULE_SECONDS']) {
     if (saved[name] === undefined) delete process.env[name];
@@ -31,13 +33,27 @@ afterAll(() => {
 
 /** `count` new deliveries to the webhook, due now, each of a stored event; answers their queue messages. */
 async function newDeliveries(caller: Caller, webhookId: string, count: number) {
-  const writes = Array.from({ length: count }, (_, i) => eventWrite(caller, 'contact.created', { object: 'contact', id: `c${i}` }));
+  const writes = Array.from({ length: count }, (_, i) =>
+    eventWrite(caller, 'contact.created', { object: 'contact', id: `c${i}` }),
+  );
   await transact(writes);
   const now = new Date().toISOString();
   return Promise.all(
     writes.map(async (write: WriteAction) => {
-      const event = (write.params as { Item: { event: { id: string; type: string; created_at: string }; expires_at: number } }).Item;
-      const item = newDeliveryItem({ projectId: caller.projectId, id: event.event.id, type: event.event.type, createdAt: event.event.created_at, expiresAt: event.expires_at }, webhookId, now);
+      const event = (
+        write.params as { Item: { event: { id: string; type: string; created_at: string }; expires_at: number } }
+      ).Item;
+      const item = newDeliveryItem(
+        {
+          projectId: caller.projectId,
+          id: event.event.id,
+          type: event.event.type,
+          createdAt: event.event.created_at,
+          expiresAt: event.expires_at,
+        },
+        webhookId,
+        now,
+      );
       await putItem(put(item));
       return { project_id: caller.projectId, webhook_id: webhookId, delivery_id: item.id };
     }),
@@ -72,7 +88,11 @@ it(`after ${THROTTLE_AFTER_SLOW_FAILURES} slow failures, spaces the webhook's at
     expect(waits[0]).toBeLessThanOrEqual(spacing);
     expect(waits[1]).toBeGreaterThan(2 * spacing - 1.5);
     expect(waits[1]).toBeLessThanOrEqual(2 * spacing);
-    const held = await Promise.all(next.filter((_, i) => i !== attempted).map((m) => getItem(keys.webhookDelivery(caller.projectId, hook.id, m.delivery_id))));
+    const held = await Promise.all(
+      next
+        .filter((_, i) => i !== attempted)
+        .map((m) => getItem(keys.webhookDelivery(caller.projectId, hook.id, m.delivery_id))),
+    );
     for (const delivery of held) {
       expect(delivery).toMatchObject({ status: 'pending', attempt_count: 0, throttled_until: expect.any(Number) });
       expect(Date.parse(delivery!.next_attempt_at)).toBe(delivery!.throttled_until); // the API shows when it goes
@@ -90,10 +110,15 @@ it(`after ${THROTTLE_AFTER_SLOW_FAILURES} slow failures, spaces the webhook's at
       3 * THROTTLE_SPACING_MS,
       250,
     );
-    expect(await getItem(keys.webhookDelivery(caller.projectId, hook.id, heldMessage.delivery_id))).toMatchObject({ status: 'delivered', attempt_count: 1 });
+    expect(await getItem(keys.webhookDelivery(caller.projectId, hook.id, heldMessage.delivery_id))).toMatchObject({
+      status: 'delivered',
+      attempt_count: 1,
+    });
     expect(Date.now()).toBeGreaterThanOrEqual(held[0]!.throttled_until - 1000);
     expect(receiver.receipts).toHaveLength(2);
-    expect((await getItem(keys.webhookDelivery(caller.projectId, hook.id, heldMessage.delivery_id)))?.throttled_until).toBeUndefined();
+    expect(
+      (await getItem(keys.webhookDelivery(caller.projectId, hook.id, heldMessage.delivery_id)))?.throttled_until,
+    ).toBeUndefined();
   } finally {
     await Promise.all([down.stop(), receiver.stop()]);
   }

@@ -27,7 +27,10 @@ export function launchBrowser(): Promise<Browser> {
 export async function ownProject(name: string): Promise<{ projectId: string; key: string }> {
   useRuntimeTable();
   const project = await createProject(name);
-  const { token } = await createApiKey({ projectId: project.id, livemode: true, permission: 'full_access' }, { name: 'console test' });
+  const { token } = await createApiKey(
+    { projectId: project.id, livemode: true, permission: 'full_access' },
+    { name: 'console test' },
+  );
   return { projectId: project.id, key: token };
 }
 
@@ -51,7 +54,11 @@ export async function openConsole(browser: Browser): Promise<Watched> {
   // before it left (Chromium's failure `csp`) is a block, not a leak, and counts as a CSP report instead
   const foreign = (url: string) => !url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('about:');
   page.on('requestfinished', (request) => foreign(request.url()) && watched.foreignRequests.push(request.url()));
-  page.on('requestfailed', (request) => foreign(request.url()) && request.failure()?.errorText !== 'csp' && watched.foreignRequests.push(request.url()));
+  page.on(
+    'requestfailed',
+    (request) =>
+      foreign(request.url()) && request.failure()?.errorText !== 'csp' && watched.foreignRequests.push(request.url()),
+  );
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) watched.cspViolations.push(message.text());
   });
@@ -74,7 +81,9 @@ export async function a11yViolations(page: Page): Promise<string[]> {
   const violations = (await page.evaluate(
     'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, target: v.nodes[0] && v.nodes[0].target.join(" ") })))',
   )) as { id: string; impact: string; target: string }[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) at ${v.target}`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}) at ${v.target}`);
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
@@ -83,7 +92,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Clicks `button` until `done()` holds (a refresh button, a verify button): the runtime's workers take a moment. */
-export async function clickUntil(page: Page, button: string, done: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function clickUntil(
+  page: Page,
+  button: string,
+  done: () => Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`still not done after clicking "${button}" for ${timeoutMs / 1000} s`);

@@ -5,7 +5,11 @@ import { waitFor } from './wait';
 let counter = 0;
 
 /** A new domain of the key's project (the test key's by default), verified, then given `settings` (PATCH: `{click_tracking: true}`); answers its name. */
-export async function verifiedDomain(key?: string, label = 'mail', settings?: Record<string, unknown>): Promise<string> {
+export async function verifiedDomain(
+  key?: string,
+  label = 'mail',
+  settings?: Record<string, unknown>,
+): Promise<string> {
   const name = `${label}-${Date.now().toString(36)}-${counter++}.example.com`;
   const created = await api.post('/domains', { name }, { key });
   expect(created.status).toBe(201);

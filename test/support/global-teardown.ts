@@ -30,7 +30,8 @@ function ignoredProjects(argv: string[]): string[] {
   const names: string[] = [];
   argv.forEach((arg, i) => {
     if (arg.startsWith('--ignoreProjects=')) names.push(...arg.slice('--ignoreProjects='.length).split(','));
-    else if (arg === '--ignoreProjects') for (let j = i + 1; j < argv.length && !argv[j].startsWith('-'); j++) names.push(argv[j]);
+    else if (arg === '--ignoreProjects')
+      for (let j = i + 1; j < argv.length && !argv[j].startsWith('-'); j++) names.push(argv[j]);
   });
   return names;
 }
@@ -51,14 +52,24 @@ export default async function globalTeardown(globalConfig?: Config.GlobalConfig)
     await exited;
     clearTimeout(timer);
   }
-  const problems = process.env.AWS_CALLS_LOG ? grantProblems(readCallLog(process.env.AWS_CALLS_LOG), ranEverything(globalConfig)) : [];
+  const problems = process.env.AWS_CALLS_LOG
+    ? grantProblems(readCallLog(process.env.AWS_CALLS_LOG), ranEverything(globalConfig))
+    : [];
   const logPath = process.env.TEST_DATA_DIR && runtimeLogPath(process.env.TEST_DATA_DIR);
   const log = logPath && existsSync(logPath) ? readFileSync(logPath, 'utf8') : undefined;
   if (log !== undefined) console.log(runtimeLogDigest(log).join('\n'));
   const overMemory = log === undefined ? [] : runtimeLogFailures(log);
   const failures = [
-    ...(problems.length > 0 ? [`The functions' AWS calls and their needs disagree (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}`] : []),
-    ...(overMemory.length > 0 ? [`Invocations that would not fit their function's memory on AWS (${overMemory.length}; local/memory-watch.ts):\n${overMemory.map((p) => `  - ${p}`).join('\n')}`] : []),
+    ...(problems.length > 0
+      ? [
+          `The functions' AWS calls and their needs disagree (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+        ]
+      : []),
+    ...(overMemory.length > 0
+      ? [
+          `Invocations that would not fit their function's memory on AWS (${overMemory.length}; local/memory-watch.ts):\n${overMemory.map((p) => `  - ${p}`).join('\n')}`,
+        ]
+      : []),
   ];
   const testsFailed = (globalThis as { __testRunFailed?: boolean }).__testRunFailed === true;
   if (logPath && log !== undefined && (testsFailed || failures.length > 0)) {

@@ -16,9 +16,15 @@ import { routeFunction, workerFunction } from '../../local/lambda/invocation';
 /** Every function of the stack, as the local runtime invokes it, with where its needs are declared. */
 export function declaredFunctions(): Map<string, { needs: Needs; declaredIn: string }> {
   const declared = [
-    ...routes.map((route) => ({ fn: routeFunction(route), declaredIn: `functions/routes.ts (${route.method} ${route.path})` })),
+    ...routes.map((route) => ({
+      fn: routeFunction(route),
+      declaredIn: `functions/routes.ts (${route.method} ${route.path})`,
+    })),
     { fn: routeFunction(fallbackRoute), declaredIn: 'functions/routes.ts (fallbackRoute)' },
-    ...workers.map((worker) => ({ fn: workerFunction(worker.name), declaredIn: `functions/workers.ts (${worker.name})` })),
+    ...workers.map((worker) => ({
+      fn: workerFunction(worker.name),
+      declaredIn: `functions/workers.ts (${worker.name})`,
+    })),
   ];
   return new Map(declared.map(({ fn, declaredIn }) => [fn.name, { needs: fn.needs, declaredIn }]));
 }
@@ -47,14 +53,18 @@ export function grantProblems(records: CallRecord[], complete: boolean): string[
   for (const { fn, grant } of records.filter((r) => r.outcome === 'denied')) {
     const declared = functions.get(fn);
     if (!declared) continue; // a test's own function (test/integration/queue-poller.test.ts) or a test of the refusal itself
-    problems.push(`${fn} called ${grant}, which its needs in ${declared.declaredIn} do not grant: on AWS that call is denied (AccessDenied, a 500)`);
+    problems.push(
+      `${fn} called ${grant}, which its needs in ${declared.declaredIn} do not grant: on AWS that call is denied (AccessDenied, a 500)`,
+    );
   }
   if (!complete) return problems;
   for (const [fn, { needs, declaredIn }] of functions) {
     const used = new Set(records.filter((r) => r.fn === fn && r.outcome === 'allowed').map((r) => r.grant));
     for (const grant of grantedActions(needs)) {
       if (used.has(grant) || needs.untested?.[grant]) continue;
-      problems.push(`${fn} is granted ${grant} in ${declaredIn}, but no test made it use it: remove the grant, add a test that reaches the call, or say why in its needs.untested`);
+      problems.push(
+        `${fn} is granted ${grant} in ${declaredIn}, but no test made it use it: remove the grant, add a test that reaches the call, or say why in its needs.untested`,
+      );
     }
   }
   return problems;

@@ -39,7 +39,8 @@ export type JsonSchema = {
 
 type Schema = z.ZodMiniType;
 
-export const jsonSchemaOf = (schema: Schema): JsonSchema => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+export const jsonSchemaOf = (schema: Schema): JsonSchema =>
+  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 
 /** The names of a route template's path parameters, in order. */
 export const pathParams = (path: string): string[] => [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
@@ -257,7 +258,13 @@ function nonNull(schema: JsonSchema): JsonSchema {
   return schema;
 }
 
-function generate(schema: JsonSchema, path: (string | number)[], state: SeedState, unique: string, idsFor: (field: string) => string[]): unknown {
+function generate(
+  schema: JsonSchema,
+  path: (string | number)[],
+  state: SeedState,
+  unique: string,
+  idsFor: (field: string) => string[],
+): unknown {
   const s = nonNull(schema);
   const count = state.counters.get(key(path)) ?? 0;
   if (s.const !== undefined) return s.const;
@@ -276,7 +283,8 @@ function generate(schema: JsonSchema, path: (string | number)[], state: SeedStat
       const out: Record<string, unknown> = {};
       const required = new Set(s.required ?? []);
       for (const [name, property] of Object.entries(s.properties ?? {})) {
-        if (required.has(name) || state.include.has(key([...path, name]))) out[name] = generate(property, [...path, name], state, unique, idsFor);
+        if (required.has(name) || state.include.has(key([...path, name])))
+          out[name] = generate(property, [...path, name], state, unique, idsFor);
       }
       return out;
     }
@@ -307,7 +315,9 @@ export class Seed {
       if (path === '') {
         // a refinement of the whole object ("at least one field"): include the next optional field
         const root = nonNull(jsonSchemaOf(this.schema));
-        const next = Object.keys(root.properties ?? {}).find((name) => !this.state.include.has(name) && !(root.required ?? []).includes(name));
+        const next = Object.keys(root.properties ?? {}).find(
+          (name) => !this.state.include.has(name) && !(root.required ?? []).includes(name),
+        );
         if (next) this.state.include.add(next);
         continue;
       }
@@ -384,18 +394,31 @@ const hostileString: fc.Arbitrary<string> = fc.oneof(
  */
 const urlString: fc.Arbitrary<string> = hostileString.filter((s) => encodeURIComponent(wellFormed(s)).length <= 1500);
 
-const hostileKey: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...HOSTILE_KEYS), fc.string({ unit: 'binary', maxLength: 12 }));
+const hostileKey: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...HOSTILE_KEYS),
+  fc.string({ unit: 'binary', maxLength: 12 }),
+);
 
 /** A map with hostile keys, `__proto__` as an own key included. */
-const hostileMap: fc.Arbitrary<Record<string, unknown>> = fc.array(fc.tuple(hostileKey, fc.oneof(hostileString, wrongType)), { minLength: 1, maxLength: 3 }).map((entries) => objectOf(entries));
+const hostileMap: fc.Arbitrary<Record<string, unknown>> = fc
+  .array(fc.tuple(hostileKey, fc.oneof(hostileString, wrongType)), { minLength: 1, maxLength: 3 })
+  .map((entries) => objectOf(entries));
 
 /** A value for one field: a wrong type, a hostile string, or hostile things nested where the field nests. */
 function fieldValue(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
   const s = schema ? nonNull(schema) : {};
   const nested: fc.Arbitrary<unknown>[] = [];
-  if (s.type === 'array') nested.push(fc.array(fc.oneof(hostileString, wrongType), { minLength: 1, maxLength: 3 }), fc.constant(Array.from({ length: 1000 }, () => 'x')));
+  if (s.type === 'array')
+    nested.push(
+      fc.array(fc.oneof(hostileString, wrongType), { minLength: 1, maxLength: 3 }),
+      fc.constant(Array.from({ length: 1000 }, () => 'x')),
+    );
   if (s.type === 'object' || s.items?.type === 'object') nested.push(hostileMap);
-  return fc.oneof({ weight: 3, arbitrary: hostileString }, { weight: 2, arbitrary: wrongType }, ...nested.map((arbitrary) => ({ weight: 1, arbitrary })));
+  return fc.oneof(
+    { weight: 3, arbitrary: hostileString },
+    { weight: 2, arbitrary: wrongType },
+    ...nested.map((arbitrary) => ({ weight: 1, arbitrary })),
+  );
 }
 
 function objectSchema(schema: JsonSchema): JsonSchema | undefined {
@@ -411,7 +434,8 @@ function bodies(route: Route, seed: unknown): fc.Arbitrary<Body> {
   const object = objectSchema(schema);
   const isArray = nonNull(schema).type === 'array';
   const base = (isArray ? (Array.isArray(seed) ? seed[0] : {}) : seed) as Record<string, unknown> | undefined;
-  const wrap = (value: unknown) => JSON.stringify(isArray && value !== null && typeof value === 'object' && !Array.isArray(value) ? [value] : value);
+  const wrap = (value: unknown) =>
+    JSON.stringify(isArray && value !== null && typeof value === 'object' && !Array.isArray(value) ? [value] : value);
   const json = (kind: string) => (value: unknown) => ({ kind, body: wrap(value), contentType: 'application/json' });
   const fields = Object.keys(object?.properties ?? {});
   const required = object?.required ?? [];
@@ -421,7 +445,9 @@ function bodies(route: Route, seed: unknown): fc.Arbitrary<Body> {
     // one to three fields replaced by hostile values, the rest valid (drawn twice as often as the other variants)
     const replaced = fc
       .uniqueArray(fc.constantFrom(...fields), { minLength: 1, maxLength: Math.min(3, fields.length) })
-      .chain((names) => fc.tuple(...names.map((name) => fieldValue(object!.properties![name]).map((value) => [name, value] as const))));
+      .chain((names) =>
+        fc.tuple(...names.map((name) => fieldValue(object!.properties![name]).map((value) => [name, value] as const))),
+      );
     const wrongValue = replaced.map((pairs) => json('wrong value')({ ...base, ...Object.fromEntries(pairs) }));
     variants.push(wrongValue, wrongValue);
   }
@@ -433,17 +459,37 @@ function bodies(route: Route, seed: unknown): fc.Arbitrary<Body> {
       }),
     );
   }
-  variants.push(hostileMap.map((extra) => json('extra field')(objectOf([...Object.entries(base ?? {}), ...Object.entries(extra)]))));
-  variants.push(fc.oneof(wrongType, hostileString).map((value) => ({ kind: 'not an object', body: JSON.stringify(value), contentType: 'application/json' })));
-  variants.push(fc.constantFrom(...INVALID_JSON).map((body) => ({ kind: 'invalid JSON', body, contentType: 'application/json' })));
-  variants.push(fc.constantFrom(...WRONG_CONTENT_TYPES).map((contentType) => ({ kind: 'content type', body: wrap(base ?? {}), contentType })));
+  variants.push(
+    hostileMap.map((extra) => json('extra field')(objectOf([...Object.entries(base ?? {}), ...Object.entries(extra)]))),
+  );
+  variants.push(
+    fc
+      .oneof(wrongType, hostileString)
+      .map((value) => ({ kind: 'not an object', body: JSON.stringify(value), contentType: 'application/json' })),
+  );
+  variants.push(
+    fc.constantFrom(...INVALID_JSON).map((body) => ({ kind: 'invalid JSON', body, contentType: 'application/json' })),
+  );
+  variants.push(
+    fc
+      .constantFrom(...WRONG_CONTENT_TYPES)
+      .map((contentType) => ({ kind: 'content type', body: wrap(base ?? {}), contentType })),
+  );
   variants.push(fc.constant({ kind: 'no body' }));
   if (route.operation.bodyFormats?.includes('form') && fields.length > 0) {
     // the same fields form-encoded, hostile values and names given twice included
     const form = fc
-      .array(fc.tuple(fc.oneof(fc.constantFrom(...fields), hostileKey), fc.oneof(hostileString, fc.constantFrom('', ...Object.values(base ?? {}).map(String)))), { minLength: 1, maxLength: 4 })
+      .array(
+        fc.tuple(
+          fc.oneof(fc.constantFrom(...fields), hostileKey),
+          fc.oneof(hostileString, fc.constantFrom('', ...Object.values(base ?? {}).map(String))),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
       .map((pairs) => {
-        const params = new URLSearchParams(Object.entries(base ?? {}).map(([k, v]): [string, string] => [k, String(v)]));
+        const params = new URLSearchParams(
+          Object.entries(base ?? {}).map(([k, v]): [string, string] => [k, String(v)]),
+        );
         for (const [k, v] of pairs) params.append(wellFormed(k), wellFormed(v));
         return { kind: 'form', body: params.toString(), contentType: 'application/x-www-form-urlencoded' };
       });
@@ -466,7 +512,12 @@ function queries(route: Route, fixtures: Record<string, string | undefined>): fc
   const encode = (s: string) => encodeURIComponent(wellFormed(s));
   return fc.oneof(
     { weight: 1, arbitrary: fc.constant('') },
-    { weight: 4, arbitrary: fc.array(pair, { minLength: 1, maxLength: 3 }).map((pairs) => pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .array(pair, { minLength: 1, maxLength: 3 })
+        .map((pairs) => pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')),
+    },
     {
       weight: 1,
       arbitrary: fc.constantFrom(
@@ -494,7 +545,14 @@ export function wellFormed(s: string): string {
 
 /** A path id: the real one changed a little, another resource's id, a random UUID, or not an id at all. */
 function pathValue(fixture: string | undefined, others: string[]): fc.Arbitrary<string> {
-  const near = fixture ? [encodeURIComponent(fixture.toUpperCase()), `${encodeURIComponent(fixture)}%20`, `%20${encodeURIComponent(fixture)}`, `${encodeURIComponent(fixture)}.json`] : [];
+  const near = fixture
+    ? [
+        encodeURIComponent(fixture.toUpperCase()),
+        `${encodeURIComponent(fixture)}%20`,
+        `%20${encodeURIComponent(fixture)}`,
+        `${encodeURIComponent(fixture)}.json`,
+      ]
+    : [];
   const real = [...near, ...others.filter((id) => id !== fixture).map(encodeURIComponent)];
   return fc.oneof(
     ...(real.length ? [{ weight: 3, arbitrary: fc.constantFrom(...real) }] : []),
@@ -508,7 +566,9 @@ function pathValue(fixture: string | undefined, others: string[]): fc.Arbitrary<
 const hostileHeader: fc.Arbitrary<Header> = fc.oneof(
   fc.constantFrom(...HOSTILE_HEADER_VALUES).map((v) => ({ kind: 'authorization', headers: { authorization: v } })),
   fc.constantFrom(...HOSTILE_HEADER_VALUES).map((v) => ({ kind: 'api version', headers: { 'api-version': v } })),
-  fc.constantFrom(...HOSTILE_HEADER_VALUES).map((v) => ({ kind: 'idempotency key', headers: { 'idempotency-key': v } })),
+  fc
+    .constantFrom(...HOSTILE_HEADER_VALUES)
+    .map((v) => ({ kind: 'idempotency key', headers: { 'idempotency-key': v } })),
 );
 
 /**
@@ -530,12 +590,17 @@ export function hostileCases(ctx: RouteContext): fc.Arbitrary<HostileCase> {
       )
     : fc.constant([] as string[]);
   const hasBody = !!route.operation.body && route.method !== 'GET';
-  const seedBody: Body = hasBody && ctx.seedBody !== undefined ? { kind: '', body: JSON.stringify(ctx.seedBody), contentType: 'application/json' } : { kind: '' };
+  const seedBody: Body =
+    hasBody && ctx.seedBody !== undefined
+      ? { kind: '', body: JSON.stringify(ctx.seedBody), contentType: 'application/json' }
+      : { kind: '' };
   const hostileBody: fc.Arbitrary<Body> = hasBody
     ? bodies(route, ctx.seedBody)
     : route.method === 'GET'
       ? fc.constant({ kind: '' }) // fetch sends no body with a GET
-      : fc.constantFrom(...INVALID_JSON).map((b) => ({ kind: 'ignored body', body: b, contentType: 'application/json' }));
+      : fc
+          .constantFrom(...INVALID_JSON)
+          .map((b) => ({ kind: 'ignored body', body: b, contentType: 'application/json' }));
   const hostileQuery = queries(route, ctx.fixtures);
   const noHeader: Header = { headers: {} };
 
@@ -546,7 +611,11 @@ export function hostileCases(ctx: RouteContext): fc.Arbitrary<HostileCase> {
       kind: [kind, b.kind, header.kind].filter(Boolean).join(': '),
       method: route.method,
       path: query ? `${path}?${query}` : path,
-      headers: { authorization: `Bearer ${ctx.apiKey}`, ...(b.contentType ? { 'content-type': b.contentType } : {}), ...header.headers },
+      headers: {
+        authorization: `Bearer ${ctx.apiKey}`,
+        ...(b.contentType ? { 'content-type': b.contentType } : {}),
+        ...header.headers,
+      },
       body: b.body,
     };
   };
@@ -578,7 +647,9 @@ export function hostileCases(ctx: RouteContext): fc.Arbitrary<HostileCase> {
     ),
     one(
       1,
-      fc.tuple(hostileIds, hostileQuery, hostileBody, fc.option(hostileHeader, { nil: noHeader })).map(([ids, q, b, h]) => build(ids, q, b, h, 'everything')),
+      fc
+        .tuple(hostileIds, hostileQuery, hostileBody, fc.option(hostileHeader, { nil: noHeader }))
+        .map(([ids, q, b, h]) => build(ids, q, b, h, 'everything')),
     ),
   );
 }
@@ -586,7 +657,8 @@ export function hostileCases(ctx: RouteContext): fc.Arbitrary<HostileCase> {
 /** An object with exactly these own keys, `__proto__` included (a plain assignment would set the prototype instead). */
 export function objectOf(entries: [string, unknown][]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of entries)
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -607,7 +679,9 @@ const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasO
 function mapFields(object: JsonSchema | undefined): [string, JsonSchema][] {
   return Object.entries(object?.properties ?? {}).flatMap(([name, schema]): [string, JsonSchema][] => {
     const s = nonNull(schema);
-    return s.type === 'object' && typeof s.additionalProperties === 'object' && !s.properties ? [[name, s.additionalProperties]] : [];
+    return s.type === 'object' && typeof s.additionalProperties === 'object' && !s.properties
+      ? [[name, s.additionalProperties]]
+      : [];
   });
 }
 
@@ -621,8 +695,12 @@ function mapFields(object: JsonSchema | undefined): [string, JsonSchema][] {
 export function fixedCases(ctx: RouteContext): HostileCase[] {
   const { route } = ctx;
   const headers = { authorization: `Bearer ${ctx.apiKey}`, 'content-type': 'application/json' };
-  const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(ctx.fixtures[name] ?? newId()));
-  const cases: HostileCase[] = [{ kind: 'a method the route table does not have', method: 'PUT', path, headers, body: '{}', status: 405 }];
+  const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) =>
+    encodeURIComponent(ctx.fixtures[name] ?? newId()),
+  );
+  const cases: HostileCase[] = [
+    { kind: 'a method the route table does not have', method: 'PUT', path, headers, body: '{}', status: 405 },
+  ];
   if (route.method === 'GET') return cases;
   cases.push({
     kind: 'body over 5 MB',
@@ -637,7 +715,9 @@ export function fixedCases(ctx: RouteContext): HostileCase[] {
   const schema = jsonSchemaOf(route.operation.body);
   const object = objectSchema(schema);
   const isArray = nonNull(schema).type === 'array';
-  const base = (isArray ? (ctx.seedBody as unknown[] | undefined)?.[0] : ctx.seedBody) as Record<string, unknown> | undefined;
+  const base = (isArray ? (ctx.seedBody as unknown[] | undefined)?.[0] : ctx.seedBody) as
+    | Record<string, unknown>
+    | undefined;
   const withField = (name: string, value: unknown) => {
     const body = { ...base, [name]: value };
     return JSON.stringify(isArray ? [body] : body);
@@ -646,8 +726,15 @@ export function fixedCases(ctx: RouteContext): HostileCase[] {
   for (const [name, property] of Object.entries(object?.properties ?? {})) {
     const s = nonNull(property);
     let value: unknown;
-    if (s.type === 'string' && s.maxLength === undefined && !s.enum && s.const === undefined) value = 'x'.repeat(budget);
-    else if (s.type === 'array' && s.items && nonNull(s.items).type === 'string' && nonNull(s.items).maxLength === undefined) value = ['x'.repeat(budget)];
+    if (s.type === 'string' && s.maxLength === undefined && !s.enum && s.const === undefined)
+      value = 'x'.repeat(budget);
+    else if (
+      s.type === 'array' &&
+      s.items &&
+      nonNull(s.items).type === 'string' &&
+      nonNull(s.items).maxLength === undefined
+    )
+      value = ['x'.repeat(budget)];
     else continue;
     cases.push({ kind: `${name} just under 5 MB`, method: route.method, path, headers, body: withField(name, value) });
   }
@@ -655,9 +742,21 @@ export function fixedCases(ctx: RouteContext): HostileCase[] {
     const one = plainValue(values, 1000);
     const each = JSON.stringify(one).length + 12;
     const big = objectOf(Array.from({ length: Math.floor(budget / each) }, (_, i) => [`k${i}`, one]));
-    cases.push({ kind: `${name} with entries up to 5 MB`, method: route.method, path, headers, body: withField(name, big) });
+    cases.push({
+      kind: `${name} with entries up to 5 MB`,
+      method: route.method,
+      path,
+      headers,
+      body: withField(name, big),
+    });
     for (const key of PROTOTYPE_KEYS) {
-      cases.push({ kind: `${name} with the key ${key}`, method: route.method, path, headers, body: withField(name, objectOf([[key, plainValue(values)]])) });
+      cases.push({
+        kind: `${name} with the key ${key}`,
+        method: route.method,
+        path,
+        headers,
+        body: withField(name, objectOf([[key, plainValue(values)]])),
+      });
     }
   }
   return cases;
@@ -707,7 +806,17 @@ export const RESERVED_HEADER_NAMES: readonly string[] = [
   'Content-Transfer-Encoding',
   'MIME-Version',
 ];
-const HEADER_NAME_PAYLOADS: readonly string[] = [...RESERVED_HEADER_NAMES, 'bcc', 'BCC', 'X Space', 'X:Colon', 'X-\u00e9', 'X'.repeat(127), 'X-Hostile\r\nBcc', 'X-Hostile\u0000'];
+const HEADER_NAME_PAYLOADS: readonly string[] = [
+  ...RESERVED_HEADER_NAMES,
+  'bcc',
+  'BCC',
+  'X Space',
+  'X:Colon',
+  'X-\u00e9',
+  'X'.repeat(127),
+  'X-Hostile\r\nBcc',
+  'X-Hostile\u0000',
+];
 const HEADER_NAME = /^[!-9;-~]{1,126}$/;
 const HEADER_VALUE = /^[ -~]{1,870}$/;
 
@@ -728,17 +837,33 @@ export const recipientPayloads = (addr: string): string[] => [
   ...HEADER_PAYLOADS.map((name) => `${name} <${addr}>`),
 ];
 /** 50 entries carrying 11 mailboxes each: 550 recipients under a 50-entry limit. */
-const manyMailboxes = (addr: string): string[] => Array.from({ length: 50 }, (_, i) => `${Array.from({ length: 10 }, (_, j) => `r${i}-${j}@evil.test`).join(', ')}, R${i} <${addr}>`);
+const manyMailboxes = (addr: string): string[] =>
+  Array.from(
+    { length: 50 },
+    (_, i) => `${Array.from({ length: 10 }, (_, j) => `r${i}-${j}@evil.test`).join(', ')}, R${i} <${addr}>`,
+  );
 
 /** Number class: numbers DynamoDB cannot store as given (out of its range, or integers past 2^53 the document client refuses). */
-export const NUMBER_PAYLOADS: readonly number[] = [1e300, -1e300, 1e-200, -1e-200, 2 ** 64, 2 ** 53, Number.MAX_VALUE, Number.MIN_VALUE];
-const storableNumber = (n: number) => Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
+export const NUMBER_PAYLOADS: readonly number[] = [
+  1e300,
+  -1e300,
+  1e-200,
+  -1e-200,
+  2 ** 64,
+  2 ** 53,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+];
+const storableNumber = (n: number) =>
+  Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
 
 /** Whether a schema takes a number, also as one branch of a union (`string | number | null`). */
 /** Whether a schema takes a number, also as a branch of a (nested) union such as `string | number | null`. */
-const acceptsNumber = (schema: JsonSchema): boolean => [schema.type].flat().some((t) => t === 'number' || t === 'integer') || (schema.anyOf ?? []).some(acceptsNumber);
+const acceptsNumber = (schema: JsonSchema): boolean =>
+  [schema.type].flat().some((t) => t === 'number' || t === 'integer') || (schema.anyOf ?? []).some(acceptsNumber);
 /** A plain member value; an enum offers `number` where it has it (a variable's `type`), so a number beside it is in place. */
-const plainMember = (schema: JsonSchema): unknown => (nonNull(schema).enum?.includes('number') ? 'number' : plainValue(schema));
+const plainMember = (schema: JsonSchema): unknown =>
+  nonNull(schema).enum?.includes('number') ? 'number' : plainValue(schema);
 /** An object with its required members plain, and `member` set to `value`. */
 function plainObject(schema: JsonSchema, member: string, value: unknown): Record<string, unknown> {
   const s = nonNull(schema);
@@ -765,13 +890,23 @@ export function payloadCases(ctx: RouteContext): HostileCase[] {
   const schema = jsonSchemaOf(route.operation.body);
   const object = objectSchema(schema);
   const isArray = nonNull(schema).type === 'array';
-  const base = (isArray ? (ctx.seedBody as unknown[] | undefined)?.[0] : ctx.seedBody) as Record<string, unknown> | undefined;
+  const base = (isArray ? (ctx.seedBody as unknown[] | undefined)?.[0] : ctx.seedBody) as
+    | Record<string, unknown>
+    | undefined;
   const headers = { authorization: `Bearer ${ctx.apiKey}`, 'content-type': 'application/json' };
-  const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(ctx.fixtures[name] ?? newId()));
+  const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) =>
+    encodeURIComponent(ctx.fixtures[name] ?? newId()),
+  );
   const cases: HostileCase[] = [];
   const add = (kind: string, name: string, value: unknown) => {
     const body = { ...base, [name]: value };
-    cases.push({ kind: `payload ${kind}: ${name}`, method: route.method, path, headers, body: JSON.stringify(isArray ? [body] : body) });
+    cases.push({
+      kind: `payload ${kind}: ${name}`,
+      method: route.method,
+      path,
+      headers,
+      body: JSON.stringify(isArray ? [body] : body),
+    });
   };
   for (const [name, property] of Object.entries(object?.properties ?? {})) {
     const s = nonNull(property);
@@ -787,16 +922,26 @@ export function payloadCases(ctx: RouteContext): HostileCase[] {
     }
     const item = s.type === 'array' && s.items ? nonNull(s.items) : undefined;
     for (const [member, memberSchema] of Object.entries(item?.properties ?? {})) {
-      if (HEADER_TEXT_FIELDS.includes(member)) for (const p of HEADER_PAYLOADS) add(`header (${member})`, name, [plainObject(item!, member, p)]);
-      if (NUMBER_FIELDS.includes(member) && acceptsNumber(memberSchema)) for (const n of NUMBER_PAYLOADS) add(`number (${member})`, name, [plainObject(item!, member, n)]);
+      if (HEADER_TEXT_FIELDS.includes(member))
+        for (const p of HEADER_PAYLOADS) add(`header (${member})`, name, [plainObject(item!, member, p)]);
+      if (NUMBER_FIELDS.includes(member) && acceptsNumber(memberSchema))
+        for (const n of NUMBER_PAYLOADS) add(`number (${member})`, name, [plainObject(item!, member, n)]);
     }
     // a map of numbers (properties), or an object holding one (template.variables)
-    if (NUMBER_FIELDS.includes(name) && typeof s.additionalProperties === 'object' && acceptsNumber(s.additionalProperties)) {
+    if (
+      NUMBER_FIELDS.includes(name) &&
+      typeof s.additionalProperties === 'object' &&
+      acceptsNumber(s.additionalProperties)
+    ) {
       for (const n of NUMBER_PAYLOADS) add('number', name, { hostile_number: n });
     }
     for (const [member, memberSchema] of Object.entries(s.type === 'object' ? (s.properties ?? {}) : {})) {
       const m = nonNull(memberSchema);
-      if (NUMBER_FIELDS.includes(member) && typeof m.additionalProperties === 'object' && acceptsNumber(m.additionalProperties)) {
+      if (
+        NUMBER_FIELDS.includes(member) &&
+        typeof m.additionalProperties === 'object' &&
+        acceptsNumber(m.additionalProperties)
+      ) {
         for (const n of NUMBER_PAYLOADS) add(`number (${member})`, name, plainObject(s, member, { HOSTILE_NUMBER: n }));
       }
     }
@@ -809,13 +954,15 @@ function mailboxProblem(entry: string): string | undefined {
   if (CONTROL.test(entry)) return 'a control character in a mailbox';
   const parsed = addressParser(entry);
   if (parsed.length !== 1 || parsed[0].group) return `${parsed.length} mailboxes or a group in one entry`;
-  if (/[@<>]/.test(parsed[0].name ?? '') || CONTROL.test(parsed[0].name ?? '')) return 'an address or a control character in a display name';
+  if (/[@<>]/.test(parsed[0].name ?? '') || CONTROL.test(parsed[0].name ?? ''))
+    return 'an address or a control character in a display name';
   return undefined;
 }
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they end header lines)
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
 /** How many mailboxes an entry holds as RFC 5322 reads it (a group's members counted). */
-const mailboxCount = (entry: string): number => addressParser(entry).reduce((n, m) => n + (m.group ? m.group.length : 1), 0);
+const mailboxCount = (entry: string): number =>
+  addressParser(entry).reduce((n, m) => n + (m.group ? m.group.length : 1), 0);
 
 /**
  * The contract for what becomes a message header or a DynamoDB number, whatever the schemas say:
@@ -825,7 +972,8 @@ const mailboxCount = (entry: string): number => addressParser(entry).reduce((n, 
  * stores as given. The reason the body breaks it, or undefined.
  */
 export function contractProblem(value: unknown, numbers = false): string | undefined {
-  if (typeof value === 'number') return numbers && !storableNumber(value) ? `the number ${value} cannot be stored by DynamoDB as given` : undefined;
+  if (typeof value === 'number')
+    return numbers && !storableNumber(value) ? `the number ${value} cannot be stored by DynamoDB as given` : undefined;
   if (Array.isArray(value)) {
     for (const item of value) {
       const problem = contractProblem(item, numbers);
@@ -835,7 +983,8 @@ export function contractProblem(value: unknown, numbers = false): string | undef
   }
   if (value === null || typeof value !== 'object') return undefined;
   const record = value as Record<string, unknown>;
-  const text = (name: string, v: unknown) => (typeof v === 'string' ? (TRIMMED_FIELDS.includes(name) ? v.trim() : v) : undefined);
+  const text = (name: string, v: unknown) =>
+    typeof v === 'string' ? (TRIMMED_FIELDS.includes(name) ? v.trim() : v) : undefined;
   for (const [name, v] of Object.entries(record)) {
     if (HEADER_TEXT_FIELDS.includes(name) && CONTROL.test(text(name, v) ?? '')) return `a control character in ${name}`;
     if (RECIPIENT_FIELDS.includes(name)) {
@@ -846,16 +995,22 @@ export function contractProblem(value: unknown, numbers = false): string | undef
     }
     if (name === 'headers' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       for (const [header, headerValue] of Object.entries(v)) {
-        if (!HEADER_NAME.test(header)) return `the header name ${JSON.stringify(header)} is no RFC 5322 field name within SES's limits`;
-        if (RESERVED_HEADER_NAMES.some((reserved) => reserved.toLowerCase() === header.toLowerCase())) return `the ${header} header is the service's`;
-        if (typeof headerValue === 'string' && !HEADER_VALUE.test(headerValue)) return `the ${header} header's value is not 1-870 printable ASCII characters`;
+        if (!HEADER_NAME.test(header))
+          return `the header name ${JSON.stringify(header)} is no RFC 5322 field name within SES's limits`;
+        if (RESERVED_HEADER_NAMES.some((reserved) => reserved.toLowerCase() === header.toLowerCase()))
+          return `the ${header} header is the service's`;
+        if (typeof headerValue === 'string' && !HEADER_VALUE.test(headerValue))
+          return `the ${header} header's value is not 1-870 printable ASCII characters`;
       }
     }
     const problem = contractProblem(v, numbers || NUMBER_FIELDS.includes(name));
     if (problem) return problem;
   }
-  const mailboxes = ['to', 'cc', 'bcc'].flatMap((name) => [record[name]].flat()).filter((e): e is string => typeof e === 'string');
-  if (mailboxes.length && mailboxes.reduce((n, e) => n + mailboxCount(e), 0) > 50) return 'more than 50 mailboxes in to, cc and bcc';
+  const mailboxes = ['to', 'cc', 'bcc']
+    .flatMap((name) => [record[name]].flat())
+    .filter((e): e is string => typeof e === 'string');
+  if (mailboxes.length && mailboxes.reduce((n, e) => n + mailboxCount(e), 0) > 50)
+    return 'more than 50 mailboxes in to, cc and bcc';
   return undefined;
 }
 
@@ -909,18 +1064,23 @@ export function expectation(base: string, c: HostileCase, apiKey: string): Expec
   const size = c.body === undefined ? 0 : Buffer.byteLength(c.body);
   if (size > MAX_BODY_BYTES) return { route, mustReject: true, reason: 'body over the limit' };
   const version = c.headers['api-version'];
-  if (version !== undefined && version !== API_VERSION) return { route, mustReject: true, reason: 'unknown Api-Version' };
-  if (op.auth === 'api_key' && c.headers.authorization !== `Bearer ${apiKey}`) return { route, mustReject: true, reason: 'no valid key' };
-  if (op.params && !op.params.safeParse(params).success) return { route, mustReject: true, reason: 'path parameters break the schema' };
+  if (version !== undefined && version !== API_VERSION)
+    return { route, mustReject: true, reason: 'unknown Api-Version' };
+  if (op.auth === 'api_key' && c.headers.authorization !== `Bearer ${apiKey}`)
+    return { route, mustReject: true, reason: 'no valid key' };
+  if (op.params && !op.params.safeParse(params).success)
+    return { route, mustReject: true, reason: 'path parameters break the schema' };
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  if (op.query && !op.query.safeParse(query).success) return { route, mustReject: true, reason: 'query breaks the schema' };
+  if (op.query && !op.query.safeParse(query).success)
+    return { route, mustReject: true, reason: 'query breaks the schema' };
   if (op.body) {
     const body = readBody(c, route);
     if (!body.ok) return { route, mustReject: true, reason: 'body cannot be read' };
     if (!op.body.safeParse(body.value).success) return { route, mustReject: true, reason: 'body breaks the schema' };
     const contract = contractProblem(body.value);
-    if (contract) return { route, mustReject: true, reason: `the body breaks the header and number contract: ${contract}` };
+    if (contract)
+      return { route, mustReject: true, reason: `the body breaks the header and number contract: ${contract}` };
   }
   return { route, mustReject: false, reason: 'valid as far as the schemas go' };
 }
@@ -940,12 +1100,15 @@ export function judge(status: number, body: unknown, text: string, expected: Exp
   if (status >= 400 && status < 500) {
     const operation = expected.route?.operation;
     if (operation?.errorFormat === 'oauth') {
-      if (!oauthError.safeParse(body).success) problems.push(`${status} is not an RFC 6749 error: ${text.slice(0, 300)}`);
+      if (!oauthError.safeParse(body).success)
+        problems.push(`${status} is not an RFC 6749 error: ${text.slice(0, 300)}`);
     } else {
       const declared = operation ? documentedResponses(operation)[status]?.schema : undefined;
       const envelope = errorEnvelope.safeParse(body);
-      if (!envelope.success && !(declared && declared.safeParse(body).success)) problems.push(`${status} is not in the error envelope: ${text.slice(0, 300)}`);
-      else if ((body as { statusCode?: number }).statusCode !== status) problems.push(`${status} with statusCode ${(body as { statusCode?: number }).statusCode} in the envelope`);
+      if (!envelope.success && !(declared && declared.safeParse(body).success))
+        problems.push(`${status} is not in the error envelope: ${text.slice(0, 300)}`);
+      else if ((body as { statusCode?: number }).statusCode !== status)
+        problems.push(`${status} with statusCode ${(body as { statusCode?: number }).statusCode} in the envelope`);
     }
   }
   return problems;

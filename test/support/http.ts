@@ -15,7 +15,8 @@ export interface ApiResponse<T = any> {
 
 export const baseUrl = (): string => {
   const url = process.env.TEST_API_URL;
-  if (!url) throw new Error('TEST_API_URL is not set: run the suites through jest (the global setup starts the runtime)');
+  if (!url)
+    throw new Error('TEST_API_URL is not set: run the suites through jest (the global setup starts the runtime)');
   return url;
 };
 
@@ -26,7 +27,12 @@ export interface RequestOptions {
   raw?: string | Buffer;
 }
 
-export async function request<T = any>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+export async function request<T = any>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
   const key = options.key === undefined ? TEST_API_KEY : options.key;
   const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}) };
   let payload: string | Buffer | undefined = options.raw;
@@ -34,7 +40,11 @@ export async function request<T = any>(method: string, path: string, body?: unkn
     payload = JSON.stringify(body);
     headers['content-type'] = 'application/json';
   }
-  const response = await fetch(baseUrl() + path, { method, headers: { ...headers, ...options.headers }, body: payload });
+  const response = await fetch(baseUrl() + path, {
+    method,
+    headers: { ...headers, ...options.headers },
+    body: payload,
+  });
   const text = await response.text();
   let parsed: unknown = undefined;
   try {

@@ -163,10 +163,28 @@ export function isolationSuite(kind: IsolationKind): void {
   /** Authorizes the client with the key, exchanges the code: the grant and its access token. */
   async function oauthGrant(clientId: string, key?: string): Promise<{ id: string; accessToken: string }> {
     const verifier = randomBytes(48).toString('base64url');
-    const params = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256Challenge(verifier), scope: 'full_access' });
+    const params = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: s256Challenge(verifier),
+      scope: 'full_access',
+    });
     const { code } = created(await api.get(`/oauth/authorize?${params}`, { key }), 200);
-    const form = new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
-    const tokens = created(await request('POST', '/oauth/token', undefined, { key: null, raw: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 200);
+    const form = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
+    const tokens = created(
+      await request('POST', '/oauth/token', undefined, {
+        key: null,
+        raw: form.toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      200,
+    );
     const grants = (await api.get('/oauth/grants?limit=100', { key })).body.data as { id: string; client_id: string }[];
     return { id: grants.find((g) => g.client_id === clientId)!.id, accessToken: tokens.access_token as string };
   }
@@ -175,7 +193,10 @@ export function isolationSuite(kind: IsolationKind): void {
   async function keyOfB(): Promise<{ projectId: string; key: string }> {
     if (!testMode) return createOtherProject();
     const { createApiKey } = await import('../../shared/access/api-keys');
-    const { token } = await createApiKey({ projectId: runtime.projectId, livemode: false, permission: 'full_access' }, { name: `B test key ${B_NAME}`, mode: 'test' });
+    const { token } = await createApiKey(
+      { projectId: runtime.projectId, livemode: false, permission: 'full_access' },
+      { name: `B test key ${B_NAME}`, mode: 'test' },
+    );
     return { projectId: runtime.projectId, key: token }; // a test-mode event names its project (`livemode: false` tells the mode)
   }
 
@@ -184,7 +205,9 @@ export function isolationSuite(kind: IsolationKind): void {
     const key = { key: other.key };
     rxB = await receiver();
     const [webhook, domain, segment, topic, oauthToken] = await Promise.all([
-      api.post('/webhooks', { endpoint: rxB.url, events: [...EVENT_TYPES], description: 'B hears everything' }, key).then((r) => created(r)),
+      api
+        .post('/webhooks', { endpoint: rxB.url, events: [...EVENT_TYPES], description: 'B hears everything' }, key)
+        .then((r) => created(r)),
       verifiedDomain(`${B_NAME}.example.com`, { capabilities: { receiving: 'enabled' } }, other.key),
       api.post('/segments', { name: 'B segment' }, key).then((r) => created(r)),
       api.post('/topics', { name: 'B topic', default_subscription: 'opt_in' }, key).then((r) => created(r)),
@@ -194,30 +217,59 @@ export function isolationSuite(kind: IsolationKind): void {
       })(),
     ]);
     const [contact, broadcast] = await Promise.all([
-      api.post('/contacts', { email: `b-contact@${B_NAME}.example.com`, segments: [segment.id] }, key).then((r) => created(r)),
-      api.post('/broadcasts', { segment_id: segment.id, from: `b@${domain.name}`, subject: 'B news', html: '<p>B</p>' }, key).then((r) => created(r)),
+      api
+        .post('/contacts', { email: `b-contact@${B_NAME}.example.com`, segments: [segment.id] }, key)
+        .then((r) => created(r)),
+      api
+        .post(
+          '/broadcasts',
+          { segment_id: segment.id, from: `b@${domain.name}`, subject: 'B news', html: '<p>B</p>' },
+          key,
+        )
+        .then((r) => created(r)),
     ]);
     const [apiKey] = (await api.get('/api-keys', key)).body.data;
-    return { ...other, oauthToken, domain: domain.id, segment: segment.id, topic: topic.id, contact: contact.id, broadcast: broadcast.id, webhook: webhook.id, apiKey: apiKey.id };
+    return {
+      ...other,
+      oauthToken,
+      domain: domain.id,
+      segment: segment.id,
+      topic: topic.id,
+      contact: contact.id,
+      broadcast: broadcast.id,
+      webhook: webhook.id,
+      apiKey: apiKey.id,
+    };
   }
 
   async function setUpA(): Promise<OwnedByA> {
     rxA = await receiver();
-    const webhook = created(await api.post('/webhooks', { endpoint: rxA.url, events: [...EVENT_TYPES], description: `A ${TAG}` }));
+    const webhook = created(
+      await api.post('/webhooks', { endpoint: rxA.url, events: [...EVENT_TYPES], description: `A ${TAG}` }),
+    );
     const [domain, segment, topic, apiKey, oauthClient, suppression] = await Promise.all([
       verifiedDomain(`a-${TAG}.example.com`, { capabilities: { receiving: 'enabled' } }),
       api.post('/segments', { name: `A segment ${TAG}` }).then((r) => created(r)),
       api.post('/topics', { name: `A topic ${TAG}`, default_subscription: 'opt_in' }).then((r) => created(r)),
       api.post('/api-keys', { name: `A key ${TAG}` }).then((r) => created(r)),
       api.post('/oauth/clients', { name: `A client ${TAG}`, redirect_uris: [REDIRECT] }).then((r) => created(r)),
-      api.post('/suppressions', { email: `suppressed-${TAG}@example.com`, reason: 'isolation suite' }).then((r) => created(r)),
+      api
+        .post('/suppressions', { email: `suppressed-${TAG}@example.com`, reason: 'isolation suite' })
+        .then((r) => created(r)),
     ]);
     const from = `A <a@${domain.name}>`;
     // A's key used once now: its last_used_at is written before anything is compared (the next writes come an hour later)
     expect((await api.get('/segments?limit=1', { key: apiKey.token })).status).toBe(200);
 
     const [contact, template, broadcast, email, scheduledEmail, grant, received] = await Promise.all([
-      api.post('/contacts', { email: `contact-${TAG}@example.com`, first_name: 'Ada', segments: [segment.id], topics: [{ id: topic.id, subscription: 'opt_out' }] }).then((r) => created(r)),
+      api
+        .post('/contacts', {
+          email: `contact-${TAG}@example.com`,
+          first_name: 'Ada',
+          segments: [segment.id],
+          topics: [{ id: topic.id, subscription: 'opt_out' }],
+        })
+        .then((r) => created(r)),
       (async () => {
         const t = created(
           await api.post('/templates', {
@@ -232,9 +284,26 @@ export function isolationSuite(kind: IsolationKind): void {
         created(await api.post(`/templates/${t.id}/publish`), 200);
         return t;
       })(),
-      api.post('/broadcasts', { name: `A broadcast ${TAG}`, segment_id: segment.id, topic_id: topic.id, from, subject: 'A news', html: '<p>A</p>' }).then((r) => created(r)),
+      api
+        .post('/broadcasts', {
+          name: `A broadcast ${TAG}`,
+          segment_id: segment.id,
+          topic_id: topic.id,
+          from,
+          subject: 'A news',
+          html: '<p>A</p>',
+        })
+        .then((r) => created(r)),
       (async () => {
-        const { id } = created(await api.post('/emails', { from, to: 'success@simulator.amazonses.com', subject: `A email ${TAG}`, text: 'hello' }), 200);
+        const { id } = created(
+          await api.post('/emails', {
+            from,
+            to: 'success@simulator.amazonses.com',
+            subject: `A email ${TAG}`,
+            text: 'hello',
+          }),
+          200,
+        );
         await waitFor(
           () => api.get(`/emails/${id}`),
           (r) => r.body.last_event === 'delivered',
@@ -243,7 +312,11 @@ export function isolationSuite(kind: IsolationKind): void {
         return id as string;
       })(),
       api
-        .post('/emails', { from, to: `later-${TAG}@example.com`, subject: `A later ${TAG}`, text: 'later', scheduled_at: inOneDay() }, { headers: { 'idempotency-key': IDEMPOTENCY_KEY } })
+        .post(
+          '/emails',
+          { from, to: `later-${TAG}@example.com`, subject: `A later ${TAG}`, text: 'later', scheduled_at: inOneDay() },
+          { headers: { 'idempotency-key': IDEMPOTENCY_KEY } },
+        )
         .then((r) => created(r, 200).id as string),
       oauthGrant(oauthClient.client_id),
       (async () => {
@@ -314,14 +387,24 @@ export function isolationSuite(kind: IsolationKind): void {
       received,
       contactProperty: await (async () => {
         const { key } = await createOtherProject();
-        const property = created(await api.post('/contact-properties', { key: 'plan', type: 'string', fallback_value: 'free' }, { key }));
+        const property = created(
+          await api.post('/contact-properties', { key: 'plan', type: 'string', fallback_value: 'free' }, { key }),
+        );
         return { id: property.id as string, key };
       })(),
       log: (await api.get('/logs?limit=1')).body.data[0].id as string,
       contactImport: await (async () => {
         const form = new FormData();
-        form.append('file', new Blob([`email\nimported-${Date.now().toString(36)}@example.com\n`], { type: 'text/csv' }), 'contacts.csv');
-        const answer = await fetch(`${baseUrl()}/contacts/imports`, { method: 'POST', headers: { authorization: `Bearer ${TEST_API_KEY}` }, body: form });
+        form.append(
+          'file',
+          new Blob([`email\nimported-${Date.now().toString(36)}@example.com\n`], { type: 'text/csv' }),
+          'contacts.csv',
+        );
+        const answer = await fetch(`${baseUrl()}/contacts/imports`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TEST_API_KEY}` },
+          body: form,
+        });
         const id = ((await answer.json()) as { id: string }).id;
         await waitFor(
           () => api.get(`/contacts/imports/${id}`).then((r) => r.body.status),
@@ -334,7 +417,8 @@ export function isolationSuite(kind: IsolationKind): void {
   }
 
   /** Fields that move by themselves: A's webhook hears every change of the default project; download URLs are signed per read. */
-  const without = (value: any, fields: string[]) => Object.fromEntries(Object.entries(value).filter(([k]) => !fields.includes(k)));
+  const without = (value: any, fields: string[]) =>
+    Object.fromEntries(Object.entries(value).filter(([k]) => !fields.includes(k)));
   const WEBHOOK_STATS = ['consecutive_failures', 'last_success_at', 'last_failure_at'];
   const unsigned = (attachment: any) => without(attachment, ['download_url', 'expires_at']);
 
@@ -362,9 +446,17 @@ export function isolationSuite(kind: IsolationKind): void {
         status,
         body: { ...body, raw: unsigned(body.raw), attachments: body.attachments.map(unsigned) },
       })),
-      receivedAttachments: get(`/emails/receiving/${a.received.id}/attachments`).then(({ status, body }) => ({ status, body: { ...body, data: body.data.map(unsigned) } })),
-      receivedAttachment: get(`/emails/receiving/${a.received.id}/attachments/${a.received.attachment}`).then(({ status, body }) => ({ status, body: unsigned(body) })),
-      webhook: get(`/webhooks/${a.webhook}`).then(({ status, body }) => ({ status, body: without(body, WEBHOOK_STATS) })),
+      receivedAttachments: get(`/emails/receiving/${a.received.id}/attachments`).then(({ status, body }) => ({
+        status,
+        body: { ...body, data: body.data.map(unsigned) },
+      })),
+      receivedAttachment: get(`/emails/receiving/${a.received.id}/attachments/${a.received.attachment}`).then(
+        ({ status, body }) => ({ status, body: unsigned(body) }),
+      ),
+      webhook: get(`/webhooks/${a.webhook}`).then(({ status, body }) => ({
+        status,
+        body: without(body, WEBHOOK_STATS),
+      })),
       delivery: get(`/webhooks/${a.webhook}/deliveries/${a.delivery}`),
       apiKey: listed('/api-keys', a.apiKey.id),
       apiKeyWorks: get('/segments?limit=1', a.apiKey.token).then((r) => r.status),
@@ -438,7 +530,9 @@ export function isolationSuite(kind: IsolationKind): void {
       case 'import_id':
         return [a.contactImport];
       default:
-        throw new Error(`${route.method} ${route.path}: no A-owned id for {${param}}; add one to idsFor in test/support/isolation-suite.ts`);
+        throw new Error(
+          `${route.method} ${route.path}: no A-owned id for {${param}}; add one to idsFor in test/support/isolation-suite.ts`,
+        );
     }
   }
 
@@ -458,7 +552,11 @@ export function isolationSuite(kind: IsolationKind): void {
     updateContactTopics: () => ({ topics: [{ id: b.topic, subscription: 'opt_out' }] }),
     updateTopic: () => ({ name: 'renamed by B', description: 'B was here' }),
     updateContactProperty: () => ({ fallback_value: 'B was here' }),
-    updateDomain: () => ({ open_tracking: true, click_tracking: true, capabilities: { sending: 'disabled', receiving: 'disabled' } }),
+    updateDomain: () => ({
+      open_tracking: true,
+      click_tracking: true,
+      capabilities: { sending: 'disabled', receiving: 'disabled' },
+    }),
     updateEmail: () => ({ scheduled_at: inOneDay() }),
     updateTemplate: () => ({ name: 'renamed by B', html: '<p>B</p>' }),
     updateBroadcast: () => ({ name: 'renamed by B', segment_id: b.segment, subject: 'B' }),
@@ -467,10 +565,12 @@ export function isolationSuite(kind: IsolationKind): void {
   };
 
   const pathParamsOf = (path: string) => [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
-  const fill = (path: string, values: Record<string, string>) => path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, p: string) => encodeURIComponent(values[p]));
+  const fill = (path: string, values: Record<string, string>) =>
+    path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, p: string) => encodeURIComponent(values[p]));
 
   /** What stands in for one of A's values in a request that names nothing that exists: same kind (id, address, alias). */
-  const missingLike = (value: string) => (/^[0-9a-f-]{36}$/.test(value) ? MISSING : value.includes('@') ? `missing-${TAG}@example.com` : `missing-${TAG}`);
+  const missingLike = (value: string) =>
+    /^[0-9a-f-]{36}$/.test(value) ? MISSING : value.includes('@') ? `missing-${TAG}@example.com` : `missing-${TAG}`;
 
   interface Probe {
     /** A's values in the path */
@@ -492,19 +592,30 @@ export function isolationSuite(kind: IsolationKind): void {
       for (const p of params) {
         const others = params.filter((q) => q !== p);
         if (!others.every((q) => ownIdOfB(q))) continue;
-        probes.push({ ofA: { [p]: idsFor(route, p)[0] }, own: Object.fromEntries(others.map((q) => [q, ownIdOfB(q)!])) });
+        probes.push({
+          ofA: { [p]: idsFor(route, p)[0] },
+          own: Object.fromEntries(others.map((q) => [q, ownIdOfB(q)!])),
+        });
       }
     }
     return probes.map(({ ofA, own }) => {
       const missing = Object.fromEntries(Object.entries(ofA).map(([p, v]) => [p, missingLike(v)]));
-      return { path: fill(route.path, { ...ofA, ...own }), missingPath: fill(route.path, { ...missing, ...own }), values: Object.values(ofA), missingValues: Object.values(missing) };
+      return {
+        path: fill(route.path, { ...ofA, ...own }),
+        missingPath: fill(route.path, { ...missing, ...own }),
+        values: Object.values(ofA),
+        missingValues: Object.values(missing),
+      };
     });
   }
 
   /** An answer with the values its request named taken out (an error message may echo what was asked for). */
   const answerOf = (res: ApiResponse, values: string[]) => ({
     status: res.status,
-    body: values.reduce((text, v) => text.split(v).join('<value>').split(encodeURIComponent(v)).join('<value>'), res.text),
+    body: values.reduce(
+      (text, v) => text.split(v).join('<value>').split(encodeURIComponent(v)).join('<value>'),
+      res.text,
+    ),
   });
 
   const keyed = (routes as readonly Route[]).filter((r) => r.operation.auth === 'api_key');
@@ -523,51 +634,60 @@ export function isolationSuite(kind: IsolationKind): void {
         ...pathParamsOf(r.path)
           .filter((p) => !known(r, p))
           .map((p) => `${r.method} ${r.path}: {${p}}`),
-        ...(r.operation.body && !SAMPLE_BODIES[r.operation.operationId] ? [`${r.method} ${r.path}: body of ${r.operation.operationId}`] : []),
+        ...(r.operation.body && !SAMPLE_BODIES[r.operation.operationId]
+          ? [`${r.method} ${r.path}: body of ${r.operation.operationId}`]
+          : []),
       ]);
       expect(gaps).toEqual([]);
     });
 
-    it.each(withPathParams.map((r) => [`${r.method} ${r.path}`, r] as const))('%s answers 404 not_found', async (_, route) => {
-      let body: unknown;
-      if (route.operation.body) {
-        const sample = SAMPLE_BODIES[route.operation.operationId];
-        if (!sample) throw new Error(`${route.operation.operationId} takes a body but has no sample in SAMPLE_BODIES (test/support/isolation-suite.ts)`);
-        body = sample();
-        // the sample must pass the route's own schema, or validation could answer before the lookup
-        expect(z.safeParse(route.operation.body, body).error?.issues ?? []).toEqual([]);
-      }
-      const answers = [];
-      for (const [credential, key] of [
-        ['api key', b.key],
-        ['oauth token', b.oauthToken],
-      ]) {
-        for (const probe of probesFor(route)) {
-          const res = await request(route.method, probe.path, body, { key });
-          const missing = await request(route.method, probe.missingPath, body, { key });
-          answers.push({
-            credential,
-            path: probe.path,
-            status: res.status,
-            name: res.body?.name,
-            // and word for word what an id that exists nowhere gets: nothing tells B that A's exists
-            sameAsMissing: JSON.stringify(answerOf(res, probe.values)) === JSON.stringify(answerOf(missing, probe.missingValues)) || [
-              answerOf(res, probe.values),
-              answerOf(missing, probe.missingValues),
-            ],
-          });
+    it.each(withPathParams.map((r) => [`${r.method} ${r.path}`, r] as const))(
+      '%s answers 404 not_found',
+      async (_, route) => {
+        let body: unknown;
+        if (route.operation.body) {
+          const sample = SAMPLE_BODIES[route.operation.operationId];
+          if (!sample)
+            throw new Error(
+              `${route.operation.operationId} takes a body but has no sample in SAMPLE_BODIES (test/support/isolation-suite.ts)`,
+            );
+          body = sample();
+          // the sample must pass the route's own schema, or validation could answer before the lookup
+          expect(z.safeParse(route.operation.body, body).error?.issues ?? []).toEqual([]);
         }
-      }
-      // credential management refuses OAuth tokens before any lookup (403 insufficient_scope): that tells nothing either
-      const refusesTokens = requiredScope(route.operation) === 'full_access_api_key';
-      expect(answers).toEqual(
-        answers.map(({ credential, path }) =>
-          credential === 'oauth token' && refusesTokens
-            ? { credential, path, status: 403, name: 'application_error', sameAsMissing: true }
-            : { credential, path, status: 404, name: 'not_found', sameAsMissing: true },
-        ),
-      );
-    });
+        const answers = [];
+        for (const [credential, key] of [
+          ['api key', b.key],
+          ['oauth token', b.oauthToken],
+        ]) {
+          for (const probe of probesFor(route)) {
+            const res = await request(route.method, probe.path, body, { key });
+            const missing = await request(route.method, probe.missingPath, body, { key });
+            answers.push({
+              credential,
+              path: probe.path,
+              status: res.status,
+              name: res.body?.name,
+              // and word for word what an id that exists nowhere gets: nothing tells B that A's exists
+              sameAsMissing: JSON.stringify(answerOf(res, probe.values)) ===
+                JSON.stringify(answerOf(missing, probe.missingValues)) || [
+                answerOf(res, probe.values),
+                answerOf(missing, probe.missingValues),
+              ],
+            });
+          }
+        }
+        // credential management refuses OAuth tokens before any lookup (403 insufficient_scope): that tells nothing either
+        const refusesTokens = requiredScope(route.operation) === 'full_access_api_key';
+        expect(answers).toEqual(
+          answers.map(({ credential, path }) =>
+            credential === 'oauth token' && refusesTokens
+              ? { credential, path, status: 403, name: 'application_error', sameAsMissing: true }
+              : { credential, path, status: 404, name: 'not_found', sameAsMissing: true },
+          ),
+        );
+      },
+    );
   });
 
   // ---------------------------------------------------------------------------------------------
@@ -578,7 +698,10 @@ export function isolationSuite(kind: IsolationKind): void {
     async function sameAsMissing(send: (value: string) => Promise<ApiResponse>, ofA: string, missing = MISSING) {
       const [withA, withMissing] = [await send(ofA), await send(missing)];
       // the same answer, word for word once the value the request sent is taken out of it
-      const shape = (res: ApiResponse, value: string) => ({ status: res.status, body: JSON.parse(res.text.split(value).join('<value>')) });
+      const shape = (res: ApiResponse, value: string) => ({
+        status: res.status,
+        body: JSON.parse(res.text.split(value).join('<value>')),
+      });
       expect(shape(withA, ofA)).toEqual(shape(withMissing, missing));
       expect(withA.status).toBeGreaterThanOrEqual(400);
     }
@@ -586,14 +709,29 @@ export function isolationSuite(kind: IsolationKind): void {
     it("refuses A's segment and topic in a new contact, in a contact's topics and in a broadcast", async () => {
       const email = () => `b-${randomBytes(4).toString('hex')}@${B_NAME}.example.com`;
       await sameAsMissing((id) => api.post('/contacts', { email: email(), segments: [id] }, asB()), a.segment);
-      await sameAsMissing((id) => api.post('/contacts', { email: email(), topics: [{ id, subscription: 'opt_in' }] }, asB()), a.topic);
-      await sameAsMissing((id) => api.patch(`/contacts/${b.contact}/topics`, { topics: [{ id, subscription: 'opt_in' }] }, asB()), a.topic);
+      await sameAsMissing(
+        (id) => api.post('/contacts', { email: email(), topics: [{ id, subscription: 'opt_in' }] }, asB()),
+        a.topic,
+      );
+      await sameAsMissing(
+        (id) => api.patch(`/contacts/${b.contact}/topics`, { topics: [{ id, subscription: 'opt_in' }] }, asB()),
+        a.topic,
+      );
       const bContact = { email: `b-contact@${B_NAME}.example.com` };
-      await sameAsMissing((id) => api.patch(`/contacts/${b.contact}`, { ...bContact, segments: [{ id }] }, asB()), a.segment);
-      await sameAsMissing((id) => api.patch(`/contacts/${b.contact}`, { ...bContact, topics: [{ id, subscription: 'opt_out' }] }, asB()), a.topic);
+      await sameAsMissing(
+        (id) => api.patch(`/contacts/${b.contact}`, { ...bContact, segments: [{ id }] }, asB()),
+        a.segment,
+      );
+      await sameAsMissing(
+        (id) => api.patch(`/contacts/${b.contact}`, { ...bContact, topics: [{ id, subscription: 'opt_out' }] }, asB()),
+        a.topic,
+      );
       const draft = { from: `b@${B_NAME}.example.com`, subject: 'B', html: '<p>B</p>' };
       await sameAsMissing((id) => api.post('/broadcasts', { ...draft, segment_id: id }, asB()), a.segment);
-      await sameAsMissing((id) => api.post('/broadcasts', { ...draft, segment_id: b.segment, topic_id: id }, asB()), a.topic);
+      await sameAsMissing(
+        (id) => api.post('/broadcasts', { ...draft, segment_id: b.segment, topic_id: id }, asB()),
+        a.topic,
+      );
       await sameAsMissing((id) => api.patch(`/broadcasts/${b.broadcast}`, { segment_id: id }, asB()), a.segment);
       await sameAsMissing((id) => api.patch(`/broadcasts/${b.broadcast}`, { topic_id: id }, asB()), a.topic);
     });
@@ -601,15 +739,30 @@ export function isolationSuite(kind: IsolationKind): void {
     it("refuses A's template and A's sending domain for B's emails", async () => {
       const to = 'success@simulator.amazonses.com';
       await sameAsMissing((id) => api.post('/emails', { to, template: { id } }, asB()), a.template.id);
-      await sameAsMissing((alias) => api.post('/emails', { to, template: { id: alias } }, asB()), a.template.alias, `missing-${TAG}`);
+      await sameAsMissing(
+        (alias) => api.post('/emails', { to, template: { id: alias } }, asB()),
+        a.template.alias,
+        `missing-${TAG}`,
+      );
       await sameAsMissing((id) => api.post('/emails/batch', [{ to, template: { id } }], asB()), a.template.id);
-      await sameAsMissing((name) => api.post('/emails', { from: `b@${name}`, to, subject: 's', text: 't' }, asB()), a.domain.name, `missing-${TAG}.example.com`);
-      await sameAsMissing((name) => api.post('/emails/batch', [{ from: `b@${name}`, to, subject: 's', text: 't' }], asB()), a.domain.name, `missing-${TAG}.example.com`);
+      await sameAsMissing(
+        (name) => api.post('/emails', { from: `b@${name}`, to, subject: 's', text: 't' }, asB()),
+        a.domain.name,
+        `missing-${TAG}.example.com`,
+      );
+      await sameAsMissing(
+        (name) => api.post('/emails/batch', [{ from: `b@${name}`, to, subject: 's', text: 't' }], asB()),
+        a.domain.name,
+        `missing-${TAG}.example.com`,
+      );
     });
 
     it("refuses A's OAuth client on authorize and filters by A's segment like a missing one", async () => {
       const authorize = (clientId: string) =>
-        api.get(`/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256Challenge(randomBytes(48).toString('base64url')) })}`, asB());
+        api.get(
+          `/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256Challenge(randomBytes(48).toString('base64url')) })}`,
+          asB(),
+        );
       await sameAsMissing(authorize, a.oauthClient.client_id, MISSING_CLIENT_ID);
       await sameAsMissing((id) => api.get(`/contacts?segment_id=${id}`, asB()), a.segment);
     });
@@ -617,13 +770,22 @@ export function isolationSuite(kind: IsolationKind): void {
     it("keeps Idempotency-Keys per project: B's request with A's key makes B's own email", async () => {
       const res = await api.post(
         '/emails',
-        { from: `b@${B_NAME}.example.com`, to: 'later@example.com', subject: 'B later', text: 'x', scheduled_at: inOneDay() },
+        {
+          from: `b@${B_NAME}.example.com`,
+          to: 'later@example.com',
+          subject: 'B later',
+          text: 'x',
+          scheduled_at: inOneDay(),
+        },
         { ...asB(), headers: { 'idempotency-key': IDEMPOTENCY_KEY } },
       );
       expect(res.status).toBe(200);
       expect(res.body.id).not.toBe(a.scheduledEmail);
       sentByB.push(res.body.id);
-      expect((await api.get(`/emails/${res.body.id}`, asB())).body).toMatchObject({ subject: 'B later', last_event: 'scheduled' });
+      expect((await api.get(`/emails/${res.body.id}`, asB())).body).toMatchObject({
+        subject: 'B later',
+        last_event: 'scheduled',
+      });
     });
 
     it(
@@ -672,9 +834,11 @@ export function isolationSuite(kind: IsolationKind): void {
   ];
   const leaked = (text: string) => traces().filter((t) => text.includes(t));
   /** B's request log quotes the paths of B's own requests, which named A's ids (the probes above): B's record, not A's data. */
-  const shownToB = (route: Route, text: string) => ownNamesOfB(route.path === '/logs' ? text.replace(/"endpoint":"[^"]*"/g, '') : text);
+  const shownToB = (route: Route, text: string) =>
+    ownNamesOfB(route.path === '/logs' ? text.replace(/"endpoint":"[^"]*"/g, '') : text);
   /** In test mode B made a domain of A's name (its own, in its sandbox: the domain-name test): B's record, not A's data. */
-  const ownNamesOfB = (text: string) => (testMode ? text.split(a.domain.name).join('<B domain of the same name>') : text);
+  const ownNamesOfB = (text: string) =>
+    testMode ? text.split(a.domain.name).join('<B domain of the same name>') : text;
 
   /** The A id a list's `after` cursor is tried with (an unknown list fails the suite until it gets one). */
   function cursorOfA(route: Route): string {
@@ -698,16 +862,27 @@ export function isolationSuite(kind: IsolationKind): void {
       '/contacts/imports': a.contactImport,
     };
     const cursor = byPath[route.path];
-    if (!cursor) throw new Error(`GET ${route.path}: no A-owned cursor id; add one to cursorOfA in test/support/isolation-suite.ts`);
+    if (!cursor)
+      throw new Error(
+        `GET ${route.path}: no A-owned cursor id; add one to cursorOfA in test/support/isolation-suite.ts`,
+      );
     return cursor;
   }
 
   const NOT_A_LIST = new Set(['authorize']); // GET /oauth/authorize makes a code (covered above)
-  const lists = keyed.filter((r) => r.method === 'GET' && pathParamsOf(r.path).length === 0 && !NOT_A_LIST.has(r.operation.operationId));
+  const lists = keyed.filter(
+    (r) => r.method === 'GET' && pathParamsOf(r.path).length === 0 && !NOT_A_LIST.has(r.operation.operationId),
+  );
   // the parameters a route takes; one documented only to be refused (schema `not`: GET /events names the SDK's pagination so) is not taken
   const queryParams = (route: Route): string[] =>
     route.operation.query
-      ? Object.entries((z.toJSONSchema(route.operation.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, object> }).properties ?? {})
+      ? Object.entries(
+          (
+            z.toJSONSchema(route.operation.query, { io: 'input', unrepresentable: 'any' }) as {
+              properties?: Record<string, object>;
+            }
+          ).properties ?? {},
+        )
           .filter(([, schema]) => !('not' in schema))
           .map(([name]) => name)
       : [];
@@ -715,29 +890,32 @@ export function isolationSuite(kind: IsolationKind): void {
   const takesBefore = (route: Route) => queryParams(route).includes('before');
 
   describe("B's lists", () => {
-    it.each(lists.map((r) => [r.path, r] as const))("GET %s shows nothing of A, also from a cursor of A's", async (_, route) => {
-      const page = await api.get(route.path + (takesCursor(route) ? '?limit=100' : ''), asB());
-      expect(page.status).toBe(200);
-      expect(leaked(shownToB(route, page.text))).toEqual([]);
-      if (takesCursor(route)) {
-        // a cursor is a position in B's own list (ids are time-ordered), never a lookup in A's
-        const ofB = new Set(page.body.data.map((item: { id: string }) => item.id));
-        // B's request log holds more than a page (every probe above is in it): all of it, older pages too
-        for (let more = route.path === '/logs' && page.body.has_more, after = page.body.data.at(-1)?.id; more; ) {
-          const older = await api.get(`/logs?limit=100&after=${after}`, asB());
-          for (const item of older.body.data) ofB.add(item.id);
-          [more, after] = [older.body.has_more, older.body.data.at(-1)?.id];
+    it.each(lists.map((r) => [r.path, r] as const))(
+      "GET %s shows nothing of A, also from a cursor of A's",
+      async (_, route) => {
+        const page = await api.get(route.path + (takesCursor(route) ? '?limit=100' : ''), asB());
+        expect(page.status).toBe(200);
+        expect(leaked(shownToB(route, page.text))).toEqual([]);
+        if (takesCursor(route)) {
+          // a cursor is a position in B's own list (ids are time-ordered), never a lookup in A's
+          const ofB = new Set(page.body.data.map((item: { id: string }) => item.id));
+          // B's request log holds more than a page (every probe above is in it): all of it, older pages too
+          for (let more = route.path === '/logs' && page.body.has_more, after = page.body.data.at(-1)?.id; more; ) {
+            const older = await api.get(`/logs?limit=100&after=${after}`, asB());
+            for (const item of older.body.data) ofB.add(item.id);
+            [more, after] = [older.body.has_more, older.body.data.at(-1)?.id];
+          }
+          for (const direction of takesBefore(route) ? ['after', 'before'] : ['after']) {
+            const fromA = await api.get(`${route.path}?limit=100&${direction}=${cursorOfA(route)}`, asB());
+            expect({ direction, status: fromA.status }).toEqual({ direction, status: 200 });
+            expect(leaked(shownToB(route, fromA.text))).toEqual([]);
+            // B's request log grows with these very reads: entries newer than its first page are B's own requests since
+            const newerOfB = (item: { id: string }) => route.path === '/logs' && item.id > page.body.data[0].id;
+            expect(fromA.body.data.filter((item: { id: string }) => !ofB.has(item.id) && !newerOfB(item))).toEqual([]);
+          }
         }
-        for (const direction of takesBefore(route) ? ['after', 'before'] : ['after']) {
-          const fromA = await api.get(`${route.path}?limit=100&${direction}=${cursorOfA(route)}`, asB());
-          expect({ direction, status: fromA.status }).toEqual({ direction, status: 200 });
-          expect(leaked(shownToB(route, fromA.text))).toEqual([]);
-          // B's request log grows with these very reads: entries newer than its first page are B's own requests since
-          const newerOfB = (item: { id: string }) => route.path === '/logs' && item.id > page.body.data[0].id;
-          expect(fromA.body.data.filter((item: { id: string }) => !ofB.has(item.id) && !newerOfB(item))).toEqual([]);
-        }
-      }
-    });
+      },
+    );
   });
 
   // ---------------------------------------------------------------------------------------------
@@ -747,7 +925,12 @@ export function isolationSuite(kind: IsolationKind): void {
     it('A reads every resource exactly as before', async () => {
       expect(await readA()).toEqual(before);
       // and A still sends from its domain
-      const sent = await api.post('/emails', { from: `a@${a.domain.name}`, to: 'success@simulator.amazonses.com', subject: `A still sends ${TAG}`, text: 'x' });
+      const sent = await api.post('/emails', {
+        from: `a@${a.domain.name}`,
+        to: 'success@simulator.amazonses.com',
+        subject: `A still sends ${TAG}`,
+        text: 'x',
+      });
       expect(sent.status).toBe(200);
       await waitFor(
         () => api.get(`/emails/${sent.body.id}`),
@@ -762,7 +945,17 @@ export function isolationSuite(kind: IsolationKind): void {
       created(await api.delete(`/api-keys/${canary.id}`), 200);
       await own.drain();
 
-      const ownedByB = new Set([b.webhook, b.domain, b.segment, b.topic, b.contact, b.broadcast, b.apiKey, ...sentByB, ...madeByB]);
+      const ownedByB = new Set([
+        b.webhook,
+        b.domain,
+        b.segment,
+        b.topic,
+        b.contact,
+        b.broadcast,
+        b.apiKey,
+        ...sentByB,
+        ...madeByB,
+      ]);
       // an event of B's: B's project (and in test mode, `livemode: false`: A's events are live)
       const fromB = (e: any) => e?.project_id === b.projectId && (!testMode || e.livemode === false);
       const events = (await api.get('/events', asB())).body.data as any[];
@@ -779,7 +972,8 @@ export function isolationSuite(kind: IsolationKind): void {
       expect(ofB((await api.get('/events')).text)).toEqual([]);
       if (testMode) expect(rxA.receipts.filter((r) => r.json?.livemode === false)).toEqual([]);
 
-      const heardByA = (type: string, id: string) => rxA.receipts.some((r) => r.json?.type === type && !fromB(r.json) && r.json.data.object.id === id);
+      const heardByA = (type: string, id: string) =>
+        rxA.receipts.some((r) => r.json?.type === type && !fromB(r.json) && r.json.data.object.id === id);
       for (const [type, id] of [
         ['domain.created', a.domain.id],
         ['domain.verified', a.domain.id],
@@ -801,13 +995,19 @@ export function isolationSuite(kind: IsolationKind): void {
     });
 
     it("keeps template aliases per project: B may use A's alias for its own template, and each key gets its own", async () => {
-      const mine = created(await api.post('/templates', { name: 'B template', alias: a.template.alias, html: '<p>B</p>' }, asB()));
+      const mine = created(
+        await api.post('/templates', { name: 'B template', alias: a.template.alias, html: '<p>B</p>' }, asB()),
+      );
       expect((await api.get(`/templates/${a.template.alias}`, asB())).body.id).toBe(mine.id);
       expect((await api.get(`/templates/${a.template.alias}`)).body.id).toBe(a.template.id);
     });
 
     it("keeps suppression lists per project: B's email to an address A suppressed is delivered", async () => {
-      const res = await api.post('/emails', { from: `b@${B_NAME}.example.com`, to: a.suppression.email, subject: 'B to a suppressed address', text: 'x' }, asB());
+      const res = await api.post(
+        '/emails',
+        { from: `b@${B_NAME}.example.com`, to: a.suppression.email, subject: 'B to a suppressed address', text: 'x' },
+        asB(),
+      );
       expect(res.status).toBe(200);
       const email = await waitFor(
         () => api.get(`/emails/${res.body.id}`, asB()),
@@ -824,7 +1024,17 @@ export function isolationSuite(kind: IsolationKind): void {
       const ofA = `bcc@${a.domain.name}`;
       const ofB = `bcc@${B_NAME}.example.com`;
       const subject = `For both ${randomBytes(4).toString('hex')}`;
-      await deliverMail('sender@outside.example', [ofA, ofB], ['From: Outside <sender@outside.example>', 'To: undisclosed-recipients:;', `Subject: ${subject}`, '', 'Hello both']);
+      await deliverMail(
+        'sender@outside.example',
+        [ofA, ofB],
+        [
+          'From: Outside <sender@outside.example>',
+          'To: undisclosed-recipients:;',
+          `Subject: ${subject}`,
+          '',
+          'Hello both',
+        ],
+      );
       const find = (key?: string) =>
         waitFor(
           async () => (await api.get('/emails/receiving?limit=100', { key })).body.data as any[],

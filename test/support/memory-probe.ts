@@ -58,7 +58,10 @@ const scenarios: Record<string, () => Promise<unknown>> = {
         let total = 0;
         for (let round = 0; round < 8; round++) {
           // held across an await, so V8 keeps them (in its old space), then dropped
-          let held: { round: number; i: number; tag: string }[] | undefined = Array.from({ length: 600_000 }, (_, i) => ({ round, i, tag: `r${round}-${i}` }));
+          let held: { round: number; i: number; tag: string }[] | undefined = Array.from(
+            { length: 600_000 },
+            (_, i) => ({ round, i, tag: `r${round}-${i}` }),
+          );
           await tick();
           total += held.length;
           held = undefined;

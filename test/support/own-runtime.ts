@@ -37,7 +37,10 @@ export interface OwnRuntime {
   /** POST /_local/drain; fails the test unless it settled */
   drain(timeoutSeconds?: number): Promise<Answer>;
   /** POST /_local/clock (a manual clock); fails the test unless every stop settled */
-  move(to: { advance: string } | { advance_seconds: number } | { set: string }, timeoutSeconds?: number): Promise<Answer>;
+  move(
+    to: { advance: string } | { advance_seconds: number } | { set: string },
+    timeoutSeconds?: number,
+  ): Promise<Answer>;
   /** the runtime's clock, epoch ms */
   now(): Promise<number>;
   /** what the runtime printed so far */
@@ -73,10 +76,18 @@ export function useOwnRuntime(env: Record<string, string> = {}, options: { forFi
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const call = async (method: string, path: string, body?: unknown, key: string | null = TEST_API_KEY): Promise<Answer> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    key: string | null = TEST_API_KEY,
+  ): Promise<Answer> => {
     const response = await fetch(url + path, {
       method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -94,7 +105,8 @@ export function useOwnRuntime(env: Record<string, string> = {}, options: { forFi
   };
 
   const settled = (what: string, answer: Answer): Answer => {
-    if (answer.status !== 200) throw new Error(`${what} did not settle: ${answer.status} ${JSON.stringify(answer.body)}`);
+    if (answer.status !== 200)
+      throw new Error(`${what} did not settle: ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer;
   };
 
@@ -106,8 +118,10 @@ export function useOwnRuntime(env: Record<string, string> = {}, options: { forFi
       return dataDir;
     },
     call,
-    drain: async (timeoutSeconds = 60) => settled('drain', await call('POST', '/_local/drain', { timeout_seconds: timeoutSeconds })),
-    move: async (to, timeoutSeconds = 60) => settled('the clock', await call('POST', '/_local/clock', { ...to, timeout_seconds: timeoutSeconds })),
+    drain: async (timeoutSeconds = 60) =>
+      settled('drain', await call('POST', '/_local/drain', { timeout_seconds: timeoutSeconds })),
+    move: async (to, timeoutSeconds = 60) =>
+      settled('the clock', await call('POST', '/_local/clock', { ...to, timeout_seconds: timeoutSeconds })),
     now: async () => Date.parse((await call('GET', '/_local/clock')).body.now),
     output: () => output(),
   };

@@ -7,7 +7,8 @@
 class RunOutcomeReporter {
   onRunComplete(_testContexts, results) {
     // a suite with a failing test, or one that did not run (a syntax error, a failed beforeAll's module)
-    globalThis.__testRunFailed = results.numFailedTestSuites > 0 || results.numRuntimeErrorTestSuites > 0 || results.runExecError !== undefined;
+    globalThis.__testRunFailed =
+      results.numFailedTestSuites > 0 || results.numRuntimeErrorTestSuites > 0 || results.runExecError !== undefined;
   }
 }
 

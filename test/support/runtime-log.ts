@@ -11,7 +11,8 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** LOCAL_RUNTIME_LOG when set (kept after the run), else a file in the runtime's data folder. */
-export const runtimeLogPath = (dataDir: string): string => process.env.LOCAL_RUNTIME_LOG || join(dataDir, 'runtime.log');
+export const runtimeLogPath = (dataDir: string): string =>
+  process.env.LOCAL_RUNTIME_LOG || join(dataDir, 'runtime.log');
 
 /**
  * Leaves the log of a failed run where it outlives the data folder: LOCAL_RUNTIME_LOG's file as it
@@ -77,7 +78,11 @@ export function runtimeLogDigest(text: string): string[] {
     `local runtime: ${failed.length} invocations failed at the gateway, ${unhandled.length} unhandled errors (500), ` +
       `event loop blocked over 1 s ${stalls.length} times (longest ${longest} ms), ${memory.length} invocations over their memory, ${fatal.length} fatal`,
   ];
-  const detail = (l: Line) => `  ${l.timestamp ?? ''} ${l.function ?? ''} ${typeof l.error === 'string' ? l.error : JSON.stringify(l.error ?? l.message)}`.slice(0, 300);
+  const detail = (l: Line) =>
+    `  ${l.timestamp ?? ''} ${l.function ?? ''} ${typeof l.error === 'string' ? l.error : JSON.stringify(l.error ?? l.message)}`.slice(
+      0,
+      300,
+    );
   // timeouts first: the failures the suites provoke on purpose (a 6 MB event, a thrown handler) come after
   const timedOut = (l: Line) => /timed out|timeout/i.test(JSON.stringify(l.error ?? ''));
   const shown = [...fatal, ...failed.filter(timedOut), ...unhandled, ...failed.filter((l) => !timedOut(l))];

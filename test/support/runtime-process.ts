@@ -20,7 +20,16 @@ export async function startRuntimeProcess(env: Record<string, string>): Promise<
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin', 'local.ts')], {
     cwd: root,
     detached: true, // a group of its own: the test's afterAll stops whatever is left of it
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DYNAMODB_IN_MEMORY: 'true', LOCAL_SES_PORT: '0', LOCAL_SMTP_PORT: '0', LOG_LEVEL: 'WARN', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DYNAMODB_IN_MEMORY: 'true',
+      LOCAL_SES_PORT: '0',
+      LOCAL_SMTP_PORT: '0',
+      LOG_LEVEL: 'WARN',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -14,4 +14,7 @@ export function runtimeCredentials(dataDir = process.env.TEST_DATA_DIR): StandIn
   return readStandInCredentials(dataDir);
 }
 
-export const OWN_STAND_IN_CREDENTIALS: StandInCredentials = { accessKeyId: 'LKIATESTSTANDIN23456', secretAccessKey: 'own/stand+in/secret/for/tests/0123456789' };
+export const OWN_STAND_IN_CREDENTIALS: StandInCredentials = {
+  accessKeyId: 'LKIATESTSTANDIN23456',
+  secretAccessKey: 'own/stand+in/secret/for/tests/0123456789',
+};

@@ -12,10 +12,17 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp, type EmailServiceStack } from '../../lib/email-service-stack';
 
 /** cdk.json's feature flags: only the CDK CLI reads that file, so tests pass them like it does. */
-export const cdkJsonContext: Record<string, unknown> = JSON.parse(fs.readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8')).context;
+export const cdkJsonContext: Record<string, unknown> = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '../../cdk.json'), 'utf8'),
+).context;
 
 /** A template resource: its properties are arbitrary JSON, which the tests walk freely. */
-export type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+export type Resource = {
+  Type: string;
+  Properties: Record<string, any>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+};
 
 export interface Synthesized {
   app: App;
@@ -31,7 +38,13 @@ function resolveParameters(value: unknown, parameters: Record<string, unknown>):
   if (Array.isArray(value)) return value.map((v) => resolveParameters(v, parameters));
   if (value && typeof value === 'object') {
     const entries = Object.entries(value);
-    if (entries.length === 1 && entries[0][0] === 'Ref' && typeof entries[0][1] === 'string' && entries[0][1] in parameters) return parameters[entries[0][1]];
+    if (
+      entries.length === 1 &&
+      entries[0][0] === 'Ref' &&
+      typeof entries[0][1] === 'string' &&
+      entries[0][1] in parameters
+    )
+      return parameters[entries[0][1]];
     return Object.fromEntries(entries.map(([k, v]) => [k, resolveParameters(v, parameters)]));
   }
   return value;
@@ -48,8 +61,11 @@ export function synth(options: { bundle: boolean; context?: Record<string, unkno
   const template = Template.fromStack(stack);
   const resources: Record<string, Resource> = { ...template.toJSON().Resources };
   for (const nested of stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))) {
-    const parameters = resources[stack.getLogicalId(nested.nestedStackResource as CfnElement)].Properties.Parameters ?? {};
-    for (const [id, resource] of Object.entries(Template.fromStack(nested).toJSON().Resources as Record<string, Resource>)) {
+    const parameters =
+      resources[stack.getLogicalId(nested.nestedStackResource as CfnElement)].Properties.Parameters ?? {};
+    for (const [id, resource] of Object.entries(
+      Template.fromStack(nested).toJSON().Resources as Record<string, Resource>,
+    )) {
       if (id in resources) throw new Error(`logical id ${id} is in two templates`);
       resources[id] = resolveParameters(resource, parameters) as Resource;
     }
@@ -69,7 +85,9 @@ function withEsbuildFromBin<T>(build: () => T): T {
   const root = path.join(__dirname, '..', '..');
   let bundling: { esbuildInstallation?: { isWorkspacePackage: boolean; version: string } } | undefined;
   try {
-    bundling = require(path.join(path.dirname(require.resolve('aws-cdk-lib/aws-lambda-nodejs')), 'lib', 'bundling.js')).Bundling;
+    bundling = require(
+      path.join(path.dirname(require.resolve('aws-cdk-lib/aws-lambda-nodejs')), 'lib', 'bundling.js'),
+    ).Bundling;
   } catch {
     return build();
   }

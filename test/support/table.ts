@@ -48,7 +48,10 @@ export async function createOtherProject(): Promise<{ projectId: string; key: st
   const { createProject } = await import('../../shared/project/projects');
   const { createApiKey } = await import('../../shared/access/api-keys');
   const project = await createProject('other');
-  const { token } = await createApiKey({ projectId: project.id, livemode: true, permission: 'full_access' }, { name: 'other', mode: 'live' });
+  const { token } = await createApiKey(
+    { projectId: project.id, livemode: true, permission: 'full_access' },
+    { name: 'other', mode: 'live' },
+  );
   return { projectId: project.id, key: token };
 }
 

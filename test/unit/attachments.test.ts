@@ -3,7 +3,13 @@
  * off (ALLOW_HTTP_LOOPBACK_WEBHOOKS unset): which `path` URLs the service refuses to fetch, and the
  * content types and file names it infers.
  */
-import { AttachmentFetchError, contentTypeFor, fetchPath, filenameFromPath, pathProblem } from '../../shared/emails/attachments';
+import {
+  AttachmentFetchError,
+  contentTypeFor,
+  fetchPath,
+  filenameFromPath,
+  pathProblem,
+} from '../../shared/emails/attachments';
 
 const saved = process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS;
 beforeAll(() => {

@@ -56,7 +56,12 @@ function signedOperations(): Set<string> {
   ]);
 }
 
-const listed = () => new Set(Object.entries(AWS_OPERATIONS).flatMap(([service, operations]) => Object.keys(operations).map((op) => `${service}:${op}`)));
+const listed = () =>
+  new Set(
+    Object.entries(AWS_OPERATIONS).flatMap(([service, operations]) =>
+      Object.keys(operations).map((op) => `${service}:${op}`),
+    ),
+  );
 
 it('lists every operation the code makes, and only those', () => {
   const made = new Set([...sdkOperations(), ...signedOperations()]);
@@ -65,13 +70,23 @@ it('lists every operation the code makes, and only those', () => {
   expect([...listed()].filter((op) => !made.has(op)).sort()).toEqual([]);
 });
 
-const fn = (ses: string[]): FunctionIdentity => ({ name: 'PostDomains', needs: { ses: ses as `ses:${string}`[] }, timeoutMs: 1000 });
-const grantsOf = (operation: string, input: Record<string, unknown>) => requirementsOf(fn([]), { service: 'ses', operation, input }).map((r) => r.grant);
+const fn = (ses: string[]): FunctionIdentity => ({
+  name: 'PostDomains',
+  needs: { ses: ses as `ses:${string}`[] },
+  timeoutMs: 1000,
+});
+const grantsOf = (operation: string, input: Record<string, unknown>) =>
+  requirementsOf(fn([]), { service: 'ses', operation, input }).map((r) => r.grant);
 
 it('requires TagResource of a create call that carries tags, and not of one without', () => {
-  expect(grantsOf('CreateTenantCommand', { TenantName: 'es-p', Tags: [{ Key: 'project_id', Value: 'p' }] })).toEqual(['ses:CreateTenant', 'ses:TagResource']);
+  expect(grantsOf('CreateTenantCommand', { TenantName: 'es-p', Tags: [{ Key: 'project_id', Value: 'p' }] })).toEqual([
+    'ses:CreateTenant',
+    'ses:TagResource',
+  ]);
   expect(grantsOf('CreateTenantCommand', { TenantName: 'es-p' })).toEqual(['ses:CreateTenant']);
-  expect(grantsOf('CreateConfigurationSetCommand', { ConfigurationSetName: 'es-d', Tags: [{ Key: 'a', Value: 'b' }] })).toEqual(['ses:CreateConfigurationSet', 'ses:TagResource']);
+  expect(
+    grantsOf('CreateConfigurationSetCommand', { ConfigurationSetName: 'es-d', Tags: [{ Key: 'a', Value: 'b' }] }),
+  ).toEqual(['ses:CreateConfigurationSet', 'ses:TagResource']);
   expect(grantsOf('CreateEmailIdentityCommand', { EmailIdentity: 'example.com' })).toEqual(['ses:CreateEmailIdentity']);
 });
 
@@ -82,9 +97,20 @@ describe('the request pipeline of a read-only route', () => {
   afterAll(() => {
     if (callsLog !== undefined) process.env.AWS_CALLS_LOG = callsLog;
   });
-  const getSegments = { fn: routeFunction(routes.find((r) => r.method === 'GET' && r.path === '/segments')!), timedOut: false };
-  const put = (PK: string) => ({ service: 'dynamodb' as const, operation: 'PutItemCommand', input: { TableName: 't', Item: { PK, SK: 'X' } } });
-  const update = (PK: string) => ({ service: 'dynamodb' as const, operation: 'UpdateItemCommand', input: { TableName: 't', Key: { PK, SK: 'X' } } });
+  const getSegments = {
+    fn: routeFunction(routes.find((r) => r.method === 'GET' && r.path === '/segments')!),
+    timedOut: false,
+  };
+  const put = (PK: string) => ({
+    service: 'dynamodb' as const,
+    operation: 'PutItemCommand',
+    input: { TableName: 't', Item: { PK, SK: 'X' } },
+  });
+  const update = (PK: string) => ({
+    service: 'dynamodb' as const,
+    operation: 'UpdateItemCommand',
+    input: { TableName: 't', Key: { PK, SK: 'X' } },
+  });
 
   it("may count its rate window, log its request and record its key's use", () => {
     expect(() => checkCall(getSegments, update('RATE_LIMIT#p1#1764100000'))).not.toThrow();
@@ -93,13 +119,24 @@ describe('the request pipeline of a read-only route', () => {
   });
 
   it('may put or update nothing else, in a transaction neither (AccessDeniedException, as IAM answers)', () => {
-    expect(() => checkCall(getSegments, put('PROJECT#p1'))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
-    expect(() => checkCall(getSegments, update('PROJECT#p1#LOGS#3'))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
+    expect(() => checkCall(getSegments, put('PROJECT#p1'))).toThrow(
+      expect.objectContaining({ name: 'AccessDeniedException' }),
+    );
+    expect(() => checkCall(getSegments, update('PROJECT#p1#LOGS#3'))).toThrow(
+      expect.objectContaining({ name: 'AccessDeniedException' }),
+    );
     const transaction = {
       service: 'dynamodb' as const,
       operation: 'TransactWriteItemsCommand',
-      input: { TransactItems: [{ Put: { TableName: 't', Item: { PK: 'PROJECT#p1#LOGS#1' } } }, { Put: { TableName: 't', Item: { PK: 'PROJECT#p1' } } }] },
+      input: {
+        TransactItems: [
+          { Put: { TableName: 't', Item: { PK: 'PROJECT#p1#LOGS#1' } } },
+          { Put: { TableName: 't', Item: { PK: 'PROJECT#p1' } } },
+        ],
+      },
     };
-    expect(() => checkCall(getSegments, transaction)).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
+    expect(() => checkCall(getSegments, transaction)).toThrow(
+      expect.objectContaining({ name: 'AccessDeniedException' }),
+    );
   });
 });

@@ -10,7 +10,11 @@ import { createDomain } from '../../shared/domains/domains';
 import { toSummary } from '../../shared/emails/record';
 
 const saved = process.env.AWS_REGION;
-const caller = { projectId: '5d0c3c4e-9a51-4c3e-8f2e-1b7a2f6c0d11', livemode: true, permission: 'full_access' } as const;
+const caller = {
+  projectId: '5d0c3c4e-9a51-4c3e-8f2e-1b7a2f6c0d11',
+  livemode: true,
+  permission: 'full_access',
+} as const;
 afterEach(() => {
   if (saved === undefined) delete process.env.AWS_REGION;
   else process.env.AWS_REGION = saved;

@@ -2,12 +2,21 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { processSqsBatch, processStreamBatch, RETRY, streamFailureAt } from '../../shared/platform/aws/batch';
 
-const sqsEvent = (...bodies: string[]): SQSEvent => ({ Records: bodies.map((body, i) => ({ messageId: `m${i}`, body }) as SQSRecord) });
+const sqsEvent = (...bodies: string[]): SQSEvent => ({
+  Records: bodies.map((body, i) => ({ messageId: `m${i}`, body }) as SQSRecord),
+});
 const streamEvent = (...names: string[]): DynamoDBStreamEvent => ({
-  Records: names.map((name, i) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(100 + i), NewImage: { name: { S: name } } } }) as DynamoDBRecord),
+  Records: names.map(
+    (name, i) =>
+      ({
+        eventName: 'INSERT',
+        dynamodb: { SequenceNumber: String(100 + i), NewImage: { name: { S: name } } },
+      }) as DynamoDBRecord,
+  ),
 });
 const nameOf = (record: DynamoDBRecord) => record.dynamodb?.NewImage?.name?.S;
-const ids = (response: { batchItemFailures: { itemIdentifier: string }[] }) => response.batchItemFailures.map((f) => f.itemIdentifier);
+const ids = (response: { batchItemFailures: { itemIdentifier: string }[] }) =>
+  response.batchItemFailures.map((f) => f.itemIdentifier);
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
 describe('processSqsBatch', () => {
@@ -27,7 +36,9 @@ describe('processSqsBatch', () => {
 
   it('answers no failures for an empty batch or one that went through', async () => {
     expect(await processSqsBatch(sqsEvent(), async () => {}, { onError: () => {} })).toEqual({ batchItemFailures: [] });
-    expect(await processSqsBatch(sqsEvent('a', 'b'), async () => {}, { onError: () => {} })).toEqual({ batchItemFailures: [] });
+    expect(await processSqsBatch(sqsEvent('a', 'b'), async () => {}, { onError: () => {} })).toEqual({
+      batchItemFailures: [],
+    });
   });
 
   it('runs the handlers at once by default, one after the other with sequential', async () => {
@@ -68,7 +79,11 @@ describe('processStreamBatch', () => {
 
   it('treats RETRY as a failure without an error, and a record the handler drops as done', async () => {
     const logged: unknown[] = [];
-    const response = await processStreamBatch(streamEvent('drop', 'retry', 'c'), async (record) => (nameOf(record) === 'retry' ? RETRY : undefined), { onError: (error) => logged.push(error) });
+    const response = await processStreamBatch(
+      streamEvent('drop', 'retry', 'c'),
+      async (record) => (nameOf(record) === 'retry' ? RETRY : undefined),
+      { onError: (error) => logged.push(error) },
+    );
     expect(ids(response)).toEqual(['101']);
     expect(logged).toEqual([]);
   });

@@ -5,7 +5,14 @@
  * the first pass refuses what is not UTF-8 or not CSV with the reason the import fails with.
  */
 import fc from 'fast-check';
-import { csvRows, headerOf, InvalidCsv, MAX_CSV_RECORD_BYTES, scanCsv, type CsvRow } from '../../shared/audience/csv-rows';
+import {
+  csvRows,
+  headerOf,
+  InvalidCsv,
+  MAX_CSV_RECORD_BYTES,
+  scanCsv,
+  type CsvRow,
+} from '../../shared/audience/csv-rows';
 
 /** `bytes` as a download delivers them: chunks of `size`. */
 const streamOf = (bytes: Buffer, size = 7) =>
@@ -23,7 +30,9 @@ async function rowsFrom(file: Buffer, offset: number, delimiter: string, chunk =
 }
 
 it('reads the header, where the data starts, the line ending and the rows; the BOM is not part of the header', async () => {
-  const file = Buffer.from('\ufeffemail,name\r\na@example.com,"Li, ""B"""\r\n\r\nb@example.com,"two\r\nlines é"\r\nc@example.com,C');
+  const file = Buffer.from(
+    '\ufeffemail,name\r\na@example.com,"Li, ""B"""\r\n\r\nb@example.com,"two\r\nlines é"\r\nc@example.com,C',
+  );
   const scanned = await scanCsv(streamOf(file));
   expect(scanned).toEqual({ header: ['email', 'name'], dataOffset: 15, delimiter: '\r\n', rows: 3, resumeOffset: 15 });
   const rows = await rowsFrom(file, scanned.dataOffset, scanned.delimiter);
@@ -52,7 +61,8 @@ it('resumed at any row, reads the rows after it exactly as the read from the sta
       const scanned = await scanCsv(streamOf(bytes, chunk));
       const all = await rowsFrom(bytes, scanned.dataOffset, scanned.delimiter, chunk);
       expect(all).toHaveLength(scanned.rows);
-      for (const [i, row] of all.entries()) expect(await rowsFrom(bytes, row.end, scanned.delimiter, chunk)).toEqual(all.slice(i + 1));
+      for (const [i, row] of all.entries())
+        expect(await rowsFrom(bytes, row.end, scanned.delimiter, chunk)).toEqual(all.slice(i + 1));
     }),
     { numRuns: 300 },
   );
@@ -65,10 +75,14 @@ it('fails what is not UTF-8 or not CSV, with the reason an import shows', async 
       (error: Error) => (error instanceof InvalidCsv ? error.message : `not InvalidCsv: ${error}`),
     );
   expect(await fails(Buffer.from('email\ncaf\xe9@example.com\n', 'latin1'))).toBe('the file is not UTF-8 text');
-  expect(await fails(Buffer.concat([Buffer.from('email\nab'), Buffer.from([0xc3])]))).toBe('the file is not UTF-8 text'); // cut mid-character
+  expect(await fails(Buffer.concat([Buffer.from('email\nab'), Buffer.from([0xc3])]))).toBe(
+    'the file is not UTF-8 text',
+  ); // cut mid-character
   expect(await fails(Buffer.from('email\n"open\n'))).toMatch(/^the file is not CSV: Quote Not Closed/);
   expect(await fails(Buffer.from(''))).toBe('the file has no header row');
-  expect(await fails(Buffer.from(`email\n${'x'.repeat(MAX_CSV_RECORD_BYTES + 1024)}\n`), 64 * 1024)).toMatch(/^the file is not CSV: Max Record Size/);
+  expect(await fails(Buffer.from(`email\n${'x'.repeat(MAX_CSV_RECORD_BYTES + 1024)}\n`), 64 * 1024)).toMatch(
+    /^the file is not CSV: Max Record Size/,
+  );
 });
 
 it("tells whether a file's first bytes hold its whole header row", () => {

@@ -52,7 +52,8 @@ it.each(documents)('every relative link in %s resolves', (document) => {
       const [path, fragment] = target.split('#');
       const file = path ? join(root, dirname(document), decodeURI(path)) : join(root, document);
       if (!existsSync(file)) return [`${target}: no file ${relative(root, file)}`];
-      if (fragment && file.endsWith('.md') && !anchorsOf(file).has(fragment)) return [`${target}: no heading #${fragment} in ${relative(root, file)}`];
+      if (fragment && file.endsWith('.md') && !anchorsOf(file).has(fragment))
+        return [`${target}: no heading #${fragment} in ${relative(root, file)}`];
       return [];
     });
   expect(broken).toEqual([]);

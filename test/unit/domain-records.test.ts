@@ -16,37 +16,107 @@ const base: RecordInput = {
 describe('domain records', () => {
   it('puts the MAIL FROM records under the custom return path', () => {
     const records = buildRecords({ ...base, returnPath: 'bounces' });
-    expect(records.filter((r) => r.record === 'MX' || r.record === 'SPF').map((r) => r.name)).toEqual(['bounces.example.com', 'bounces.example.com']);
+    expect(records.filter((r) => r.record === 'MX' || r.record === 'SPF').map((r) => r.name)).toEqual([
+      'bounces.example.com',
+      'bounces.example.com',
+    ]);
   });
 
   it('lists three DKIM CNAMEs, then the MAIL FROM MX and SPF, with their own statuses, then the optional DMARC', () => {
     expect(buildRecords(base)).toEqual([
-      { record: 'DKIM', name: 'tok1._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok1.dkim.amazonses.com' },
-      { record: 'DKIM', name: 'tok2._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok2.dkim.amazonses.com' },
-      { record: 'DKIM', name: 'tok3._domainkey.example.com', type: 'CNAME', ttl: 'Auto', status: 'pending', value: 'tok3.dkim.amazonses.com' },
-      { record: 'MX', name: 'send.example.com', type: 'MX', ttl: 'Auto', status: 'verified', value: 'feedback-smtp.ap-southeast-2.amazonses.com', priority: 10 },
-      { record: 'SPF', name: 'send.example.com', type: 'TXT', ttl: 'Auto', status: 'verified', value: '"v=spf1 include:amazonses.com ~all"' },
-      { record: 'DMARC', name: '_dmarc.example.com', type: 'TXT', ttl: 'Auto', status: 'not_started', value: '"v=DMARC1; p=none;"', optional: true },
+      {
+        record: 'DKIM',
+        name: 'tok1._domainkey.example.com',
+        type: 'CNAME',
+        ttl: 'Auto',
+        status: 'pending',
+        value: 'tok1.dkim.amazonses.com',
+      },
+      {
+        record: 'DKIM',
+        name: 'tok2._domainkey.example.com',
+        type: 'CNAME',
+        ttl: 'Auto',
+        status: 'pending',
+        value: 'tok2.dkim.amazonses.com',
+      },
+      {
+        record: 'DKIM',
+        name: 'tok3._domainkey.example.com',
+        type: 'CNAME',
+        ttl: 'Auto',
+        status: 'pending',
+        value: 'tok3.dkim.amazonses.com',
+      },
+      {
+        record: 'MX',
+        name: 'send.example.com',
+        type: 'MX',
+        ttl: 'Auto',
+        status: 'verified',
+        value: 'feedback-smtp.ap-southeast-2.amazonses.com',
+        priority: 10,
+      },
+      {
+        record: 'SPF',
+        name: 'send.example.com',
+        type: 'TXT',
+        ttl: 'Auto',
+        status: 'verified',
+        value: '"v=spf1 include:amazonses.com ~all"',
+      },
+      {
+        record: 'DMARC',
+        name: '_dmarc.example.com',
+        type: 'TXT',
+        ttl: 'Auto',
+        status: 'not_started',
+        value: '"v=DMARC1; p=none;"',
+        optional: true,
+      },
     ]);
   });
 
   it('adds the receiving MX only when receiving is enabled', () => {
     const records = buildRecords({ ...base, receiving: 'enabled' });
     expect(records.filter((r) => r.record === 'Receiving')).toEqual([
-      { record: 'Receiving', name: 'example.com', type: 'MX', ttl: 'Auto', status: 'not_started', value: 'inbound-smtp.ap-southeast-2.amazonaws.com', priority: 10 },
+      {
+        record: 'Receiving',
+        name: 'example.com',
+        type: 'MX',
+        ttl: 'Auto',
+        status: 'not_started',
+        value: 'inbound-smtp.ap-southeast-2.amazonaws.com',
+        priority: 10,
+      },
     ]);
     expect(buildRecords(base).some((r) => r.record === 'Receiving')).toBe(false);
   });
 
   it('adds the tracking CNAME, last, only when a tracking subdomain is set', () => {
     const records = buildRecords({ ...base, receiving: 'enabled', trackingSubdomain: 'links' });
-    expect(records[records.length - 1]).toEqual({ record: 'Tracking', name: 'links.example.com', type: 'CNAME', ttl: 'Auto', status: 'not_started', value: 'r.ap-southeast-2.awstrack.me' });
+    expect(records[records.length - 1]).toEqual({
+      record: 'Tracking',
+      name: 'links.example.com',
+      type: 'CNAME',
+      ttl: 'Auto',
+      status: 'not_started',
+      value: 'r.ap-southeast-2.awstrack.me',
+    });
     expect(buildRecords(base).some((r) => r.record === 'Tracking')).toBe(false);
   });
 
   it('uses the region it is given in every regional host', () => {
-    const values = buildRecords({ ...base, region: 'eu-west-1', receiving: 'enabled', trackingSubdomain: 't' }).map((r) => r.value);
-    expect(values).toEqual(expect.arrayContaining(['feedback-smtp.eu-west-1.amazonses.com', 'inbound-smtp.eu-west-1.amazonaws.com', 'r.eu-west-1.awstrack.me']));
+    const values = buildRecords({ ...base, region: 'eu-west-1', receiving: 'enabled', trackingSubdomain: 't' }).map(
+      (r) => r.value,
+    );
+    expect(values).toEqual(
+      expect.arrayContaining([
+        'feedback-smtp.eu-west-1.amazonses.com',
+        'inbound-smtp.eu-west-1.amazonaws.com',
+        'r.eu-west-1.awstrack.me',
+      ]),
+    );
   });
 });
 
@@ -63,15 +133,23 @@ describe('domain statuses', () => {
   });
 
   it('counts only verified and failed as settled (the scheduled check stops re-reading them)', () => {
-    expect(['not_started', 'pending', 'verified', 'failed', 'temporary_failure'].filter((s) => isSettled(s as never))).toEqual(['verified', 'failed']);
+    expect(
+      ['not_started', 'pending', 'verified', 'failed', 'temporary_failure'].filter((s) => isSettled(s as never)),
+    ).toEqual(['verified', 'failed']);
   });
 });
 
 describe('event destination of a domain', () => {
   it('matches OPEN and CLICK only when the domain tracks them', () => {
-    expect(matchingEventTypes({ open_tracking: false, click_tracking: false })).not.toEqual(expect.arrayContaining(['OPEN']));
-    expect(matchingEventTypes({ open_tracking: false, click_tracking: false })).not.toEqual(expect.arrayContaining(['CLICK']));
-    expect(matchingEventTypes({ open_tracking: true, click_tracking: false })).toEqual(expect.arrayContaining(['OPEN', 'BOUNCE', 'COMPLAINT', 'DELIVERY']));
+    expect(matchingEventTypes({ open_tracking: false, click_tracking: false })).not.toEqual(
+      expect.arrayContaining(['OPEN']),
+    );
+    expect(matchingEventTypes({ open_tracking: false, click_tracking: false })).not.toEqual(
+      expect.arrayContaining(['CLICK']),
+    );
+    expect(matchingEventTypes({ open_tracking: true, click_tracking: false })).toEqual(
+      expect.arrayContaining(['OPEN', 'BOUNCE', 'COMPLAINT', 'DELIVERY']),
+    );
     expect(matchingEventTypes({ open_tracking: false, click_tracking: true })).toContain('CLICK');
   });
 });

@@ -26,9 +26,19 @@ it('logs how long a handler held the local runtime event loop, and the test dige
 
 it('the digest lists timed-out invocations before the failures suites provoke on purpose', () => {
   const log = [
-    JSON.stringify({ level: 'ERROR', message: 'integration failed', function: 'PostContactsImports', error: 'RequestEntityTooLargeException: the event is 6432414 bytes' }),
+    JSON.stringify({
+      level: 'ERROR',
+      message: 'integration failed',
+      function: 'PostContactsImports',
+      error: 'RequestEntityTooLargeException: the event is 6432414 bytes',
+    }),
     'not JSON: a line the runtime printed for people',
-    JSON.stringify({ level: 'ERROR', message: 'integration failed', function: 'GetEmailsEmailId', error: 'Sandbox.Timedout: GetEmailsEmailId: Task timed out after 10.00 seconds' }),
+    JSON.stringify({
+      level: 'ERROR',
+      message: 'integration failed',
+      function: 'GetEmailsEmailId',
+      error: 'Sandbox.Timedout: GetEmailsEmailId: Task timed out after 10.00 seconds',
+    }),
   ].join('\n');
   const digest = runtimeLogDigest(log);
   expect(digest[0]).toMatch(/^local runtime: 2 invocations failed at the gateway, 0 unhandled errors/);

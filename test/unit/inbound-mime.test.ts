@@ -84,9 +84,19 @@ describe('parseMessage', () => {
     expect(parsed.html).toContain('cid:logo@x');
     expect(parsed.attachments).toHaveLength(2);
     const [logo, invoice] = parsed.attachments;
-    expect(logo).toMatchObject({ filename: 'logo.png', content_type: 'image/png', content_disposition: 'inline', content_id: 'logo@x' });
+    expect(logo).toMatchObject({
+      filename: 'logo.png',
+      content_type: 'image/png',
+      content_disposition: 'inline',
+      content_id: 'logo@x',
+    });
     expect(Buffer.from(logo.content)).toEqual(png);
-    expect(invoice).toMatchObject({ filename: 'Rechnung ü.pdf', content_type: 'application/pdf', content_disposition: 'attachment', content_id: null });
+    expect(invoice).toMatchObject({
+      filename: 'Rechnung ü.pdf',
+      content_type: 'application/pdf',
+      content_disposition: 'attachment',
+      content_id: null,
+    });
     expect(Buffer.from(invoice.content)).toEqual(pdf);
   });
 
@@ -106,7 +116,16 @@ describe('parseMessage', () => {
         '',
       ]),
       koi8,
-      crlf(['', '--c', 'Content-Type: text/html; charset=windows-1252', 'Content-Transfer-Encoding: quoted-printable', '', '<p>Gr=FC=DFe =A7 5</p>', '--c--', '']),
+      crlf([
+        '',
+        '--c',
+        'Content-Type: text/html; charset=windows-1252',
+        'Content-Transfer-Encoding: quoted-printable',
+        '',
+        '<p>Gr=FC=DFe =A7 5</p>',
+        '--c--',
+        '',
+      ]),
     ]);
     const parsed = await parseMessage(message);
     expect(parsed.from).toBe('Jörg Müller <joerg@example.de>');
@@ -118,7 +137,13 @@ describe('parseMessage', () => {
   it('reads what it can of a malformed message instead of failing', async () => {
     // no header block, a boundary that never comes, broken base64, binary noise
     const broken = Buffer.concat([
-      crlf(['Subject: half a message', 'Content-Type: multipart/mixed; boundary="never"', 'Content-Transfer-Encoding: base64', '', '%%% not base64 %%%']),
+      crlf([
+        'Subject: half a message',
+        'Content-Type: multipart/mixed; boundary="never"',
+        'Content-Transfer-Encoding: base64',
+        '',
+        '%%% not base64 %%%',
+      ]),
       Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x0a]),
     ]);
     const parsed = await parseMessage(broken, 'bounce@sender.example');
@@ -140,7 +165,12 @@ describe('messageFromSesHeaders', () => {
     expect(
       messageFromSesHeaders(
         {
-          commonHeaders: { from: ['Big Sender <big@example.org>'], to: ['x@shop.example'], subject: 'Huge', messageId: '<m@example.org>' },
+          commonHeaders: {
+            from: ['Big Sender <big@example.org>'],
+            to: ['x@shop.example'],
+            subject: 'Huge',
+            messageId: '<m@example.org>',
+          },
           headers: [
             { name: 'Subject', value: 'Huge' },
             { name: 'X-Thing', value: '1' },

@@ -18,11 +18,20 @@ describe('table keys', () => {
     expect(keys.shardOf(id)).toBe(15);
     expect(keys.email('p1', id)).toEqual({ PK: 'PROJECT#p1#EMAILS#15', SK: `EMAIL#${id}` });
     expect(keys.event('p1', id)).toEqual({ PK: 'PROJECT#p1#EVENTS#15', SK: `EVENT#${id}` });
-    expect(keys.pendingEmailFrom('p1', 'Example.COM', id)).toEqual({ PK: 'PROJECT#p1#PENDING_FROM#example.com#15', SK: `EMAIL#${id}` });
+    expect(keys.pendingEmailFrom('p1', 'Example.COM', id)).toEqual({
+      PK: 'PROJECT#p1#PENDING_FROM#example.com#15',
+      SK: `EMAIL#${id}`,
+    });
     expect(keys.broadcastRecipient('p1', 'b1', id)).toEqual({ PK: 'PROJECT#p1#BROADCAST#b1#15', SK: `CONTACT#${id}` });
     expect(keys.requestLog('p1', id)).toEqual({ PK: 'PROJECT#p1#LOGS#15', SK: `LOG#${id}` });
     expect(keys.requestLogs('p1')).toMatchObject({ prefix: 'LOG#' });
-    for (const collection of [keys.emails('p1'), keys.events('p1'), keys.pendingEmailsFrom('p1', 'example.com'), keys.broadcastRecipients('p1', 'b1'), keys.requestLogs('p1')]) {
+    for (const collection of [
+      keys.emails('p1'),
+      keys.events('p1'),
+      keys.pendingEmailsFrom('p1', 'example.com'),
+      keys.broadcastRecipients('p1', 'b1'),
+      keys.requestLogs('p1'),
+    ]) {
       expect(collection.PKs).toHaveLength(keys.COLLECTION_SHARDS);
       expect(new Set(collection.PKs).size).toBe(keys.COLLECTION_SHARDS);
     }
@@ -42,19 +51,31 @@ describe('table keys', () => {
     expect(keys.domain('p1', 'd1')).toEqual({ PK: 'PROJECT#p1', SK: 'DOMAIN#d1' });
     expect(keys.domains('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'DOMAIN#' });
     expect(keys.domainName('Example.COM')).toEqual({ PK: 'DOMAIN_NAME#example.com', SK: 'DOMAIN_NAME' });
-    expect(keys.testDomainName('p1_test', 'Example.COM')).toEqual({ PK: 'PROJECT#p1_test', SK: 'DOMAIN_NAME#example.com' });
+    expect(keys.testDomainName('p1_test', 'Example.COM')).toEqual({
+      PK: 'PROJECT#p1_test',
+      SK: 'DOMAIN_NAME#example.com',
+    });
     expect(keys.domainUnsettled('d1')).toEqual({ GSI1PK: 'DOMAIN_UNSETTLED', GSI1SK: 'd1' });
   });
 
   it('keys a suppression by its lower-cased address (the canonical entry) and again by its id', () => {
-    expect(keys.suppression('p1', 'Someone@Example.COM')).toEqual({ PK: 'PROJECT#p1', SK: 'SUPPRESSION#someone@example.com' });
+    expect(keys.suppression('p1', 'Someone@Example.COM')).toEqual({
+      PK: 'PROJECT#p1',
+      SK: 'SUPPRESSION#someone@example.com',
+    });
     expect(keys.suppressionById('p1', 's1')).toEqual({ PK: 'PROJECT#p1', SK: 'SUPPRESSION_ID#s1' });
     expect(keys.suppressions('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'SUPPRESSION_ID#' });
     expect(keys.suppression('p1', 'a@b.c').SK.startsWith(keys.suppressions('p1').prefix)).toBe(false);
   });
 
   it('never lets one collection prefix swallow another', () => {
-    const prefixes = [keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix, keys.suppressions('p').prefix];
+    const prefixes = [
+      keys.segments('p').prefix,
+      keys.apiKeys('p').prefix,
+      keys.events('p').prefix,
+      keys.domains('p').prefix,
+      keys.suppressions('p').prefix,
+    ];
     for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(b.startsWith(a)).toBe(false);
   });
 });

@@ -39,7 +39,20 @@ const ROOT = join(__dirname, '..', '..');
  * bulk; access (keys, OAuth, the route wrapper every handler uses) on top. A new feature folder
  * goes where its imports put it.
  */
-const FEATURE_ORDER = ['project', 'events', 'logs', 'domains', 'templates', 'audience', 'emails', 'webhooks', 'suppressions', 'receiving', 'broadcasts', 'access'];
+const FEATURE_ORDER = [
+  'project',
+  'events',
+  'logs',
+  'domains',
+  'templates',
+  'audience',
+  'emails',
+  'webhooks',
+  'suppressions',
+  'receiving',
+  'broadcasts',
+  'access',
+];
 const SHARED = 'shared';
 const PLATFORM = 'shared/platform/';
 const SDK = /^@(aws-sdk|smithy)\//;
@@ -66,7 +79,8 @@ function walk(dir: string): string[] {
 }
 
 function resolveFile(base: string): string | undefined {
-  for (const candidate of [base, `${base}.ts`, `${base}/index.ts`]) if (candidate.endsWith('.ts') && existsSync(join(ROOT, candidate))) return candidate;
+  for (const candidate of [base, `${base}.ts`, `${base}/index.ts`])
+    if (candidate.endsWith('.ts') && existsSync(join(ROOT, candidate))) return candidate;
   return undefined;
 }
 
@@ -83,7 +97,8 @@ function importsOf(file: string): Import[] {
     const text = readFileSync(join(ROOT, file), 'utf8');
     found = PATTERNS.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => m[1])).map((specifier) => {
       if (specifier.startsWith('.')) return { specifier, file: resolveFile(posix.join(dirname(file), specifier)) };
-      if (specifier.startsWith('#shared/')) return { specifier, file: resolveFile(`shared/${specifier.slice('#shared/'.length)}`) };
+      if (specifier.startsWith('#shared/'))
+        return { specifier, file: resolveFile(`shared/${specifier.slice('#shared/'.length)}`) };
       return { specifier };
     });
     cache.set(file, found);
@@ -100,8 +115,15 @@ const features = readdirSync(join(ROOT, SHARED), { withFileTypes: true })
 const isModel = (file: string) => /^shared\/[^/]+\/model\.ts$/.test(file) && !isPlatform(file);
 /** What a model may import: zod, the platform's HTTP schemas, ids and mail shapes, other features' models. */
 const modelMayImport = (imp: Import) =>
-  imp.file ? isModel(imp.file) || imp.file.startsWith(`${PLATFORM}http/`) || imp.file.startsWith(`${PLATFORM}mail/`) || imp.file === `${PLATFORM}ids.ts` : /^zod(\/|$)/.test(imp.specifier);
-const isOperations = (file: string) => /^shared\/[^/]+\/(operations\.ts|operations\/[^/]+\.ts)$/.test(file) || /^shared\/platform\/http\/[^/]*operations\.ts$/.test(file);
+  imp.file
+    ? isModel(imp.file) ||
+      imp.file.startsWith(`${PLATFORM}http/`) ||
+      imp.file.startsWith(`${PLATFORM}mail/`) ||
+      imp.file === `${PLATFORM}ids.ts`
+    : /^zod(\/|$)/.test(imp.specifier);
+const isOperations = (file: string) =>
+  /^shared\/[^/]+\/(operations\.ts|operations\/[^/]+\.ts)$/.test(file) ||
+  /^shared\/platform\/http\/[^/]*operations\.ts$/.test(file);
 
 /** The first path from `file` to a file importing the SDK (through shared/ files), or undefined. */
 function sdkPath(file: string, seen = new Set<string>()): string[] | undefined {
@@ -164,21 +186,29 @@ describe('the layout of shared/', () => {
         else offences.push(`${f} imports '${imp.specifier}'`);
       }
     }
-    const stale = Object.entries(SDK_EXCEPTIONS).flatMap(([f, e]) => e.packages.filter((p) => !used.has(`${f} ${p}`)).map((p) => `${f} (${p})`));
+    const stale = Object.entries(SDK_EXCEPTIONS).flatMap(([f, e]) =>
+      e.packages.filter((p) => !used.has(`${f} ${p}`)).map((p) => `${f} (${p})`),
+    );
     if (offences.length)
       throw new Error(
         `only shared/platform/ may import the AWS SDK (@aws-sdk/*, @smithy/*):\n  ${offences.join('\n  ')}\n` +
           'Call AWS through a module of shared/platform/aws/ (add the call there). Only if the feature cannot do without ' +
           'an SDK type, add the file to SDK_EXCEPTIONS in test/unit/layout.test.ts with a comment saying why.',
       );
-    if (stale.length) throw new Error(`SDK_EXCEPTIONS lists imports that are gone; remove these entries from test/unit/layout.test.ts:\n  ${stale.join('\n  ')}`);
+    if (stale.length)
+      throw new Error(
+        `SDK_EXCEPTIONS lists imports that are gone; remove these entries from test/unit/layout.test.ts:\n  ${stale.join('\n  ')}`,
+      );
   });
 
   it('gives every feature a model.ts', () => {
     expect(features.length).toBeGreaterThanOrEqual(10);
     const missing = features.filter((f) => !existsSync(join(ROOT, SHARED, f, 'model.ts')));
     if (missing.length)
-      throw new Error(`${missing.map((f) => `shared/${f}/`).join(', ')}: a feature keeps its item types and API shapes (zod schemas, ` + 'and the types derived from them) in model.ts.');
+      throw new Error(
+        `${missing.map((f) => `shared/${f}/`).join(', ')}: a feature keeps its item types and API shapes (zod schemas, ` +
+          'and the types derived from them) in model.ts.',
+      );
   });
 
   it('keeps every model.ts to zod, platform/http, platform/mail, platform/ids and other models', () => {
@@ -247,7 +277,8 @@ function cycles(all: string[]): string[][] {
 }
 
 /** A file's feature (`shared/<feature>/...`), or undefined for the platform and files outside shared/. */
-const featureOf = (file: string): string | undefined => (file.startsWith(`${SHARED}/`) && !isPlatform(file) ? file.split('/')[1] : undefined);
+const featureOf = (file: string): string | undefined =>
+  file.startsWith(`${SHARED}/`) && !isPlatform(file) ? file.split('/')[1] : undefined;
 
 /** The imports that run against FEATURE_ORDER: a feature importing one that comes after it. */
 function againstOrder(all: string[], order: readonly string[] = FEATURE_ORDER): string[] {
@@ -255,7 +286,13 @@ function againstOrder(all: string[], order: readonly string[] = FEATURE_ORDER): 
     const from = featureOf(file);
     if (!from) return [];
     return importsOf(file)
-      .filter((i) => i.file && featureOf(i.file) && featureOf(i.file) !== from && order.indexOf(featureOf(i.file)!) > order.indexOf(from))
+      .filter(
+        (i) =>
+          i.file &&
+          featureOf(i.file) &&
+          featureOf(i.file) !== from &&
+          order.indexOf(featureOf(i.file)!) > order.indexOf(from),
+      )
       .map((i) => `${file} (${from}) imports ${i.file} (${featureOf(i.file!)}, after it)`);
   });
 }

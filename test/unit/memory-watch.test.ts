@@ -10,10 +10,14 @@ import { runtimeLogDigest, runtimeLogFailures } from '../support/runtime-log';
 
 /** A scenario of test/support/memory-probe.ts in a process of its own: what its handler returned, and the watch's log lines. */
 function probe(scenario: string): { returned: number; lines: string[] } {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'memory-probe.ts'), scenario], {
-    encoding: 'utf8',
-    env: { ...process.env, AWS_CALLS_LOG: '' },
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, '..', 'support', 'memory-probe.ts'), scenario],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, AWS_CALLS_LOG: '' },
+    },
+  );
   return JSON.parse(out) as { returned: number; lines: string[] };
 }
 
@@ -23,12 +27,23 @@ it('flags an invocation that holds more than its function is deployed with, and 
   const { returned, lines } = probe('over');
   expect(returned).toBe(6); // the invocation itself goes on: on AWS it would have ended in Runtime.OutOfMemory
   const over = lines.map((l) => JSON.parse(l));
-  expect(over).toEqual([expect.objectContaining({ level: 'ERROR', message: 'invocation over its memory', function: 'MemoryProbe', memory_mb: 128, baseline_mb: LAMBDA_BASELINE_MB, records: 3 })]);
+  expect(over).toEqual([
+    expect.objectContaining({
+      level: 'ERROR',
+      message: 'invocation over its memory',
+      function: 'MemoryProbe',
+      memory_mb: 128,
+      baseline_mb: LAMBDA_BASELINE_MB,
+      records: 3,
+    }),
+  ]);
   expect(over[0].growth_mb).toBeGreaterThanOrEqual(100);
   expect(over[0].estimated_peak_mb).toBeGreaterThanOrEqual(LAMBDA_BASELINE_MB + 100);
   const log = lines.join('\n');
   expect(runtimeLogDigest(log)[0]).toContain('1 invocations over their memory');
-  expect(runtimeLogFailures(log)).toEqual([expect.stringMatching(/^MemoryProbe would need about \d+ MB of its 128 MB \(3 records\)/)]);
+  expect(runtimeLogFailures(log)).toEqual([
+    expect.stringMatching(/^MemoryProbe would need about \d+ MB of its 128 MB \(3 records\)/),
+  ]);
 });
 
 it('does not flag an invocation well under its memory', () => {
@@ -47,7 +62,12 @@ it('measures a function with no declared memory (a test consumer, never deployed
 });
 
 it('the digest reports no memory overrun when there was none', () => {
-  const log = JSON.stringify({ level: 'ERROR', message: 'integration failed', function: 'GetEmailsEmailId', error: 'Sandbox.Timedout' });
+  const log = JSON.stringify({
+    level: 'ERROR',
+    message: 'integration failed',
+    function: 'GetEmailsEmailId',
+    error: 'Sandbox.Timedout',
+  });
   expect(runtimeLogDigest(log)[0]).toContain('0 invocations over their memory');
   expect(runtimeLogFailures(log)).toEqual([]);
 });

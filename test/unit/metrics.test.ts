@@ -13,7 +13,16 @@ afterEach(() => {
 
 it('is a line CloudWatch turns into a count with its dimensions', () => {
   expect(JSON.parse(metricLine('WebhookDeliveries', 1, { Outcome: 'delivered' }, 1_700_000_000_000))).toEqual({
-    _aws: { Timestamp: 1_700_000_000_000, CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['Outcome']], Metrics: [{ Name: 'WebhookDeliveries', Unit: 'Count' }] }] },
+    _aws: {
+      Timestamp: 1_700_000_000_000,
+      CloudWatchMetrics: [
+        {
+          Namespace: METRICS_NAMESPACE,
+          Dimensions: [['Outcome']],
+          Metrics: [{ Name: 'WebhookDeliveries', Unit: 'Count' }],
+        },
+      ],
+    },
     Outcome: 'delivered',
     WebhookDeliveries: 1,
   });
@@ -28,5 +37,8 @@ it('writes the line on Lambda, and nothing elsewhere (the local runtime has no C
   process.env.AWS_LAMBDA_FUNCTION_NAME = 'EmailService-SenderWorker';
   countMetric('SendThrottled');
   expect(write).toHaveBeenCalledTimes(1);
-  expect(JSON.parse(String(write.mock.calls[0][0]))).toMatchObject({ SendThrottled: 1, _aws: { CloudWatchMetrics: [{ Metrics: [{ Name: 'SendThrottled' }] }] } });
+  expect(JSON.parse(String(write.mock.calls[0][0]))).toMatchObject({
+    SendThrottled: 1,
+    _aws: { CloudWatchMetrics: [{ Metrics: [{ Name: 'SendThrottled' }] }] },
+  });
 });

@@ -64,12 +64,16 @@ describe('OAuth identifiers and tokens', () => {
 });
 
 describe('redirect URIs', () => {
-  it.each(['https://app.example/callback', 'https://app.example:8443/cb?x=1', 'http://127.0.0.1/cb', 'http://127.0.0.1:8080/cb', 'http://[::1]:8080/cb', 'http://localhost/cb'])(
-    'may register %s',
-    (uri) => {
-      expect(redirectUriProblem(uri)).toBeUndefined();
-    },
-  );
+  it.each([
+    'https://app.example/callback',
+    'https://app.example:8443/cb?x=1',
+    'http://127.0.0.1/cb',
+    'http://127.0.0.1:8080/cb',
+    'http://[::1]:8080/cb',
+    'http://localhost/cb',
+  ])('may register %s', (uri) => {
+    expect(redirectUriProblem(uri)).toBeUndefined();
+  });
 
   it.each(
     (
@@ -97,7 +101,14 @@ describe('redirect URIs', () => {
         ['https://app.example/cb?x=%zz', /URI characters/],
         ['http://127.0.0.1:0/cb', /port 0/],
       ] as Array<[string, RegExp]>
-    ).map(([uri, reason]) => [uri.length > 60 ? `a URI of ${uri.length} characters` : /[^\x21-\x7e]/.test(uri) ? JSON.stringify(uri) : uri, uri, reason] as const),
+    ).map(
+      ([uri, reason]) =>
+        [
+          uri.length > 60 ? `a URI of ${uri.length} characters` : /[^\x21-\x7e]/.test(uri) ? JSON.stringify(uri) : uri,
+          uri,
+          reason,
+        ] as const,
+    ),
   )('may not register %s', (_, uri, reason) => {
     expect(redirectUriProblem(uri)).toMatch(reason);
   });
@@ -168,24 +179,35 @@ describe('OAuth table keys', () => {
   });
 
   it('never let an OAuth collection prefix swallow another collection', () => {
-    const prefixes = [keys.oauthClients('p').prefix, keys.oauthGrants('p').prefix, keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix];
+    const prefixes = [
+      keys.oauthClients('p').prefix,
+      keys.oauthGrants('p').prefix,
+      keys.segments('p').prefix,
+      keys.apiKeys('p').prefix,
+      keys.events('p').prefix,
+      keys.domains('p').prefix,
+    ];
     for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(b.startsWith(a)).toBe(false);
   });
 });
 
 describe('scopes', () => {
   const keyed = routes.filter((r) => r.operation.auth === 'api_key');
-  const scopeOf = (operationId: string) => requiredScope(keyed.find((r) => r.operation.operationId === operationId)!.operation);
+  const scopeOf = (operationId: string) =>
+    requiredScope(keyed.find((r) => r.operation.operationId === operationId)!.operation);
 
   it('let sending_access keys and tokens only send, as on Resend', () => {
-    const sending = keyed.filter((r) => requiredScope(r.operation) === 'sending_access').map((r) => `${r.method} ${r.path}`);
+    const sending = keyed
+      .filter((r) => requiredScope(r.operation) === 'sending_access')
+      .map((r) => `${r.method} ${r.path}`);
     expect(sending.sort()).toEqual(['POST /emails', 'POST /emails/batch']);
   });
 
   it('keep API keys, OAuth clients, authorization codes and grants to full_access API keys', () => {
     const credentialRoutes = keyed.filter((r) => r.path.startsWith('/api-keys') || r.path.startsWith('/oauth/'));
     expect(credentialRoutes.length).toBeGreaterThanOrEqual(9);
-    for (const route of credentialRoutes) expect([route.path, requiredScope(route.operation)]).toEqual([route.path, 'full_access_api_key']);
+    for (const route of credentialRoutes)
+      expect([route.path, requiredScope(route.operation)]).toEqual([route.path, 'full_access_api_key']);
     expect(scopeOf('createApiKey')).toBe('full_access_api_key');
     expect(scopeOf('createOAuthClient')).toBe('full_access_api_key');
     expect(scopeOf('authorize')).toBe('full_access_api_key');

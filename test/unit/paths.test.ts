@@ -25,7 +25,9 @@ describe('matchesFilter (Lambda event filtering)', () => {
 
   it('drops records with other values or missing fields', () => {
     expect(matchesFilter({ ...insertEvent, eventName: 'MODIFY' }, pattern)).toBe(false);
-    expect(matchesFilter({ eventName: 'INSERT', dynamodb: { NewImage: { type: { S: 'segment' } } } }, pattern)).toBe(false);
+    expect(matchesFilter({ eventName: 'INSERT', dynamodb: { NewImage: { type: { S: 'segment' } } } }, pattern)).toBe(
+      false,
+    );
     expect(matchesFilter({ eventName: 'REMOVE', dynamodb: {} }, pattern)).toBe(false);
   });
 

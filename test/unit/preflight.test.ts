@@ -28,7 +28,9 @@ beforeAll(async () => {
         return response.end(JSON.stringify(answers.account));
       }
       if (request.method === 'POST' && body.includes('Action=DescribeActiveReceiptRuleSet')) {
-        const metadata = answers.activeRuleSet ? `<Metadata><Name>${answers.activeRuleSet}</Name><CreatedTimestamp>2026-01-01T00:00:00Z</CreatedTimestamp></Metadata>` : '';
+        const metadata = answers.activeRuleSet
+          ? `<Metadata><Name>${answers.activeRuleSet}</Name><CreatedTimestamp>2026-01-01T00:00:00Z</CreatedTimestamp></Metadata>`
+          : '';
         response.writeHead(200, { 'content-type': 'text/xml' });
         return response.end(
           `<DescribeActiveReceiptRuleSetResponse xmlns="http://ses.amazonaws.com/doc/2010-12-01/"><DescribeActiveReceiptRuleSetResult>${metadata}<Rules/></DescribeActiveReceiptRuleSetResult></DescribeActiveReceiptRuleSetResponse>`,
@@ -36,7 +38,14 @@ beforeAll(async () => {
       }
       if (request.url === '/2016-08-19/account-settings/') {
         response.writeHead(200, { 'content-type': 'application/json' });
-        return response.end(JSON.stringify({ AccountLimit: { ConcurrentExecutions: answers.concurrency, UnreservedConcurrentExecutions: answers.concurrency } }));
+        return response.end(
+          JSON.stringify({
+            AccountLimit: {
+              ConcurrentExecutions: answers.concurrency,
+              UnreservedConcurrentExecutions: answers.concurrency,
+            },
+          }),
+        );
       }
       response.writeHead(404);
       response.end();
@@ -44,7 +53,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  Object.assign(process.env, { AWS_ENDPOINT_URL_SESV2: url, AWS_ENDPOINT_URL_SES: `${url}/`, AWS_ENDPOINT_URL_LAMBDA: url });
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_SESV2: url,
+    AWS_ENDPOINT_URL_SES: `${url}/`,
+    AWS_ENDPOINT_URL_LAMBDA: url,
+  });
 });
 
 afterAll(async () => {
@@ -64,13 +77,23 @@ const options = (cliRegion = 'ap-southeast-2', context: Record<string, unknown> 
 });
 
 const readyAccount = (): Answers => ({
-  account: { ProductionAccessEnabled: true, SendingEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { MaxSendRate: 200, Max24HourSend: 1_000_000, SentLast24Hours: 0 } },
+  account: {
+    ProductionAccessEnabled: true,
+    SendingEnabled: true,
+    EnforcementStatus: 'HEALTHY',
+    SendQuota: { MaxSendRate: 200, Max24HourSend: 1_000_000, SentLast24Hours: 0 },
+  },
   concurrency: 1000,
 });
 
 it('passes a production-ready account, and says what to deploy with', async () => {
   answers = {
-    account: { ProductionAccessEnabled: true, SendingEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { MaxSendRate: 200, Max24HourSend: 1_000_000, SentLast24Hours: 12 } },
+    account: {
+      ProductionAccessEnabled: true,
+      SendingEnabled: true,
+      EnforcementStatus: 'HEALTHY',
+      SendQuota: { MaxSendRate: 200, Max24HourSend: 1_000_000, SentLast24Hours: 12 },
+    },
     activeRuleSet: 'EmailServiceInboundMailRuleSetABC123',
     concurrency: 1000,
   };
@@ -90,21 +113,42 @@ it('passes a production-ready account, and says what to deploy with', async () =
   expect(report).toContain('-c lambdaConcurrencyQuota=1000');
   expect(report).toContain('Ready for `cdk deploy`.');
   expect(seen).toHaveLength(3);
-  for (const request of seen) expect(request.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/ap-southeast-2\/(ses|lambda)\/aws4_request/);
+  for (const request of seen)
+    expect(request.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/ap-southeast-2\/(ses|lambda)\/aws4_request/,
+    );
 });
 
 it("fails a new account and names each fix: sandbox, a quota of 10, another team's receipt rule set, the wrong region", async () => {
   answers = {
-    account: { ProductionAccessEnabled: false, SendingEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { MaxSendRate: 1, Max24HourSend: 200, SentLast24Hours: 0 } },
+    account: {
+      ProductionAccessEnabled: false,
+      SendingEnabled: true,
+      EnforcementStatus: 'HEALTHY',
+      SendQuota: { MaxSendRate: 1, Max24HourSend: 200, SentLast24Hours: 0 },
+    },
     activeRuleSet: 'other-team-inbound',
     concurrency: 10,
   };
   const checks = await preflight(options('us-east-1'));
   const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
-  expect(byName.Region).toMatchObject({ status: 'fail', detail: expect.stringContaining('would talk to us-east-1'), fix: expect.stringContaining('export AWS_REGION=ap-southeast-2') });
-  expect(byName['SES production access']).toMatchObject({ status: 'fail', fix: expect.stringContaining('Request production access') });
-  expect(byName['SES receiving']).toMatchObject({ status: 'warn', detail: expect.stringContaining('other-team-inbound') });
-  expect(byName['Lambda concurrency']).toMatchObject({ status: 'fail', detail: expect.stringContaining('10 functions at once') });
+  expect(byName.Region).toMatchObject({
+    status: 'fail',
+    detail: expect.stringContaining('would talk to us-east-1'),
+    fix: expect.stringContaining('export AWS_REGION=ap-southeast-2'),
+  });
+  expect(byName['SES production access']).toMatchObject({
+    status: 'fail',
+    fix: expect.stringContaining('Request production access'),
+  });
+  expect(byName['SES receiving']).toMatchObject({
+    status: 'warn',
+    detail: expect.stringContaining('other-team-inbound'),
+  });
+  expect(byName['Lambda concurrency']).toMatchObject({
+    status: 'fail',
+    detail: expect.stringContaining('10 functions at once'),
+  });
   expect(formatPreflight(checks)).toMatch(/3 check\(s\) failed/);
 });
 
@@ -112,13 +156,22 @@ it('turns an AWS refusal into a failed check, not a crash', async () => {
   answers = { account: {}, concurrency: 1000 };
   const refusing = { ...options(), credentials: async () => Promise.reject(new Error('no credentials in the chain')) };
   const checks = await preflight(refusing);
-  expect(checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual(['SES account', 'SES receiving', 'Lambda concurrency']);
+  expect(checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual([
+    'SES account',
+    'SES receiving',
+    'Lambda concurrency',
+  ]);
   expect(checks[1].detail).toContain('no credentials in the chain');
 });
 
 it('warns loudly, without failing, when the deploy gives no one the alarms (no alarmEmail in its context)', async () => {
   answers = {
-    account: { ProductionAccessEnabled: true, SendingEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { MaxSendRate: 200, Max24HourSend: 1_000_000, SentLast24Hours: 0 } },
+    account: {
+      ProductionAccessEnabled: true,
+      SendingEnabled: true,
+      EnforcementStatus: 'HEALTHY',
+      SendQuota: { MaxSendRate: 200, Max24HourSend: 1_000_000, SentLast24Hours: 0 },
+    },
     concurrency: 1000,
   };
   const checks = await preflight({ ...options(), context: {} });
@@ -140,7 +193,8 @@ it('checks the account in the region the stack deploys to (-c region=eu-west-1),
   expect(checks.filter((c) => c.status === 'fail')).toEqual([]);
   expect(checks[0]).toMatchObject({ name: 'Region', status: 'ok', detail: expect.stringContaining('eu-west-1') });
   expect(seen).toHaveLength(3);
-  for (const request of seen) expect(request.authorization).toMatch(/Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/(ses|lambda)\/aws4_request/);
+  for (const request of seen)
+    expect(request.authorization).toMatch(/Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/(ses|lambda)\/aws4_request/);
 
   // the same deploy from a shell whose AWS_REGION is still the default: the CLIs would miss the stack
   const elsewhere = await preflight(options('ap-southeast-2', { region: 'eu-west-1' }));
@@ -150,7 +204,11 @@ it('checks the account in the region the stack deploys to (-c region=eu-west-1),
 it('fails a region where SES receives no mail, unless the deploy vouches that AWS added it since', async () => {
   answers = readyAccount();
   const [region] = await preflight(options('eu-south-1', { region: 'eu-south-1' }));
-  expect(region).toMatchObject({ name: 'Region', status: 'fail', detail: expect.stringMatching(/SES email receiving.*not offered in eu-south-1.*sesReceivingInRegion=true/) });
+  expect(region).toMatchObject({
+    name: 'Region',
+    status: 'fail',
+    detail: expect.stringMatching(/SES email receiving.*not offered in eu-south-1.*sesReceivingInRegion=true/),
+  });
   const [vouched] = await preflight(options('eu-south-1', { region: 'eu-south-1', sesReceivingInRegion: 'true' }));
   expect(vouched).toMatchObject({ name: 'Region', status: 'ok' });
 });

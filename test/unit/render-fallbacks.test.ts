@@ -18,11 +18,15 @@ describe('render: fallbacks', () => {
   });
 
   it('takes a fallback with spaces and quotes literally, trimming the spaces at its ends', () => {
-    expect(render('{{{ FIRST_NAME | dear friend }}}, {{{A|"quoted"}}} {{{B|it\'s a|b}}}', {}).text).toBe('dear friend, "quoted" it\'s a|b');
+    expect(render('{{{ FIRST_NAME | dear friend }}}, {{{A|"quoted"}}} {{{B|it\'s a|b}}}', {}).text).toBe(
+      'dear friend, "quoted" it\'s a|b',
+    );
   });
 
   it('escapes the fallback of {{KEY|fallback}} in html as it escapes a value, and not in plain text', () => {
-    expect(render('{{NAME|<Tom & "Jerry">}} / {{{NAME|<b>}}}', {}).text).toBe('&lt;Tom &amp; &quot;Jerry&quot;&gt; / <b>');
+    expect(render('{{NAME|<Tom & "Jerry">}} / {{{NAME|<b>}}}', {}).text).toBe(
+      '&lt;Tom &amp; &quot;Jerry&quot;&gt; / <b>',
+    );
     expect(render('{{NAME|<Tom & Jerry>}}', {}, { escape: false }).text).toBe('<Tom & Jerry>');
   });
 
@@ -32,7 +36,9 @@ describe('render: fallbacks', () => {
 
   it('puts a fallback into a subject header-safe, without escaping', () => {
     expect(renderHeader('Hi {{FIRST_NAME|A & B}}', { FIRST_NAME: '' }).text).toBe('Hi A & B');
-    expect(renderHeader('Hi {{{FIRST_NAME|there}}}', { FIRST_NAME: 'Ann\r\nBcc: x@example.com' }).text).toBe('Hi Ann Bcc: x@example.com');
+    expect(renderHeader('Hi {{{FIRST_NAME|there}}}', { FIRST_NAME: 'Ann\r\nBcc: x@example.com' }).text).toBe(
+      'Hi Ann Bcc: x@example.com',
+    );
   });
 
   it('does not render a fallback or a value again', () => {
@@ -44,7 +50,9 @@ describe('render: fallbacks', () => {
 describe('render: contact.<field>', () => {
   it('looks `contact.<field>` up as its own key, with or without a fallback, in both forms', () => {
     const values = { 'contact.first_name': 'Ann', 'contact.plan': '<pro>' };
-    expect(render('{{{contact.first_name|there}}} {{contact.plan}} {{{ contact.last_name | x }}}', values).text).toBe('Ann &lt;pro&gt; x');
+    expect(render('{{{contact.first_name|there}}} {{contact.plan}} {{{ contact.last_name | x }}}', values).text).toBe(
+      'Ann &lt;pro&gt; x',
+    );
     expect(render('{{{contact.first_name}}}', {}).missing).toEqual(['contact.first_name']);
   });
 
@@ -56,8 +64,16 @@ describe('render: contact.<field>', () => {
 
 describe('render: unpaired braces', () => {
   it('reports a placeholder whose braces do not pair, once, and leaves it as written', () => {
-    const out = render('Hi {{{FIRST_NAME|there}} and {{A}}} and {{{FIRST_NAME|there}}', { FIRST_NAME: 'Ann', A: 'a' }, { missing: 'empty' });
-    expect(out).toEqual({ text: 'Hi {{{FIRST_NAME|there}} and {{A}}} and {{{FIRST_NAME|there}}', missing: [], malformed: ['{{{FIRST_NAME|there}}', '{{A}}}'] });
+    const out = render(
+      'Hi {{{FIRST_NAME|there}} and {{A}}} and {{{FIRST_NAME|there}}',
+      { FIRST_NAME: 'Ann', A: 'a' },
+      { missing: 'empty' },
+    );
+    expect(out).toEqual({
+      text: 'Hi {{{FIRST_NAME|there}} and {{A}}} and {{{FIRST_NAME|there}}',
+      missing: [],
+      malformed: ['{{{FIRST_NAME|there}}', '{{A}}}'],
+    });
   });
 
   it('still leaves four braces and text that is no placeholder alone', () => {
@@ -85,13 +101,25 @@ describe('placeholderProblems', () => {
 
   it('names each malformed placeholder and each unknown key without a fallback, by field, once', () => {
     const problems = placeholderProblems(
-      { subject: 'Hi {{{FIRST_NAME|there}}', html: '<p>{{{NICK}}} {{{NICK}}} {{{FIRST_NAME}}} {{{AGE|?}}}</p>', text: null },
+      {
+        subject: 'Hi {{{FIRST_NAME|there}}',
+        html: '<p>{{{NICK}}} {{{NICK}}} {{{FIRST_NAME}}} {{{AGE|?}}}</p>',
+        text: null,
+      },
       known,
       'is no contact field or property of this project',
     );
     expect(problems).toEqual([
-      { code: 'malformed_placeholder', message: expect.stringContaining('{{{FIRST_NAME|there}}: its braces do not pair'), path: 'subject' },
-      { code: 'unresolvable_placeholder', message: expect.stringContaining('{{{NICK}}}: NICK is no contact field or property of this project'), path: 'html' },
+      {
+        code: 'malformed_placeholder',
+        message: expect.stringContaining('{{{FIRST_NAME|there}}: its braces do not pair'),
+        path: 'subject',
+      },
+      {
+        code: 'unresolvable_placeholder',
+        message: expect.stringContaining('{{{NICK}}}: NICK is no contact field or property of this project'),
+        path: 'html',
+      },
     ]);
   });
 

@@ -3,7 +3,9 @@ import { escapeHtml, headerSafeValue, render, renderHeader, variablesIn } from '
 describe('render', () => {
   it('inserts {{{KEY}}} as it is and {{KEY}} HTML-escaped', () => {
     const values = { NAME: '<b>Ann & "Bo"</b>', QUOTE: "it's" };
-    expect(render('{{{NAME}}} / {{NAME}} / {{QUOTE}}', values).text).toBe(`<b>Ann & "Bo"</b> / &lt;b&gt;Ann &amp; &quot;Bo&quot;&lt;/b&gt; / it&#39;s`);
+    expect(render('{{{NAME}}} / {{NAME}} / {{QUOTE}}', values).text).toBe(
+      `<b>Ann & "Bo"</b> / &lt;b&gt;Ann &amp; &quot;Bo&quot;&lt;/b&gt; / it&#39;s`,
+    );
   });
 
   it('does not escape {{KEY}} with escape: false (plain text, subjects)', () => {
@@ -11,7 +13,9 @@ describe('render', () => {
   });
 
   it('allows spaces inside the braces and renders numbers, booleans and zero', () => {
-    expect(render('{{ PRICE }} {{{ COUNT }}} {{OK}}', { PRICE: 499.5, COUNT: 0, OK: false }).text).toBe('499.5 0 false');
+    expect(render('{{ PRICE }} {{{ COUNT }}} {{OK}}', { PRICE: 499.5, COUNT: 0, OK: false }).text).toBe(
+      '499.5 0 false',
+    );
   });
 
   it('reports missing keys once each, in order, and keeps them in place by default', () => {
@@ -56,15 +60,30 @@ describe('variablesIn', () => {
 
 describe('escapeHtml', () => {
   it('escapes the five HTML special characters and nothing else', () => {
-    expect(escapeHtml(`<a href="x">Tom & Jerry's</a> é`)).toBe('&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; é');
+    expect(escapeHtml(`<a href="x">Tom & Jerry's</a> é`)).toBe(
+      '&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; é',
+    );
   });
 });
 
 describe('renderHeader (subjects)', () => {
-  const injections = ['Ann\r\nBcc: victim@evil.example', 'Ann\nX-Evil: 1', 'Ann\rX', 'Ann\u0000X', 'Ann\u2028X', 'Ann\u2029X', 'Ann\u0085X', 'Ann\u000bX'];
+  const injections = [
+    'Ann\r\nBcc: victim@evil.example',
+    'Ann\nX-Evil: 1',
+    'Ann\rX',
+    'Ann\u0000X',
+    'Ann\u2028X',
+    'Ann\u2029X',
+    'Ann\u0085X',
+    'Ann\u000bX',
+  ];
 
   it.each(injections)('cannot start a header line with a value: %j', (value) => {
-    const out = renderHeader('Hello {{FIRST_NAME}} / {{{FIRST_NAME}}}', { FIRST_NAME: value }, { missing: 'empty' }).text;
+    const out = renderHeader(
+      'Hello {{FIRST_NAME}} / {{{FIRST_NAME}}}',
+      { FIRST_NAME: value },
+      { missing: 'empty' },
+    ).text;
     // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
     expect(out).not.toMatch(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/);
     expect(out.startsWith('Hello Ann ')).toBe(true);

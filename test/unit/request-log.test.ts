@@ -13,7 +13,13 @@ import { logItem } from '../../shared/logs/request-log';
 
 const KEY = `es_live_${'K'.repeat(32)}`;
 const caller = { projectId: 'p1', livemode: true, permission: 'full_access' as const, apiKeyId: 'k1' };
-const operation = defineOperation({ operationId: 'probe', summary: 'probe', tags: ['Test'], auth: 'api_key', responses: {} });
+const operation = defineOperation({
+  operationId: 'probe',
+  summary: 'probe',
+  tags: ['Test'],
+  auth: 'api_key',
+  responses: {},
+});
 
 function event(path: string, key = KEY): APIGatewayProxyEventV2 {
   return {
@@ -23,15 +29,25 @@ function event(path: string, key = KEY): APIGatewayProxyEventV2 {
     rawQueryString: 'limit=2&secret=no',
     headers: { authorization: `Bearer ${key}`, 'user-agent': 'probe/1', 'x-api-key': 'not logged' },
     isBase64Encoded: false,
-    requestContext: { requestId: `req-${path}`, http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'probe/1' } },
+    requestContext: {
+      requestId: `req-${path}`,
+      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'probe/1' },
+    },
   } as unknown as APIGatewayProxyEventV2;
 }
 const context = { awsRequestId: 'aws-req', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 const authenticate = async (token: string): Promise<Authentication> =>
-  token === KEY ? { caller, refusal: undefined } : token === 'limited' ? { caller, refusal: new ApiError(429, 'application_error', 'slow down') } : { caller: undefined };
+  token === KEY
+    ? { caller, refusal: undefined }
+    : token === 'limited'
+      ? { caller, refusal: new ApiError(429, 'application_error', 'slow down') }
+      : { caller: undefined };
 
-function probe(record: (r: AnsweredRequest) => Promise<unknown>, answer: () => Promise<unknown> = async () => ok({ fine: true })) {
+function probe(
+  record: (r: AnsweredRequest) => Promise<unknown>,
+  answer: () => Promise<unknown> = async () => ok({ fine: true }),
+) {
   return buildHandler(operation, answer as never, authenticate, record);
 }
 
@@ -40,7 +56,14 @@ describe('the request log in the pipeline', () => {
     const seen: AnsweredRequest[] = [];
     const record = async (r: AnsweredRequest) => void seen.push(r);
     expect((await probe(record)(event('/ok'), context)).statusCode).toBe(200);
-    expect((await probe(record, async () => Promise.reject(new ApiError(404, 'not_found', 'Thing not found')))(event('/missing'), context)).statusCode).toBe(404);
+    expect(
+      (
+        await probe(record, async () => Promise.reject(new ApiError(404, 'not_found', 'Thing not found')))(
+          event('/missing'),
+          context,
+        )
+      ).statusCode,
+    ).toBe(404);
     expect((await probe(record)(event('/limited', 'limited'), context)).statusCode).toBe(429);
     expect(seen.map((r) => [r.path, r.status, r.error?.name])).toEqual([
       ['/ok', 200, undefined],
@@ -59,7 +82,10 @@ describe('the request log in the pipeline', () => {
 
   it('answers as it would have when the write fails or throws, and starts the write before it waits for it', async () => {
     const rejecting = async () => Promise.reject(new Error('ProvisionedThroughputExceededException'));
-    expect(await probe(rejecting)(event('/ok'), context)).toMatchObject({ statusCode: 200, body: JSON.stringify({ fine: true }) });
+    expect(await probe(rejecting)(event('/ok'), context)).toMatchObject({
+      statusCode: 200,
+      body: JSON.stringify({ fine: true }),
+    });
     const throwing = () => {
       throw new Error('synchronous');
     };
@@ -92,7 +118,11 @@ describe('a log entry', () => {
       name: 'validation_error',
       message: 'Invalid',
       statusCode: 422,
-      errors: Array.from({ length: 500 }, (_, i) => ({ code: 'invalid_string', message: 'must be an email address', path: `${i}.to` })),
+      errors: Array.from({ length: 500 }, (_, i) => ({
+        code: 'invalid_string',
+        message: 'must be an email address',
+        path: `${i}.to`,
+      })),
     },
   };
 
@@ -100,7 +130,15 @@ describe('a log entry', () => {
     const item = logItem(answered);
     expect(item.PK).toMatch(/^PROJECT#p1#LOGS#\d+$/);
     expect(item.SK).toBe(`LOG#${item.id}`);
-    expect(item).toMatchObject({ type: 'request_log', project_id: 'p1', created_at: '2026-11-25T10:00:00.000Z', response_status: 422, duration_ms: 12, api_key_id: 'k1', livemode: true });
+    expect(item).toMatchObject({
+      type: 'request_log',
+      project_id: 'p1',
+      created_at: '2026-11-25T10:00:00.000Z',
+      response_status: 422,
+      duration_ms: 12,
+      api_key_id: 'k1',
+      livemode: true,
+    });
     expect(item.expires_at).toBe(Date.parse('2026-12-25T10:00:00.000Z') / 1000);
     expect(item.user_agent).toHaveLength(512);
     expect(Buffer.byteLength(JSON.stringify(item.error))).toBeLessThanOrEqual(2048);

@@ -24,10 +24,19 @@ const email = {
   broadcast_id: '01900000-0000-7000-8000-00000000b001',
 };
 /** The event as a Resend handler receives it (the SDK's type; our envelope's extra fields ignored). */
-const asResend = (type: Parameters<typeof buildEvent>[1], object: object) => withResendFields(buildEvent(caller, type, object)) as unknown as WebhookEventPayload;
+const asResend = (type: Parameters<typeof buildEvent>[1], object: object) =>
+  withResendFields(buildEvent(caller, type, object)) as unknown as WebhookEventPayload;
 
 it('email.clicked: the email fields and click {ipAddress, link, timestamp, userAgent}', () => {
-  const event = asResend('email.clicked', { ...email, click: { link: 'https://acme.example/x', timestamp: '2026-11-25T10:01:00.000Z', user_agent: 'Mail/1', ip_address: '203.0.113.9' } });
+  const event = asResend('email.clicked', {
+    ...email,
+    click: {
+      link: 'https://acme.example/x',
+      timestamp: '2026-11-25T10:01:00.000Z',
+      user_agent: 'Mail/1',
+      ip_address: '203.0.113.9',
+    },
+  });
   if (event.type !== 'email.clicked') throw new Error(event.type);
   expect(event.data).toMatchObject({
     email_id: email.id,
@@ -38,21 +47,33 @@ it('email.clicked: the email fields and click {ipAddress, link, timestamp, userA
     message_id: email.message_id,
     broadcast_id: email.broadcast_id,
     tags: { campaign: 'spring', tier: 'gold' },
-    click: { ipAddress: '203.0.113.9', link: 'https://acme.example/x', timestamp: '2026-11-25T10:01:00.000Z', userAgent: 'Mail/1' },
+    click: {
+      ipAddress: '203.0.113.9',
+      link: 'https://acme.example/x',
+      timestamp: '2026-11-25T10:01:00.000Z',
+      userAgent: 'Mail/1',
+    },
   });
 });
 
 it('email.bounced: bounce {type, subType, message} with the recipient diagnostic as the message', () => {
   const event = asResend('email.bounced', {
     ...email,
-    bounce: { type: 'Permanent', subtype: 'NoEmail', recipients: [{ emailAddress: 'ada@example.com', diagnosticCode: 'smtp; 550 5.1.1 no such user' }] },
+    bounce: {
+      type: 'Permanent',
+      subtype: 'NoEmail',
+      recipients: [{ emailAddress: 'ada@example.com', diagnosticCode: 'smtp; 550 5.1.1 no such user' }],
+    },
   });
   if (event.type !== 'email.bounced') throw new Error(event.type);
   expect(event.data.bounce).toEqual({ type: 'Permanent', subType: 'NoEmail', message: 'smtp; 550 5.1.1 no such user' });
 });
 
 it('email.failed: failed {reason} from the failure reason', () => {
-  const event = asResend('email.failed', { ...email, failure_reason: 'not sent: https://x.example/a.pdf answered 404' });
+  const event = asResend('email.failed', {
+    ...email,
+    failure_reason: 'not sent: https://x.example/a.pdf answered 404',
+  });
   if (event.type !== 'email.failed') throw new Error(event.type);
   expect(event.data.failed).toEqual({ reason: 'not sent: https://x.example/a.pdf answered 404' });
 });
@@ -69,7 +90,16 @@ it('email.received: the bare from address and the attachments without their byte
     subject: 'Question',
     message_id: '<q1@outside.example>',
     created_at: '2026-11-25T10:02:00.000Z',
-    attachments: [{ id: '01900000-0000-7000-8000-00000000a001', filename: 'a.pdf', size: 10, content_type: 'application/pdf', content_disposition: 'attachment', content_id: null }],
+    attachments: [
+      {
+        id: '01900000-0000-7000-8000-00000000a001',
+        filename: 'a.pdf',
+        size: 10,
+        content_type: 'application/pdf',
+        content_disposition: 'attachment',
+        content_id: null,
+      },
+    ],
   };
   const event = asResend('email.received', received);
   if (event.type !== 'email.received') throw new Error(event.type);
@@ -84,10 +114,20 @@ it('email.received: the bare from address and the attachments without their byte
     received_for: received.received_for,
     message_id: received.message_id,
     subject: 'Question',
-    attachments: [{ id: received.attachments[0].id, filename: 'a.pdf', content_type: 'application/pdf', content_disposition: 'attachment', content_id: null }],
+    attachments: [
+      {
+        id: received.attachments[0].id,
+        filename: 'a.pdf',
+        content_type: 'application/pdf',
+        content_disposition: 'attachment',
+        content_id: null,
+      },
+    ],
   });
 });
 
 it('adds nothing beside the object for types Resend does not have', () => {
-  expect(withResendFields(buildEvent(caller, 'api_key.created', { object: 'api_key', id: 'k' })).data).toEqual({ object: { object: 'api_key', id: 'k' } });
+  expect(withResendFields(buildEvent(caller, 'api_key.created', { object: 'api_key', id: 'k' })).data).toEqual({
+    object: { object: 'api_key', id: 'k' },
+  });
 });

@@ -13,7 +13,11 @@ import globalTeardown from '../support/global-teardown';
 const RunOutcomeReporter = require('../support/run-outcome-reporter');
 
 const LOG = '{"level":"ERROR","message":"unhandled error","function":"emails/send","error":"boom"}\n';
-const saved = { TEST_DATA_DIR: process.env.TEST_DATA_DIR, AWS_CALLS_LOG: process.env.AWS_CALLS_LOG, LOCAL_RUNTIME_LOG: process.env.LOCAL_RUNTIME_LOG };
+const saved = {
+  TEST_DATA_DIR: process.env.TEST_DATA_DIR,
+  AWS_CALLS_LOG: process.env.AWS_CALLS_LOG,
+  LOCAL_RUNTIME_LOG: process.env.LOCAL_RUNTIME_LOG,
+};
 const made: string[] = [];
 const folder = (name: string) => {
   const dir = mkdtempSync(join(tmpdir(), `email-service-${name}-`));
@@ -44,7 +48,10 @@ async function tearDown(failedSuites: number, rootDir: string): Promise<string> 
   const dataDir = folder('test-data');
   writeFileSync(join(dataDir, 'runtime.log'), LOG);
   process.env.TEST_DATA_DIR = dataDir;
-  new RunOutcomeReporter().onRunComplete(new Set(), { numFailedTestSuites: failedSuites, numRuntimeErrorTestSuites: 0 });
+  new RunOutcomeReporter().onRunComplete(new Set(), {
+    numFailedTestSuites: failedSuites,
+    numRuntimeErrorTestSuites: 0,
+  });
   await globalTeardown({ rootDir } as Config.GlobalConfig);
   expect(existsSync(dataDir)).toBe(false);
   return dataDir;

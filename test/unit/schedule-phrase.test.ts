@@ -43,12 +43,19 @@ describe('parseScheduledAt', () => {
 
   it('refuses what is not one whole time, quoting it', () => {
     for (const value of ['whenever you like', 'in 1 min please', 'tomorrow at 25:00', 'from 9 to 10am tomorrow']) {
-      expect(iso(value)).toEqual({ error: { code: 'invalid_scheduled_at', message: expect.stringContaining(`"${value}" is not a time`) } });
+      expect(iso(value)).toEqual({
+        error: { code: 'invalid_scheduled_at', message: expect.stringContaining(`"${value}" is not a time`) },
+      });
     }
   });
 
   it('refuses an unknown IANA zone, naming it', () => {
-    expect(iso('tomorrow at 9am Mars/Olympus')).toEqual({ error: { code: 'invalid_scheduled_at', message: expect.stringContaining('"Mars/Olympus", which is not a time zone') } });
+    expect(iso('tomorrow at 9am Mars/Olympus')).toEqual({
+      error: {
+        code: 'invalid_scheduled_at',
+        message: expect.stringContaining('"Mars/Olympus", which is not a time zone'),
+      },
+    });
   });
 
   it("does not depend on the server's own time zone (a laptop running the local runtime)", () => {
@@ -57,7 +64,11 @@ describe('parseScheduledAt', () => {
     const script = `const { parseScheduledAt } = require('./shared/emails/schedule-phrase.ts');
       console.log(JSON.stringify(${JSON.stringify(values)}.map((v) => parseScheduledAt(v, new Date('${NOW.toISOString()}')))));`;
     const inZone = (TZ: string) => {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: join(__dirname, '..', '..'), env: { ...process.env, TZ }, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+        cwd: join(__dirname, '..', '..'),
+        env: { ...process.env, TZ },
+        encoding: 'utf8',
+      });
       expect(run.stderr).toBe('');
       return JSON.parse(run.stdout);
     };

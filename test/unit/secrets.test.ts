@@ -43,13 +43,20 @@ afterAll(async () => {
 });
 
 const sdk = (endpoint?: string, requestHandler?: KMSClient['config']['requestHandler']) =>
-  new KMSClient({ region: 'ap-southeast-2', credentials, ...(endpoint ? { endpoint } : {}), ...(requestHandler ? { requestHandler } : {}) });
+  new KMSClient({
+    region: 'ap-southeast-2',
+    credentials,
+    ...(endpoint ? { endpoint } : {}),
+    ...(requestHandler ? { requestHandler } : {}),
+  });
 
 describe('the hand-signed KMS calls', () => {
   /** What the SDK would put on the wire, captured instead of sent. */
   async function sdkRequest(command: GenerateDataKeyCommand | DecryptCommand): Promise<HttpRequest> {
     let captured: HttpRequest | undefined;
-    const handler = { handle: async (request: HttpRequest) => ((captured = request), Promise.reject(new Error('captured'))) };
+    const handler = {
+      handle: async (request: HttpRequest) => ((captured = request), Promise.reject(new Error('captured'))),
+    };
     await sdk(undefined, handler as never)
       .send(command as never)
       .catch(() => undefined);
@@ -58,47 +65,82 @@ describe('the hand-signed KMS calls', () => {
 
   /** What ours puts on the wire, captured from fetch (with a KMS-shaped answer). */
   const ourRequest = (call: () => Promise<unknown>) =>
-    captureFetch(call, () => new Response(JSON.stringify({ Plaintext: Buffer.alloc(32).toString('base64'), CiphertextBlob: 'AAAA' }), { status: 200 }));
+    captureFetch(
+      call,
+      () =>
+        new Response(JSON.stringify({ Plaintext: Buffer.alloc(32).toString('base64'), CiphertextBlob: 'AAAA' }), {
+          status: 200,
+        }),
+    );
 
   it.each([
-    ['GenerateDataKey', () => new GenerateDataKeyCommand({ KeyId: process.env.SECRETS_KEY_ARN, KeySpec: 'AES_256', EncryptionContext: { ...SECRETS_KEY_CONTEXT } }), () => generateDataKey()],
+    [
+      'GenerateDataKey',
+      () =>
+        new GenerateDataKeyCommand({
+          KeyId: process.env.SECRETS_KEY_ARN,
+          KeySpec: 'AES_256',
+          EncryptionContext: { ...SECRETS_KEY_CONTEXT },
+        }),
+      () => generateDataKey(),
+    ],
     [
       'Decrypt',
-      () => new DecryptCommand({ CiphertextBlob: Buffer.from('blob'), KeyId: process.env.SECRETS_KEY_ARN, EncryptionContext: { ...SECRETS_KEY_CONTEXT } }),
+      () =>
+        new DecryptCommand({
+          CiphertextBlob: Buffer.from('blob'),
+          KeyId: process.env.SECRETS_KEY_ARN,
+          EncryptionContext: { ...SECRETS_KEY_CONTEXT },
+        }),
       () => decryptDataKey(Buffer.from('blob')),
     ],
-  ])('%s sends what the SDK sends: the regional host, the target, the JSON body, signed for kms', async (_name, command, call) => {
-    const endpoint = process.env.AWS_ENDPOINT_URL_KMS;
-    delete process.env.AWS_ENDPOINT_URL_KMS;
-    try {
-      const theirs = await sdkRequest(command());
-      const ours = await ourRequest(call);
-      expect(ours.method).toBe(theirs.method);
-      expect(ours.url.hostname).toBe(theirs.hostname);
-      expect(ours.url.hostname).toBe('kms.ap-southeast-2.amazonaws.com');
-      expect(ours.url.pathname).toBe(theirs.path);
-      expect(ours.headers['x-amz-target']).toBe(theirs.headers['x-amz-target']);
-      expect(ours.headers['content-type']).toBe(theirs.headers['content-type']);
-      expect(JSON.parse(ours.body)).toEqual(JSON.parse(String(theirs.body)));
-      const scope = (auth: string) => /Credential=([^,]+)/.exec(auth)?.[1];
-      expect(scope(ours.headers.authorization)).toBe(scope(String(theirs.headers.authorization)));
-      expect(scope(ours.headers.authorization)).toMatch(/^AKIDEXAMPLE\/\d{8}\/ap-southeast-2\/kms\/aws4_request$/);
-    } finally {
-      process.env.AWS_ENDPOINT_URL_KMS = endpoint;
-    }
-  });
+  ])(
+    '%s sends what the SDK sends: the regional host, the target, the JSON body, signed for kms',
+    async (_name, command, call) => {
+      const endpoint = process.env.AWS_ENDPOINT_URL_KMS;
+      delete process.env.AWS_ENDPOINT_URL_KMS;
+      try {
+        const theirs = await sdkRequest(command());
+        const ours = await ourRequest(call);
+        expect(ours.method).toBe(theirs.method);
+        expect(ours.url.hostname).toBe(theirs.hostname);
+        expect(ours.url.hostname).toBe('kms.ap-southeast-2.amazonaws.com');
+        expect(ours.url.pathname).toBe(theirs.path);
+        expect(ours.headers['x-amz-target']).toBe(theirs.headers['x-amz-target']);
+        expect(ours.headers['content-type']).toBe(theirs.headers['content-type']);
+        expect(JSON.parse(ours.body)).toEqual(JSON.parse(String(theirs.body)));
+        const scope = (auth: string) => /Credential=([^,]+)/.exec(auth)?.[1];
+        expect(scope(ours.headers.authorization)).toBe(scope(String(theirs.headers.authorization)));
+        expect(scope(ours.headers.authorization)).toMatch(/^AKIDEXAMPLE\/\d{8}\/ap-southeast-2\/kms\/aws4_request$/);
+      } finally {
+        process.env.AWS_ENDPOINT_URL_KMS = endpoint;
+      }
+    },
+  );
 });
 
 describe('the local KMS stand-in', () => {
   it('answers the real client: a data key opens with its context, and not with another context or key', async () => {
     const client = sdk(kms.endpoint);
-    const made = await client.send(new GenerateDataKeyCommand({ KeyId: kms.keyArn, KeySpec: 'AES_256', EncryptionContext: { purpose: 'a' } }));
+    const made = await client.send(
+      new GenerateDataKeyCommand({ KeyId: kms.keyArn, KeySpec: 'AES_256', EncryptionContext: { purpose: 'a' } }),
+    );
     expect(made.Plaintext).toHaveLength(32);
-    const opened = await client.send(new DecryptCommand({ CiphertextBlob: made.CiphertextBlob, EncryptionContext: { purpose: 'a' } }));
+    const opened = await client.send(
+      new DecryptCommand({ CiphertextBlob: made.CiphertextBlob, EncryptionContext: { purpose: 'a' } }),
+    );
     expect(Buffer.from(opened.Plaintext!).equals(Buffer.from(made.Plaintext!))).toBe(true);
-    await expect(client.send(new DecryptCommand({ CiphertextBlob: made.CiphertextBlob, EncryptionContext: { purpose: 'b' } }))).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
     await expect(
-      client.send(new DecryptCommand({ CiphertextBlob: made.CiphertextBlob, KeyId: 'arn:aws:kms:ap-southeast-2:000000000000:key/other', EncryptionContext: { purpose: 'a' } })),
+      client.send(new DecryptCommand({ CiphertextBlob: made.CiphertextBlob, EncryptionContext: { purpose: 'b' } })),
+    ).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
+    await expect(
+      client.send(
+        new DecryptCommand({
+          CiphertextBlob: made.CiphertextBlob,
+          KeyId: 'arn:aws:kms:ap-southeast-2:000000000000:key/other',
+          EncryptionContext: { purpose: 'a' },
+        }),
+      ),
     ).rejects.toMatchObject({
       name: 'IncorrectKeyException',
     });
@@ -112,7 +154,9 @@ describe('the local KMS stand-in', () => {
       expect(statSync(join(root, `${kms.keyArn.split('/').pop()}.key`)).mode & 0o777).toBe(0o600);
       const client = sdk(again.endpoint);
       const blob = Buffer.from(sealed.split('.')[1], 'base64url');
-      const opened = await client.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: { ...SECRETS_KEY_CONTEXT } }));
+      const opened = await client.send(
+        new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: { ...SECRETS_KEY_CONTEXT } }),
+      );
       expect(opened.Plaintext).toHaveLength(32);
       client.destroy();
     } finally {
@@ -136,7 +180,9 @@ describe('sealed secrets', () => {
     const parts = sealed.split('.');
     const body = Buffer.from(parts[3], 'base64url');
     body[0] ^= 1;
-    await expect(openSecret([...parts.slice(0, 3), body.toString('base64url')].join('.'), 'webhook:p1:w1')).rejects.toThrow();
+    await expect(
+      openSecret([...parts.slice(0, 3), body.toString('base64url')].join('.'), 'webhook:p1:w1'),
+    ).rejects.toThrow();
   });
 
   it('a value stored before sealing existed is read as it is', async () => {
@@ -149,7 +195,12 @@ describe('sealed secrets', () => {
     try {
       const sealed = await Promise.all(['a', 'b', 'c', 'd'].map((s) => sealSecret(`whsec_${s}`, `place-${s}`)));
       expect(new Set(sealed.map((s) => s.split('.')[1])).size).toBe(1);
-      expect(await Promise.all(sealed.map((s, i) => openSecret(s, `place-${'abcd'[i]}`)))).toEqual(['whsec_a', 'whsec_b', 'whsec_c', 'whsec_d']);
+      expect(await Promise.all(sealed.map((s, i) => openSecret(s, `place-${'abcd'[i]}`)))).toEqual([
+        'whsec_a',
+        'whsec_b',
+        'whsec_c',
+        'whsec_d',
+      ]);
       expect(calls.filter((c) => c.operation === 'GenerateDataKey').length).toBeLessThanOrEqual(1);
       expect(calls.filter((c) => c.operation === 'Decrypt').length).toBeLessThanOrEqual(1);
     } finally {
@@ -161,8 +212,15 @@ describe('sealed secrets', () => {
 describe("the local runtime's check of KMS calls", () => {
   beforeEach(() => jest.spyOn(console, 'error').mockImplementation(() => undefined)); // the runtime logs each refusal
   afterEach(() => jest.restoreAllMocks());
-  const invocation = (secretsKey?: 'encrypt' | 'decrypt' | 'encrypt-decrypt'): Invocation => ({ fn: { name: 'TestFunction', needs: { secretsKey }, timeoutMs: 1000 }, timedOut: false });
-  const call = (operation: string, context: Record<string, string> = { ...SECRETS_KEY_CONTEXT }, keyId = process.env.SECRETS_KEY_ARN): AwsCall => ({
+  const invocation = (secretsKey?: 'encrypt' | 'decrypt' | 'encrypt-decrypt'): Invocation => ({
+    fn: { name: 'TestFunction', needs: { secretsKey }, timeoutMs: 1000 },
+    timedOut: false,
+  });
+  const call = (
+    operation: string,
+    context: Record<string, string> = { ...SECRETS_KEY_CONTEXT },
+    keyId = process.env.SECRETS_KEY_ARN,
+  ): AwsCall => ({
     service: 'kms',
     operation,
     input: { KeyId: keyId, EncryptionContext: context },
@@ -170,17 +228,30 @@ describe("the local runtime's check of KMS calls", () => {
 
   it('allows what the need grants and refuses the rest with AccessDeniedException', () => {
     expect(() => checkCall(invocation('encrypt'), call('GenerateDataKey'))).not.toThrow();
-    expect(() => checkCall(invocation('encrypt'), call('Decrypt'))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
+    expect(() => checkCall(invocation('encrypt'), call('Decrypt'))).toThrow(
+      expect.objectContaining({ name: 'AccessDeniedException' }),
+    );
     expect(() => checkCall(invocation('decrypt'), call('Decrypt'))).not.toThrow();
-    expect(() => checkCall(invocation('decrypt'), call('GenerateDataKey'))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
-    expect(() => checkCall(invocation(), call('Decrypt'))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
+    expect(() => checkCall(invocation('decrypt'), call('GenerateDataKey'))).toThrow(
+      expect.objectContaining({ name: 'AccessDeniedException' }),
+    );
+    expect(() => checkCall(invocation(), call('Decrypt'))).toThrow(
+      expect.objectContaining({ name: 'AccessDeniedException' }),
+    );
   });
 
   it("refuses the key without its encryption context, and another key, as the stack grant's condition does", () => {
-    expect(() => checkCall(invocation('encrypt-decrypt'), call('Decrypt', {}))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
-    expect(() => checkCall(invocation('encrypt-decrypt'), call('Decrypt', { purpose: 'other' }))).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
-    expect(() => checkCall(invocation('encrypt-decrypt'), call('Decrypt', undefined, 'arn:aws:kms:ap-southeast-2:000000000000:key/other'))).toThrow(
+    expect(() => checkCall(invocation('encrypt-decrypt'), call('Decrypt', {}))).toThrow(
       expect.objectContaining({ name: 'AccessDeniedException' }),
     );
+    expect(() => checkCall(invocation('encrypt-decrypt'), call('Decrypt', { purpose: 'other' }))).toThrow(
+      expect.objectContaining({ name: 'AccessDeniedException' }),
+    );
+    expect(() =>
+      checkCall(
+        invocation('encrypt-decrypt'),
+        call('Decrypt', undefined, 'arn:aws:kms:ap-southeast-2:000000000000:key/other'),
+      ),
+    ).toThrow(expect.objectContaining({ name: 'AccessDeniedException' }));
   });
 });

@@ -3,7 +3,14 @@
  * lane, whatever their kind, so no live sender ever handles one; live ones by lane; one with `path`
  * attachments still to fetch to the fetch stage first.
  */
-import { attachmentFetchQueue, bulkSendQueue, firstQueueOf, sendQueue, sendQueueOf, testSendQueue } from '../../shared/emails/send-queue';
+import {
+  attachmentFetchQueue,
+  bulkSendQueue,
+  firstQueueOf,
+  sendQueue,
+  sendQueueOf,
+  testSendQueue,
+} from '../../shared/emails/send-queue';
 
 it("sends a test twin's emails, transactional and broadcast, through test mode's lane", () => {
   expect(sendQueueOf('p1_test', 'transactional')).toBe(testSendQueue);

@@ -6,10 +6,21 @@
  */
 import { MAX_ATTACHMENT_BYTES } from '../../shared/emails/attachments';
 import { MAX_EMAIL_CONTENT_BYTES } from '../../shared/emails/emails';
-import { ATTACHMENT_FACTOR, CONTENT_FACTOR, MemoryBudget, SENDER_MEMORY_BUDGET_BYTES, sendFootprint } from '../../shared/emails/sender-memory';
+import {
+  ATTACHMENT_FACTOR,
+  CONTENT_FACTOR,
+  MemoryBudget,
+  SENDER_MEMORY_BUDGET_BYTES,
+  sendFootprint,
+} from '../../shared/emails/sender-memory';
 
 const MB = 1024 * 1024;
-const email = (content_bytes: number, attachment_bytes?: number) => ({ project_id: 'p', id: 'e', content_bytes, attachment_bytes });
+const email = (content_bytes: number, attachment_bytes?: number) => ({
+  project_id: 'p',
+  id: 'e',
+  content_bytes,
+  attachment_bytes,
+});
 
 describe('an email is counted from its item', () => {
   it('at its content and attachments times their factors', async () => {
@@ -31,7 +42,9 @@ describe('the emails of one instance share the budget', () => {
 
   it('lets ten 1 MB emails go side by side', async () => {
     const budget = new MemoryBudget(SENDER_MEMORY_BUDGET_BYTES);
-    const releases = await Promise.all(Array.from({ length: 10 }, async () => budget.take(await sendFootprint(email(10_000, MB)), later())));
+    const releases = await Promise.all(
+      Array.from({ length: 10 }, async () => budget.take(await sendFootprint(email(10_000, MB)), later())),
+    );
     expect(releases.every((r) => typeof r === 'function')).toBe(true);
     expect(budget.inUse).toBeGreaterThan(10 * ATTACHMENT_FACTOR * MB);
   });

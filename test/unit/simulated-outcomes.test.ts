@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import PostalMime from 'postal-mime';
 import { quotedPrintable, renderMessage } from '../../shared/emails/rendered-message';
-import { outcomeOf, SIMULATED_ADDRESSES, SIMULATED_DELAY_SECONDS, simulatedEvents, type SimulatedRequest } from '../../shared/emails/simulated-outcomes';
+import {
+  outcomeOf,
+  SIMULATED_ADDRESSES,
+  SIMULATED_DELAY_SECONDS,
+  simulatedEvents,
+  type SimulatedRequest,
+} from '../../shared/emails/simulated-outcomes';
 import { subscribedQueues } from '../../shared/platform/aws/ses-events-topic';
 import { parseSnsEnvelope, snsEnvelope } from '../../shared/platform/aws/sns-envelope';
 
@@ -18,7 +24,8 @@ const request = (to: string[], html = '<p>Hi <a href="https://example.com/a">a</
   EmailTags: [{ Name: 'email_id', Value: 'e-1' }],
   Content: { Simple: { Subject: { Data: 'Hi' }, Body: { Html: { Data: html } } } },
 });
-const types = (to: string, options: Parameters<typeof simulatedEvents>[2] = { testMode: true }) => simulatedEvents(request([to]), 'test-1', options).map((e) => e.eventType);
+const types = (to: string, options: Parameters<typeof simulatedEvents>[2] = { testMode: true }) =>
+  simulatedEvents(request([to]), 'test-1', options).map((e) => e.eventType);
 
 describe('the table of simulated addresses', () => {
   it.each([
@@ -47,20 +54,36 @@ describe('the table of simulated addresses', () => {
 
   it('bounces with the SES subtypes the suppression writer records', () => {
     const [, general] = simulatedEvents(request(['bounced+a@resend.dev']), 'test-1', { testMode: true });
-    const [, onList] = simulatedEvents(request(['suppressionlist@simulator.amazonses.com']), 'test-1', { testMode: true });
-    expect(general.bounce).toMatchObject({ bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: 'bounced+a@resend.dev' }] });
+    const [, onList] = simulatedEvents(request(['suppressionlist@simulator.amazonses.com']), 'test-1', {
+      testMode: true,
+    });
+    expect(general.bounce).toMatchObject({
+      bounceType: 'Permanent',
+      bounceSubType: 'General',
+      bouncedRecipients: [{ emailAddress: 'bounced+a@resend.dev' }],
+    });
     expect(onList.bounce).toMatchObject({ bounceType: 'Permanent', bounceSubType: 'OnAccountSuppressionList' });
   });
 
   it('opens and clicks only what the domain tracks', () => {
-    expect(types('open@simulator.amazonses.com', { testMode: true, tracking: { open: true, click: true } })).toEqual(['Send', 'Delivery', 'Open']);
-    expect(types('click+1@simulator.amazonses.com', { testMode: true, tracking: { open: true, click: true } })).toEqual(['Send', 'Delivery', 'Open', 'Click']);
+    expect(types('open@simulator.amazonses.com', { testMode: true, tracking: { open: true, click: true } })).toEqual([
+      'Send',
+      'Delivery',
+      'Open',
+    ]);
+    expect(types('click+1@simulator.amazonses.com', { testMode: true, tracking: { open: true, click: true } })).toEqual(
+      ['Send', 'Delivery', 'Open', 'Click'],
+    );
     expect(types('click@simulator.amazonses.com', { testMode: true })).toEqual(['Send', 'Delivery']);
   });
 
   it('builds the same events for the same send, so a republished event is applied once', () => {
     const now = new Date('2026-11-25T10:00:00.000Z');
-    const send = () => simulatedEvents(request(['bounce@simulator.amazonses.com', 'complaint@simulator.amazonses.com']), 'test-1', { now, testMode: true });
+    const send = () =>
+      simulatedEvents(request(['bounce@simulator.amazonses.com', 'complaint@simulator.amazonses.com']), 'test-1', {
+        now,
+        testMode: true,
+      });
     expect(send()).toEqual(send());
   });
 
@@ -90,14 +113,25 @@ describe('the rendered message of a test-mode send', () => {
   const message = renderMessage(
     {
       FromEmailAddress: '"Ünïcode, Sender" <news@mail.example.com>',
-      Destination: { ToAddresses: ['Reader <reader@example.com>', 'second@example.com'], CcAddresses: ['cc@example.com'], BccAddresses: ['hidden@example.com'] },
+      Destination: {
+        ToAddresses: ['Reader <reader@example.com>', 'second@example.com'],
+        CcAddresses: ['cc@example.com'],
+        BccAddresses: ['hidden@example.com'],
+      },
       ReplyToAddresses: ['replies@mail.example.com'],
       Content: {
         Simple: {
           Subject: { Data: 'Grüße: your order № 42 '.repeat(5).trim() },
           Body: { Html: { Data: `<p>${'long line '.repeat(40)}</p><p>Grüße = €</p>` }, Text: { Data: 'Hello\nGrüße' } },
           Headers: [{ Name: 'X-Entity-Ref-ID', Value: 'abc-123' }],
-          Attachments: [{ FileName: 'invoice €.pdf', RawContent: attachment, ContentType: 'application/pdf', ContentDisposition: 'ATTACHMENT' }],
+          Attachments: [
+            {
+              FileName: 'invoice €.pdf',
+              RawContent: attachment,
+              ContentType: 'application/pdf',
+              ContentDisposition: 'ATTACHMENT',
+            },
+          ],
         },
       },
     },
@@ -121,7 +155,11 @@ describe('the rendered message of a test-mode send', () => {
     expect(parsed.html).toBe(`<p>${'long line '.repeat(40)}</p><p>Grüße = €</p>\n`);
     expect(parsed.headers.find((h) => h.key === 'x-entity-ref-id')?.value).toBe('abc-123');
     expect(parsed.attachments).toHaveLength(1);
-    expect(parsed.attachments[0]).toMatchObject({ filename: 'invoice €.pdf', mimeType: 'application/pdf', disposition: 'attachment' });
+    expect(parsed.attachments[0]).toMatchObject({
+      filename: 'invoice €.pdf',
+      mimeType: 'application/pdf',
+      disposition: 'attachment',
+    });
     expect(Buffer.from(parsed.attachments[0].content as ArrayBuffer)).toEqual(attachment);
     expect(message.toString('latin1')).not.toContain('hidden@example.com');
   });

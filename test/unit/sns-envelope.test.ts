@@ -3,11 +3,14 @@ import { MalformedSnsEnvelope, parseSnsEnvelope } from '../../shared/platform/aw
 import { MalformedSesNotification, readSesNotification } from '../../shared/platform/aws/ses-notification';
 import { MalformedReceipt, receiptFromBody } from '../../shared/receiving/inbound';
 
-const envelope = (fields: object) => JSON.stringify({ MessageId: 'sns-1', TopicArn: 'arn:aws:sns:ap-southeast-2:123456789012:t', ...fields });
+const envelope = (fields: object) =>
+  JSON.stringify({ MessageId: 'sns-1', TopicArn: 'arn:aws:sns:ap-southeast-2:123456789012:t', ...fields });
 
 describe('parseSnsEnvelope', () => {
   it("answers a Notification's Message, parsed", () => {
-    expect(parseSnsEnvelope(envelope({ Type: 'Notification', Message: JSON.stringify({ eventType: 'Bounce' }) }))).toEqual({ eventType: 'Bounce' });
+    expect(
+      parseSnsEnvelope(envelope({ Type: 'Notification', Message: JSON.stringify({ eventType: 'Bounce' }) })),
+    ).toEqual({ eventType: 'Bounce' });
     expect(parseSnsEnvelope(envelope({ Type: 'Notification', Message: '"text"' }))).toBe('text');
   });
 
@@ -33,14 +36,17 @@ describe('its consumers', () => {
   it.each([
     ['SES events (email status, suppression feedback)', readSesNotification, MalformedSesNotification],
     ['inbound', receiptFromBody, MalformedReceipt],
-  ] as const)('%s: an unreadable envelope is its own malformed error, caused by MalformedSnsEnvelope', (_, parse, Malformed) => {
-    let thrown: unknown;
-    try {
-      parse(envelope({ Type: 'UnsubscribeConfirmation' }));
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(Malformed);
-    expect((thrown as Error).cause).toBeInstanceOf(MalformedSnsEnvelope);
-  });
+  ] as const)(
+    '%s: an unreadable envelope is its own malformed error, caused by MalformedSnsEnvelope',
+    (_, parse, Malformed) => {
+      let thrown: unknown;
+      try {
+        parse(envelope({ Type: 'UnsubscribeConfirmation' }));
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(Malformed);
+      expect((thrown as Error).cause).toBeInstanceOf(MalformedSnsEnvelope);
+    },
+  );
 });

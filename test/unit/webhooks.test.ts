@@ -7,13 +7,33 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import * as keys from '../../shared/platform/db/keys';
 import { newId, UUID_PATTERN } from '../../shared/platform/ids';
-import { DEFAULT_RETRY_SCHEDULE_SECONDS, deliveryId, newAttemptItem, newDeliveryItem, retryDelaySeconds, retrySchedule } from '../../shared/webhooks/deliveries';
+import {
+  DEFAULT_RETRY_SCHEDULE_SECONDS,
+  deliveryId,
+  newAttemptItem,
+  newDeliveryItem,
+  retryDelaySeconds,
+  retrySchedule,
+} from '../../shared/webhooks/deliveries';
 import { eventLogStatus } from '../../shared/webhooks/event-log';
-import { classifyAddress, endpointProblem, normaliseHost, SPECIAL_PURPOSE_RANGES } from '../../shared/platform/net/endpoint';
+import {
+  classifyAddress,
+  endpointProblem,
+  normaliseHost,
+  SPECIAL_PURPOSE_RANGES,
+} from '../../shared/platform/net/endpoint';
 import type { lookup as dnsLookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkedAddress, checkedAddresses, CONNECT_TIMEOUT_MS, pinnedLookup, postWebhook, RESPONSE_KEPT_BYTES, WEBHOOK_TIMEOUT_MS } from '../../shared/platform/net/outbound';
+import {
+  checkedAddress,
+  checkedAddresses,
+  CONNECT_TIMEOUT_MS,
+  pinnedLookup,
+  postWebhook,
+  RESPONSE_KEPT_BYTES,
+  WEBHOOK_TIMEOUT_MS,
+} from '../../shared/platform/net/outbound';
 import { hangingEndpoint, unacceptingEndpoint } from '../support/unresponsive-endpoints';
 import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhooks/signing';
 
@@ -40,7 +60,8 @@ function rangeEnds(cidr: string): [string, string] {
     const [head, tail = ''] = base.split('::');
     const left = head ? head.split(':') : [];
     const right = tail ? tail.split(':') : [];
-    for (const group of [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]) n = (n << 16n) | BigInt(parseInt(group, 16));
+    for (const group of [...left, ...Array(8 - left.length - right.length).fill('0'), ...right])
+      n = (n << 16n) | BigInt(parseInt(group, 16));
   } else for (const octet of base.split('.')) n = (n << 8n) | BigInt(octet);
   const hostMask = (1n << (width - bits)) - 1n;
   const text = (x: bigint) =>
@@ -188,10 +209,25 @@ describe('host names, normalised before they are judged', () => {
 
   it('on AWS: a loopback host in any spelling is refused (https://LOCALHOST./ passed)', () =>
     withEnv(undefined, () => {
-      for (const url of ['https://LOCALHOST./', 'https://localhost./in', 'https://api.LOCALHOST./', 'https://0x7f.1/', 'https://2130706433/', 'https://127.1/', 'https://[::ffff:127.0.0.1]/']) {
+      for (const url of [
+        'https://LOCALHOST./',
+        'https://localhost./in',
+        'https://api.LOCALHOST./',
+        'https://0x7f.1/',
+        'https://2130706433/',
+        'https://127.1/',
+        'https://[::ffff:127.0.0.1]/',
+      ]) {
         expect([url, endpointProblem(url)]).toEqual([url, expect.stringMatching(/loopback/)]);
       }
-      for (const url of ['https://[::ffff:0:7f00:1]/', 'https://[64:ff9b:1::a00:1]/', 'https://[2001::1]/', 'https://192.88.99.1/', 'https://[100::1]/', 'https://[2001:10::1]/']) {
+      for (const url of [
+        'https://[::ffff:0:7f00:1]/',
+        'https://[64:ff9b:1::a00:1]/',
+        'https://[2001::1]/',
+        'https://192.88.99.1/',
+        'https://[100::1]/',
+        'https://[2001:10::1]/',
+      ]) {
         expect([url, endpointProblem(url)]).toEqual([url, expect.stringMatching(/reserved address/)]);
       }
     }));
@@ -254,9 +290,17 @@ describe("the local runtime's own services (LOCAL_RUNTIME_PORTS)", () => {
       expect(await postWebhook(endpoint, '{}', {})).toMatchObject({ ok: true, status: 200 });
       expect(hits).toBe(1);
       await withVars({ LOCAL_RUNTIME_PORTS: String(port) }, async () => {
-        expect(await postWebhook(endpoint, '{}', {})).toEqual({ ok: false, status: null, error: expect.stringMatching(/^endpoint refused: .*local runtime's own services/) });
-        expect(await checkedAddresses('localhost', port)).toEqual({ refused: expect.stringMatching(/local runtime's own services/) });
-        expect(await checkedAddresses('127.0.0.1', port + 1)).toEqual({ addresses: [{ address: '127.0.0.1', family: 4 }] });
+        expect(await postWebhook(endpoint, '{}', {})).toEqual({
+          ok: false,
+          status: null,
+          error: expect.stringMatching(/^endpoint refused: .*local runtime's own services/),
+        });
+        expect(await checkedAddresses('localhost', port)).toEqual({
+          refused: expect.stringMatching(/local runtime's own services/),
+        });
+        expect(await checkedAddresses('127.0.0.1', port + 1)).toEqual({
+          addresses: [{ address: '127.0.0.1', family: 4 }],
+        });
       });
       expect(hits).toBe(1);
     }));
@@ -267,7 +311,9 @@ describe("the local runtime's own services (LOCAL_RUNTIME_PORTS)", () => {
       expect(endpointProblem('https://[2001::1]/in')).toMatch(/reserved/);
       expect(endpointProblem('https://169.254.169.254/')).toMatch(/link-local/);
       expect(await checkedAddresses('10.0.0.5', 443)).toEqual({ refused: expect.stringMatching(/private/) });
-      expect(await checkedAddresses('localhost', 443)).toEqual({ addresses: expect.arrayContaining([expect.objectContaining({ family: expect.any(Number) })]) });
+      expect(await checkedAddresses('localhost', 443)).toEqual({
+        addresses: expect.arrayContaining([expect.objectContaining({ family: expect.any(Number) })]),
+      });
     }));
 });
 
@@ -278,17 +324,31 @@ describe('the dispatcher on AWS (no ALLOW_HTTP_LOOPBACK_WEBHOOKS)', () => {
       expect(await checkedAddress('[::1]')).toEqual({ refused: expect.stringMatching(/loopback/) });
       expect(await checkedAddress('localhost')).toEqual({ refused: expect.stringMatching(/loopback/) }); // resolved, then refused
       expect(await checkedAddress('8.8.8.8')).toEqual({ address: '8.8.8.8', family: 4 });
-      expect(await postWebhook('https://169.254.169.254/latest/meta-data', '{}', {})).toEqual({ ok: false, status: null, error: expect.stringMatching(/^endpoint refused: .*link-local/) });
-      expect(await postWebhook('http://127.0.0.1:9/', '{}', {})).toEqual({ ok: false, status: null, error: expect.stringMatching(/^endpoint refused: must use https/) });
+      expect(await postWebhook('https://169.254.169.254/latest/meta-data', '{}', {})).toEqual({
+        ok: false,
+        status: null,
+        error: expect.stringMatching(/^endpoint refused: .*link-local/),
+      });
+      expect(await postWebhook('http://127.0.0.1:9/', '{}', {})).toEqual({
+        ok: false,
+        status: null,
+        error: expect.stringMatching(/^endpoint refused: must use https/),
+      });
     }));
 });
 
 describe('pinnedLookup', () => {
   it("answers the checked address whatever name it is asked, in both of Node's callback forms", async () => {
     const lookup = pinnedLookup([{ address: '93.184.216.34', family: 4 }]);
-    const one = await new Promise((resolve) => lookup('rebinding.example', {}, (error, address, family) => resolve({ error, address, family })));
+    const one = await new Promise((resolve) =>
+      lookup('rebinding.example', {}, (error, address, family) => resolve({ error, address, family })),
+    );
     expect(one).toEqual({ error: null, address: '93.184.216.34', family: 4 });
-    const all = await new Promise((resolve) => (lookup as typeof dnsLookup)('rebinding.example', { all: true }, (error, addresses) => resolve({ error, addresses })));
+    const all = await new Promise((resolve) =>
+      (lookup as typeof dnsLookup)('rebinding.example', { all: true }, (error, addresses) =>
+        resolve({ error, addresses }),
+      ),
+    );
     expect(all).toEqual({ error: null, addresses: [{ address: '93.184.216.34', family: 4 }] });
   });
 });
@@ -306,11 +366,18 @@ describe('signing', () => {
     const [current, previous] = [newSigningSecret(), newSigningSecret()];
     const body = JSON.stringify({ type: 'email.sent', data: { object: { id: 'x', subject: 'héllo' } } });
     const now = Date.now();
-    expect(sign(current, 'evt_1', Math.floor(now / 1000), body)).toBe(new StandardWebhook(current).sign('evt_1', new Date(now), body));
+    expect(sign(current, 'evt_1', Math.floor(now / 1000), body)).toBe(
+      new StandardWebhook(current).sign('evt_1', new Date(now), body),
+    );
     const headers = signatureHeaders([current, previous], 'evt_1', body, now);
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
-    expect(headers).toMatchObject({ 'svix-id': 'evt_1', 'svix-timestamp': headers['webhook-timestamp'], 'svix-signature': headers['webhook-signature'] });
-    for (const secret of [current, previous]) expect(new StandardWebhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(headers).toMatchObject({
+      'svix-id': 'evt_1',
+      'svix-timestamp': headers['webhook-timestamp'],
+      'svix-signature': headers['webhook-signature'],
+    });
+    for (const secret of [current, previous])
+      expect(new StandardWebhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new StandardWebhook(newSigningSecret()).verify(body, headers)).toThrow();
   });
 });
@@ -356,8 +423,14 @@ describe('webhook keys', () => {
     expect(keys.webhook('p1', 'w1')).toEqual({ PK: 'PROJECT#p1', SK: 'WEBHOOK#w1' });
     expect(keys.webhooks('p1')).toEqual({ PK: 'PROJECT#p1', prefix: 'WEBHOOK#' });
     // deliveries are written per email event: spread over the project's delivery shards, by delivery id (d3: shard 3)
-    expect(keys.webhookDelivery('p1', 'w1', 'd3')).toEqual({ PK: 'PROJECT#p1#DELIVERIES#3', SK: 'WEBHOOK_DELIVERY#w1#d3' });
-    expect(keys.webhookDeliveries('p1', 'w1')).toEqual({ PKs: Array.from({ length: 16 }, (_, i) => `PROJECT#p1#DELIVERIES#${i}`), prefix: 'WEBHOOK_DELIVERY#w1#' });
+    expect(keys.webhookDelivery('p1', 'w1', 'd3')).toEqual({
+      PK: 'PROJECT#p1#DELIVERIES#3',
+      SK: 'WEBHOOK_DELIVERY#w1#d3',
+    });
+    expect(keys.webhookDeliveries('p1', 'w1')).toEqual({
+      PKs: Array.from({ length: 16 }, (_, i) => `PROJECT#p1#DELIVERIES#${i}`),
+      prefix: 'WEBHOOK_DELIVERY#w1#',
+    });
     expect(keys.webhookEventsIndex('p1', 'd3')).toEqual({ GSI1PK: 'WEBHOOK_EVENTS#p1#3', GSI1SK: 'd3' });
     expect(keys.webhookEventsPartitions('p1')).toContain('WEBHOOK_EVENTS#p1#3');
     // a delivery's attempts: together in the attempt partition its id picks, apart from the delivery shards
@@ -366,9 +439,21 @@ describe('webhook keys', () => {
   });
 
   it('never lets a webhook prefix swallow another collection, or the reverse', () => {
-    const mine = [keys.webhooks('p').prefix, keys.webhookDeliveries('p', 'w').prefix, keys.webhookAttempts('p', 'd').prefix];
-    const all = [...mine, keys.segments('p').prefix, keys.apiKeys('p').prefix, keys.events('p').prefix, keys.domains('p').prefix, keys.emails('p').prefix];
-    for (const a of mine) for (const b of all) if (a !== b) expect([b.startsWith(a), a.startsWith(b)]).toEqual([false, false]);
+    const mine = [
+      keys.webhooks('p').prefix,
+      keys.webhookDeliveries('p', 'w').prefix,
+      keys.webhookAttempts('p', 'd').prefix,
+    ];
+    const all = [
+      ...mine,
+      keys.segments('p').prefix,
+      keys.apiKeys('p').prefix,
+      keys.events('p').prefix,
+      keys.domains('p').prefix,
+      keys.emails('p').prefix,
+    ];
+    for (const a of mine)
+      for (const b of all) if (a !== b) expect([b.startsWith(a), a.startsWith(b)]).toEqual([false, false]);
   });
 });
 
@@ -381,11 +466,22 @@ describe("Resend's event log", () => {
   });
 
   it('records an attempt with its status code and the start of the answer, or 0 and the reason nothing answered', () => {
-    const event = { projectId: 'p1', id: newId(), type: 'email.sent', createdAt: '2026-11-25T10:00:00.000Z', expiresAt: 1_800_000_000 };
+    const event = {
+      projectId: 'p1',
+      id: newId(),
+      type: 'email.sent',
+      createdAt: '2026-11-25T10:00:00.000Z',
+      expiresAt: 1_800_000_000,
+    };
     const delivery = newDeliveryItem(event, 'w1', '2026-11-25T10:00:00.500Z');
     expect(delivery.event_created_at).toBe(event.createdAt);
     const sentAt = '2026-11-25T10:00:01.000Z';
-    const answered = newAttemptItem(delivery, 1, sentAt, { ok: false, status: 500, error: 'endpoint answered 500', body: 'down' });
+    const answered = newAttemptItem(delivery, 1, sentAt, {
+      ok: false,
+      status: 500,
+      error: 'endpoint answered 500',
+      body: 'down',
+    });
     expect(answered).toEqual({
       ...keys.webhookAttempt('p1', delivery.id, answered.id),
       type: 'webhook_attempt',
@@ -400,7 +496,13 @@ describe("Resend's event log", () => {
       expires_at: 1_800_000_000,
     });
     expect(answered.id.slice(0, 13)).toBe(newId(Date.parse(sentAt)).slice(0, 13)); // its time: attempts sort by when they were sent
-    expect(newAttemptItem(delivery, 2, sentAt, { ok: false, status: null, error: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9' })).toMatchObject({
+    expect(
+      newAttemptItem(delivery, 2, sentAt, {
+        ok: false,
+        status: null,
+        error: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
+      }),
+    ).toMatchObject({
       http_status_code: 0,
       response: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
     });
@@ -411,8 +513,15 @@ describe("Resend's event log", () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () => postWebhook(endpoint, '{}', {}));
-      expect(result).toEqual({ ok: false, status: 503, error: 'endpoint answered 503', body: 'x'.repeat(RESPONSE_KEPT_BYTES) });
+      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () =>
+        postWebhook(endpoint, '{}', {}),
+      );
+      expect(result).toEqual({
+        ok: false,
+        status: 503,
+        error: 'endpoint answered 503',
+        body: 'x'.repeat(RESPONSE_KEPT_BYTES),
+      });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -421,7 +530,9 @@ describe("Resend's event log", () => {
   it(`gives up on an endpoint that never accepts the connection after ${CONNECT_TIMEOUT_MS / 1000} s, not the whole ${WEBHOOK_TIMEOUT_MS / 1000} s`, async () => {
     const endpoint = await unacceptingEndpoint();
     try {
-      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () => postWebhook(endpoint.url, '{}', {}));
+      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () =>
+        postWebhook(endpoint.url, '{}', {}),
+      );
       expect(result).toEqual({ ok: false, status: null, error: `no connection within ${CONNECT_TIMEOUT_MS / 1000} s` });
     } finally {
       await endpoint.stop();
@@ -432,7 +543,9 @@ describe("Resend's event log", () => {
     const endpoint = await hangingEndpoint();
     try {
       // a total shorter than the connect timeout would end first; this one is longer
-      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () => postWebhook(endpoint.url, '{}', {}, 2_000, 500));
+      const result = await withVars({ ALLOW_HTTP_LOOPBACK_WEBHOOKS: 'true', LOCAL_RUNTIME_PORTS: undefined }, () =>
+        postWebhook(endpoint.url, '{}', {}, 2_000, 500),
+      );
       expect(result).toEqual({ ok: false, status: null, error: 'no answer within 2 s' });
       expect(endpoint.requests).toBe(1);
     } finally {

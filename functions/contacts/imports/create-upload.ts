@@ -2,4 +2,6 @@ import { api, created } from '#shared/access/api';
 import { createUpload } from '#shared/audience/imports';
 import * as importOps from '#shared/audience/operations/imports';
 
-export const handler = api(importOps.createUpload, async ({ caller, body }) => created(await createUpload(caller, body)));
+export const handler = api(importOps.createUpload, async ({ caller, body }) =>
+  created(await createUpload(caller, body)),
+);

@@ -13,7 +13,8 @@ export function Chart({ labels, series }: { labels: string[]; series: Series[] }
   const height = 220;
   const pad = { left: 40, right: 10, top: 10, bottom: 24 };
   const max = Math.max(1, ...series.flatMap((s) => s.values));
-  const x = (i: number) => pad.left + (labels.length <= 1 ? 0 : (i * (width - pad.left - pad.right)) / (labels.length - 1));
+  const x = (i: number) =>
+    pad.left + (labels.length <= 1 ? 0 : (i * (width - pad.left - pad.right)) / (labels.length - 1));
   const y = (v: number) => height - pad.bottom - (v / max) * (height - pad.top - pad.bottom);
   const ticks = [0, Math.round(max / 2), max];
   return html`<figure class="chart">

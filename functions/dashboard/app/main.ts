@@ -74,7 +74,11 @@ function screen(path: string, query: URLSearchParams) {
     case 'audience':
       return second === 'contacts' && third ? html`<${ContactDetail} id=${third} />` : html`<${Audience} />`;
     case 'broadcasts':
-      return second === 'new' ? html`<${ComposeBroadcast} />` : second ? html`<${BroadcastDetail} id=${second} />` : html`<${Broadcasts} />`;
+      return second === 'new'
+        ? html`<${ComposeBroadcast} />`
+        : second
+          ? html`<${BroadcastDetail} id=${second} />`
+          : html`<${Broadcasts} />`;
     case 'templates':
       return second ? html`<${TemplateDetail} id=${second} />` : html`<${Templates} />`;
     case 'suppressions':

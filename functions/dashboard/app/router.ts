@@ -31,7 +31,16 @@ export function useLocation(): { path: string; query: URLSearchParams } {
 /** A click on an in-app link: history navigation instead of a page load (modified clicks keep the browser's default). */
 export function linkClick(event: MouseEvent): void {
   const anchor = (event.currentTarget as HTMLAnchorElement | null) ?? null;
-  if (!anchor || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (
+    !anchor ||
+    event.defaultPrevented ||
+    event.button !== 0 ||
+    event.metaKey ||
+    event.ctrlKey ||
+    event.shiftKey ||
+    event.altKey
+  )
+    return;
   const href = anchor.getAttribute('href') ?? '';
   if (!href.startsWith(`${BASE}/`) && href !== BASE) return;
   event.preventDefault();

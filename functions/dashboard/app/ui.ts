@@ -28,7 +28,8 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[] = []) {
     setState((s) => ({ ...s, loading: true }));
     load().then(
       (data) => mine === generation.current && setState({ data, loading: false }),
-      (error) => mine === generation.current && setState((s) => ({ data: s.data, error: describe(error), loading: false })),
+      (error) =>
+        mine === generation.current && setState((s) => ({ data: s.data, error: describe(error), loading: false })),
     );
   }, deps);
   useEffect(() => {
@@ -49,7 +50,9 @@ export function usePoll(tick: () => void, ms: number, active: boolean) {
 
 export function describe(error: unknown): string {
   if (error instanceof ApiFailure) {
-    const details = Array.isArray(error.body?.errors) ? error.body.errors.map((e: any) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ') : '';
+    const details = Array.isArray(error.body?.errors)
+      ? error.body.errors.map((e: any) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ')
+      : '';
     return `${error.message}${details && !error.message.includes(details) ? ` (${details})` : ''}`;
   }
   return error instanceof Error ? error.message : String(error);
@@ -75,10 +78,13 @@ export function useAction() {
 
 /** An error in words, with a way to try again when the failure was a load. */
 export const ErrorBox = ({ error, retry }: { error?: string; retry?: () => void }) =>
-  error ? html`<div class="error" role="alert"><p>${error}</p>${retry ? html`<button type="button" class="secondary small" onClick=${retry}>Try again</button>` : null}</div>` : null;
+  error
+    ? html`<div class="error" role="alert"><p>${error}</p>${retry ? html`<button type="button" class="secondary small" onClick=${retry}>Try again</button>` : null}</div>`
+    : null;
 
 /** A load in progress: a line for screen readers and placeholder bars where the content will be. */
-export const Loading = () => html`<div class="loading" role="status"><span class="sr-only">Loading…</span><span class="bar"></span><span class="bar"></span><span class="bar short"></span></div>`;
+export const Loading = () =>
+  html`<div class="loading" role="status"><span class="sr-only">Loading…</span><span class="bar"></span><span class="bar"></span><span class="bar short"></span></div>`;
 
 /** What a list shows while it has nothing: what it would hold, and how to get the first one. */
 export const Empty = ({ title, children }: { title: string; children?: ComponentChildren }) =>
@@ -88,7 +94,10 @@ export const Empty = ({ title, children }: { title: string; children?: Component
  * A load's three states in one place: its placeholder until the first answer, its error (with
  * "Try again"), and `render(data)` (under the error when a reload failed: see useData).
  */
-export function loaded<T>(state: { data?: T; error?: string; reload: () => void }, render: (data: T) => ComponentChildren) {
+export function loaded<T>(
+  state: { data?: T; error?: string; reload: () => void },
+  render: (data: T) => ComponentChildren,
+) {
   const error = state.error ? html`<${ErrorBox} error=${state.error} retry=${state.reload} />` : null;
   if (state.data === undefined) return error ?? html`<${Loading} />`;
   return html`${error}${render(state.data)}`;
@@ -99,7 +108,12 @@ export function loaded<T>(state: { data?: T; error?: string; reload: () => void 
  * scroll it); `columns` names the headings ('' for a column of buttons), `empty` stands in for
  * the table when there are no rows.
  */
-export function Table(props: { label: string; columns: string[]; rows: ComponentChildren[]; empty?: ComponentChildren }) {
+export function Table(props: {
+  label: string;
+  columns: string[];
+  rows: ComponentChildren[];
+  empty?: ComponentChildren;
+}) {
   if (props.rows.length === 0 && props.empty) return props.empty;
   return html`<div class="table-wrap" role="region" aria-label=${props.label} tabindex="0"><table>
     <thead><tr>${props.columns.map((c) => html`<th scope="col">${c || html`<span class="sr-only">Actions</span>`}</th>`)}</tr></thead>
@@ -163,7 +177,8 @@ const TONES: Record<string, string> = {
   full_access: 'info',
   sending_access: 'muted',
 };
-export const Badge = ({ value }: { value: string | null | undefined }) => html`<span class=${`badge ${TONES[value ?? ''] ?? 'muted'}`}>${value ?? '—'}</span>`;
+export const Badge = ({ value }: { value: string | null | undefined }) =>
+  html`<span class=${`badge ${TONES[value ?? ''] ?? 'muted'}`}>${value ?? '—'}</span>`;
 
 export function CopyButton({ text, label }: { text: string; label: string }) {
   const [copied, setCopied] = useState(false);
@@ -176,7 +191,8 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
 }
 
 /** Email or template HTML, rendered in a sandbox without scripts (see the module comment). */
-export const Preview = ({ markup, title }: { markup: string; title: string }) => html`<iframe class="preview" title=${title} sandbox="" referrerpolicy="no-referrer" srcdoc=${markup}></iframe>`;
+export const Preview = ({ markup, title }: { markup: string; title: string }) =>
+  html`<iframe class="preview" title=${title} sandbox="" referrerpolicy="no-referrer" srcdoc=${markup}></iframe>`;
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -185,7 +201,12 @@ export function Field(props: { label: string; children: ComponentChildren; hint?
 }
 
 /** A screen: its title (also the document's), a line of what it is for, its actions on the right. */
-export function Page(props: { title: string; lead?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
+export function Page(props: {
+  title: string;
+  lead?: ComponentChildren;
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   useEffect(() => {
     document.title = `${props.title} · Email service console`;
   }, [props.title]);

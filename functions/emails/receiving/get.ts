@@ -2,4 +2,6 @@ import { api, ok } from '#shared/access/api';
 import * as receivingOps from '#shared/receiving/operations';
 import { getReceivedEmail } from '#shared/receiving/received-emails';
 
-export const handler = api(receivingOps.get, async ({ params, caller }) => ok(await getReceivedEmail(caller, params.email_id)));
+export const handler = api(receivingOps.get, async ({ params, caller }) =>
+  ok(await getReceivedEmail(caller, params.email_id)),
+);

@@ -33,7 +33,8 @@ export const list = defineOperation({
 export const update = defineOperation({
   operationId: 'updateApiKey',
   summary: 'Rename an API key',
-  description: "Only the name changes (Resend's `apiKeys.update`). The answer is the key as GET /api-keys lists it: Resend's `{object, id}` and the rest.",
+  description:
+    "Only the name changes (Resend's `apiKeys.update`). The answer is the key as GET /api-keys lists it: Resend's `{object, id}` and the rest.",
   tags: ['API keys'],
   auth: 'api_key',
   scope: 'full_access_api_key',
@@ -50,5 +51,9 @@ export const remove = defineOperation({
   auth: 'api_key',
   scope: 'full_access_api_key',
   params: z.strictObject({ api_key_id: id }),
-  responses: { 200: { description: 'The key is revoked', schema: deleted('api_key') }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The key is revoked', schema: deleted('api_key') },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });

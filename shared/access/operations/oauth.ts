@@ -24,9 +24,15 @@ const registrableRedirectUri = z.string().check(
 /** RFC 6749 §5.2: the token and revocation endpoints answer errors in this form, not in our envelope. */
 const oauthErrorBody = z.object({ error: z.enum(OAUTH_ERROR_CODES), error_description: z.string() });
 const oauthErrors = {
-  400: { description: 'RFC 6749 error: `invalid_request`, `invalid_grant`, `unsupported_grant_type` or `invalid_scope`', schema: oauthErrorBody },
+  400: {
+    description: 'RFC 6749 error: `invalid_request`, `invalid_grant`, `unsupported_grant_type` or `invalid_scope`',
+    schema: oauthErrorBody,
+  },
   401: { description: 'RFC 6749 error `invalid_client`: no client with this client_id', schema: oauthErrorBody },
-  500: { description: 'RFC 6749 error `server_error`, with a request id', schema: z.object({ error: z.literal('server_error'), error_description: z.string() }) },
+  500: {
+    description: 'RFC 6749 error `server_error`, with a request id',
+    schema: z.object({ error: z.literal('server_error'), error_description: z.string() }),
+  },
 } as const;
 
 export const metadata = defineOperation({
@@ -93,12 +99,18 @@ export const listClients = defineOperation({
 export const deleteClient = defineOperation({
   operationId: 'deleteOAuthClient',
   summary: 'Delete an OAuth client and revoke its grants',
-  description: "The path takes the client's `id` (not its `client_id`). Its codes and refresh tokens stop working at once, and every " + 'grant of the client is revoked with its tokens.',
+  description:
+    "The path takes the client's `id` (not its `client_id`). Its codes and refresh tokens stop working at once, and every " +
+    'grant of the client is revoked with its tokens.',
   tags: ['OAuth'],
   auth: 'api_key',
   scope: 'full_access_api_key',
   params: z.strictObject({ oauth_client_id: id }),
-  responses: { 200: { description: 'The client is gone', schema: deleted('oauth_client') }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The client is gone', schema: deleted('oauth_client') },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const authorize = defineOperation({
@@ -120,7 +132,9 @@ export const authorize = defineOperation({
   query: z.object({
     client_id: clientId,
     redirect_uri: redirectUri,
-    code_challenge: z.string().check(z.regex(CODE_CHALLENGE_PATTERN, 'must be an S256 challenge: 43-128 base64url characters')),
+    code_challenge: z
+      .string()
+      .check(z.regex(CODE_CHALLENGE_PATTERN, 'must be an S256 challenge: 43-128 base64url characters')),
     code_challenge_method: z.optional(z.literal('S256')),
     scope: z.optional(scope),
     state: z.optional(z.string().check(z.maxLength(2048))),
@@ -151,11 +165,17 @@ const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
  */
 const grantType = z.pipe(z.string(), z.enum(GRANT_TYPES)).check(z.meta({ enum: [...GRANT_TYPES] }));
 
-const required = (type: (typeof GRANT_TYPES)[number], field: 'code' | 'code_verifier' | 'redirect_uri' | 'refresh_token') =>
-  z.refine<{ grant_type: string } & Partial<Record<typeof field, string>>>((b) => b.grant_type !== type || b[field] !== undefined, {
-    message: `${field} is required for grant_type ${type}`,
-    path: [field],
-  });
+const required = (
+  type: (typeof GRANT_TYPES)[number],
+  field: 'code' | 'code_verifier' | 'redirect_uri' | 'refresh_token',
+) =>
+  z.refine<{ grant_type: string } & Partial<Record<typeof field, string>>>(
+    (b) => b.grant_type !== type || b[field] !== undefined,
+    {
+      message: `${field} is required for grant_type ${type}`,
+      path: [field],
+    },
+  );
 
 export const token = defineOperation({
   operationId: 'exchangeOAuthToken',
@@ -179,12 +199,19 @@ export const token = defineOperation({
       grant_type: grantType,
       client_id: clientId,
       code: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
-      code_verifier: z.optional(z.string().check(z.regex(CODE_VERIFIER_PATTERN, 'must be 43-128 characters of A-Z a-z 0-9 - . _ ~'))),
+      code_verifier: z.optional(
+        z.string().check(z.regex(CODE_VERIFIER_PATTERN, 'must be 43-128 characters of A-Z a-z 0-9 - . _ ~')),
+      ),
       redirect_uri: z.optional(redirectUri),
       refresh_token: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
       scope: z.optional(scope),
     })
-    .check(required('authorization_code', 'code'), required('authorization_code', 'code_verifier'), required('authorization_code', 'redirect_uri'), required('refresh_token', 'refresh_token')),
+    .check(
+      required('authorization_code', 'code'),
+      required('authorization_code', 'code_verifier'),
+      required('authorization_code', 'redirect_uri'),
+      required('refresh_token', 'refresh_token'),
+    ),
   responses: {
     200: {
       description: 'The tokens (never cached: `Cache-Control: no-store`)',
@@ -250,5 +277,9 @@ export const deleteGrant = defineOperation({
   auth: 'api_key',
   scope: 'full_access_api_key',
   params: z.strictObject({ grant_id: id }),
-  responses: { 200: { description: 'The grant is revoked', schema: revokedGrant }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The grant is revoked', schema: revokedGrant },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });

@@ -1,7 +1,21 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../../platform/http/operation';
-import { commonErrors, conflictResponse, deleted, id, listOf, listQuery, notFoundResponse } from '../../platform/http/schemas';
-import { contactProperty, createContactPropertyBody, MAX_PROPERTIES, MAX_PROPERTY_VALUE_LENGTH, updateContactPropertyBody } from '../model';
+import {
+  commonErrors,
+  conflictResponse,
+  deleted,
+  id,
+  listOf,
+  listQuery,
+  notFoundResponse,
+} from '../../platform/http/schemas';
+import {
+  contactProperty,
+  createContactPropertyBody,
+  MAX_PROPERTIES,
+  MAX_PROPERTY_VALUE_LENGTH,
+  updateContactPropertyBody,
+} from '../model';
 
 const propertyParams = z.strictObject({ contact_property_id: id });
 const rules =
@@ -19,7 +33,11 @@ export const create = defineOperation({
   tags: ['Contact properties'],
   auth: 'api_key',
   body: createContactPropertyBody,
-  responses: { 201: { description: 'The new property', schema: contactProperty }, ...commonErrors, 409: conflictResponse },
+  responses: {
+    201: { description: 'The new property', schema: contactProperty },
+    ...commonErrors,
+    409: conflictResponse,
+  },
 });
 
 export const list = defineOperation({
@@ -43,12 +61,17 @@ export const get = defineOperation({
 export const update = defineOperation({
   operationId: 'updateContactProperty',
   summary: "Update a contact property's fallback",
-  description: "Only `fallback_value` changes (`key` and `type` are fixed: 422); it must be of the property's type or null.",
+  description:
+    "Only `fallback_value` changes (`key` and `type` are fixed: 422); it must be of the property's type or null.",
   tags: ['Contact properties'],
   auth: 'api_key',
   params: propertyParams,
   body: updateContactPropertyBody,
-  responses: { 200: { description: 'The updated property', schema: contactProperty }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The updated property', schema: contactProperty },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const remove = defineOperation({
@@ -59,5 +82,9 @@ export const remove = defineOperation({
   tags: ['Contact properties'],
   auth: 'api_key',
   params: propertyParams,
-  responses: { 200: { description: 'The property is gone', schema: deleted('contact_property') }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The property is gone', schema: deleted('contact_property') },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });

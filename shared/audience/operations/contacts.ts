@@ -19,7 +19,11 @@ import {
   updateContactTopicsBody,
 } from '../model';
 
-const contactId = z.string().check(z.refine((v) => UUID_PATTERN.test(v) || isAddress(v), "must be a contact id (UUID) or the contact's email address"));
+const contactId = z
+  .string()
+  .check(
+    z.refine((v) => UUID_PATTERN.test(v) || isAddress(v), "must be a contact id (UUID) or the contact's email address"),
+  );
 const contactParams = z.strictObject({ contact_id: contactId });
 const membershipParams = z.strictObject({ contact_id: contactId, segment_id: id });
 
@@ -35,9 +39,12 @@ const byIdOrEmail = "The path takes the contact's id or its email address (any c
 
 /** Contact reads take `properties_format`: Resend's typed form by default (what the SDK's `contacts.get` types), `plain` for the form writes take. */
 const readQuery = { properties_format: z.optional(z.enum(PROPERTIES_FORMATS)) };
-const contactRead = z.extend(contact, { properties: z.union([z.record(z.string(), typedPropertyValue), contact.shape.properties]) });
+const contactRead = z.extend(contact, {
+  properties: z.union([z.record(z.string(), typedPropertyValue), contact.shape.properties]),
+});
 const readFormat =
-  ' `properties` are shown as Resend does, `{key: {type, value}}` (a null value is left out), unless `properties_format=plain` asks for `{key: value}` ' + 'as POST and PATCH take and answer them.';
+  ' `properties` are shown as Resend does, `{key: {type, value}}` (a null value is left out), unless `properties_format=plain` asks for `{key: value}` ' +
+  'as POST and PATCH take and answer them.';
 
 export const create = defineOperation({
   operationId: 'createContact',
@@ -56,7 +63,11 @@ export const list = defineOperation({
   tags: ['Contacts'],
   auth: 'api_key',
   query: z.extend(listQuery, { segment_id: z.optional(id), ...readQuery }),
-  responses: { 200: { description: 'A page of contacts', schema: listOf(contactRead) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'A page of contacts', schema: listOf(contactRead) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const listBySegment = defineOperation({
@@ -67,7 +78,11 @@ export const listBySegment = defineOperation({
   auth: 'api_key',
   params: z.strictObject({ segment_id: id }),
   query: z.extend(listQuery, readQuery),
-  responses: { 200: { description: "A page of the segment's contacts", schema: listOf(contactRead) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: "A page of the segment's contacts", schema: listOf(contactRead) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const get = defineOperation({
@@ -93,7 +108,12 @@ export const update = defineOperation({
   auth: 'api_key',
   params: contactParams,
   body: updateContactBody,
-  responses: { 200: { description: 'The updated contact', schema: contact }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+  responses: {
+    200: { description: 'The updated contact', schema: contact },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: conflictResponse,
+  },
 });
 
 export const remove = defineOperation({
@@ -104,7 +124,10 @@ export const remove = defineOperation({
   auth: 'api_key',
   params: contactParams,
   responses: {
-    200: { description: 'The contact is gone', schema: z.object({ object: z.literal('contact'), id, contact: id, deleted: z.literal(true) }) },
+    200: {
+      description: 'The contact is gone',
+      schema: z.object({ object: z.literal('contact'), id, contact: id, deleted: z.literal(true) }),
+    },
     ...commonErrors,
     404: notFoundResponse,
   },
@@ -118,7 +141,11 @@ export const listSegments = defineOperation({
   auth: 'api_key',
   params: contactParams,
   query: listQuery,
-  responses: { 200: { description: 'A page of segments', schema: listOf(segment) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'A page of segments', schema: listOf(segment) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const addSegment = defineOperation({
@@ -130,7 +157,12 @@ export const addSegment = defineOperation({
   tags: ['Contacts'],
   auth: 'api_key',
   params: membershipParams,
-  responses: { 200: { description: 'The contact is in the segment', schema: membership }, ...commonErrors, 404: notFoundResponse, 409: conflictResponse },
+  responses: {
+    200: { description: 'The contact is in the segment', schema: membership },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: conflictResponse,
+  },
 });
 
 export const removeSegment = defineOperation({
@@ -141,7 +173,10 @@ export const removeSegment = defineOperation({
   auth: 'api_key',
   params: membershipParams,
   responses: {
-    200: { description: 'The contact is no longer in the segment', schema: z.extend(membership, { deleted: z.literal(true) }) },
+    200: {
+      description: 'The contact is no longer in the segment',
+      schema: z.extend(membership, { deleted: z.literal(true) }),
+    },
     ...commonErrors,
     404: notFoundResponse,
   },
@@ -155,7 +190,11 @@ export const listTopics = defineOperation({
   auth: 'api_key',
   params: contactParams,
   query: listQuery,
-  responses: { 200: { description: "A page of topics with the contact's subscription", schema: listOf(contactTopic) }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: "A page of topics with the contact's subscription", schema: listOf(contactTopic) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });
 
 export const updateTopics = defineOperation({

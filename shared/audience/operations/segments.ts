@@ -50,5 +50,9 @@ export const remove = defineOperation({
   tags: ['Segments'],
   auth: 'api_key',
   params: segmentParams,
-  responses: { 200: { description: 'The segment is gone', schema: deleted('segment') }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The segment is gone', schema: deleted('segment') },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });

@@ -41,7 +41,8 @@ export const update = defineOperation({
   operationId: 'updateTopic',
   summary: 'Update a topic',
   description:
-    'At least one of `name`, `description`, `visibility`. `default_subscription` cannot change (422). `id` may be ' + "repeated in the body (the Resend SDK sends it) and must then be the path's id.",
+    'At least one of `name`, `description`, `visibility`. `default_subscription` cannot change (422). `id` may be ' +
+    "repeated in the body (the Resend SDK sends it) and must then be the path's id.",
   tags: ['Topics'],
   auth: 'api_key',
   params: topicParams,
@@ -52,9 +53,15 @@ export const update = defineOperation({
 export const remove = defineOperation({
   operationId: 'deleteTopic',
   summary: 'Delete a topic',
-  description: 'Contacts keep their explicit subscriptions to the deleted topic in their `topics`; they are ignored (the topic is ' + 'gone and its id is never reused). A second delete is 404.',
+  description:
+    'Contacts keep their explicit subscriptions to the deleted topic in their `topics`; they are ignored (the topic is ' +
+    'gone and its id is never reused). A second delete is 404.',
   tags: ['Topics'],
   auth: 'api_key',
   params: topicParams,
-  responses: { 200: { description: 'The topic is gone', schema: deleted('topic') }, ...commonErrors, 404: notFoundResponse },
+  responses: {
+    200: { description: 'The topic is gone', schema: deleted('topic') },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
 });

@@ -14,7 +14,14 @@
  *   stream batch from the lowest sequence number reported, so every later record comes again
  *   with it (`streamFailureAt`).
  */
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  SQSBatchResponse,
+  SQSEvent,
+  SQSRecord,
+} from 'aws-lambda';
 
 /** A handler's answer for a record that should come back later: reported as failed, without an error. */
 export const RETRY = 'retry';
@@ -26,7 +33,11 @@ export interface BatchOptions<R> {
 }
 
 /** Whether the record failed (its handler threw, or answered RETRY). */
-async function failed<R>(record: R, handleRecord: (record: R) => Promise<RecordOutcome>, onError: BatchOptions<R>['onError']): Promise<boolean> {
+async function failed<R>(
+  record: R,
+  handleRecord: (record: R) => Promise<RecordOutcome>,
+  onError: BatchOptions<R>['onError'],
+): Promise<boolean> {
   try {
     return (await handleRecord(record)) === RETRY;
   } catch (error) {
@@ -47,7 +58,11 @@ export async function processSqsBatch(
   } else {
     results = await Promise.all(event.Records.map((record) => failed(record, handleRecord, options.onError)));
   }
-  return { batchItemFailures: event.Records.filter((_, i) => results[i]).map((record) => ({ itemIdentifier: record.messageId })) };
+  return {
+    batchItemFailures: event.Records.filter((_, i) => results[i]).map((record) => ({
+      itemIdentifier: record.messageId,
+    })),
+  };
 }
 
 /** A stream batch, in order: stops at the first record whose handler failed and reports it (Lambda retries from there). */

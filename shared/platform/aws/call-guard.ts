@@ -48,14 +48,21 @@ export function installAwsCallChecker(checker: AwsCallChecker | undefined): void
 interface MiddlewareClient {
   middlewareStack: {
     /** a middleware of the `initialize` step, the first (the SDK's default step) */
-    add(middleware: (next: (args: { input: unknown }) => Promise<unknown>, context: { commandName?: string }) => (args: { input: unknown }) => Promise<unknown>): void;
+    add(
+      middleware: (
+        next: (args: { input: unknown }) => Promise<unknown>,
+        context: { commandName?: string },
+      ) => (args: { input: unknown }) => Promise<unknown>,
+    ): void;
   };
 }
 
 /** The client, with the check before each of its calls (the operation as the SDK names its command: `GetItemCommand`). */
 export function guarded<C>(service: AwsCall['service'], client: C): C {
   (client as unknown as MiddlewareClient).middlewareStack.add(
-    (next, context) => (args) => (globalThis.__awsCallChecker?.({ service, operation: context.commandName ?? '', input: args.input }), next(args)),
+    (next, context) => (args) => (
+      globalThis.__awsCallChecker?.({ service, operation: context.commandName ?? '', input: args.input }), next(args)
+    ),
   );
   return client;
 }

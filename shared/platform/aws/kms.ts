@@ -24,7 +24,13 @@ export class KmsError extends AwsCallError {
 }
 
 let signer: SignatureV4 | undefined;
-const kmsSigner = () => (signer ??= new SignatureV4({ service: 'kms', region: awsRegion(), credentials: signingCredentials, sha256: Sha256 }));
+const kmsSigner = () =>
+  (signer ??= new SignatureV4({
+    service: 'kms',
+    region: awsRegion(),
+    credentials: signingCredentials,
+    sha256: Sha256,
+  }));
 
 /** A KMS JSON 1.1 call, as the SDK sends it: POST / with the operation in `x-amz-target`. */
 async function call<T>(operation: 'GenerateDataKey' | 'Decrypt', input: Record<string, unknown>): Promise<T> {
@@ -38,7 +44,11 @@ async function call<T>(operation: 'GenerateDataKey' | 'Decrypt', input: Record<s
     port: url.port ? Number(url.port) : undefined,
     path: url.pathname || '/',
     query: {},
-    headers: { host: url.host, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `TrentService.${operation}` },
+    headers: {
+      host: url.host,
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': `TrentService.${operation}`,
+    },
     body,
   });
   const headers = { ...signed.headers };
@@ -50,8 +60,15 @@ async function call<T>(operation: 'GenerateDataKey' | 'Decrypt', input: Record<s
     try {
       parsed = JSON.parse(text);
     } catch {}
-    const code = (response.headers.get('x-amzn-errortype') ?? parsed.__type ?? `HTTP${response.status}`).split(':')[0].split('#').pop() as string;
-    throw new KmsError(response.status, code, `KMS ${operation}: ${code} ${parsed.message ?? parsed.Message ?? ''}`.trim());
+    const code = (response.headers.get('x-amzn-errortype') ?? parsed.__type ?? `HTTP${response.status}`)
+      .split(':')[0]
+      .split('#')
+      .pop() as string;
+    throw new KmsError(
+      response.status,
+      code,
+      `KMS ${operation}: ${code} ${parsed.message ?? parsed.Message ?? ''}`.trim(),
+    );
   }
   return JSON.parse(text) as T;
 }
@@ -66,11 +83,18 @@ export interface DataKey {
 export async function generateDataKey(): Promise<DataKey> {
   const input = { KeyId: secretsKeyArn(), KeySpec: 'AES_256', EncryptionContext: SECRETS_KEY_CONTEXT };
   const output = await call<{ Plaintext: string; CiphertextBlob: string }>('GenerateDataKey', input);
-  return { plaintext: Buffer.from(output.Plaintext, 'base64'), ciphertext: Buffer.from(output.CiphertextBlob, 'base64') };
+  return {
+    plaintext: Buffer.from(output.Plaintext, 'base64'),
+    ciphertext: Buffer.from(output.CiphertextBlob, 'base64'),
+  };
 }
 
 /** The plaintext of a data key `generateDataKey` made. */
 export async function decryptDataKey(ciphertext: Buffer): Promise<Buffer> {
-  const output = await call<{ Plaintext: string }>('Decrypt', { CiphertextBlob: ciphertext.toString('base64'), KeyId: secretsKeyArn(), EncryptionContext: SECRETS_KEY_CONTEXT });
+  const output = await call<{ Plaintext: string }>('Decrypt', {
+    CiphertextBlob: ciphertext.toString('base64'),
+    KeyId: secretsKeyArn(),
+    EncryptionContext: SECRETS_KEY_CONTEXT,
+  });
   return Buffer.from(output.Plaintext, 'base64');
 }

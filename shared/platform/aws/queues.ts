@@ -21,13 +21,29 @@
  * - A queue made with `delaySeconds` sends each message with that DelaySeconds (SQS: at most 900):
  *   it becomes visible to its consumer only then.
  */
-import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  GetQueueAttributesCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { guarded } from './call-guard';
 
 const sqs = guarded('sqs', new SQSClient({}));
 
 /** The logical queues the service's code sends to (functions/workers.ts defines every queue). */
-export const QUEUE_NAMES = ['send', 'send-bulk', 'send-test', 'attachment-fetch', 'webhook-delivery', 'broadcast-fanout', 'contact-imports', 'ses-events', 'ses-suppression', 'inbound'] as const;
+export const QUEUE_NAMES = [
+  'send',
+  'send-bulk',
+  'send-test',
+  'attachment-fetch',
+  'webhook-delivery',
+  'broadcast-fanout',
+  'contact-imports',
+  'ses-events',
+  'ses-suppression',
+  'inbound',
+] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /**
@@ -116,20 +132,36 @@ export interface QueueOptions<M> {
 /** The typed queue `name`; `onRefused` says what `enqueue` does with messages SQS does not take. */
 export function queue<M>(name: QueueName, onRefused: 'throw', options?: QueueOptions<M>): Queue<M, void>;
 export function queue<M>(name: QueueName, onRefused: 'return', options?: QueueOptions<M>): Queue<M, M[]>;
-export function queue<M>(name: QueueName, onRefused: 'throw' | 'return', options: QueueOptions<M> = {}): Queue<M, void> | Queue<M, M[]> {
-  const delayOf = (message: M) => (options.delaySeconds ? Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.round(options.delaySeconds(message)))) : 0);
+export function queue<M>(
+  name: QueueName,
+  onRefused: 'throw' | 'return',
+  options: QueueOptions<M> = {},
+): Queue<M, void> | Queue<M, M[]> {
+  const delayOf = (message: M) =>
+    options.delaySeconds ? Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.round(options.delaySeconds(message)))) : 0;
   const batches = (messages: readonly M[]) =>
     requestBatches(
-      messages.map((message): Entry<M> => ({ message, body: JSON.stringify(message), group: options.group?.(message), delay: delayOf(message) })),
+      messages.map(
+        (message): Entry<M> => ({
+          message,
+          body: JSON.stringify(message),
+          group: options.group?.(message),
+          delay: delayOf(message),
+        }),
+      ),
       (entry) => Buffer.byteLength(entry.body),
     );
   const backlog = async () => {
-    const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl(name), AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const out = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl(name), AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
     return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
   };
   const delay = async (receiptHandle: string, seconds: number) => {
     const VisibilityTimeout = Math.max(1, Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(seconds)));
-    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(name), ReceiptHandle: receiptHandle, VisibilityTimeout }));
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(name), ReceiptHandle: receiptHandle, VisibilityTimeout }),
+    );
   };
   if (onRefused === 'return') {
     return {
@@ -161,7 +193,8 @@ export function queue<M>(name: QueueName, onRefused: 'throw' | 'return', options
       await Promise.all(
         batches(messages).map(async (batch) => {
           const out = await sendBatch(QueueUrl, batch);
-          if (out.refused.length) throw new Error(`${name} queue refused ${out.refused.length} messages: ${out.reason}`);
+          if (out.refused.length)
+            throw new Error(`${name} queue refused ${out.refused.length} messages: ${out.reason}`);
         }),
       );
     },

@@ -34,7 +34,14 @@ export class ObjectStoreError extends AwsCallError {
 let signer: SignatureV4 | undefined;
 function s3Signer(): SignatureV4 {
   // As the S3 client configures it: the path is signed as sent (no double encoding).
-  signer ??= new SignatureV4({ service: 's3', region: awsRegion(), credentials: signingCredentials, sha256: Sha256, uriEscapePath: false, applyChecksum: true });
+  signer ??= new SignatureV4({
+    service: 's3',
+    region: awsRegion(),
+    credentials: signingCredentials,
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum: true,
+  });
   return signer;
 }
 
@@ -53,10 +60,19 @@ export function bucketName(kind: BucketKind = 'inbound'): string {
 const encodeKey = (key: string) =>
   key
     .split('/')
-    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .map((segment) =>
+      encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    )
     .join('/');
 
-function request(bucket: string, method: string, key: string, query: Record<string, string> = {}, headers: Record<string, string> = {}, body?: Uint8Array): HttpRequest {
+function request(
+  bucket: string,
+  method: string,
+  key: string,
+  query: Record<string, string> = {},
+  headers: Record<string, string> = {},
+  body?: Uint8Array,
+): HttpRequest {
   const custom = process.env.AWS_ENDPOINT_URL_S3;
   const base = custom ? new URL(custom) : new URL(`https://${bucket}.s3.${awsRegion()}.amazonaws.com`);
   const basePath = base.pathname.replace(/\/$/, '');
@@ -75,7 +91,9 @@ function request(bucket: string, method: string, key: string, query: Record<stri
 
 function urlOf(req: HttpRequest): string {
   const query = Object.entries(req.query ?? {})
-    .flatMap(([name, value]) => [value].flat().map((v) => `${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`))
+    .flatMap(([name, value]) =>
+      [value].flat().map((v) => `${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`),
+    )
     .join('&');
   return `${req.protocol}//${req.hostname}${req.port ? `:${req.port}` : ''}${req.path}${query ? `?${query}` : ''}`;
 }
@@ -86,7 +104,12 @@ async function send(operation: string, bucket: string, key: string, req: HttpReq
   const signed = await s3Signer().sign(req);
   const headers = { ...signed.headers };
   delete headers.host; // fetch sets it from the URL
-  return fetch(urlOf(signed), { method: signed.method, headers, body: signed.body as Uint8Array | undefined, signal: AbortSignal.timeout(60_000) });
+  return fetch(urlOf(signed), {
+    method: signed.method,
+    headers,
+    body: signed.body as Uint8Array | undefined,
+    signal: AbortSignal.timeout(60_000),
+  });
 }
 
 async function failure(response: Response, what: string): Promise<ObjectStoreError> {
@@ -117,7 +140,11 @@ const READ_CHUNK_BYTES = 4 * 1024 * 1024;
  * open meanwhile (S3 drops a connection not read from for a while). `ifMatch`: the ETag the object
  * must still have, at every range (`ObjectStoreError` with code `PreconditionFailed` when it changed).
  */
-export async function getObjectStream(key: string, kind: BucketKind, options: { from?: number; length?: number; ifMatch?: string } = {}): Promise<ReadableStream<Uint8Array> | undefined> {
+export async function getObjectStream(
+  key: string,
+  kind: BucketKind,
+  options: { from?: number; length?: number; ifMatch?: string } = {},
+): Promise<ReadableStream<Uint8Array> | undefined> {
   const bucket = bucketName(kind);
   const until = options.length === undefined ? Number.POSITIVE_INFINITY : (options.from ?? 0) + options.length;
   let next = options.from ?? 0;
@@ -127,7 +154,12 @@ export async function getObjectStream(key: string, kind: BucketKind, options: { 
     const last = Math.min(until, next + READ_CHUNK_BYTES) - 1;
     const headers: Record<string, string> = { range: `bytes=${next}-${last}` };
     if (options.ifMatch) headers['if-match'] = options.ifMatch;
-    const response = await send('GetObject', bucket, key, request(bucket, 'GET', key, { 'x-id': 'GetObject' }, headers));
+    const response = await send(
+      'GetObject',
+      bucket,
+      key,
+      request(bucket, 'GET', key, { 'x-id': 'GetObject' }, headers),
+    );
     if (response.status === 404 || response.status === 416) {
       // 416: the range starts at the object's end, so there is nothing after it
       await response.body?.cancel();
@@ -160,17 +192,38 @@ export async function getObjectStream(key: string, kind: BucketKind, options: { 
 }
 
 /** The object's size and ETag, or undefined when there is no such object. */
-export async function headObject(key: string, kind: BucketKind = 'inbound'): Promise<{ size: number; etag: string } | undefined> {
+export async function headObject(
+  key: string,
+  kind: BucketKind = 'inbound',
+): Promise<{ size: number; etag: string } | undefined> {
   const bucket = bucketName(kind);
   const response = await send('HeadObject', bucket, key, request(bucket, 'HEAD', key));
   if (response.status === 404) return undefined;
-  if (!response.ok) throw new ObjectStoreError(response.status, `HTTP${response.status}`, `HeadObject ${key}: ${response.status}`);
+  if (!response.ok)
+    throw new ObjectStoreError(response.status, `HTTP${response.status}`, `HeadObject ${key}: ${response.status}`);
   return { size: Number(response.headers.get('content-length') ?? 0), etag: response.headers.get('etag') ?? '' };
 }
 
-export async function putObject(key: string, body: Uint8Array, contentType: string, kind: BucketKind = 'inbound'): Promise<void> {
+export async function putObject(
+  key: string,
+  body: Uint8Array,
+  contentType: string,
+  kind: BucketKind = 'inbound',
+): Promise<void> {
   const bucket = bucketName(kind);
-  const response = await send('PutObject', bucket, key, request(bucket, 'PUT', key, { 'x-id': 'PutObject' }, { 'content-type': contentType, 'content-length': String(body.byteLength) }, body));
+  const response = await send(
+    'PutObject',
+    bucket,
+    key,
+    request(
+      bucket,
+      'PUT',
+      key,
+      { 'x-id': 'PutObject' },
+      { 'content-type': contentType, 'content-length': String(body.byteLength) },
+      body,
+    ),
+  );
   if (!response.ok) throw await failure(response, `PutObject ${key}`);
   await response.body?.cancel();
 }
@@ -193,11 +246,23 @@ export interface DownloadUrl {
  * response headers S3 sends can be set through the URL (`response-content-type`,
  * `response-content-disposition`), so a browser saves an attachment under its own name.
  */
-export async function presignGet(key: string, options: { expiresInSeconds?: number; contentType?: string; contentDisposition?: string; now?: Date; bucket?: BucketKind } = {}): Promise<DownloadUrl> {
+export async function presignGet(
+  key: string,
+  options: {
+    expiresInSeconds?: number;
+    contentType?: string;
+    contentDisposition?: string;
+    now?: Date;
+    bucket?: BucketKind;
+  } = {},
+): Promise<DownloadUrl> {
   const query: Record<string, string> = {};
   if (options.contentDisposition) query['response-content-disposition'] = options.contentDisposition;
   if (options.contentType) query['response-content-type'] = options.contentType;
-  const { url, expires_at } = await presign('GET', key, query, { ...options, expiresInSeconds: options.expiresInSeconds ?? DOWNLOAD_URL_TTL_SECONDS });
+  const { url, expires_at } = await presign('GET', key, query, {
+    ...options,
+    expiresInSeconds: options.expiresInSeconds ?? DOWNLOAD_URL_TTL_SECONDS,
+  });
   return { download_url: url, expires_at };
 }
 
@@ -213,10 +278,20 @@ async function presign(
   const now = options.now ?? new Date(); // machine time: the SigV4 signing date, which S3 checks against its own clock
   // A presigned URL works only if its signer may do the operation: checked when it is made.
   checkAwsCall({ service: 's3', operation, input: { Bucket: bucket, Key: key } });
-  const req = request(bucket, method, key, { ...query, 'x-id': operation }, { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' });
+  const req = request(
+    bucket,
+    method,
+    key,
+    { ...query, 'x-id': operation },
+    { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
+  );
   // a signed header: S3 refuses (403) a PUT whose Content-Length is not this one
   if (options.contentLength !== undefined) req.headers['content-length'] = String(options.contentLength);
-  const presigned = await s3Signer().presign(req, { expiresIn: options.expiresInSeconds, signingDate: now, unsignableHeaders: new Set(['content-type']) });
+  const presigned = await s3Signer().presign(req, {
+    expiresIn: options.expiresInSeconds,
+    signingDate: now,
+    unsignableHeaders: new Set(['content-type']),
+  });
   return { url: urlOf(presigned), expires_at: new Date(now.getTime() + options.expiresInSeconds * 1000).toISOString() };
 }
 
@@ -232,7 +307,10 @@ export interface UploadUrl {
  * Content-Length header is signed: S3 takes only a body of exactly that many bytes, so the size is
  * bounded at the signature (S3 itself allows 5 GB a PUT).
  */
-export async function presignPut(key: string, options: { expiresInSeconds: number; now?: Date; bucket?: BucketKind; contentLength?: number }): Promise<UploadUrl> {
+export async function presignPut(
+  key: string,
+  options: { expiresInSeconds: number; now?: Date; bucket?: BucketKind; contentLength?: number },
+): Promise<UploadUrl> {
   const { url, expires_at } = await presign('PUT', key, {}, options);
   return { upload_url: url, expires_at };
 }
@@ -241,6 +319,11 @@ export async function presignPut(key: string, options: { expiresInSeconds: numbe
 export function contentDisposition(kind: 'attachment' | 'inline', filename: string | null): string {
   if (!filename) return kind;
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return ascii === filename ? `${kind}; filename="${ascii}"` : `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return ascii === filename
+    ? `${kind}; filename="${ascii}"`
+    : `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -14,8 +14,13 @@ export interface SesEventSubscription {
   bodyFilter?: { eventType: readonly string[] };
 }
 
-export const sesEventSubscriptions: readonly SesEventSubscription[] = [{ queue: 'ses-suppression', bodyFilter: { eventType: ['Bounce', 'Complaint'] } }, { queue: 'ses-events' }];
+export const sesEventSubscriptions: readonly SesEventSubscription[] = [
+  { queue: 'ses-suppression', bodyFilter: { eventType: ['Bounce', 'Complaint'] } },
+  { queue: 'ses-events' },
+];
 
 /** The queues SNS delivers this SES event to: every subscription whose body filter it passes (an exact `eventType` match, as SNS's string filter). */
 export const subscribedQueues = (event: { eventType?: unknown }): string[] =>
-  sesEventSubscriptions.filter((s) => !s.bodyFilter || s.bodyFilter.eventType.includes(String(event.eventType))).map((s) => s.queue);
+  sesEventSubscriptions
+    .filter((s) => !s.bodyFilter || s.bodyFilter.eventType.includes(String(event.eventType)))
+    .map((s) => s.queue);

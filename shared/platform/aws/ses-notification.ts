@@ -63,13 +63,35 @@ const complaint = z.looseObject({
   feedbackId: text,
 });
 
-const delivery = z.looseObject({ timestamp: text, recipients: z.optional(z.array(z.string())), smtpResponse: text, processingTimeMillis: z.optional(z.number()) });
-const deliveryDelay = z.looseObject({ delayType: text, expirationTime: text, timestamp: text, delayedRecipients: z.optional(z.array(z.looseObject({ emailAddress: text }))) });
+const delivery = z.looseObject({
+  timestamp: text,
+  recipients: z.optional(z.array(z.string())),
+  smtpResponse: text,
+  processingTimeMillis: z.optional(z.number()),
+});
+const deliveryDelay = z.looseObject({
+  delayType: text,
+  expirationTime: text,
+  timestamp: text,
+  delayedRecipients: z.optional(z.array(z.looseObject({ emailAddress: text }))),
+});
 const open = z.looseObject({ timestamp: text, userAgent: text, ipAddress: text });
-const click = z.looseObject({ link: text, timestamp: text, userAgent: text, ipAddress: z.optional(z.nullable(z.string())), linkTags: z.optional(z.unknown()) });
+const click = z.looseObject({
+  link: text,
+  timestamp: text,
+  userAgent: text,
+  ipAddress: z.optional(z.nullable(z.string())),
+  linkTags: z.optional(z.unknown()),
+});
 const reject = z.looseObject({ reason: text });
 const failure = z.looseObject({ errorMessage: text, templateName: text });
-const subscription = z.looseObject({ contactList: text, timestamp: text, source: text, newTopicPreferences: z.optional(z.unknown()), oldTopicPreferences: z.optional(z.unknown()) });
+const subscription = z.looseObject({
+  contactList: text,
+  timestamp: text,
+  source: text,
+  newTopicPreferences: z.optional(z.unknown()),
+  oldTopicPreferences: z.optional(z.unknown()),
+});
 
 const receipt = z.looseObject({
   recipients: z.array(z.string()),
@@ -86,7 +108,18 @@ export type SesComplaint = z.output<typeof complaint>;
 export type SesReceiptDetail = z.output<typeof receipt>;
 
 /** The kinds, by the names event publishing uses (`Rendering Failure` of the older format is `RenderingFailure`). */
-export type SesKind = 'Send' | 'Delivery' | 'Bounce' | 'Complaint' | 'Reject' | 'RenderingFailure' | 'DeliveryDelay' | 'Open' | 'Click' | 'Subscription' | 'Received';
+export type SesKind =
+  | 'Send'
+  | 'Delivery'
+  | 'Bounce'
+  | 'Complaint'
+  | 'Reject'
+  | 'RenderingFailure'
+  | 'DeliveryDelay'
+  | 'Open'
+  | 'Click'
+  | 'Subscription'
+  | 'Received';
 
 /** One SES notification: `mail`, its kind's name, and its kind's object under SES's name for it. */
 export interface SesNotification {
@@ -159,10 +192,14 @@ export function sesNotificationFrom(message: unknown): SesNotification {
   const detail = kind && DETAILS[kind];
   if (detail) {
     const value = notification[detail.field];
-    if (value === undefined && detail.required) throw new MalformedSesNotification(`a ${kind} without its ${detail.field}`);
+    if (value === undefined && detail.required)
+      throw new MalformedSesNotification(`a ${kind} without its ${detail.field}`);
     if (value !== undefined) {
       const checked = detail.schema.safeParse(value);
-      if (!checked.success) throw new MalformedSesNotification(`a ${kind} whose ${detail.field} is not readable (${detail.field}.${problemOf(checked.error)})`);
+      if (!checked.success)
+        throw new MalformedSesNotification(
+          `a ${kind} whose ${detail.field} is not readable (${detail.field}.${problemOf(checked.error)})`,
+        );
     }
   }
   return notification;

@@ -6,7 +6,11 @@
 import { createHash, createHmac, type BinaryLike } from 'node:crypto';
 
 const binary = (data: string | ArrayBuffer | ArrayBufferView): BinaryLike =>
-  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
 
 export class Sha256 {
   private readonly hash;

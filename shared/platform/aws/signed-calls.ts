@@ -18,4 +18,5 @@ export class AwsCallError extends Error {
   }
 }
 
-export const signingCredentials = (): Promise<AwsCredentialIdentity> => (documentClient.config.credentials as () => Promise<AwsCredentialIdentity>)();
+export const signingCredentials = (): Promise<AwsCredentialIdentity> =>
+  (documentClient.config.credentials as () => Promise<AwsCredentialIdentity>)();

@@ -26,7 +26,8 @@ export function parseSnsEnvelope(body: string): unknown {
   const parsed = parseJson(body, 'not JSON');
   if (!parsed || typeof parsed !== 'object' || !('Type' in parsed) || parsed.Type === undefined) return parsed;
   const envelope = parsed as { Type: unknown; Message?: unknown };
-  if (envelope.Type !== 'Notification' || typeof envelope.Message !== 'string') throw new MalformedSnsEnvelope(`an SNS ${String(envelope.Type)} message without a Message`);
+  if (envelope.Type !== 'Notification' || typeof envelope.Message !== 'string')
+    throw new MalformedSnsEnvelope(`an SNS ${String(envelope.Type)} message without a Message`);
   return parseJson(envelope.Message, 'an SNS envelope around something that is not JSON');
 }
 

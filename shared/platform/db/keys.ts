@@ -216,24 +216,42 @@ export const project = (projectId: string): Key => ({ PK: projectPk(projectId), 
 export const defaultProject = (): Key => ({ PK: 'DEPLOYMENT', SK: 'DEFAULT_PROJECT' });
 
 /** A project's API requests in one wall-clock second. */
-export const rateWindow = (projectId: string, epochSecond: number): Key => ({ PK: `RATE_LIMIT#${projectId}#${epochSecond}`, SK: 'RATE_LIMIT' });
+export const rateWindow = (projectId: string, epochSecond: number): Key => ({
+  PK: `RATE_LIMIT#${projectId}#${epochSecond}`,
+  SK: 'RATE_LIMIT',
+});
 /** A project's accepted emails in one UTC day (`DAY#2026-11-25`) or month (`MONTH#2026-11`). */
-export const sendCount = (projectId: string, period: string): Key => ({ PK: `SEND_COUNT#${projectId}#${period}`, SK: 'SEND_COUNT' });
+export const sendCount = (projectId: string, period: string): Key => ({
+  PK: `SEND_COUNT#${projectId}#${period}`,
+  SK: 'SEND_COUNT',
+});
 /** The `period` of a send count: a UTC day (`2026-11-25`) or month (`2026-11`). */
 export const sendCountPeriod = { day: (day: string) => `DAY#${day}`, month: (month: string) => `MONTH#${month}` };
 
-export const apiKey = (projectId: string, apiKeyId: string): Key => ({ PK: projectPk(projectId), SK: `API_KEY#${apiKeyId}` });
+export const apiKey = (projectId: string, apiKeyId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `API_KEY#${apiKeyId}`,
+});
 export const apiKeys = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'API_KEY#' });
 export const apiKeyHash = (sha256Hex: string): Key => ({ PK: `API_KEY_HASH#${sha256Hex}`, SK: 'API_KEY_HASH' });
 
-export const segment = (projectId: string, segmentId: string): Key => ({ PK: projectPk(projectId), SK: `SEGMENT#${segmentId}` });
+export const segment = (projectId: string, segmentId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `SEGMENT#${segmentId}`,
+});
 export const segments = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'SEGMENT#' });
 
 const eventsPk = (projectId: string) => `${projectPk(projectId)}#EVENTS`;
 /** The sort-key prefix of an event item (the webhook fan-out reads event items off the stream by it). */
 export const EVENT_SK_PREFIX = 'EVENT#';
-export const event = (projectId: string, eventId: string): Key => ({ PK: `${eventsPk(projectId)}#${shardOf(eventId)}`, SK: `${EVENT_SK_PREFIX}${eventId}` });
-export const events = (projectId: string): ShardedCollection => ({ PKs: shardPks(eventsPk(projectId)), prefix: EVENT_SK_PREFIX });
+export const event = (projectId: string, eventId: string): Key => ({
+  PK: `${eventsPk(projectId)}#${shardOf(eventId)}`,
+  SK: `${EVENT_SK_PREFIX}${eventId}`,
+});
+export const events = (projectId: string): ShardedCollection => ({
+  PKs: shardPks(eventsPk(projectId)),
+  prefix: EVENT_SK_PREFIX,
+});
 /** Every authenticated request writes one entry: sharded like the per-email collections, so a busy project's requests spread over COLLECTION_SHARDS partitions. */
 const logsPk = (projectId: string) => `${projectPk(projectId)}#LOGS`;
 /** The partition keys of every project's request log and rate windows, as IAM's `dynamodb:LeadingKeys` patterns (functions/routes.ts `routeNeeds`). */
@@ -242,8 +260,14 @@ export const RATE_WINDOW_PK_PATTERN = 'RATE_LIMIT#*';
 /** The partition keys of every API key's hash item, as a `dynamodb:LeadingKeys` pattern (its `last_used_at`). */
 export const API_KEY_HASH_PK_PATTERN = 'API_KEY_HASH#*';
 
-export const requestLog = (projectId: string, logId: string): Key => ({ PK: `${logsPk(projectId)}#${shardOf(logId)}`, SK: `LOG#${logId}` });
-export const requestLogs = (projectId: string): ShardedCollection => ({ PKs: shardPks(logsPk(projectId)), prefix: 'LOG#' });
+export const requestLog = (projectId: string, logId: string): Key => ({
+  PK: `${logsPk(projectId)}#${shardOf(logId)}`,
+  SK: `LOG#${logId}`,
+});
+export const requestLogs = (projectId: string): ShardedCollection => ({
+  PKs: shardPks(logsPk(projectId)),
+  prefix: 'LOG#',
+});
 
 /** A collection of items under one partition whose sort keys share a prefix followed by the item id. */
 export interface Collection {
@@ -273,70 +297,144 @@ export const COLLECTION_SHARDS = 16;
 const idShard = (id: string, shards: number): number => parseInt(id.replace(/-/g, '').slice(-2), 16) % shards;
 /** An item's shard of its collection. */
 export const shardOf = (id: string): number => idShard(id, COLLECTION_SHARDS);
-const shardPks = (base: string): string[] => Array.from({ length: COLLECTION_SHARDS }, (_, shard) => `${base}#${shard}`);
+const shardPks = (base: string): string[] =>
+  Array.from({ length: COLLECTION_SHARDS }, (_, shard) => `${base}#${shard}`);
 
 const emailsPk = (projectId: string) => `${projectPk(projectId)}#EMAILS`;
-export const email = (projectId: string, emailId: string): Key => ({ PK: `${emailsPk(projectId)}#${shardOf(emailId)}`, SK: `EMAIL#${emailId}` });
-export const emails = (projectId: string): ShardedCollection => ({ PKs: shardPks(emailsPk(projectId)), prefix: 'EMAIL#' });
+export const email = (projectId: string, emailId: string): Key => ({
+  PK: `${emailsPk(projectId)}#${shardOf(emailId)}`,
+  SK: `EMAIL#${emailId}`,
+});
+export const emails = (projectId: string): ShardedCollection => ({
+  PKs: shardPks(emailsPk(projectId)),
+  prefix: 'EMAIL#',
+});
 /** Due emails are spread over a few GSI1 partitions so one busy minute is not one hot partition. */
 export const EMAIL_DUE_SHARDS = 8;
 export const emailDueShard = (shard: number) => `EMAIL_DUE#${shard}`;
 export function emailDue(projectId: string, emailId: string, dueAt: string) {
   return { GSI1PK: emailDueShard(idShard(emailId, EMAIL_DUE_SHARDS)), GSI1SK: `${dueAt}#${projectId}#${emailId}` };
 }
-export const idempotency = (projectId: string, keyHash: string): Key => ({ PK: projectPk(projectId), SK: `IDEMPOTENCY#${keyHash}` });
+export const idempotency = (projectId: string, keyHash: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `IDEMPOTENCY#${keyHash}`,
+});
 /** Waiting emails by From domain: deleting the domain cancels them with a Query of this partition. */
-const pendingFromPk = (projectId: string, domainName: string) => `${projectPk(projectId)}#PENDING_FROM#${domainName.toLowerCase()}`;
-export const pendingEmailFrom = (projectId: string, domainName: string, emailId: string): Key => ({ PK: `${pendingFromPk(projectId, domainName)}#${shardOf(emailId)}`, SK: `EMAIL#${emailId}` });
-export const pendingEmailsFrom = (projectId: string, domainName: string): ShardedCollection => ({ PKs: shardPks(pendingFromPk(projectId, domainName)), prefix: 'EMAIL#' });
+const pendingFromPk = (projectId: string, domainName: string) =>
+  `${projectPk(projectId)}#PENDING_FROM#${domainName.toLowerCase()}`;
+export const pendingEmailFrom = (projectId: string, domainName: string, emailId: string): Key => ({
+  PK: `${pendingFromPk(projectId, domainName)}#${shardOf(emailId)}`,
+  SK: `EMAIL#${emailId}`,
+});
+export const pendingEmailsFrom = (projectId: string, domainName: string): ShardedCollection => ({
+  PKs: shardPks(pendingFromPk(projectId, domainName)),
+  prefix: 'EMAIL#',
+});
 /** An email of a large batch before the batch commits: another prefix than `EMAIL#`, so no reader of emails sees it. */
-export const stagedEmail = (projectId: string, emailId: string): Key => ({ PK: projectPk(projectId), SK: `STAGED_EMAIL#${emailId}` });
-export const emailBatch = (projectId: string, batchId: string): Key => ({ PK: projectPk(projectId), SK: `EMAIL_BATCH#${batchId}` });
+export const stagedEmail = (projectId: string, emailId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `STAGED_EMAIL#${emailId}`,
+});
+export const emailBatch = (projectId: string, batchId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `EMAIL_BATCH#${batchId}`,
+});
 /** A project's live sends, permanent bounces and complaints in one UTC hour (`2026-11-25T14`), sharded by email id like its emails. */
 const linksPk = (projectId: string, broadcastId: string) => `${projectPk(projectId)}#BROADCAST#${broadcastId}#LINKS`;
-export const broadcastLink = (projectId: string, broadcastId: string, emailId: string, linkId: string): Key => ({ PK: `${linksPk(projectId, broadcastId)}#${shardOf(emailId)}`, SK: `LINK#${linkId}` });
-export const broadcastLinks = (projectId: string, broadcastId: string): ShardedCollection => ({ PKs: shardPks(linksPk(projectId, broadcastId)), prefix: 'LINK#' });
+export const broadcastLink = (projectId: string, broadcastId: string, emailId: string, linkId: string): Key => ({
+  PK: `${linksPk(projectId, broadcastId)}#${shardOf(emailId)}`,
+  SK: `LINK#${linkId}`,
+});
+export const broadcastLinks = (projectId: string, broadcastId: string): ShardedCollection => ({
+  PKs: shardPks(linksPk(projectId, broadcastId)),
+  prefix: 'LINK#',
+});
 const metricsPk = (projectId: string) => `METRICS#${projectId}`;
 /** The sort key of a metrics day (`2026-11-25`). */
 export const metricsDaySk = (day: string) => `DAY#${day}`;
-export const metricsDay = (projectId: string, emailId: string, day: string): Key => ({ PK: `${metricsPk(projectId)}#${shardOf(emailId)}`, SK: metricsDaySk(day) });
-export const metricsDays = (projectId: string): ShardedCollection => ({ PKs: shardPks(metricsPk(projectId)), prefix: 'DAY#' });
+export const metricsDay = (projectId: string, emailId: string, day: string): Key => ({
+  PK: `${metricsPk(projectId)}#${shardOf(emailId)}`,
+  SK: metricsDaySk(day),
+});
+export const metricsDays = (projectId: string): ShardedCollection => ({
+  PKs: shardPks(metricsPk(projectId)),
+  prefix: 'DAY#',
+});
 const reputationPk = (projectId: string) => `REPUTATION#${projectId}`;
 /** The sort key of a reputation hour (`2026-11-25T13`). */
 export const reputationHourSk = (hour: string) => `HOUR#${hour}`;
-export const reputationBucket = (projectId: string, emailId: string, hour: string): Key => ({ PK: `${reputationPk(projectId)}#${shardOf(emailId)}`, SK: reputationHourSk(hour) });
-export const reputationBuckets = (projectId: string): ShardedCollection => ({ PKs: shardPks(reputationPk(projectId)), prefix: 'HOUR#' });
+export const reputationBucket = (projectId: string, emailId: string, hour: string): Key => ({
+  PK: `${reputationPk(projectId)}#${shardOf(emailId)}`,
+  SK: reputationHourSk(hour),
+});
+export const reputationBuckets = (projectId: string): ShardedCollection => ({
+  PKs: shardPks(reputationPk(projectId)),
+  prefix: 'HOUR#',
+});
 export const sesMessage = (messageId: string): Key => ({ PK: `SES_MESSAGE#${messageId}`, SK: 'SES_MESSAGE' });
-export const sendRate = (epochSecond: number, shard = 0): Key => ({ PK: shard ? `SEND_RATE#${epochSecond}#${shard}` : `SEND_RATE#${epochSecond}`, SK: 'SEND_RATE' });
-export const suppression = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION#${address.toLowerCase()}` });
+export const sendRate = (epochSecond: number, shard = 0): Key => ({
+  PK: shard ? `SEND_RATE#${epochSecond}#${shard}` : `SEND_RATE#${epochSecond}`,
+  SK: 'SEND_RATE',
+});
+export const suppression = (projectId: string, address: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `SUPPRESSION#${address.toLowerCase()}`,
+});
 /** The suppression's record again, under its id: lookups by id and the newest-first list (its prefix is not a prefix of `SUPPRESSION#`). */
-export const suppressionById = (projectId: string, suppressionId: string): Key => ({ PK: projectPk(projectId), SK: `SUPPRESSION_ID#${suppressionId}` });
+export const suppressionById = (projectId: string, suppressionId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `SUPPRESSION_ID#${suppressionId}`,
+});
 export const suppressions = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'SUPPRESSION_ID#' });
 
-export const domain = (projectId: string, domainId: string): Key => ({ PK: projectPk(projectId), SK: `DOMAIN#${domainId}` });
+export const domain = (projectId: string, domainId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `DOMAIN#${domainId}`,
+});
 export const domains = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'DOMAIN#' });
 /** Global: one per domain name in the whole deployment, read only on its exact key. */
 export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLowerCase()}`, SK: 'DOMAIN_NAME' });
 /** A test twin's claim of a domain name: in the twin's partition (its sort key is outside the `DOMAIN#` prefix, so lists never see it). */
-export const testDomainName = (projectId: string, name: string): Key => ({ PK: projectPk(projectId), SK: `DOMAIN_NAME#${name.toLowerCase()}` });
+export const testDomainName = (projectId: string, name: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `DOMAIN_NAME#${name.toLowerCase()}`,
+});
 /** The project's domain counter (its sort key is outside the `DOMAIN#` prefix, so lists never see it). */
 export const domainCount = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'DOMAIN_COUNT' });
 /** Domains SES is still verifying sit in this GSI1 partition, so the scheduled check finds them without a Scan. */
 export const DOMAINS_UNSETTLED = 'DOMAIN_UNSETTLED';
 export const domainUnsettled = (domainId: string) => ({ GSI1PK: DOMAINS_UNSETTLED, GSI1SK: domainId });
-export const sesEvent = (messageId: string, eventHash: string): Key => ({ PK: `SES_EVENT#${messageId}`, SK: eventHash });
+export const sesEvent = (messageId: string, eventHash: string): Key => ({
+  PK: `SES_EVENT#${messageId}`,
+  SK: eventHash,
+});
 
-export const oauthClient = (projectId: string, id: string): Key => ({ PK: projectPk(projectId), SK: `OAUTH_CLIENT#${id}` });
+export const oauthClient = (projectId: string, id: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `OAUTH_CLIENT#${id}`,
+});
 export const oauthClients = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'OAUTH_CLIENT#' });
 /** Global: the public `client_id` -> its project, read only on its exact key (the token endpoint has no project). */
 export const oauthClientId = (clientId: string): Key => ({ PK: `OAUTH_CLIENT_ID#${clientId}`, SK: 'OAUTH_CLIENT_ID' });
 export const oauthCode = (sha256Hex: string): Key => ({ PK: `OAUTH_CODE#${sha256Hex}`, SK: 'OAUTH_CODE' });
-export const oauthGrant = (projectId: string, grantId: string): Key => ({ PK: projectPk(projectId), SK: `OAUTH_GRANT#${grantId}` });
+export const oauthGrant = (projectId: string, grantId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `OAUTH_GRANT#${grantId}`,
+});
 export const oauthGrants = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'OAUTH_GRANT#' });
-export const oauthAccessToken = (sha256Hex: string): Key => ({ PK: `OAUTH_ACCESS_TOKEN#${sha256Hex}`, SK: 'OAUTH_ACCESS_TOKEN' });
-export const oauthRefreshToken = (sha256Hex: string): Key => ({ PK: `OAUTH_REFRESH_TOKEN#${sha256Hex}`, SK: 'OAUTH_REFRESH_TOKEN' });
+export const oauthAccessToken = (sha256Hex: string): Key => ({
+  PK: `OAUTH_ACCESS_TOKEN#${sha256Hex}`,
+  SK: 'OAUTH_ACCESS_TOKEN',
+});
+export const oauthRefreshToken = (sha256Hex: string): Key => ({
+  PK: `OAUTH_REFRESH_TOKEN#${sha256Hex}`,
+  SK: 'OAUTH_REFRESH_TOKEN',
+});
 
-export const webhook = (projectId: string, webhookId: string): Key => ({ PK: projectPk(projectId), SK: `WEBHOOK#${webhookId}` });
+export const webhook = (projectId: string, webhookId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `WEBHOOK#${webhookId}`,
+});
 export const webhooks = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'WEBHOOK#' });
 /** The project's webhook counter (its sort key is outside the `WEBHOOK#` prefix, so lists never see it). */
 export const webhookCount = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'WEBHOOK_COUNT' });
@@ -346,78 +444,156 @@ export const webhookDelivery = (projectId: string, webhookId: string, deliveryId
   PK: `${deliveriesPk(projectId)}#${shardOf(deliveryId)}`,
   SK: `WEBHOOK_DELIVERY#${webhookId}#${deliveryId}`,
 });
-export const webhookDeliveries = (projectId: string, webhookId: string): ShardedCollection => ({ PKs: shardPks(deliveriesPk(projectId)), prefix: `WEBHOOK_DELIVERY#${webhookId}#` });
+export const webhookDeliveries = (projectId: string, webhookId: string): ShardedCollection => ({
+  PKs: shardPks(deliveriesPk(projectId)),
+  prefix: `WEBHOOK_DELIVERY#${webhookId}#`,
+});
 /** Every delivery of a project again on GSI1 (sharded as the table's), newest first: GET /webhook-events. */
 export const webhookEventsPartitions = (projectId: string): string[] => shardPks(`WEBHOOK_EVENTS#${projectId}`);
-export const webhookEventsIndex = (projectId: string, deliveryId: string) => ({ GSI1PK: `WEBHOOK_EVENTS#${projectId}#${shardOf(deliveryId)}`, GSI1SK: deliveryId });
+export const webhookEventsIndex = (projectId: string, deliveryId: string) => ({
+  GSI1PK: `WEBHOOK_EVENTS#${projectId}#${shardOf(deliveryId)}`,
+  GSI1SK: deliveryId,
+});
 /** A delivery's attempts, together in the partition its id picks: one Query lists them, newest first. */
 const attemptsPk = (projectId: string, deliveryId: string) => `${projectPk(projectId)}#ATTEMPTS#${shardOf(deliveryId)}`;
-export const webhookAttempt = (projectId: string, deliveryId: string, attemptId: string): Key => ({ PK: attemptsPk(projectId, deliveryId), SK: `WEBHOOK_ATTEMPT#${deliveryId}#${attemptId}` });
-export const webhookAttempts = (projectId: string, deliveryId: string): Collection => ({ PK: attemptsPk(projectId, deliveryId), prefix: `WEBHOOK_ATTEMPT#${deliveryId}#` });
+export const webhookAttempt = (projectId: string, deliveryId: string, attemptId: string): Key => ({
+  PK: attemptsPk(projectId, deliveryId),
+  SK: `WEBHOOK_ATTEMPT#${deliveryId}#${attemptId}`,
+});
+export const webhookAttempts = (projectId: string, deliveryId: string): Collection => ({
+  PK: attemptsPk(projectId, deliveryId),
+  prefix: `WEBHOOK_ATTEMPT#${deliveryId}#`,
+});
 
 /** Contacts: one per lower-cased address per project (the contact email item claims the address). */
-export const contact = (projectId: string, contactId: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT#${contactId}` });
+export const contact = (projectId: string, contactId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `CONTACT#${contactId}`,
+});
 export const contacts = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'CONTACT#' });
-export const contactCount = (projectId: string, shard: number): Key => ({ PK: projectPk(projectId), SK: `CONTACT_COUNT#${shard}` });
-export const contactEmail = (projectId: string, address: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT_EMAIL#${address.toLowerCase()}` });
+export const contactCount = (projectId: string, shard: number): Key => ({
+  PK: projectPk(projectId),
+  SK: `CONTACT_COUNT#${shard}`,
+});
+export const contactEmail = (projectId: string, address: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `CONTACT_EMAIL#${address.toLowerCase()}`,
+});
 /** A contact import's record (its cursor and counts: shared/audience/imports.ts). */
-export const contactImport = (projectId: string, importId: string): Key => ({ PK: projectPk(projectId), SK: `CONTACT_IMPORT#${importId}` });
+export const contactImport = (projectId: string, importId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `CONTACT_IMPORT#${importId}`,
+});
 export const contactImports = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'CONTACT_IMPORT#' });
 /** The project's one running import (shared/audience/imports.ts): taken in the import's creation, released in its end. */
-export const contactImportRunning = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'CONTACT_IMPORT_RUNNING' });
+export const contactImportRunning = (projectId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: 'CONTACT_IMPORT_RUNNING',
+});
 /** One page of an import written (from row `start`): its marker, put in the page's transaction, and its counts. */
-export const contactImportPage = (projectId: string, importId: string, start: number): Key => ({ PK: projectPk(projectId), SK: `CONTACT_IMPORT_PAGE#${importId}#${String(start).padStart(9, '0')}` });
+export const contactImportPage = (projectId: string, importId: string, start: number): Key => ({
+  PK: projectPk(projectId),
+  SK: `CONTACT_IMPORT_PAGE#${importId}#${String(start).padStart(9, '0')}`,
+});
 /** A segment's members have a partition of their own: the fan-out reads 100,000 of them without touching the project's other items. */
-export const segmentMember = (projectId: string, segmentId: string, contactId: string): Key => ({ PK: `${projectPk(projectId)}#SEGMENT#${segmentId}`, SK: `CONTACT#${contactId}` });
-export const segmentMembers = (projectId: string, segmentId: string) => ({ PK: `${projectPk(projectId)}#SEGMENT#${segmentId}`, prefix: 'CONTACT#' });
+export const segmentMember = (projectId: string, segmentId: string, contactId: string): Key => ({
+  PK: `${projectPk(projectId)}#SEGMENT#${segmentId}`,
+  SK: `CONTACT#${contactId}`,
+});
+export const segmentMembers = (projectId: string, segmentId: string) => ({
+  PK: `${projectPk(projectId)}#SEGMENT#${segmentId}`,
+  prefix: 'CONTACT#',
+});
 
-export const topic = (projectId: string, topicId: string): Key => ({ PK: projectPk(projectId), SK: `TOPIC#${topicId}` });
+export const topic = (projectId: string, topicId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `TOPIC#${topicId}`,
+});
 export const topics = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'TOPIC#' });
 /** The project's contact property schema: one item, so a contact write reads it in the round trip it already makes. */
 export const contactProperties = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'CONTACT_PROPERTIES' });
 
-export const template = (projectId: string, templateId: string): Key => ({ PK: projectPk(projectId), SK: `TEMPLATE#${templateId}` });
+export const template = (projectId: string, templateId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `TEMPLATE#${templateId}`,
+});
 export const templates = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'TEMPLATE#' });
-export const templateAlias = (projectId: string, alias: string): Key => ({ PK: projectPk(projectId), SK: `TEMPLATE_ALIAS#${alias}` });
+export const templateAlias = (projectId: string, alias: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `TEMPLATE_ALIAS#${alias}`,
+});
 
-export const broadcast = (projectId: string, broadcastId: string): Key => ({ PK: projectPk(projectId), SK: `BROADCAST#${broadcastId}` });
+export const broadcast = (projectId: string, broadcastId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `BROADCAST#${broadcastId}`,
+});
 export const broadcasts = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'BROADCAST#' });
-export const broadcastContent = (projectId: string, broadcastId: string): Key => ({ PK: projectPk(projectId), SK: `BROADCAST_CONTENT#${broadcastId}` });
+export const broadcastContent = (projectId: string, broadcastId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `BROADCAST_CONTENT#${broadcastId}`,
+});
 /** The fan-out's pages in flight (shared/broadcasts/fanout.ts): one item per claimed page, keyed by the contact id it starts after. */
 const pagesPk = (projectId: string, broadcastId: string) => `${projectPk(projectId)}#BROADCAST#${broadcastId}#PAGES`;
-export const broadcastPage = (projectId: string, broadcastId: string, after: string): Key => ({ PK: pagesPk(projectId, broadcastId), SK: `PAGE#${after}` });
-export const broadcastPages = (projectId: string, broadcastId: string) => ({ PK: pagesPk(projectId, broadcastId), prefix: 'PAGE#' });
+export const broadcastPage = (projectId: string, broadcastId: string, after: string): Key => ({
+  PK: pagesPk(projectId, broadcastId),
+  SK: `PAGE#${after}`,
+});
+export const broadcastPages = (projectId: string, broadcastId: string) => ({
+  PK: pagesPk(projectId, broadcastId),
+  prefix: 'PAGE#',
+});
 /** Scheduled broadcasts wait in one GSI1 partition (few per minute), read by the scheduled-broadcast dispatcher. */
 export const BROADCASTS_DUE = 'BROADCAST_DUE';
-export const broadcastDue = (projectId: string, broadcastId: string, dueAt: string) => ({ GSI1PK: BROADCASTS_DUE, GSI1SK: `${dueAt}#${projectId}#${broadcastId}` });
+export const broadcastDue = (projectId: string, broadcastId: string, dueAt: string) => ({
+  GSI1PK: BROADCASTS_DUE,
+  GSI1SK: `${dueAt}#${projectId}#${broadcastId}`,
+});
 const recipientsPk = (projectId: string, broadcastId: string) => `${projectPk(projectId)}#BROADCAST#${broadcastId}`;
 export const broadcastRecipient = (projectId: string, broadcastId: string, contactId: string): Key => ({
   PK: `${recipientsPk(projectId, broadcastId)}#${shardOf(contactId)}`,
   SK: `CONTACT#${contactId}`,
 });
-export const broadcastRecipients = (projectId: string, broadcastId: string): ShardedCollection => ({ PKs: shardPks(recipientsPk(projectId, broadcastId)), prefix: 'CONTACT#' });
+export const broadcastRecipients = (projectId: string, broadcastId: string): ShardedCollection => ({
+  PKs: shardPks(recipientsPk(projectId, broadcastId)),
+  prefix: 'CONTACT#',
+});
 export const unsubscribeSecret = (): Key => ({ PK: 'DEPLOYMENT', SK: 'UNSUBSCRIBE_SECRET' });
 
 /** Inbound mail: a received email per (SES message, project); ids are UUIDv7, so the list is newest first. */
-export const receivedEmail = (projectId: string, receivedEmailId: string): Key => ({ PK: projectPk(projectId), SK: `RECEIVED_EMAIL#${receivedEmailId}` });
+export const receivedEmail = (projectId: string, receivedEmailId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `RECEIVED_EMAIL#${receivedEmailId}`,
+});
 export const receivedEmails = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'RECEIVED_EMAIL#' });
 /** Global: what the inbound worker made of one SES message for one project (a message can reach several projects). */
-export const inboundMessage = (sesMessageId: string, projectId: string): Key => ({ PK: `INBOUND_MESSAGE#${sesMessageId}`, SK: projectPk(projectId) });
+export const inboundMessage = (sesMessageId: string, projectId: string): Key => ({
+  PK: `INBOUND_MESSAGE#${sesMessageId}`,
+  SK: projectPk(projectId),
+});
 
 /**
  * Every partition a project's data is in (the test-mode wipe, shared/project/test-data.ts, deletes
  * them): the project's own, its sharded collections, and those per From domain, segment and
  * broadcast (named by the project's items). A partition added above for a project's data is added here.
  */
-export function projectPartitions(projectId: string, of: { domainNames: string[]; segmentIds: string[]; broadcastIds: string[] }): string[] {
+export function projectPartitions(
+  projectId: string,
+  of: { domainNames: string[]; segmentIds: string[]; broadcastIds: string[] },
+): string[] {
   const base = projectPk(projectId);
   return [
     base,
-    ...['EVENTS', 'EMAILS', 'LOGS', 'DELIVERIES', 'ATTEMPTS'].flatMap((collection) => shardPks(`${base}#${collection}`)),
+    ...['EVENTS', 'EMAILS', 'LOGS', 'DELIVERIES', 'ATTEMPTS'].flatMap((collection) =>
+      shardPks(`${base}#${collection}`),
+    ),
     ...shardPks(metricsPk(projectId)),
     ...shardPks(reputationPk(projectId)),
     ...of.domainNames.flatMap((name) => shardPks(pendingFromPk(projectId, name))),
     ...of.segmentIds.map((id) => segmentMembers(projectId, id).PK),
-    ...of.broadcastIds.flatMap((id) => [...shardPks(recipientsPk(projectId, id)), ...shardPks(linksPk(projectId, id)), pagesPk(projectId, id)]),
+    ...of.broadcastIds.flatMap((id) => [
+      ...shardPks(recipientsPk(projectId, id)),
+      ...shardPks(linksPk(projectId, id)),
+      pagesPk(projectId, id),
+    ]),
   ];
 }

@@ -9,7 +9,14 @@
  * (`isConditionFailed(error, tag)`) and which can carry the item as it was, so the caller needs
  * no second read to learn what got in its way.
  */
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient, tableName } from './client';
@@ -45,12 +52,15 @@ export class ConditionFailed extends Error {
 }
 
 /** The error is ConditionFailed (with this tag, when one is given). */
-export const isConditionFailed = (error: unknown, tag?: string): error is ConditionFailed => error instanceof ConditionFailed && (tag === undefined || error.tag === tag);
+export const isConditionFailed = (error: unknown, tag?: string): error is ConditionFailed =>
+  error instanceof ConditionFailed && (tag === undefined || error.tag === tag);
 
 /** The action's request parameters, asking for the old item when its failure is to carry it. */
 function request(action: WriteAction): Record<string, unknown> {
   const on = action.onConditionFailed;
-  return typeof on === 'object' && on.withItem ? { ...action.params, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : action.params;
+  return typeof on === 'object' && on.withItem
+    ? { ...action.params, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }
+    : action.params;
 }
 
 /** The error a failed condition of `action` throws (`item`: the old item DynamoDB returned, marshalled); undefined when the action names none. */
@@ -80,7 +90,10 @@ export function put(item: Item, options: { ifAbsent?: OnConditionFailed } = {}):
  * missing or any of the given attributes no longer has the given value (someone changed it
  * since it was read).
  */
-export function del(key: Key, options: { ifExists?: OnConditionFailed; ifUnchanged?: { expected: Item; onChanged: OnConditionFailed } } = {}): WriteAction {
+export function del(
+  key: Key,
+  options: { ifExists?: OnConditionFailed; ifUnchanged?: { expected: Item; onChanged: OnConditionFailed } } = {},
+): WriteAction {
   if (options.ifUnchanged) {
     const entries = Object.entries(options.ifUnchanged.expected);
     return {
@@ -150,7 +163,13 @@ export function update(key: Key, spec: UpdateSpec, onConditionFailed?: OnConditi
 /** A single UpdateItem; returns the item as it is afterwards. */
 export async function updateItem<T extends Item = Item>(action: WriteAction): Promise<T> {
   try {
-    const out = await documentClient.send(new UpdateCommand({ TableName: tableName(), ...(request(action) as { Key: Key; UpdateExpression: string }), ReturnValues: 'ALL_NEW' }));
+    const out = await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        ...(request(action) as { Key: Key; UpdateExpression: string }),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
     return out.Attributes as T;
   } catch (error) {
     throw singleWriteError(action, error);
@@ -168,7 +187,9 @@ export function checkExists(key: Key, onMissing: OnConditionFailed): WriteAction
 }
 
 export async function getItem<T extends Item = Item>(key: Key, consistent = true): Promise<T | undefined> {
-  const out = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }));
+  const out = await documentClient.send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }),
+  );
   return out.Item as T | undefined;
 }
 
@@ -180,7 +201,9 @@ export async function batchGet<T extends Item = Item>(keyList: Key[]): Promise<T
     let pending: Key[] = keyList.slice(i, i + 100);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-      const out = await documentClient.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
+      const out = await documentClient.send(
+        new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
       found.push(...((out.Responses?.[TableName] ?? []) as T[]));
       pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Key[];
     }
@@ -207,7 +230,10 @@ export const MAX_TRANSACTION_BYTES = 3.5 * 1024 * 1024;
  * `bytes(item)` bytes of it each, within MAX_TRANSACTION_ACTIONS (less `reserved` actions the
  * caller adds to every group) and MAX_TRANSACTION_BYTES.
  */
-export function transactionChunks<T>(items: readonly T[], size: { actions: (item: T) => number; bytes: (item: T) => number; reserved?: number }): T[][] {
+export function transactionChunks<T>(
+  items: readonly T[],
+  size: { actions: (item: T) => number; bytes: (item: T) => number; reserved?: number },
+): T[][] {
   const reserved = size.reserved ?? 0;
   const chunks: T[][] = [];
   let chunk: T[] = [];
@@ -216,7 +242,10 @@ export function transactionChunks<T>(items: readonly T[], size: { actions: (item
   for (const item of items) {
     const itemActions = size.actions(item);
     const itemBytes = size.bytes(item);
-    if (chunk.length && (actions + itemActions > MAX_TRANSACTION_ACTIONS || bytes + itemBytes > MAX_TRANSACTION_BYTES)) {
+    if (
+      chunk.length &&
+      (actions + itemActions > MAX_TRANSACTION_ACTIONS || bytes + itemBytes > MAX_TRANSACTION_BYTES)
+    ) {
       chunks.push(chunk);
       chunk = [];
       actions = reserved;
@@ -232,7 +261,8 @@ export function transactionChunks<T>(items: readonly T[], size: { actions: (item
 
 export async function transact(actions: WriteAction[]): Promise<void> {
   if (actions.length === 0) return;
-  if (actions.length > MAX_TRANSACTION_ACTIONS) throw new Error(`transaction of ${actions.length} actions exceeds ${MAX_TRANSACTION_ACTIONS}`);
+  if (actions.length > MAX_TRANSACTION_ACTIONS)
+    throw new Error(`transaction of ${actions.length} actions exceeds ${MAX_TRANSACTION_ACTIONS}`);
   const TableName = tableName();
   try {
     await documentClient.send(
@@ -242,7 +272,8 @@ export async function transact(actions: WriteAction[]): Promise<void> {
     );
   } catch (error) {
     // The first action whose condition failed decides; its old item is in its cancellation reason.
-    const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[] }).CancellationReasons;
+    const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[] })
+      .CancellationReasons;
     if ((error as Error).name === 'TransactionCanceledException' && reasons) {
       const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
       const conditionFailure = failed >= 0 ? conditionError(actions[failed], reasons[failed].Item) : undefined;
@@ -254,7 +285,10 @@ export async function transact(actions: WriteAction[]): Promise<void> {
 
 /** Another transaction was writing one of the items at the same moment, so DynamoDB cancelled this one: worth trying again. */
 export const isTransactionConflict = (error: unknown): boolean =>
-  (error as Error).name === 'TransactionCanceledException' && ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+  (error as Error).name === 'TransactionCanceledException' &&
+  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(
+    (r) => r.Code === 'TransactionConflict',
+  );
 
 /**
  * `transact`, tried again (up to `attempts` times, after a short random wait) while DynamoDB
@@ -320,14 +354,20 @@ export function bounded<T extends object>(items: T[], limit: number): Page<T> {
 }
 
 /** A Query that reads on from where it stopped: `next(n)` answers up to n more items in the Query's order, [] at the end. */
-function queryReader<T extends Item>(input: Record<string, unknown>): { next(n: number): Promise<T[]>; done: () => boolean } {
-  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined = input.ExclusiveStartKey as Record<string, NativeAttributeValue> | undefined;
+function queryReader<T extends Item>(
+  input: Record<string, unknown>,
+): { next(n: number): Promise<T[]>; done: () => boolean } {
+  let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined = input.ExclusiveStartKey as
+    | Record<string, NativeAttributeValue>
+    | undefined;
   let finished = false;
   return {
     done: () => finished,
     async next(n) {
       if (finished) return [];
-      const out = await documentClient.send(new QueryCommand({ ...(input as object), TableName: tableName(), Limit: n, ExclusiveStartKey }));
+      const out = await documentClient.send(
+        new QueryCommand({ ...(input as object), TableName: tableName(), Limit: n, ExclusiveStartKey }),
+      );
       ExclusiveStartKey = out.LastEvaluatedKey;
       if (!ExclusiveStartKey) finished = true;
       return (out.Items ?? []) as T[];
@@ -351,9 +391,14 @@ async function mergeReaders<T extends Item>(
   const merged: T[] = [];
   while (merged.length < count) {
     // a buffer run dry while its Query has more: read on before choosing
-    await Promise.all(buffers.map(async (buffer, i) => (buffer.length === 0 && !readers[i].done() ? buffer.push(...(await readers[i].next(chunk))) : 0)));
+    await Promise.all(
+      buffers.map(async (buffer, i) =>
+        buffer.length === 0 && !readers[i].done() ? buffer.push(...(await readers[i].next(chunk))) : 0,
+      ),
+    );
     let pick = -1;
-    for (let i = 0; i < buffers.length; i++) if (buffers[i].length && (pick < 0 || before(buffers[i][0], buffers[pick][0]))) pick = i;
+    for (let i = 0; i < buffers.length; i++)
+      if (buffers[i].length && (pick < 0 || before(buffers[i][0], buffers[pick][0]))) pick = i;
     if (pick < 0) break;
     merged.push(buffers[pick].shift()!);
   }
@@ -368,7 +413,11 @@ async function mergeReaders<T extends Item>(
  * A sharded collection (keys.ts: per-email collections spread over partitions) is read from every
  * shard at once and merged by sort key. Every page stops at MAX_PAGE_BYTES too (`hasMore`).
  */
-export async function queryPage<T extends Item = Item>(collection: Collection | ShardedCollection, page: PageRequest, filter?: QueryFilter): Promise<Page<T>> {
+export async function queryPage<T extends Item = Item>(
+  collection: Collection | ShardedCollection,
+  page: PageRequest,
+  filter?: QueryFilter,
+): Promise<Page<T>> {
   const cursor = page.before ?? page.after;
   const newestFirst = page.before === undefined;
   const readers = ('PKs' in collection ? collection.PKs : [collection.PK]).map((PK) =>
@@ -381,7 +430,12 @@ export async function queryPage<T extends Item = Item>(collection: Collection | 
     }),
   );
   const count = page.limit + 1; // one more than the page: whether there are more
-  const merged = await mergeReaders(readers, count, (a, b) => (newestFirst ? a.SK > b.SK : a.SK < b.SK), filter ? Math.max(FILTERED_READ, count) : undefined);
+  const merged = await mergeReaders(
+    readers,
+    count,
+    (a, b) => (newestFirst ? a.SK > b.SK : a.SK < b.SK),
+    filter ? Math.max(FILTERED_READ, count) : undefined,
+  );
   const { items, hasMore } = bounded(merged, page.limit);
   return { items: newestFirst ? items : items.reverse(), hasMore };
 }
@@ -390,7 +444,11 @@ export async function queryPage<T extends Item = Item>(collection: Collection | 
  * Every item of the collection (each shard of it) whose sort key is from `prefix + from` to
  * `prefix + to`, inclusive, all pages: for short ranges of small items (a project's daily counters).
  */
-export async function queryBetween<T extends Item = Item>(collection: Collection | ShardedCollection, from: string, to: string): Promise<T[]> {
+export async function queryBetween<T extends Item = Item>(
+  collection: Collection | ShardedCollection,
+  from: string,
+  to: string,
+): Promise<T[]> {
   const partitions = 'PKs' in collection ? collection.PKs : [collection.PK];
   const pages = await Promise.all(
     partitions.map(async (PK) => {
@@ -428,7 +486,11 @@ export async function countItems(collection: Collection): Promise<number> {
 
 /** The keys of every item of one partition, a page at a time (for deleting a whole partition: shared/project/test-data.ts). */
 export async function* partitionKeys(PK: string, pageSize = 100): AsyncGenerator<Key[]> {
-  const reader = queryReader<Key & Item>({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': PK }, ProjectionExpression: 'PK, SK' });
+  const reader = queryReader<Key & Item>({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': PK },
+    ProjectionExpression: 'PK, SK',
+  });
   while (!reader.done()) {
     const page = await reader.next(pageSize);
     if (page.length) yield page.map((item) => ({ PK: item.PK, SK: item.SK }));
@@ -444,7 +506,9 @@ export async function* partitionKeys(PK: string, pageSize = 100): AsyncGenerator
  */
 async function itemsOf<T extends Item>(entries: Item[]): Promise<T[]> {
   if (!entries.length) return [];
-  const items = new Map((await batchGet<T>(entries.map((e) => ({ PK: e.PK, SK: e.SK })))).map((item) => [`${item.PK}|${item.SK}`, item]));
+  const items = new Map(
+    (await batchGet<T>(entries.map((e) => ({ PK: e.PK, SK: e.SK })))).map((item) => [`${item.PK}|${item.SK}`, item]),
+  );
   return entries.flatMap((e) => {
     const item = items.get(`${e.PK}|${e.SK}`);
     return item ? [{ ...item, GSI1PK: e.GSI1PK, GSI1SK: e.GSI1SK } as T] : [];
@@ -455,7 +519,10 @@ async function itemsOf<T extends Item>(entries: Item[]): Promise<T[]> {
  * The items of one GSI1 partition, a page at a time, in GSI1SK order; with `below`, only those
  * whose GSI1SK sorts before it. For worker sweeps (due emails, domains SES is still verifying).
  */
-export async function* queryGsi1Pages<T extends Item = Item>(partition: string, options: { below?: string; pageSize?: number } = {}): AsyncGenerator<T[]> {
+export async function* queryGsi1Pages<T extends Item = Item>(
+  partition: string,
+  options: { below?: string; pageSize?: number } = {},
+): AsyncGenerator<T[]> {
   let ExclusiveStartKey: Record<string, NativeAttributeValue> | undefined;
   do {
     const out = await documentClient.send(
@@ -463,7 +530,10 @@ export async function* queryGsi1Pages<T extends Item = Item>(partition: string, 
         TableName: tableName(),
         IndexName: 'GSI1',
         KeyConditionExpression: options.below === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK < :below',
-        ExpressionAttributeValues: { ':pk': partition, ...(options.below === undefined ? {} : { ':below': options.below }) },
+        ExpressionAttributeValues: {
+          ':pk': partition,
+          ...(options.below === undefined ? {} : { ':below': options.below }),
+        },
         Limit: options.pageSize,
         ExclusiveStartKey,
       }),
@@ -479,7 +549,10 @@ export async function* queryGsi1Pages<T extends Item = Item>(partition: string, 
  * key condition, so the cursor needs no table key). Reads limit+1 items to know whether there are
  * more; stops at MAX_PAGE_BYTES too. Eventually consistent, as every read of an index is.
  */
-export async function queryGsi1Page<T extends Item = Item>(partitions: string | string[], page: { limit: number; after?: string }): Promise<Page<T>> {
+export async function queryGsi1Page<T extends Item = Item>(
+  partitions: string | string[],
+  page: { limit: number; after?: string },
+): Promise<Page<T>> {
   const readers = [partitions].flat().map((partition) =>
     queryReader<T>({
       IndexName: 'GSI1',

@@ -40,9 +40,11 @@ export function parseMultipart(raw: Buffer, contentType: string): Record<string,
     if (next < 0) throw malformed('the closing delimiter is missing');
     const disposition = /^content-disposition:(.*)$/im.exec(headers)?.[1] ?? '';
     const name = parameter(disposition, 'name');
-    if (!/^\s*form-data\s*;/i.test(disposition) || name === undefined) throw malformed('a part has no Content-Disposition: form-data name');
+    if (!/^\s*form-data\s*;/i.test(disposition) || name === undefined)
+      throw malformed('a part has no Content-Disposition: form-data name');
     const content = raw.subarray(headersEnd + 4, next);
-    const value = parameter(disposition, 'filename') === undefined ? content.toString('utf8') : content.toString('latin1');
+    const value =
+      parameter(disposition, 'filename') === undefined ? content.toString('utf8') : content.toString('latin1');
     const seen = fields.get(name);
     fields.set(name, seen === undefined ? value : [seen, value].flat());
     at = next + 2;

@@ -37,7 +37,11 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
 function requestContent(operation: Operation): Record<string, { schema: JsonSchema }> {
   const schema = schemaOf(operation.body!, 'input');
   const formats = operation.bodyFormats ?? ['json'];
-  const types = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' } as const;
+  const types = {
+    json: 'application/json',
+    form: 'application/x-www-form-urlencoded',
+    multipart: 'multipart/form-data',
+  } as const;
   return Object.fromEntries(formats.map((format) => [types[format], { schema }]));
 }
 
@@ -48,7 +52,13 @@ export function openApiDocument(routes: readonly DocumentedRoute[]) {
     for (const [status, response] of Object.entries(documentedResponses(operation))) {
       responses[status] = {
         description: response.description,
-        ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: schemaOf(response.schema, 'output') } } } : {}),
+        ...(response.schema
+          ? {
+              content: {
+                [response.contentType ?? 'application/json']: { schema: schemaOf(response.schema, 'output') },
+              },
+            }
+          : {}),
       };
     }
     // which keys may call it: said in the description, and machine-readable in `x-required-scope`

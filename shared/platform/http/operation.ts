@@ -32,7 +32,8 @@ export interface Credential {
 /** Why `credential` may not call an operation needing `scope` (the 403 `insufficient_scope` message), or undefined when it may. */
 export function scopeRefusal(credential: Credential, scope: Scope): string | undefined {
   if (scope === 'sending_access') return undefined;
-  if (credential.permission !== 'full_access') return 'This key has sending_access: it may only send emails (POST /emails, POST /emails/batch)';
+  if (credential.permission !== 'full_access')
+    return 'This key has sending_access: it may only send emails (POST /emails, POST /emails/batch)';
   if (scope === 'full_access_api_key' && credential.grantId !== undefined) {
     return 'OAuth access tokens cannot manage API keys, OAuth clients, authorizations or grants: use an API key of the project';
   }
@@ -42,8 +43,10 @@ export function scopeRefusal(credential: Credential, scope: Scope): string | und
 /** Who may call an operation, as the OpenAPI description says it. */
 export const SCOPE_NOTES: Record<Scope, string> = {
   sending_access: 'Any API key or OAuth access token may call this, `sending_access` ones included.',
-  full_access: 'Needs a `full_access` API key or OAuth access token; a `sending_access` one gets 403 `insufficient_scope`.',
-  full_access_api_key: 'Needs a `full_access` API key; OAuth access tokens (whatever their scope) and `sending_access` keys get 403 `insufficient_scope`.',
+  full_access:
+    'Needs a `full_access` API key or OAuth access token; a `sending_access` one gets 403 `insufficient_scope`.',
+  full_access_api_key:
+    'Needs a `full_access` API key; OAuth access tokens (whatever their scope) and `sending_access` keys get 403 `insufficient_scope`.',
 };
 
 export type BodyFormat = 'json' | 'form' | 'multipart';
@@ -56,7 +59,11 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface Operation<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined> {
+export interface Operation<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+> {
   operationId: string;
   summary: string;
   /** decisions the contract leaves open go here: they become the OpenAPI description */
@@ -104,7 +111,8 @@ export const defineOperation = <const O extends Operation>(operation: O): O => o
 export function documentedResponses(operation: Operation): Record<number, ResponseSpec> {
   const responses = { ...operation.responses };
   const scope = requiredScope(operation);
-  if (operation.auth === 'api_key' && scope !== 'sending_access') responses[403] ??= { ...insufficientScopeResponse, description: SCOPE_NOTES[scope] };
+  if (operation.auth === 'api_key' && scope !== 'sending_access')
+    responses[403] ??= { ...insufficientScopeResponse, description: SCOPE_NOTES[scope] };
   if (operation.auth === 'api_key') responses[429] ??= rateLimitedResponse;
   if (operation.body && operation.errorFormat !== 'oauth') responses[413] ??= payloadTooLargeResponse; // RFC 6749 errors have no 413
   return responses;

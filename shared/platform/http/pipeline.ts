@@ -25,7 +25,17 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { Caller } from '../caller';
-import { ApiError, badRequest, forbidden, internalError, invalidApiKey, OAUTH_ERROR_CODES, payloadTooLarge, unprocessable, type ErrorDetail } from '../errors';
+import {
+  ApiError,
+  badRequest,
+  forbidden,
+  internalError,
+  invalidApiKey,
+  OAUTH_ERROR_CODES,
+  payloadTooLarge,
+  unprocessable,
+  type ErrorDetail,
+} from '../errors';
 import { API_VERSION } from './api-version';
 import { logger as rootLogger, type Logger } from '../log';
 import { now } from '../clock';
@@ -69,11 +79,17 @@ export interface Reply {
 
 export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
 /** 200 with one page of a list: `{object: "list", data, has_more}`, the shape every list route answers. */
-export const listOk = (data: readonly unknown[], hasMore: boolean): Reply => ok({ object: 'list', data, has_more: hasMore });
+export const listOk = (data: readonly unknown[], hasMore: boolean): Reply =>
+  ok({ object: 'list', data, has_more: hasMore });
 export const created = (body: unknown): Reply => ({ statusCode: 201, body });
 export const accepted = (body: unknown): Reply => ({ statusCode: 202, body });
 /** An HTML page (the unsubscribe routes, which people open in a browser). */
-export const html = (markup: string): Reply => ({ statusCode: 200, body: markup, raw: true, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
+export const html = (markup: string): Reply => ({
+  statusCode: 200,
+  body: markup,
+  raw: true,
+  headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+});
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -140,12 +156,19 @@ function toResult(reply: Reply, state: State): Result {
  */
 function oauthErrorReply(error: ApiError): Reply {
   const headers = { ...error.headers, 'cache-control': 'no-store', pragma: 'no-cache' };
-  if (error.statusCode >= 500) return { statusCode: error.statusCode, body: { error: 'server_error', error_description: error.message }, headers };
+  if (error.statusCode >= 500)
+    return { statusCode: error.statusCode, body: { error: 'server_error', error_description: error.message }, headers };
   const details: ErrorDetail[] = Array.isArray(error.errors) ? error.errors : [];
   const chosen = details.find((d) => (OAUTH_ERROR_CODES as readonly string[]).includes(d.code))?.code;
-  const grantType = details.some((d) => d.path === 'grant_type' && d.code === 'invalid_value') ? 'unsupported_grant_type' : undefined;
+  const grantType = details.some((d) => d.path === 'grant_type' && d.code === 'invalid_value')
+    ? 'unsupported_grant_type'
+    : undefined;
   const code = chosen ?? grantType ?? 'invalid_request';
-  return { statusCode: code === 'invalid_client' ? 401 : 400, body: { error: code, error_description: error.message }, headers };
+  return {
+    statusCode: code === 'invalid_client' ? 401 : 400,
+    body: { error: code, error_description: error.message },
+    headers,
+  };
 }
 
 /**
@@ -171,7 +194,12 @@ export interface AnsweredRequest {
 export type RequestRecorder = (request: AnsweredRequest) => Promise<unknown>;
 
 /** The entry's write, started as soon as the answer is known (undefined: no valid key, so no project to file it under). */
-function startRecording(record: RequestRecorder | undefined, event: Event, state: State, reply: Reply): Promise<unknown> | undefined {
+function startRecording(
+  record: RequestRecorder | undefined,
+  event: Event,
+  state: State,
+  reply: Reply,
+): Promise<unknown> | undefined {
   if (!record || !state.identified) return undefined;
   const failed = reply.statusCode >= 400 && typeof reply.body === 'object' && reply.body !== null;
   try {
@@ -197,10 +225,19 @@ function httpEnvelope(operation: Operation, record?: RequestRecorder): Middlewar
     before: (request) => {
       const event = request.event;
       const requestId = event.requestContext?.requestId ?? request.context.awsRequestId;
-      states.set(event, { requestId, startedAt: now(), startedMs: Date.now(), logger: rootLogger.child({ request_id: requestId }) });
+      states.set(event, {
+        requestId,
+        startedAt: now(),
+        startedMs: Date.now(),
+        logger: rootLogger.child({ request_id: requestId }),
+      });
       const version = header(event, 'api-version');
       if (version !== undefined && version !== API_VERSION) {
-        throw badRequest('unsupported_api_version', `Unsupported Api-Version "${version}"; the only version is ${API_VERSION}`, 'Api-Version');
+        throw badRequest(
+          'unsupported_api_version',
+          `Unsupported Api-Version "${version}"; the only version is ${API_VERSION}`,
+          'Api-Version',
+        );
       }
       const size = event.body ? Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : 0;
       if (size > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
@@ -216,7 +253,12 @@ function httpEnvelope(operation: Operation, record?: RequestRecorder): Middlewar
     onError: async (request) => {
       let state = states.get(request.event);
       if (!state) {
-        state = { requestId: request.context.awsRequestId, startedAt: now(), startedMs: Date.now(), logger: rootLogger };
+        state = {
+          requestId: request.context.awsRequestId,
+          startedAt: now(),
+          startedMs: Date.now(),
+          logger: rootLogger,
+        };
         states.set(request.event, state);
       }
       let error = request.error;
@@ -225,7 +267,10 @@ function httpEnvelope(operation: Operation, record?: RequestRecorder): Middlewar
         error = internalError(state.requestId);
       }
       const apiError = error as ApiError;
-      const reply: Reply = operation.errorFormat === 'oauth' ? oauthErrorReply(apiError) : { statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers };
+      const reply: Reply =
+        operation.errorFormat === 'oauth'
+          ? oauthErrorReply(apiError)
+          : { statusCode: apiError.statusCode, body: apiError.toBody(), headers: apiError.headers };
       const recording = startRecording(record, request.event, state, reply);
       request.response = toResult(reply, state);
       accessLog(request, reply.statusCode);
@@ -242,7 +287,9 @@ function httpEnvelope(operation: Operation, record?: RequestRecorder): Middlewar
 async function settleAlongside(state: State, recording?: Promise<unknown>): Promise<void> {
   await Promise.all([
     state.alongside?.catch((error: unknown) => state.logger.warn('work beside the request failed', { error })),
-    recording?.catch((error: unknown) => state.logger.warn('request log write failed: this request has no log entry', { error })),
+    recording?.catch((error: unknown) =>
+      state.logger.warn('request log write failed: this request has no log entry', { error }),
+    ),
   ]);
 }
 
@@ -278,13 +325,21 @@ export type Authenticator = (token: string) => Promise<Authentication>;
  * key or token the operation's `scope` does not admit gets 403 `insufficient_scope`, before any
  * validation, so nothing about the request's values is revealed to it.
  */
-function authentication(operation: Operation, authenticate: Authenticator | undefined): MiddlewareObj<Event, Result, Error, Context> {
+function authentication(
+  operation: Operation,
+  authenticate: Authenticator | undefined,
+): MiddlewareObj<Event, Result, Error, Context> {
   return {
     before: async (request) => {
       if (operation.auth === 'none') return;
       if (!authenticate) throw new Error(`${operation.operationId} needs a key: build it with api(), not publicApi()`);
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header(request.event, 'authorization') ?? '');
-      const { caller, headers, refusal: limited, alongside } = match ? await authenticate(match[1]) : { caller: undefined };
+      const {
+        caller,
+        headers,
+        refusal: limited,
+        alongside,
+      } = match ? await authenticate(match[1]) : { caller: undefined };
       const state = stateOf(request.event);
       state.alongside = alongside;
       if (!caller) throw invalidApiKey();
@@ -303,7 +358,11 @@ function issues(error: z.core.$ZodError, prefix: string[] = []): ErrorDetail[] {
   return error.issues.flatMap((issue): ErrorDetail[] => {
     const path = [...prefix, ...issue.path.map(String)];
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ code: issue.code, message: `Unrecognized key "${key}"`, path: [...path, key].join('.') }));
+      return issue.keys.map((key) => ({
+        code: issue.code,
+        message: `Unrecognized key "${key}"`,
+        path: [...path, key].join('.'),
+      }));
     }
     return [{ code: issue.code, message: issue.message, path: path.join('.') }];
   });
@@ -311,7 +370,11 @@ function issues(error: z.core.$ZodError, prefix: string[] = []): ErrorDetail[] {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
-const BODY_TYPES: Record<BodyFormat, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' };
+const BODY_TYPES: Record<BodyFormat, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  multipart: 'multipart/form-data',
+};
 
 /** A form body as an object; a name given twice becomes an array, which no string schema accepts. */
 function parseForm(raw: Buffer): Record<string, string | string[]> {
@@ -331,7 +394,11 @@ function parseBody(event: Event, formats: readonly BodyFormat[]): unknown {
   if (formats.includes('multipart') && MULTIPART_TYPE.test(contentType)) return parseMultipart(raw, contentType);
   if (!formats.includes('json') || !JSON_TYPE.test(contentType)) {
     const expected = formats.map((f) => BODY_TYPES[f]).join(' or ');
-    throw badRequest('unsupported_content_type', `Content-Type must be ${expected}, got "${contentType || 'none'}"`, 'Content-Type');
+    throw badRequest(
+      'unsupported_content_type',
+      `Content-Type must be ${expected}, got "${contentType || 'none'}"`,
+      'Content-Type',
+    );
   }
   try {
     return JSON.parse(raw.toString('utf8'));
@@ -349,7 +416,11 @@ function validation(operation: Operation): MiddlewareObj<Event, Result, Error, C
       const parts = [
         ['params', operation.params, request.event.pathParameters ?? {}],
         ['query', operation.query, request.event.queryStringParameters ?? {}],
-        ['body', operation.body, operation.body ? parseBody(request.event, operation.bodyFormats ?? ['json']) : undefined],
+        [
+          'body',
+          operation.body,
+          operation.body ? parseBody(request.event, operation.bodyFormats ?? ['json']) : undefined,
+        ],
       ] as const;
       for (const [part, schema, input] of parts) {
         if (!schema) continue;
@@ -369,12 +440,22 @@ function validation(operation: Operation): MiddlewareObj<Event, Result, Error, C
  * with their problems; the array itself (its length) still against the body's schema. Answers
  * whether it took the body; an unknown mode of the header is a 422 on the header.
  */
-function permissiveItems(operation: Operation, event: Event, input: unknown, state: State, found: ErrorDetail[]): boolean {
+function permissiveItems(
+  operation: Operation,
+  event: Event,
+  input: unknown,
+  state: State,
+  found: ErrorDetail[],
+): boolean {
   const mode = operation.itemsValidation && header(event, operation.itemsValidation.header);
   if (!operation.itemsValidation || mode === undefined || mode === operation.itemsValidation.strict) return false;
   const { header: name, permissive, item } = operation.itemsValidation;
   if (mode !== permissive) {
-    found.push({ code: 'invalid_value', message: `${name} must be ${operation.itemsValidation.strict} or ${permissive}`, path: name });
+    found.push({
+      code: 'invalid_value',
+      message: `${name} must be ${operation.itemsValidation.strict} or ${permissive}`,
+      path: name,
+    });
     return true;
   }
   if (!Array.isArray(input)) return false; // the body's schema says what is wrong with it
@@ -404,7 +485,12 @@ function permissiveItems(operation: Operation, event: Event, input: unknown, sta
   return true;
 }
 
-export function buildHandler<O extends Operation>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>, authenticate?: Authenticator, record?: RequestRecorder) {
+export function buildHandler<O extends Operation>(
+  operation: O,
+  handle: (request: ApiRequest<O>) => Promise<Reply>,
+  authenticate?: Authenticator,
+  record?: RequestRecorder,
+) {
   return middy<Event, Result, Error, Context>()
     .use(httpEnvelope(operation, record))
     .use(authentication(operation, authenticate))

@@ -8,4 +8,7 @@ import { buildHandler, type ApiRequest, type Reply } from './pipeline';
 
 export { html, ok, type Reply } from './pipeline';
 
-export const publicApi = <O extends Operation & { auth: 'none' }>(operation: O, handle: (request: ApiRequest<O>) => Promise<Reply>) => buildHandler(operation, handle);
+export const publicApi = <O extends Operation & { auth: 'none' }>(
+  operation: O,
+  handle: (request: ApiRequest<O>) => Promise<Reply>,
+) => buildHandler(operation, handle);

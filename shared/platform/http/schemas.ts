@@ -22,11 +22,14 @@ export const cursorListQuery = (cursor: z.ZodMiniType<string>) =>
       after: z.optional(cursor),
       before: z.optional(cursor),
     })
-    .check(z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }));
+    .check(
+      z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }),
+    );
 export const listQuery = cursorListQuery(id);
 export const DEFAULT_PAGE_SIZE = 20;
 
-export const listOf = <T extends z.ZodMiniType>(item: T) => z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() });
+export const listOf = <T extends z.ZodMiniType>(item: T) =>
+  z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() });
 
 export const deleted = (object: string) => z.object({ object: z.literal(object), id, deleted: z.literal(true) });
 
@@ -46,15 +49,22 @@ export const commonErrors = {
 } as const;
 
 /** Every keyed operation that a `sending_access` key may not call answers this (shared/platform/http/operation.ts adds it). */
-export const insufficientScopeResponse = { description: 'A `sending_access` key or token on an operation that needs `full_access` (`insufficient_scope`)', schema: errorEnvelope } as const;
+export const insufficientScopeResponse = {
+  description: 'A `sending_access` key or token on an operation that needs `full_access` (`insufficient_scope`)',
+  schema: errorEnvelope,
+} as const;
 
 /** Every operation that reads a JSON body answers this past the 5 MB limit (shared/platform/http/operation.ts adds it). */
 /** The reputation guard paused the project's sending (shared/emails/reputation.ts): the sends it refuses. */
 export const sendingPausedResponse = {
-  description: "The project's sending is paused by the reputation guard (`sending_paused`: its bounce or complaint rate crossed the threshold); an operator resumes it",
+  description:
+    "The project's sending is paused by the reputation guard (`sending_paused`: its bounce or complaint rate crossed the threshold); an operator resumes it",
   schema: errorEnvelope,
 } as const;
-export const payloadTooLargeResponse = { description: 'The body is over 5 MB (`payload_too_large`)', schema: errorEnvelope } as const;
+export const payloadTooLargeResponse = {
+  description: 'The body is over 5 MB (`payload_too_large`)',
+  schema: errorEnvelope,
+} as const;
 
 /** Every keyed operation answers this past its project's API rate limit (shared/access/rate-limit.ts adds it). */
 export const rateLimitedResponse = {
@@ -65,10 +75,16 @@ export const rateLimitedResponse = {
 } as const;
 
 export const notFoundResponse = { description: 'No such resource in this project', schema: errorEnvelope } as const;
-export const conflictResponse = { description: 'The change conflicts with the current state', schema: errorEnvelope } as const;
+export const conflictResponse = {
+  description: 'The change conflicts with the current state',
+  schema: errorEnvelope,
+} as const;
 
 /** Refuses text that could end a header line (header-text.ts). */
-export const headerSafe = /* @__PURE__ */ z.refine<string>((value) => !HEADER_UNSAFE.test(value), 'must not contain line breaks or control characters (CR, LF, NUL, U+2028, U+2029, ...)');
+export const headerSafe = /* @__PURE__ */ z.refine<string>(
+  (value) => !HEADER_UNSAFE.test(value),
+  'must not contain line breaks or control characters (CR, LF, NUL, U+2028, U+2029, ...)',
+);
 
 /**
  * A number DynamoDB stores as it was given: the document client refuses integers past
@@ -77,6 +93,10 @@ export const headerSafe = /* @__PURE__ */ z.refine<string>((value) => !HEADER_UN
  * JSON number never carries more than 17 significant digits into a double, under DynamoDB's 38.
  */
 export const DYNAMO_NUMBER_MIN_MAGNITUDE = 1e-130;
-export const isDynamoNumber = (value: number): boolean => Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER && (value === 0 || Math.abs(value) >= DYNAMO_NUMBER_MIN_MAGNITUDE);
+export const isDynamoNumber = (value: number): boolean =>
+  Number.isFinite(value) &&
+  Math.abs(value) <= Number.MAX_SAFE_INTEGER &&
+  (value === 0 || Math.abs(value) >= DYNAMO_NUMBER_MIN_MAGNITUDE);
 // an annotated IIFE: esbuild drops it from the bundles that do not use it (a bare method chain it keeps)
-export const dynamoNumber = /* @__PURE__ */ (() => z.number().check(z.refine(isDynamoNumber, `must be 0 or a magnitude from 1e-130 to ${Number.MAX_SAFE_INTEGER}`)))();
+export const dynamoNumber = /* @__PURE__ */ (() =>
+  z.number().check(z.refine(isDynamoNumber, `must be 0 or a magnitude from 1e-130 to ${Number.MAX_SAFE_INTEGER}`)))();

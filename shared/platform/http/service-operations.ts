@@ -51,4 +51,8 @@ export const dashboard = defineOperation({
 });
 
 /** The same, for the paths under /dashboard/ (an operation id of its own: ids are unique in the document). */
-export const dashboardFile = defineOperation({ ...dashboard, operationId: 'getDashboardFile', summary: 'A page or asset of the web console (no authentication)' });
+export const dashboardFile = defineOperation({
+  ...dashboard,
+  operationId: 'getDashboardFile',
+  summary: 'A page or asset of the web console (no authentication)',
+});

@@ -30,8 +30,10 @@ import { addressParser } from 'postal-mime';
 import { HEADER_UNSAFE } from './header-text';
 
 /** A dot-atom's character: RFC 5322's atext, or any non-ASCII character but controls, separators and bidi controls. */
-const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\u00A0-\\u061B\\u061D-\\u200D\\u2010-\\u2027\\u202F-\\u2065\\u206A-\\uFFFF-]";
-const DOMAIN = /[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/.source;
+const ATEXT =
+  "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\u00A0-\\u061B\\u061D-\\u200D\\u2010-\\u2027\\u202F-\\u2065\\u206A-\\uFFFF-]";
+const DOMAIN = /[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/
+  .source;
 export const BARE_ADDRESS = new RegExp(`^${ATEXT}+(?:\\.${ATEXT}+)*@${DOMAIN}$`);
 export const MAX_ADDRESS_LENGTH = 254;
 /** A whole mailbox, display name included. */
@@ -44,10 +46,12 @@ const ADDRESS_SIGN = /[@<>.]/;
 
 /** Why a name (display name, contact name) is refused, or undefined: bidi controls, or a look-alike of `@` `<` `>` `.` (after NFKC). */
 export function nameProblem(name: string): string | undefined {
-  if (BIDI_CONTROL.test(name)) return 'must not contain bidi (text direction) controls (U+202A-202E, U+2066-2069, U+200E, U+200F, U+061C)';
+  if (BIDI_CONTROL.test(name))
+    return 'must not contain bidi (text direction) controls (U+202A-202E, U+2066-2069, U+200E, U+200F, U+061C)';
   for (const char of name) {
     const normal = char.normalize('NFKC');
-    if (normal !== char && ADDRESS_SIGN.test(normal)) return `must not contain ${char} (U+${char.codePointAt(0)!.toString(16).toUpperCase()}), which reads as ${normal}`;
+    if (normal !== char && ADDRESS_SIGN.test(normal))
+      return `must not contain ${char} (U+${char.codePointAt(0)!.toString(16).toUpperCase()}), which reads as ${normal}`;
   }
   return undefined;
 }
@@ -71,16 +75,28 @@ export function parseMailbox(input: string, role: 'from' | 'recipient' = 'recipi
   const rawName = nameAddr ? (nameAddr[1] ?? nameAddr[2]).trim() : '';
   const address = nameAddr ? nameAddr[3].trim() : value;
   if (!nameAddr && /[<>"]/.test(value))
-    return { problem: 'must be one email address, optionally as "Name <address>"; a display name may hold , ; : ( ) only inside double quotes, and no @ < > or \\' };
+    return {
+      problem:
+        'must be one email address, optionally as "Name <address>"; a display name may hold , ; : ( ) only inside double quotes, and no @ < > or \\',
+    };
   if (!isAddress(address)) return { problem: 'must be one email address, optionally as "Name <address>"' };
   const parsed = addressParser(value);
   const [mailbox] = parsed;
-  if (parsed.length !== 1 || !mailbox || 'group' in mailbox || mailbox.group || mailbox.address?.toLowerCase() !== address.toLowerCase()) {
-    return { problem: 'must be exactly one mailbox (no lists, groups or comments): give each recipient as its own entry' };
+  if (
+    parsed.length !== 1 ||
+    !mailbox ||
+    'group' in mailbox ||
+    mailbox.group ||
+    mailbox.address?.toLowerCase() !== address.toLowerCase()
+  ) {
+    return {
+      problem: 'must be exactly one mailbox (no lists, groups or comments): give each recipient as its own entry',
+    };
   }
   const name = mailbox.name ?? '';
   for (const shown of [rawName, name]) {
-    if (/[@<>]/.test(shown) || HEADER_UNSAFE.test(shown)) return { problem: 'the display name must not contain an address (@ < >) or control characters' };
+    if (/[@<>]/.test(shown) || HEADER_UNSAFE.test(shown))
+      return { problem: 'the display name must not contain an address (@ < >) or control characters' };
     const problem = nameProblem(shown);
     if (problem) return { problem: `the display name ${problem}` };
     if (role === 'from' && /[,;]/.test(shown)) return { problem: 'the From display name must not contain , or ;' };

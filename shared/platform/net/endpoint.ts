@@ -205,7 +205,9 @@ export function isThisMachine(host: string): boolean {
   if (!isIP(host)) return false;
   const kind = classifyAddress(host);
   if (kind === 'unspecified') return true; // connecting to 0.0.0.0 or :: reaches this machine
-  const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.split('%')[0].toLowerCase()));
+  const own = Object.values(networkInterfaces()).flatMap((list) =>
+    (list ?? []).map((i) => i.address.split('%')[0].toLowerCase()),
+  );
   const mapped = isIP(host) === 6 ? mappedV4(host) : undefined; // ::ffff:a.b.c.d is a.b.c.d
   return own.includes(host) || (mapped !== undefined && own.includes(mapped));
 }

@@ -13,7 +13,14 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { addressRange, allowsHttpLoopback, endpointProblem, localRuntimePortProblem, normaliseHost, urlPort } from './endpoint';
+import {
+  addressRange,
+  allowsHttpLoopback,
+  endpointProblem,
+  localRuntimePortProblem,
+  normaliseHost,
+  urlPort,
+} from './endpoint';
 
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 /**
@@ -39,16 +46,22 @@ export type Address = { address: string; family: number };
  * none: each must be public (or loopback, when ALLOW_HTTP_LOOPBACK_WEBHOOKS=true) and none may be
  * the local runtime's own service on `port`.
  */
-export async function checkedAddresses(hostname: string, port?: number): Promise<{ addresses: Address[] } | { refused: string }> {
+export async function checkedAddresses(
+  hostname: string,
+  port?: number,
+): Promise<{ addresses: Address[] } | { refused: string }> {
   const host = normaliseHost(hostname);
-  const found = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+  const found = isIP(host)
+    ? [{ address: host, family: isIP(host) }]
+    : await lookup(host, { all: true, verbatim: true });
   if (found.length === 0) return { refused: `${host} does not resolve` };
   const loopbackAllowed = allowsHttpLoopback();
   for (const { address } of found) {
     const ownService = port === undefined ? undefined : localRuntimePortProblem(normaliseHost(address), port);
     if (ownService) return { refused: `${host} resolves to ${address}: ${ownService}` };
     const { kind, range } = addressRange(address);
-    if (kind !== 'public' && !(kind === 'loopback' && loopbackAllowed)) return { refused: `${host} resolves to a ${kind} address (${address}: ${range})` };
+    if (kind !== 'public' && !(kind === 'loopback' && loopbackAllowed))
+      return { refused: `${host} resolves to a ${kind} address (${address}: ${range})` };
   }
   return { addresses: found };
 }
@@ -67,7 +80,13 @@ export function pinnedLookup(addresses: Address[]): LookupFunction {
   };
 }
 
-export async function postWebhook(endpoint: string, body: string, headers: Record<string, string>, timeoutMs = WEBHOOK_TIMEOUT_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS): Promise<PostResult> {
+export async function postWebhook(
+  endpoint: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs = WEBHOOK_TIMEOUT_MS,
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
+): Promise<PostResult> {
   const problem = endpointProblem(endpoint);
   if (problem) return { ok: false, status: null, error: `endpoint refused: ${problem}` };
   const url = new URL(endpoint);
@@ -76,7 +95,11 @@ export async function postWebhook(endpoint: string, body: string, headers: Recor
   try {
     target = await checkedAddresses(url.hostname, urlPort(url));
   } catch (error) {
-    return { ok: false, status: null, error: `DNS lookup failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+    return {
+      ok: false,
+      status: null,
+      error: `DNS lookup failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    };
   }
   if ('refused' in target) return { ok: false, status: null, error: `endpoint refused: ${target.refused}` };
   const pinned = pinnedLookup(target.addresses);
@@ -88,7 +111,12 @@ export async function postWebhook(endpoint: string, body: string, headers: Recor
         method: 'POST',
         agent: agents[url.protocol as 'http:' | 'https:'],
         lookup: pinned,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'email-service-webhooks/1', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'email-service-webhooks/1',
+          ...headers,
+        },
       },
       (response) => {
         const kept: Buffer[] = [];
@@ -100,11 +128,21 @@ export async function postWebhook(endpoint: string, body: string, headers: Recor
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           const ok = status >= 200 && status < 300;
-          const note = status >= 300 && status < 400 ? ` (redirect to ${response.headers.location ?? '?'} not followed)` : '';
-          settle({ ok, status, error: ok ? null : `endpoint answered ${status}${note}`, body: Buffer.concat(kept).toString('utf8') });
+          const note =
+            status >= 300 && status < 400 ? ` (redirect to ${response.headers.location ?? '?'} not followed)` : '';
+          settle({
+            ok,
+            status,
+            error: ok ? null : `endpoint answered ${status}${note}`,
+            body: Buffer.concat(kept).toString('utf8'),
+          });
         });
-        response.on('error', (error) => settle({ ok: false, status: response.statusCode ?? null, error: `response failed: ${error.message}` }));
-        response.on('close', () => settle({ ok: false, status: response.statusCode ?? null, error: 'the response ended early' })); // after 'end' this changes nothing
+        response.on('error', (error) =>
+          settle({ ok: false, status: response.statusCode ?? null, error: `response failed: ${error.message}` }),
+        );
+        response.on('close', () =>
+          settle({ ok: false, status: response.statusCode ?? null, error: 'the response ended early' }),
+        ); // after 'end' this changes nothing
       },
     );
     const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
@@ -112,7 +150,10 @@ export async function postWebhook(endpoint: string, body: string, headers: Recor
     // a kept-alive socket is connected already; a new one must connect within connectTimeoutMs
     request.on('socket', (socket) => {
       if (!socket.connecting) return;
-      connectTimer = setTimeout(() => request.destroy(new Error(`no connection within ${connectTimeoutMs / 1000} s`)), connectTimeoutMs);
+      connectTimer = setTimeout(
+        () => request.destroy(new Error(`no connection within ${connectTimeoutMs / 1000} s`)),
+        connectTimeoutMs,
+      );
       socket.once('connect', () => clearTimeout(connectTimer));
     });
     let settled = false;
@@ -123,7 +164,9 @@ export async function postWebhook(endpoint: string, body: string, headers: Recor
       clearTimeout(connectTimer);
       resolve(result);
     };
-    request.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, status: null, error: error.code ? `${error.code}: ${error.message}` : error.message }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      settle({ ok: false, status: null, error: error.code ? `${error.code}: ${error.message}` : error.message }),
+    );
     request.end(body);
   });
 }

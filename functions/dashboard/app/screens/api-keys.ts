@@ -8,7 +8,21 @@
  */
 import { useState } from 'preact/hooks';
 import { del, get, post, seg, session } from '../api';
-import { Badge, CopyButton, Empty, ErrorBox, Field, formValues, html, loaded, Page, Table, useAction, useData, when } from '../ui';
+import {
+  Badge,
+  CopyButton,
+  Empty,
+  ErrorBox,
+  Field,
+  formValues,
+  html,
+  loaded,
+  Page,
+  Table,
+  useAction,
+  useData,
+  when,
+} from '../ui';
 
 export function ApiKeys() {
   const state = useData(() => get('/api-keys?limit=100'));
@@ -27,7 +41,8 @@ export function ApiKeys() {
       state.reload();
     });
   };
-  const revoke = (k: any) => action.run(async () => (await del(`/api-keys/${seg(k.id)}`), setConfirming(undefined), state.reload()));
+  const revoke = (k: any) =>
+    action.run(async () => (await del(`/api-keys/${seg(k.id)}`), setConfirming(undefined), state.reload()));
   return html`<${Page} title="API keys" lead="Keys authenticate calls to the API. Live keys send real mail; test keys work in the project's sandbox, where mail never leaves and live keys see none of it.">
     <${ErrorBox} error=${action.error} />
     ${
@@ -49,7 +64,9 @@ export function ApiKeys() {
         columns=${['Name', 'Permission', 'Mode', 'Created', 'Last used', '']}
         empty=${html`<${Empty} title="No API keys">Create one above; its token is shown once.<//>`}
         rows=${data.data.map(
-          (k: any) => html`<tr><td>${k.name}</td><td><${Badge} value=${k.permission} /></td><td><${Badge} value=${k.mode} /></td><td>${when(k.created_at)}</td><td>${when(k.last_used_at)}</td>
+          (
+            k: any,
+          ) => html`<tr><td>${k.name}</td><td><${Badge} value=${k.permission} /></td><td><${Badge} value=${k.mode} /></td><td>${when(k.created_at)}</td><td>${when(k.last_used_at)}</td>
           <td>${
             confirming === k.id
               ? html`<button type="button" class="small danger" aria-label=${`Confirm revoking ${k.name}`} onClick=${() => revoke(k)}>Confirm revoke</button>`

@@ -1,6 +1,20 @@
 import { useMemo, useState } from 'preact/hooks';
 import { del, get, post, qs, seg } from '../api';
-import { Badge, Empty, ErrorBox, Field, formValues, html, Link, loaded, Page, Table, useAction, useData, when } from '../ui';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Field,
+  formValues,
+  html,
+  Link,
+  loaded,
+  Page,
+  Table,
+  useAction,
+  useData,
+  when,
+} from '../ui';
 
 /** Contacts (searched here within the loaded page; the segment filter is the API's), segments and topics. */
 export function Audience() {
@@ -12,7 +26,10 @@ export function Audience() {
   const action = useAction();
   const shown = useMemo(() => {
     const needle = search.toLowerCase();
-    return (contacts.data?.data ?? []).filter((c: any) => !needle || [c.email, c.first_name, c.last_name].some((v) => v && String(v).toLowerCase().includes(needle)));
+    return (contacts.data?.data ?? []).filter(
+      (c: any) =>
+        !needle || [c.email, c.first_name, c.last_name].some((v) => v && String(v).toLowerCase().includes(needle)),
+    );
   }, [contacts.data, search]);
   const addContact = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement;
@@ -36,7 +53,13 @@ export function Audience() {
   const addTopic = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement;
     const v = formValues(event);
-    return action.run(async () => (await post('/topics', { name: v.name, default_subscription: v.default_subscription }), form.reset(), topics.reload()));
+    return action.run(
+      async () => (
+        await post('/topics', { name: v.name, default_subscription: v.default_subscription }),
+        form.reset(),
+        topics.reload()
+      ),
+    );
   };
   const segmentList: any[] = segments.data?.data ?? [];
   return html`<${Page} title="Audience" lead="Contacts, the segments broadcasts go to, and the topics contacts subscribe to.">
@@ -90,14 +113,21 @@ export function Audience() {
 
 /** A contact property's value as reads show it: Resend's `{type, value}` (the default), or the plain value. */
 const propertyValue = (property: unknown) => {
-  const value = property !== null && typeof property === 'object' && 'value' in property ? (property as { value: unknown }).value : property;
+  const value =
+    property !== null && typeof property === 'object' && 'value' in property
+      ? (property as { value: unknown }).value
+      : property;
   return value === null || value === undefined ? '—' : String(value);
 };
 
 /** A contact: its fields, its properties, its topic subscriptions and its segments. */
 export function ContactDetail({ id }: { id: string }) {
   const state = useData(async () => {
-    const [contact, topics, segments] = await Promise.all([get(`/contacts/${seg(id)}`), get(`/contacts/${seg(id)}/topics?limit=100`), get(`/contacts/${seg(id)}/segments?limit=100`)]);
+    const [contact, topics, segments] = await Promise.all([
+      get(`/contacts/${seg(id)}`),
+      get(`/contacts/${seg(id)}/topics?limit=100`),
+      get(`/contacts/${seg(id)}/segments?limit=100`),
+    ]);
     return { contact, topics: topics.data as any[], segments: segments.data as any[] };
   }, [id]);
   return html`<${Page} title=${state.data?.contact.email ?? 'Contact'}>

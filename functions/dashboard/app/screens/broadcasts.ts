@@ -1,7 +1,23 @@
 import { useState } from 'preact/hooks';
 import { get, post, seg } from '../api';
 import { navigate } from '../router';
-import { Badge, Empty, ErrorBox, Field, formValues, html, Link, loaded, Page, Preview, Table, useAction, useData, usePoll, when } from '../ui';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Field,
+  formValues,
+  html,
+  Link,
+  loaded,
+  Page,
+  Preview,
+  Table,
+  useAction,
+  useData,
+  usePoll,
+  when,
+} from '../ui';
 import { render } from '../../../../shared/templates/render';
 
 export function Broadcasts() {
@@ -23,7 +39,10 @@ export function Broadcasts() {
 
 /** Compose: a draft (POST /broadcasts), then send or schedule it from its page. */
 export function ComposeBroadcast() {
-  const lists = useData(async () => ({ segments: (await get('/segments?limit=100')).data as any[], topics: (await get('/topics?limit=100')).data as any[] }));
+  const lists = useData(async () => ({
+    segments: (await get('/segments?limit=100')).data as any[],
+    topics: (await get('/topics?limit=100')).data as any[],
+  }));
   const action = useAction();
   const [markup, setMarkup] = useState('<p>Hello {{{FIRST_NAME|there}}}</p>');
   // as a contact without a first name gets it: fallbacks in, other placeholders as written

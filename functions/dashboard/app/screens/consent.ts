@@ -35,7 +35,8 @@ async function findClient(clientId: string): Promise<any | undefined> {
 
 function redirectTo(redirectUri: string, params: Record<string, string | null | undefined>): void {
   const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== null) url.searchParams.set(name, value);
   location.assign(url.toString());
 }
 
@@ -50,10 +51,12 @@ export function Consent({ query }: { query: URLSearchParams }) {
     if (!clientId || !redirectUri) throw new Error('The authorization request names no client_id or redirect_uri.');
     const client = await findClient(clientId);
     if (!client) throw new Error('Unknown client: no OAuth client of this project has this client_id.');
-    if (!client.redirect_uris.some((registered: string) => redirectUriMatches(registered, redirectUri))) throw new Error('The redirect URI is not one this client registered.');
+    if (!client.redirect_uris.some((registered: string) => redirectUriMatches(registered, redirectUri)))
+      throw new Error('The redirect URI is not one this client registered.');
     return client;
   }, [clientId, redirectUri]);
-  if (error) return html`<${Page} title="Authorization failed"><${ErrorBox} error=${error} /><p>Nothing was shared. You can close this page.</p><//>`;
+  if (error)
+    return html`<${Page} title="Authorization failed"><${ErrorBox} error=${error} /><p>Nothing was shared. You can close this page.</p><//>`;
   if (!data) return html`<${Page} title="Authorize"><${Loading} /><//>`;
   const approve = async () => {
     setWorking(true);
@@ -62,8 +65,15 @@ export function Consent({ query }: { query: URLSearchParams }) {
       redirectTo(answer.redirect_uri, { code: answer.code, state: answer.state });
     } catch (failed) {
       setWorking(false);
-      const fields = failed instanceof ApiFailure && Array.isArray(failed.body?.errors) ? failed.body.errors.map((e: any) => e.path) : [];
-      if (failed instanceof ApiFailure && failed.status === 422 && !fields.some((f: string) => f === 'client_id' || f === 'redirect_uri')) {
+      const fields =
+        failed instanceof ApiFailure && Array.isArray(failed.body?.errors)
+          ? failed.body.errors.map((e: any) => e.path)
+          : [];
+      if (
+        failed instanceof ApiFailure &&
+        failed.status === 422 &&
+        !fields.some((f: string) => f === 'client_id' || f === 'redirect_uri')
+      ) {
         redirectTo(redirectUri, { error: 'invalid_request', error_description: describe(failed), state });
       } else setFailure(describe(failed));
     }

@@ -1,6 +1,20 @@
 import { get, patch, post, seg } from '../api';
 import { navigate } from '../router';
-import { Badge, CopyButton, Empty, ErrorBox, Field, formValues, html, Link, loaded, Page, Table, useAction, useData } from '../ui';
+import {
+  Badge,
+  CopyButton,
+  Empty,
+  ErrorBox,
+  Field,
+  formValues,
+  html,
+  Link,
+  loaded,
+  Page,
+  Table,
+  useAction,
+  useData,
+} from '../ui';
 
 export function Domains() {
   const state = useData(() => get('/domains?limit=100'));
@@ -31,8 +45,11 @@ export function DomainDetail({ id }: { id: string }) {
   const state = useData(() => get(`/domains/${seg(id)}`), [id]);
   const action = useAction();
   const act = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), state.reload()));
-  const toggle = (field: 'open_tracking' | 'click_tracking') => (e: any) => act(() => patch(`/domains/${seg(id)}`, { [field]: e.currentTarget.checked }));
-  const actions = state.data ? html`<button type="button" disabled=${action.pending} onClick=${() => act(() => post(`/domains/${seg(id)}/verify`))}>Verify DNS records</button>` : null;
+  const toggle = (field: 'open_tracking' | 'click_tracking') => (e: any) =>
+    act(() => patch(`/domains/${seg(id)}`, { [field]: e.currentTarget.checked }));
+  const actions = state.data
+    ? html`<button type="button" disabled=${action.pending} onClick=${() => act(() => post(`/domains/${seg(id)}/verify`))}>Verify DNS records</button>`
+    : null;
   return html`<${Page} title=${state.data?.name ?? 'Domain'} actions=${actions}>
     <${ErrorBox} error=${action.error} />
     ${loaded(

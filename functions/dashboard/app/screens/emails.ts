@@ -1,8 +1,36 @@
 import { useMemo, useState } from 'preact/hooks';
 import { get, patch, post, qs, seg } from '../api';
-import { Badge, Empty, ErrorBox, Field, html, Link, loaded, Page, Preview, Table, useAction, useData, when } from '../ui';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Field,
+  html,
+  Link,
+  loaded,
+  Page,
+  Preview,
+  Table,
+  useAction,
+  useData,
+  when,
+} from '../ui';
 
-const STATUSES = ['queued', 'scheduled', 'sending', 'sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'opened', 'clicked', 'failed', 'canceled', 'suppressed'];
+const STATUSES = [
+  'queued',
+  'scheduled',
+  'sending',
+  'sent',
+  'delivered',
+  'delivery_delayed',
+  'bounced',
+  'complained',
+  'opened',
+  'clicked',
+  'failed',
+  'canceled',
+  'suppressed',
+];
 
 /** The newest 100 emails (GET /emails), filtered here by status, recipient and day: the API lists by time only. */
 export function Emails() {
@@ -41,8 +69,14 @@ export function Emails() {
 /** One email: content, headers, attachments, its events (from GET /events: the newest 1,000 of the project), and what may still be done to it. */
 export function EmailDetail({ id }: { id: string }) {
   const state = useData(async () => {
-    const [email, attachments, events] = await Promise.all([get(`/emails/${seg(id)}`), get(`/emails/${seg(id)}/attachments`).catch(() => ({ data: [] })), get('/events')]);
-    const timeline = (events.data as any[]).filter((ev) => ev.type.startsWith('email.') && (ev.data?.object?.id === id || ev.data?.email_id === id)).reverse();
+    const [email, attachments, events] = await Promise.all([
+      get(`/emails/${seg(id)}`),
+      get(`/emails/${seg(id)}/attachments`).catch(() => ({ data: [] })),
+      get('/events'),
+    ]);
+    const timeline = (events.data as any[])
+      .filter((ev) => ev.type.startsWith('email.') && (ev.data?.object?.id === id || ev.data?.email_id === id))
+      .reverse();
     return { email, attachments: attachments.data as any[], timeline };
   }, [id]);
   const action = useAction();

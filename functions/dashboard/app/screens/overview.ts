@@ -50,7 +50,9 @@ export function Overview() {
     const end = new Date();
     const start = new Date(end.getTime() - 29 * 86_400_000);
     const [metrics, project] = await Promise.all([
-      get(`/emails/metrics${qs({ start_date: start.toISOString().slice(0, 10), end_date: end.toISOString(), granularity: 'daily', dimensions: 'period' })}`),
+      get(
+        `/emails/metrics${qs({ start_date: start.toISOString().slice(0, 10), end_date: end.toISOString(), granularity: 'daily', dimensions: 'period' })}`,
+      ),
       get('/project'),
     ]);
     return { metrics, project, today: end.toISOString().slice(0, 10) };
@@ -58,7 +60,11 @@ export function Overview() {
   return html`<${Page} title="Overview" lead="Live mail of this project: today, the last 30 days (UTC days) and the reputation guard's last 24 hours. Test-mode mail is not counted.">
     ${loaded(state, ({ metrics, project, today }) => {
       const rows: any[] = metrics.data ?? [];
-      const series: Series[] = SERIES.map(([key, name, color]) => ({ name, color, values: rows.map((r) => Number(r[key] ?? 0)) }));
+      const series: Series[] = SERIES.map(([key, name, color]) => ({
+        name,
+        color,
+        values: rows.map((r) => Number(r[key] ?? 0)),
+      }));
       const todays = rows.find((r) => String(r.period) === today) ?? {};
       const { reputation, sending } = project;
       return html`<div class="cards">

@@ -9,7 +9,13 @@ export function Suppressions() {
   const add = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement;
     const v = formValues(event);
-    return action.run(async () => (await post('/suppressions', { email: v.email, ...(v.reason ? { reason: v.reason } : {}) }), form.reset(), state.reload()));
+    return action.run(
+      async () => (
+        await post('/suppressions', { email: v.email, ...(v.reason ? { reason: v.reason } : {}) }),
+        form.reset(),
+        state.reload()
+      ),
+    );
   };
   return html`<${Page} title="Suppressions" lead="Addresses no email goes to: hard bounces and complaints are added on their own; add others by hand." actions=${html`<button type="button" class="secondary" onClick=${state.reload}>Refresh</button>`}>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
@@ -23,7 +29,9 @@ export function Suppressions() {
         columns=${['Email', 'Source', 'Reason', 'Added', '']}
         empty=${html`<${Empty} title=${source ? `No ${source} suppressions` : 'No suppressed addresses'}>${source ? null : 'An address that bounces hard or complains shows up here.'}<//>`}
         rows=${data.data.map(
-          (s: any) => html`<tr><td class="wrap">${s.email}</td><td><${Badge} value=${s.source} /></td><td class="wrap">${s.reason ?? s.subtype ?? ''}</td><td>${when(s.created_at)}</td>
+          (
+            s: any,
+          ) => html`<tr><td class="wrap">${s.email}</td><td><${Badge} value=${s.source} /></td><td class="wrap">${s.reason ?? s.subtype ?? ''}</td><td>${when(s.created_at)}</td>
           <td><button type="button" class="small secondary" aria-label=${`Remove ${s.email}`} onClick=${() => action.run(async () => (await del(`/suppressions/${seg(s.id)}`), state.reload()))}>Remove</button></td></tr>`,
         )} />`,
     )}

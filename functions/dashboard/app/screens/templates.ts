@@ -1,7 +1,23 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { get, patch, post, seg } from '../api';
 import { navigate } from '../router';
-import { Badge, Empty, ErrorBox, Field, formValues, html, Link, Loading, loaded, Page, Preview, Table, useAction, useData, when } from '../ui';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Field,
+  formValues,
+  html,
+  Link,
+  Loading,
+  loaded,
+  Page,
+  Preview,
+  Table,
+  useAction,
+  useData,
+  when,
+} from '../ui';
 import { render } from '../../../../shared/templates/render';
 
 export function Templates() {
@@ -10,7 +26,9 @@ export function Templates() {
   const create = (event: Event) => {
     const v = formValues(event);
     return action.run(async () =>
-      navigate(`/templates/${(await post('/templates', { name: v.name, html: '<p>Hello {{{NAME}}}</p>', variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }] })).id}`),
+      navigate(
+        `/templates/${(await post('/templates', { name: v.name, html: '<p>Hello {{{NAME}}}</p>', variables: [{ key: 'NAME', type: 'string', fallback_value: 'there' }] })).id}`,
+      ),
     );
   };
   return html`<${Page} title="Templates" lead="Reusable emails with variables, sent with template on POST /emails once published.">
@@ -23,7 +41,8 @@ export function Templates() {
         columns=${['Name', 'Alias', 'Status', 'Created']}
         empty=${html`<${Empty} title="No templates yet">Name one above to start from a short example.<//>`}
         rows=${data.data.map(
-          (t: any) => html`<tr><td><${Link} to=${`/templates/${t.id}`}>${t.name}<//></td><td>${t.alias ?? ''}</td><td><${Badge} value=${t.status} /></td><td>${when(t.created_at)}</td></tr>`,
+          (t: any) =>
+            html`<tr><td><${Link} to=${`/templates/${t.id}`}>${t.name}<//></td><td>${t.alias ?? ''}</td><td><${Badge} value=${t.status} /></td><td>${when(t.created_at)}</td></tr>`,
         )} />`,
     )}
   <//>`;
@@ -36,13 +55,16 @@ interface Variable {
 }
 
 /** The html as a send without variables renders it (the sender's renderer): declared fallbacks, else each placeholder's own; other keys as written. */
-const renderPreview = (markup: string, variables: Variable[]) => render(markup, Object.fromEntries(variables.map((v) => [v.key, v.fallback_value])));
+const renderPreview = (markup: string, variables: Variable[]) =>
+  render(markup, Object.fromEntries(variables.map((v) => [v.key, v.fallback_value])));
 
 /** Edit (PATCH), publish and duplicate a template, with its preview as you type. */
 export function TemplateDetail({ id }: { id: string }) {
   const { data: template, error, reload } = useData(() => get(`/templates/${seg(id)}`), [id]);
   const action = useAction();
-  const [draft, setDraft] = useState<{ name: string; subject: string; html: string; variables: Variable[] } | undefined>();
+  const [draft, setDraft] = useState<
+    { name: string; subject: string; html: string; variables: Variable[] } | undefined
+  >();
   useEffect(() => {
     if (template)
       setDraft({
@@ -52,14 +74,23 @@ export function TemplateDetail({ id }: { id: string }) {
         variables: template.variables.map((v: any) => ({ key: v.key, type: v.type, fallback_value: v.fallback_value })),
       });
   }, [template]);
-  const preview = useMemo(() => (draft ? renderPreview(draft.html, draft.variables) : { text: '', malformed: [] }), [draft]);
+  const preview = useMemo(
+    () => (draft ? renderPreview(draft.html, draft.variables) : { text: '', malformed: [] }),
+    [draft],
+  );
   if (error) return html`<${Page} title="Template"><${ErrorBox} error=${error} retry=${reload} /><//>`;
   if (!template || !draft) return html`<${Page} title="Template"><${Loading} /><//>`;
   const set = (patchDraft: Partial<typeof draft>) => setDraft({ ...draft, ...patchDraft });
-  const setVariable = (index: number, change: Partial<Variable>) => set({ variables: draft.variables.map((v, i) => (i === index ? { ...v, ...change } : v)) });
+  const setVariable = (index: number, change: Partial<Variable>) =>
+    set({ variables: draft.variables.map((v, i) => (i === index ? { ...v, ...change } : v)) });
   const save = () =>
     action.run(async () => {
-      await patch(`/templates/${seg(id)}`, { name: draft.name, subject: draft.subject || null, html: draft.html, variables: draft.variables });
+      await patch(`/templates/${seg(id)}`, {
+        name: draft.name,
+        subject: draft.subject || null,
+        html: draft.html,
+        variables: draft.variables,
+      });
       reload();
     });
   return html`<${Page} title=${template.name} actions=${html`

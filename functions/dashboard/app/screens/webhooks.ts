@@ -12,10 +12,33 @@
 import { useState } from 'preact/hooks';
 import { del, get, patch, post, seg } from '../api';
 import { navigate } from '../router';
-import { Badge, CopyButton, Drawer, Empty, ErrorBox, Field, formValues, html, Link, loaded, Page, Table, useAction, useData, when } from '../ui';
+import {
+  Badge,
+  CopyButton,
+  Drawer,
+  Empty,
+  ErrorBox,
+  Field,
+  formValues,
+  html,
+  Link,
+  loaded,
+  Page,
+  Table,
+  useAction,
+  useData,
+  when,
+} from '../ui';
 
 const EVENT_GROUPS: Record<string, string[]> = {
-  'Email delivery': ['email.sent', 'email.delivered', 'email.delivery_delayed', 'email.bounced', 'email.complained', 'email.failed'],
+  'Email delivery': [
+    'email.sent',
+    'email.delivered',
+    'email.delivery_delayed',
+    'email.bounced',
+    'email.complained',
+    'email.failed',
+  ],
   'Email engagement': ['email.opened', 'email.clicked'],
   Contacts: ['contact.created', 'contact.updated', 'contact.deleted'],
   Domains: ['domain.created', 'domain.updated', 'domain.deleted'],
@@ -24,7 +47,9 @@ const OFFERED = new Set(Object.values(EVENT_GROUPS).flat());
 
 /** The signing secret, shown once (after creation or rotation). */
 const Secret = ({ secret }: { secret?: string }) =>
-  secret ? html`<div class="notice" role="status"><p>Signing secret (shown once): <code>${secret}</code> <${CopyButton} text=${secret} label="Copy the signing secret" /></p></div>` : null;
+  secret
+    ? html`<div class="notice" role="status"><p>Signing secret (shown once): <code>${secret}</code> <${CopyButton} text=${secret} label="Copy the signing secret" /></p></div>`
+    : null;
 
 /** The event checkboxes, grouped; `checked` are ticked (a new endpoint: email delivery and engagement). */
 function EventChoices({ checked }: { checked: string[] }) {
@@ -36,7 +61,8 @@ function EventChoices({ checked }: { checked: string[] }) {
   );
 }
 
-const chosenEvents = (form: HTMLFormElement) => [...form.querySelectorAll<HTMLInputElement>('input[name=event]:checked')].map((i) => i.value);
+const chosenEvents = (form: HTMLFormElement) =>
+  [...form.querySelectorAll<HTMLInputElement>('input[name=event]:checked')].map((i) => i.value);
 
 export function Webhooks() {
   const state = useData(() => get('/webhooks?limit=100'));
@@ -75,10 +101,23 @@ export function Webhooks() {
 }
 
 /** An attempt's answer: the HTTP status, or that nothing answered (0: refused, unresolvable, timed out). */
-const answered = (code: number) => (code === 0 ? html`<${Badge} value="no answer" />` : html`<span class=${`badge ${code >= 200 && code < 300 ? 'good' : 'bad'}`}>${code}</span>`);
+const answered = (code: number) =>
+  code === 0
+    ? html`<${Badge} value="no answer" />`
+    : html`<span class=${`badge ${code >= 200 && code < 300 ? 'good' : 'bad'}`}>${code}</span>`;
 
 /** One delivery: its event's payload and its attempts. */
-function DeliveryDrawer({ webhookId, delivery, onClose, onRetry }: { webhookId: string; delivery: any; onClose: () => void; onRetry: () => Promise<unknown> }) {
+function DeliveryDrawer({
+  webhookId,
+  delivery,
+  onClose,
+  onRetry,
+}: {
+  webhookId: string;
+  delivery: any;
+  onClose: () => void;
+  onRetry: () => Promise<unknown>;
+}) {
   const path = `/webhooks/${seg(webhookId)}/events/${seg(delivery.event_id)}`;
   const state = useData(async () => {
     const [event, attempts] = await Promise.all([get(path), get(`${path}/attempts?limit=100`)]);
@@ -116,7 +155,11 @@ function EditWebhook({ webhook, onDone }: { webhook: any; onDone: () => void }) 
     const form = event.currentTarget as HTMLFormElement;
     const { endpoint, description } = formValues(event);
     const events = chosenEvents(form);
-    return action.run(async () => (await patch(`/webhooks/${seg(webhook.id)}`, { endpoint, description: description || null, events }), onDone()));
+    return action.run(
+      async () => (
+        await patch(`/webhooks/${seg(webhook.id)}`, { endpoint, description: description || null, events }), onDone()
+      ),
+    );
   };
   return html`<form class="stack card" onSubmit=${save} aria-label="Edit the webhook">
     <${Field} label="Endpoint URL"><input name="endpoint" type="url" required value=${webhook.endpoint} /><//>
@@ -129,7 +172,13 @@ function EditWebhook({ webhook, onDone }: { webhook: any; onDone: () => void }) 
 
 /** An endpoint: its deliveries (each opens its drawer) and the actions on it. */
 export function WebhookDetail({ id }: { id: string }) {
-  const state = useData(async () => ({ webhook: await get(`/webhooks/${seg(id)}`), deliveries: (await get(`/webhooks/${seg(id)}/deliveries?limit=100`)).data as any[] }), [id]);
+  const state = useData(
+    async () => ({
+      webhook: await get(`/webhooks/${seg(id)}`),
+      deliveries: (await get(`/webhooks/${seg(id)}/deliveries?limit=100`)).data as any[],
+    }),
+    [id],
+  );
   const action = useAction();
   const [editing, setEditing] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
