@@ -501,14 +501,12 @@ export async function listContactTopics(
     queryPage(keys.topics(caller.projectId), page),
   ]);
   return {
-    items: topics.items
-      .map(toTopic)
-      .map((t) => ({
-        id: t.id,
-        name: t.name,
-        description: t.description,
-        subscription: current.topics?.[t.id] ?? t.default_subscription,
-      })),
+    items: topics.items.map(toTopic).map((t) => ({
+      id: t.id,
+      name: t.name,
+      description: t.description,
+      subscription: current.topics?.[t.id] ?? t.default_subscription,
+    })),
     hasMore: topics.hasMore,
   };
 }

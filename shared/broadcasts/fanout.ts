@@ -430,14 +430,12 @@ async function claimPage(b: BroadcastItem, after: string, messageId: string): Pr
   }
   const rate = await maxSendRate().catch(() => DEFAULT_SEND_RATE);
   if (members.hasMore && (b.pages_in_flight ?? 0) + 1 < fanOutParallelism(rate)) {
-    await fanOutQueue
-      .enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }])
-      .catch((error) =>
-        logger.warn('next page enqueue failed; a page done or the due-broadcast dispatcher will go on', {
-          broadcast_id: b.id,
-          error,
-        }),
-      );
+    await fanOutQueue.enqueue([{ project_id: b.project_id, broadcast_id: b.id, after: last }]).catch((error) =>
+      logger.warn('next page enqueue failed; a page done or the due-broadcast dispatcher will go on', {
+        broadcast_id: b.id,
+        error,
+      }),
+    );
   }
   return page;
 }

@@ -73,14 +73,12 @@ export const createDomainBody = z.strictObject({
   // Resend clients may name the region; a deployment sends from its own one only, which is the
   // function's (createDomain checks it: shared/platform/aws/region.ts), not known to a schema
   region: z.optional(
-    z
-      .string()
-      .check(
-        z.meta({
-          description:
-            "The deployment's own AWS region (a domain's `region` in every answer), the only one accepted (422 otherwise); leave it out to mean it.",
-        }),
-      ),
+    z.string().check(
+      z.meta({
+        description:
+          "The deployment's own AWS region (a domain's `region` in every answer), the only one accepted (422 otherwise); leave it out to mean it.",
+      }),
+    ),
   ),
   tls: z.optional(tls),
   capabilities: z.optional(z.strictObject({ sending: z.optional(capability), receiving: z.optional(capability) })),

@@ -71,13 +71,11 @@ const fields = {
 export const createBody = z.strictObject(fields);
 export type CreateTemplateInput = z.output<typeof createBody>;
 
-export const updateBody = z
-  .strictObject({ ...fields, name: z.optional(name), html: z.optional(html) })
-  .check(
-    z.refine((body) => Object.values(body).some((v) => v !== undefined), {
-      message: 'give at least one field to change',
-    }),
-  );
+export const updateBody = z.strictObject({ ...fields, name: z.optional(name), html: z.optional(html) }).check(
+  z.refine((body) => Object.values(body).some((v) => v !== undefined), {
+    message: 'give at least one field to change',
+  }),
+);
 export type UpdateTemplateInput = z.output<typeof updateBody>;
 
 export const templateVariable = z.object({

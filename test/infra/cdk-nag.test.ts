@@ -13,13 +13,11 @@ import { synthesized } from '../support/synth';
 const { app, stack, template } = synthesized();
 
 it('passes the AwsSolutions checks with every finding acknowledged', () => {
-  const violations = new AwsSolutionsChecks(app)
-    .validateScope(app)
-    .violations.map((v) => ({
-      ruleName: v.ruleName,
-      description: v.description,
-      violatingConstructs: v.violatingResources,
-    }));
+  const violations = new AwsSolutionsChecks(app).validateScope(app).violations.map((v) => ({
+    ruleName: v.ruleName,
+    description: v.description,
+    violatingConstructs: v.violatingResources,
+  }));
   // on failure, the list says which rule and where
   expect(
     violations.map(
