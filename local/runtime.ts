@@ -98,7 +98,7 @@ const closeServer = (server: Server) =>
  * answer throws; one `GET /get-emlContent` of an unknown message stopped the whole runtime).
  */
 const STAND_IN_CODE =
-  /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|lib[\\/]local[\\/]aws)[\\/]/;
+  /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|local[\\/]aws)[\\/]/;
 /** How long a stop after an uncaught error of our own may take before the process exits anyway. */
 const CRASH_STOP_DEADLINE_MS = 7000;
 /** How long after a send's first SES event its delivery and feedback come (on the runtime's clock). */
