@@ -17,11 +17,9 @@
  * Handlers reach the stand-ins only through AWS_ENDPOINT_URL_* and TABLE_NAME, set here before
  * any handler module is loaded; no handler knows it runs locally.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import {
@@ -39,10 +37,8 @@ import { loadHandler, type AnyHandler } from './lambda/handlers';
 import { invoke, workerFunction, type FunctionIdentity } from './lambda/invocation';
 import { freePort } from './ports';
 import { QueuePoller } from './lambda/queue-poller';
-import { LOCAL_SES_EVENTS_TOPIC_ARN, publishSesEvents, simulatedEvents } from './aws/ses-events';
-import { SesFront } from './aws/ses-front';
-import { SesOutbox } from './aws/ses-outbox';
-import type { SesEvent } from '../shared/emails/simulated-outcomes';
+import { LOCAL_SES_EVENTS_TOPIC_ARN } from './aws/ses-events';
+import { startLocalSes } from './aws/local-ses';
 import { startLocalKms } from './aws/kms';
 import { startLocalS3 } from './aws/s3';
 import { standInCredentials, type StandInCredentials } from './aws/credentials';
@@ -97,12 +93,9 @@ const closeServer = (server: Server) =>
  * request to any port may stop it (aws-ses-v2-local answers some requests twice, and the second
  * answer throws; one `GET /get-emlContent` of an unknown message stopped the whole runtime).
  */
-const STAND_IN_CODE =
-  /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|local[\\/]aws)[\\/]/;
+const STAND_IN_CODE = /[\\/](node_modules[\\/](aws-ses-v2-local|express|smtp-server|postal-mime)|local[\\/]aws)[\\/]/;
 /** How long a stop after an uncaught error of our own may take before the process exits anyway. */
 const CRASH_STOP_DEADLINE_MS = 7000;
-/** How long after a send's first SES event its delivery and feedback come (on the runtime's clock). */
-const SES_EVENT_GAP_MS = 200;
 
 /**
  * The last resort for errors nothing caught (process-wide `uncaughtException` and
@@ -197,98 +190,9 @@ export async function startLocalRuntime(
     cleanups.push(() => sqs.close());
     const { port: sqsPort, endpoint: sqsEndpoint } = sqs;
 
-    const sesEventsSqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
-    // aws-ses-v2-local on a port nobody is told about: the SES front answers for it on both the
-    // SES endpoint and the mail viewer's port (local/aws/ses-front.ts says why).
-    const { default: startSes } = await import('aws-ses-v2-local');
-    const { getStoreReadonly } = await import('aws-ses-v2-local/dist/store');
-    type StoredMail = ReturnType<typeof getStoreReadonly>['emails'][number];
-    // What the local SES accepted and the events it still owes survive a kill (local/aws/ses-outbox.ts).
-    const sesOutbox = new SesOutbox<StoredMail, SesEvent>(
-      settings.inMemory ? undefined : join(settings.dataDir, 'ses-outbox'),
-    );
-    const kept = sesOutbox.open();
-    cleanups.push(async () => sesOutbox.close());
-    getStoreReadonly().emails.push(...kept.mail);
-    /** The message aws-ses-v2-local just stored for this send (the newest ones are last). */
-    const storedMail = (messageId: string) =>
-      getStoreReadonly().emails.findLast((email) => email.messageId === messageId);
-    /**
-     * Delivery and feedback come a moment (SES_EVENT_GAP_MS on the clock) after the send's first
-     * event; then the outbox owes nothing for it. The control API's drain waits for what is due by
-     * its deadline (on a manual clock: what is due now); the rest waits for the clock to move.
-     */
-    const sesPublishing = { firstInFlight: 0, published: 0, dueAt: new Map<string, number>() };
-    const publishOwed = (messageId: string, events: SesEvent[]) => {
-      const [first, ...rest] = events;
-      const dueAt = clock.now() + SES_EVENT_GAP_MS;
-      sesPublishing.firstInFlight++;
-      sesPublishing.dueAt.set(messageId, dueAt);
-      publishSesEvents(sesEventsSqs, [first])
-        .finally(() => sesPublishing.firstInFlight--)
-        .then(() => new Promise((resolve) => clock.at(dueAt, () => resolve(undefined))))
-        .then(() => publishSesEvents(sesEventsSqs, rest))
-        .then(() => sesOutbox.published(messageId))
-        .finally(() => {
-          sesPublishing.dueAt.delete(messageId);
-          sesPublishing.published++;
-        })
-        .catch((error) =>
-          log(
-            JSON.stringify({
-              level: 'ERROR',
-              message: 'publishing SES events failed; published again at the next start',
-              error: String(error),
-            }),
-          ),
-        );
-    };
-    // aws-ses-v2-local takes any request that names some `Authorization`, and its /store shows every
-    // project's mail: it listens on a socket in a folder only this user may enter (no port at all),
-    // and only the SES front (which checks signatures) talks to it.
-    const sesStoreDir = mkdtempSync(join(tmpdir(), 'email-service-ses-'));
-    cleanups.push(async () => rmSync(sesStoreDir, { recursive: true, force: true }));
-    const sesStoreSocket =
-      process.platform === 'win32' ? `\\\\.\\pipe\\${basename(sesStoreDir)}` : join(sesStoreDir, 'ses.sock');
-    const sesServer = await startSes({ host: '127.0.0.1', port: sesStoreSocket as unknown as number }); // a path: net.Server listens on the socket
-    cleanups.push(() => closeServer(sesServer));
-    const sesFront = new SesFront({
-      host: '127.0.0.1',
-      port: 0,
-      upstream: { socketPath: sesStoreSocket },
-      hasMessage: (messageId) => getStoreReadonly().emails.some((email) => email.messageId === messageId),
-      restoreAttachments: (messageId, contents) => {
-        const stored = getStoreReadonly().emails.find((email) => email.messageId === messageId);
-        for (const [i, attachment] of (stored?.attachments ?? []).entries())
-          Object.assign(attachment, { content: contents[i], size: Buffer.byteLength(contents[i], 'base64') });
-      },
-      stateFile: settings.inMemory ? undefined : join(settings.dataDir, 'ses-identities.json'),
-      verifyDelayMs: settings.sesVerifyDelayMs,
-      maxSendRate: settings.sesMaxSendRate,
-      max24HourSend: settings.sesMax24HourSend,
-      // As if every configuration set had the SNS event destination: SES events to the feedback queues;
-      // opens and clicks only where the set's destination publishes them (the domain tracks them), as on SES.
-      // The mail and the events it owes are kept in the outbox before SES's answer leaves.
-      onClearStore: () => sesOutbox.cleared(),
-      credentials,
-      onSent: ({ request, messageId, eventTypes }) => {
-        const events = request.ConfigurationSetName
-          ? simulatedEvents(request, messageId, new Date(clock.now()), {
-              open: eventTypes.includes('OPEN'),
-              click: eventTypes.includes('CLICK'),
-            })
-          : [];
-        sesOutbox.accepted(storedMail(messageId), messageId, events);
-        if (events.length > 0) publishOwed(messageId, events);
-      },
-    });
-    const sesFrontServer = await sesFront.start();
-    cleanups.push(() => closeServer(sesFrontServer));
-    const sesEndpoint = `http://127.0.0.1:${sesFront.port}`;
-    const mailViewerServer = await sesFront.startViewer(settings.sesPort);
-    cleanups.push(() => closeServer(mailViewerServer));
-    const mailViewerPort = (mailViewerServer.address() as AddressInfo).port;
-    const mailViewerUrl = `http://127.0.0.1:${mailViewerPort}`;
+    // The local SES and its mail viewer (./aws/local-ses.ts): after the queues its events go to.
+    const ses = await startLocalSes({ settings, clock, credentials, region, sqsEndpoint, log, cleanups, closeServer });
+    const { endpoint: sesEndpoint, mailViewerUrl } = ses;
 
     // The inbound mail and content buckets: folders under DATA_DIR, served over S3's HTTP API; the
     // presigned URLs handlers sign with these credentials are checked as S3 checks them.
@@ -302,41 +206,24 @@ export async function startLocalRuntime(
     const kms = await startLocalKms(join(settings.dataDir, 'kms'), region, credentials);
     cleanups.push(() => closeServer(kms.server));
 
-    // The handlers' whole view of "AWS": set before any handler module loads. The credentials as
-    // Lambda hands a function its role's (whatever the shell running `npm start` had is replaced).
-    delete process.env.AWS_SESSION_TOKEN;
-    delete process.env.AWS_PROFILE;
-    Object.assign(process.env, {
-      TABLE_NAME: LOCAL_TABLE_NAME,
-      AWS_REGION: region,
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_SQS: sqsEndpoint,
-      AWS_ENDPOINT_URL_SESV2: sesEndpoint,
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
-      AWS_ENDPOINT_URL_KMS: kms.endpoint,
-      SECRETS_KEY_ARN: kms.keyArn,
-      INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
-      CONTENT_BUCKET: LOCAL_CONTENT_BUCKET,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      // Unless told `false`, webhooks may POST over plain http to loopback receivers, and loopback
-      // addresses pass the dispatcher's address check (shared/platform/net/endpoint.ts). Never set on AWS.
-      ALLOW_HTTP_LOOPBACK_WEBHOOKS: String(settings.allowHttpLoopbackWebhooks),
-      // every project's API rate limit unless it has its own: 1,000 locally unless given (local/settings.ts);
-      // a value already in this process's environment stays (the benchmarks set theirs there)
-      API_RATE_LIMIT_PER_SECOND: process.env.API_RATE_LIMIT_PER_SECOND || String(settings.apiRateLimitPerSecond),
-      // As the stack tells the domain routes: their configuration sets get an SNS event destination
-      // (the local SES front records it; every send's events reach the queues either way).
-      SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
+    // The handlers' whole view of "AWS": set before any handler module loads.
+    setFunctionEnvironment(settings, {
+      region,
+      credentials,
+      dynamoDbEndpoint: dynamo.endpoint,
+      sqsEndpoint,
+      sesEndpoint,
+      s3Endpoint: s3.endpoint,
+      kmsEndpoint: kms.endpoint,
+      secretsKeyArn: kms.keyArn,
     });
     // The runtime's own ports, which no webhook may reach (shared/platform/net/endpoint.ts); SMTP and the
     // API join them once they listen, before the workers start and the API takes a request.
     const ports: Record<string, number> = {
       dynamodb: dynamo.port,
       sqs: sqsPort,
-      ses: sesFront.port,
-      mailViewer: mailViewerPort,
+      ses: ses.port,
+      mailViewer: ses.mailViewerPort,
       s3: Number(new URL(s3.endpoint).port),
       kms: Number(new URL(kms.endpoint).port),
     };
@@ -363,26 +250,10 @@ export async function startLocalRuntime(
       await Promise.all(pollers.map((p) => p.stop()));
     });
     // Events a send owed when the runtime last stopped (or was killed): their queues exist now.
-    for (const { messageId, events } of kept.owed) publishOwed(messageId, events);
+    ses.publishOwedSinceLastStart();
 
     // After the queues exist: inbound mail over SMTP, on loopback only whatever HOST says.
-    const smtpOptions = {
-      host: '127.0.0.1',
-      port: settings.smtpPort,
-      s3Root: s3.root,
-      bucket: LOCAL_INBOUND_BUCKET,
-      sqs: sesEventsSqs,
-      log,
-    };
-    const smtp = await startSmtpInbound(smtpOptions).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EADDRINUSE' || settings.smtpPortRequired) throw error;
-      // the default port is taken (another runtime, a local MTA): any free one, said out loud
-      const fallback = await startSmtpInbound({ ...smtpOptions, port: 0 });
-      log(
-        `Inbound SMTP: port ${settings.smtpPort} is in use, listening on 127.0.0.1:${fallback.port} instead (set LOCAL_SMTP_PORT to choose)`,
-      );
-      return fallback;
-    });
+    const smtp = await startSmtp(settings, s3.root, ses.eventsSqs, log);
     cleanups.push(() => smtp.close());
     ports.smtp = smtp.port;
 
@@ -394,33 +265,12 @@ export async function startLocalRuntime(
 
     const { startHttpGateway } = await import('./lambda/http-gateway');
     const { handleControl } = await import('./control');
-    const sesDue = (before: number) => [...sesPublishing.dueAt.values()].filter((at) => at <= before).length;
-    const ses: Watched = {
-      kind: 'ses',
-      name: 'ses',
-      busy: (before) => sesPublishing.firstInFlight + sesDue(before),
-      later: (before) => sesPublishing.dueAt.size - sesDue(before),
-      handled: () => sesPublishing.published,
-    };
-    const control = { watched: [...watched, ses], schedules, clock };
+    const control = { watched: [...watched, ses.watched], schedules, clock };
     const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) =>
       handleControl(control, method, path, authorization, body),
     );
     cleanups.push(() => closeServer(http));
-    const { onRequest } = observer;
-    if (onRequest)
-      http.on('request', (request: IncomingMessage, response: ServerResponse) => {
-        const started = performance.now();
-        // the path only: a query may carry a token (unsubscribe links)
-        response.once('finish', () =>
-          onRequest(
-            request.method ?? 'GET',
-            (request.url ?? '/').split('?')[0],
-            response.statusCode,
-            Math.round(performance.now() - started),
-          ),
-        );
-      });
+    if (observer.onRequest) observeRequests(http, observer.onRequest);
     const { port } = http.address() as { port: number };
     ports.api = port;
     publishPorts(); // in the same tick as the listen: no request is served before
@@ -430,31 +280,23 @@ export async function startLocalRuntime(
     const loopWatch = watchEventLoop(log);
     cleanups.push(async () => loopWatch.stop());
 
-    const runtimeFile = join(settings.dataDir, RUNTIME_FILE);
-    writeFileSync(
-      runtimeFile,
-      JSON.stringify(
-        {
-          pid: process.pid,
-          apiUrl,
-          dynamoDbEndpoint: dynamo.endpoint,
-          sqsEndpoint,
-          sesEndpoint,
-          s3Endpoint: s3.endpoint,
-          kmsEndpoint: kms.endpoint,
-          secretsKeyArn: kms.keyArn,
-          inboundBucket: LOCAL_INBOUND_BUCKET,
-          contentBucket: LOCAL_CONTENT_BUCKET,
-          smtpPort: smtp.port,
-          mailViewerUrl,
-          tableName: LOCAL_TABLE_NAME,
-          projectId: provisioned.projectId,
-          ports,
-        },
-        null,
-        2,
-      ),
-    );
+    const runtimeFile = writeRuntimeFile(settings.dataDir, {
+      pid: process.pid,
+      apiUrl,
+      dynamoDbEndpoint: dynamo.endpoint,
+      sqsEndpoint,
+      sesEndpoint,
+      s3Endpoint: s3.endpoint,
+      kmsEndpoint: kms.endpoint,
+      secretsKeyArn: kms.keyArn,
+      inboundBucket: LOCAL_INBOUND_BUCKET,
+      contentBucket: LOCAL_CONTENT_BUCKET,
+      smtpPort: smtp.port,
+      mailViewerUrl,
+      tableName: LOCAL_TABLE_NAME,
+      projectId: provisioned.projectId,
+      ports,
+    });
     cleanups.unshift(async () => rmSync(runtimeFile, { force: true })); // runs last
 
     return {
@@ -476,6 +318,87 @@ export async function startLocalRuntime(
     await stop();
     throw error;
   }
+}
+
+/** DATA_DIR/runtime.json: where the running runtime's endpoints are, for the CLIs (`npm run api-key`, redrive...) and tests. */
+function writeRuntimeFile(dataDir: string, contents: Record<string, unknown>): string {
+  const file = join(dataDir, RUNTIME_FILE);
+  writeFileSync(file, JSON.stringify(contents, null, 2));
+  return file;
+}
+
+/** Where the functions find their "AWS": the stand-ins' endpoints and the credentials they check. */
+interface FunctionAws {
+  region: string;
+  credentials: StandInCredentials;
+  dynamoDbEndpoint: string;
+  sqsEndpoint: string;
+  sesEndpoint: string;
+  s3Endpoint: string;
+  kmsEndpoint: string;
+  secretsKeyArn: string;
+}
+
+/**
+ * The handlers' whole view of "AWS", in this process's environment (the functions run in it): set
+ * before any handler module loads. The credentials as Lambda hands a function its role's (whatever
+ * the shell running `npm start` had is replaced).
+ */
+function setFunctionEnvironment(settings: LocalSettings, aws: FunctionAws): void {
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+  Object.assign(process.env, {
+    TABLE_NAME: LOCAL_TABLE_NAME,
+    AWS_REGION: aws.region,
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: aws.dynamoDbEndpoint,
+    AWS_ENDPOINT_URL_SQS: aws.sqsEndpoint,
+    AWS_ENDPOINT_URL_SESV2: aws.sesEndpoint,
+    AWS_ENDPOINT_URL_S3: aws.s3Endpoint,
+    AWS_ENDPOINT_URL_KMS: aws.kmsEndpoint,
+    SECRETS_KEY_ARN: aws.secretsKeyArn,
+    INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
+    CONTENT_BUCKET: LOCAL_CONTENT_BUCKET,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // Unless told `false`, webhooks may POST over plain http to loopback receivers, and loopback
+    // addresses pass the dispatcher's address check (shared/platform/net/endpoint.ts). Never set on AWS.
+    ALLOW_HTTP_LOOPBACK_WEBHOOKS: String(settings.allowHttpLoopbackWebhooks),
+    // every project's API rate limit unless it has its own: 1,000 locally unless given (local/settings.ts);
+    // a value already in this process's environment stays (the benchmarks set theirs there)
+    API_RATE_LIMIT_PER_SECOND: process.env.API_RATE_LIMIT_PER_SECOND || String(settings.apiRateLimitPerSecond),
+    // As the stack tells the domain routes: their configuration sets get an SNS event destination
+    // (the local SES front records it; every send's events reach the queues either way).
+    SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
+  });
+}
+
+/** Inbound mail over SMTP; on a taken default port (another runtime, a local MTA), any free one, said out loud. */
+async function startSmtp(settings: LocalSettings, s3Root: string, sqs: SQSClient, log: (line: string) => void) {
+  const options = { host: '127.0.0.1', port: settings.smtpPort, s3Root, bucket: LOCAL_INBOUND_BUCKET, sqs, log };
+  return startSmtpInbound(options).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE' || settings.smtpPortRequired) throw error;
+    const fallback = await startSmtpInbound({ ...options, port: 0 });
+    log(
+      `Inbound SMTP: port ${settings.smtpPort} is in use, listening on 127.0.0.1:${fallback.port} instead (set LOCAL_SMTP_PORT to choose)`,
+    );
+    return fallback;
+  });
+}
+
+/** Tells `onRequest` of each request the gateway answered: the path only (a query may carry a token: unsubscribe links). */
+function observeRequests(http: Server, onRequest: NonNullable<RuntimeObserver['onRequest']>): void {
+  http.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const started = performance.now();
+    response.once('finish', () =>
+      onRequest(
+        request.method ?? 'GET',
+        (request.url ?? '/').split('?')[0],
+        response.statusCode,
+        Math.round(performance.now() - started),
+      ),
+    );
+  });
 }
 
 interface WorkerEnvironment {
