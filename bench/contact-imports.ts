@@ -40,7 +40,7 @@ export async function benchContactImports(
     // `contact.created` event), for `count` contacts of another project
     const { emailClaim, toContact } = await import('../shared/audience/contacts');
     const { eventWrite } = await import('../shared/events/events');
-    const { PAGE_ROWS } = await import('../shared/audience/imports');
+    const { PAGE_ROWS } = await import('../shared/audience/import-rows');
     const at = nowIso();
     const contactItems = (count: number) => {
       const projectId = newId();

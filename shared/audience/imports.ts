@@ -90,13 +90,10 @@
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
 import {
-  batchGet,
   checkExists,
   del,
   getItem,
   isConditionFailed,
-  isTransactionConflict,
-  MAX_TRANSACTION_ACTIONS,
   put,
   queryPage,
   transact,
@@ -107,55 +104,30 @@ import {
   type PageRequest,
   type WriteAction,
 } from '../platform/db/table';
-import { getObjectStream, headObject, ObjectStoreError, presignPut, putObject } from '../platform/aws/s3';
+import { getObjectStream, ObjectStoreError } from '../platform/aws/s3';
 import { queue } from '../platform/aws/queues';
 import { conflict, notFound, unprocessable } from '../platform/errors';
-import { newId, nowIso } from '../platform/ids';
+import { nowIso } from '../platform/ids';
 import { now as clockNow } from '../platform/clock';
-import { eventWrite } from '../events/events';
-import { contactCountWrite, contactLimitReached, contactRoom } from '../project/contact-count';
-import { checkPropertyValues, readPropertySchema, type PropertySchema } from './contact-properties';
+import { contactLimitReached, contactRoom } from '../project/contact-count';
+import { readPropertySchema } from './contact-properties';
+import { csvRows, InvalidCsv, scanCsv } from './csv-rows';
+import { segmentRefId } from './model';
+import { MAX_REPORTED_FAILURES, type ContactImport, type CreateImportInput, type ImportStatus } from './imports-model';
 import {
-  contactUpdate,
-  emailClaim,
-  member,
-  toContact,
-  topicsUpdatedEvent,
-  type ContactChange,
-  type ContactItem,
-} from './contacts';
-import { csvRows, headerOf, InvalidCsv, scanCsv, type CsvRow } from './csv-rows';
-import {
-  createContactBody,
-  MAX_SEGMENTS_PER_CONTACT,
-  segmentRefId,
-  type PropertyValue,
-  type Subscription,
-} from './model';
-import {
-  MAX_HEADER_BYTES,
-  MAX_IMPORT_FILE_BYTES,
-  MAX_IMPORT_ROW_BYTES,
-  MAX_REPORTED_FAILURES,
-  type ColumnMap,
-  type ContactImport,
-  type CreatedUpload,
-  type CreateUploadInput,
-  type CreateImportInput,
-  type ImportFailure,
-  type ImportStatus,
-  type OnConflict,
-  UPLOAD_URL_TTL_SECONDS,
-} from './imports-model';
+  type ImportItem,
+  STALE_RUNNING_SECONDS,
+  STALE_QUEUED_SECONDS,
+  toImport,
+  fileKey,
+  invalid,
+} from './import-item';
+import { resolveColumns, mappedColumns, inlineFile, uploadedFile } from './import-file';
+import { RowReader, type ImportPage, readPage } from './import-rows';
+import { type PageCounts, type ClaimsHint, writePage } from './import-pages';
 
-/** Contacts per page at most: 32 new contacts with no segment are 32 x 3 + 2 = 98 actions. */
-export const PAGE_ROWS = 32;
 /** Stop this long before the function's timeout, between pages: a page takes well under a second, its retries a few. */
 export const CONTINUE_MARGIN_MS = 20_000;
-/** Bytes of items a page's transaction may carry: DynamoDB's 4 MB less room for the record and keys. */
-const PAGE_BYTES = 3.5 * 1024 * 1024;
-/** Tries of one page when a racing write took a claim or changed a contact between the read and the write. */
-const PAGE_ATTEMPTS = 5;
 /**
  * Pages written side by side (step 5): one committing while the next is read, built and sent. DynamoDB
  * Local commits one transaction at a time (under its table's write lock), so more only wait there
@@ -166,8 +138,6 @@ const PAGE_ATTEMPTS = 5;
 const PAGES_IN_FLIGHT = 2;
 /** Pages between two moves of the record's cursor (step 6): what a crash makes the next delivery find again from markers. */
 const PROGRESS_PAGES = 8;
-/** Page markers are kept a week: an import's messages are long done by then. */
-const PAGE_MARKER_TTL_SECONDS = 7 * 86_400;
 
 export interface ImportMessage {
   project_id: string;
@@ -175,182 +145,6 @@ export interface ImportMessage {
 }
 /** `enqueue` throws when SQS does not take the message: the request answers 500, a worker's message comes back. */
 export const importQueue = queue<ImportMessage>('contact-imports', 'throw');
-
-interface ImportItem extends Item {
-  type: 'contact_import';
-  project_id: string;
-  id: string;
-  livemode: boolean;
-  status: ImportStatus;
-  file_key: string;
-  /** an uploaded file's ETag when the import was accepted (every read asks for it); null for a file of the request */
-  file_etag: string | null;
-  column_map: Required<Pick<ColumnMap, 'email'>> & ColumnMap;
-  on_conflict: OnConflict;
-  segment_ids: string[];
-  topics: Record<string, Subscription>;
-  total: number;
-  /** the cursor: rows done, in file order */
-  processed: number;
-  /** the cursor's byte in the file: where row `processed + 1` starts; absent until the worker has read the file once (step 2) */
-  offset?: number;
-  /** the file's record delimiter, and where each mapped column is (set with `offset`) */
-  record_delimiter?: string;
-  column_indexes?: Record<string, number>;
-  created: number;
-  updated: number;
-  skipped: number;
-  failed: number;
-  failures: ImportFailure[];
-  failure_reason: string | null;
-  created_at: string;
-  completed_at: string | null;
-  /** when the cursor last moved (start, every PROGRESS_PAGES pages): how a stale running import is told */
-  moved_at?: string;
-  /** the import holds the project's running-import item (every import created since it exists) */
-  running_lock?: boolean;
-}
-
-/** A running import whose record has not moved for this long is stale (the module comment). */
-export const STALE_RUNNING_SECONDS = 15 * 60;
-/** A queued import not started for this long is stale. */
-export const STALE_QUEUED_SECONDS = 60 * 60;
-
-const toImport = (item: ImportItem): ContactImport => ({
-  object: 'contact_import',
-  id: item.id,
-  status: item.status,
-  created_at: item.created_at,
-  completed_at: item.completed_at,
-  counts: {
-    total: item.total,
-    created: item.created,
-    updated: item.updated,
-    skipped: item.skipped,
-    failed: item.failed,
-  },
-  processed: item.processed,
-  failures: item.failures,
-  failure_reason: item.failure_reason,
-});
-
-const fileKey = (projectId: string, importId: string) => `imports/${projectId}/${importId}.csv`;
-const invalid = (path: string, code: string, message: string) => unprocessable([{ code, message, path }]);
-
-/** The text of `bytes`: UTF-8 or nothing (`fatal`). `partial`: the first bytes of a file, whose last character may be cut. */
-function decode(bytes: Uint8Array, partial = false): string | undefined {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: partial });
-  } catch {
-    return undefined;
-  }
-}
-
-/** The column map with its defaults: the columns named like the fields, when the map does not name them. */
-function resolveColumns(given: ColumnMap | undefined, header: string[]): ImportItem['column_map'] {
-  const defaults = Object.fromEntries(
-    ['email', 'first_name', 'last_name', 'unsubscribed']
-      .filter((name) => header.includes(name))
-      .map((name) => [name, name]),
-  );
-  return { ...defaults, ...given, email: given?.email ?? 'email' };
-}
-
-/** Each column the map names, with the field that names it (`column_map.first_name`). */
-const mappedColumns = (columns: ImportItem['column_map']): [string, string][] => [
-  ...(['email', 'first_name', 'last_name', 'unsubscribed'] as const).flatMap((field): [string, string][] =>
-    columns[field] ? [[`column_map.${field}`, columns[field]]] : [],
-  ),
-  ...Object.entries(columns.properties ?? {}).map(([key, p]): [string, string] => [
-    `column_map.properties.${key}.column`,
-    p.column,
-  ]),
-];
-
-/** The header of the file a request brings or names, checked (accepting, step 1). */
-interface AcceptedFile {
-  importId: string;
-  header: string[];
-  etag: string | null;
-  /** puts a file of the request in the bucket */
-  store?: () => Promise<void>;
-}
-
-function inlineFile(projectId: string, file: string): AcceptedFile {
-  const bytes = Buffer.from(file, 'latin1');
-  const text = decode(bytes);
-  if (text === undefined) throw invalid('file', 'invalid_encoding', 'the file must be UTF-8 text (CSV)');
-  const importId = newId();
-  return {
-    importId,
-    header: checkedHeader(text, 'file').names,
-    etag: null,
-    store: () => putObject(fileKey(projectId, importId), bytes, 'text/csv', 'content'),
-  };
-}
-
-function checkedHeader(text: string, path: 'file' | 'upload_id'): ReturnType<typeof headerOf> {
-  try {
-    return headerOf(text);
-  } catch (error) {
-    throw invalid(path, 'invalid_csv', `the header row is not CSV: ${(error as Error).message}`);
-  }
-}
-
-async function uploadedFile(projectId: string, uploadId: string): Promise<AcceptedFile> {
-  const key = fileKey(projectId, uploadId);
-  const head = await headObject(key, 'content');
-  if (!head)
-    throw invalid(
-      'upload_id',
-      'unknown_upload',
-      'no file was uploaded with this id in this project (PUT it to the upload_url first)',
-    );
-  if (head.size === 0) throw invalid('upload_id', 'empty_file', 'the uploaded file is empty');
-  if (head.size > MAX_IMPORT_FILE_BYTES)
-    throw invalid(
-      'upload_id',
-      'file_too_large',
-      `the uploaded file is ${head.size} bytes, over ${MAX_IMPORT_FILE_BYTES}`,
-    );
-  const stream = await getObjectStream(key, 'content', { ifMatch: head.etag, length: MAX_HEADER_BYTES });
-  const first = stream ? new Uint8Array(await new Response(stream).arrayBuffer()) : new Uint8Array();
-  const whole = first.length >= head.size;
-  const text = decode(first, !whole);
-  if (text === undefined) throw invalid('upload_id', 'invalid_encoding', 'the file must be UTF-8 text (CSV)');
-  const header = checkedHeader(text, 'upload_id');
-  if (!whole && !header.ended)
-    throw invalid(
-      'upload_id',
-      'header_too_long',
-      `the header row must end within the file's first ${MAX_HEADER_BYTES} bytes`,
-    );
-  return { importId: uploadId, header: header.names, etag: head.etag };
-}
-
-/**
- * POST /contacts/imports/uploads: where to PUT a file too large for a request (the module comment).
- * Nothing is stored: the URL names the object, and the object is the upload.
- */
-export async function createUpload(caller: Caller, input: CreateUploadInput): Promise<CreatedUpload> {
-  const id = newId();
-  // the size is signed (Content-Length): S3 takes a body of exactly that size, which the schema bounded
-  const { upload_url, expires_at } = await presignPut(fileKey(caller.projectId, id), {
-    bucket: 'content',
-    expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
-    contentLength: input.size,
-  });
-  return {
-    object: 'upload',
-    id,
-    upload_url,
-    method: 'PUT',
-    headers: { 'content-type': 'text/csv' },
-    expires_at,
-    max_bytes: MAX_IMPORT_FILE_BYTES,
-    size: input.size,
-  };
-}
 
 export async function createImport(
   caller: Caller,
@@ -504,340 +298,6 @@ export async function listImports(
 // The worker
 
 /** A row as a contact's fields, or why it is not one. */
-type RowResult =
-  | { row: number; email: string; lower: string; fields: RowFields; bytes: number }
-  | { row: number; failure: ImportFailure };
-interface RowFields {
-  first_name?: string;
-  last_name?: string;
-  unsubscribed?: boolean;
-  properties: Record<string, PropertyValue>;
-}
-
-const TRUE = new Set(['true', '1', 'yes', 'y']);
-const FALSE = new Set(['false', '0', 'no', 'n']);
-
-/** A cell as the property's type; undefined for an empty cell (the row says nothing of it). */
-function typed(cell: string, type: 'string' | 'number' | 'boolean'): PropertyValue | undefined | Error {
-  if (cell === '') return undefined;
-  if (type === 'string') return cell;
-  if (type === 'number') {
-    const value = Number(cell.trim());
-    return cell.trim() !== '' && Number.isFinite(value) ? value : new Error(`"${cell.slice(0, 40)}" is not a number`);
-  }
-  const lower = cell.trim().toLowerCase();
-  return TRUE.has(lower)
-    ? true
-    : FALSE.has(lower)
-      ? false
-      : new Error(`"${cell.slice(0, 40)}" is not a boolean (true/false, 1/0, yes/no)`);
-}
-
-/** One data row (1-based, the header not counted) checked as POST /contacts checks a body. */
-function readRow(
-  cells: string[],
-  row: number,
-  indexOf: Map<string, number>,
-  record: ImportItem,
-  schema: PropertySchema,
-): RowResult {
-  const cell = (column: string | undefined) => (column === undefined ? '' : (cells[indexOf.get(column) ?? -1] ?? ''));
-  const email = cell(record.column_map.email).trim();
-  const fail = (reason: string): RowResult => ({
-    row,
-    failure: { row, email: email.slice(0, 320) || null, reason: reason.slice(0, 500) },
-  });
-  const bytes = cells.reduce((sum, c) => sum + Buffer.byteLength(c), 0);
-  if (bytes > MAX_IMPORT_ROW_BYTES) return fail(`the row is over ${MAX_IMPORT_ROW_BYTES / 1024} KiB`);
-  const fields: RowFields = { properties: {} };
-  for (const field of ['first_name', 'last_name'] as const) {
-    const value = cell(record.column_map[field]);
-    if (value !== '') fields[field] = value;
-  }
-  const unsubscribed = typed(cell(record.column_map.unsubscribed), 'boolean');
-  if (unsubscribed instanceof Error) return fail(`unsubscribed: ${unsubscribed.message}`);
-  if (unsubscribed !== undefined) fields.unsubscribed = unsubscribed as boolean;
-  for (const [key, mapping] of Object.entries(record.column_map.properties ?? {})) {
-    const value = typed(cell(mapping.column), mapping.type ?? schema[key]?.type ?? 'string');
-    if (value instanceof Error) return fail(`properties.${key}: ${value.message}`);
-    if (value !== undefined) fields.properties[key] = value;
-  }
-  const checked = createContactBody.safeParse({ email, ...fields });
-  if (!checked.success)
-    return fail(checked.error.issues.map((i) => `${i.path.join('.') || 'row'}: ${i.message}`).join('; '));
-  try {
-    checkPropertyValues(schema, fields.properties);
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-  const { email: address, first_name, last_name } = checked.data; // trimmed, as POST /contacts keeps them
-  return {
-    row,
-    email: address,
-    lower: address.toLowerCase(),
-    fields: { ...fields, first_name: first_name ?? undefined, last_name: last_name ?? undefined },
-    bytes,
-  };
-}
-
-/** Rows of the file, one at a time, with the one that ended a page given back for the next. */
-class RowReader {
-  private held: CsvRow | undefined;
-  constructor(private readonly rows: AsyncIterator<CsvRow>) {}
-  async next(): Promise<CsvRow | undefined> {
-    const row = this.held ?? (await this.rows.next()).value ?? undefined;
-    this.held = undefined;
-    return row;
-  }
-  giveBack(row: CsvRow): void {
-    this.held = row;
-  }
-}
-
-/** A page (step 3): its first row's index (0-based), its rows checked, its addresses, and the byte just past its last row. */
-interface ImportPage {
-  start: number;
-  rows: RowResult[];
-  addresses: Set<string>;
-  end: number;
-}
-
-/**
- * The page from `start`: rows within the action and byte budgets, no address twice. Its bounds come
- * from the cells alone (the email cell as written, every row's bytes), not from which rows turn out
- * valid: the same page, under the same marker, whatever the property schema says on a later run.
- */
-async function readPage(
-  reader: RowReader,
-  start: number,
-  indexOf: Map<string, number>,
-  record: ImportItem,
-  schema: PropertySchema,
-): Promise<ImportPage> {
-  const segments = record.segment_ids.length;
-  const topics = Object.keys(record.topics).length;
-  // marker + count + segment and topic checks, then per row at most 3 + its memberships: a new contact, its claim and
-  // `contact.created`; or an update, `contact.updated` and (with topics) `contact.topics.updated`
-  const rowsByActions = Math.floor((MAX_TRANSACTION_ACTIONS - 2 - segments - topics) / (3 + segments));
-  const limit = Math.max(1, Math.min(PAGE_ROWS, rowsByActions));
-  const page: ImportPage = { start, rows: [], addresses: new Set(), end: 0 };
-  const emailColumn = indexOf.get(record.column_map.email) ?? -1;
-  let bytes = 0;
-  while (page.rows.length < limit) {
-    const row = await reader.next();
-    if (!row) break;
-    const address = (row.cells[emailColumn] ?? '').trim().toLowerCase();
-    const rowBytes = row.cells.reduce((sum, c) => sum + Buffer.byteLength(c), 0);
-    // the contact, its event (twice with topics) and the record: about 4 times the row; a row over the limit writes nothing
-    const weight = rowBytes > MAX_IMPORT_ROW_BYTES ? 0 : 4 * rowBytes + 4096;
-    if (page.rows.length > 0 && (page.addresses.has(address) || bytes + weight > PAGE_BYTES)) {
-      reader.giveBack(row);
-      break;
-    }
-    page.addresses.add(address);
-    bytes += weight;
-    page.rows.push(readRow(row.cells, start + page.rows.length + 1, indexOf, record, schema));
-    page.end = row.end;
-  }
-  return page;
-}
-
-interface PageOutcome {
-  actions: WriteAction[];
-  created: number;
-  updated: number;
-  skipped: number;
-  failures: ImportFailure[];
-  /** addresses the page found claimed */
-  claimed: number;
-}
-
-/** The page's writes, from its claims and contacts as read now; with `readClaims` false, every address taken for new (step 4). */
-async function buildPage(record: ImportItem, page: RowResult[], readClaims: boolean): Promise<PageOutcome> {
-  const projectId = record.project_id;
-  const caller = { projectId, livemode: record.livemode };
-  const rows = page.filter((r): r is Extract<RowResult, { lower: string }> => 'lower' in r);
-  const claims = readClaims ? await batchGet(rows.map((r) => keys.contactEmail(projectId, r.email))) : [];
-  const outcome: PageOutcome = {
-    actions: [],
-    created: 0,
-    updated: 0,
-    skipped: 0,
-    failures: page.flatMap((r) => ('failure' in r ? [r.failure] : [])),
-    claimed: claims.length,
-  };
-  const claimed = new Map(claims.map((c) => [String(c.SK), String(c.contact_id)]));
-  const existingIds = rows.flatMap((r) =>
-    claimed.has(keys.contactEmail(projectId, r.email).SK)
-      ? [claimed.get(keys.contactEmail(projectId, r.email).SK)!]
-      : [],
-  );
-  const contacts =
-    record.on_conflict === 'upsert' && existingIds.length
-      ? await batchGet<ContactItem & Item>(existingIds.map((id) => keys.contact(projectId, id)))
-      : [];
-  const byId = new Map(contacts.map((c) => [c.id, c]));
-  const now = nowIso();
-  const topicList = Object.entries(record.topics).map(([id, subscription]) => ({ id, subscription }));
-  // new contacts past the project's contact limit are failed rows (read per page: pages in flight side by side may pass it by a page)
-  const newRows = rows.filter((r) => !claimed.has(keys.contactEmail(projectId, r.email).SK)).length;
-  const { limit, room } = newRows ? await contactRoom(projectId) : { limit: 0, room: 0 };
-  let roomLeft = room;
-
-  for (const row of rows) {
-    const contactId = claimed.get(keys.contactEmail(projectId, row.email).SK);
-    if (contactId === undefined) {
-      if (roomLeft < 1) {
-        outcome.failures.push({
-          row: row.row,
-          email: row.email,
-          reason: `the project holds its contact limit of ${limit} contacts`,
-        });
-        continue;
-      }
-      roomLeft--;
-      const item: ContactItem = {
-        type: 'contact',
-        project_id: projectId,
-        id: newId(),
-        email: row.email,
-        first_name: row.fields.first_name ?? null,
-        last_name: row.fields.last_name ?? null,
-        unsubscribed: row.fields.unsubscribed ?? false,
-        properties: row.fields.properties,
-        segment_ids: record.segment_ids,
-        topics: record.topics,
-        created_at: now,
-        updated_at: now,
-      };
-      outcome.actions.push(
-        put({ ...keys.contact(projectId, item.id), ...item }),
-        put(emailClaim(projectId, item.id, item.email), { ifAbsent: { tag: 'claimed' } }),
-        ...item.segment_ids.map((segmentId) => put(member(projectId, segmentId, item.id))),
-        eventWrite(caller, 'contact.created', toContact(item)),
-      );
-      outcome.created++;
-      continue;
-    }
-    const current = byId.get(contactId);
-    if (record.on_conflict === 'skip' || !current) {
-      // skip; or the claim's contact is gone (a delete between our two reads): the next try sees no claim
-      if (!current && record.on_conflict === 'upsert')
-        throw Object.assign(new Error('claim without contact'), { retryPage: true });
-      outcome.skipped++;
-      continue;
-    }
-    const added = record.segment_ids.filter((id) => !current.segment_ids.includes(id));
-    if (current.segment_ids.length + added.length > MAX_SEGMENTS_PER_CONTACT) {
-      outcome.failures.push({
-        row: row.row,
-        email: row.email,
-        reason: `the contact would be in more than ${MAX_SEGMENTS_PER_CONTACT} segments`,
-      });
-      continue;
-    }
-    const set: Partial<ContactItem> = { updated_at: now };
-    for (const field of ['first_name', 'last_name', 'unsubscribed'] as const)
-      if (row.fields[field] !== undefined) set[field] = row.fields[field] as never;
-    const change: ContactChange = {
-      set,
-      properties: row.fields.properties,
-      topics: record.topics,
-      expect: { email: current.email },
-    };
-    if (added.length) {
-      change.set.segment_ids = [...current.segment_ids, ...added];
-      change.expect!.segment_ids = current.segment_ids;
-    }
-    const next = toContact({
-      ...current,
-      ...set,
-      properties: { ...current.properties, ...row.fields.properties },
-      topics: { ...current.topics, ...record.topics },
-    });
-    outcome.actions.push(
-      contactUpdate(projectId, current.id, change),
-      ...added.map((segmentId) => put(member(projectId, segmentId, current.id))),
-      eventWrite(caller, 'contact.updated', next),
-      ...(topicList.length ? [topicsUpdatedEvent(caller, next, topicList)] : []),
-    );
-    outcome.updated++;
-  }
-  if (outcome.created) outcome.actions.push(contactCountWrite(projectId, outcome.created));
-  if (outcome.actions.length) {
-    // the import's segments and topics still exist (they did when it was accepted)
-    outcome.actions.push(
-      ...record.segment_ids.map((id) => checkExists(keys.segment(projectId, id), { tag: 'segment gone' })),
-      ...Object.keys(record.topics).map((id) => checkExists(keys.topic(projectId, id), { tag: 'topic gone' })),
-    );
-  }
-  return outcome;
-}
-
-type PageCounts = Pick<PageOutcome, 'created' | 'updated' | 'skipped' | 'failures'>;
-
-/** Whether the pages being written should read their claims first (step 4): yes until a page finds none claimed. */
-interface ClaimsHint {
-  read: boolean;
-}
-
-/**
- * Writes one page (step 5) with its marker, or finds it written: either way answers its counts.
- * Throws a failed condition tagged `segment gone` / `topic gone` when one of the import's went.
- */
-async function writePage(record: ImportItem, page: ImportPage, hint: ClaimsHint): Promise<PageCounts> {
-  let readClaims = hint.read;
-  for (let attempt = 1; ; ) {
-    try {
-      const outcome = await buildPage(record, page.rows, readClaims);
-      if (readClaims) hint.read = outcome.claimed > 0;
-      const counts: PageCounts = {
-        created: outcome.created,
-        updated: outcome.updated,
-        skipped: outcome.skipped,
-        failures: outcome.failures,
-      };
-      const marker = put(
-        {
-          ...keys.contactImportPage(record.project_id, record.id, page.start),
-          type: 'contact_import_page',
-          rows: page.rows.length,
-          ...counts,
-          expires_at: Math.floor(clockNow() / 1000) + PAGE_MARKER_TTL_SECONDS,
-        },
-        { ifAbsent: { tag: 'page done', withItem: true } },
-      );
-      await transact([marker, ...outcome.actions]); // the marker first: a page found done decides over anything else
-      return counts;
-    } catch (error) {
-      if (isConditionFailed(error, 'page done')) {
-        const done = error.item as Item;
-        return {
-          created: Number(done.created),
-          updated: Number(done.updated),
-          skipped: Number(done.skipped),
-          failures: (done.failures as ImportFailure[]) ?? [],
-        };
-      }
-      if (!readClaims && isConditionFailed(error, 'claimed')) {
-        // an address taken for new was not: read this page's claims, and the next pages' too (not a race, so no try counted)
-        readClaims = hint.read = true;
-        continue;
-      }
-      const racing =
-        isConditionFailed(error, 'claimed') ||
-        isConditionFailed(error, 'contact changed') ||
-        isTransactionConflict(error) ||
-        (error as { retryPage?: boolean }).retryPage;
-      if (!racing || attempt >= PAGE_ATTEMPTS) throw error;
-      attempt++;
-      readClaims = true;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * attempt));
-    }
-  }
-}
-
-/** The pages done since the cursor last moved (step 6): their rows, where the last ends, their counts (`failures`: the first of them). */
 interface Landed extends PageCounts {
   rows: number;
   end: number;

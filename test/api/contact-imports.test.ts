@@ -11,7 +11,9 @@ import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SQSClien
 import { Resend } from 'resend';
 import { handler as importWorker } from '../../functions/workers/contact-imports';
 import { invoke, workerFunction } from '../../local/lambda/invocation';
-import { createImport, createUpload, PAGE_ROWS, CONTINUE_MARGIN_MS } from '../../shared/audience/imports';
+import { createImport, CONTINUE_MARGIN_MS } from '../../shared/audience/imports';
+import { createUpload } from '../../shared/audience/import-file';
+import { PAGE_ROWS } from '../../shared/audience/import-rows';
 import { MAX_IMPORT_FILE_BYTES } from '../../shared/audience/imports-model';
 import { presignPut } from '../../shared/platform/aws/s3';
 import { installAwsCallChecker } from '../../shared/platform/aws/call-guard';

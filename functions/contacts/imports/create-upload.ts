@@ -1,5 +1,5 @@
 import { api, created } from '#shared/access/api';
-import { createUpload } from '#shared/audience/imports';
+import { createUpload } from '#shared/audience/import-file';
 import * as importOps from '#shared/audience/operations/imports';
 
 export const handler = api(importOps.createUpload, async ({ caller, body }) =>
