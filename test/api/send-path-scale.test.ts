@@ -8,21 +8,28 @@
  *   (Lambda's response limit), none carrying a body;
  * - a broadcast with 100 KB of html to 500 contacts is sent to every one of them.
  *
- * Each test has a project of its own with a test-mode key: its mail never reaches the local SES
- * (whose store every other suite reads whole), while the fan-out, the transactions, the content
- * store and the sender are the same as for live mail.
+ * Each test has a project of its own with a test-mode key: its mail never reaches the local SES,
+ * while the fan-out, the transactions, the content store and the sender are the same as for live
+ * mail. The file has a runtime of its own (test/support/own-runtime.ts), so its load stays off the
+ * runtime the other suites share.
  */
 import { createApiKey } from '../../shared/access/api-keys';
 import { createProject } from '../../shared/project/projects';
 import * as keys from '../../shared/platform/db/keys';
 import { getItem } from '../../shared/platform/db/table';
 import { api } from '../support/http';
+import { useOwnRuntime } from '../support/own-runtime';
 import { useRuntimeTable } from '../support/table';
 import { testProjectId } from '../../shared/project/test-mode';
 import { waitFor } from '../support/wait';
 import { uniqueName as unique } from '../support/unique';
 
-useRuntimeTable();
+// A runtime of its own: its thousands of emails load that runtime's one process and DynamoDB Local, not the
+// shared ones every other suite talks to (beside it, the emails suite's steps outlived their 30 s)
+useOwnRuntime({ API_RATE_LIMIT_PER_SECOND: '100000', REPUTATION_MIN_SENDS: '1000000000' }, { forFile: true });
+beforeAll(() => {
+  useRuntimeTable();
+});
 
 /** A project of its own with a test key and a domain (test keys may send from any domain of their project). */
 async function sandbox(): Promise<{ key: string; domain: string; projectId: string }> {
