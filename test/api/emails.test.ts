@@ -45,6 +45,9 @@ const delivered = (id: string, key?: string) =>
     (e) => !['queued', 'sending', 'scheduled', 'sent'].includes(e.last_event),
     60_000,
   );
+// A test's own bound covers the waits in it: `delivered` may take its 60 s (two clean-clone runs had tests
+// waiting for it end at jest's default 30 s, on a loaded shared runtime, with the wait itself not yet over).
+jest.setTimeout(120_000);
 
 async function mailViewerStore(): Promise<{ subject: string; messageId: string }[]> {
   const store = await fetch(`${runtime.mailViewerUrl}/store`).then(
