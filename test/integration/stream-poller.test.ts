@@ -29,6 +29,16 @@ const config = {
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 };
 
+/** A test consumer of the table's stream that takes only the INSERTs of items with this `marker`. */
+const markedConsumer = (streams: DynamoDBStreamsClient, streamArn: string, marker: string) => ({
+  fn: { name: 'TestConsumer', needs: {}, timeoutMs: 30_000 },
+  streams,
+  streamArn,
+  batchSize: 10,
+  maxRetryAttempts: 3,
+  filter: { eventName: ['INSERT'], dynamodb: { NewImage: { marker: { S: [marker] } } } },
+});
+
 it('feeds filtered INSERTs in order and retries from the first reported failure', async () => {
   const dynamo = new DynamoDBClient(config);
   const streams = new DynamoDBStreamsClient(config);
@@ -38,12 +48,7 @@ it('feeds filtered INSERTs in order and retries from the first reported failure'
   const received: string[] = [];
   let failNext = true;
   const poller = new StreamPoller({
-    fn: { name: 'TestConsumer', needs: {}, timeoutMs: 30_000 },
-    streams,
-    streamArn,
-    batchSize: 10,
-    maxRetryAttempts: 3,
-    filter: { eventName: ['INSERT'], dynamodb: { NewImage: { marker: { S: [marker] } } } },
+    ...markedConsumer(streams, streamArn, marker),
     handler: async (event: DynamoDBStreamEvent) => {
       const failures = [];
       for (const record of event.Records) {
@@ -81,12 +86,7 @@ it('polls at once when woken, instead of at the end of its pause (the control AP
   const marker = newId();
   const received: string[] = [];
   const poller = new StreamPoller({
-    fn: { name: 'TestConsumer', needs: {}, timeoutMs: 30_000 },
-    streams,
-    streamArn,
-    batchSize: 10,
-    maxRetryAttempts: 3,
-    filter: { eventName: ['INSERT'], dynamodb: { NewImage: { marker: { S: [marker] } } } },
+    ...markedConsumer(streams, streamArn, marker),
     handler: async (event: DynamoDBStreamEvent) => {
       for (const record of event.Records) received.push(record.dynamodb!.NewImage!.n.N!);
       return { batchItemFailures: [] };
