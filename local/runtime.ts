@@ -155,9 +155,8 @@ export async function startLocalRuntime(
     const region = LOCAL_REGION;
     // The service's time (LOCAL_CLOCK, ./clock.ts): every handler and stand-in reads it from here on.
     const clock = new LocalClock(settings.clock, settings.inMemory ? undefined : join(settings.dataDir, 'clock.json'));
-    const machineWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-    setClockSource(clock.now, clock.mode === 'manual' ? async () => undefined : machineWait);
-    cleanups.push(async () => setClockSource(Date.now, machineWait));
+    setClockSource(clock.now, { standsStill: clock.mode === 'manual' });
+    cleanups.push(async () => setClockSource(Date.now));
 
     // One runtime per DATA_DIR; a JVM left by one killed hard is stopped first (local/data-dir-lock.ts).
     const databaseDir = settings.inMemory ? undefined : join(settings.dataDir, 'dynamodb');

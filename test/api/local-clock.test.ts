@@ -2,7 +2,8 @@
  * The manual clock (LOCAL_CLOCK=manual, local/clock.ts) on a runtime of its own: the service's
  * time stands still until `POST /_local/clock` moves it, and a move goes through what falls due on
  * the way, in order, settling the pipeline at each stop.
- * - A send settles `sent` and stays so until the clock passes its SES delivery event.
+ * - A send settles `sent` and stays so until the clock passes its SES delivery event; a live send
+ *   does so at any instant, the last 100 ms of a second too (where a moving clock keeps a margin).
  * - An email scheduled "in 2 days" goes out when the clock is moved 2 days, and its webhook arrives
  *   within the move; its delivery only when the clock passes the delivery event.
  * - A failing webhook endpoint gets the retries of the schedule (5 s, 5 min, 30 min, ...), one
@@ -95,6 +96,28 @@ describe('the manual clock', () => {
     // no drain first: the move settles the send now, so its delivery (a second later) falls within the move
     expect((await move({ advance_seconds: 5 })).status).toBe(200);
     expect((await call('GET', `/emails/${sent.body.id}`, undefined, key)).body.last_event).toBe('delivered');
+  }, 60_000);
+
+  it('sends a live email at once when the clock stands in the last 100 ms of a second', async () => {
+    // the send slot keeps a second's last 100 ms for the request to reach SES on a clock that moves;
+    // on one that stands still nothing passes on the way, and a come-back in whole seconds would land
+    // in the same 100 ms again, holding the email for good
+    const name = `late-${Math.random().toString(36).slice(2, 8)}.example.com`;
+    const created = await call('POST', '/domains', { name });
+    expect(created.status).toBe(201);
+    const at = Math.ceil((await clockNow()) / 1000) * 1000 + 10_950; // .950 of a second, past the domain's verification
+    expect((await move({ set: new Date(at).toISOString() })).status).toBe(200);
+    expect((await call('POST', `/domains/${created.body.id}/verify`)).body.status).toBe('verified');
+    const sent = await call('POST', '/emails', {
+      from: `a@${name}`,
+      to: 'success@simulator.amazonses.com',
+      subject: 'Late in its second',
+      text: 'hi',
+    });
+    expect(sent.status).toBe(200);
+    expect((await call('POST', '/_local/drain', { timeout_seconds: 60 })).status).toBe(200);
+    expect((await call('GET', `/emails/${sent.body.id}`)).body.last_event).toBe('sent');
+    expect(await clockNow()).toBe(at);
   }, 60_000);
 
   describe('with a webhook endpoint', () => {
