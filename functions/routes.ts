@@ -18,6 +18,8 @@ import * as contactPropertyOps from '../shared/audience/operations/contact-prope
 import * as domainOps from '../shared/domains/operations';
 import * as emailOps from '../shared/emails/operations';
 import * as eventOps from '../shared/events/operations';
+import * as customEventOps from '../shared/automations/operations/custom-events';
+import * as automationOps from '../shared/automations/operations/automations';
 import * as logOps from '../shared/logs/operations';
 import * as oauthOps from '../shared/access/operations/oauth';
 import * as receivingOps from '../shared/receiving/operations';
@@ -252,6 +254,20 @@ export const routes: readonly Route[] = [
 
   // Events
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, needs: { table: ['Query'] } },
+  // Custom events (Resend's events.create/get/update/remove/send; shared/automations/custom-events.ts)
+  { method: 'POST', path: '/events', handler: 'events/create', operation: customEventOps.create, needs: { table: ['PutItem'] } },
+  { method: 'POST', path: '/events/send', handler: 'events/send', operation: customEventOps.send, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'] } }, // PutItem, UpdateItem, BatchGetItem: the contact an address's first event creates (its counter, the count under the contact limit)
+  { method: 'GET', path: '/events/{id_or_name}', handler: 'events/get', operation: customEventOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/events/{id_or_name}', handler: 'events/update', operation: customEventOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
+  { method: 'DELETE', path: '/events/{id_or_name}', handler: 'events/delete', operation: customEventOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  // Automations (Resend's automations.*; shared/automations/automations.ts); runs are not executed yet (issue: the run engine)
+  { method: 'POST', path: '/automations', handler: 'automations/create', operation: automationOps.create, needs: { table: ['GetItem', 'PutItem'] } }, // GetItem: the templates, topics and segments the steps name
+  { method: 'GET', path: '/automations', handler: 'automations/list', operation: automationOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/automations/{id}', handler: 'automations/get', operation: automationOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/automations/{id}', handler: 'automations/update', operation: automationOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
+  { method: 'DELETE', path: '/automations/{id}', handler: 'automations/delete', operation: automationOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'POST', path: '/automations/{id}/duplicate', handler: 'automations/duplicate', operation: automationOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
+  { method: 'POST', path: '/automations/{id}/stop', handler: 'automations/stop', operation: automationOps.stop, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
 
   // The request log: every request of a valid key, written by the pipeline (the PutItem every authenticated route has: routeNeeds)
   { method: 'GET', path: '/logs', handler: 'logs/list', operation: logOps.list, needs: { table: ['Query'] } },
@@ -288,11 +304,7 @@ export const fallbackRoute: Pick<Route, 'handler' | 'operation' | 'needs' | 'tim
  * (or a 405 that names only GET) would leave the caller guessing: the fallback adds `reason` to
  * its 404, or to its 405 when the path has routes of other methods. No function of their own.
  */
-export const unsupportedRoutes: readonly { path: string; reason: string }[] = [
-  // the SDK's custom events: POST /events (events.create) is a 405 beside GET /events; /events/send (events.send) and /events/{name} (get, update, remove) are 404s
-  { path: '/events', reason: eventOps.CUSTOM_EVENTS_UNSUPPORTED },
-  { path: '/events/{name}', reason: eventOps.CUSTOM_EVENTS_UNSUPPORTED },
-];
+export const unsupportedRoutes: readonly { path: string; reason: string }[] = [];
 
 /**
  * A route's whole needs: its own plus what the pipeline of `api()` does for every authenticated

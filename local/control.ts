@@ -25,7 +25,8 @@
  * (401 without a valid one, 403 for a sending-only key), and answers in the API's error envelope.
  */
 import { authenticate } from '../shared/access/api-keys';
-import { type LocalClock, MAX_MOVE_MS, parseDuration, type Settled } from './clock';
+import { type LocalClock, MAX_MOVE_MS, type Settled } from './clock';
+import { parseDuration } from '../shared/platform/duration';
 import {
   ApiError,
   forbidden,

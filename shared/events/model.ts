@@ -46,6 +46,8 @@ export const EVENT_TYPES = [
   'webhook.endpoint.deleted',
   'project.sending_paused',
   'project.sending_resumed',
+  // POST /events/send (shared/automations/custom-events.ts): what starts and resumes automations
+  'custom_event.sent',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

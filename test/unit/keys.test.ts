@@ -13,6 +13,24 @@ describe('table keys', () => {
     expect(keys.contactProperties('p1').SK.startsWith(keys.contacts('p1').prefix)).toBe(false);
   });
 
+  it('keeps custom events by name with an id pointer, and automations beside their versions and trigger entries', () => {
+    expect(keys.customEvent('p1', 'user.created')).toEqual({ PK: 'PROJECT#p1', SK: 'CUSTOM_EVENT#user.created' });
+    expect(keys.customEventId('p1', 'e1')).toEqual({ PK: 'PROJECT#p1', SK: 'CUSTOM_EVENT_ID#e1' });
+    expect(keys.automation('p1', 'a1')).toEqual({ PK: 'PROJECT#p1', SK: 'AUTOMATION#a1' });
+    expect(keys.automationVersion('p1', 'a1', 12)).toEqual({ PK: 'PROJECT#p1', SK: 'AUTOMATION_VERSION#a1#000012' });
+    // versions sit beside, not under, the `AUTOMATION#` prefix that lists automations
+    expect(keys.automationVersion('p1', 'a1', 1).SK.startsWith(keys.automations('p1').prefix)).toBe(false);
+    expect(keys.customEventId('p1', 'e1').SK.startsWith('CUSTOM_EVENT#')).toBe(false);
+    expect(keys.automationTrigger('p1', 'user.created', 'a1')).toEqual({
+      PK: 'PROJECT#p1#AUTOMATION_TRIGGER#user.created',
+      SK: 'AUTOMATION#a1',
+    });
+    expect(keys.automationTriggers('p1', 'user.created')).toEqual({
+      PK: 'PROJECT#p1#AUTOMATION_TRIGGER#user.created',
+      prefix: 'AUTOMATION#',
+    });
+  });
+
   it('spreads the collections written per email over 16 shards of the project, by the random end of the id', () => {
     const id = '01a20abc-ed14-74e4-ba7e-1149298b61ff'; // ...ff: shard 255 % 16 = 15
     expect(keys.shardOf(id)).toBe(15);

@@ -51,6 +51,7 @@ const FEATURE_ORDER = [
   'suppressions',
   'receiving',
   'broadcasts',
+  'automations',
   'access',
 ];
 const SHARED = 'shared';

@@ -155,6 +155,23 @@
  * - template alias: PK `PROJECT#<pid>`, SK `TEMPLATE_ALIAS#<alias>`
  *     alias uniqueness (attribute_not_exists in the template's transaction) -> `template_id`: GET/PATCH/DELETE
  *     /templates/{alias}
+ * - custom event: PK `PROJECT#<pid>`, SK `CUSTOM_EVENT#<name>`
+ *     a custom event's definition (its schema), keyed by name because POST /events/send names it: one GetItem per send;
+ *     POST /events puts it with attribute_not_exists (409 for a name taken) in one transaction with its id pointer;
+ *     GET/PATCH/DELETE /events/{name} (shared/automations/custom-events.ts)
+ * - custom event id: PK `PROJECT#<pid>`, SK `CUSTOM_EVENT_ID#<id>`
+ *     -> `name`: GET/PATCH/DELETE /events/{id} (GetItem, then the definition); written and deleted with it
+ * - automation: PK `PROJECT#<pid>`, SK `AUTOMATION#<aid>`
+ *     name, status, the graph's current `version` and the trigger's event name: POST/GET/PATCH/DELETE /automations,
+ *     duplicate, stop (Query on prefix to list, newest first); changed with a condition on `version` (409 on a
+ *     concurrent change) in the transaction that writes the version and moves the trigger entry
+ * - automation version: PK `PROJECT#<pid>`, SK `AUTOMATION_VERSION#<aid>#<version, 6 digits>`
+ *     the steps and connections of one version of the graph, put once (a graph change puts the next): GET
+ *     /automations/{id} (GetItem of the current one); a run keeps the version it started on
+ * - automation trigger: PK `PROJECT#<pid>#AUTOMATION_TRIGGER#<event name>`, SK `AUTOMATION#<aid>`
+ *     an enabled automation under its trigger's event name (`version`): put when it is enabled, moved when the trigger
+ *     changes, deleted when it is disabled or deleted, each in the automation's transaction; the matcher Queries the
+ *     partition of a sent event's name (a key lookup, never a scan)
  * - broadcast: PK `PROJECT#<pid>`, SK `BROADCAST#<bid>`; GSI1PK `BROADCAST_DUE (while scheduled, queued or sending)`,
  *   GSI1SK `<scheduled time or lease end>#<pid>#<bid>`
  *     everything but the content (under 1 KB, so the fan-out's counter and cursor updates stay cheap):
@@ -518,6 +535,31 @@ export const template = (projectId: string, templateId: string): Key => ({
   SK: `TEMPLATE#${templateId}`,
 });
 export const templates = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'TEMPLATE#' });
+export const automation = (projectId: string, automationId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `AUTOMATION#${automationId}`,
+});
+export const automations = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'AUTOMATION#' });
+export const automationVersion = (projectId: string, automationId: string, version: number): Key => ({
+  PK: projectPk(projectId),
+  SK: `AUTOMATION_VERSION#${automationId}#${String(version).padStart(6, '0')}`,
+});
+export const automationTrigger = (projectId: string, eventName: string, automationId: string): Key => ({
+  PK: `${projectPk(projectId)}#AUTOMATION_TRIGGER#${eventName}`,
+  SK: `AUTOMATION#${automationId}`,
+});
+export const automationTriggers = (projectId: string, eventName: string) => ({
+  PK: `${projectPk(projectId)}#AUTOMATION_TRIGGER#${eventName}`,
+  prefix: 'AUTOMATION#',
+});
+export const customEvent = (projectId: string, name: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `CUSTOM_EVENT#${name}`,
+});
+export const customEventId = (projectId: string, eventId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `CUSTOM_EVENT_ID#${eventId}`,
+});
 export const templateAlias = (projectId: string, alias: string): Key => ({
   PK: projectPk(projectId),
   SK: `TEMPLATE_ALIAS#${alias}`,
