@@ -263,11 +263,11 @@ export const routes: readonly Route[] = [
   // Automations (Resend's automations.*; shared/automations/automations.ts); runs are not executed yet (issue: the run engine)
   { method: 'POST', path: '/automations', handler: 'automations/create', operation: automationOps.create, needs: { table: ['GetItem', 'PutItem'] } }, // GetItem: the templates, topics and segments the steps name
   { method: 'GET', path: '/automations', handler: 'automations/list', operation: automationOps.list, needs: { table: ['Query'] } },
-  { method: 'GET', path: '/automations/{id}', handler: 'automations/get', operation: automationOps.get, needs: { table: ['GetItem'] } },
-  { method: 'PATCH', path: '/automations/{id}', handler: 'automations/update', operation: automationOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
-  { method: 'DELETE', path: '/automations/{id}', handler: 'automations/delete', operation: automationOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
-  { method: 'POST', path: '/automations/{id}/duplicate', handler: 'automations/duplicate', operation: automationOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
-  { method: 'POST', path: '/automations/{id}/stop', handler: 'automations/stop', operation: automationOps.stop, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
+  { method: 'GET', path: '/automations/{automation_id}', handler: 'automations/get', operation: automationOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/automations/{automation_id}', handler: 'automations/update', operation: automationOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
+  { method: 'DELETE', path: '/automations/{automation_id}', handler: 'automations/delete', operation: automationOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'POST', path: '/automations/{automation_id}/duplicate', handler: 'automations/duplicate', operation: automationOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
+  { method: 'POST', path: '/automations/{automation_id}/stop', handler: 'automations/stop', operation: automationOps.stop, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
 
   // The request log: every request of a valid key, written by the pipeline (the PutItem every authenticated route has: routeNeeds)
   { method: 'GET', path: '/logs', handler: 'logs/list', operation: logOps.list, needs: { table: ['Query'] } },

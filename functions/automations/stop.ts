@@ -3,6 +3,6 @@ import * as automationOps from '#shared/automations/operations/automations';
 import { stopAutomation } from '#shared/automations/automations';
 
 export const handler = api(automationOps.stop, async ({ params, caller }) => {
-  const { id } = await stopAutomation(caller, params.id);
+  const { id } = await stopAutomation(caller, params.automation_id);
   return ok({ object: 'automation', id, status: 'disabled' });
 });

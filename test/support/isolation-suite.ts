@@ -104,6 +104,10 @@ export function isolationSuite(kind: IsolationKind): void {
     log: string;
     /** a contact import of A's, completed */
     contactImport: string;
+    /** a custom event definition of A's (paths take its id or its name) */
+    customEvent: { id: string; name: string };
+    /** an automation of A's, enabled (its trigger entry is A's too) */
+    automation: string;
   }
   /** B's own resources: bodies of B's requests name them, and the mixed paths pair them with A's. */
   interface OwnedByB {
@@ -393,6 +397,22 @@ export function isolationSuite(kind: IsolationKind): void {
         return { id: property.id as string, key };
       })(),
       log: (await api.get('/logs?limit=1')).body.data[0].id as string,
+      customEvent: await (async () => {
+        const name = `a-${TAG}.signed_up`;
+        const definition = created(await api.post('/events', { name, schema: { plan: 'string' } }));
+        return { id: definition.id as string, name };
+      })(),
+      automation: created(
+        await api.post('/automations', {
+          name: `A automation ${TAG}`,
+          status: 'enabled',
+          steps: [
+            { key: 'start', type: 'trigger', config: { event_name: `a-${TAG}.signed_up` } },
+            { key: 'forget', type: 'contact_delete', config: {} },
+          ],
+          connections: [{ from: 'start', to: 'forget' }],
+        }),
+      ).id as string,
       contactImport: await (async () => {
         const form = new FormData();
         form.append(
@@ -466,6 +486,8 @@ export function isolationSuite(kind: IsolationKind): void {
       grantTokenWorks: get('/segments?limit=1', a.grant.accessToken).then((r) => r.status),
       log: get(`/logs/${a.log}`),
       contactImport: get(`/contacts/imports/${a.contactImport}`),
+      customEvent: get(`/events/${a.customEvent.id}`),
+      automation: get(`/automations/${a.automation}`),
     };
     const entries = await Promise.all(Object.entries(reads).map(async ([name, read]) => [name, await read] as const));
     return Object.fromEntries(entries);
@@ -529,6 +551,10 @@ export function isolationSuite(kind: IsolationKind): void {
         return [a.log];
       case 'import_id':
         return [a.contactImport];
+      case 'id_or_name':
+        return [a.customEvent.id, a.customEvent.name];
+      case 'automation_id':
+        return [a.automation];
       default:
         throw new Error(
           `${route.method} ${route.path}: no A-owned id for {${param}}; add one to idsFor in test/support/isolation-suite.ts`,
@@ -562,6 +588,8 @@ export function isolationSuite(kind: IsolationKind): void {
     updateBroadcast: () => ({ name: 'renamed by B', segment_id: b.segment, subject: 'B' }),
     sendBroadcast: () => ({}),
     updateWebhook: () => ({ endpoint: 'https://b.example.com/hook', description: 'B was here', status: 'disabled' }),
+    updateCustomEvent: () => ({ schema: null }),
+    updateAutomation: () => ({ name: 'renamed by B', status: 'disabled' }),
   };
 
   const pathParamsOf = (path: string) => [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
@@ -831,6 +859,8 @@ export function isolationSuite(kind: IsolationKind): void {
     a.received.id,
     a.received.attachment,
     a.log,
+    a.customEvent.id,
+    a.automation,
   ];
   const leaked = (text: string) => traces().filter((t) => text.includes(t));
   /** B's request log quotes the paths of B's own requests, which named A's ids (the probes above): B's record, not A's data. */
@@ -860,6 +890,7 @@ export function isolationSuite(kind: IsolationKind): void {
       '/webhook-events': a.delivery,
       '/logs': a.log,
       '/contacts/imports': a.contactImport,
+      '/automations': a.automation,
     };
     const cursor = byPath[route.path];
     if (!cursor)

@@ -27,7 +27,7 @@ import {
   updateAutomationBody,
 } from '../model';
 
-const automationParams = z.strictObject({ id });
+const automationParams = z.strictObject({ automation_id: id });
 
 const graphRules =
   `An automation is a graph of at most ${MAX_STEPS} steps (\`key\` unique, 1-64 letters, digits, _ or -) joined by connections ` +
