@@ -3,11 +3,17 @@
  * id and by name, their names' rules, schemas that coerce or refuse a sent payload (422 naming the
  * key, nothing recorded), sends by contact id or by address (which creates the contact), and the
  * platform event `custom_event.sent` each accepted send records in GET /events. (`events.list`
- * reads the contract's event log: test/api/resend-sdk-observability.test.ts.)
+ * reads the contract's event log: test/api/resend-sdk-observability.test.ts.) A webhook subscribed to
+ * `custom_event.sent` gets it; a test-mode key's send stays in its sandbox.
  */
 import { Resend } from 'resend';
 import { TEST_API_KEY } from '../support/constants';
 import { api, baseUrl } from '../support/http';
+import { createOtherProject, useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+useRuntimeTable();
 
 let resend: Resend;
 beforeAll(() => {
@@ -219,5 +225,53 @@ describe('sending an event', () => {
       });
     }
     expect(await sentWithRef(ref)).toEqual([]);
+  });
+
+  it('reaches a webhook subscribed to custom_event.sent', async () => {
+    const other = await createOtherProject(); // a webhook of its own: the default project's suites send events too
+    const rx = await new WebhookReceiver().start();
+    try {
+      const hook = await api.post('/webhooks', { endpoint: rx.url, events: ['custom_event.sent'] }, { key: other.key });
+      expect(hook.status).toBe(201);
+      const sdk = new Resend(other.key, { baseUrl: baseUrl() });
+      const email = `${unique('hooked')}@example.com`;
+      const sent = await sdk.events.send({ event: 'cart.abandoned', email, payload: { items: 3 } });
+      expect(sent.error).toBeNull();
+      const [receipt] = await waitFor(
+        async () => rx.receipts,
+        (r) => r.length > 0,
+        15_000,
+      );
+      expect(receipt.json).toMatchObject({
+        type: 'custom_event.sent',
+        data: {
+          object: {
+            object: 'custom_event',
+            id: sentOf(sent).id,
+            event: 'cart.abandoned',
+            email,
+            payload: { items: 3 },
+          },
+        },
+      });
+    } finally {
+      await rx.stop();
+    }
+  });
+
+  it("with a test-mode key, stays in the project's sandbox", async () => {
+    const key = await api.post('/api-keys', { name: 'events sandbox', mode: 'test' });
+    expect(key.status).toBe(201);
+    const sandbox = new Resend(key.body.token, { baseUrl: baseUrl() });
+    const email = `${unique('sandboxed')}@example.com`;
+    const sent = await sandbox.events.send({ event: 'trial.started', email });
+    expect(sent.error).toBeNull();
+    expect((await sandbox.contacts.get({ email })).data).toMatchObject({ id: sentOf(sent).contact_id });
+    expect((await resend.contacts.get({ email })).error).toMatchObject({ statusCode: 404 });
+    const log = await api.get('/events', { key: key.body.token });
+    expect(log.body.data.find((e: Record<string, any>) => e.data.object.id === sentOf(sent).id)).toMatchObject({
+      type: 'custom_event.sent',
+      livemode: false,
+    });
   });
 });
