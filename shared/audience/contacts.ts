@@ -140,7 +140,7 @@ async function retrying<T>(step: () => Promise<T>): Promise<T> {
 }
 
 /** The contact for an id (UUID) or an address (any case); undefined when there is none in this project. */
-async function findContact(projectId: string, idOrEmail: string): Promise<ContactItem | undefined> {
+export async function findContact(projectId: string, idOrEmail: string): Promise<ContactItem | undefined> {
   if (UUID_PATTERN.test(idOrEmail)) return getItem<ContactItem & Item>(keys.contact(projectId, idOrEmail));
   const claim = await getItem(keys.contactEmail(projectId, idOrEmail.trim()));
   return claim ? getItem<ContactItem & Item>(keys.contact(projectId, claim.contact_id)) : undefined;

@@ -81,7 +81,8 @@ export const PROPERTY_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export type PropertyValue = string | number | boolean | null;
 
-const email = z
+/** A contact's address, as every body that names a contact by address takes it. */
+export const contactEmail = z
   .string()
   .check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
 // names render into broadcast subjects ({{{FIRST_NAME}}}): no line breaks or control characters,
@@ -141,7 +142,7 @@ const topics = z.array(topicSubscription).check(
 );
 
 const contactFields = {
-  email,
+  email: contactEmail,
   first_name: z.optional(personName),
   last_name: z.optional(personName),
   unsubscribed: z.optional(z.boolean()),

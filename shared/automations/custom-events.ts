@@ -19,7 +19,7 @@
  * then written as the platform event `custom_event.sent` (GET /events, webhooks): what the
  * automations' matcher reads.
  */
-import { createContact, getContact } from '../audience/contacts';
+import { createContact, findContact, getContact, toContact } from '../audience/contacts';
 import type { Contact } from '../audience/model';
 import { eventWrite } from '../events/events';
 import type { Caller } from '../platform/caller';
@@ -193,11 +193,8 @@ export function checkPayload(schema: EventSchemaMap, payload: Record<string, unk
 
 /** The contact with this address, created when the project has none (a concurrent send creating it too: the one made). */
 async function contactByEmail(caller: Caller, email: string): Promise<Contact> {
-  try {
-    return await getContact(caller, email);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.statusCode !== 404) throw error;
-  }
+  const found = await findContact(caller.projectId, email);
+  if (found) return toContact(found);
   try {
     return await createContact(caller, { email });
   } catch (error) {
@@ -207,12 +204,9 @@ async function contactByEmail(caller: Caller, email: string): Promise<Contact> {
 }
 
 async function contactById(caller: Caller, contactId: string): Promise<Contact> {
-  try {
-    return await getContact(caller, contactId);
-  } catch (error) {
-    if (error instanceof ApiError && error.statusCode === 404) throw notFound('Contact', 'contact_id');
-    throw error;
-  }
+  const found = await findContact(caller.projectId, contactId);
+  if (!found) throw notFound('Contact', 'contact_id');
+  return toContact(found);
 }
 
 /** POST /events/send: checks the payload, finds (or creates) the contact, writes `custom_event.sent`. */

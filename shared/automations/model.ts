@@ -4,7 +4,8 @@
  * schemas only.
  */
 import * as z from 'zod/mini';
-import { BARE_ADDRESS, MAX_ADDRESS_LENGTH } from '../platform/mail/addresses';
+import { contactEmail } from '../audience/model';
+import { MAX_ADDRESS_LENGTH } from '../platform/mail/addresses';
 import { id, timestamp } from '../platform/http/schemas';
 import { UUID_PATTERN } from '../platform/ids';
 
@@ -74,10 +75,6 @@ export const customEventCreated = z.object({ object: z.literal('event'), id });
 export const updateCustomEventBody = z.strictObject({ schema: eventSchemaMap });
 export type UpdateCustomEventInput = z.output<typeof updateCustomEventBody>;
 
-const email = z
-  .string()
-  .check(z.trim(), z.maxLength(MAX_ADDRESS_LENGTH), z.regex(BARE_ADDRESS, 'must be an email address'));
-
 /** What POST /events/send takes: the event's name, exactly one of `contact_id` and `email`, and a payload. */
 export const sendEventBody = z
   .strictObject({
@@ -89,7 +86,7 @@ export const sendEventBody = z
       }),
     ),
     contact_id: z.optional(id),
-    email: z.optional(email),
+    email: z.optional(contactEmail),
     payload: z.optional(z.record(z.string(), z.unknown())),
   })
   .check(
