@@ -14,6 +14,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   suppression: () => import('./suppression-writer').then((m) => m.benchSuppressionWriter()),
   broadcast: () => import('./broadcast-fanout').then((m) => m.benchBroadcastFanOut()),
   webhooks: () => import('./webhooks').then((m) => m.benchWebhooks()),
+  automations: () => import('./automations').then((m) => m.benchAutomations()),
   cost: () => import('./send-path-cost').then((m) => m.benchSendPathCost()),
   latency: () => import('./transactional-latency').then((m) => m.benchTransactionalLatency()),
   memory: () => import('./function-memory').then((m) => m.benchFunctionMemory()),

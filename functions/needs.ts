@@ -21,6 +21,9 @@ export type TableAction =
 /** An SES v2 IAM action (`ses:CreateEmailIdentity`); granted on the resources it acts on (lib/api-function.ts `sesResources`). */
 export type SesAction = `ses:${string}`;
 
+/** An EventBridge Scheduler action (shared/platform/aws/scheduler.ts), granted on the schedules of the service's group only. */
+export type SchedulerAction = 'scheduler:CreateSchedule' | 'scheduler:DeleteSchedule';
+
 export interface Needs {
   /** table actions on the one table and its indexes */
   table?: readonly TableAction[];
@@ -44,6 +47,13 @@ export interface Needs {
    * opens them (kms:Decrypt), both with the key's encryption context only; SECRETS_KEY_ARN
    */
   secretsKey?: 'encrypt' | 'decrypt' | 'encrypt-decrypt';
+  /**
+   * one-time schedules (shared/platform/aws/scheduler.ts) in the service's schedule group, and only
+   * there. `scheduler:CreateSchedule` also grants `iam:PassRole` on the schedule role (passed to
+   * scheduler.amazonaws.com only), which IAM requires of a create that names the role its target
+   * runs as. SCHEDULE_GROUP_NAME, SCHEDULE_TARGET_ARN, SCHEDULE_ROLE_ARN, SCHEDULE_DLQ_ARN
+   */
+  scheduler?: readonly SchedulerAction[];
   /** grants (as `grantedActions` names them) that no test exercises, each with the reason it is still granted */
   untested?: Readonly<Record<string, string>>;
 }
@@ -79,10 +89,16 @@ export const SECRETS_KEY_ACTIONS = {
   'encrypt-decrypt': ['kms:Decrypt', 'kms:GenerateDataKey'],
 } as const;
 
+/** A Scheduler action's grant on the service's schedule group (`scheduler:CreateSchedule:group`); a call on another group is `...:group/<name>`, which nothing grants. */
+export const scheduleGroupGrant = (action: SchedulerAction): string => `${action}:group`;
+/** The grant of `iam:PassRole` on the schedule role, part of declaring `scheduler:CreateSchedule` (a create that passes another role is `iam:PassRole:<arn>`). */
+export const PASS_SCHEDULE_ROLE_GRANT = 'iam:PassRole:scheduler-role';
+
 /**
  * Every grant of a declaration under one name each, as the local runtime records calls:
  * `dynamodb:GetItem`, `dynamodb:UpdateItem:RATE_LIMIT#*|API_KEY_HASH#*` (an action on partition keys of those patterns only), `sqs:SendMessage:send` (action and queue), `ses:SendEmail`, `s3:GetObject:inbound` (action and bucket),
- * `kms:Decrypt:secrets` (action and key).
+ * `kms:Decrypt:secrets` (action and key), `scheduler:CreateSchedule:group` (action on the service's schedule group) with
+ * `iam:PassRole:scheduler-role`.
  */
 export function grantedActions(needs: Needs): string[] {
   return [
@@ -96,6 +112,8 @@ export function grantedActions(needs: Needs): string[] {
     ...(needs.inboundBucket ? BUCKET_ACTIONS[needs.inboundBucket].map((action) => `${action}:inbound`) : []),
     ...(needs.contentBucket ? CONTENT_BUCKET_ACTIONS[needs.contentBucket].map((action) => `${action}:content`) : []),
     ...(needs.secretsKey ? SECRETS_KEY_ACTIONS[needs.secretsKey].map((action) => `${action}:secrets`) : []),
+    ...(needs.scheduler ?? []).map(scheduleGroupGrant),
+    ...(needs.scheduler?.includes('scheduler:CreateSchedule') ? [PASS_SCHEDULE_ROLE_GRANT] : []),
   ].sort();
 }
 

@@ -260,7 +260,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/events/{id_or_name}', handler: 'events/get', operation: customEventOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/events/{id_or_name}', handler: 'events/update', operation: customEventOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
   { method: 'DELETE', path: '/events/{id_or_name}', handler: 'events/delete', operation: customEventOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
-  // Automations (Resend's automations.*; shared/automations/automations.ts); runs are not executed yet (issue: the run engine)
+  // Automations (Resend's automations.*; shared/automations/automations.ts); their runs (shared/automations/runs.ts), run by
+  // the automation workers of functions/workers.ts
   { method: 'POST', path: '/automations', handler: 'automations/create', operation: automationOps.create, needs: { table: ['GetItem', 'PutItem'] } }, // GetItem: the templates, topics and segments the steps name
   { method: 'GET', path: '/automations', handler: 'automations/list', operation: automationOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/automations/{automation_id}', handler: 'automations/get', operation: automationOps.get, needs: { table: ['GetItem'] } },
@@ -268,6 +269,10 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: '/automations/{automation_id}', handler: 'automations/delete', operation: automationOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
   { method: 'POST', path: '/automations/{automation_id}/duplicate', handler: 'automations/duplicate', operation: automationOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
   { method: 'POST', path: '/automations/{automation_id}/stop', handler: 'automations/stop', operation: automationOps.stop, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
+  { method: 'GET', path: '/automations/{automation_id}/runs', handler: 'automations/list-runs', operation: automationOps.listRuns, needs: { table: ['GetItem', 'Query'] } },
+  { method: 'GET', path: '/automations/{automation_id}/runs/{run_id}', handler: 'automations/get-run', operation: automationOps.getRun, needs: { table: ['GetItem'] } },
+  // the 8 counters of shared/platform/db/keys.ts `automationMetrics` (BatchGet)
+  { method: 'GET', path: '/automations/{automation_id}/metrics', handler: 'automations/metrics', operation: automationOps.metrics, needs: { table: ['GetItem', 'BatchGetItem'] } },
 
   // The request log: every request of a valid key, written by the pipeline (the PutItem every authenticated route has: routeNeeds)
   { method: 'GET', path: '/logs', handler: 'logs/list', operation: logOps.list, needs: { table: ['Query'] } },

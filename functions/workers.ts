@@ -64,6 +64,9 @@ export const ATTACHMENT_FETCH_QUEUE = 'attachment-fetch';
 /** The fetch worker's timeout: an email's fetches end within 20 s (PATH_FETCH_TIMEOUT_MS), then up to 28 MB is stored. */
 export const ATTACHMENT_FETCH_TIMEOUT_SECONDS = 60;
 
+/** The automations' step queue (shared/automations/steps.ts), also the target of their one-time schedules. */
+export const AUTOMATION_STEPS_QUEUE = 'automation-steps';
+
 /** The queue the inbound topic feeds (lib/inbound.ts on AWS, local/aws/smtp-inbound.ts locally). */
 export const INBOUND_QUEUE = 'inbound';
 /** A 40 MB message, its parse (about 3 times its size) and its uploads, with room: and Lambda's CPU grows with memory. */
@@ -106,6 +109,13 @@ export const queues: readonly QueueDefinition[] = [
   // One message per contact import (shared/audience/imports.ts), sent again by the worker before its timeout
   // while the file goes on. 150 s: one invocation (120 s) with room; a failed run resumes from the import's cursor.
   { name: 'contact-imports', visibilityTimeoutSeconds: 150, maxReceiveCount: 5 },
+  // One message per automation step to run (shared/automations/steps.ts): a run's step, or the step a delay or a
+  // wait resumes (SQS DelaySeconds up to 15 minutes, an EventBridge Scheduler one-time schedule beyond). Idempotent
+  // per run and step; 30 s covers a batch of 10 steps (a send_email step is one accept, as POST /emails).
+  { name: AUTOMATION_STEPS_QUEUE, visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+  // One message per platform event (and contact) that can start or resume automations, from the outbox's stream
+  // consumer (shared/automations/events-forward.ts); the matcher is idempotent per event and automation.
+  { name: 'automation-events', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
 ];
 
 /**
@@ -265,7 +275,8 @@ export const workers: readonly Worker[] = [
     name: 'webhook-fanout',
     handler: 'workers/webhook-fanout',
     trigger: { kind: 'stream', batchSize: 100, filter: WEBHOOK_FANOUT_FILTER, maxRetryAttempts: 50 },
-    needs: { table: ['Query', 'PutItem'], queues: ['webhook-delivery'] },
+    // automation-events: the events that start or resume automations (shared/automations/events-forward.ts)
+    needs: { table: ['Query', 'PutItem'], queues: ['webhook-delivery', 'automation-events'] },
   },
   {
     // one signed POST per message; retries by the message's visibility (shared/webhooks/dispatch.ts):
@@ -330,5 +341,27 @@ export const workers: readonly Worker[] = [
       contentBucket: 'read',
     },
     timeoutSeconds: 120,
+  },
+  {
+    // an event of a contact -> the runs waiting for it resumed, then the runs it triggers started (shared/automations/engine.ts)
+    name: 'automation-matcher',
+    handler: 'workers/automation-matcher',
+    trigger: { kind: 'queue', queue: 'automation-events', batchSize: 10, maxConcurrency: 10 },
+    // PutItem, UpdateItem: a run and its counter (one transaction), a waiter claimed
+    needs: { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'], queues: [AUTOMATION_STEPS_QUEUE] },
+  },
+  {
+    // one step of one run per message (shared/automations/engine.ts): a send_email step accepts its email as POST /emails
+    // does (its grants: the send queues, the content bucket), contact steps change the contact as the contact routes do;
+    // a delay or a wait past 15 minutes is a one-time schedule onto this queue
+    name: 'automation-steps',
+    handler: 'workers/automation-steps',
+    trigger: { kind: 'queue', queue: AUTOMATION_STEPS_QUEUE, batchSize: 10, maxConcurrency: 10 },
+    needs: {
+      table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem', 'ConditionCheckItem'],
+      queues: ['send', 'send-test', AUTOMATION_STEPS_QUEUE],
+      contentBucket: 'write',
+      scheduler: ['scheduler:CreateSchedule'],
+    },
   },
 ];

@@ -5,6 +5,7 @@
  * - `SesEvents` (ses-events.ts): the topic SES publishes sending events to, feeding the feedback queues;
  * - `InboundMail` (lib/inbound.ts): the bucket, receipt rule set and topic of received mail;
  * - `ContentBucket` (content-bucket.ts): each email's content, written once;
+ * - `Schedules` (schedules.ts): the EventBridge Scheduler group of the service's one-time schedules and the role they deliver as;
  * - `ServiceApi` (http-api.ts): the HTTP API of functions/routes.ts, one function per route in nested stacks;
  * - `Workers` (workers.ts): one function per worker of functions/workers.ts with its trigger;
  * - `Monitoring` (monitoring.ts): the alarm topic every alarm notifies, the service's alarms and its dashboard.
@@ -35,10 +36,16 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { Needs } from '../functions/needs';
-import { INBOUND_QUEUE, workerFunctionName, workers as workerDefinitions } from '../functions/workers';
+import {
+  AUTOMATION_STEPS_QUEUE,
+  INBOUND_QUEUE,
+  workerFunctionName,
+  workers as workerDefinitions,
+} from '../functions/workers';
 import { ApiFunction } from './api-function';
 import type { FunctionFactory, FunctionSpec } from './constructs/function-factory';
 import { ContentBucket, emailRetentionDays } from './constructs/content-bucket';
+import { Schedules } from './constructs/schedules';
 import { ServiceApi } from './constructs/http-api';
 import { type QueuePair, Queues } from './constructs/queues';
 import { SesEvents } from './constructs/ses-events';
@@ -66,6 +73,8 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   readonly inbound: InboundMail;
   /** each email's content, written once (lib/constructs/content-bucket.ts) */
   readonly content: ContentBucket;
+  /** the group of the service's one-time schedules and the role they deliver as (lib/constructs/schedules.ts) */
+  readonly schedules: Schedules;
   /** wraps the data keys of the secrets the service keeps in its table (shared/platform/secrets.ts) */
   readonly secretsKey: kms.Key;
   /** the workers' functions and the stream-failures queue (lib/constructs/workers.ts) */
@@ -91,6 +100,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
       retentionDays: inboundRetentionDays(this),
     });
     this.content = new ContentBucket(this, 'Content', { retentionDays: emailRetentionDays(this) });
+    this.schedules = new Schedules(this, 'Schedules', { target: this.queueSet.named(AUTOMATION_STEPS_QUEUE) });
     // Kept with the table: without it the sealed webhook secrets and unsubscribe key in the table do not open.
     this.secretsKey = new kms.Key(this, 'SecretsKey', {
       enableKeyRotation: true,
@@ -232,6 +242,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
     if (needs.inboundBucket) this.inbound.grant(fn, needs.inboundBucket);
     if (needs.contentBucket) this.content.grant(fn, needs.contentBucket);
     if (needs.secretsKey) fn.bindSecretsKey(this.secretsKey, needs.secretsKey);
+    if (needs.scheduler) this.schedules.grant(fn, needs.scheduler);
     if (needs.ses?.includes('ses:UpdateReputationEntityPolicy'))
       fn.addEnvironment('SES_TENANT_REPUTATION_POLICY', tenantReputationPolicy(this));
     return fn;

@@ -14,10 +14,12 @@
  *   settled: no queue holds a message that is visible or falls due before the deadline (on a
  *   manual clock: that is due now; what falls due later waits for the clock), no poller
  *   has a message or stream record in hand, every stream consumer has read to the stream's end (a
- *   poll that began after everything else was quiet found nothing), no scheduled worker is running
- *   and the local SES owes no event. It answers 200 with what it waited for (records handled per
- *   consumer while it waited) and what is left for later (messages due after the deadline, such as
- *   a webhook retry an hour away), or 504 naming what is still busy at the deadline.
+ *   poll that began after everything else was quiet found nothing), no scheduled worker is running,
+ *   the local SES owes no event and no one-time schedule (local/aws/scheduler.ts) is due but not
+ *   delivered yet (one due later is later work, like a delayed message). It answers 200 with what
+ *   it waited for (records handled per consumer while it waited) and what is left for later
+ *   (messages and schedules due after the deadline, such as a webhook retry an hour away), or 504
+ *   naming what is still busy at the deadline.
  * - `POST /_local/run/<worker>` runs a scheduled worker (functions/workers.ts, a `schedule`
  *   trigger) now, after a run already going, and answers when it finished: `{object: "run", worker,
  *   succeeded, duration_ms, error?}`.
@@ -38,8 +40,8 @@ import {
 
 /** One consumer of the pipeline, as drain sees it. */
 export interface Watched {
-  kind: 'queue' | 'stream' | 'schedule' | 'ses';
-  /** the worker's name (functions/workers.ts), or `ses` */
+  kind: 'queue' | 'stream' | 'schedule' | 'ses' | 'scheduler';
+  /** the worker's name (functions/workers.ts), or `ses`, or `scheduler` (the EventBridge Scheduler stand-in) */
   name: string;
   /** work in hand, or due by `before` (epoch ms) */
   busy(before: number): number;

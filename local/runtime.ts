@@ -10,6 +10,7 @@
  * | SES events -> SNS -> SQS | local/aws/ses-events.ts: mailbox-simulator events in SNS envelopes onto the subscribed queues |
  * | SES receiving + S3       | local/aws/smtp-inbound.ts (SMTP on loopback) writes into the folder local/aws/s3.ts serves as the inbound bucket, and queues SES's notification |
  * | KMS (the secrets key)    | local/aws/kms.ts: GenerateDataKey, Decrypt, its key material under DATA_DIR/kms |
+ * | EventBridge Scheduler    | local/aws/scheduler.ts: one-time schedules onto the local SQS, on the runtime's clock, journaled under DATA_DIR/scheduler |
  * | IAM credentials          | local/aws/credentials.ts: one random access key per DATA_DIR (DATA_DIR/credentials.json, 0600); every stand-in but DynamoDB Local checks SigV4 against it |
  * | API Gateway + Lambda     | local/lambda/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
@@ -40,10 +41,11 @@ import { QueuePoller } from './lambda/queue-poller';
 import { LOCAL_SES_EVENTS_TOPIC_ARN } from './aws/ses-events';
 import { startLocalSes } from './aws/local-ses';
 import { startLocalKms } from './aws/kms';
+import { startLocalScheduler } from './aws/scheduler';
 import { startLocalS3 } from './aws/s3';
 import { standInCredentials, type StandInCredentials } from './aws/credentials';
 import { installObjectLookup } from './lambda/needs';
-import { startLocalSqs, type LocalSqs } from './aws/sqs';
+import { LOCAL_ACCOUNT_ID, startLocalSqs, type LocalSqs } from './aws/sqs';
 import type { RunNow, Watched } from './control';
 import { startSmtpInbound } from './aws/smtp-inbound';
 import type { LocalSettings } from './settings';
@@ -53,6 +55,8 @@ import { watchEventLoop } from './event-loop-watch';
 import { LocalClock } from './clock';
 import { setClockSource } from '../shared/platform/clock';
 import { LOCAL_REGION } from './settings';
+import { AUTOMATION_STEPS_QUEUE } from '../functions/workers';
+import { SCHEDULE_VARIABLES } from '../shared/platform/aws/schedule-target';
 
 export interface LocalRuntime {
   apiUrl: string;
@@ -62,6 +66,8 @@ export interface LocalRuntime {
   sesEndpoint: string;
   /** the inbound bucket's stand-in (AWS_ENDPOINT_URL_S3) */
   s3Endpoint: string;
+  /** EventBridge Scheduler's stand-in (AWS_ENDPOINT_URL_SCHEDULER) */
+  schedulerEndpoint: string;
   /** inbound mail: SMTP on 127.0.0.1 */
   smtpPort: number;
   tableName: string;
@@ -80,6 +86,10 @@ export const RUNTIME_FILE = 'runtime.json';
 export const LOCAL_INBOUND_BUCKET = 'email-service-inbound';
 /** The content bucket's name locally (emails' content, shared/emails/content.ts; no lifecycle expiry locally). */
 export const LOCAL_CONTENT_BUCKET = 'email-service-content';
+/** The schedule group locally (SCHEDULE_GROUP_NAME), made at every start. */
+export const LOCAL_SCHEDULE_GROUP = 'email-service';
+/** The role the local schedules name as their target's (SCHEDULE_ROLE_ARN): the grants check compares with it; nothing assumes it. */
+export const localScheduleRoleArn = () => `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/email-service-scheduler`;
 
 const closeServer = (server: Server) =>
   new Promise<void>((resolve) => {
@@ -204,6 +214,18 @@ export async function startLocalRuntime(
     // The secrets key (sealed webhook secrets, the unsubscribe key): its material stays under DATA_DIR.
     const kms = await startLocalKms(join(settings.dataDir, 'kms'), region, credentials);
     cleanups.push(() => closeServer(kms.server));
+    // One-time schedules (the automations' long waits): kept like the queues they deliver to, on the
+    // runtime's clock; they start delivering once the queues exist (below).
+    const scheduler = await startLocalScheduler({
+      dir: settings.inMemory ? undefined : join(settings.dataDir, 'scheduler'),
+      region,
+      credentials,
+      clock,
+      sqsEndpoint,
+      log,
+    });
+    cleanups.push(() => scheduler.close());
+    scheduler.ensureGroup(LOCAL_SCHEDULE_GROUP);
 
     // The handlers' whole view of "AWS": set before any handler module loads.
     setFunctionEnvironment(settings, {
@@ -215,6 +237,7 @@ export async function startLocalRuntime(
       s3Endpoint: s3.endpoint,
       kmsEndpoint: kms.endpoint,
       secretsKeyArn: kms.keyArn,
+      schedulerEndpoint: scheduler.endpoint,
     });
     // The runtime's own ports, which no webhook may reach (shared/platform/net/endpoint.ts); SMTP and the
     // API join them once they listen, before the workers start and the API takes a request.
@@ -225,6 +248,7 @@ export async function startLocalRuntime(
       mailViewer: ses.mailViewerPort,
       s3: Number(new URL(s3.endpoint).port),
       kms: Number(new URL(kms.endpoint).port),
+      scheduler: scheduler.port,
     };
     const publishPorts = () => (process.env.LOCAL_RUNTIME_PORTS = Object.values(ports).join(','));
     publishPorts();
@@ -250,6 +274,8 @@ export async function startLocalRuntime(
     });
     // Events a send owed when the runtime last stopped (or was killed): their queues exist now.
     ses.publishOwedSinceLastStart();
+    // ...and schedules due while it was stopped: delivered now, the rest at their time.
+    scheduler.start();
 
     // After the queues exist: inbound mail over SMTP, on loopback only whatever HOST says.
     const smtp = await startSmtp(settings, s3.root, ses.eventsSqs, log);
@@ -264,7 +290,14 @@ export async function startLocalRuntime(
 
     const { startHttpGateway } = await import('./lambda/http-gateway');
     const { handleControl } = await import('./control');
-    const control = { watched: [...watched, ses.watched], schedules, clock };
+    const schedulerWatched: Watched = {
+      kind: 'scheduler',
+      name: 'scheduler',
+      busy: (before) => scheduler.busy(before),
+      later: (before) => scheduler.later(before),
+      handled: () => scheduler.delivered(),
+    };
+    const control = { watched: [...watched, ses.watched, schedulerWatched], schedules, clock };
     const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) =>
       handleControl(control, method, path, authorization, body),
     );
@@ -288,6 +321,8 @@ export async function startLocalRuntime(
       s3Endpoint: s3.endpoint,
       kmsEndpoint: kms.endpoint,
       secretsKeyArn: kms.keyArn,
+      schedulerEndpoint: scheduler.endpoint,
+      scheduleGroup: LOCAL_SCHEDULE_GROUP,
       inboundBucket: LOCAL_INBOUND_BUCKET,
       contentBucket: LOCAL_CONTENT_BUCKET,
       smtpPort: smtp.port,
@@ -305,6 +340,7 @@ export async function startLocalRuntime(
       sqsEndpoint,
       sesEndpoint,
       s3Endpoint: s3.endpoint,
+      schedulerEndpoint: scheduler.endpoint,
       smtpPort: smtp.port,
       tableName: LOCAL_TABLE_NAME,
       streamArn,
@@ -336,6 +372,7 @@ interface FunctionAws {
   s3Endpoint: string;
   kmsEndpoint: string;
   secretsKeyArn: string;
+  schedulerEndpoint: string;
 }
 
 /**
@@ -357,6 +394,13 @@ function setFunctionEnvironment(settings: LocalSettings, aws: FunctionAws): void
     AWS_ENDPOINT_URL_S3: aws.s3Endpoint,
     AWS_ENDPOINT_URL_KMS: aws.kmsEndpoint,
     SECRETS_KEY_ARN: aws.secretsKeyArn,
+    // One-time schedules (shared/platform/aws/scheduler.ts), for every function: they share this
+    // process's environment. The grants check still lets only those whose needs declare it call.
+    AWS_ENDPOINT_URL_SCHEDULER: aws.schedulerEndpoint,
+    [SCHEDULE_VARIABLES.group]: LOCAL_SCHEDULE_GROUP,
+    [SCHEDULE_VARIABLES.targetArn]: localQueueArn(aws.region, AUTOMATION_STEPS_QUEUE),
+    [SCHEDULE_VARIABLES.roleArn]: localScheduleRoleArn(),
+    [SCHEDULE_VARIABLES.dlqArn]: localQueueArn(aws.region, `${AUTOMATION_STEPS_QUEUE}-dlq`),
     INBOUND_BUCKET: LOCAL_INBOUND_BUCKET,
     CONTENT_BUCKET: LOCAL_CONTENT_BUCKET,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -371,6 +415,9 @@ function setFunctionEnvironment(settings: LocalSettings, aws: FunctionAws): void
     SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
   });
 }
+
+/** A queue's ARN as the local SQS names it (local/aws/sqs-queues.ts). */
+const localQueueArn = (region: string, queue: string) => `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:${queue}`;
 
 /** Inbound mail over SMTP; on a taken default port (another runtime, a local MTA), any free one, said out loud. */
 async function startSmtp(settings: LocalSettings, s3Root: string, sqs: SQSClient, log: (line: string) => void) {

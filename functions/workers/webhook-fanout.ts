@@ -4,11 +4,16 @@ import { streamFailureAt } from '#shared/platform/aws/batch';
 import { EVENT_SK_PREFIX } from '#shared/platform/db/keys';
 import type { OutboxEvent } from '#shared/webhooks/deliveries';
 import { fanOut } from '#shared/webhooks/fanout';
+import { itemOfImage } from '#shared/platform/aws/stream-image';
+import { AUTOMATION_EVENT_TYPES, automationEventQueue, automationEventsOf } from '#shared/automations/events-forward';
+import type { AutomationEvent } from '#shared/automations/engine';
 
 /**
  * The table's stream, filtered (functions/workers.ts) to inserted event items: each becomes a
- * delivery per subscribed webhook and a message on the delivery queue (shared/webhooks/fanout.ts).
- * A failure reports the first record that did not go out; Lambda retries from there.
+ * delivery per subscribed webhook and a message on the delivery queue (shared/webhooks/fanout.ts),
+ * and those that can start or resume automations a message on the automation events queue
+ * (shared/automations/events-forward.ts). A failure reports the first record that did not go out;
+ * Lambda retries from there (both are idempotent).
  */
 function outboxEvent(record: DynamoDBRecord): OutboxEvent {
   const image = record.dynamodb?.NewImage;
@@ -31,6 +36,38 @@ function outboxEvent(record: DynamoDBRecord): OutboxEvent {
   return event;
 }
 
+const AUTOMATION_TYPES: ReadonlySet<string> = new Set(AUTOMATION_EVENT_TYPES);
+
+/** The automation events of the records (their index in `events`), for the types that have any. */
+function automationEvents(events: { record: DynamoDBRecord; event: OutboxEvent }[]) {
+  return events.flatMap(({ record, event }, index) => {
+    if (!AUTOMATION_TYPES.has(event.type)) return [];
+    const envelope = itemOfImage(record.dynamodb?.NewImage?.event?.M) as {
+      livemode?: boolean;
+      data?: { object?: Record<string, unknown> };
+    };
+    return automationEventsOf({
+      projectId: event.projectId,
+      livemode: envelope.livemode !== false,
+      id: event.id,
+      type: event.type,
+      createdAt: event.createdAt,
+      object: envelope.data?.object ?? {},
+    }).map((message) => ({ index, message }));
+  });
+}
+
+/** Index (in `events`) of the first event whose automation messages were not all taken, or -1. */
+async function forwardToAutomations(forwarded: { index: number; message: AutomationEvent }[]): Promise<number> {
+  if (!forwarded.length) return -1;
+  const refused = new Set(
+    await automationEventQueue.enqueue(forwarded.map((f) => f.message)).catch(() => forwarded.map((f) => f.message)),
+  );
+  const failed = forwarded.filter((f) => refused.has(f.message)).map((f) => f.index);
+  if (failed.length) logger.error('automation event messages not sent', { count: failed.length });
+  return failed.length ? Math.min(...failed) : -1;
+}
+
 export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const events = stream.Records.flatMap((record) => {
     try {
@@ -45,6 +82,11 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
     }
   });
   // One fan-out for the whole batch (one Query per project, enqueues of 10), so not processStreamBatch's record at a time.
-  const failedAt = await fanOut(events.map((e) => e.event));
+  const [webhooksFailedAt, automationsFailedAt] = await Promise.all([
+    fanOut(events.map((e) => e.event)),
+    forwardToAutomations(automationEvents(events)),
+  ]);
+  const failures = [webhooksFailedAt, automationsFailedAt].filter((i) => i >= 0);
+  const failedAt = failures.length ? Math.min(...failures) : -1;
   return streamFailureAt(stream.Records, failedAt === -1 ? -1 : stream.Records.indexOf(events[failedAt].record));
 };

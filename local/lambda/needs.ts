@@ -22,6 +22,10 @@
  *   `Tags` also needs TagResource): ./aws-operations.ts lists every operation the code makes.
  * - KMS: GenerateDataKey and Decrypt on the secrets key, and only with its encryption context
  *   (the stack's grant has that condition).
+ * - EventBridge Scheduler: CreateSchedule and DeleteSchedule on the schedules of the service's
+ *   group (SCHEDULE_GROUP_NAME) only; a CreateSchedule also needs `iam:PassRole` on the role it
+ *   names (./aws-operations.ts), which declaring `scheduler:CreateSchedule` grants for the schedule
+ *   role (SCHEDULE_ROLE_ARN) and no other, as the stack's PassRole statement does.
  *
  * Calls made outside any invocation (the runtime's own pollers, a test's setup) are not checked
  * (./invocation.ts installs the checker).
@@ -30,9 +34,10 @@
  */
 import { appendFileSync, existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { grantedActions, mayListBucket } from '../../functions/needs';
+import { grantedActions, mayListBucket, type SchedulerAction, scheduleGroupGrant } from '../../functions/needs';
 import { queueUrlVariable } from '../../functions/workers';
 import { SECRETS_KEY_CONTEXT, SECRETS_KEY_VARIABLE } from '../../shared/platform/aws/secrets-key';
+import { SCHEDULE_VARIABLES } from '../../shared/platform/aws/schedule-target';
 import type { AwsCall } from '../../shared/platform/aws/call-guard';
 import { dependentActions } from './aws-operations';
 import type { FunctionIdentity, Invocation } from './function-identity';
@@ -171,14 +176,24 @@ function kmsRequirement(operation: string, input: Record<string, unknown>): Requ
   };
 }
 
+/** `scheduler:CreateSchedule:group` for a schedule of the service's group; another group's is a grant no function has. */
+function schedulerRequirement(operation: string, input: Record<string, unknown>): Requirement {
+  const action = `scheduler:${operation}` as SchedulerAction;
+  const group = String(input.GroupName ?? 'default');
+  const ours = group === process.env[SCHEDULE_VARIABLES.group];
+  return {
+    grant: ours ? scheduleGroupGrant(action) : `${scheduleGroupGrant(action)}/${group}`,
+    action,
+    resource: `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule/${group}/${String(input.Name)}`,
+  };
+}
+
 export function requirementsOf(fn: FunctionIdentity, call: AwsCall): Requirement[] {
   const input = (call.input ?? {}) as Record<string, unknown>;
   const operation = call.operation.replace(/Command$/, ''); // the SDK's command name: `GetItemCommand`
-  const dependent = dependentActions(call.service, operation, input).map((action) => ({
-    grant: action,
-    action,
-    resource: `${call.service}:${operation}`,
-  }));
+  const dependent = dependentActions(call.service, operation, input).map((action) =>
+    typeof action === 'string' ? { grant: action, action, resource: `${call.service}:${operation}` } : action,
+  );
   return [...ownRequirements(fn, call.service, operation, input), ...dependent];
 }
 
@@ -206,6 +221,8 @@ function ownRequirements(
     }
     case 'kms':
       return [kmsRequirement(operation, input)];
+    case 'scheduler':
+      return [schedulerRequirement(operation, input)];
   }
 }
 

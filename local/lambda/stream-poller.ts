@@ -83,6 +83,24 @@ function readCheckpoint(file: string, streamArn: string): Checkpoint | undefined
   return saved.streamArn === streamArn && saved.shards && typeof saved.shards === 'object' ? saved : undefined;
 }
 
+/**
+ * An image as Lambda's event carries it. The streams client parses an empty map (`{"M": {}}` on the
+ * wire, as Lambda passes it on) into `{}`, an attribute value of no type, which no unmarshaller
+ * reads; put the map back (lists and every other type come through as they are).
+ */
+function lambdaImage(image: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!image) return image;
+  const value = (attribute: unknown): unknown => {
+    if (!attribute || typeof attribute !== 'object') return attribute;
+    const typed = attribute as Record<string, unknown>;
+    if (Object.keys(typed).length === 0) return { M: {} };
+    if (typed.M) return { M: lambdaImage(typed.M as Record<string, unknown>) };
+    if (Array.isArray(typed.L)) return { L: typed.L.map(value) };
+    return typed;
+  };
+  return Object.fromEntries(Object.entries(image).map(([name, attribute]) => [name, value(attribute)]));
+}
+
 function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
   const d = record.dynamodb ?? {};
   return {
@@ -97,8 +115,8 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
         ? Math.floor(d.ApproximateCreationDateTime.getTime() / 1000)
         : undefined,
       Keys: d.Keys as never,
-      NewImage: d.NewImage as never,
-      OldImage: d.OldImage as never,
+      NewImage: lambdaImage(d.NewImage) as never,
+      OldImage: lambdaImage(d.OldImage) as never,
       SequenceNumber: d.SequenceNumber,
       SizeBytes: d.SizeBytes,
       StreamViewType: d.StreamViewType as never,

@@ -283,3 +283,65 @@ export type Automation = z.output<typeof automation>;
 
 export const automationRef = z.object({ object: z.literal('automation'), id });
 export const automationStopped = z.object({ object: z.literal('automation'), id, status: z.literal('disabled') });
+
+// Runs (Resend's `automations.runs.*`) and metrics (ours)
+
+export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
+export const RUN_STEP_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped', 'waiting'] as const;
+
+export const automationRunSummary = z.object({
+  object: z.literal('automation_run'),
+  id,
+  status: z.enum(RUN_STATUSES),
+  started_at: z.nullable(timestamp),
+  completed_at: z.nullable(timestamp),
+  created_at: timestamp,
+});
+
+export const automationRun = z.object({
+  ...automationRunSummary.shape,
+  automation_id: id,
+  /** the version of the graph the run follows (the one current when it started) */
+  version: z.number(),
+  contact_id: id,
+  email: z.string(),
+  /** the event that started it */
+  event: z.object({ id, name: z.string() }),
+  /** the steps reached, in order */
+  steps: z.array(
+    z.object({
+      key: z.string(),
+      type: z.enum(STEP_TYPES),
+      status: z.enum(RUN_STEP_STATUSES),
+      output: z.nullable(z.record(z.string(), z.unknown())),
+      error: z.nullable(z.record(z.string(), z.unknown())),
+      started_at: z.nullable(timestamp),
+      completed_at: z.nullable(timestamp),
+      created_at: timestamp,
+    }),
+  ),
+});
+
+/** `status`: one status or several, comma-separated (as the SDK sends a list). */
+export const runStatusFilter = z.string().check(
+  z.refine((value) => value.split(',').every((s) => (RUN_STATUSES as readonly string[]).includes(s)), {
+    message: `one or more of ${RUN_STATUSES.join(', ')}, comma-separated`,
+  }),
+);
+
+export const automationMetrics = z.object({
+  object: z.literal('automation_metrics'),
+  automation_id: id,
+  runs: z.object({
+    started: z.number(),
+    running: z.number(),
+    completed: z.number(),
+    failed: z.number(),
+    cancelled: z.number(),
+  }),
+  emails_sent: z.number(),
+  /** per step that ran: how many times it was `waiting` (a delay or a wait begun) and how many it ended in each status */
+  steps: z.array(
+    z.object({ key: z.string(), waiting: z.number(), completed: z.number(), skipped: z.number(), failed: z.number() }),
+  ),
+});

@@ -1,10 +1,11 @@
 /**
  * Chaos: the local runtime keeps the service's promise across crashes (issue 23). A runtime of its
- * own, on disk (DATA_DIR, DynamoDB not in memory), sends a broadcast to 300 contacts and 50
- * scheduled emails to a webhook subscribed to every event, and is killed with SIGKILL (its whole
+ * own, on disk (DATA_DIR, DynamoDB not in memory), sends a broadcast to 300 contacts, 50
+ * scheduled emails and 40 automation runs' emails (a delay, then a template) to a webhook
+ * subscribed to every event, and is killed with SIGKILL (its whole
  * process group: node, DynamoDB Local's JVM) twice at random moments, each time started again on
  * the same DATA_DIR. At the end:
- * - every email reached a final status;
+ * - every email reached a final status; every automation run completed, with one email;
  * - the local SES holds each recipient's mail exactly once, except emails the sender claimed and
  *   was killed before recording SES's answer: those end `failed` with UNCONFIRMED_SEND (the
  *   sender is at most once: SES may or may not have taken them) and are allowed zero or one copy.
@@ -54,6 +55,8 @@ const SEND_RATE = 20;
 const KILLS = 2;
 const CONTACTS = 300;
 const SCHEDULED = 50;
+/** runs of an automation (a custom event each, for a contact it creates): a delay, then a template sent */
+const AUTOMATED = 40;
 /** a send queue's messages in flight at once, times the two lanes (transactional and bulk) */
 const IN_FLIGHT = 2 * senderScaling(SEND_RATE).batchSize * senderScaling(SEND_RATE).maxConcurrency;
 const ALLOWED_UNCONFIRMED = KILLS * IN_FLIGHT;
@@ -253,6 +256,39 @@ async function chaos(): Promise<void> {
     );
   }
 
+  // -- 40 automation runs: each event creates its contact and starts a run that waits 10 seconds of the
+  // clock (an SQS delay), then sends a template: a send per run step, however often its message comes
+  const template = await ok('POST', '/templates', {
+    name: 'chaos',
+    html: '<p>Welcome {{{PLAN|aboard}}}</p>',
+    from: `Welcome <welcome@${domain}>`,
+    subject: `Automated ${SEED}`,
+  });
+  await ok('POST', `/templates/${template.id}/publish`);
+  const automation = await ok('POST', '/automations', {
+    name: 'chaos',
+    status: 'enabled',
+    steps: [
+      { key: 'start', type: 'trigger', config: { event_name: 'chaos.signup' } },
+      { key: 'pause', type: 'delay', config: { duration: '10 seconds' } },
+      {
+        key: 'hello',
+        type: 'send_email',
+        config: { template: { id: template.id, variables: { PLAN: { var: 'event.plan' } } } },
+      },
+    ],
+    connections: [
+      { from: 'start', to: 'pause' },
+      { from: 'pause', to: 'hello' },
+    ],
+  });
+  for (let n = 0; n < AUTOMATED; n++)
+    await ok('POST', '/events/send', {
+      event: 'chaos.signup',
+      email: `member-${n}@example.com`,
+      payload: { plan: 'pro' },
+    });
+
   // -- two crashes at random moments, each followed by a start on the same DATA_DIR
   for (let k = 1; k <= KILLS; k++) {
     const after = between(1_000, 10_000);
@@ -266,7 +302,7 @@ async function chaos(): Promise<void> {
   const emails = await waitUntil(
     'every email final',
     () => all('/emails'),
-    (list) => list.length === CONTACTS + SCHEDULED && list.every((e) => FINAL.has(e.last_event)),
+    (list) => list.length === CONTACTS + SCHEDULED + AUTOMATED && list.every((e) => FINAL.has(e.last_event)),
     360_000,
     (list) => ({
       emails: list.length,
@@ -277,6 +313,10 @@ async function chaos(): Promise<void> {
   );
   expect(emails.filter((e) => e.broadcast_id === broadcast.id)).toHaveLength(CONTACTS);
   expect(scheduled.every((id) => emails.some((e) => e.id === id))).toBe(true);
+  // every run completed, once per event, each with the one email it sent
+  const runs = await all(`/automations/${automation.id}/runs`);
+  expect(runs.map((r) => r.status)).toEqual(Array(AUTOMATED).fill('completed'));
+  expect(emails.filter((e) => String(e.to[0]).startsWith('member-'))).toHaveLength(AUTOMATED);
   // -- every event committed reached the webhook, and nothing is left in a queue
   const runtimeFile = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
   Object.assign(process.env, {

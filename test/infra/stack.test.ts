@@ -825,6 +825,7 @@ describe('EmailService content bucket', () => {
     expect([...declaring].sort()).toEqual(
       [
         'AttachmentFetcherWorker', // reads an email's content, stores its fetched attachments
+        'AutomationStepsWorker', // a send_email step stores its email's content, as POST /emails does
         'BroadcastFanoutWorker',
         'BulkSenderWorker',
         'ContactImportsWorker', // reads the import's file

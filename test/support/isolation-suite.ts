@@ -106,8 +106,8 @@ export function isolationSuite(kind: IsolationKind): void {
     contactImport: string;
     /** a custom event definition of A's (paths take its id or its name) */
     customEvent: { id: string; name: string };
-    /** an automation of A's, enabled (its trigger entry is A's too) */
-    automation: string;
+    /** an automation of A's, enabled (its trigger entry is A's too), and a run of it (waiting in its delay) */
+    automation: { id: string; run: string };
   }
   /** B's own resources: bodies of B's requests name them, and the mixed paths pair them with A's. */
   interface OwnedByB {
@@ -402,17 +402,27 @@ export function isolationSuite(kind: IsolationKind): void {
         const definition = created(await api.post('/events', { name, schema: { plan: 'string' } }));
         return { id: definition.id as string, name };
       })(),
-      automation: created(
-        await api.post('/automations', {
-          name: `A automation ${TAG}`,
-          status: 'enabled',
-          steps: [
-            { key: 'start', type: 'trigger', config: { event_name: `a-${TAG}.signed_up` } },
-            { key: 'forget', type: 'contact_delete', config: {} },
-          ],
-          connections: [{ from: 'start', to: 'forget' }],
-        }),
-      ).id as string,
+      automation: await (async () => {
+        const name = `a-${TAG}.signed_up`;
+        const id = created(
+          await api.post('/automations', {
+            name: `A automation ${TAG}`,
+            status: 'enabled',
+            steps: [
+              { key: 'start', type: 'trigger', config: { event_name: name } },
+              { key: 'pause', type: 'delay', config: { duration: '30 days' } },
+            ],
+            connections: [{ from: 'start', to: 'pause' }],
+          }),
+        ).id as string;
+        expect((await api.post('/events/send', { event: name, contact_id: contact.id })).status).toBe(202);
+        const runs = await waitFor(
+          () => api.get(`/automations/${id}/runs`).then((r) => r.body.data as { id: string }[]),
+          (data) => data.length === 1,
+          30_000,
+        );
+        return { id, run: runs[0].id };
+      })(),
       contactImport: await (async () => {
         const form = new FormData();
         form.append(
@@ -487,7 +497,8 @@ export function isolationSuite(kind: IsolationKind): void {
       log: get(`/logs/${a.log}`),
       contactImport: get(`/contacts/imports/${a.contactImport}`),
       customEvent: get(`/events/${a.customEvent.id}`),
-      automation: get(`/automations/${a.automation}`),
+      automation: get(`/automations/${a.automation.id}`),
+      automationRun: get(`/automations/${a.automation.id}/runs/${a.automation.run}`),
     };
     const entries = await Promise.all(Object.entries(reads).map(async ([name, read]) => [name, await read] as const));
     return Object.fromEntries(entries);
@@ -554,7 +565,9 @@ export function isolationSuite(kind: IsolationKind): void {
       case 'id_or_name':
         return [a.customEvent.id, a.customEvent.name];
       case 'automation_id':
-        return [a.automation];
+        return [a.automation.id];
+      case 'run_id':
+        return [a.automation.run];
       default:
         throw new Error(
           `${route.method} ${route.path}: no A-owned id for {${param}}; add one to idsFor in test/support/isolation-suite.ts`,
@@ -860,7 +873,8 @@ export function isolationSuite(kind: IsolationKind): void {
     a.received.attachment,
     a.log,
     a.customEvent.id,
-    a.automation,
+    a.automation.id,
+    a.automation.run,
   ];
   const leaked = (text: string) => traces().filter((t) => text.includes(t));
   /** B's request log quotes the paths of B's own requests, which named A's ids (the probes above): B's record, not A's data. */
@@ -890,7 +904,8 @@ export function isolationSuite(kind: IsolationKind): void {
       '/webhook-events': a.delivery,
       '/logs': a.log,
       '/contacts/imports': a.contactImport,
-      '/automations': a.automation,
+      '/automations': a.automation.id,
+      '/automations/{automation_id}/runs': a.automation.run,
     };
     const cursor = byPath[route.path];
     if (!cursor)

@@ -2,8 +2,8 @@
  * Every AWS operation the functions' code makes is listed in local/lambda/aws-operations.ts with
  * what AWS requires for it besides its own action, and the local grants check requires those too:
  * the SDK commands (`new XCommand(` anywhere in functions/ and shared/; lib-dynamodb's commands by
- * the DynamoDB operation they send) and the hand-signed S3 and KMS calls (shared/platform/aws/s3.ts,
- * kms.ts). A new operation fails here until it is listed, so nobody adds a call without deciding
+ * the DynamoDB operation they send) and the hand-signed S3, KMS and Scheduler calls
+ * (shared/platform/aws/s3.ts, kms.ts, scheduler.ts). A new operation fails here until it is listed, so nobody adds a call without deciding
  * what its role needs.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -45,14 +45,16 @@ function sdkOperations(): Set<string> {
   return found;
 }
 
-/** `service:Operation` of every hand-signed call: the operation names s3.ts sends and presigns, and the ones kms.ts calls. */
+/** `service:Operation` of every hand-signed call: the operation names s3.ts sends and presigns, and the ones kms.ts and scheduler.ts call. */
 function signedOperations(): Set<string> {
   const s3 = readFileSync(join(root, 'shared/platform/aws/s3.ts'), 'utf8');
   const kms = readFileSync(join(root, 'shared/platform/aws/kms.ts'), 'utf8');
+  const scheduler = readFileSync(join(root, 'shared/platform/aws/scheduler.ts'), 'utf8');
   return new Set([
     ...[...s3.matchAll(/send\('(\w+)'/g)].map((m) => `s3:${m[1]}`),
     ...[...s3.matchAll(/const operation = [^;]*\? '(\w+)' : '(\w+)'/g)].flatMap((m) => [`s3:${m[1]}`, `s3:${m[2]}`]),
     ...[...kms.matchAll(/call<[^>]*>\('(\w+)'/g)].map((m) => `kms:${m[1]}`),
+    ...[...scheduler.matchAll(/\bcall\('(\w+)'/g)].map((m) => `scheduler:${m[1]}`),
   ]);
 }
 

@@ -17,12 +17,16 @@ const tooLarge = {
 } as const;
 import {
   automation,
+  automationMetrics,
+  automationRun,
+  automationRunSummary,
   AUTOMATION_STATUSES,
   automationRef,
   automationStopped,
   automationSummary,
   createAutomationBody,
   MAX_STEPS,
+  runStatusFilter,
   SYSTEM_EVENTS,
   updateAutomationBody,
 } from '../model';
@@ -135,4 +139,52 @@ export const stop = defineOperation({
     404: notFoundResponse,
     409: conflictResponse,
   },
+});
+
+const runParams = z.strictObject({ automation_id: id, run_id: id });
+
+export const listRuns = defineOperation({
+  operationId: 'listAutomationRuns',
+  summary: "List an automation's runs, newest first",
+  description:
+    'A run is one contact going through the automation, started by one event (an event delivered twice starts one run). ' +
+    '`status` filters by one status or several, comma-separated (`running,failed`).',
+  tags: ['Automations'],
+  auth: 'api_key',
+  params: automationParams,
+  query: z
+    .strictObject({ ...listQuery.shape, status: z.optional(runStatusFilter) })
+    .check(
+      z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }),
+    ),
+  responses: {
+    200: { description: 'A page of runs', schema: listOf(automationRunSummary) },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
+});
+
+export const getRun = defineOperation({
+  operationId: 'getAutomationRun',
+  summary: 'Retrieve a run with its steps',
+  description:
+    'The steps the run reached, in order, each with its `status` (`waiting` for a delay or a wait not over yet; `skipped` for a ' +
+    "`send_email` to a contact unsubscribed or deleted), `output` (a send's `email_id`, a condition's `met`, the event a wait " +
+    'received), `error` (the API error that failed it) and times. `version` is the graph the run follows.',
+  tags: ['Automations'],
+  auth: 'api_key',
+  params: runParams,
+  responses: { 200: { description: 'The run', schema: automationRun }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const metrics = defineOperation({
+  operationId: 'getAutomationMetrics',
+  summary: "An automation's metrics",
+  description:
+    'Runs started, running, completed, failed and cancelled, emails sent, and per step how many times it ended in each status: ' +
+    'counters kept as the runs go (no scan), over every run since the automation was created.',
+  tags: ['Automations'],
+  auth: 'api_key',
+  params: automationParams,
+  responses: { 200: { description: 'The metrics', schema: automationMetrics }, ...commonErrors, 404: notFoundResponse },
 });

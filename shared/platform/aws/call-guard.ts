@@ -1,6 +1,6 @@
 /**
  * The one door every AWS call of the service passes: each SDK client is made with `guarded()`,
- * and the hand-signed S3 and KMS calls call `checkAwsCall` themselves. On AWS nothing stands behind the
+ * and the hand-signed S3, KMS and Scheduler calls call `checkAwsCall` themselves. On AWS nothing stands behind the
  * door (IAM decides there) and the check is a property read. The local runtime installs a
  * checker (local/lambda/needs.ts) that refuses a call outside the calling function's `needs`
  * (functions/needs.ts) with the error AWS gives, so every local test exercises the grants the
@@ -9,7 +9,7 @@
 
 /** What a function asks of AWS: the service, the API operation (`GetItem`, or as the SDK names its command, `GetItemCommand`) and its input. */
 export interface AwsCall {
-  service: 'dynamodb' | 'sqs' | 'ses' | 's3' | 'kms';
+  service: 'dynamodb' | 'sqs' | 'ses' | 's3' | 'kms' | 'scheduler';
   operation: string;
   input: unknown;
 }

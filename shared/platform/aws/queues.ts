@@ -43,6 +43,8 @@ export const QUEUE_NAMES = [
   'ses-events',
   'ses-suppression',
   'inbound',
+  'automation-steps',
+  'automation-events',
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 

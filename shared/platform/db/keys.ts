@@ -172,6 +172,19 @@
  *     an enabled automation under its trigger's event name (`version`): put when it is enabled, moved when the trigger
  *     changes, deleted when it is disabled or deleted, each in the automation's transaction; the matcher Queries the
  *     partition of a sent event's name (a key lookup, never a scan)
+ * - automation run: PK `PROJECT#<pid>#AUTOMATION_RUNS#<aid>#<shard>`, SK `RUN#<rid>`
+ *     one run of an automation for one contact (its version, trigger event, status, each step reached: status,
+ *     output, error, times): put with attribute_not_exists by the matcher (the run id derives from automation and
+ *     event, so a redelivered event starts no second run); each step's outcome an UpdateItem with a condition that the
+ *     step is not done (shared/automations/runs.ts); GET /automations/{id}/runs (the shards merged, newest first),
+ *     GET .../runs/{rid} (GetItem); sharded like the per-email collections, as one burst starts thousands; TTL 90 days
+ * - automation waiter: PK `PROJECT#<pid>#AUTOMATION_WAIT#<contact id>#<event name>`, SK `RUN#<rid>#<step key>`
+ *     a run's `wait_for_event` step waiting: put in the step's transaction; the matcher Queries the partition of a sent
+ *     event's contact and name before starting runs; `resumed_by` (the event id, or `timeout`) is set once with a
+ *     condition, which decides whether the event or the timeout won; deleted with the step's outcome
+ * - automation metrics: PK `PROJECT#<pid>`, SK `AUTOMATION_METRICS#<aid>#<0-7>`
+ *     an automation's counts (runs started/completed/failed/cancelled, emails sent, per step and status), ADD on one
+ *     of 8 counters picked by run in the transaction that records each; GET /automations/{id}/metrics (BatchGet of 8)
  * - broadcast: PK `PROJECT#<pid>`, SK `BROADCAST#<bid>`; GSI1PK `BROADCAST_DUE (while scheduled, queued or sending)`,
  *   GSI1SK `<scheduled time or lease end>#<pid>#<bid>`
  *     everything but the content (under 1 KB, so the fan-out's counter and cursor updates stay cheap):
@@ -552,6 +565,37 @@ export const automationTriggers = (projectId: string, eventName: string) => ({
   PK: `${projectPk(projectId)}#AUTOMATION_TRIGGER#${eventName}`,
   prefix: 'AUTOMATION#',
 });
+/** An automation's runs: sharded (COLLECTION_SHARDS) by run id, as one event burst starts thousands at once. */
+const automationRunsPk = (projectId: string, automationId: string) =>
+  `${projectPk(projectId)}#AUTOMATION_RUNS#${automationId}`;
+export const automationRun = (projectId: string, automationId: string, runId: string): Key => ({
+  PK: `${automationRunsPk(projectId, automationId)}#${shardOf(runId)}`,
+  SK: `RUN#${runId}`,
+});
+export const automationRuns = (projectId: string, automationId: string): ShardedCollection => ({
+  PKs: shardPks(automationRunsPk(projectId, automationId)),
+  prefix: 'RUN#',
+});
+const automationWaitersPk = (projectId: string, contactId: string, eventName: string) =>
+  `${projectPk(projectId)}#AUTOMATION_WAIT#${contactId}#${eventName}`;
+export const automationWaiter = (
+  projectId: string,
+  contactId: string,
+  eventName: string,
+  runId: string,
+  stepKey: string,
+): Key => ({ PK: automationWaitersPk(projectId, contactId, eventName), SK: `RUN#${runId}#${stepKey}` });
+export const automationWaiters = (projectId: string, contactId: string, eventName: string) => ({
+  PK: automationWaitersPk(projectId, contactId, eventName),
+  prefix: 'RUN#',
+});
+/** Counters per automation, spread over AUTOMATION_METRIC_SHARDS items so a burst of runs is not one hot item. */
+export const AUTOMATION_METRIC_SHARDS = 8;
+export const automationMetrics = (projectId: string, automationId: string, shard: number): Key => ({
+  PK: projectPk(projectId),
+  SK: `AUTOMATION_METRICS#${automationId}#${shard}`,
+});
+export const automationMetricShard = (runId: string): number => idShard(runId, AUTOMATION_METRIC_SHARDS);
 export const customEvent = (projectId: string, name: string): Key => ({
   PK: projectPk(projectId),
   SK: `CUSTOM_EVENT#${name}`,
