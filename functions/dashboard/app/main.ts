@@ -8,6 +8,7 @@ import { call, session } from './api';
 import { navigate, useLocation } from './router';
 import { ApiKeys } from './screens/api-keys';
 import { Audience, ContactDetail } from './screens/audience';
+import { AutomationDetail, Automations, RunDetail } from './screens/automations';
 import { BroadcastDetail, Broadcasts, ComposeBroadcast } from './screens/broadcasts';
 import { Consent } from './screens/consent';
 import { DomainDetail, Domains } from './screens/domains';
@@ -24,6 +25,7 @@ const NAV: [string, string][] = [
   ['/domains', 'Domains'],
   ['/audience', 'Audience'],
   ['/broadcasts', 'Broadcasts'],
+  ['/automations', 'Automations'],
   ['/templates', 'Templates'],
   ['/suppressions', 'Suppressions'],
   ['/webhooks', 'Webhooks'],
@@ -50,7 +52,7 @@ function SignIn({ onSignedIn, note }: { onSignedIn: () => void; note?: string })
   return html`<main id="main" class="signin">
     <p class="brand">Email service</p>
     <h1>Sign in to the console</h1>
-    <p class="muted">${note ?? 'Emails, domains, audience, broadcasts, templates, webhooks and keys of one project.'}</p>
+    <p class="muted">${note ?? 'Emails, domains, audience, broadcasts, automations, templates, webhooks and keys of one project.'}</p>
     <form class="stack card" onSubmit=${submit}>
       <${Field} label="API key" hint="A full-access API key (es_live_…) or an OAuth access token. Kept in this tab only (sessionStorage).">
         <input name="key" type="password" autocomplete="off" required spellcheck="false" />
@@ -62,7 +64,7 @@ function SignIn({ onSignedIn, note }: { onSignedIn: () => void; note?: string })
 }
 
 function screen(path: string, query: URLSearchParams) {
-  const [, first, second, third] = path.split('/').map((part) => (part ? decodeURIComponent(part) : part));
+  const [, first, second, third, fourth] = path.split('/').map((part) => (part ? decodeURIComponent(part) : part));
   switch (first) {
     case '':
     case undefined:
@@ -79,6 +81,13 @@ function screen(path: string, query: URLSearchParams) {
         : second
           ? html`<${BroadcastDetail} id=${second} />`
           : html`<${Broadcasts} />`;
+    case 'automations':
+      // keyed by id: a duplicate opens with its own filters, pages and confirmations
+      return second && third === 'runs' && fourth
+        ? html`<${RunDetail} automationId=${second} runId=${fourth} />`
+        : second
+          ? html`<${AutomationDetail} key=${second} id=${second} />`
+          : html`<${Automations} />`;
     case 'templates':
       return second ? html`<${TemplateDetail} id=${second} />` : html`<${Templates} />`;
     case 'suppressions':

@@ -120,6 +120,34 @@ export function Table(props: {
     <tbody>${props.rows}</tbody></table></div>`;
 }
 
+/** Where a list the API pages stands: its first page, `after` an id (older items) or `before` one (newer). */
+export type Cursor = { after?: string; before?: string };
+
+/**
+ * Newer / Older over a list the API pages newest first by cursors. `has_more` speaks of the
+ * direction the page was read in: read with `before`, there are newer items still (and older ones,
+ * where it came from); on the first page or read with `after`, older ones (and, after `after`,
+ * newer ones). Nothing shows when the list fits one page.
+ */
+export function Pager(props: {
+  page: { data: { id: string }[]; has_more: boolean };
+  cursor: Cursor;
+  onMove: (cursor: Cursor) => void;
+  label: string;
+}) {
+  const { page, cursor } = props;
+  const newer = cursor.before !== undefined ? page.has_more : cursor.after !== undefined;
+  const older = cursor.before !== undefined || page.has_more;
+  if (!newer && !older) return null;
+  const first = page.data[0]?.id;
+  const last = page.data[page.data.length - 1]?.id;
+  // an empty page (its items deleted meanwhile) has no id to move from: back to the first page
+  return html`<div class="pager" role="group" aria-label=${props.label}>
+    <button type="button" class="secondary small" disabled=${!newer} onClick=${() => props.onMove(first ? { before: first } : {})}>Newer</button>
+    <button type="button" class="secondary small" disabled=${!older} onClick=${() => props.onMove(last ? { after: last } : {})}>Older</button>
+  </div>`;
+}
+
 /**
  * A panel over the right of the page (all of it on a narrow screen): a modal dialog that takes the
  * focus when it opens and gives it back when it closes, and closes on Escape or its Close button.
@@ -159,6 +187,11 @@ const TONES: Record<string, string> = {
   disabled: 'bad',
   paused: 'bad',
   canceled: 'muted',
+  cancelled: 'muted',
+  skipped: 'muted',
+  completed: 'good',
+  running: 'info',
+  waiting: 'info',
   temporary_failure: 'bad',
   opt_out: 'bad',
   queued: 'info',
