@@ -4,7 +4,7 @@
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
  * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|automations|cost|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog` and `dashboard`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard` and `automations`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -213,6 +213,7 @@ async function main(): Promise<void> {
     section(
       `Automation runs: ${r.runs.toLocaleString('en')} runs from one burst of events, then a burst that resumes their waits (outbox, matcher, step queue)`,
       formatAutomations(r),
+      'automations',
     );
     summary.push({
       benchmark: `automation runs, ${r.runs.toLocaleString('en')} from one burst`,
