@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|automations|cost|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|automations|automationcost|cost|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard` and `automations`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations` and `automationcost`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { type benchSuppressionWriter, formatSuppressionWriter } from './suppress
 import { RESULT_MARK } from './run-one';
 import { type benchWebhooks, formatWebhooks } from './webhooks';
 import { type benchAutomations, formatAutomations } from './automations';
+import { type benchAutomationCost, formatAutomationCost } from './automation-cost';
 import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
 import {
   type benchTransactionalLatency,
@@ -225,6 +226,21 @@ async function main(): Promise<void> {
         r.eventToResume.p99Ms <= 2000 &&
         r.completed === r.runs &&
         r.duplicated === 0,
+    });
+  }
+
+  if (!only || only === 'automationcost') {
+    const r = isolated<Awaited<ReturnType<typeof benchAutomationCost>>>('automationcost');
+    section(
+      'What an automation run costs: a 5-step automation with a 1-day delay, per million runs',
+      formatAutomationCost(r),
+      'automationcost',
+    );
+    summary.push({
+      benchmark: 'automation run cost, 5 steps with a 1-day delay',
+      figure: `$${r.total.toFixed(0)} per million runs, its email and API request included (Step Functions: $${r.stepFunctionsTransitions.toFixed(0)} in transitions alone)`,
+      budget: 'none (issue 36 asks for the figure)',
+      met: true,
     });
   }
 

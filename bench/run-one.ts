@@ -15,6 +15,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   broadcast: () => import('./broadcast-fanout').then((m) => m.benchBroadcastFanOut()),
   webhooks: () => import('./webhooks').then((m) => m.benchWebhooks()),
   automations: () => import('./automations').then((m) => m.benchAutomations()),
+  automationcost: () => import('./automation-cost').then((m) => m.benchAutomationCost()),
   cost: () => import('./send-path-cost').then((m) => m.benchSendPathCost()),
   latency: () => import('./transactional-latency').then((m) => m.benchTransactionalLatency()),
   memory: () => import('./function-memory').then((m) => m.benchFunctionMemory()),

@@ -22,21 +22,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startBenchApi } from './local-api';
-import type { AwsCall } from '../shared/platform/aws/call-guard';
+import { installMeter, kindOf, type Units } from './meter';
+
+export type { Units };
 
 const KEY = `es_live_${'C'.repeat(32)}`;
 const SIZES_KB = [5, 20, 60];
-
-export interface Units {
-  write: number;
-  read: number;
-  /** write units by partition key (table) or `GSI1:<partition>` */
-  byKey: Record<string, number>;
-  s3Puts: number;
-  s3Gets: number;
-  sqsSends: number;
-  sesSends: number;
-}
 
 export interface LifecycleRow {
   kb: number;
@@ -57,85 +48,6 @@ export interface SendPathCostResult {
   totalBesidesSes: number;
 }
 
-const fresh = (): Units => ({ write: 0, read: 0, byKey: {}, s3Puts: 0, s3Gets: 0, sqsSends: 0, sesSends: 0 });
-let units = fresh();
-
-type Capacity = {
-  CapacityUnits?: number;
-  Table?: { CapacityUnits?: number };
-  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
-};
-const WRITES = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'TransactWriteItemsCommand',
-  'BatchWriteItemCommand',
-]);
-
-/** Each item's GSI1 partition as the writes seen so far left it (by `PK|SK`): an update's index write goes there. */
-const gsiOfItem = new Map<string, string>();
-
-/**
- * The partition key a request action names (a Put's item, else its Key), and the GSI1 partitions
- * its index writes land on: a Put's own, an update's new one (set through table.ts's `#sN`/`:sN`
- * placeholders) and old one when it moves or removes the entry, else the item's current one.
- */
-function keysOf(params: Record<string, any>): { pk: string; gsi: string[] } {
-  const item = params.Item ?? params.Key ?? {};
-  const pk = String(item.PK ?? '?');
-  const id = `${pk}|${String(item.SK ?? '')}`;
-  const before = gsiOfItem.get(id);
-  if (params.Item) {
-    if (params.Item.GSI1PK) gsiOfItem.set(id, params.Item.GSI1PK);
-    return { pk, gsi: params.Item.GSI1PK ? [params.Item.GSI1PK] : [] };
-  }
-  const names = Object.entries((params.ExpressionAttributeNames ?? {}) as Record<string, string>);
-  const setName = names.find(([placeholder, name]) => name === 'GSI1PK' && placeholder.startsWith('#s'))?.[0];
-  const removed = names.some(([placeholder, name]) => name === 'GSI1PK' && placeholder.startsWith('#r'));
-  const after = setName
-    ? String(params.ExpressionAttributeValues?.[`:${setName.slice(1)}`])
-    : removed
-      ? undefined
-      : before;
-  if (after) gsiOfItem.set(id, after);
-  else gsiOfItem.delete(id);
-  return { pk, gsi: [...new Set([before, after].filter((g): g is string => g !== undefined))] };
-}
-
-function record(command: string, input: Record<string, any>, capacity: Capacity[] | Capacity | undefined): void {
-  const list = [capacity ?? []].flat() as Capacity[];
-  const total = list.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-  if (!WRITES.has(command)) {
-    units.read += total;
-    return;
-  }
-  units.write += total;
-  const tableUnits = list.reduce((sum, c) => sum + (c.Table?.CapacityUnits ?? 0), 0);
-  const gsiUnits = list.reduce((sum, c) => sum + (c.GlobalSecondaryIndexes?.GSI1?.CapacityUnits ?? 0), 0);
-  const actions: Record<string, any>[] =
-    command === 'TransactWriteItemsCommand'
-      ? input.TransactItems.map((t: Record<string, any>) => Object.values(t)[0])
-      : [input];
-  const weights = actions.map((a) => Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(a)) / 1024)));
-  const weightSum = weights.reduce((a, b) => a + b, 0);
-  actions.forEach((action, i) => {
-    const { pk, gsi } = keysOf(action);
-    units.byKey[pk] = (units.byKey[pk] ?? 0) + (tableUnits * weights[i]) / weightSum;
-    for (const partition of gsi) {
-      const key = `GSI1:${partition}`;
-      units.byKey[key] = (units.byKey[key] ?? 0) + (gsiUnits * weights[i]) / weightSum / gsi.length;
-    }
-  });
-}
-
-/** The kind of a partition key: its constant words, ids and shards dropped (`PROJECT#<pid>#EMAILS#3` -> `PROJECT#EMAILS`). */
-const kindOf = (key: string): string =>
-  key
-    .split('#')
-    .filter((part) => !/\d{3,}|^\d+$|^[0-9a-f-]{8,}$/i.test(part) && !part.includes('.') && !part.includes('@'))
-    .join('#');
-
 export async function benchSendPathCost(
   perSize = Number(process.env.BENCH_LIFECYCLE_EMAILS ?? 20),
 ): Promise<SendPathCostResult> {
@@ -151,31 +63,7 @@ export async function benchSendPathCost(
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const { call, stop } = await startBenchApi('cost', KEY, { LOCAL_SES_MAX_SEND_RATE: '50' });
   // After the runtime loaded the handlers' modules: the same document client and call guard they use.
-  const { documentClient } = await import('../shared/platform/db/client');
-  (documentClient.middlewareStack as unknown as { add: (m: unknown, o: unknown) => void }).add(
-    (
-      next: (args: { input: unknown }) => Promise<{ output: { ConsumedCapacity?: Capacity[] | Capacity } }>,
-      context: { commandName?: string },
-    ) =>
-      async (args: { input: unknown }) => {
-        const input = args.input as Record<string, any>;
-        input.ReturnConsumedCapacity = 'INDEXES';
-        const out = await next(args);
-        record(String(context.commandName), input, out.output.ConsumedCapacity);
-        return out;
-      },
-    { step: 'initialize', name: 'benchConsumedCapacity' },
-  );
-  const checker = globalThis.__awsCallChecker;
-  globalThis.__awsCallChecker = (call: AwsCall) => {
-    checker?.(call);
-    const op = call.operation.replace(/Command$/, '');
-    if (call.service === 's3' && op === 'PutObject') units.s3Puts++;
-    if (call.service === 's3' && op === 'GetObject') units.s3Gets++;
-    if (call.service === 'sqs' && op.startsWith('SendMessage'))
-      units.sqsSends += op === 'SendMessageBatch' ? ((call.input as { Entries?: unknown[] }).Entries?.length ?? 1) : 1;
-    if (call.service === 'ses' && op === 'SendEmail') units.sesSends++;
-  };
+  const meter = await installMeter();
   const until = async (done: () => Promise<boolean>, what: string) => {
     for (const deadline = Date.now() + 180_000; !(await done()); await new Promise((r) => setTimeout(r, 250)))
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -211,11 +99,11 @@ export async function benchSendPathCost(
     const rows: LifecycleRow[] = [];
     for (const kb of SIZES_KB) {
       const deliveredBefore = delivered;
-      units = fresh();
+      meter.reset();
       await sendAll(perSize, kb, `cost-${kb}`);
       await until(async () => delivered - deliveredBefore >= perSize, 'webhook deliveries');
       await new Promise((r) => setTimeout(r, 2000)); // the last writes settle (delivery records)
-      const measured = units;
+      const measured = meter.units();
       const byKind: Record<string, number> = {};
       for (const [key, value] of Object.entries(measured.byKey))
         byKind[kindOf(key)] = (byKind[kindOf(key)] ?? 0) + value / perSize;
@@ -233,7 +121,7 @@ export async function benchSendPathCost(
 
     // The hottest partitions: 320 emails of 20 KB in batches, every write unit by partition key.
     const spread = 320;
-    units = fresh();
+    meter.reset();
     const deliveredBefore = delivered;
     for (let i = 0; i < spread; i += 80) {
       const batch = Array.from({ length: 80 }, (_, j) => ({
@@ -246,7 +134,7 @@ export async function benchSendPathCost(
     }
     await until(async () => delivered - deliveredBefore >= spread, 'the spread run delivered');
     await new Promise((r) => setTimeout(r, 2000));
-    const hottest = Object.entries(units.byKey)
+    const hottest = Object.entries(meter.units().byKey)
       .filter(([key]) => !key.startsWith('SEND_RATE#')) // a per-second counter: its rate is the send rate itself (sharded above 500/s)
       .sort((a, b) => b[1] - a[1])
       .slice(0, 6)
