@@ -262,12 +262,12 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: '/events/{id_or_name}', handler: 'events/delete', operation: customEventOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
   // Automations (Resend's automations.*; shared/automations/automations.ts); their runs (shared/automations/runs.ts), run by
   // the automation workers of functions/workers.ts
-  { method: 'POST', path: '/automations', handler: 'automations/create', operation: automationOps.create, needs: { table: ['GetItem', 'PutItem'] } }, // GetItem: the templates, topics and segments the steps name
+  { method: 'POST', path: '/automations', handler: 'automations/create', operation: automationOps.create, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] } }, // GetItem: the templates, topics and segments the steps name; UpdateItem: the project's system events in use
   { method: 'GET', path: '/automations', handler: 'automations/list', operation: automationOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/automations/{automation_id}', handler: 'automations/get', operation: automationOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/automations/{automation_id}', handler: 'automations/update', operation: automationOps.update, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
   { method: 'DELETE', path: '/automations/{automation_id}', handler: 'automations/delete', operation: automationOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
-  { method: 'POST', path: '/automations/{automation_id}/duplicate', handler: 'automations/duplicate', operation: automationOps.duplicate, needs: { table: ['GetItem', 'PutItem'] } },
+  { method: 'POST', path: '/automations/{automation_id}/duplicate', handler: 'automations/duplicate', operation: automationOps.duplicate, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'], untested: { 'dynamodb:UpdateItem': "a copy of a graph that names a system event adds it to the project's set, the same write as POST /automations' (test/api/automation-runs.test.ts)" } } },
   { method: 'POST', path: '/automations/{automation_id}/stop', handler: 'automations/stop', operation: automationOps.stop, needs: { table: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
   { method: 'GET', path: '/automations/{automation_id}/runs', handler: 'automations/list-runs', operation: automationOps.listRuns, needs: { table: ['GetItem', 'Query'] } },
   { method: 'GET', path: '/automations/{automation_id}/runs/{run_id}', handler: 'automations/get-run', operation: automationOps.getRun, needs: { table: ['GetItem'] } },

@@ -276,7 +276,8 @@ export const workers: readonly Worker[] = [
     handler: 'workers/webhook-fanout',
     trigger: { kind: 'stream', batchSize: 100, filter: WEBHOOK_FANOUT_FILTER, maxRetryAttempts: 50 },
     // automation-events: the events that start or resume automations (shared/automations/events-forward.ts)
-    needs: { table: ['Query', 'PutItem'], queues: ['webhook-delivery', 'automation-events'] },
+    // GetItem: the project's system events in use, before forwarding one
+    needs: { table: ['Query', 'PutItem', 'GetItem'], queues: ['webhook-delivery', 'automation-events'] },
   },
   {
     // one signed POST per message; retries by the message's visibility (shared/webhooks/dispatch.ts):

@@ -5,7 +5,12 @@ import { EVENT_SK_PREFIX } from '#shared/platform/db/keys';
 import type { OutboxEvent } from '#shared/webhooks/deliveries';
 import { fanOut } from '#shared/webhooks/fanout';
 import { itemOfImage } from '#shared/platform/aws/stream-image';
-import { AUTOMATION_EVENT_TYPES, automationEventQueue, automationEventsOf } from '#shared/automations/events-forward';
+import {
+  AUTOMATION_EVENT_TYPES,
+  automationEventQueue,
+  automationEventsOf,
+  withoutUnused,
+} from '#shared/automations/events-forward';
 import type { AutomationEvent } from '#shared/automations/engine';
 
 /**
@@ -84,7 +89,10 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
   // One fan-out for the whole batch (one Query per project, enqueues of 10), so not processStreamBatch's record at a time.
   const [webhooksFailedAt, automationsFailedAt] = await Promise.all([
     fanOut(events.map((e) => e.event)),
-    forwardToAutomations(automationEvents(events)),
+    withoutUnused(automationEvents(events)).then(forwardToAutomations, (error) => {
+      logger.error('automation events not forwarded: the system events in use were not read', { error });
+      return 0; // the batch again, from its first record
+    }),
   ]);
   const failures = [webhooksFailedAt, automationsFailedAt].filter((i) => i >= 0);
   const failedAt = failures.length ? Math.min(...failures) : -1;

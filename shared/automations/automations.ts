@@ -19,6 +19,9 @@
  * - New automations are `disabled` unless created `enabled` (as on Resend). `stop` disables: no new
  *   runs start.
  *
+ * The project's set of system events in use (keys.ts `automationSystemEvents`) gains the ones a
+ * written version names, so the outbox forwards those events to the automations.
+ *
  * Deleting an automation removes it and its trigger entry; its versions stay for the runs that
  * read them (they are small, and a run in flight must still find its graph).
  */
@@ -37,6 +40,7 @@ import type {
   CreateAutomationInput,
   UpdateAutomationInput,
 } from './model';
+import { SYSTEM_EVENT_PREFIX } from './model';
 
 interface AutomationItem {
   type: 'automation';
@@ -134,6 +138,30 @@ const versionWrite = (projectId: string, automationId: string, version: number, 
     { ifAbsent: changedMeanwhile },
   );
 
+/** The system events a graph names (its trigger's, its waits'). */
+const systemEventsOf = (steps: AutomationStep[]): string[] => [
+  ...new Set(
+    steps.flatMap((s) =>
+      (s.type === 'trigger' || s.type === 'wait_for_event') && s.config.event_name.startsWith(SYSTEM_EVENT_PREFIX)
+        ? [s.config.event_name]
+        : [],
+    ),
+  ),
+];
+
+/** Adds the graph's system events to the project's set (shared/automations/events-forward.ts reads it); none: no write. */
+const systemEventsWrite = (projectId: string, steps: AutomationStep[]) => {
+  const names = systemEventsOf(steps);
+  return names.length
+    ? [
+        update(keys.automationSystemEvents(projectId), {
+          set: { type: 'automation_system_events', project_id: projectId },
+          add: { names: new Set(names) },
+        }),
+      ]
+    : [];
+};
+
 const triggerWrite = (item: AutomationItem) =>
   put({
     ...keys.automationTrigger(item.project_id, item.trigger_event, item.id),
@@ -160,6 +188,7 @@ export async function createAutomation(caller: Caller, input: CreateAutomationIn
   await transact([
     put({ ...keys.automation(caller.projectId, item.id), ...item }),
     versionWrite(caller.projectId, item.id, 1, { steps: input.steps, connections }),
+    ...systemEventsWrite(caller.projectId, input.steps),
     ...(item.status === 'enabled' ? [triggerWrite(item)] : []),
   ]);
   return toSummary(item);
@@ -220,7 +249,7 @@ async function writeChange(before: AutomationItem, next: AutomationItem, graph?:
       },
       changedMeanwhile,
     ),
-    ...(graph ? [versionWrite(projectId, id, next.version, graph)] : []),
+    ...(graph ? [versionWrite(projectId, id, next.version, graph), ...systemEventsWrite(projectId, graph.steps)] : []),
     ...(wasListed && (!isListed || triggerMoved)
       ? [del(keys.automationTrigger(projectId, before.trigger_event, id))]
       : []),

@@ -9,10 +9,14 @@
  * - System events, named `resend:<type>`, for the contact whose address it is (an address that is
  *   no contact of the project starts nothing): `email.delivered`, `email.opened`, `email.clicked`,
  *   `email.bounced` (each `to` address of the email), `email.received` (its sender),
- *   `contact.created` (the contact). Their payload (`event.*` in steps) is the event's Resend
+ *   `contact.created` (the contact), and only those a project's automations have named
+ *   (`withoutUnused`: one read per project and stream batch), so mail of a project that uses none
+ *   costs no message, invocation or read here. Their payload (`event.*` in steps) is the event's Resend
  *   fields: `email_id`, `from`, `to` (the contact's address), `subject`, ...
  */
 import { queue } from '../platform/aws/queues';
+import * as keys from '../platform/db/keys';
+import { getItem } from '../platform/db/table';
 import { bareAddress } from '../emails/record';
 import type { AutomationEvent } from './engine';
 import { SYSTEM_EVENT_PREFIX } from './model';
@@ -73,4 +77,27 @@ export function automationEventsOf(event: {
     email: address,
     payload: { ...scalars(object), email_id: object.id, to: address },
   }));
+}
+
+/**
+ * The events without the system events no automation of their project has named (the project's
+ * set, keys.ts `automationSystemEvents`: read once per project, eventually consistent: an
+ * automation saved in the last moment may miss an event or two, as one saved a moment later would).
+ */
+export async function withoutUnused<T extends { message: AutomationEvent }>(events: T[]): Promise<T[]> {
+  const projects = [
+    ...new Set(events.filter((e) => e.message.name.startsWith(SYSTEM_EVENT_PREFIX)).map((e) => e.message.project_id)),
+  ];
+  if (!projects.length) return events;
+  const inUse = new Map(
+    await Promise.all(
+      projects.map(async (projectId) => {
+        const item = await getItem(keys.automationSystemEvents(projectId), false);
+        return [projectId, new Set<string>(item?.names ?? [])] as const;
+      }),
+    ),
+  );
+  return events.filter(
+    (e) => !e.message.name.startsWith(SYSTEM_EVENT_PREFIX) || inUse.get(e.message.project_id)?.has(e.message.name),
+  );
 }

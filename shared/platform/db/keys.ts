@@ -172,6 +172,12 @@
  *     an enabled automation under its trigger's event name (`version`): put when it is enabled, moved when the trigger
  *     changes, deleted when it is disabled or deleted, each in the automation's transaction; the matcher Queries the
  *     partition of a sent event's name (a key lookup, never a scan)
+ * - automation system events: PK `PROJECT#<pid>`, SK `AUTOMATION_SYSTEM_EVENTS`
+ *     the system events (`resend:email.delivered`...) any automation of the project has named as a trigger or a wait
+ *     (`names`, a string set; ADD in the transaction that writes a version naming one, never removed: a run of an
+ *     automation changed or disabled since may still wait for one); the outbox's consumer reads it (GetItem, once per
+ *     project per stream batch) before it forwards a system event to the automations, so a project that uses none pays
+ *     nothing per email (shared/automations/events-forward.ts)
  * - automation run: PK `PROJECT#<pid>#AUTOMATION_RUNS#<aid>#<shard>`, SK `RUN#<rid>`
  *     one run of an automation for one contact (its version, trigger event, status, each step reached: status,
  *     output, error, times): put with attribute_not_exists by the matcher (the run id derives from automation and
@@ -564,6 +570,10 @@ export const automationTrigger = (projectId: string, eventName: string, automati
 export const automationTriggers = (projectId: string, eventName: string) => ({
   PK: `${projectPk(projectId)}#AUTOMATION_TRIGGER#${eventName}`,
   prefix: 'AUTOMATION#',
+});
+export const automationSystemEvents = (projectId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: 'AUTOMATION_SYSTEM_EVENTS',
 });
 /** An automation's runs: sharded (COLLECTION_SHARDS) by run id, as one event burst starts thousands at once. */
 const automationRunsPk = (projectId: string, automationId: string) =>
