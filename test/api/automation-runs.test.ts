@@ -8,9 +8,14 @@
  * - an unsubscribed contact's send step is `skipped`; `stop` lets a run in flight finish, an edit
  *   does not change a running run's graph, a delete cancels it;
  * - a system trigger (`resend:email.delivered`) starts a run on a real delivery;
+ * - an event or a step delivered again starts no second run and sends nothing twice;
  * - the metrics count what happened.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type AutomationConnection, type AutomationStep, Resend } from 'resend';
+import { runtimeCredentials } from '../support/stand-ins';
 import { TEST_API_KEY } from '../support/constants';
 import { baseUrl } from '../support/http';
 import { useOwnRuntime } from '../support/own-runtime';
@@ -363,5 +368,67 @@ describe('test mode', () => {
     expect((await call('GET', `/emails/${emailId}`)).status).toBe(404); // not the live project's
     expect((await call('GET', `/automations/${automationId}`)).status).toBe(404);
     expect((await call('GET', `/contacts/${email}`, undefined, key)).status).toBe(404); // deleted by the run
+  }, 120_000);
+});
+
+describe('redelivery', () => {
+  /** Sends `body` to one of the runtime's queues, as SQS delivering a message again would. */
+  async function deliverAgain(queue: string, body: unknown): Promise<void> {
+    const { sqsEndpoint } = JSON.parse(readFileSync(join(runtime.dataDir, 'runtime.json'), 'utf8'));
+    const sqs = new SQSClient({
+      endpoint: sqsEndpoint,
+      region: 'ap-southeast-2',
+      credentials: runtimeCredentials(runtime.dataDir),
+    });
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queue }));
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(body) }));
+    sqs.destroy();
+  }
+
+  it('an event delivered again starts no second run, and a send step delivered again sends nothing twice', async () => {
+    const signup = unique('signup');
+    const automationId = await enabled('Once', {
+      steps: [
+        { key: 'start', type: 'trigger', config: { eventName: signup } },
+        { key: 'hello', type: 'send_email', config: { template: { id: templateId } } },
+      ],
+      connections: [{ from: 'start', to: 'hello' }],
+    });
+    const email = await newContact('Ona');
+    const sent = await resend.events.send({ event: signup, email, payload: { plan: 'pro' } } as never);
+    await runtime.drain();
+    const run = await onlyRun(automationId);
+    expect(stepsOf(run)).toEqual({ start: 'completed', hello: 'completed' });
+
+    // the matcher's message and the send step's message, each delivered twice more
+    // as the outbox forwarded it: the platform event `custom_event.sent` of this send
+    const sentId = (sent.data as unknown as { id: string }).id;
+    const logged = ((await call('GET', '/events')).body.data as Record<string, any>[]).find(
+      (e) => e.type === 'custom_event.sent' && e.data.object.id === sentId,
+    )!;
+    const event = {
+      project_id: (await call('GET', '/project')).body.id,
+      livemode: true,
+      id: logged.id,
+      name: signup,
+      created_at: logged.created_at,
+      contact_id: run.contact_id,
+      payload: { plan: 'pro' },
+    };
+    expect(run.event.id).toBe(event.id);
+    const step = { project_id: event.project_id, automation_id: automationId, run_id: run.id, step: 'hello' };
+    for (let i = 0; i < 2; i++) {
+      await deliverAgain('automation-events', event);
+      await deliverAgain('automation-steps', step);
+    }
+    await runtime.drain();
+
+    expect(await onlyRun(automationId)).toEqual(run);
+    const emails = (await call('GET', '/emails?limit=100')).body.data as { to: string[] }[];
+    expect(emails.filter((e) => e.to.includes(email))).toHaveLength(1);
+    expect((await call('GET', `/automations/${automationId}/metrics`)).body).toMatchObject({
+      runs: { started: 1, completed: 1 },
+      emails_sent: 1,
+    });
   }, 120_000);
 });
