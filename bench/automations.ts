@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalRuntime } from '../local/runtime';
 import { readSettings } from '../local/settings';
+import { conditionalPutsPerSecond } from './raw-write';
 
 export interface LatencyFigures {
   p50Ms: number;
@@ -82,29 +83,12 @@ export async function benchAutomations(
     return JSON.parse(text);
   };
   try {
-    const { put, putItem, transact, queryPage } = await import('../shared/platform/db/table');
+    const { transact, queryPage } = await import('../shared/platform/db/table');
     const { eventWrite } = await import('../shared/events/events');
     const { newId } = await import('../shared/platform/ids');
     const keys = await import('../shared/platform/db/keys');
 
-    const rawPuts = async (label: string) => {
-      let next = 0;
-      const started = Date.now();
-      await Promise.all(
-        Array.from({ length: 50 }, async () => {
-          while (next < 2000)
-            await putItem(
-              put(
-                { PK: `BENCH#${label}#${next++}`, SK: 'RAW', type: 'bench' },
-                { ifAbsent: () => new Error('exists') },
-              ),
-            );
-        }),
-      );
-      return 2000 / ((Date.now() - started) / 1000);
-    };
-    await rawPuts('warm-up');
-    const rawPutsPerSecond = await rawPuts('measured');
+    const rawPutsPerSecond = await conditionalPutsPerSecond();
 
     const segment = await call('POST', '/segments', { name: 'Bench' });
     /** The automation: trigger `<prefix>.signup` -> condition (met) -> wait for `<prefix>.activated` -> add_to_segment. */

@@ -54,3 +54,27 @@ export function writeTransactions(
     }),
   );
 }
+
+/**
+ * DynamoDB Local's rate of conditional puts (2,000, 50 in flight) through the service's own table
+ * module, after a warm-up run (the JVM's first thousands of requests are slower): the yardstick of
+ * the pipeline benchmarks (webhooks, automations). Call it once the runtime set TABLE_NAME.
+ */
+export async function conditionalPutsPerSecond(): Promise<number> {
+  const { put, putItem } = await import('../shared/platform/db/table');
+  const rawPuts = async (label: string) => {
+    let next = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < 2000)
+          await putItem(
+            put({ PK: `BENCH#${label}#${next++}`, SK: 'RAW', type: 'bench' }, { ifAbsent: () => new Error('exists') }),
+          );
+      }),
+    );
+    return 2000 / ((Date.now() - started) / 1000);
+  };
+  await rawPuts('warm-up');
+  return rawPuts('measured');
+}

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalRuntime } from '../local/runtime';
 import { readSettings } from '../local/settings';
+import { conditionalPutsPerSecond } from './raw-write';
 
 export interface WebhookRun {
   name: string;
@@ -75,27 +76,10 @@ export async function benchWebhooks(
   );
   try {
     // The runtime set TABLE_NAME and the endpoints in this process: write like any change does.
-    const { put, putItem, transact } = await import('../shared/platform/db/table');
+    const { transact } = await import('../shared/platform/db/table');
     const { eventWrite } = await import('../shared/events/events');
 
-    const rawPuts = async (label: string) => {
-      let next = 0;
-      const started = Date.now();
-      await Promise.all(
-        Array.from({ length: 50 }, async () => {
-          while (next < 2000)
-            await putItem(
-              put(
-                { PK: `BENCH#${label}#${next++}`, SK: 'RAW', type: 'bench' },
-                { ifAbsent: () => new Error('exists') },
-              ),
-            );
-        }),
-      );
-      return 2000 / ((Date.now() - started) / 1000);
-    };
-    await rawPuts('warm-up'); // the JVM's first thousands of requests are slower
-    const rawPutsPerSecond = await rawPuts('measured');
+    const rawPutsPerSecond = await conditionalPutsPerSecond();
 
     const res = await fetch(`${runtime.apiUrl}/webhooks`, {
       method: 'POST',

@@ -53,7 +53,7 @@ import type { AddressInfo } from 'node:net';
 import { type MessageAttributeValue, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { StandInCredentials } from './credentials';
 import { Journal } from './journal';
-import { type SignatureVerdict, verifySignature } from './sigv4';
+import { REST_JSON_AUTH_ERRORS, verifySignature } from './sigv4';
 import { LOCAL_ACCOUNT_ID } from './sqs';
 
 /** What the stand-in reads of the runtime's clock (../clock.ts `LocalClock`). */
@@ -175,16 +175,6 @@ const breaks = (value: unknown, member: string, constraint: string) =>
     `1 validation error detected: Value ${value === undefined || value === null ? 'null' : `'${String(value)}'`} at '${member}' failed to satisfy constraint: ${constraint}`,
   );
 const notFound = (message: string) => new SchedulerFault('ResourceNotFoundException', message, 404);
-
-/** The REST-JSON services' answer to a signature that does not hold. */
-const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], string> = {
-  missing: 'MissingAuthenticationTokenException',
-  malformed: 'IncompleteSignatureException',
-  'unknown key': 'UnrecognizedClientException',
-  mismatch: 'InvalidSignatureException',
-  skewed: 'InvalidSignatureException',
-  expired: 'InvalidSignatureException',
-};
 
 type Input = Record<string, unknown>;
 
@@ -708,7 +698,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     try {
       const body = Buffer.concat(chunks);
       const verdict = await verifySignature(request, credentials, { service: 'scheduler', uriEscapePath: true, body });
-      if (!verdict.ok) throw new SchedulerFault(AUTH_ERRORS[verdict.reason], verdict.message, 403);
+      if (!verdict.ok) throw new SchedulerFault(REST_JSON_AUTH_ERRORS[verdict.reason], verdict.message, 403);
       if (size > MAX_REQUEST_BYTES) throw invalid(`The request is larger than ${MAX_REQUEST_BYTES} bytes`);
       if (closed)
         throw new SchedulerFault('InternalServerException', 'The local EventBridge Scheduler is stopping', 500);

@@ -45,7 +45,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { StandInCredentials } from './credentials';
-import { type SignatureVerdict, verifySignature } from './sigv4';
+import { REST_JSON_AUTH_ERRORS, verifySignature } from './sigv4';
 import { now } from '../../shared/platform/clock';
 import { LOCAL_REGION } from '../settings';
 
@@ -157,16 +157,6 @@ async function readJson(request: IncomingMessage): Promise<Record<string, any>> 
 
 /** What the mail viewer's port serves (GET; aws-ses-v2-local's pages, matched without case or a trailing slash). */
 const VIEWER_PAGES = new Set(['/', '/store', '/get-emlcontent', '/health-check']);
-
-/** SES's answer to a signature that does not hold. */
-const AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], string> = {
-  missing: 'MissingAuthenticationTokenException',
-  malformed: 'IncompleteSignatureException',
-  'unknown key': 'UnrecognizedClientException',
-  mismatch: 'InvalidSignatureException',
-  skewed: 'InvalidSignatureException',
-  expired: 'InvalidSignatureException',
-};
 
 function send(response: ServerResponse, status: number, body?: unknown): void {
   response.statusCode = status;
@@ -350,7 +340,7 @@ export class SesFront {
       uriEscapePath: true,
       body: await readRaw(request),
     });
-    if (!verdict.ok) throw new SesError(403, AUTH_ERRORS[verdict.reason], verdict.message);
+    if (!verdict.ok) throw new SesError(403, REST_JSON_AUTH_ERRORS[verdict.reason], verdict.message);
   }
 
   /**

@@ -28,6 +28,16 @@ export type SignatureVerdict =
   | { ok: true; accessKeyId: string }
   | { ok: false; reason: 'missing' | 'malformed' | 'unknown key' | 'mismatch' | 'skewed' | 'expired'; message: string };
 
+/** The error code a REST-JSON service (SES v2, EventBridge Scheduler) answers a signature that does not hold with (403). */
+export const REST_JSON_AUTH_ERRORS: Record<Exclude<SignatureVerdict, { ok: true }>['reason'], string> = {
+  missing: 'MissingAuthenticationTokenException',
+  malformed: 'IncompleteSignatureException',
+  'unknown key': 'UnrecognizedClientException',
+  mismatch: 'InvalidSignatureException',
+  skewed: 'InvalidSignatureException',
+  expired: 'InvalidSignatureException',
+};
+
 /** S3's (and SigV4's) allowed clock difference between a header-signed request and the server. */
 export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 /** The longest a presigned URL may be valid (SigV4: 7 days). */

@@ -133,31 +133,42 @@ export async function matchEvent(event: AutomationEvent): Promise<void> {
   await enqueueSteps(messages);
 }
 
+/**
+ * Claims a waiter for `by` (an event's id, or `timeout`): `resumed_by` is set once, so the event and
+ * the timeout never both win; claiming again for the same one holds (a redelivered message).
+ * False when another got there first, or the waiter is gone.
+ */
+async function claimWaiter(key: { PK: string; SK: string }, by: string): Promise<boolean> {
+  try {
+    await updateItem(
+      update(
+        key,
+        {
+          set: { resumed_by: by },
+          condition: {
+            expression: 'attribute_exists(PK) AND (attribute_not_exists(#by) OR #by = :by)',
+            names: { '#by': 'resumed_by' },
+            values: { ':by': by },
+          },
+        },
+        { tag: 'waiter claimed' },
+      ),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error, 'waiter claimed')) return false;
+    throw error;
+  }
+}
+
 async function resumeWaiters(event: AutomationEvent, contact: RunContact): Promise<StepMessage[]> {
   const waiters = await allItems(keys.automationWaiters(event.project_id, contact.id, event.name));
   const messages: StepMessage[] = [];
   for (const waiter of waiters) {
     if (waiter.created_at > event.created_at) continue; // the wait began after this event
     if (waiter.filter_rule && !ruleHolds(waiter.filter_rule, { event: event.payload, contact })) continue;
-    try {
-      await updateItem(
-        update(
-          { PK: waiter.PK, SK: waiter.SK },
-          {
-            set: { resumed_by: event.id },
-            condition: {
-              expression: 'attribute_exists(PK) AND (attribute_not_exists(#by) OR #by = :event)',
-              names: { '#by': 'resumed_by' },
-              values: { ':event': event.id },
-            },
-          },
-          { tag: 'waiter claimed' },
-        ),
-      );
-    } catch (error) {
-      if (isConditionFailed(error, 'waiter claimed')) continue; // its timeout, or another event, came first
-      throw error;
-    }
+    // false: its timeout, or another event, came first
+    if (!(await claimWaiter({ PK: waiter.PK, SK: waiter.SK }, event.id))) continue;
     messages.push({
       project_id: event.project_id,
       automation_id: waiter.automation_id,
@@ -378,25 +389,7 @@ async function perform(
         await scheduleStep({ ...stepMessage(run, step), resume: { kind: 'timeout' } }, due);
         return undefined;
       }
-      try {
-        await updateItem(
-          update(
-            waiterKey,
-            {
-              set: { resumed_by: 'timeout' },
-              condition: {
-                expression: 'attribute_exists(PK) AND (attribute_not_exists(#by) OR #by = :timeout)',
-                names: { '#by': 'resumed_by' },
-                values: { ':timeout': 'timeout' },
-              },
-            },
-            { tag: 'waiter claimed' },
-          ),
-        );
-      } catch (error) {
-        if (isConditionFailed(error, 'waiter claimed')) return undefined; // the event came first: its message moves the run
-        throw error;
-      }
+      if (!(await claimWaiter(waiterKey, 'timeout'))) return undefined; // the event came first: its message moves the run
       return { status: 'completed', output: { timed_out: true }, edge: 'timeout', extra: [del(waiterKey)] };
     }
 

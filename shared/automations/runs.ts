@@ -130,6 +130,7 @@ export async function recordStep(
   const expression = previous
     ? '#steps.#k.#st = :waiting AND #run_status = :running'
     : 'attribute_not_exists(#steps.#k) AND #run_status = :running';
+  // by hand, not table.ts's `update`: it sets top-level attributes only, and this sets one step of the map and appends to `path`
   const updateAction: WriteAction = {
     kind: 'Update',
     params: {
