@@ -23,6 +23,7 @@ import * as automationOps from '../shared/automations/operations/automations';
 import * as logOps from '../shared/logs/operations';
 import * as oauthOps from '../shared/access/operations/oauth';
 import * as receivingOps from '../shared/receiving/operations';
+import * as inboxOps from '../shared/inboxes/operations';
 import * as segmentOps from '../shared/audience/operations/segments';
 import * as serviceOps from '../shared/platform/http/service-operations';
 import * as suppressionOps from '../shared/suppressions/operations';
@@ -213,6 +214,43 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/emails/receiving/{email_id}', handler: 'emails/receiving/get', operation: receivingOps.get, needs: { table: ['GetItem'], inboundBucket: 'read' } },
   { method: 'GET', path: '/emails/receiving/{email_id}/attachments', handler: 'emails/receiving/list-attachments', operation: receivingOps.listAttachments, needs: { table: ['GetItem'], inboundBucket: 'read' } },
   { method: 'GET', path: '/emails/receiving/{email_id}/attachments/{attachment_id}', handler: 'emails/receiving/get-attachment', operation: receivingOps.getAttachment, needs: { table: ['GetItem'], inboundBucket: 'read' } },
+
+  // Inboxes (Resend's inboxes.*; shared/inboxes): threads filed by the inbound worker, searched through the index the inbox-index
+  // worker keeps; `{inbox_id}` is the inbox's id or address. Literal `/threads/search` wins over `/threads/{thread_id}`.
+  { method: 'POST', path: '/inboxes', handler: 'inboxes/create', operation: inboxOps.create, needs: { table: ['GetItem', 'PutItem'] } }, // GetItem: the domain's claim and the domain
+  { method: 'GET', path: '/inboxes', handler: 'inboxes/list', operation: inboxOps.list, needs: { table: ['Query'] } },
+  { method: 'GET', path: '/inboxes/{inbox_id}', handler: 'inboxes/get', operation: inboxOps.get, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/inboxes/{inbox_id}', handler: 'inboxes/update', operation: inboxOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
+  { method: 'DELETE', path: '/inboxes/{inbox_id}', handler: 'inboxes/delete', operation: inboxOps.remove, needs: { table: ['GetItem', 'DeleteItem'] } },
+  { method: 'GET', path: '/inboxes/{inbox_id}/agent', handler: 'inboxes/get-agent', operation: inboxOps.getAgent, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/inboxes/{inbox_id}/agent', handler: 'inboxes/update-agent', operation: inboxOps.updateAgent, needs: { table: ['GetItem', 'UpdateItem'] } },
+  { method: 'GET', path: '/inboxes/{inbox_id}/labels', handler: 'inboxes/list-labels', operation: inboxOps.listLabels, needs: { table: ['GetItem', 'Query'] } },
+  { method: 'POST', path: '/inboxes/{inbox_id}/labels', handler: 'inboxes/create-label', operation: inboxOps.createLabel, needs: { table: ['GetItem', 'Query', 'PutItem'] } },
+  { method: 'PATCH', path: '/inboxes/{inbox_id}/labels/{label_id}', handler: 'inboxes/update-label', operation: inboxOps.updateLabel, needs: { table: ['GetItem', 'Query', 'UpdateItem'] } },
+  { method: 'DELETE', path: '/inboxes/{inbox_id}/labels/{label_id}', handler: 'inboxes/delete-label', operation: inboxOps.removeLabel, needs: { table: ['GetItem', 'DeleteItem'] } },
+  // the folders' GSI1 partitions (Query), the page's threads (BatchGet), the inbox's labels (Query)
+  { method: 'GET', path: '/inboxes/{inbox_id}/threads', handler: 'inboxes/list-threads', operation: inboxOps.listThreads, needs: { table: ['GetItem', 'Query', 'BatchGetItem'] } },
+  { method: 'GET', path: '/inboxes/{inbox_id}/threads/search', handler: 'inboxes/search-threads', operation: inboxOps.searchThreads, needs: { table: ['GetItem', 'Query', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' } },
+  { method: 'GET', path: '/inboxes/{inbox_id}/threads/{thread_id}', handler: 'inboxes/get-thread', operation: inboxOps.getThread, needs: { table: ['GetItem', 'Query'] } },
+  { method: 'PATCH', path: '/inboxes/{inbox_id}/threads/{thread_id}', handler: 'inboxes/update-thread', operation: inboxOps.updateThread, needs: { table: ['GetItem', 'UpdateItem', 'Query'] } },
+  { method: 'DELETE', path: '/inboxes/{inbox_id}/threads/{thread_id}', handler: 'inboxes/delete-thread', operation: inboxOps.removeThread, needs: { table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query'] } },
+  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/labels', handler: 'inboxes/add-thread-labels', operation: inboxOps.addThreadLabels, needs: { table: ['GetItem', 'Query', 'UpdateItem'] } },
+  { method: 'PUT', path: '/inboxes/{inbox_id}/threads/{thread_id}/labels', handler: 'inboxes/set-thread-labels', operation: inboxOps.setThreadLabels, needs: { table: ['GetItem', 'Query', 'UpdateItem'] } },
+  { method: 'DELETE', path: '/inboxes/{inbox_id}/threads/{thread_id}/labels/{label_id}', handler: 'inboxes/remove-thread-label', operation: inboxOps.removeThreadLabel, needs: { table: ['GetItem', 'Query', 'UpdateItem'] } },
+  // bodies: an inbound message's received email (BatchGet; a large body in the inbound bucket), an outbound one's content object
+  { method: 'GET', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails', handler: 'inboxes/list-messages', operation: inboxOps.listMessages, needs: { table: ['GetItem', 'Query', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' } },
+  { method: 'GET', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}', handler: 'inboxes/get-message', operation: inboxOps.getMessage, needs: { table: ['GetItem', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' } },
+  // an email as POST /emails accepts it (its grants), with its place in the thread in the same transaction
+  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/reply', handler: 'inboxes/reply', operation: inboxOps.reply, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write' } },
+  // the original's attachments: the received email's (inbound bucket) or the sent email's (content bucket)
+  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/forward', handler: 'inboxes/forward', operation: inboxOps.forward, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], inboundBucket: 'read', contentBucket: 'read-write' } },
+  { method: 'GET', path: '/inboxes/{inbox_id}/drafts', handler: 'inboxes/list-drafts', operation: inboxOps.listDrafts, needs: { table: ['GetItem', 'Query'] } },
+  // the draft's files go to the content bucket (a `path` one downloaded first)
+  { method: 'POST', path: '/inboxes/{inbox_id}/drafts', handler: 'inboxes/create-draft', operation: inboxOps.createDraft, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'], contentBucket: 'write' } },
+  { method: 'GET', path: '/inboxes/{inbox_id}/drafts/{draft_id}', handler: 'inboxes/get-draft', operation: inboxOps.getDraft, needs: { table: ['GetItem'] } },
+  { method: 'PATCH', path: '/inboxes/{inbox_id}/drafts/{draft_id}', handler: 'inboxes/update-draft', operation: inboxOps.updateDraft, needs: { table: ['GetItem', 'UpdateItem'], contentBucket: 'write' } },
+  { method: 'DELETE', path: '/inboxes/{inbox_id}/drafts/{draft_id}', handler: 'inboxes/delete-draft', operation: inboxOps.removeDraft, needs: { table: ['GetItem', 'DeleteItem', 'UpdateItem'] } },
+  { method: 'POST', path: '/inboxes/{inbox_id}/drafts/{draft_id}/send', handler: 'inboxes/send-draft', operation: inboxOps.sendDraft, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem', 'Query', 'DeleteItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'read-write' } },
 
   // Templates (the path takes an id or an alias: an alias costs one more GetItem)
   { method: 'POST', path: '/templates', handler: 'templates/create', operation: templateOps.create, needs: { table: ['PutItem'] } },

@@ -116,6 +116,9 @@ export const queues: readonly QueueDefinition[] = [
   // One message per platform event (and contact) that can start or resume automations, from the outbox's stream
   // consumer (shared/automations/events-forward.ts); the matcher is idempotent per event and automation.
   { name: 'automation-events', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+  // One message per message filed into an inbox, from the outbox's stream consumer (shared/inboxes/search.ts): added to
+  // its inbox's search index. 60 s: a batch reads its messages' bodies and writes one index object per inbox.
+  { name: 'inbox-index', visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
 ];
 
 /**
@@ -277,7 +280,8 @@ export const workers: readonly Worker[] = [
     trigger: { kind: 'stream', batchSize: 100, filter: WEBHOOK_FANOUT_FILTER, maxRetryAttempts: 50 },
     // automation-events: the events that start or resume automations (shared/automations/events-forward.ts)
     // GetItem: the project's system events in use, before forwarding one
-    needs: { table: ['Query', 'PutItem', 'GetItem'], queues: ['webhook-delivery', 'automation-events'] },
+    // inbox-index: the messages filed into inboxes, for their search index (shared/inboxes/search.ts)
+    needs: { table: ['Query', 'PutItem', 'GetItem'], queues: ['webhook-delivery', 'automation-events', 'inbox-index'] },
   },
   {
     // one signed POST per message; retries by the message's visibility (shared/webhooks/dispatch.ts):
@@ -364,5 +368,14 @@ export const workers: readonly Worker[] = [
       contentBucket: 'write',
       scheduler: ['scheduler:CreateSchedule'],
     },
+  },
+  {
+    // messages filed into inboxes -> their inbox's search index, a new object per batch and inbox (shared/inboxes/search.ts)
+    name: 'inbox-index',
+    handler: 'workers/inbox-index',
+    trigger: { kind: 'queue', queue: 'inbox-index', batchSize: 10, maxConcurrency: 2 },
+    needs: { table: ['GetItem', 'BatchGetItem', 'UpdateItem'], inboundBucket: 'read-write', contentBucket: 'read' },
+    memoryMb: 1024,
+    timeoutSeconds: 30,
   },
 ];

@@ -12,6 +12,7 @@ import {
   withoutUnused,
 } from '#shared/automations/events-forward';
 import type { AutomationEvent } from '#shared/automations/engine';
+import { INBOX_INDEX_EVENT_TYPES, inboxIndexQueue, indexMessageOf } from '#shared/inboxes/search';
 
 /**
  * The table's stream, filtered (functions/workers.ts) to inserted event items: each becomes a
@@ -73,6 +74,26 @@ async function forwardToAutomations(forwarded: { index: number; message: Automat
   return failed.length ? Math.min(...failed) : -1;
 }
 
+const INDEX_TYPES: ReadonlySet<string> = new Set(INBOX_INDEX_EVENT_TYPES);
+
+/** Messages filed into inboxes go to their search index (shared/inboxes/search.ts); index of the first not taken, or -1. */
+async function forwardToInboxIndex(events: { record: DynamoDBRecord; event: OutboxEvent }[]): Promise<number> {
+  const forwarded = events.flatMap(({ record, event }, index) => {
+    if (!INDEX_TYPES.has(event.type)) return [];
+    const envelope = itemOfImage(record.dynamodb?.NewImage?.event?.M) as {
+      data?: { object?: Record<string, unknown> };
+    };
+    return [{ index, message: indexMessageOf(event.projectId, envelope.data?.object ?? {}) }];
+  });
+  if (!forwarded.length) return -1;
+  const refused = new Set(
+    await inboxIndexQueue.enqueue(forwarded.map((f) => f.message)).catch(() => forwarded.map((f) => f.message)),
+  );
+  const failed = forwarded.filter((f) => refused.has(f.message)).map((f) => f.index);
+  if (failed.length) logger.error('inbox index messages not sent', { count: failed.length });
+  return failed.length ? Math.min(...failed) : -1;
+}
+
 export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const events = stream.Records.flatMap((record) => {
     try {
@@ -87,14 +108,15 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
     }
   });
   // One fan-out for the whole batch (one Query per project, enqueues of 10), so not processStreamBatch's record at a time.
-  const [webhooksFailedAt, automationsFailedAt] = await Promise.all([
+  const [webhooksFailedAt, automationsFailedAt, indexFailedAt] = await Promise.all([
     fanOut(events.map((e) => e.event)),
     withoutUnused(automationEvents(events)).then(forwardToAutomations, (error) => {
       logger.error('automation events not forwarded: the system events in use were not read', { error });
       return 0; // the batch again, from its first record
     }),
+    forwardToInboxIndex(events),
   ]);
-  const failures = [webhooksFailedAt, automationsFailedAt].filter((i) => i >= 0);
+  const failures = [webhooksFailedAt, automationsFailedAt, indexFailedAt].filter((i) => i >= 0);
   const failedAt = failures.length ? Math.min(...failures) : -1;
   return streamFailureAt(stream.Records, failedAt === -1 ? -1 : stream.Records.indexOf(events[failedAt].record));
 };

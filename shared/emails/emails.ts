@@ -435,6 +435,11 @@ export async function acceptEmails(
     batch: boolean;
     idempotency?: IdempotencyRequest;
     permissive?: { indices: number[]; rejected: Rejected[] };
+    /**
+     * A single email's companions (an inbox's thread and message, shared/inboxes/outbound.ts): `fields` go on the
+     * email item, `writes` into the transaction that accepts it, so the email and what refers to it exist together.
+     */
+    alongside?: { fields: Record<string, unknown>; writes: (item: EmailItem) => WriteAction[] };
   },
 ): Promise<Accepted> {
   // the usage after this request (its counters are in the accepting transaction): read beside the enqueue
@@ -494,6 +499,10 @@ export async function acceptEmails(
   }
   if (problems.length) throw unprocessable(problems);
   if (!prepared.length) return answer([]); // permissive, and nothing valid: nothing is written
+  if (options.alongside) {
+    if (prepared.length !== 1) throw new Error('alongside writes go with exactly one email');
+    Object.assign(prepared[0].item, options.alongside.fields);
+  }
   const items = prepared.map((p) => p.item);
   const ids = items.map((item) => item.id);
   // The content first: a committed email always has its content (one whose commit fails leaves an object the lifecycle expires).
@@ -525,6 +534,7 @@ export async function acceptEmails(
         ...(idempotency ? [idempotencyWrite(idempotency, ids)] : []),
         ...counted,
         ...items.flatMap((item) => acceptWrites(caller, item)),
+        ...(options.alongside ? options.alongside.writes(items[0]) : []),
       ]);
     } catch (error) {
       return refused(error);
@@ -532,6 +542,7 @@ export async function acceptEmails(
     return answer(ids, enqueueImmediate(caller.projectId, items));
   }
 
+  if (options.alongside) throw new Error('an email with alongside writes must fit one transaction'); // one email always does
   const batchId = newId();
   const staledAt = new Date(clockNow() + SEND_LEASE_MS).toISOString();
   await Promise.all(

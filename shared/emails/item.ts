@@ -28,4 +28,6 @@ export interface EmailItem extends Omit<EmailSummary, 'ses_message_id'> {
   attachment_bytes?: number;
   /** the bytes of its content object (./content.ts), for the same budget */
   content_bytes?: number;
+  /** an email an inbox sent (shared/inboxes/outbound.ts): the thread its Message-ID is filed under once SES gives it one */
+  inbox_thread?: { inbox_id: string; thread_id: string };
 }

@@ -50,7 +50,7 @@ const MIME_TYPE =
  * segment by default), `content_type` (else inferred from the file name) and `content_id` (an
  * inline attachment, for `cid:` references in the html).
  */
-const attachment = z
+export const emailAttachment = z
   .strictObject({
     // goes into the attachment's Content-Disposition and Content-Type headers
     filename: z.optional(
@@ -186,7 +186,7 @@ export const sendEmailBody = z
     headers: z.optional(z.record(headerName, headerValue)),
     tags: z.optional(z.array(tag).check(z.maxLength(50))),
     scheduled_at: z.optional(scheduledAtInput),
-    attachments: z.optional(z.array(attachment).check(z.maxLength(20))),
+    attachments: z.optional(z.array(emailAttachment).check(z.maxLength(20))),
     template: z.optional(templateRef),
     // Resend's topic scope: sent only to recipients not opted out of the topic (shared/audience/topic-subscriptions.ts)
     topic_id: z.optional(id),

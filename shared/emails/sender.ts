@@ -68,6 +68,7 @@ import { acquireSendSlot, laneOf, NoSendSlot } from './send-rate';
 import { sesMessageWrite } from './ses-message';
 import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
+import { sentMessageIdWrites } from '../inboxes/sent';
 import { deliverToSandbox, publishSimulatedFeedback, storeRenderedMessage, testMessageId } from './test-mode-send';
 import { projectSettings } from '../project/settings';
 import { reputationWrite } from './reputation';
@@ -475,6 +476,9 @@ async function sendEmail(caller: Caller, email: EmailItem, slotWaitMs: number | 
     eventWrite(caller, 'email.sent', sent),
     ...(email.livemode ? [reputationWrite(projectId, emailId, { sent: 1 })] : []), // the reputation guard's denominator
     ...counted(email, 'sent'),
+    ...(email.inbox_thread
+      ? sentMessageIdWrites(projectId, email.inbox_thread, sent.message_id!, email.expires_at)
+      : []),
   ]);
   countMetric('Sent');
   // only the invocation that committed `sent` gets here: it alone publishes what SES would have (never throws)

@@ -48,6 +48,10 @@ export const EVENT_TYPES = [
   'project.sending_resumed',
   // POST /events/send (shared/automations/custom-events.ts): what starts and resumes automations
   'custom_event.sent',
+  // inboxes (shared/inboxes): what a team's own agent acts on, with the inbox's agent settings; and the search index's feed
+  'inbox.thread.created',
+  'inbox.message.received',
+  'inbox.message.sent',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -40,16 +40,18 @@ export interface WipeResult {
 export async function wipeTestData(projectId: string, options: { deadline?: number } = {}): Promise<WipeResult> {
   const twin = testProjectId(projectId);
   const base = keys.project(twin).PK;
-  const [domains, segments, broadcasts] = await Promise.all([
+  const [domains, segments, broadcasts, inboxes] = await Promise.all([
     allOf(keys.domains(twin)),
     allOf(keys.segments(twin)),
     allOf(keys.broadcasts(twin)),
+    allOf(keys.inboxes(twin)),
   ]);
   const ids = (items: Item[]) => items.map((item) => String(item.id));
   const partitions = keys.projectPartitions(twin, {
     domainNames: domains.map((d) => String(d.name)),
     segmentIds: ids(segments),
     broadcastIds: ids(broadcasts),
+    inboxIds: ids(inboxes),
   });
   const ordered = [...partitions.filter((pk) => pk !== base), base];
   let deleted = 0;

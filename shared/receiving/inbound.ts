@@ -19,6 +19,9 @@
  *    in ONE transaction. A body too large for the item goes to the bucket first.
  * 4. The attachments go to the bucket, the raw message is checked readable, then `stored_at`
  *    (conditional: only once) and `email.stored` in one transaction.
+ * 5. The project's inboxes among the recipients file it into a thread (shared/inboxes/filing.ts,
+ *    once per inbox); an inbox's forwarding address (the deployment's INBOX_FORWARDING_DOMAIN)
+ *    makes its project a taker in step 1 too.
  *
  * Test mode (shared/project/test-mode.ts): a test send to an address at a receiving-enabled domain of
  * its own test twin is filed through this same path (shared/emails/test-mode-send.ts puts the rendered
@@ -50,6 +53,7 @@ import {
 import type { Verdict } from './model';
 import { attachmentKey, bodyKey, toSummary } from './received-emails';
 import { isTestProject } from '../project/test-mode';
+import { fileReceivedEmail, forwardingTargets } from '../inboxes/filing';
 
 /**
  * SES accepts messages up to 40 MB, and the worker parses all of them: one message per invocation,
@@ -127,6 +131,8 @@ interface Taker {
   projectId: string;
   livemode: boolean;
   recipients: string[];
+  /** inboxes named by their forwarding address (shared/inboxes/filing.ts) */
+  inboxIds?: string[];
 }
 
 /** The projects that receive mail for these recipients: active name claim + verified domain with receiving enabled (two BatchGets). */
@@ -326,6 +332,15 @@ export async function receiveInbound(
       ? receipt.test_project_id
       : undefined;
   const takers = await receivingProjects(receipt.receipt.recipients, sandbox);
+  // mail to an inbox's forwarding address (the deployment's own domain, not a project's): its project takes it too
+  if (!sandbox)
+    for (const [projectId, forwarded] of await forwardingTargets(receipt.receipt.recipients)) {
+      const taker = takers.get(projectId);
+      if (taker) {
+        taker.recipients.push(...forwarded.recipients);
+        taker.inboxIds = forwarded.inboxIds;
+      } else takers.set(projectId, forwarded);
+    }
   const taken = new Set([...takers.values()].flatMap((t) => t.recipients));
   const dropped = receipt.receipt.recipients.filter((r) => !taken.has(r));
   if (dropped.length > 0)
@@ -342,6 +357,7 @@ export async function receiveInbound(
   for (const taker of takers.values()) {
     const record = await recordOnce(receipt, taker, message, rawSize);
     const isNew = await storeOnce(taker, record, message);
+    await fileReceivedEmail(taker, record, message); // into the project's inboxes among the recipients (once each)
     stored.push({ project_id: taker.projectId, received_email_id: record.id, new: isNew });
   }
   return { ses_message_id: sesMessageId, stored, dropped };

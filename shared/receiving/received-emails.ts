@@ -80,7 +80,7 @@ export const HEADERS_RESPONSE_BYTES = 512 * 1024;
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 /** `text` cut (at a character, never inside a surrogate pair) so its JSON takes at most `bytes`. */
-function cutToJsonBytes(text: string, bytes: number): string {
+export function cutToJsonBytes(text: string, bytes: number): string {
   let length = Math.min(text.length, bytes);
   while (length > 0 && jsonBytes(text.slice(0, length)) > bytes) length = Math.floor(length * 0.9);
   if (length > 0 && /[\uD800-\uDBFF]/.test(text[length - 1])) length -= 1;

@@ -45,6 +45,7 @@ export const QUEUE_NAMES = [
   'inbound',
   'automation-steps',
   'automation-events',
+  'inbox-index',
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 

@@ -235,12 +235,49 @@
  *     idempotency of the inbound worker: one per (SES message, project), put with attribute_not_exists in the received
  *     email's transaction -> `received_email_id`, so a redelivered notification stores nothing twice; TTL with the raw
  *     message
+ * - inbox: PK `PROJECT#<pid>`, SK `INBOX#<iid>`
+ *     POST/GET/PATCH/DELETE /inboxes (Query on prefix to list); `unread` (threads), `drafts` counters ADDed in the
+ *     transactions that change them; `agent` settings; `index_version` (the search index object's, ./search below)
+ * - inbox address: PK `PROJECT#<pid>`, SK `INBOX_ADDRESS#<address, lower-cased>`
+ *     the project's one inbox per address (`inbox_id`): put with attribute_not_exists in the inbox's transaction
+ *     (409 when taken), read by `{id_or_address}` routes and by the inbound worker (BatchGet of a message's
+ *     recipients); deleted with the inbox
+ * - inbox forwarding address: PK `INBOX_FORWARD#<local part>`, SK `INBOX_FORWARD`
+ *     global: an inbox's `receiving_address` on the deployment's receiving domain -> project and inbox (the inbound
+ *     worker's GetItem for a recipient at that domain); put and deleted with the inbox
+ * - inbox thread: PK `PROJECT#<pid>#INBOX#<iid>`, SK `THREAD#<tid>`; GSI1PK `INBOX_FOLDER#<pid>#<iid>#<folder>`,
+ *   GSI1SK `<last message time>#<tid>`
+ *     the conversation's summary (subject, addresses, labels, counts, read, folder); GET .../threads Queries GSI1 per
+ *     folder (newest activity first, folders merged) and BatchGets the page; moved to another GSI1 partition when its
+ *     folder changes; TTL with its newest message (a trashed one: 30 days after it was trashed)
+ * - inbox message: PK `PROJECT#<pid>#INBOX#<iid>`, SK `MESSAGE#<tid>#<mid>`
+ *     one message of a thread (mid: the received email's id, or the sent email's id): metadata; the bodies stay where
+ *     they are (the received email's item or object, the sent email's content object). Query on `MESSAGE#<tid>#`:
+ *     the conversation, oldest first; TTL with what it is made of
+ * - inbox message id: PK `PROJECT#<pid>#INBOX#<iid>`, SK `MESSAGE_ID#<sha256(normalized Message-ID) 32 hex>`
+ *     threading on arrival: a message's Message-ID -> its thread (`thread_id`), put with the message (an outbound one
+ *     when SES gave it its Message-ID, in the sender's `sent` transaction); BatchGet of the ids a message refers to
+ * - inbox subject: PK `PROJECT#<pid>#INBOX#<iid>`, SK `SUBJECT#<sha256(normalized subject) 16 hex>#<sha256(participant) 16 hex>`
+ *     threading's fallback: (subject, participant) -> the newest thread (`thread_id`, `last_at`); put with each
+ *     message for each participant (at most 10); TTL 14 days after `last_at`
+ * - inbox message ref: PK `PROJECT#<pid>#INBOX#<iid>`, SK `MESSAGE_REF#<mid>`
+ *     a message filed (-> `thread_id`): put with attribute_not_exists in the filing transaction (a redelivered
+ *     notification files nothing twice) and by the transaction that sends an outbound one; TTL with the message
+ * - inbox label: PK `PROJECT#<pid>#INBOX#<iid>`, SK `LABEL#<lid>`
+ *     labels CRUD (Query on prefix: every label of the inbox, at most MAX_LABELS); threads hold label ids
+ * - inbox draft: PK `PROJECT#<pid>#INBOX#<iid>`, SK `DRAFT#<did>`
+ *     drafts CRUD (Query on prefix to list); a reply draft's uniqueness: SK `REPLY_DRAFT#<message id>` ->
+ *     `draft_id`, put with attribute_not_exists in the draft's transaction, deleted with it
+ * - inbox search index: no item; an object per inbox in the inbound bucket (`inboxes/<pid>/<iid>/search-index.json`)
+ *     written by the inbox-index worker, whose version is the inbox's `index_version`
  * - request log: PK `PROJECT#<pid>#LOGS#<shard>`, SK `LOG#<lid>`
  *     one entry per authenticated API request (method, path, status, duration, user agent, request id, the error's
  *     envelope; never a key, header or body), put beside the answer by the request pipeline
  *     (shared/logs/request-log.ts); GET /logs (the shards merged, newest first; lid is a UUIDv7 of the request's
  *     start), GET /logs/{id} (GetItem); sharded because every request of a project writes one; TTL 30 days
  */
+import { createHash } from 'node:crypto';
+
 export interface Key {
   PK: string;
   SK: string;
@@ -667,6 +704,84 @@ export const inboundMessage = (sesMessageId: string, projectId: string): Key => 
   SK: projectPk(projectId),
 });
 
+/** Inboxes (shared/inboxes): the inbox and its address claim in the project's partition; its threads, messages, labels and drafts in its own. */
+export const inbox = (projectId: string, inboxId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `INBOX#${inboxId}`,
+});
+export const inboxes = (projectId: string) => ({ PK: projectPk(projectId), prefix: 'INBOX#' });
+export const inboxAddress = (projectId: string, address: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `INBOX_ADDRESS#${address.toLowerCase()}`,
+});
+export const inboxForward = (localPart: string): Key => ({ PK: `INBOX_FORWARD#${localPart}`, SK: 'INBOX_FORWARD' });
+const inboxPk = (projectId: string, inboxId: string) => `${projectPk(projectId)}#INBOX#${inboxId}`;
+/** The inbox's own partition: everything in it goes when the inbox is deleted (shared/inboxes/cleanup.ts). */
+export const inboxPartition = inboxPk;
+export const inboxThread = (projectId: string, inboxId: string, threadId: string): Key => ({
+  PK: inboxPk(projectId, inboxId),
+  SK: `THREAD#${threadId}`,
+});
+export const inboxFolder = (projectId: string, inboxId: string, folder: string) =>
+  `INBOX_FOLDER#${projectId}#${inboxId}#${folder}`;
+export const inboxThreadInFolder = (
+  projectId: string,
+  inboxId: string,
+  folder: string,
+  lastAt: string,
+  threadId: string,
+) => ({
+  GSI1PK: inboxFolder(projectId, inboxId, folder),
+  GSI1SK: `${lastAt}#${threadId}`,
+});
+export const inboxMessage = (projectId: string, inboxId: string, threadId: string, messageId: string): Key => ({
+  PK: inboxPk(projectId, inboxId),
+  SK: `MESSAGE#${threadId}#${messageId}`,
+});
+export const inboxThreadMessages = (projectId: string, inboxId: string, threadId: string): Collection => ({
+  PK: inboxPk(projectId, inboxId),
+  prefix: `MESSAGE#${threadId}#`,
+});
+const digest = (value: string, hexChars: number) => createHash('sha256').update(value).digest('hex').slice(0, hexChars);
+export const inboxMessageId = (projectId: string, inboxId: string, normalizedMessageId: string): Key => ({
+  PK: inboxPk(projectId, inboxId),
+  SK: `MESSAGE_ID#${digest(normalizedMessageId, 32)}`,
+});
+export const inboxSubject = (
+  projectId: string,
+  inboxId: string,
+  normalizedSubject: string,
+  participant: string,
+): Key => ({
+  PK: inboxPk(projectId, inboxId),
+  SK: `SUBJECT#${digest(normalizedSubject, 16)}#${digest(participant, 16)}`,
+});
+/** A received email filed into the inbox (-> `thread_id`): put with attribute_not_exists with the message, so it is filed once. */
+export const inboxMessageRef = (projectId: string, inboxId: string, messageId: string): Key => ({
+  PK: inboxPk(projectId, inboxId),
+  SK: `MESSAGE_REF#${messageId}`,
+});
+export const inboxLabel = (projectId: string, inboxId: string, labelId: string): Key => ({
+  PK: inboxPk(projectId, inboxId),
+  SK: `LABEL#${labelId}`,
+});
+export const inboxLabels = (projectId: string, inboxId: string): Collection => ({
+  PK: inboxPk(projectId, inboxId),
+  prefix: 'LABEL#',
+});
+export const inboxDraft = (projectId: string, inboxId: string, draftId: string): Key => ({
+  PK: inboxPk(projectId, inboxId),
+  SK: `DRAFT#${draftId}`,
+});
+export const inboxDrafts = (projectId: string, inboxId: string): Collection => ({
+  PK: inboxPk(projectId, inboxId),
+  prefix: 'DRAFT#',
+});
+export const inboxReplyDraft = (projectId: string, inboxId: string, messageId: string): Key => ({
+  PK: inboxPk(projectId, inboxId),
+  SK: `REPLY_DRAFT#${messageId}`,
+});
+
 /**
  * Every partition a project's data is in (the test-mode wipe, shared/project/test-data.ts, deletes
  * them): the project's own, its sharded collections, and those per From domain, segment and
@@ -674,7 +789,7 @@ export const inboundMessage = (sesMessageId: string, projectId: string): Key => 
  */
 export function projectPartitions(
   projectId: string,
-  of: { domainNames: string[]; segmentIds: string[]; broadcastIds: string[] },
+  of: { domainNames: string[]; segmentIds: string[]; broadcastIds: string[]; inboxIds?: string[] },
 ): string[] {
   const base = projectPk(projectId);
   return [
@@ -691,5 +806,6 @@ export function projectPartitions(
       ...shardPks(linksPk(projectId, id)),
       pagesPk(projectId, id),
     ]),
+    ...(of.inboxIds ?? []).map((id) => inboxPk(projectId, id)),
   ];
 }

@@ -551,16 +551,23 @@ export async function* queryGsi1Pages<T extends Item = Item>(
  */
 export async function queryGsi1Page<T extends Item = Item>(
   partitions: string | string[],
-  page: { limit: number; after?: string },
+  page: { limit: number; after?: string; before?: string },
 ): Promise<Page<T>> {
+  // `before`: the items whose GSI1SK sorts after it, read upwards (the page just before, in list order)
+  const newestFirst = page.before === undefined;
+  const cursor = page.before ?? page.after;
   const readers = [partitions].flat().map((partition) =>
     queryReader<T>({
       IndexName: 'GSI1',
-      KeyConditionExpression: page.after === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK < :after',
-      ExpressionAttributeValues: { ':pk': partition, ...(page.after === undefined ? {} : { ':after': page.after }) },
-      ScanIndexForward: false,
+      KeyConditionExpression:
+        cursor === undefined ? 'GSI1PK = :pk' : `GSI1PK = :pk AND GSI1SK ${newestFirst ? '<' : '>'} :cursor`,
+      ExpressionAttributeValues: { ':pk': partition, ...(cursor === undefined ? {} : { ':cursor': cursor }) },
+      ScanIndexForward: !newestFirst,
     }),
   );
-  const merged = await mergeReaders(readers, page.limit + 1, (a, b) => a.GSI1SK > b.GSI1SK);
-  return bounded(await itemsOf<T>(merged), page.limit);
+  const merged = await mergeReaders(readers, page.limit + 1, (a, b) =>
+    newestFirst ? a.GSI1SK > b.GSI1SK : a.GSI1SK < b.GSI1SK,
+  );
+  const { items, hasMore } = bounded(await itemsOf<T>(merged), page.limit);
+  return { items: newestFirst ? items : items.reverse(), hasMore };
 }

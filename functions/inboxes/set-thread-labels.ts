@@ -1,0 +1,7 @@
+import { api, ok } from '#shared/access/api';
+import * as inboxOps from '#shared/inboxes/operations';
+import { changeThreadLabels } from '#shared/inboxes/threads';
+
+export const handler = api(inboxOps.setThreadLabels, async ({ params, body, caller }) =>
+  ok(await changeThreadLabels(caller, params.inbox_id, params.thread_id, { set: body.labels })),
+);

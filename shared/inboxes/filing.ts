@@ -1,0 +1,360 @@
+/**
+ * Filing received mail into inboxes: the inbound worker (shared/receiving/inbound.ts) hands each
+ * stored received email here with the parsed message; every inbox of the project among its
+ * recipients (keys.inboxAddress; a forwarding address through keys.inboxForward) gets it as a
+ * message of a thread (./threading.ts chooses which: the ids it refers to, else subject and
+ * participants within 14 days, else a new thread).
+ *
+ * One transaction per inbox: the message, its thread (created, or updated: count, newest time,
+ * addresses, unread, back to `inbox` from `archive`/`sent`), the keys later messages thread by (its
+ * Message-ID; subject x participant), the inbox's `unread`/`last_received`, and the events
+ * `inbox.message.received` (+ `inbox.thread.created`), which carry the inbox's agent settings to
+ * the team's own agent (webhooks) and feed the search index. A marker (keys.inboxMessageRef) put
+ * with attribute_not_exists makes a redelivered notification file nothing twice; a thread changed
+ * by a concurrent message is re-read and the filing tried again.
+ *
+ * The message keeps no body of its own: it is the received email's (same id), read from it; it
+ * expires with it (INBOUND_RETENTION_DAYS), and its thread with its newest message.
+ */
+import * as keys from '../platform/db/keys';
+import {
+  batchGet,
+  getItem,
+  isConditionFailed,
+  put,
+  transact,
+  update,
+  type Item,
+  type WriteAction,
+} from '../platform/db/table';
+import { eventWrite } from '../events/events';
+import { newId } from '../platform/ids';
+import { now as clockNow } from '../platform/clock';
+import { logger } from '../platform/log';
+import type { ParsedMessage } from '../receiving/mime';
+import { agentOf, forwardingDomain } from './inboxes';
+import { countsUnread } from './threads';
+import {
+  bareAddressOf,
+  chooseThread,
+  normalizeMessageId,
+  normalizeSubject,
+  participantsOf,
+  referencedMessageIds,
+  SUBJECT_WINDOW_MS,
+  type ThreadingStore,
+} from './threading';
+
+const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+
+/** The inbox's threading keys, read as chooseThread asks (a BatchGet for ids, a GetItem per participant). */
+export function threadingStore(projectId: string, inboxId: string): ThreadingStore {
+  const live = (item: Item | undefined) =>
+    item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= clockNow()) ? item : undefined;
+  return {
+    async threadOfMessageIds(ids) {
+      if (!ids.length) return undefined;
+      const wanted = ids.map((id) => keys.inboxMessageId(projectId, inboxId, id));
+      const found = new Map((await batchGet(wanted)).map((item) => [item.SK as string, item]));
+      for (const key of wanted) {
+        const item = live(found.get(key.SK));
+        if (item) return item.thread_id as string;
+      }
+      return undefined;
+    },
+    async threadOfSubject(subject, participant, sinceMs) {
+      const item = live(await getItem(keys.inboxSubject(projectId, inboxId, subject, participant), false));
+      return item && Date.parse(item.last_at) >= sinceMs ? (item.thread_id as string) : undefined;
+    },
+  };
+}
+
+/** The keys that let later messages find this thread: its Message-ID, and (subject, participant) for each participant. */
+export function threadingKeyWrites(
+  projectId: string,
+  inboxId: string,
+  threadId: string,
+  message: {
+    message_id: string | null;
+    subject: string | null;
+    participants: string[];
+    at: string;
+    expiresAt?: number;
+  },
+): WriteAction[] {
+  const writes: WriteAction[] = [];
+  const id = message.message_id ? normalizeMessageId(message.message_id) : '';
+  if (id)
+    writes.push(
+      put({
+        ...keys.inboxMessageId(projectId, inboxId, id),
+        type: 'inbox_message_id',
+        thread_id: threadId,
+        ...(message.expiresAt ? { expires_at: message.expiresAt } : {}),
+      }),
+    );
+  const subject = normalizeSubject(message.subject);
+  if (subject)
+    for (const participant of message.participants)
+      writes.push(
+        put({
+          ...keys.inboxSubject(projectId, inboxId, subject, participant),
+          type: 'inbox_subject',
+          thread_id: threadId,
+          last_at: message.at,
+          expires_at: epochSeconds(Date.parse(message.at) + SUBJECT_WINDOW_MS),
+        }),
+      );
+  return writes;
+}
+
+export interface FilingTarget {
+  projectId: string;
+  livemode: boolean;
+  /** the envelope recipients of this project's domains (and forwarding addresses) */
+  recipients: string[];
+}
+
+/** The inboxes of the project among the recipients: their address claims, then the inboxes (two BatchGets). */
+async function inboxesFor(target: FilingTarget): Promise<Item[]> {
+  const addresses = [...new Set(target.recipients.map(bareAddressOf).filter(Boolean))];
+  if (!addresses.length) return [];
+  const claims = await batchGet(addresses.map((a) => keys.inboxAddress(target.projectId, a)));
+  if (!claims.length) return [];
+  return batchGet(claims.map((c) => keys.inbox(target.projectId, c.inbox_id)));
+}
+
+/**
+ * The projects and inboxes a forwarding address names (recipients at INBOX_FORWARDING_DOMAIN):
+ * for the inbound worker, which has no domain of a project to take them by.
+ */
+export async function forwardingTargets(
+  recipients: string[],
+): Promise<Map<string, FilingTarget & { inboxIds: string[] }>> {
+  const domain = forwardingDomain();
+  const targets = new Map<string, FilingTarget & { inboxIds: string[] }>();
+  if (!domain) return targets;
+  const byLocalPart = new Map<string, string>();
+  for (const recipient of recipients) {
+    const address = bareAddressOf(recipient);
+    if (address.endsWith(`@${domain}`)) byLocalPart.set(address.slice(0, -domain.length - 1), recipient);
+  }
+  if (!byLocalPart.size) return targets;
+  const claims = await batchGet([...byLocalPart.keys()].map((local) => keys.inboxForward(local)));
+  for (const claim of claims) {
+    const target: FilingTarget & { inboxIds: string[] } = targets.get(claim.project_id) ?? {
+      projectId: claim.project_id,
+      livemode: claim.livemode !== false,
+      recipients: [],
+      inboxIds: [],
+    };
+    target.inboxIds.push(claim.inbox_id);
+    target.recipients.push(byLocalPart.get(String(claim.PK).slice('INBOX_FORWARD#'.length))!);
+    targets.set(claim.project_id, target);
+  }
+  return targets;
+}
+
+/** The message as threads keep it (no bodies: they are the received email's). */
+function messageItem(projectId: string, inbox: Item, threadId: string, record: Item, refs: string[]): Item {
+  return {
+    ...keys.inboxMessage(projectId, inbox.id, threadId, record.id),
+    type: 'inbox_message',
+    id: record.id,
+    thread_id: threadId,
+    inbox_id: inbox.id,
+    direction: 'inbound',
+    from: record.from,
+    to: record.to ?? [],
+    cc: record.cc ?? [],
+    bcc: record.bcc ?? [],
+    reply_to: record.reply_to ?? [],
+    subject: record.subject ?? null,
+    message_id: record.message_id ?? null,
+    references: refs,
+    attachments: ((record.attachments ?? []) as Item[]).map((a) => ({
+      id: a.id,
+      filename: a.filename ?? null,
+      size: a.size,
+      content_type: a.content_type,
+    })),
+    received_at: record.created_at,
+    ...(record.expires_at ? { expires_at: record.expires_at } : {}),
+  };
+}
+
+/** Files one received email into one inbox; false when it was filed before. */
+async function fileInto(target: FilingTarget, inbox: Item, record: Item, message: ParsedMessage): Promise<boolean> {
+  const projectId = target.projectId;
+  const caller = { projectId, livemode: target.livemode };
+  const refKey = keys.inboxMessageRef(projectId, inbox.id, record.id);
+  if (await getItem(refKey)) return false;
+  const receivedAt = record.created_at as string;
+  const arriving = {
+    subject: message.subject,
+    message_id: message.message_id,
+    in_reply_to: message.headers['in-reply-to'] ?? null,
+    references: message.headers.references ?? null,
+    from: message.from,
+    to: message.to,
+    cc: message.cc,
+    received_at_ms: Date.parse(receivedAt),
+  };
+  const refs = referencedMessageIds(arriving.in_reply_to, arriving.references);
+  const participants = participantsOf(message, inbox.email_address);
+  for (let attempt = 1; ; attempt++) {
+    const { threadId: chosen, by } = await chooseThread(
+      arriving,
+      inbox.email_address,
+      threadingStore(projectId, inbox.id),
+    );
+    const existing = chosen ? await getItem(keys.inboxThread(projectId, inbox.id, chosen)) : undefined;
+    const live = existing && !(typeof existing.expires_at === 'number' && existing.expires_at * 1000 <= clockNow());
+    const threadId = live ? existing.id : newId();
+    const attachments = (record.attachments ?? []).length;
+    const expiresAt = record.expires_at as number | undefined;
+    const summary = { from: record.from, to: record.to ?? [], cc: record.cc ?? [], bcc: record.bcc ?? [] };
+    const writes: WriteAction[] = [
+      put(
+        { ...refKey, type: 'inbox_message_ref', thread_id: threadId, ...(expiresAt ? { expires_at: expiresAt } : {}) },
+        { ifAbsent: { tag: 'already filed' } },
+      ),
+      put(messageItem(projectId, inbox, threadId, record, refs)),
+      ...threadingKeyWrites(projectId, inbox.id, threadId, {
+        message_id: message.message_id,
+        subject: message.subject,
+        participants,
+        at: receivedAt,
+        expiresAt,
+      }),
+    ];
+    let unreadDelta: number;
+    if (live) {
+      const folder = existing.folder === 'archive' || existing.folder === 'sent' ? 'inbox' : existing.folder;
+      const lastAt = [receivedAt, String(existing.last_at)].sort()[1]; // ISO times sort as strings
+      const retained = Math.max(Number(existing.retained_until ?? 0), Number(expiresAt ?? 0)) || undefined;
+      unreadDelta =
+        Number(countsUnread({ read: false, folder })) -
+        Number(countsUnread({ read: existing.read === true, folder: existing.folder }));
+      writes.push(
+        update(
+          keys.inboxThread(projectId, inbox.id, threadId),
+          {
+            set: {
+              ...summary,
+              read: false,
+              folder,
+              last_at: lastAt,
+              ...keys.inboxThreadInFolder(projectId, inbox.id, folder, lastAt, threadId),
+              ...(retained ? { retained_until: retained } : {}),
+              ...(existing.folder !== 'trash' && retained ? { expires_at: retained } : {}),
+            },
+            add: { email_count: 1, attachment_count: attachments },
+            condition: {
+              expression: 'attribute_exists(PK) AND #read = :read AND #folder = :folder AND #last = :last',
+              names: { '#read': 'read', '#folder': 'folder', '#last': 'last_at' },
+              values: { ':read': existing.read === true, ':folder': existing.folder, ':last': existing.last_at },
+            },
+          },
+          { tag: 'thread moved' },
+        ),
+      );
+    } else {
+      unreadDelta = 1;
+      writes.push(
+        put({
+          ...keys.inboxThread(projectId, inbox.id, threadId),
+          ...keys.inboxThreadInFolder(projectId, inbox.id, 'inbox', receivedAt, threadId),
+          type: 'inbox_thread',
+          id: threadId,
+          inbox_id: inbox.id,
+          subject: record.subject ?? null,
+          ...summary,
+          labels: [],
+          email_count: 1,
+          attachment_count: attachments,
+          draft_count: 0,
+          read: false,
+          folder: 'inbox',
+          last_at: receivedAt,
+          created_at: receivedAt,
+          ...(expiresAt ? { retained_until: expiresAt, expires_at: expiresAt } : {}),
+        }),
+      );
+    }
+    writes.push(
+      update(
+        keys.inbox(projectId, inbox.id),
+        {
+          set: { last_received: receivedAt },
+          ...(unreadDelta ? { add: { unread: unreadDelta } } : {}),
+          condition: { expression: 'attribute_exists(PK)' },
+        },
+        { tag: 'inbox gone' },
+      ),
+    );
+    const agent = agentOf(inbox);
+    const event = {
+      object: 'inbox_email',
+      id: record.id,
+      inbox_id: inbox.id,
+      thread_id: threadId,
+      direction: 'inbound',
+      from: record.from,
+      to: record.to ?? [],
+      cc: record.cc ?? [],
+      subject: record.subject ?? null,
+      message_id: record.message_id ?? null,
+      received_at: receivedAt,
+      threaded_by: live ? by : 'new',
+      agent,
+    };
+    writes.push(eventWrite(caller, 'inbox.message.received', event));
+    if (!live)
+      writes.push(
+        eventWrite(caller, 'inbox.thread.created', {
+          object: 'inbox_thread',
+          id: threadId,
+          inbox_id: inbox.id,
+          subject: record.subject ?? null,
+          from: record.from,
+          first_email_id: record.id,
+          received_at: receivedAt,
+          agent,
+        }),
+      );
+    try {
+      await transact(writes);
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error, 'already filed') || isConditionFailed(error, 'inbox gone')) return false;
+      if (!isConditionFailed(error, 'thread moved') || attempt >= 5) throw error;
+    }
+  }
+}
+
+/**
+ * Files a stored received email into the inboxes among its recipients (`inboxIds`: those a
+ * forwarding address named). Returns how many inboxes got it now.
+ */
+export async function fileReceivedEmail(
+  target: FilingTarget & { inboxIds?: string[] },
+  record: Item,
+  message: ParsedMessage,
+): Promise<number> {
+  const byAddress = await inboxesFor(target);
+  const forwarded = target.inboxIds?.length
+    ? await batchGet(target.inboxIds.map((id) => keys.inbox(target.projectId, id)))
+    : [];
+  const inboxes = new Map([...byAddress, ...forwarded].map((inbox) => [inbox.id as string, inbox]));
+  let filed = 0;
+  for (const inbox of inboxes.values()) {
+    try {
+      if (await fileInto(target, inbox, record, message)) filed += 1;
+    } catch (error) {
+      logger.error('filing into an inbox failed', { inbox_id: inbox.id, received_email_id: record.id, error });
+      throw error;
+    }
+  }
+  return filed;
+}

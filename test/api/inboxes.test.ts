@@ -1,0 +1,409 @@
+/**
+ * Inboxes through the official `resend` SDK against the local runtime: mail in over SMTP becomes a
+ * thread; a reply through the API reaches the local SES with the threading headers; the outside
+ * answer naming it lands in the same thread; labels, drafts, agent settings and folders; the 422s.
+ * The suite uses a project of its own.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Resend } from 'resend';
+import { api, baseUrl } from '../support/http';
+import { deliverMail } from '../support/smtp';
+import { createOtherProject, useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+useRuntimeTable();
+jest.setTimeout(120_000);
+const runtime = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR!, 'runtime.json'), 'utf8')) as {
+  mailViewerUrl: string;
+};
+interface StoredMail {
+  messageId: string;
+  subject: string;
+  destination: { to: string[]; cc: string[] };
+  headers?: { name: string; value: string }[];
+  attachments: { filename?: string; size: number }[];
+  body: { text?: string; html?: string };
+}
+const viewerMail = async (subject: string): Promise<StoredMail | undefined> =>
+  ((await fetch(`${runtime.mailViewerUrl}/store`).then((r) => r.json())) as { emails: StoredMail[] }).emails.findLast(
+    (m) => m.subject === subject,
+  );
+const header = (mail: StoredMail, name: string) =>
+  mail.headers?.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
+
+let key: string;
+let resend: Resend;
+let domain: string;
+let address: string;
+let inboxId: string;
+const receiver = new WebhookReceiver();
+let counter = 0;
+
+beforeAll(async () => {
+  ({ key } = await createOtherProject());
+  resend = new Resend(key, { baseUrl: baseUrl() });
+  domain = `inbox-${Date.now().toString(36)}.example.com`;
+  const created = await api.post('/domains', { name: domain, capabilities: { receiving: 'enabled' } }, { key });
+  expect(created.status).toBe(201);
+  await waitFor(
+    () => api.post(`/domains/${created.body.id}/verify`, undefined, { key }),
+    (r) => r.body.status === 'verified',
+  );
+  address = `support@${domain}`;
+  await receiver.start();
+  const hook = await api.post(
+    '/webhooks',
+    { endpoint: receiver.url, events: ['inbox.thread.created', 'inbox.message.received', 'inbox.message.sent'] },
+    { key },
+  );
+  expect(hook.status).toBe(201);
+  const inbox = await resend.inboxes.create({ emailAddress: address, name: 'Support', fromName: 'Acme Support' });
+  expect(inbox.error).toBeNull();
+  inboxId = inbox.data!.id;
+});
+afterAll(() => receiver.stop());
+
+const mail = (subject: string, extra: string[] = [], from = 'Jane Customer <jane@outside.example>') => {
+  const messageId = `<m${Date.now()}.${counter++}@outside.example>`;
+  return {
+    messageId,
+    lines: [
+      `From: ${from}`,
+      `To: ${address}`,
+      `Subject: ${subject}`,
+      `Message-ID: ${messageId}`,
+      ...extra,
+      '',
+      `Body of ${subject}`,
+    ],
+  };
+};
+const threadsWith = (subject: string) =>
+  waitFor(
+    async () =>
+      (await resend.inboxes.threads.list({ inboxId, folders: ['inbox', 'sent', 'archive', 'spam', 'trash'] })).data
+        ?.data ?? [],
+    (threads) => threads.some((t) => t.subject === subject),
+    30_000,
+  ).then((threads) => threads.filter((t) => t.subject === subject));
+
+describe('an inbox', () => {
+  it('is created on a receiving domain only, once per address, and found by id or address', async () => {
+    const byAddress = await resend.inboxes.get(address);
+    expect(byAddress.data).toMatchObject({
+      object: 'inbox',
+      id: inboxId,
+      email_address: address,
+      name: 'Support',
+      from_name: 'Acme Support',
+      unread: expect.any(Number),
+      drafts: 0,
+      receiving_address: null,
+    });
+    const again = await resend.inboxes.create({ emailAddress: address });
+    expect(again.error).toMatchObject({ statusCode: 409 });
+    const elsewhere = await resend.inboxes.create({ emailAddress: 'help@not-a-domain-of-ours.example' });
+    expect(elsewhere.error).toMatchObject({ statusCode: 422 });
+    const listed = await resend.inboxes.list();
+    expect(listed.data?.data.map((i) => i.id)).toContain(inboxId);
+    const updated = await resend.inboxes.update(inboxId, { name: 'Customer support' });
+    expect(updated.error).toBeNull();
+    expect((await resend.inboxes.get(inboxId)).data?.name).toBe('Customer support');
+    expect((await resend.inboxes.get('01890a5d-ac96-774b-bcce-b302099a8057')).error).toMatchObject({ statusCode: 404 });
+  });
+
+  it('keeps agent settings, and events carry them', async () => {
+    const before = await resend.inboxes.agent.get({ inboxId });
+    expect(before.data).toEqual({ object: 'inbox_agent', instructions: null, tone: null, actions: [] });
+    const set = await resend.inboxes.agent.update({
+      inboxId,
+      instructions: 'Be kind',
+      tone: 'concise_casual',
+      actions: ['draft_reply'],
+    });
+    expect(set.error).toBeNull();
+    expect((await resend.inboxes.agent.get({ emailAddress: address })).data).toMatchObject({
+      instructions: 'Be kind',
+      tone: 'concise_casual',
+      actions: ['draft_reply'],
+    });
+    const bad = await api.patch(`/inboxes/${inboxId}/agent`, { tone: 'shouty' }, { key });
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe('a conversation over SMTP', () => {
+  const subject = `Where is my order ${Date.now()}`;
+  let first: ReturnType<typeof mail>;
+  let threadId: string;
+  let firstEmailId: string;
+
+  beforeAll(async () => {
+    first = mail(subject);
+    await deliverMail('jane@outside.example', [address], first.lines);
+    const [thread] = await threadsWith(subject);
+    threadId = thread.id;
+  });
+
+  it('becomes a thread, unread, with the message and a webhook carrying the agent settings', async () => {
+    const list = await resend.inboxes.threads.emails.list({ inboxId, threadId });
+    expect(list.data?.data).toHaveLength(1);
+    const [message] = list.data!.data;
+    firstEmailId = message.id;
+    expect(message).toMatchObject({
+      direction: 'inbound',
+      from: 'Jane Customer <jane@outside.example>',
+      subject,
+      read: false,
+    });
+    expect(message.text).toContain(`Body of ${subject}`);
+    expect(message.message_id).toContain('outside.example');
+    const thread = await resend.inboxes.threads.get({ inboxId, threadId });
+    expect(thread.data).toMatchObject({ object: 'inbox_thread', subject, folder: 'inbox', read: false });
+    const received = await waitFor(
+      async () =>
+        receiver.receipts.filter(
+          (r) => r.json?.type === 'inbox.message.received' && r.json.data.object.thread_id === threadId,
+        ),
+      (r) => r.length > 0,
+    );
+    expect(received[0].json.data.object.agent).toMatchObject({ instructions: 'Be kind' });
+  });
+
+  it('answers a reply through the API with threading headers, and the outside answer lands in the same thread', async () => {
+    const reply = await resend.inboxes.threads.emails.reply({
+      inboxId,
+      threadId,
+      emailId: firstEmailId,
+      text: 'It ships today.',
+    });
+    expect(reply.error).toBeNull();
+    const outbound = await waitFor(() => viewerMail(`Re: ${subject}`), Boolean, 60_000);
+    expect(outbound!.destination.to).toEqual(['jane@outside.example']);
+    expect(header(outbound!, 'In-Reply-To')).toBe(first.messageId);
+    expect(header(outbound!, 'References')).toContain(first.messageId);
+    const sentEmail = await waitFor(
+      () => api.get(`/emails/${reply.data!.id}`, { key }),
+      (r) => !!r.body.message_id,
+      60_000,
+    );
+    // the customer answers the reply, naming it only by In-Reply-To (no References, a changed subject)
+    const answer = mail('thanks!', [`In-Reply-To: ${sentEmail.body.message_id}`]);
+    await deliverMail('jane@outside.example', [address], answer.lines);
+    const messages = await waitFor(
+      async () => (await resend.inboxes.threads.emails.list({ inboxId, threadId })).data?.data ?? [],
+      (list) => list.length === 3,
+      30_000,
+    );
+    expect(messages.map((m) => m.direction)).toEqual(['inbound', 'outbound', 'inbound']);
+    expect(messages[1]).toMatchObject({
+      id: reply.data!.id,
+      subject: `Re: ${subject}`,
+      text: 'It ships today.',
+      read: true,
+    });
+    expect(messages[2].subject).toBe('thanks!');
+  });
+
+  it('threads an answer without headers by subject and sender, but never another sender with the same subject', async () => {
+    await deliverMail('jane@outside.example', [address], mail(`RE: ${subject}`).lines);
+    await deliverMail('bob@else.example', [address], mail(subject, [], 'Bob <bob@else.example>').lines);
+    const threads = await waitFor(
+      () => threadsWith(subject),
+      (t) => t.length === 2,
+      30_000,
+    );
+    const mine = threads.find((t) => t.id === threadId)!;
+    await waitFor(
+      async () => (await resend.inboxes.threads.emails.list({ inboxId, threadId })).data?.data.length,
+      (n) => n === 4,
+      30_000,
+    );
+    expect(mine.email_count).toBe(4);
+  });
+
+  it('forwards with the original attachments', async () => {
+    const withFile = mail(`Invoice ${Date.now()}`, [
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b"',
+    ]);
+    withFile.lines.splice(
+      withFile.lines.length - 2,
+      2,
+      '',
+      '--b',
+      'Content-Type: text/plain',
+      '',
+      'See attached',
+      '--b',
+      'Content-Type: application/pdf; name="inv.pdf"',
+      'Content-Disposition: attachment; filename="inv.pdf"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from('%PDF-1.4 hello').toString('base64'),
+      '--b--',
+    );
+    const invoiceSubject = withFile.lines.find((l) => l.startsWith('Subject: '))!.slice(9);
+    await deliverMail('jane@outside.example', [address], withFile.lines);
+    const [thread] = await threadsWith(invoiceSubject);
+    expect(thread.has_attachment).toBe(true);
+    const [original] = (await resend.inboxes.threads.emails.list({ inboxId, threadId: thread.id })).data!.data;
+    expect(original.attachments).toMatchObject([{ filename: 'inv.pdf' }]);
+    const forwarded = await resend.inboxes.threads.emails.forward({
+      inboxId,
+      threadId: thread.id,
+      emailId: original.id,
+      to: 'accounts@partner.example',
+      text: 'FYI',
+    });
+    expect(forwarded.error).toBeNull();
+    const out = await waitFor(() => viewerMail(`Fwd: ${invoiceSubject}`), Boolean, 60_000);
+    expect(out!.attachments.map((a) => a.filename)).toEqual(['inv.pdf']);
+    expect(out!.body.text).toContain('Forwarded message');
+  });
+
+  it('refuses threading headers and too many recipients', async () => {
+    const custom = await resend.inboxes.threads.emails.reply({
+      inboxId,
+      threadId,
+      emailId: firstEmailId,
+      text: 'x',
+      headers: { 'in-reply-to': '<x@y>' },
+    });
+    expect(custom.error).toMatchObject({ statusCode: 422 });
+    const many = await resend.inboxes.threads.emails.reply({
+      inboxId,
+      threadId,
+      emailId: firstEmailId,
+      text: 'x',
+      bcc: Array.from({ length: 50 }, (_, i) => `b${i}@x.example`),
+    });
+    expect(many.error).toMatchObject({ statusCode: 422 });
+    const missing = await resend.inboxes.threads.emails.reply({
+      inboxId,
+      threadId,
+      emailId: '01890a5d-ac96-774b-bcce-b302099a8057',
+      text: 'x',
+    });
+    expect(missing.error).toMatchObject({ statusCode: 404 });
+  });
+
+  it('is read, moved, labelled and found by folder, label and read state', async () => {
+    const label = await resend.inboxes.labels.create({ inboxId, name: `Orders ${counter++}`, color: '#E93D82' });
+    expect(label.error).toBeNull();
+    const labelId = label.data!.id;
+    expect(
+      (await resend.inboxes.labels.create({ inboxId, name: label.data!.id ? `orders ${counter - 1}` : 'x' })).error,
+    ).toMatchObject({ statusCode: 409 });
+    const added = await resend.inboxes.threads.labels.add({ inboxId, threadId, labels: [labelId] });
+    expect(added.data?.data).toMatchObject([{ id: labelId, color: '#E93D82' }]);
+    expect(
+      (await resend.inboxes.threads.labels.add({ inboxId, threadId, labels: ['01890a5d-ac96-774b-bcce-b302099a8057'] }))
+        .error,
+    ).toMatchObject({ statusCode: 422 });
+    const byLabel = await resend.inboxes.threads.list({ inboxId, labels: [labelId] });
+    expect(byLabel.data?.data.map((t) => t.id)).toEqual([threadId]);
+    const unreadBefore = (await resend.inboxes.get(inboxId)).data!.unread;
+    const read = await resend.inboxes.threads.update({ inboxId, threadId, read: true });
+    expect(read.data).toMatchObject({ read: true, labels: [{ id: labelId }] });
+    expect((await resend.inboxes.get(inboxId)).data!.unread).toBe(unreadBefore - 1);
+    expect((await resend.inboxes.threads.list({ inboxId, read: false })).data?.data.map((t) => t.id)).not.toContain(
+      threadId,
+    );
+    const archived = await resend.inboxes.threads.update({ inboxId, threadId, folder: 'archive' });
+    expect(archived.data?.folder).toBe('archive');
+    expect(
+      (await resend.inboxes.threads.list({ inboxId, folders: ['inbox'] })).data?.data.map((t) => t.id),
+    ).not.toContain(threadId);
+    expect(
+      (await resend.inboxes.threads.list({ inboxId, folders: ['archive'] })).data?.data.map((t) => t.id),
+    ).toContain(threadId);
+    expect((await api.patch(`/inboxes/${inboxId}/threads/${threadId}`, { folder: 'sent' }, { key })).status).toBe(422);
+    const set = await resend.inboxes.threads.labels.set({ inboxId, threadId, labels: [] });
+    expect(set.data?.data).toEqual([]);
+    expect((await resend.inboxes.labels.update({ inboxId, labelId, color: '#000000' })).error).toBeNull();
+    expect((await resend.inboxes.labels.list({ inboxId })).data?.data.find((l) => l.id === labelId)?.color).toBe(
+      '#000000',
+    );
+    expect((await resend.inboxes.threads.labels.remove({ inboxId, threadId, labelId })).data?.data).toEqual([]);
+    expect((await resend.inboxes.labels.remove({ inboxId, labelId })).data).toMatchObject({ deleted: true });
+  });
+
+  it('keeps drafts: one reply draft per email, sent into the thread', async () => {
+    const created = await resend.inboxes.drafts.create({
+      inboxId,
+      threadId,
+      replyToEmailId: firstEmailId,
+      text: 'Draft answer',
+    });
+    expect(created.error).toBeNull();
+    const again = await resend.inboxes.drafts.create({
+      inboxId,
+      threadId,
+      replyToEmailId: firstEmailId,
+      text: 'Another',
+    });
+    expect(again.data?.id).toBe(created.data!.id);
+    expect(
+      (await resend.inboxes.threads.list({ inboxId, folders: ['archive'] })).data?.data.find((t) => t.id === threadId)
+        ?.has_draft,
+    ).toBe(true);
+    expect((await resend.inboxes.get(inboxId)).data?.drafts).toBe(1);
+    const updated = await resend.inboxes.drafts.update({
+      inboxId,
+      draftId: created.data!.id,
+      text: 'Final answer',
+      attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64'), contentType: 'text/plain' }],
+    });
+    expect(updated.error).toBeNull();
+    const got = await resend.inboxes.drafts.get({ inboxId, draftId: created.data!.id });
+    expect(got.data).toMatchObject({
+      type: 'reply',
+      text: 'Final answer',
+      thread_id: threadId,
+      attachments: [{ filename: 'a.txt', size: 5 }],
+    });
+    expect((await resend.inboxes.drafts.list({ inboxId })).data?.data.map((d) => d.id)).toContain(created.data!.id);
+    const sent = await resend.inboxes.drafts.send({ inboxId, draftId: created.data!.id });
+    expect(sent.error).toBeNull();
+    expect((await resend.inboxes.drafts.get({ inboxId, draftId: created.data!.id })).error).toMatchObject({
+      statusCode: 404,
+    });
+    expect((await resend.inboxes.get(inboxId)).data?.drafts).toBe(0);
+    const messages = (await resend.inboxes.threads.emails.list({ inboxId, threadId })).data!.data;
+    expect(messages.at(-1)).toMatchObject({ id: sent.data!.id, direction: 'outbound', text: 'Final answer' });
+    const standalone = await resend.inboxes.drafts.create({
+      inboxId,
+      to: 'new@outside.example',
+      subject: `Hello ${Date.now()}`,
+      html: '<p>hi</p>',
+    });
+    const removed = await resend.inboxes.drafts.remove({ inboxId, draftId: standalone.data!.id });
+    expect(removed.data).toMatchObject({ deleted: true });
+    expect((await resend.inboxes.drafts.create({ inboxId, threadId } as never)).error).toMatchObject({
+      statusCode: 422,
+    });
+  });
+
+  it('is deleted, and its messages with it', async () => {
+    const removed = await resend.inboxes.threads.remove({ inboxId, threadId });
+    expect(removed.data).toMatchObject({ object: 'inbox_thread', id: threadId, deleted: true });
+    expect((await resend.inboxes.threads.get({ inboxId, threadId })).error).toMatchObject({ statusCode: 404 });
+    expect((await resend.inboxes.threads.emails.list({ inboxId, threadId })).error).toMatchObject({ statusCode: 404 });
+  });
+});
+
+describe('deleting an inbox', () => {
+  it('makes it and its address 404, and the address free again', async () => {
+    const other = await resend.inboxes.create({ emailAddress: `sales@${domain}` });
+    expect((await resend.inboxes.remove(`sales@${domain}`)).data).toMatchObject({
+      object: 'inbox',
+      id: other.data!.id,
+      deleted: true,
+    });
+    expect((await resend.inboxes.get(other.data!.id)).error).toMatchObject({ statusCode: 404 });
+    expect((await resend.inboxes.create({ emailAddress: `sales@${domain}` })).error).toBeNull();
+  });
+});
