@@ -2,10 +2,13 @@ import type { SQSEvent } from 'aws-lambda';
 import { MalformedReceipt, receiveInbound } from '#shared/receiving/inbound';
 import { logger } from '#shared/platform/log';
 import { processSqsBatch } from '#shared/platform/aws/batch';
+import { fileReceivedEmail, forwardingTargets } from '#shared/inboxes/filing';
 
 /**
  * The inbound queue's consumer: SES receipt notifications (SNS envelopes) become received emails
- * with `email.received` and `email.stored` (shared/receiving/inbound.ts has the steps). Messages are handled
+ * with `email.received` and `email.stored` (shared/receiving/inbound.ts has the steps), then filed
+ * into the inboxes among their recipients (shared/inboxes/filing.ts: an inbox's forwarding address
+ * brings its project in too). Messages are handled
  * concurrently; one that cannot be read or stored is a batch item failure, retried and then kept
  * in the inbound DLQ, while the rest of its batch goes through.
  */
@@ -13,7 +16,7 @@ export const handler = (event: SQSEvent) =>
   processSqsBatch(
     event,
     async (record) => {
-      const outcome = await receiveInbound(record.body);
+      const outcome = await receiveInbound(record.body, { moreTakers: forwardingTargets, then: fileReceivedEmail });
       if (outcome?.stored.length) logger.info('inbound mail received', { message_id: record.messageId, ...outcome });
     },
     {

@@ -68,7 +68,7 @@ import { acquireSendSlot, laneOf, NoSendSlot } from './send-rate';
 import { sesMessageWrite } from './ses-message';
 import { getEmailContent, type EmailContent } from './content';
 import { sesSendClient } from '../platform/aws/ses';
-import { sentMessageIdWrites } from '../inboxes/sent';
+import { sentMessageIdWrites } from './inbox-message-id';
 import { deliverToSandbox, publishSimulatedFeedback, storeRenderedMessage, testMessageId } from './test-mode-send';
 import { projectSettings } from '../project/settings';
 import { reputationWrite } from './reputation';

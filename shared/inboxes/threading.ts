@@ -1,8 +1,9 @@
 /**
  * Threading: which conversation of an inbox an arriving message belongs to. Pure (no I/O): the
  * caller answers the two questions of ThreadingStore from its keys (keys.inboxMessageId,
- * keys.inboxSubject), and the corpus of real client formats in test/fixtures/threading/ checks
- * the rules (test/unit/inbox-threading.test.ts).
+ * keys.inboxSubject) and records each message it files (its Message-ID; its subject per
+ * participant); test/fixtures/threading/ holds a corpus in the formats of real clients that
+ * checks these rules (test/unit/inbox-threading.test.ts).
  *
  * 1. Headers. A message names what it answers: In-Reply-To (its parent), References (the chain,
  *    oldest first). The ids are tried most specific first (In-Reply-To, then References from the
@@ -27,9 +28,12 @@
  *    subject starts a new thread. Not for a forward either ("Fwd:", "WG:", "TR:", ... outermost):
  *    forwarded mail without known references is a new matter brought in, often by a colleague
  *    who forwards many mails titled "Help"; a forward with References to a message of the inbox
- *    stays in its thread by rule 1. On the corpus: this rule 99.6%, the fallback for any message
- *    with a subject 97.1% (it merges the recurring subjects), for replies and forwards alike
- *    99.1% (it merges a colleague's two forwards of different customers' "Help").
+ *    stays in its thread by rule 1. On the corpus (298 messages): this rule files 99.7% right (its
+ *    one miss is such a fresh follow-up); the fallback for any message with a subject 94.3% (it
+ *    merges the recurring "Invoice", "Question", "Weekly delivery report"); for any prefix, reply
+ *    or forward, 98.0% (it merges a colleague's two forwards of different customers' "Help"); for
+ *    a reply prefix only, not for unknown references, 98.7% (it splits off a ticketing system's
+ *    answer, which keeps the subject as it was).
  *
  * Normalized forms, as stored and compared: Message-IDs trimmed, without brackets, lower-cased
  * (clients and gateways change the case; ids differing only in case are one message in practice);
@@ -47,7 +51,7 @@ const REPLY_PREFIXES = [
   'antwort',
   'sv', // Swedish, Norwegian, Danish, Icelandic (Svar)
   'svar',
-  'vs', // Finnish (Vastaus)
+  'vs', // Finnish (Vastaus); Danish and Norwegian Outlook write it for a forward, read as a reply all the same
   'antw', // Dutch (Antwoord)
   'res', // Portuguese (Resposta)
   'odp', // Polish, Czech (Odpowiedź, Odpověď)
@@ -157,13 +161,14 @@ function subjectParts(subject: string | null | undefined): SubjectParts {
   return { tags, rest, first };
 }
 
+const normalizedOf = ({ tags, rest }: SubjectParts) => [...tags, rest].join(' ').trim().toLowerCase();
+
 /** The subject without reply/forward prefixes (list tags kept, in front), whitespace collapsed, lower-cased. */
 export function normalizeSubject(subject: string | null | undefined): string {
-  const { tags, rest } = subjectParts(subject);
-  return [...tags, rest].join(' ').trim().toLowerCase();
+  return normalizedOf(subjectParts(subject));
 }
 
-/** true when the subject starts (after any list tags) with a reply or forward prefix. */
+/** true when the subject starts (after any list tags) with a reply or forward prefix, or is an old-style forward ("[Fwd: x]", "x (fwd)"). */
 export function hasReplyPrefix(subject: string | null | undefined): boolean {
   return subjectParts(subject).first !== undefined;
 }
@@ -173,22 +178,9 @@ export function subjectPrefixKind(subject: string | null | undefined): 'reply' |
   return subjectParts(subject).first;
 }
 
-/**
- * A Message-ID as stored and compared: trimmed, without the angle brackets, lower-cased. '' for
- * something that is no id: empty, with whitespace, or without an "@" between two non-empty parts
- * (RFC 5322's id-left "@" id-right; a bare word such as "unknown" is what broken mailers put in
- * every message, and would join them all).
- */
-export function normalizeMessageId(value: string): string {
-  const bracketed = /<([^<>]*)>/.exec(value);
-  const id = (bracketed ? bracketed[1] : value)
-    .trim()
-    .replace(/^[<\s]+|[>\s]+$/g, '')
-    .toLowerCase();
-  if (!id || /[\s<>]/.test(id)) return '';
-  const at = id.indexOf('@');
-  return at > 0 && at < id.length - 1 ? id : '';
-}
+import { normalizeMessageId } from '../platform/mail/message-id';
+
+export { normalizeMessageId };
 
 export const MAX_REFERENCED_IDS = 20;
 
@@ -278,9 +270,9 @@ export async function chooseThread(
     const threadId = await store.threadOfMessageIds(ids);
     if (threadId) return { threadId, by: 'headers' };
   }
-  const { tags, rest, first } = subjectParts(message.subject);
-  const normalized = [...tags, rest].join(' ').trim().toLowerCase();
-  const saysReply = first === 'reply' || (first === undefined && ids.length > 0);
+  const parts = subjectParts(message.subject);
+  const normalized = normalizedOf(parts);
+  const saysReply = parts.first === 'reply' || (parts.first === undefined && ids.length > 0);
   if (normalized && saysReply) {
     const since = message.received_at_ms - SUBJECT_WINDOW_MS;
     for (const participant of participantsOf(message, inboxAddress)) {

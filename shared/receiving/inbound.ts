@@ -19,9 +19,9 @@
  *    in ONE transaction. A body too large for the item goes to the bucket first.
  * 4. The attachments go to the bucket, the raw message is checked readable, then `stored_at`
  *    (conditional: only once) and `email.stored` in one transaction.
- * 5. The project's inboxes among the recipients file it into a thread (shared/inboxes/filing.ts,
- *    once per inbox); an inbox's forwarding address (the deployment's INBOX_FORWARDING_DOMAIN)
- *    makes its project a taker in step 1 too.
+ * 5. `then`, per project: what a later feature does with the stored email (the inbound worker
+ *    files it into the project's inboxes: shared/inboxes/filing.ts); `moreTakers` adds projects
+ *    step 1 cannot know (an inbox's forwarding address, on the deployment's own domain).
  *
  * Test mode (shared/project/test-mode.ts): a test send to an address at a receiving-enabled domain of
  * its own test twin is filed through this same path (shared/emails/test-mode-send.ts puts the rendered
@@ -53,7 +53,6 @@ import {
 import type { Verdict } from './model';
 import { attachmentKey, bodyKey, toSummary } from './received-emails';
 import { isTestProject } from '../project/test-mode';
-import { fileReceivedEmail, forwardingTargets } from '../inboxes/filing';
 
 /**
  * SES accepts messages up to 40 MB, and the worker parses all of them: one message per invocation,
@@ -127,7 +126,7 @@ const domainOf = (address: string) =>
     .trim()
     .toLowerCase();
 
-interface Taker {
+export interface Taker {
   projectId: string;
   livemode: boolean;
   recipients: string[];
@@ -322,7 +321,13 @@ export interface InboundOutcome {
 /** Handles one SQS message body (see the module comment). Throws MalformedReceipt for what can never be handled. */
 export async function receiveInbound(
   body: string,
-  options: { maxParseBytes?: number } = {},
+  options: {
+    maxParseBytes?: number;
+    /** projects that take some of the recipients though no domain of theirs names them (step 5) */
+    moreTakers?: (recipients: string[]) => Promise<Map<string, Taker>>;
+    /** after a project's record is stored (step 5); a failure fails the message, whose redelivery comes here again */
+    then?: (taker: Taker, record: Item, message: ParsedMessage) => Promise<unknown>;
+  } = {},
 ): Promise<InboundOutcome | undefined> {
   const receipt = receiptFromBody(body);
   if (!receipt) return undefined;
@@ -332,9 +337,8 @@ export async function receiveInbound(
       ? receipt.test_project_id
       : undefined;
   const takers = await receivingProjects(receipt.receipt.recipients, sandbox);
-  // mail to an inbox's forwarding address (the deployment's own domain, not a project's): its project takes it too
-  if (!sandbox)
-    for (const [projectId, forwarded] of await forwardingTargets(receipt.receipt.recipients)) {
+  if (!sandbox && options.moreTakers)
+    for (const [projectId, forwarded] of await options.moreTakers(receipt.receipt.recipients)) {
       const taker = takers.get(projectId);
       if (taker) {
         taker.recipients.push(...forwarded.recipients);
@@ -357,7 +361,7 @@ export async function receiveInbound(
   for (const taker of takers.values()) {
     const record = await recordOnce(receipt, taker, message, rawSize);
     const isNew = await storeOnce(taker, record, message);
-    await fileReceivedEmail(taker, record, message); // into the project's inboxes among the recipients (once each)
+    await options.then?.(taker, record, message);
     stored.push({ project_id: taker.projectId, received_email_id: record.id, new: isNew });
   }
   return { ses_message_id: sesMessageId, stored, dropped };

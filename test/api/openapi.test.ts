@@ -34,9 +34,12 @@ describe('GET /openapi.json', () => {
     else expect(operation.requestBody).toBeUndefined();
     if (route.operation.query) expect(operation.parameters.some((p: Json) => p.in === 'query')).toBe(true);
 
-    // responses: a success with a JSON schema (createSuppression has two: 201 new, 200 existing); the auth and validation errors where they apply
+    // responses: a success with a JSON schema (createSuppression and createInboxDraft have two: 201 new, 200 existing); the auth and validation errors where they apply
     const success = Object.keys(operation.responses).filter((s) => s.startsWith('2'));
-    expect(success).toHaveLength(route.operation.operationId === 'createSuppression' ? 2 : 1);
+    // createInboxDraft too: 201 new, 200 the reply draft already there for that email
+    expect(success).toHaveLength(
+      ['createSuppression', 'createInboxDraft'].includes(route.operation.operationId) ? 2 : 1,
+    );
     const type =
       route.path.startsWith('/unsubscribe/') || route.path.startsWith('/dashboard') ? 'text/html' : 'application/json'; // pages people open in a browser
     for (const status of success) expect(operation.responses[status].content[type].schema).toBeDefined();

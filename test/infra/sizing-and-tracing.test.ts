@@ -109,12 +109,14 @@ describe('tracing, alarm subscribers and the webhook fan-out (finding 9)', () =>
     expect(traced).toEqual(
       expect.arrayContaining([...sendRouteIds, ...TRACED_WORKERS.map((name) => workerFunctionName(name))]),
     );
-    // anything else traced enqueues to a send queue (a worker added to the path later)
+    // anything else traced enqueues to a send queue (a worker, or a route that sends as POST /emails: an inbox's reply)
     for (const id of traced.filter(
       (id) => !sendRouteIds.includes(id) && !TRACED_WORKERS.map((n) => workerFunctionName(n)).includes(id),
     )) {
-      const worker = workers.find((w) => workerFunctionName(w.name) === id);
-      expect({ id, queues: worker?.needs.queues }).toEqual({
+      const needs =
+        workers.find((w) => workerFunctionName(w.name) === id)?.needs ??
+        routes.find((r) => functionName(r) === id)?.needs;
+      expect({ id, queues: needs?.queues }).toEqual({
         id,
         queues: expect.arrayContaining([expect.stringMatching(/^send/)]),
       });

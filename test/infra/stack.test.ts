@@ -745,13 +745,17 @@ describe('EmailService inbound mail', () => {
     });
   });
 
-  it('lets the worker read and write the bucket, the receiving routes only read it, the test-mode sender only put its loopback mail, and nobody else (the live senders included) touch it', () => {
+  it('lets the workers read and write the bucket, the receiving and inbox routes only read it, the test-mode sender only put its loopback mail, and nobody else (the live senders included) touch it', () => {
     const readers = routes.filter((r) => r.needs.inboundBucket).map((r) => functionName(r));
-    expect(readers).toHaveLength(3);
+    // the received emails' (3) and the inboxes' that read bodies, attachments or the search index (4)
+    expect(readers).toHaveLength(7);
     const senders = ['test-sender'].map(workerFunctionId);
     for (const id of senders) expect(s3Actions(id)).toEqual(['s3:PutObject']);
     const worker = workerFunctionId('inbound');
     expect(s3Actions(worker)).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    // the inbox search index: a new object per version, the old one deleted (shared/inboxes/search.ts)
+    const indexer = workerFunctionId('inbox-index');
+    expect(s3Actions(indexer)).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(functionResource(worker).Properties.Environment.Variables).toMatchObject({
       INBOUND_BUCKET: { Ref: bucketId },
       INBOUND_RETENTION_DAYS: '30',
@@ -761,7 +765,7 @@ describe('EmailService inbound mail', () => {
       if (readers.includes(id)) {
         expect(s3Actions(id)).toEqual(['s3:GetObject', 's3:ListBucket']); // ListBucket: a missing object is a 404, not a 403
         expect(variables.INBOUND_BUCKET).toBeDefined();
-      } else if (id !== worker && !senders.includes(id)) {
+      } else if (id !== worker && id !== indexer && !senders.includes(id)) {
         expect(s3Actions(id)).toEqual([]);
         expect(variables.INBOUND_BUCKET).toBeUndefined();
       }
@@ -839,6 +843,17 @@ describe('EmailService content bucket', () => {
         'PostEmailsEmailIdRetry',
         'SenderWorker',
         'TestSenderWorker', // stores a test-mode email's rendered message
+        // inboxes: an outbound message's body is its email's content; replies, forwards and drafts sent store theirs;
+        // a draft's files; the search index reads the bodies it indexes
+        'GetInboxesInboxIdThreadsSearch',
+        'GetInboxesInboxIdThreadsThreadIdEmails',
+        'GetInboxesInboxIdThreadsThreadIdEmailsEmailId',
+        'PostInboxesInboxIdThreadsThreadIdEmailsEmailIdReply',
+        'PostInboxesInboxIdThreadsThreadIdEmailsEmailIdForward',
+        'PostInboxesInboxIdDrafts',
+        'PatchInboxesInboxIdDraftsDraftId',
+        'PostInboxesInboxIdDraftsDraftIdSend',
+        'InboxIndexWorker',
       ].sort(),
     );
     for (const id of stack.functions.keys()) {

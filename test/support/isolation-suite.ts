@@ -108,6 +108,8 @@ export function isolationSuite(kind: IsolationKind): void {
     customEvent: { id: string; name: string };
     /** an automation of A's, enabled (its trigger entry is A's too), and a run of it (waiting in its delay) */
     automation: { id: string; run: string };
+    /** an inbox of A's (paths take its id or address) with a thread of one received message, a label and a reply draft */
+    inbox: { id: string; address: string; thread: string; message: string; label: string; draft: string };
   }
   /** B's own resources: bodies of B's requests name them, and the mixed paths pair them with A's. */
   interface OwnedByB {
@@ -402,6 +404,42 @@ export function isolationSuite(kind: IsolationKind): void {
         const definition = created(await api.post('/events', { name, schema: { plan: 'string' } }));
         return { id: definition.id as string, name };
       })(),
+      inbox: await (async () => {
+        const address = `support-${TAG}@${domain.name}`;
+        const inbox = created(await api.post('/inboxes', { email_address: address, name: `A inbox ${TAG}` }));
+        const subject = `A inbox mail ${TAG}`;
+        await deliverMail(
+          'customer@outside.example',
+          [address],
+          [
+            'From: Customer <customer@outside.example>',
+            `To: ${address}`,
+            `Subject: ${subject}`,
+            `Message-ID: <inbox-${TAG}@outside.example>`,
+            '',
+            'Hello inbox of A',
+          ],
+        );
+        const threads = await waitFor(
+          async () => (await api.get(`/inboxes/${inbox.id}/threads`)).body.data as { id: string; subject: string }[],
+          (list) => list.some((t) => t.subject === subject),
+          SLOW,
+        );
+        const thread = threads.find((t) => t.subject === subject)!.id;
+        const [message] = (await api.get(`/inboxes/${inbox.id}/threads/${thread}/emails`)).body.data as {
+          id: string;
+        }[];
+        const label = created(await api.post(`/inboxes/${inbox.id}/labels`, { name: `A label ${TAG}` })).id as string;
+        created(await api.post(`/inboxes/${inbox.id}/threads/${thread}/labels`, { labels: [label] }), 200);
+        const draft = created(
+          await api.post(`/inboxes/${inbox.id}/drafts`, {
+            thread_id: thread,
+            reply_to_email_id: message.id,
+            text: 'A draft',
+          }),
+        ).id as string;
+        return { id: inbox.id as string, address, thread, message: message.id, label, draft };
+      })(),
       automation: await (async () => {
         const name = `a-${TAG}.signed_up`;
         const id = created(
@@ -499,6 +537,13 @@ export function isolationSuite(kind: IsolationKind): void {
       customEvent: get(`/events/${a.customEvent.id}`),
       automation: get(`/automations/${a.automation.id}`),
       automationRun: get(`/automations/${a.automation.id}/runs/${a.automation.run}`),
+      inbox: get(`/inboxes/${a.inbox.id}`),
+      inboxAgent: get(`/inboxes/${a.inbox.id}/agent`),
+      inboxLabels: get(`/inboxes/${a.inbox.id}/labels`),
+      inboxThreads: get(`/inboxes/${a.inbox.id}/threads?folders=inbox,sent,archive,spam,trash`),
+      inboxThread: get(`/inboxes/${a.inbox.id}/threads/${a.inbox.thread}`),
+      inboxMessages: get(`/inboxes/${a.inbox.id}/threads/${a.inbox.thread}/emails`),
+      inboxDraft: get(`/inboxes/${a.inbox.id}/drafts/${a.inbox.draft}`),
     };
     const entries = await Promise.all(Object.entries(reads).map(async ([name, read]) => [name, await read] as const));
     return Object.fromEntries(entries);
@@ -525,7 +570,16 @@ export function isolationSuite(kind: IsolationKind): void {
    */
   function idsFor(route: Route, param: string): string[] {
     const receiving = route.path.startsWith('/emails/receiving/');
+    const inbox = route.path.startsWith('/inboxes/');
     switch (param) {
+      case 'inbox_id':
+        return [a.inbox.id, a.inbox.address];
+      case 'thread_id':
+        return [a.inbox.thread];
+      case 'label_id':
+        return [a.inbox.label];
+      case 'draft_id':
+        return [a.inbox.draft];
       case 'api_key_id':
         return [a.apiKey.id];
       case 'segment_id':
@@ -539,7 +593,7 @@ export function isolationSuite(kind: IsolationKind): void {
       case 'id_or_email':
         return [a.suppression.id, a.suppression.email];
       case 'email_id':
-        return receiving ? [a.received.id] : [a.email, a.scheduledEmail];
+        return inbox ? [a.inbox.message] : receiving ? [a.received.id] : [a.email, a.scheduledEmail];
       case 'attachment_id':
         return [a.received.attachment];
       case 'id_or_alias':
@@ -603,6 +657,18 @@ export function isolationSuite(kind: IsolationKind): void {
     updateWebhook: () => ({ endpoint: 'https://b.example.com/hook', description: 'B was here', status: 'disabled' }),
     updateCustomEvent: () => ({ schema: null }),
     updateAutomation: () => ({ name: 'renamed by B', status: 'disabled' }),
+    updateInbox: () => ({ name: 'renamed by B', from_name: 'B' }),
+    updateInboxAgent: () => ({ instructions: 'B was here', actions: ['archive'] }),
+    createInboxLabel: () => ({ name: `B label ${B_NAME}` }),
+    updateInboxLabel: () => ({ name: 'renamed by B', color: '#000000' }),
+    updateInboxThread: () => ({ read: true, folder: 'trash' }),
+    addInboxThreadLabels: () => ({ labels: [MISSING] }),
+    setInboxThreadLabels: () => ({ labels: [] }),
+    replyInboxThreadEmail: () => ({ text: 'B replies', reply_all: true }),
+    forwardInboxThreadEmail: () => ({ to: `b@${B_NAME}.example.com`, text: 'B forwards' }),
+    createInboxDraft: () => ({ to: `b@${B_NAME}.example.com`, text: 'B drafts' }),
+    updateInboxDraft: () => ({ text: 'B edits' }),
+    sendInboxDraft: () => ({}),
   };
 
   const pathParamsOf = (path: string) => [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
@@ -875,6 +941,12 @@ export function isolationSuite(kind: IsolationKind): void {
     a.customEvent.id,
     a.automation.id,
     a.automation.run,
+    a.inbox.id,
+    a.inbox.address,
+    a.inbox.thread,
+    a.inbox.message,
+    a.inbox.label,
+    a.inbox.draft,
   ];
   const leaked = (text: string) => traces().filter((t) => text.includes(t));
   /** B's request log quotes the paths of B's own requests, which named A's ids (the probes above): B's record, not A's data. */
@@ -906,6 +978,7 @@ export function isolationSuite(kind: IsolationKind): void {
       '/contacts/imports': a.contactImport,
       '/automations': a.automation.id,
       '/automations/{automation_id}/runs': a.automation.run,
+      '/inboxes': a.inbox.id,
     };
     const cursor = byPath[route.path];
     if (!cursor)

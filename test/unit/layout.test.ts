@@ -52,6 +52,7 @@ const FEATURE_ORDER = [
   'receiving',
   'broadcasts',
   'automations',
+  'inboxes',
   'access',
 ];
 const SHARED = 'shared';
