@@ -24,6 +24,7 @@ import * as logOps from '../shared/logs/operations';
 import * as oauthOps from '../shared/access/operations/oauth';
 import * as receivingOps from '../shared/receiving/operations';
 import * as inboxOps from '../shared/inboxes/operations';
+import { INDEX_MEMORY_MB } from '../shared/inboxes/model';
 import * as segmentOps from '../shared/audience/operations/segments';
 import * as serviceOps from '../shared/platform/http/service-operations';
 import * as suppressionOps from '../shared/suppressions/operations';
@@ -230,7 +231,7 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: '/inboxes/{inbox_id}/labels/{label_id}', handler: 'inboxes/delete-label', operation: inboxOps.removeLabel, needs: { table: ['GetItem', 'DeleteItem'] } },
   // the folders' GSI1 partitions (Query), the page's threads (BatchGet), the inbox's labels (Query)
   { method: 'GET', path: '/inboxes/{inbox_id}/threads', handler: 'inboxes/list-threads', operation: inboxOps.listThreads, needs: { table: ['GetItem', 'Query', 'BatchGetItem'] } },
-  { method: 'GET', path: '/inboxes/{inbox_id}/threads/search', handler: 'inboxes/search-threads', operation: inboxOps.searchThreads, needs: { table: ['GetItem', 'Query', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' } },
+  { method: 'GET', path: '/inboxes/{inbox_id}/threads/search', handler: 'inboxes/search-threads', operation: inboxOps.searchThreads, needs: { table: ['GetItem', 'Query', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' }, memoryMb: INDEX_MEMORY_MB },
   { method: 'GET', path: '/inboxes/{inbox_id}/threads/{thread_id}', handler: 'inboxes/get-thread', operation: inboxOps.getThread, needs: { table: ['GetItem', 'Query'] } },
   { method: 'PATCH', path: '/inboxes/{inbox_id}/threads/{thread_id}', handler: 'inboxes/update-thread', operation: inboxOps.updateThread, needs: { table: ['GetItem', 'UpdateItem', 'Query'] } },
   { method: 'DELETE', path: '/inboxes/{inbox_id}/threads/{thread_id}', handler: 'inboxes/delete-thread', operation: inboxOps.removeThread, needs: { table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query'] } },

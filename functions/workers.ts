@@ -6,6 +6,7 @@
  * Every queue consumer is idempotent, reports partial batch failures (`batchItemFailures`) and
  * has a DLQ. Workers arrive with the issues that need them (sending, SES feedback, webhooks).
  */
+import { INDEX_MEMORY_MB } from '../shared/inboxes/model';
 import { WORKER_TIMEOUT_SECONDS, type Needs } from './needs';
 import { functionName } from './routes';
 
@@ -146,8 +147,14 @@ export { sesEventSubscriptions } from '../shared/platform/aws/ses-events-topic';
 /** The webhook fan-out's stream filter: inserted items whose entity `type` is `event` (shared/events/events.ts). */
 export const WEBHOOK_FANOUT_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } };
 
-/** The segment-cleanup filter: removed items whose entity `type` is `segment` (shared/audience/segments.ts). */
-export const SEGMENT_CLEANUP_FILTER = { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['segment'] } } } };
+/**
+ * The collection-cleanup filter: removed items whose entity `type` is `segment` or `inbox`, which leave
+ * collections of their own behind (shared/audience/segments.ts, shared/inboxes/cleanup.ts).
+ */
+export const COLLECTION_CLEANUP_FILTER = {
+  eventName: ['REMOVE'],
+  dynamodb: { OldImage: { type: { S: ['segment', 'inbox'] } } },
+};
 
 /**
  * A send queue's batch size and concurrency for an account sending `rate` emails a second: about
@@ -316,11 +323,12 @@ export const workers: readonly Worker[] = [
     needs: { table: ['Query', 'BatchGetItem', 'UpdateItem'], queues: ['broadcast-fanout'] },
   },
   {
-    // removed segment items -> the memberships DELETE /segments/{id} left (shared/audience/segments.ts).
+    // removed segment and inbox items -> the memberships DELETE /segments/{id} left (shared/audience/segments.ts), the
+    // partition DELETE /inboxes/{id} left (shared/inboxes/cleanup.ts)
     // 5 minutes per call; a segment not done by then is retried from its record and goes on.
-    name: 'segment-cleanup',
-    handler: 'workers/segment-cleanup',
-    trigger: { kind: 'stream', batchSize: 10, filter: SEGMENT_CLEANUP_FILTER, maxRetryAttempts: 100 },
+    name: 'collection-cleanup',
+    handler: 'workers/collection-cleanup',
+    trigger: { kind: 'stream', batchSize: 10, filter: COLLECTION_CLEANUP_FILTER, maxRetryAttempts: 100 },
     needs: { table: ['Query', 'BatchGetItem', 'DeleteItem', 'UpdateItem'] },
     timeoutSeconds: 300,
   },
@@ -375,7 +383,7 @@ export const workers: readonly Worker[] = [
     handler: 'workers/inbox-index',
     trigger: { kind: 'queue', queue: 'inbox-index', batchSize: 10, maxConcurrency: 2 },
     needs: { table: ['GetItem', 'BatchGetItem', 'UpdateItem'], inboundBucket: 'read-write', contentBucket: 'read' },
-    memoryMb: 1024,
+    memoryMb: INDEX_MEMORY_MB,
     timeoutSeconds: 30,
   },
 ];

@@ -84,7 +84,7 @@ export async function updateSegment(
  * The request removes at most MEMBERS_REMOVED_IN_REQUEST members, and starts no page of them
  * once less than REQUEST_TIME_LEFT_MS of its function's time is left, so a segment of any size
  * is deleted within the function's timeout, however slow the table answers. The segment item's removal is also a stream record
- * that the segment-cleanup worker (functions/workers.ts) takes: it removes whatever the request
+ * that the collection-cleanup worker (functions/workers.ts) takes: it removes whatever the request
  * left (the rest of a large segment, or all of it when the request died after its first write),
  * retried until done. Both go over the same items and every step is idempotent, so they can
  * overlap. Until the worker is done, readers drop the ids of segments that do not exist (GET
@@ -97,7 +97,7 @@ export async function deleteSegment(caller: Caller, segmentId: string, requestDe
     await removeMemberships(caller.projectId, segmentId, { maxMembers: MEMBERS_REMOVED_IN_REQUEST, deadline });
   } catch (error) {
     // the segment is gone, which is what the caller asked for; the worker finishes its memberships
-    logger.warn('segment memberships left to the segment-cleanup worker', {
+    logger.warn('segment memberships left to the collection-cleanup worker', {
       project_id: caller.projectId,
       segment_id: segmentId,
       error,
@@ -106,7 +106,7 @@ export async function deleteSegment(caller: Caller, segmentId: string, requestDe
 }
 
 /**
- * The segment-cleanup worker's part: removes the memberships of a deleted segment until none is
+ * The collection-cleanup worker's part: removes the memberships of a deleted segment until none is
  * left (true) or `deadline` (epoch ms) has passed (false: call again, nothing done is lost).
  */
 export async function removeDeletedSegmentMemberships(

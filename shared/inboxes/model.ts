@@ -34,6 +34,8 @@ export const MAX_LABELS_PER_CALL = 10;
 /** The SDK's limits on a reply's, forward's or draft's files. */
 export const MAX_FILES = 10;
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;
+/** The memory of the functions that load an inbox's search index (about 130 MB of heap per 25,000 messages: shared/inboxes/search.ts). */
+export const INDEX_MEMORY_MB = 1024;
 
 const inboxAddress = z
   .string()

@@ -28,11 +28,11 @@
  * with other test runs at the time: read the times as upper bounds) by test/unit/inbox-search-index.test.ts,
  * 25,000 synthetic messages in 10,000 threads, subjects of 3-8 and bodies of 30-130 words drawn from a
  * Zipf-distributed vocabulary of 30,000 words:
- * - serialized: 11.1 MB of JSON, 3.0 MB gzipped (about 450 bytes a message: ~160 for its id, thread, date and
- *   addresses, ~3.5 per distinct term);
- * - a warm search: a rare word 0.2 ms; two words, the last as a prefix, 14-19 ms; a word in every message
- *   (25,000 hits) 88-101 ms; a two-letter prefix 140-155 ms; filters only 40 ms;
- * - indexing all 25,000 messages 10-11 s; toJSON 2.7-4.6 s; fromJSON 2.4-3.0 s (1.6 s outside jest), and the
+ * - serialized: 11.1 MB of JSON, 3.0 MB gzipped (about 450 bytes a message: ~140 for its id, thread, date and
+ *   addresses, ~3 per distinct term);
+ * - a warm search: a rare word 0.2 ms; two words, the last as a prefix, 11-19 ms; a word in every message
+ *   (25,000 hits) 88-107 ms; a two-letter prefix 130-155 ms; filters only 40 ms;
+ * - indexing all 25,000 messages 10-11 s; toJSON 2.6-4.6 s; fromJSON 2.0-3.0 s (1.6 s outside jest), and the
  *   loaded index holds about 130 MB of heap (measured apart, after a forced GC).
  * Real mail with long bodies or quoted replies has more distinct words a message and makes a larger index
  * (the body is capped at 64 K characters).

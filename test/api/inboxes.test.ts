@@ -34,6 +34,7 @@ const header = (mail: StoredMail, name: string) =>
   mail.headers?.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
 
 let key: string;
+let projectId: string;
 let resend: Resend;
 let domain: string;
 let address: string;
@@ -42,7 +43,7 @@ const receiver = new WebhookReceiver();
 let counter = 0;
 
 beforeAll(async () => {
-  ({ key } = await createOtherProject());
+  ({ key, projectId } = await createOtherProject());
   resend = new Resend(key, { baseUrl: baseUrl() });
   domain = `inbox-${Date.now().toString(36)}.example.com`;
   const created = await api.post('/domains', { name: domain, capabilities: { receiving: 'enabled' } }, { key });
@@ -395,9 +396,88 @@ describe('a conversation over SMTP', () => {
   });
 });
 
+describe('search', () => {
+  const word = `quokka${Date.now().toString(36)}`;
+  let threadId: string;
+  let emailId: string;
+
+  beforeAll(async () => {
+    await deliverMail(
+      'jane@outside.example',
+      [address],
+      mail(`Travel plans ${word}`, [], 'Jane Customer <jane@outside.example>').lines.map((l) =>
+        l.startsWith('Body of') ? `We saw a ${word} at the caf\u00e9 near the harbour` : l,
+      ),
+    );
+    await deliverMail(
+      'bob@else.example',
+      [address],
+      mail('Unrelated', [], 'Bob <bob@else.example>').lines.map((l) =>
+        l.startsWith('Body of') ? `No ${word}s here, only the harbour master` : l,
+      ),
+    );
+  });
+
+  it('finds a message by a word of its body within seconds, with the thread, the matched email and highlights', async () => {
+    const found = await waitFor(
+      async () => (await resend.inboxes.threads.search({ inboxId, query: `${word} harbour` })).data?.data ?? [],
+      (list) => list.length >= 1,
+      30_000,
+    );
+    const hit = found.find((t) => t.subject === `Travel plans ${word}`)!;
+    expect(hit).toBeDefined();
+    threadId = hit.id;
+    emailId = hit.matched_email_id!;
+    expect((hit as unknown as { highlights: string[] }).highlights.join(' ')).toContain(`<mark>${word}</mark>`);
+    const [message] = (await resend.inboxes.threads.emails.list({ inboxId, threadId })).data!.data;
+    expect(message.id).toBe(emailId);
+  });
+
+  it('takes phrases, exclusions and the filters', async () => {
+    const ids = async (options: Record<string, unknown>) =>
+      ((await resend.inboxes.threads.search({ inboxId, ...options } as never)).data?.data ?? []).map((t) => t.id);
+    await waitFor(
+      () => ids({ query: 'harbour master' }),
+      (list) => list.length === 1,
+      30_000,
+    );
+    expect(await ids({ query: '"near the harbour"' })).toEqual([threadId]);
+    expect(await ids({ query: '"the harbour near"' })).toEqual([]);
+    expect(await ids({ query: `harbour -master` })).toEqual([threadId]);
+    expect(await ids({ query: 'cafe harbour' })).toEqual([threadId]); // accents folded
+    expect(await ids({ query: 'harbour', from: ['jane@outside'] })).toEqual([threadId]);
+    expect(await ids({ query: 'harbour', from: ['nobody@x'] })).toEqual([]);
+    expect(await ids({ query: 'harbour', hasAttachment: true })).toEqual([]);
+    expect(await ids({ query: 'harbour', startDate: '2000-01-01', endDate: '2000-01-02' })).toEqual([]);
+    expect(await ids({ query: 'harbour', folders: ['trash'] })).toEqual([]);
+    const bad = await api.get(`/inboxes/${inboxId}/threads/search?start_date=yesterday`, { key });
+    expect(bad.status).toBe(422);
+  });
+});
+
 describe('deleting an inbox', () => {
-  it('makes it and its address 404, and the address free again', async () => {
+  it('makes it and its address 404, the address free again, and its threads and labels go after', async () => {
     const other = await resend.inboxes.create({ emailAddress: `sales@${domain}` });
+    const subject = `For sales ${Date.now()}`;
+    await deliverMail(
+      'jane@outside.example',
+      [`sales@${domain}`],
+      [`From: jane@outside.example`, `To: sales@${domain}`, `Subject: ${subject}`, '', 'hi'],
+    );
+    await waitFor(
+      async () => (await resend.inboxes.threads.list({ inboxId: other.data!.id })).data?.data ?? [],
+      (threads) => threads.length === 1,
+      30_000,
+    );
+    await resend.inboxes.labels.create({ inboxId: other.data!.id, name: 'Leads' });
+    const partition = async () => {
+      const keys = await import('../../shared/platform/db/keys');
+      const { partitionKeys } = await import('../../shared/platform/db/table');
+      const found = [];
+      for await (const page of partitionKeys(keys.inboxPartition(projectId, other.data!.id))) found.push(...page);
+      return found;
+    };
+    expect((await partition()).length).toBeGreaterThan(3); // thread, message, its keys, the label
     expect((await resend.inboxes.remove(`sales@${domain}`)).data).toMatchObject({
       object: 'inbox',
       id: other.data!.id,
@@ -405,5 +485,6 @@ describe('deleting an inbox', () => {
     });
     expect((await resend.inboxes.get(other.data!.id)).error).toMatchObject({ statusCode: 404 });
     expect((await resend.inboxes.create({ emailAddress: `sales@${domain}` })).error).toBeNull();
+    await waitFor(partition, (left) => left.length === 0, 30_000); // the collection-cleanup worker, from the stream
   });
 });

@@ -387,16 +387,21 @@ describe('EmailService queues and workers', () => {
     expect(statements.some((st) => [st.Action].flat().includes('sqs:SendMessage'))).toBe(true);
   });
 
-  it("feeds the segment cleanup from the table's stream, filtered to removed segment items, with 5 minutes per call", () => {
+  it("feeds the collection cleanup from the table's stream, filtered to removed segment and inbox items, with 5 minutes per call", () => {
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as CfnElement);
-    const fnId = idOf(stack.functions.get(workerFunctionId('segment-cleanup'))!);
+    const fnId = idOf(stack.functions.get(workerFunctionId('collection-cleanup'))!);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: fnId },
       EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       FilterCriteria: {
         Filters: [
-          { Pattern: JSON.stringify({ eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['segment'] } } } }) },
+          {
+            Pattern: JSON.stringify({
+              eventName: ['REMOVE'],
+              dynamodb: { OldImage: { type: { S: ['segment', 'inbox'] } } },
+            }),
+          },
         ],
       },
     });

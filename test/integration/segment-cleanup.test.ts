@@ -1,12 +1,12 @@
 /**
  * Deleting a segment of any size answers at once and leaves no memberships behind: the request
- * removes up to MEMBERS_REMOVED_IN_REQUEST members, and the segment-cleanup worker, fed by the
+ * removes up to MEMBERS_REMOVED_IN_REQUEST members, and the collection-cleanup worker, fed by the
  * table's stream (the runtime's stream poller, as Lambda's event source mapping), removes the
  * rest, also when the request died right after deleting the segment item.
  */
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
-import { handler as segmentCleanup } from '../../functions/workers/segment-cleanup';
+import { handler as segmentCleanup } from '../../functions/workers/collection-cleanup';
 import { documentClient } from '../../shared/platform/db/client';
 import * as keys from '../../shared/platform/db/keys';
 import { del, getItem, transact } from '../../shared/platform/db/table';

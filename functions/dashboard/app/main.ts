@@ -13,6 +13,7 @@ import { BroadcastDetail, Broadcasts, ComposeBroadcast } from './screens/broadca
 import { Consent } from './screens/consent';
 import { DomainDetail, Domains } from './screens/domains';
 import { EmailDetail, Emails } from './screens/emails';
+import { InboxDraft, Inboxes, InboxThread, InboxView } from './screens/inbox';
 import { Overview } from './screens/overview';
 import { Suppressions } from './screens/suppressions';
 import { TemplateDetail, Templates } from './screens/templates';
@@ -22,6 +23,7 @@ import { describe, Empty, ErrorBox, Field, html, Link, Page } from './ui';
 const NAV: [string, string][] = [
   ['/', 'Overview'],
   ['/emails', 'Emails'],
+  ['/inboxes', 'Inboxes'],
   ['/domains', 'Domains'],
   ['/audience', 'Audience'],
   ['/broadcasts', 'Broadcasts'],
@@ -71,6 +73,15 @@ function screen(path: string, query: URLSearchParams) {
       return html`<${Overview} />`;
     case 'emails':
       return second ? html`<${EmailDetail} id=${second} />` : html`<${Emails} />`;
+    case 'inboxes':
+      // keyed by id: another thread or draft opens with its own state (a thread marks itself read once)
+      return !second
+        ? html`<${Inboxes} />`
+        : third === 'threads' && fourth
+          ? html`<${InboxThread} key=${fourth} inbox=${second} id=${fourth} />`
+          : third === 'drafts' && fourth
+            ? html`<${InboxDraft} key=${fourth} inbox=${second} id=${fourth} />`
+            : html`<${InboxView} key=${second} inbox=${second} query=${query} />`;
     case 'domains':
       return second ? html`<${DomainDetail} id=${second} />` : html`<${Domains} />`;
     case 'audience':

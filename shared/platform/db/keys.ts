@@ -136,7 +136,7 @@
  * - segment member: PK `PROJECT#<pid>#SEGMENT#<sid>`, SK `CONTACT#<cid>`
  *     a contact in a segment, written in the same transaction as the contact's `segment_ids`: GET /contacts?segment_id=
  *     and the broadcast fan-out (Query the partition, pages in contact order); segment deletion removes them (the
- *     request, then the segment-cleanup worker: Query the partition)
+ *     request, then the collection-cleanup worker: Query the partition)
  * - contact import: PK `PROJECT#<pid>`, SK `CONTACT_IMPORT#<iid>`
  *     POST /contacts/imports (put with the file's S3 key, ConditionChecks of its segments and topics), GET
  *     /contacts/imports (Query on prefix, newest first) and /{id}; the contact-imports worker's cursor and counts,
