@@ -16,7 +16,10 @@ export const handler = (event: SQSEvent) =>
   processSqsBatch(
     event,
     async (record) => {
-      const outcome = await receiveInbound(record.body, { moreTakers: forwardingTargets, then: fileReceivedEmail });
+      const outcome = await receiveInbound(record.body, {
+        moreTakers: forwardingTargets,
+        afterStore: fileReceivedEmail,
+      });
       if (outcome?.stored.length) logger.info('inbound mail received', { message_id: record.messageId, ...outcome });
     },
     {

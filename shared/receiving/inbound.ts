@@ -19,7 +19,7 @@
  *    in ONE transaction. A body too large for the item goes to the bucket first.
  * 4. The attachments go to the bucket, the raw message is checked readable, then `stored_at`
  *    (conditional: only once) and `email.stored` in one transaction.
- * 5. `then`, per project: what a later feature does with the stored email (the inbound worker
+ * 5. `afterStore`, per project: what a later feature does with the stored email (the inbound worker
  *    files it into the project's inboxes: shared/inboxes/filing.ts); `moreTakers` adds projects
  *    step 1 cannot know (an inbox's forwarding address, on the deployment's own domain).
  *
@@ -326,7 +326,7 @@ export async function receiveInbound(
     /** projects that take some of the recipients though no domain of theirs names them (step 5) */
     moreTakers?: (recipients: string[]) => Promise<Map<string, Taker>>;
     /** after a project's record is stored (step 5); a failure fails the message, whose redelivery comes here again */
-    then?: (taker: Taker, record: Item, message: ParsedMessage) => Promise<unknown>;
+    afterStore?: (taker: Taker, record: Item, message: ParsedMessage) => Promise<unknown>;
   } = {},
 ): Promise<InboundOutcome | undefined> {
   const receipt = receiptFromBody(body);
@@ -361,7 +361,7 @@ export async function receiveInbound(
   for (const taker of takers.values()) {
     const record = await recordOnce(receipt, taker, message, rawSize);
     const isNew = await storeOnce(taker, record, message);
-    await options.then?.(taker, record, message);
+    await options.afterStore?.(taker, record, message);
     stored.push({ project_id: taker.projectId, received_email_id: record.id, new: isNew });
   }
   return { ses_message_id: sesMessageId, stored, dropped };

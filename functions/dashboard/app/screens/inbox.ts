@@ -104,7 +104,8 @@ const addresses = (value: string) =>
 function short(iso: string): string {
   const date = new Date(iso);
   const now = new Date();
-  if (date.toDateString() === now.toDateString()) return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  if (date.toDateString() === now.toDateString())
+    return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   return date.toLocaleDateString([], {
     month: 'short',
     day: 'numeric',
@@ -399,9 +400,7 @@ export function InboxThread({ inbox, id }: { inbox: string; id: string }) {
     opened.current = true;
     if (!thread.read) void act(() => patch(path, { read: true }));
   }, [thread]);
-  const back = thread
-    ? `${base(inbox)}${qs({ folder: thread.folder === 'inbox' ? '' : thread.folder })}`
-    : base(inbox);
+  const back = thread ? `${base(inbox)}${qs({ folder: thread.folder === 'inbox' ? '' : thread.folder })}` : base(inbox);
   const actions = thread
     ? html`<button type="button" class="secondary" onClick=${state.reload}>Refresh</button>
       <button type="button" class="secondary" disabled=${action.pending} onClick=${() => act(() => patch(path, { read: !thread.read }))}>${thread.read ? 'Mark unread' : 'Mark read'}</button>
@@ -448,7 +447,10 @@ export function InboxThread({ inbox, id }: { inbox: string; id: string }) {
       }
       <h2>Messages</h2>
       <ol class="messages" aria-label="Messages">${messages.map(
-        (m: Message, i: number) => html`<li class=${`message ${m.direction}`} data-direction=${m.direction} data-email=${m.id}>
+        (
+          m: Message,
+          i: number,
+        ) => html`<li class=${`message ${m.direction}`} data-direction=${m.direction} data-email=${m.id}>
           <header class="message-head">
             <span class=${`badge ${m.direction === 'inbound' ? 'info' : 'good'}`}>${m.direction === 'inbound' ? 'Received' : 'Sent'}</span>
             <strong class="message-from">${m.from}</strong>
