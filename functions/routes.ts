@@ -45,6 +45,8 @@ export interface Route {
   needs: Needs;
   /** gets PUBLIC_API_URL, the API's base URL (the OAuth metadata's issuer) */
   publicApiUrl?: boolean;
+  /** gets INBOX_FORWARDING_DOMAIN, the domain of the inboxes' forwarding addresses, when the deployment has one */
+  forwardingDomain?: boolean;
   /** the function's bundle carries the console's built files (functions/dashboard/build.ts) */
   consoleAssets?: boolean;
   /** the function's timeout when ROUTE_TIMEOUT_SECONDS (10 s) is too short; HTTP API waits 30 s at most */
@@ -218,7 +220,7 @@ export const routes: readonly Route[] = [
 
   // Inboxes (Resend's inboxes.*; shared/inboxes): threads filed by the inbound worker, searched through the index the inbox-index
   // worker keeps; `{inbox_id}` is the inbox's id or address. Literal `/threads/search` wins over `/threads/{thread_id}`.
-  { method: 'POST', path: '/inboxes', handler: 'inboxes/create', operation: inboxOps.create, needs: { table: ['GetItem', 'PutItem'] } }, // GetItem: the domain's claim and the domain
+  { method: 'POST', path: '/inboxes', handler: 'inboxes/create', operation: inboxOps.create, needs: { table: ['GetItem', 'PutItem'] }, forwardingDomain: true }, // GetItem: the domain's claim and the domain
   { method: 'GET', path: '/inboxes', handler: 'inboxes/list', operation: inboxOps.list, needs: { table: ['Query'] } },
   { method: 'GET', path: '/inboxes/{inbox_id}', handler: 'inboxes/get', operation: inboxOps.get, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/inboxes/{inbox_id}', handler: 'inboxes/update', operation: inboxOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },

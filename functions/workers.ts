@@ -47,6 +47,8 @@ export interface Worker {
   needs: Needs;
   /** gets PUBLIC_API_URL, the API's base URL, for links it writes into emails */
   publicApiUrl?: boolean;
+  /** gets INBOX_FORWARDING_DOMAIN, the domain of the inboxes' forwarding addresses, when the deployment has one */
+  forwardingDomain?: boolean;
   /** the function's timeout when WORKER_TIMEOUT_SECONDS (30 s) is too short */
   timeoutSeconds?: number;
   /** the function's memory when WORKER_MEMORY_MB (256 MB) is too little (functions/needs.ts `workerMemoryMb`) */
@@ -341,6 +343,7 @@ export const workers: readonly Worker[] = [
     needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], inboundBucket: 'read-write' },
     memoryMb: INBOUND_WORKER_MEMORY_MB,
     timeoutSeconds: 120,
+    forwardingDomain: true, // mail to an inbox's forwarding address (shared/inboxes/filing.ts)
   },
   {
     // a CSV of contacts -> pages of contacts, each page one transaction with the import's cursor (shared/audience/imports.ts);

@@ -62,6 +62,8 @@ export class SettingsError extends Error {}
 
 /** The local runtime's API rate limit unless API_RATE_LIMIT_PER_SECOND says otherwise (LocalSettings says why). */
 export const LOCAL_API_RATE_LIMIT_PER_SECOND = 1000;
+/** The domain of the inboxes' forwarding addresses locally, unless INBOX_FORWARDING_DOMAIN names another. */
+export const LOCAL_INBOX_FORWARDING_DOMAIN = 'inboxes.localhost';
 
 function flag(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;

@@ -455,6 +455,41 @@ describe('search', () => {
   });
 });
 
+describe('a forwarding address', () => {
+  it('takes mail forwarded from an existing mailbox into the inbox, as if sent to its address', async () => {
+    const created = await resend.inboxes.create({ emailAddress: `billing@${domain}`, forwarding: true });
+    expect(created.error).toBeNull();
+    const inbox = (await resend.inboxes.get(created.data!.id)).data!;
+    expect(inbox.receiving_address).toMatch(/^in-[0-9a-f]{20}@inboxes\.localhost$/);
+    // the old mailbox forwards: the envelope names the forwarding address, the headers still the original
+    const subject = `Forwarded in ${Date.now()}`;
+    await deliverMail(
+      'jane@outside.example',
+      [inbox.receiving_address!],
+      [
+        'From: Jane Customer <jane@outside.example>',
+        'To: billing@old-provider.example',
+        `Subject: ${subject}`,
+        '',
+        'Please find my question below',
+      ],
+    );
+    const threads = await waitFor(
+      async () => (await resend.inboxes.threads.list({ inboxId: inbox.id })).data?.data ?? [],
+      (list) => list.some((t) => t.subject === subject),
+      30_000,
+    );
+    expect(threads).toHaveLength(1);
+    // an address at the forwarding domain that names no inbox takes nothing
+    await deliverMail(
+      'jane@outside.example',
+      ['in-00000000000000000000@inboxes.localhost'],
+      ['Subject: nobody', '', 'x'],
+    );
+    expect((await resend.inboxes.remove(inbox.id)).error).toBeNull();
+  });
+});
+
 describe('deleting an inbox', () => {
   it('makes it and its address 404, the address free again, and its threads and labels go after', async () => {
     const other = await resend.inboxes.create({ emailAddress: `sales@${domain}` });
