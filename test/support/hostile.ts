@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { addressParser } from 'postal-mime';
 import * as z from 'zod/mini';
-import { matchRoute, type Route } from '../../functions/routes';
+import { matchRoute, routes, type Route } from '../../functions/routes';
 import { API_VERSION } from '../../shared/platform/http/api-version';
 import { documentedResponses } from '../../shared/platform/http/operation';
 import { MAX_BODY_BYTES } from '../../shared/platform/http/pipeline';
@@ -698,8 +698,12 @@ export function fixedCases(ctx: RouteContext): HostileCase[] {
   const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) =>
     encodeURIComponent(ctx.fixtures[name] ?? newId()),
   );
+  // PUT, unless the path has it (a thread's labels): then the first method it does not have
+  const absent = (['PUT', 'PATCH', 'DELETE', 'POST'] as const).find(
+    (method) => !routes.some((r) => r.path === route.path && r.method === method),
+  )!;
   const cases: HostileCase[] = [
-    { kind: 'a method the route table does not have', method: 'PUT', path, headers, body: '{}', status: 405 },
+    { kind: 'a method the route table does not have', method: absent, path, headers, body: '{}', status: 405 },
   ];
   if (route.method === 'GET') return cases;
   cases.push({
