@@ -74,6 +74,15 @@ const BATCH_TIMEOUT_SECONDS = 25;
  */
 const SES_CONTROL_TIMEOUT_SECONDS = 25;
 
+/**
+ * The send queues an inbox's reply, forward or sent draft reaches only as POST /emails reaches them (the same
+ * acceptEmails and sendQueueOf): in test mode, and with a `path` attachment.
+ */
+const INBOX_SEND_UNTESTED = {
+  'sqs:SendMessage:send-test': "a test-mode send: the queue POST /emails' sendQueueOf picks (test/api/test-mode-sending.test.ts)",
+  'sqs:SendMessage:attachment-fetch': "a `path` attachment: the fetch stage, as POST /emails' (test/api/attachments.test.ts)",
+};
+
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/health', handler: 'health', operation: serviceOps.health, needs: {} },
   { method: 'GET', path: '/openapi.json', handler: 'openapi', operation: serviceOps.openapi, needs: {} },
@@ -244,16 +253,16 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails', handler: 'inboxes/list-messages', operation: inboxOps.listMessages, needs: { table: ['GetItem', 'Query', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' } },
   { method: 'GET', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}', handler: 'inboxes/get-message', operation: inboxOps.getMessage, needs: { table: ['GetItem', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' } },
   // an email as POST /emails accepts it (its grants), with its place in the thread in the same transaction
-  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/reply', handler: 'inboxes/reply', operation: inboxOps.reply, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write' } },
+  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/reply', handler: 'inboxes/reply', operation: inboxOps.reply, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write', untested: INBOX_SEND_UNTESTED } },
   // the original's attachments: the received email's (inbound bucket) or the sent email's (content bucket)
-  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/forward', handler: 'inboxes/forward', operation: inboxOps.forward, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], inboundBucket: 'read', contentBucket: 'read-write' } },
+  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/forward', handler: 'inboxes/forward', operation: inboxOps.forward, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], inboundBucket: 'read', contentBucket: 'read-write', untested: INBOX_SEND_UNTESTED } },
   { method: 'GET', path: '/inboxes/{inbox_id}/drafts', handler: 'inboxes/list-drafts', operation: inboxOps.listDrafts, needs: { table: ['GetItem', 'Query'] } },
   // the draft's files go to the content bucket (a `path` one downloaded first)
   { method: 'POST', path: '/inboxes/{inbox_id}/drafts', handler: 'inboxes/create-draft', operation: inboxOps.createDraft, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'], contentBucket: 'write' } },
   { method: 'GET', path: '/inboxes/{inbox_id}/drafts/{draft_id}', handler: 'inboxes/get-draft', operation: inboxOps.getDraft, needs: { table: ['GetItem'] } },
   { method: 'PATCH', path: '/inboxes/{inbox_id}/drafts/{draft_id}', handler: 'inboxes/update-draft', operation: inboxOps.updateDraft, needs: { table: ['GetItem', 'UpdateItem'], contentBucket: 'write' } },
   { method: 'DELETE', path: '/inboxes/{inbox_id}/drafts/{draft_id}', handler: 'inboxes/delete-draft', operation: inboxOps.removeDraft, needs: { table: ['GetItem', 'DeleteItem', 'UpdateItem'] } },
-  { method: 'POST', path: '/inboxes/{inbox_id}/drafts/{draft_id}/send', handler: 'inboxes/send-draft', operation: inboxOps.sendDraft, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem', 'Query', 'DeleteItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'read-write' } },
+  { method: 'POST', path: '/inboxes/{inbox_id}/drafts/{draft_id}/send', handler: 'inboxes/send-draft', operation: inboxOps.sendDraft, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem', 'DeleteItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'read-write', untested: INBOX_SEND_UNTESTED } },
 
   // Templates (the path takes an id or an alias: an alias costs one more GetItem)
   { method: 'POST', path: '/templates', handler: 'templates/create', operation: templateOps.create, needs: { table: ['PutItem'] } },

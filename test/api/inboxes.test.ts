@@ -41,6 +41,7 @@ let address: string;
 let inboxId: string;
 const receiver = new WebhookReceiver();
 let counter = 0;
+const OUTREACH_WORD = `wombat${Date.now().toString(36)}`;
 
 beforeAll(async () => {
   ({ key, projectId } = await createOtherProject());
@@ -325,6 +326,9 @@ describe('a conversation over SMTP', () => {
     const set = await resend.inboxes.threads.labels.set({ inboxId, threadId, labels: [] });
     expect(set.data?.data).toEqual([]);
     expect((await resend.inboxes.labels.update({ inboxId, labelId, color: '#000000' })).error).toBeNull();
+    expect(
+      (await resend.inboxes.labels.update({ inboxId, labelId, name: `Orders renamed ${counter++}` })).error,
+    ).toBeNull();
     expect((await resend.inboxes.labels.list({ inboxId })).data?.data.find((l) => l.id === labelId)?.color).toBe(
       '#000000',
     );
@@ -377,18 +381,75 @@ describe('a conversation over SMTP', () => {
     expect(messages.at(-1)).toMatchObject({ id: sent.data!.id, direction: 'outbound', text: 'Final answer' });
     const standalone = await resend.inboxes.drafts.create({
       inboxId,
+      attachments: [{ filename: 'b.txt', content: Buffer.from('bye').toString('base64'), contentType: 'text/plain' }],
       to: 'new@outside.example',
       subject: `Hello ${Date.now()}`,
       html: '<p>hi</p>',
     });
     const removed = await resend.inboxes.drafts.remove({ inboxId, draftId: standalone.data!.id });
     expect(removed.data).toMatchObject({ deleted: true });
+    // a standalone draft sent starts a conversation in `sent`
+    const outreach = await resend.inboxes.drafts.create({
+      inboxId,
+      to: 'prospect@outside.example',
+      subject: `Introducing ${OUTREACH_WORD}`,
+      html: `<p>Meet the ${OUTREACH_WORD} plan</p>`,
+    });
+    const sentOut = await resend.inboxes.drafts.send({ inboxId, draftId: outreach.data!.id });
+    expect(sentOut.error).toBeNull();
+    const thread = (
+      await resend.inboxes.threads.get({
+        inboxId,
+        threadId: (sentOut.data as unknown as { thread_id: string }).thread_id,
+      })
+    ).data;
+    expect(thread).toMatchObject({ subject: `Introducing ${OUTREACH_WORD}`, folder: 'sent', read: true });
     expect((await resend.inboxes.drafts.create({ inboxId, threadId } as never)).error).toMatchObject({
       statusCode: 422,
     });
   });
 
-  it('is deleted, and its messages with it', async () => {
+  it('reads a message it sent, and forwards it (its body from the email)', async () => {
+    const messages = (await resend.inboxes.threads.emails.list({ inboxId, threadId })).data!.data;
+    const outbound = messages.find((m) => m.direction === 'outbound')!;
+    const got = await resend.inboxes.threads.emails.get({ inboxId, threadId, emailId: outbound.id });
+    expect(got.data).toMatchObject({ id: outbound.id, direction: 'outbound', text: 'It ships today.' });
+    expect(got.data!.message_id).toMatch(/^<.+@.+>$/); // SES's, once it took the email
+    const forwarded = await resend.inboxes.threads.emails.forward({
+      inboxId,
+      threadId,
+      emailId: outbound.id,
+      to: 'team@partner.example',
+    });
+    expect(forwarded.error).toBeNull();
+    const out = await waitFor(() => viewerMail(`Fwd: Re: ${subject}`), Boolean, 60_000);
+    expect(out!.body.text).toContain('It ships today.');
+  });
+
+  it('keeps a body too large for its item (in the bucket) and answers it whole', async () => {
+    const big = `${'All work and no play makes a long message. '.repeat(8000)}END`; // ~350 KB
+    const long = mail(`A long one ${Date.now()}`, [`In-Reply-To: ${first.messageId}`]);
+    long.lines[long.lines.length - 1] = big;
+    await deliverMail('jane@outside.example', [address], long.lines);
+    const subjectOfLong = long.lines.find((l) => l.startsWith('Subject: '))!.slice(9);
+    const messages = await waitFor(
+      async () => (await resend.inboxes.threads.emails.list({ inboxId, threadId })).data?.data ?? [],
+      (list) => list.some((m) => m.subject === subjectOfLong),
+      30_000,
+    );
+    const message = messages.find((m) => m.subject === subjectOfLong)!;
+    expect(message.text?.trim().endsWith('END')).toBe(true);
+    expect((message as unknown as { truncated: boolean }).truncated).toBe(false);
+    const got = await resend.inboxes.threads.emails.get({ inboxId, threadId, emailId: message.id });
+    expect(got.data!.text!.length).toBe(message.text!.length);
+  });
+
+  it('is deleted, and its messages with it; an unread one leaves the unread count', async () => {
+    const bobs = (await threadsWith(subject)).find((t) => t.id !== threadId)!;
+    expect(bobs.read).toBe(false);
+    const unread = (await resend.inboxes.get(inboxId)).data!.unread;
+    expect((await resend.inboxes.threads.remove({ inboxId, threadId: bobs.id })).error).toBeNull();
+    expect((await resend.inboxes.get(inboxId)).data!.unread).toBe(unread - 1);
     const removed = await resend.inboxes.threads.remove({ inboxId, threadId });
     expect(removed.data).toMatchObject({ object: 'inbox_thread', id: threadId, deleted: true });
     expect((await resend.inboxes.threads.get({ inboxId, threadId })).error).toMatchObject({ statusCode: 404 });
@@ -450,6 +511,13 @@ describe('search', () => {
     expect(await ids({ query: 'harbour', hasAttachment: true })).toEqual([]);
     expect(await ids({ query: 'harbour', startDate: '2000-01-01', endDate: '2000-01-02' })).toEqual([]);
     expect(await ids({ query: 'harbour', folders: ['trash'] })).toEqual([]);
+    // a message the inbox sent is found too (its body is its email's content)
+    const sentFound = await waitFor(
+      () => ids({ query: OUTREACH_WORD, folders: ['sent'] }),
+      (list) => list.length === 1,
+      30_000,
+    );
+    expect(sentFound).toHaveLength(1);
     const bad = await api.get(`/inboxes/${inboxId}/threads/search?start_date=yesterday`, { key });
     expect(bad.status).toBe(422);
   });
