@@ -34,8 +34,15 @@ import type { IdempotencyRequest } from '../emails/idempotency';
 import type { SendEmailInput } from '../emails/model';
 import { readInbox } from './inboxes';
 import { missingMessage, readThread } from './threads';
-import { fromOf, readOriginal, referencesAfter, replyRecipients, replySubject, sendFromInbox } from './outbound';
-import { normalizeMessageId } from './threading';
+import {
+  addressed,
+  readOriginal,
+  referencesAfter,
+  replyRecipients,
+  replySubject,
+  sendFromInbox,
+  threadingHeaders,
+} from './outbound';
 import { MAX_FILE_BYTES, type CreateDraftInput, type Draft, type UpdateDraftInput } from './model';
 
 /** html and text of a draft together, as UTF-8 (the item must stay under DynamoDB's 400 KB). */
@@ -323,7 +330,6 @@ export async function sendDraft(
     }),
   );
   const base = {
-    from: fromOf(inbox),
     ...(draft.html != null ? { html: draft.html } : {}),
     ...(draft.text != null ? { text: draft.text } : {}),
     ...(attachments.length ? { attachments } : {}),
@@ -336,15 +342,9 @@ export async function sendDraft(
     const references = referencesAfter(original);
     const email: SendEmailInput = {
       ...base,
-      to,
-      ...(draft.cc?.length ? { cc: draft.cc } : {}),
-      ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
+      ...addressed(inbox, to, draft.cc ?? [], draft.bcc ?? []),
       subject: draft.subject ?? replySubject(original.subject),
-      headers: {
-        ...(headers ?? {}),
-        ...(original.message_id ? { 'In-Reply-To': `<${normalizeMessageId(original.message_id)}>` } : {}),
-        ...(references.length ? { References: references.map((r) => `<${r}>`).join(' ') } : {}),
-      },
+      headers: { ...(headers ?? {}), ...threadingHeaders(references, original.message_id) },
     };
     return sendFromInbox(caller, {
       inbox,
@@ -357,15 +357,11 @@ export async function sendDraft(
       threadAdd: { draft_count: -1 },
     });
   }
-  const problems = [];
-  if (!draft.to?.length) problems.push({ code: 'missing_recipient', message: 'the draft has no to', path: 'to' });
-  if (!draft.subject) problems.push({ code: 'missing_subject', message: 'the draft has no subject', path: 'subject' });
-  if (problems.length) throw unprocessable(problems);
+  if (!draft.subject)
+    throw unprocessable([{ code: 'missing_subject', message: 'the draft has no subject', path: 'subject' }]);
   const email: SendEmailInput = {
     ...base,
-    to: draft.to,
-    ...(draft.cc?.length ? { cc: draft.cc } : {}),
-    ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
+    ...addressed(inbox, draft.to ?? [], draft.cc ?? [], draft.bcc ?? []),
     subject: draft.subject,
     ...(headers ? { headers } : {}),
   };

@@ -33,7 +33,7 @@ import { now as clockNow } from '../platform/clock';
 import { logger } from '../platform/log';
 import type { ParsedMessage } from '../receiving/mime';
 import { agentOf, forwardingDomain } from './inboxes';
-import { countsUnread } from './threads';
+import { countsUnread, newThreadItem } from './threads';
 import {
   bareAddressOf,
   chooseThread,
@@ -262,24 +262,16 @@ async function fileInto(target: FilingTarget, inbox: Item, record: Item, message
     } else {
       unreadDelta = 1;
       writes.push(
-        put({
-          ...keys.inboxThread(projectId, inbox.id, threadId),
-          ...keys.inboxThreadInFolder(projectId, inbox.id, 'inbox', receivedAt, threadId),
-          type: 'inbox_thread',
-          id: threadId,
-          inbox_id: inbox.id,
-          subject: record.subject ?? null,
-          ...summary,
-          labels: [],
-          email_count: 1,
-          attachment_count: attachments,
-          draft_count: 0,
-          read: false,
-          folder: 'inbox',
-          last_at: receivedAt,
-          created_at: receivedAt,
-          ...(expiresAt ? { retained_until: expiresAt, expires_at: expiresAt } : {}),
-        }),
+        put(
+          newThreadItem(projectId, inbox.id, threadId, {
+            subject: record.subject ?? null,
+            addresses: summary,
+            attachments,
+            at: receivedAt,
+            direction: 'inbound',
+            expiresAt,
+          }),
+        ),
       );
     }
     writes.push(

@@ -364,16 +364,8 @@ export const draft = z.object({
   attachments: z.array(draftAttachment),
 });
 export type Draft = z.output<typeof draft>;
-export const draftListItem = z.object({
-  id,
-  type: z.enum(['standalone', 'reply']),
-  to: z.nullable(z.array(z.string())),
-  cc: z.array(z.string()),
-  bcc: z.array(z.string()),
-  subject: z.nullable(z.string()),
-  snippet: z.nullable(z.string()),
-  thread_id: z.nullable(id),
-  reply_to_email_id: z.nullable(id),
-  updated_at: timestamp,
-  attachments: z.array(draftAttachment),
-});
+/** A draft in a list: no bodies, a snippet of the text instead. */
+export const draftListItem = z.extend(
+  z.omit(draft, { object: true, html: true, text: true, email_id: true, created_at: true }),
+  { snippet: z.nullable(z.string()) },
+);

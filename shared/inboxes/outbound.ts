@@ -33,7 +33,7 @@ import { MAX_RECIPIENTS, type SendEmailInput } from '../emails/model';
 import type { EmailItem } from '../emails/item';
 import { attachmentKey as receivedAttachmentKey } from '../receiving/received-emails';
 import { readInbox } from './inboxes';
-import { messageBodies, missingMessage, readThread } from './threads';
+import { messageBodies, missingMessage, newThreadItem, readThread } from './threads';
 import { threadingKeyWrites } from './filing';
 import { bareAddressOf, hasReplyPrefix, normalizeMessageId, participantsOf } from './threading';
 import { MAX_FILE_BYTES, MAX_FILES, type ForwardInput, type ReplyInput } from './model';
@@ -53,15 +53,17 @@ export function fromOf(inbox: Item): string {
 
 const refuse = (code: string, message: string, path: string) => unprocessable([{ code, message, path }]);
 
-function checkRecipients(input: { to: string[]; cc: string[]; bcc: string[] }) {
-  const count = input.to.length + input.cc.length + input.bcc.length;
+/** From, to, cc and bcc of mail the inbox sends: at most 50 recipients, at least one in `to` (422 otherwise). */
+export function addressed(inbox: Item, to: string[], cc: string[], bcc: string[]) {
+  const count = to.length + cc.length + bcc.length;
   if (count > MAX_RECIPIENTS)
     throw refuse(
       'too_many_recipients',
       `to, cc and bcc together take at most ${MAX_RECIPIENTS} addresses (this has ${count})`,
       'cc',
     );
-  if (input.to.length === 0) throw refuse('missing_recipient', 'the email needs at least one recipient in to', 'to');
+  if (to.length === 0) throw refuse('missing_recipient', 'the email needs at least one recipient in to', 'to');
+  return { from: fromOf(inbox), to, ...(cc.length ? { cc } : {}), ...(bcc.length ? { bcc } : {}) };
 }
 
 /** The writes that put an outbound message in its thread (a new one when `thread` is undefined: a standalone draft). */
@@ -143,25 +145,16 @@ function threadWrites(
     );
   } else {
     writes.push(
-      put({
-        ...keys.inboxThread(projectId, inbox.id, threadId),
-        ...keys.inboxThreadInFolder(projectId, inbox.id, 'sent', at, threadId),
-        type: 'inbox_thread',
-        id: threadId,
-        inbox_id: inbox.id,
-        subject: email.subject ?? null,
-        ...summary,
-        labels: [],
-        email_count: 1,
-        attachment_count: extra.attachments,
-        draft_count: 0,
-        read: true,
-        read_at: at,
-        folder: 'sent',
-        last_at: at,
-        created_at: at,
-        ...(expiresAt ? { retained_until: expiresAt, expires_at: expiresAt } : {}),
-      }),
+      put(
+        newThreadItem(projectId, inbox.id, threadId, {
+          subject: email.subject ?? null,
+          addresses: summary,
+          attachments: extra.attachments,
+          at,
+          direction: 'outbound',
+          expiresAt,
+        }),
+      ),
       eventWrite(caller, 'inbox.thread.created', {
         object: 'inbox_thread',
         id: threadId,
@@ -242,7 +235,7 @@ export function referencesAfter(original: Item): string[] {
   return [...new Set(ids.filter(Boolean))].slice(-20);
 }
 
-const threadingHeaders = (references: string[], inReplyTo?: string | null): Record<string, string> => ({
+export const threadingHeaders = (references: string[], inReplyTo?: string | null): Record<string, string> => ({
   ...(inReplyTo ? { 'In-Reply-To': angle(normalizeMessageId(inReplyTo)) } : {}),
   ...(references.length ? { References: references.map(angle).join(' ') } : {}),
 });
@@ -276,14 +269,9 @@ export async function replyTo(
 ) {
   const { inbox, thread, original } = await readOriginal(caller, idOrAddress, threadId, messageId);
   const { to, cc } = replyRecipients(inbox, original, input.reply_all === true, list(input.cc));
-  const bcc = list(input.bcc);
-  checkRecipients({ to, cc, bcc });
   const references = referencesAfter(original);
   const email: SendEmailInput = {
-    from: fromOf(inbox),
-    to,
-    ...(cc.length ? { cc } : {}),
-    ...(bcc.length ? { bcc } : {}),
+    ...addressed(inbox, to, cc, list(input.bcc)),
     subject: input.subject ?? replySubject(original.subject),
     ...(input.html !== undefined ? { html: input.html } : {}),
     ...(input.text !== undefined ? { text: input.text } : {}),
@@ -369,10 +357,7 @@ export async function forward(
   idempotency?: IdempotencyRequest,
 ) {
   const { inbox, thread, original } = await readOriginal(caller, idOrAddress, threadId, messageId);
-  const to = list(input.to);
-  const cc = list(input.cc);
-  const bcc = list(input.bcc);
-  checkRecipients({ to, cc, bcc });
+  const envelope = addressed(inbox, list(input.to), list(input.cc), list(input.bcc));
   const files = checkedFiles(input.attachments ?? [], await originalFiles(caller, original));
   const [body] = await messageBodies(caller.projectId, thread, [original]);
   const header = [
@@ -389,10 +374,7 @@ export async function forward(
       : undefined;
   const references = referencesAfter(original);
   const email: SendEmailInput = {
-    from: fromOf(inbox),
-    to,
-    ...(cc.length ? { cc } : {}),
-    ...(bcc.length ? { bcc } : {}),
+    ...envelope,
     subject: input.subject ?? `Fwd: ${original.subject ?? ''}`.trim(),
     text,
     ...(html !== undefined ? { html } : {}),

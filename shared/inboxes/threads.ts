@@ -51,6 +51,42 @@ export const TRASH_DAYS = 30;
 /** The folders a list shows when it names none: everything but spam and trash. */
 export const DEFAULT_FOLDERS: Folder[] = ['inbox', 'sent', 'archive'];
 
+/** A new thread's item, made by its first message: inbound (in `inbox`, unread) or sent by the inbox (in `sent`, read). */
+export function newThreadItem(
+  projectId: string,
+  inboxId: string,
+  threadId: string,
+  first: {
+    subject: string | null;
+    addresses: { from: string; to: string[]; cc: string[]; bcc: string[] };
+    attachments: number;
+    at: string;
+    direction: 'inbound' | 'outbound';
+    expiresAt?: number;
+  },
+): Item {
+  const folder: Folder = first.direction === 'inbound' ? 'inbox' : 'sent';
+  return {
+    ...keys.inboxThread(projectId, inboxId, threadId),
+    ...keys.inboxThreadInFolder(projectId, inboxId, folder, first.at, threadId),
+    type: 'inbox_thread',
+    id: threadId,
+    inbox_id: inboxId,
+    subject: first.subject,
+    ...first.addresses,
+    labels: [],
+    email_count: 1,
+    attachment_count: first.attachments,
+    draft_count: 0,
+    read: first.direction === 'outbound',
+    ...(first.direction === 'outbound' ? { read_at: first.at } : {}),
+    folder,
+    last_at: first.at,
+    created_at: first.at,
+    ...(first.expiresAt ? { retained_until: first.expiresAt, expires_at: first.expiresAt } : {}),
+  };
+}
+
 /** Whether the thread counts in the inbox's `unread`. */
 export const countsUnread = (thread: { read: boolean; folder: string }) =>
   !thread.read && thread.folder !== 'trash' && thread.folder !== 'spam';
