@@ -78,9 +78,13 @@ const SES_CONTROL_TIMEOUT_SECONDS = 25;
  * The send queues an inbox's reply, forward or sent draft reaches only as POST /emails reaches them (the same
  * acceptEmails and sendQueueOf): in test mode, and with a `path` attachment.
  */
-const INBOX_SEND_UNTESTED = {
-  'sqs:SendMessage:send-test': "a test-mode send: the queue POST /emails' sendQueueOf picks (test/api/test-mode-sending.test.ts)",
+const PATH_UNTESTED = {
   'sqs:SendMessage:attachment-fetch': "a `path` attachment: the fetch stage, as POST /emails' (test/api/attachments.test.ts)",
+};
+const INBOX_SEND_UNTESTED = {
+  ...PATH_UNTESTED,
+  'sqs:SendMessage:send-test':
+    "a test-mode send: the queue POST /emails' sendQueueOf picks, as a test-mode reply reaches it (test/api/inboxes.test.ts)",
 };
 
 export const routes: readonly Route[] = [
@@ -253,7 +257,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails', handler: 'inboxes/list-messages', operation: inboxOps.listMessages, needs: { table: ['GetItem', 'Query', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' } },
   { method: 'GET', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}', handler: 'inboxes/get-message', operation: inboxOps.getMessage, needs: { table: ['GetItem', 'BatchGetItem'], inboundBucket: 'read', contentBucket: 'read' } },
   // an email as POST /emails accepts it (its grants), with its place in the thread in the same transaction
-  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/reply', handler: 'inboxes/reply', operation: inboxOps.reply, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write', untested: INBOX_SEND_UNTESTED } },
+  { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/reply', handler: 'inboxes/reply', operation: inboxOps.reply, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write', untested: PATH_UNTESTED } },
   // the original's attachments: the received email's (inbound bucket) or the sent email's (content bucket)
   { method: 'POST', path: '/inboxes/{inbox_id}/threads/{thread_id}/emails/{email_id}/forward', handler: 'inboxes/forward', operation: inboxOps.forward, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], inboundBucket: 'read', contentBucket: 'read-write', untested: INBOX_SEND_UNTESTED } },
   { method: 'GET', path: '/inboxes/{inbox_id}/drafts', handler: 'inboxes/list-drafts', operation: inboxOps.listDrafts, needs: { table: ['GetItem', 'Query'] } },

@@ -523,6 +523,53 @@ describe('search', () => {
   });
 });
 
+describe('in test mode', () => {
+  it("keeps a sandbox inbox of the project's test mode: a test send to it becomes a thread, and its reply is simulated", async () => {
+    const testKey = (await api.post('/api-keys', { name: 'inbox sandbox', mode: 'test' }, { key })).body
+      .token as string;
+    const sandbox = new Resend(testKey, { baseUrl: baseUrl() });
+    const testDomain = `sandbox-${Date.now().toString(36)}.example.com`;
+    const created = await api.post(
+      '/domains',
+      { name: testDomain, capabilities: { receiving: 'enabled' } },
+      { key: testKey },
+    );
+    await waitFor(
+      () => api.post(`/domains/${created.body.id}/verify`, undefined, { key: testKey }),
+      (r) => r.body.status === 'verified',
+    );
+    const inbox = (await sandbox.inboxes.create({ emailAddress: `help@${testDomain}` })).data!;
+    const subject = `Sandbox question ${Date.now()}`;
+    const sent = await api.post(
+      '/emails',
+      { from: `ci@${testDomain}`, to: `help@${testDomain}`, subject, text: 'hello sandbox' },
+      { key: testKey },
+    );
+    expect(sent.status).toBe(200);
+    const [thread] = await waitFor(
+      async () => (await sandbox.inboxes.threads.list({ inboxId: inbox.id })).data?.data ?? [],
+      (list) => list.some((t) => t.subject === subject),
+      40_000,
+    );
+    const [message] = (await sandbox.inboxes.threads.emails.list({ inboxId: inbox.id, threadId: thread.id })).data!
+      .data;
+    const reply = await sandbox.inboxes.threads.emails.reply({
+      inboxId: inbox.id,
+      threadId: thread.id,
+      emailId: message.id,
+      text: 'answered in the sandbox',
+    });
+    expect(reply.error).toBeNull();
+    await waitFor(
+      () => api.get(`/emails/${reply.data!.id}`, { key: testKey }),
+      (r) => r.body.last_event === 'delivered',
+      40_000,
+    );
+    // the live project sees none of it
+    expect((await resend.inboxes.get(inbox.id)).error).toMatchObject({ statusCode: 404 });
+  });
+});
+
 describe('a forwarding address', () => {
   it('takes mail forwarded from an existing mailbox into the inbox, as if sent to its address', async () => {
     const created = await resend.inboxes.create({ emailAddress: `billing@${domain}`, forwarding: true });
