@@ -94,6 +94,8 @@ interface Message {
 
 const base = (inbox: string) => `/inboxes/${seg(inbox)}`;
 const subjectOf = (s: string | null | undefined) => s || '(no subject)';
+/** A subject without its reply and forward prefixes (`Re: Fwd: x` is x). */
+const bareSubject = (s: string | null) => (s ?? '').replace(/^((re|fwd?|aw|sv|tr)\s*:\s*)+/i, '').trim();
 const addresses = (value: string) =>
   value
     .split(',')
@@ -170,7 +172,7 @@ export function Inboxes() {
         empty=${html`<${Empty} title="No inboxes yet">Create one for an address on a domain with receiving enabled (<code>capabilities.receiving</code> on <code>POST /domains</code>).<//>`}
         rows=${page.data.map(
           (i: any) =>
-            html`<tr class=${i.unread ? 'has-unread' : ''}><td class="wrap"><${Link} to=${base(i.id)}>${i.name || i.email_address}<//></td><td class="wrap">${i.email_address}</td><td class="num">${i.unread ? html`<strong>${i.unread}</strong>` : '0'}</td><td>${when(i.last_received)}</td></tr>`,
+            html`<tr><td class="wrap"><${Link} to=${base(i.id)}>${i.name || i.email_address}<//></td><td class="wrap">${i.email_address}</td><td class="num">${i.unread ? html`<strong>${i.unread}</strong>` : '0'}</td><td>${when(i.last_received)}</td></tr>`,
         )} />`,
     )}
   <//>`;
@@ -209,12 +211,12 @@ export function InboxView({ inbox, query }: { inbox: string; query: URLSearchPar
           <${Field} label="Label"><select value=${label} onChange=${(e: any) => go({ label: e.currentTarget.value })}><option value="">Any label</option>${labels.map((l) => html`<option value=${l.id}>${l.name}</option>`)}</select><//>
           <label class="check"><input type="checkbox" checked=${unread} onChange=${(e: any) => go({ unread: e.currentTarget.checked ? '1' : '' })} /> Unread only</label>
           <form class="inbox-search" role="search" onSubmit=${(e: Event) => (e.preventDefault(), go({ q: typed.trim() }))}>
-            <${Field} label="Search"><input type="search" name="q" value=${typed} onInput=${(e: any) => setTyped(e.currentTarget.value)} placeholder="Words, &quot;a phrase&quot;, -not" /><//>
+            <${Field} label="Search"><input type="search" name="q" value=${typed} onInput=${(e: any) => setTyped(e.currentTarget.value)} placeholder=${'Words, "a phrase", -not'} /><//>
             <button type="submit" class="secondary">Search</button>
             ${q ? html`<button type="button" class="secondary" onClick=${() => go({ q: '' })}>Clear</button>` : null}
           </form>
         </div>
-        <${Threads} inbox=${inbox} folder=${folder} label=${label} q=${q} unread=${unread} cursor=${cursor} onMove=${setCursor} />`
+        <${Threads} inbox=${inbox} address=${box?.email_address} folder=${folder} label=${label} q=${q} unread=${unread} cursor=${cursor} onMove=${setCursor} />`
     }
     </div>
     ${state.data ? html`<${Labels} inbox=${inbox} labels=${labels} onChange=${state.reload} /><${Settings} inbox=${inbox} box=${box} onChange=${state.reload} />` : null}
@@ -224,6 +226,7 @@ export function InboxView({ inbox, query }: { inbox: string; query: URLSearchPar
 /** A folder's threads (or the search's results in it), newest activity first. */
 function Threads(props: {
   inbox: string;
+  address?: string;
   folder: string;
   label: string;
   q: string;
@@ -247,6 +250,11 @@ function Threads(props: {
     [inbox, folder, label, q, unread, cursor.after, cursor.before],
   );
   usePoll(state.reload, 30_000, !cursor.after && !cursor.before);
+  // a thread's last message sent from this inbox: the other side is who it went to
+  const who = (t: Thread) =>
+    folder === 'sent' || (props.address && t.from?.toLowerCase().includes(props.address.toLowerCase()))
+      ? `To ${t.to.join(', ') || '—'}`
+      : (t.from ?? '—');
   const folderName = FOLDERS.find(([value]) => value === folder)?.[1] ?? folder;
   const empty = q
     ? html`<${Empty} title="Nothing found">No thread in ${folderName} matches “${q}”. A message can take a few seconds to be searchable after it arrives.<//>`
@@ -262,7 +270,7 @@ function Threads(props: {
         ? empty
         : html`<ul class="threads" aria-label="Threads">${page.data.map(
             (t) => html`<li class=${t.read ? 'thread' : 'thread unread'} data-thread=${t.id}>
-            <span class="thread-from">${t.read ? null : html`<span class="sr-only">Unread: </span>`}${folder === 'sent' ? `To ${t.to.join(', ')}` : (t.from ?? '—')}</span>
+            <span class="thread-from">${t.read ? null : html`<span class="sr-only">Unread: </span>`}${who(t)}</span>
             <span class="thread-main"><${Link} to=${`${base(inbox)}/threads/${seg(t.id)}`} class="thread-subject">${subjectOf(t.subject)}<//>
               ${t.labels.map((l) => html` <${Chip} label=${l} />`)}</span>
             <span class="thread-meta">
@@ -457,7 +465,7 @@ export function InboxThread({ inbox, id }: { inbox: string; id: string }) {
             <span class="muted">to ${m.to.join(', ') || '—'}${m.cc.length ? ` · cc ${m.cc.join(', ')}` : ''}</span>
             <time class="muted" datetime=${m.received_at}>${when(m.received_at)}</time>
           </header>
-          ${m.subject && m.subject !== thread.subject ? html`<p class="muted">Subject: ${m.subject}</p>` : null}
+          ${m.subject && bareSubject(m.subject) !== bareSubject(thread.subject) ? html`<p class="muted">Subject: ${m.subject}</p>` : null}
           ${
             m.html
               ? html`<${Preview} markup=${m.html} title=${`Message ${i + 1} from ${m.from}`} />`
