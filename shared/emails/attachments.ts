@@ -61,6 +61,27 @@ export const PATH_FETCH_TIMEOUT_MS = 20_000;
 export const PATH_CONNECT_TIMEOUT_MS = 3_000;
 const MAX_REDIRECTS = 3;
 
+/**
+ * The file extensions SES refuses in an attachment (SES Developer Guide, "Unsupported attachment types"):
+ * a send with one fails at SES. The inbox routes refuse them up front (422), as Resend's SDK documents.
+ */
+const SES_UNSUPPORTED_EXTENSIONS = new Set(
+  (
+    'ade adp app asp bas bat cer chm cmd com cpl crt csh der exe fxp gadget hlp hta inf ins isp its js jse ksh lib lnk ' +
+    'mad maf mag mam maq mar mas mat mau mav maw mda mdb mde mdt mdw mdz msc msh msh1 msh2 mshxml msh1xml msh2xml msi ' +
+    'msp mst ops pcd pif plg prf prg reg scf scr sct shb shs sys ps1 ps1xml ps2 ps2xml psc1 psc2 tmp url vb vbe vbs vps ' +
+    'vsmacros vss vst vsw vxd ws wsc wsf wsh xnk'
+  ).split(' '),
+);
+
+/** Why SES would refuse a file of this name, or undefined. */
+export function blockedFileProblem(filename: string | null | undefined): string | undefined {
+  const extension = /\.([A-Za-z0-9]+)$/.exec(filename ?? '')?.[1]?.toLowerCase();
+  return extension && SES_UNSUPPORTED_EXTENSIONS.has(extension)
+    ? `SES does not send .${extension} files (a blocked file type)`
+    : undefined;
+}
+
 export const attachmentKey = (projectId: string, emailId: string, attachmentId: string): string =>
   `emails/${projectId}/${emailId}/attachments/${attachmentId}`;
 

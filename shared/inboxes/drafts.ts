@@ -29,7 +29,7 @@ import {
 import { notFound, unprocessable } from '../platform/errors';
 import { newId, nowIso } from '../platform/ids';
 import { getObject, putObject } from '../platform/aws/s3';
-import { contentTypeFor, fetchPath, pathProblem } from '../emails/attachments';
+import { blockedFileProblem, contentTypeFor, fetchPath, pathProblem } from '../emails/attachments';
 import type { IdempotencyRequest } from '../emails/idempotency';
 import type { SendEmailInput } from '../emails/model';
 import { readInbox } from './inboxes';
@@ -118,6 +118,8 @@ async function storeFiles(projectId: string, draftId: string, files: FileInput[]
         }
       }
       if (bytes.byteLength === 0) problems.push({ code: 'empty_attachment', message: 'the file is empty', path });
+      const blocked = blockedFileProblem(file.filename);
+      if (blocked) problems.push({ code: 'blocked_attachment', message: blocked, path });
       return { file, bytes };
     }),
   );

@@ -27,7 +27,7 @@ import { eventWrite } from '../events/events';
 import { acceptEmails, type Accepted } from '../emails/emails';
 import { getEmailContent } from '../emails/content';
 import { toSummary } from '../emails/record';
-import { attachmentKey as sentAttachmentKey, type StoredAttachment } from '../emails/attachments';
+import { attachmentKey as sentAttachmentKey, blockedFileProblem, type StoredAttachment } from '../emails/attachments';
 import type { IdempotencyRequest } from '../emails/idempotency';
 import { MAX_RECIPIENTS, type SendEmailInput } from '../emails/model';
 import type { EmailItem } from '../emails/item';
@@ -292,6 +292,21 @@ function checkedFiles(files: Attachment[], originals: Attachment[]): Attachment[
       path: 'attachments',
     });
   const bytes = all.reduce((sum, a) => sum + (a.content ? Math.floor((a.content.length * 3) / 4) : 0), 0);
+  for (const [i, file] of files.entries()) {
+    const blocked = blockedFileProblem(file.filename ?? (file.path ? file.path.split('/').pop() : undefined));
+    if (blocked) problems.push({ code: 'blocked_attachment', message: blocked, path: `attachments.${i}` });
+    if (file.content !== undefined && file.content.length === 0)
+      problems.push({ code: 'empty_attachment', message: 'the file is empty', path: `attachments.${i}` });
+  }
+  for (const file of originals) {
+    const blocked = blockedFileProblem(file.filename);
+    if (blocked)
+      problems.push({
+        code: 'blocked_attachment',
+        message: `the original's ${file.filename}: ${blocked}`,
+        path: 'attachments',
+      });
+  }
   if (bytes > MAX_FILE_BYTES)
     problems.push({
       code: 'attachments_too_large',

@@ -5,9 +5,10 @@
  * Feed: the outbox's stream consumer (functions/workers/webhook-fanout.ts) forwards every
  * `inbox.message.received` / `inbox.message.sent` event to the `inbox-index` queue; the inbox-index
  * worker adds each batch's messages to their inbox's index and writes it as a NEW object
- * (`inboxes/<project>/<inbox>/search-<version>.json`), then moves the inbox's `index_version` to it
- * with a condition on the version it read: two workers on one inbox never lose each other's
- * messages (the loser reads the winner's index and adds again); adding is idempotent. The old
+ * (`inboxes/<project>/<inbox>/search-<version>-<write id>.json.gz`), then moves the inbox's
+ * `index_version` and `index_key` to it with a condition on the version it read: two workers on one
+ * inbox never lose each other's messages (the loser deletes its own object, reads the winner's index
+ * and adds again); adding is idempotent. The old
  * object is deleted after the move. The worker and the search route keep the newest index they
  * read in memory between invocations (keyed by inbox and version), so a warm search reads no
  * object: the inbox item it reads anyway says whether its copy is current.
@@ -35,6 +36,7 @@ import { queue } from '../platform/aws/queues';
 import { unprocessable } from '../platform/errors';
 import { logger } from '../platform/log';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { newId } from '../platform/ids';
 import { readInbox } from './inboxes';
 import { DEFAULT_FOLDERS, labelsOf, messageBodies, toThread } from './threads';
 import {
@@ -67,8 +69,9 @@ export const indexMessageOf = (projectId: string, object: Record<string, unknown
 });
 
 /** Stored gzipped: a quarter of the JSON (3 MB for 25,000 messages), read and written four times faster. */
+/** A new object per write (the version and a write id): two workers writing the same version never share a key. */
 const objectKey = (projectId: string, inboxId: string, version: number) =>
-  `inboxes/${projectId}/${inboxId}/search-${version}.json.gz`;
+  `inboxes/${projectId}/${inboxId}/search-${version}-${newId()}.json.gz`;
 
 /**
  * The newest index read per inbox, in this instance's memory: an index of 25,000 messages (about
@@ -85,8 +88,8 @@ async function indexOf(inbox: Item): Promise<{ version: number; index: InboxSear
   const cached = cache.get(cacheKey);
   if (cached && cached.version === version) return cached;
   let index = InboxSearchIndex.create();
-  if (version > 0) {
-    const stored = await getObject(objectKey(inbox.project_id, inbox.id, version));
+  if (version > 0 && inbox.index_key) {
+    const stored = await getObject(inbox.index_key);
     if (!stored) logger.warn('inbox search index object missing: starting a new one', { inbox_id: inbox.id, version });
     else
       try {
@@ -145,13 +148,14 @@ export async function indexMessages(messages: IndexMessage[]): Promise<void> {
         });
       }
       const next = version + 1;
-      await putObject(objectKey(projectId, inboxId, next), gzipSync(index.toJSON()), 'application/gzip');
+      const key = objectKey(projectId, inboxId, next);
+      await putObject(key, gzipSync(index.toJSON()), 'application/gzip');
       try {
         await transact([
           update(
             keys.inbox(projectId, inboxId),
             {
-              set: { index_version: next },
+              set: { index_version: next, index_key: key },
               condition: {
                 expression: 'attribute_exists(PK) AND (#v = :v OR (attribute_not_exists(#v) AND :v = :zero))',
                 names: { '#v': 'index_version' },
@@ -163,12 +167,12 @@ export async function indexMessages(messages: IndexMessage[]): Promise<void> {
         ]);
       } catch (error) {
         cache.delete(`${projectId}/${inboxId}`); // our copy has our additions on a version that lost
-        await deleteObject(objectKey(projectId, inboxId, next));
+        await deleteObject(key); // ours alone: the winner's object has its own key
         if (!isConditionFailed(error, 'index moved') || attempt >= 5) throw error;
         continue;
       }
       cache.set(`${projectId}/${inboxId}`, { version: next, index });
-      if (version > 0) await deleteObject(objectKey(projectId, inboxId, version));
+      if (inbox.index_key) await deleteObject(inbox.index_key);
       break;
     }
   }

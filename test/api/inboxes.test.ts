@@ -290,6 +290,30 @@ describe('a conversation over SMTP', () => {
       text: 'x',
     });
     expect(missing.error).toMatchObject({ statusCode: 404 });
+    // a file SES would refuse, and an empty one
+    const exe = await resend.inboxes.threads.emails.reply({
+      inboxId,
+      threadId,
+      emailId: firstEmailId,
+      text: 'x',
+      attachments: [{ filename: 'setup.exe', content: Buffer.from('MZ').toString('base64') }],
+    });
+    expect(exe.error).toMatchObject({ statusCode: 422 });
+    const draftExe = await api.post(
+      `/inboxes/${inboxId}/drafts`,
+      { to: 'a@outside.example', attachments: [{ filename: 'run.BAT', content: Buffer.from('x').toString('base64') }] },
+      { key },
+    );
+    expect(draftExe.status).toBe(422);
+    expect(draftExe.body.errors).toEqual([
+      expect.objectContaining({ code: 'blocked_attachment', path: 'attachments.0' }),
+    ]);
+    const empty = await api.post(
+      `/inboxes/${inboxId}/drafts`,
+      { to: 'a@outside.example', attachments: [{ filename: 'e.txt', content: '' }] },
+      { key },
+    );
+    expect(empty.status).toBe(422);
   });
 
   it('is read, moved, labelled and found by folder, label and read state', async () => {
@@ -492,6 +516,43 @@ describe('search', () => {
     expect((hit as unknown as { highlights: string[] }).highlights.join(' ')).toContain(`<mark>${word}</mark>`);
     const [message] = (await resend.inboxes.threads.emails.list({ inboxId, threadId })).data!.data;
     expect(message.id).toBe(emailId);
+  });
+
+  it('keeps both batches when two index updates of one inbox race', async () => {
+    // two messages of the thread that no worker has indexed (written as filing writes them, without its event),
+    // added by two updates at once: the second to move the version reads the first's index and adds again
+    const keys = await import('../../shared/platform/db/keys');
+    const { transact, put } = await import('../../shared/platform/db/table');
+    const { indexMessages } = await import('../../shared/inboxes/search');
+    const { newId } = await import('../../shared/platform/ids');
+    const words = [`racea${Date.now().toString(36)}`, `raceb${Date.now().toString(36)}`];
+    const ids = words.map(() => newId());
+    await transact(
+      words.flatMap((word, i) => [
+        put({ ...keys.receivedEmail(projectId, ids[i]), type: 'received_email', id: ids[i], text: `about ${word}` }),
+        put({
+          ...keys.inboxMessage(projectId, inboxId, threadId, ids[i]),
+          type: 'inbox_message',
+          id: ids[i],
+          thread_id: threadId,
+          inbox_id: inboxId,
+          direction: 'inbound',
+          from: 'jane@outside.example',
+          to: [address],
+          subject: 'race',
+          received_at: new Date().toISOString(),
+        }),
+      ]),
+    );
+    await Promise.all(
+      ids.map((id) =>
+        indexMessages([{ project_id: projectId, inbox_id: inboxId, thread_id: threadId, message_id: id }]),
+      ),
+    );
+    for (const [i, word] of words.entries()) {
+      const found = (await resend.inboxes.threads.search({ inboxId, query: word })).data?.data ?? [];
+      expect(found.map((t) => t.matched_email_id)).toEqual([ids[i]]);
+    }
   });
 
   it('takes phrases, exclusions and the filters', async () => {

@@ -268,8 +268,8 @@
  * - inbox draft: PK `PROJECT#<pid>#INBOX#<iid>`, SK `DRAFT#<did>`
  *     drafts CRUD (Query on prefix to list); a reply draft's uniqueness: SK `REPLY_DRAFT#<message id>` ->
  *     `draft_id`, put with attribute_not_exists in the draft's transaction, deleted with it
- * - inbox search index: no item; an object per inbox in the inbound bucket (`inboxes/<pid>/<iid>/search-index.json`)
- *     written by the inbox-index worker, whose version is the inbox's `index_version`
+ * - inbox search index: no item; an object per inbox in the inbound bucket (the inbox's `index_key`, at
+ *     `index_version`), a new one per write by the inbox-index worker (shared/inboxes/search.ts)
  * - request log: PK `PROJECT#<pid>#LOGS#<shard>`, SK `LOG#<lid>`
  *     one entry per authenticated API request (method, path, status, duration, user agent, request id, the error's
  *     envelope; never a key, header or body), put beside the answer by the request pipeline
