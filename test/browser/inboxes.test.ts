@@ -80,9 +80,7 @@ beforeAll(async () => {
       '--alt--',
     ],
   );
-  // one message at a time into the search index: two index workers writing one inbox's index at once
-  // lose the first writer's messages (shared/inboxes/search.ts: both write search-<version+1>, and the
-  // loser deletes that object on its way out), so Bob's mail goes in once Jane's is searchable
+  // Jane's mail searchable before the browser opens (the index follows within seconds)
   await waitFor(
     () => searched(word),
     (found) => found.some((t) => t.subject === subject),
