@@ -210,10 +210,16 @@ export function isolationSuite(kind: IsolationKind): void {
     const other = await keyOfB();
     const key = { key: other.key };
     rxB = await receiver();
-    const [webhook, domain, segment, topic, oauthToken] = await Promise.all([
-      api
-        .post('/webhooks', { endpoint: rxB.url, events: [...EVENT_TYPES], description: 'B hears everything' }, key)
-        .then((r) => created(r)),
+    // the webhook first: an event the fan-out handles before the webhook exists is not delivered to it, and
+    // B's domain.created must be (the race lost once on a loaded CI run)
+    const webhook = created(
+      await api.post(
+        '/webhooks',
+        { endpoint: rxB.url, events: [...EVENT_TYPES], description: 'B hears everything' },
+        key,
+      ),
+    );
+    const [domain, segment, topic, oauthToken] = await Promise.all([
       verifiedDomain(`${B_NAME}.example.com`, { capabilities: { receiving: 'enabled' } }, other.key),
       api.post('/segments', { name: 'B segment' }, key).then((r) => created(r)),
       api.post('/topics', { name: 'B topic', default_subscription: 'opt_in' }, key).then((r) => created(r)),

@@ -374,7 +374,8 @@ describe('at scale', () => {
     };
   }
 
-  it('indexes 25,000 messages in 10,000 threads and answers correctly', () => {
+  // 5,000 messages keep the suite quick; the scale (10,000 threads and more) is bench/inboxes.ts's
+  it('indexes 5,000 messages in 2,000 threads and answers as a scan of every message does', () => {
     const rand = random(42);
     const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)];
     const syllables = [...'bcdfghjklmnprstvz'].flatMap((c) => [...'aeiou'].map((v) => c + v));
@@ -405,18 +406,18 @@ describe('at scale', () => {
 
     const start = Date.parse('2024-01-01T00:00:00.000Z');
     const messages: IndexedMessage[] = [];
-    for (let i = 0; i < 25_000; i++) {
+    for (let i = 0; i < 5_000; i++) {
       const text = sentence(30 + Math.floor(rand() * 100));
       messages.push({
         id: idOf(1_000_000 + i),
-        thread_id: `thread-${Math.floor(rand() * 10_000)}`,
+        thread_id: `thread-${Math.floor(rand() * 2_000)}`,
         subject: sentence(3 + Math.floor(rand() * 6)),
         from: pick(senders),
         to: Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick(recipients)),
         cc: rand() < 0.2 ? [pick(recipients)] : [],
         bcc: [],
         text: i % 1000 === 7 ? `${text} the zanzibar contract` : text,
-        received_at: new Date(start + i * 600_000 + Math.floor(rand() * 600_000)).toISOString(),
+        received_at: new Date(start + i * 3_000_000 + Math.floor(rand() * 3_000_000)).toISOString(),
         has_attachment: rand() < 0.1,
         attachment_names: rand() < 0.1 ? ['report.pdf'] : [],
       });
@@ -426,7 +427,7 @@ describe('at scale', () => {
     const indexStarted = performance.now();
     for (const m of messages) index.add(m);
     const indexMs = performance.now() - indexStarted;
-    expect(index.messageCount).toBe(25_000);
+    expect(index.messageCount).toBe(5_000);
 
     // the oracle: a plain scan of every message's words
     const tokens = messages.map((m) => {
