@@ -553,6 +553,17 @@ describe('search', () => {
       const found = (await resend.inboxes.threads.search({ inboxId, query: word })).data?.data ?? [];
       expect(found.map((t) => t.matched_email_id)).toEqual([ids[i]]);
     }
+    // the index worker's copy is now behind: the next mail makes it read the newest object (as a cold worker does)
+    const later = `afterrace${Date.now().toString(36)}`;
+    await deliverMail('jane@outside.example', [address], mail(`After the race ${later}`).lines);
+    await waitFor(
+      async () => (await resend.inboxes.threads.search({ inboxId, query: later })).data?.data ?? [],
+      (list) => list.length === 1,
+      30_000,
+    );
+    // and what the racing updates added is still there: the worker added to the newest index, not its old copy
+    for (const word of words)
+      expect(((await resend.inboxes.threads.search({ inboxId, query: word })).data?.data ?? []).length).toBe(1);
   });
 
   it('takes phrases, exclusions and the filters', async () => {
