@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|automations|automationcost|cost|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|automations|automationcost|inboxes|cost|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations` and `automationcost`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations`, `automationcost` and `inboxes`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { RESULT_MARK } from './run-one';
 import { type benchWebhooks, formatWebhooks } from './webhooks';
 import { type benchAutomations, formatAutomations } from './automations';
 import { type benchAutomationCost, formatAutomationCost } from './automation-cost';
+import { type benchInboxes, formatInboxes, INBOX_GOALS } from './inboxes';
 import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
 import {
   type benchTransactionalLatency,
@@ -243,6 +244,48 @@ async function main(): Promise<void> {
       budget: 'none (issue 36 asks for the figure)',
       met: true,
     });
+  }
+
+  if (!only || only === 'inboxes') {
+    const r = isolated<Awaited<ReturnType<typeof benchInboxes>>>('inboxes');
+    section(
+      `Inboxes: mail in over SMTP to threads and search, the thread list and a thread's emails, search over ${r.seed.threads.toLocaleString('en')} threads (issue 37)`,
+      formatInboxes(r),
+      'inboxes',
+    );
+    const g = INBOX_GOALS;
+    summary.push(
+      {
+        benchmark: `inboxes: SMTP accepted -> thread listed, ${r.arrival.name}`,
+        figure: `p50 ${r.arrival.listed.p50Ms} ms, p95 ${r.arrival.listed.p95Ms} ms; ${r.arrival.notListed} never listed`,
+        budget: `p95 <= ${g.arrivalP95Ms / 1000} s (issue 37)`,
+        met: r.arrival.listed.p95Ms <= g.arrivalP95Ms && r.arrival.notListed === 0,
+      },
+      {
+        benchmark: `inboxes: thread list (limit 20), ${r.listBig.threads.toLocaleString('en')} threads`,
+        figure: `p50 ${r.listBig.p50Ms} ms, p95 ${r.listBig.p95Ms} ms`,
+        budget: `p95 <= ${g.listP95Ms} ms (issue 37)`,
+        met: r.listBig.p95Ms <= g.listP95Ms,
+      },
+      {
+        benchmark: `inboxes: a ${r.threadEmails.emailCount}-message thread's emails (limit 50)`,
+        figure: `p50 ${r.threadEmails.p50Ms} ms, p95 ${r.threadEmails.p95Ms} ms`,
+        budget: `p95 <= ${g.threadEmailsP95Ms} ms (issue 37)`,
+        met: r.threadEmails.p95Ms <= g.threadEmailsP95Ms,
+      },
+      ...[r.arrival, r.bigArrival].map((a) => ({
+        benchmark: `inboxes: SMTP accepted -> found by a word of its body, ${a.name}`,
+        figure: `p50 ${a.found.p50Ms} ms, p95 ${a.found.p95Ms} ms; ${a.foundByOwnWord} of ${a.sent} found by their own word`,
+        budget: `p95 <= ${g.freshnessP95Ms / 1000} s (issue 37)`,
+        met: a.found.p95Ms <= g.freshnessP95Ms && a.foundByOwnWord === a.sent,
+      })),
+      {
+        benchmark: `inboxes: search over ${r.seed.threads.toLocaleString('en')} threads (${r.seed.messages.toLocaleString('en')} messages), warm`,
+        figure: `p50 ${r.search.all.p50Ms} ms, p95 ${r.search.all.p95Ms} ms (${r.search.queries.map((q) => `${q.name} ${q.p95Ms} ms`).join(', ')}); index ${(r.index.gzipBytes / 2 ** 20).toFixed(1)} MB gzipped`,
+        budget: `p95 <= ${g.searchP95Ms} ms (issue 37)`,
+        met: r.search.all.p95Ms <= g.searchP95Ms,
+      },
+    );
   }
 
   if (!only || only === 'cost') {

@@ -16,6 +16,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   webhooks: () => import('./webhooks').then((m) => m.benchWebhooks()),
   automations: () => import('./automations').then((m) => m.benchAutomations()),
   automationcost: () => import('./automation-cost').then((m) => m.benchAutomationCost()),
+  inboxes: () => import('./inboxes').then((m) => m.benchInboxes()),
   cost: () => import('./send-path-cost').then((m) => m.benchSendPathCost()),
   latency: () => import('./transactional-latency').then((m) => m.benchTransactionalLatency()),
   memory: () => import('./function-memory').then((m) => m.benchFunctionMemory()),
