@@ -25,8 +25,9 @@
  *
  * The seed of (5) went DIRECTLY, not over SMTP: the pipeline's own rate is measured first (a burst
  * of 300 messages over 8 SMTP sessions, until the runtime drained), and at it 25,000 messages take
- * far more than 10 minutes (the inbound worker takes one message at a time, and the index worker
- * rewrites the whole index object for every batch of 10 messages: quadratic in the inbox's size).
+ * about an hour (5.6-7.5 messages/s filed when measured: the local inbound worker takes one message
+ * at a time), and the index worker would rewrite the whole index object for every batch of up to 10
+ * messages behind it (quadratic in the inbox's size). Filing them directly takes 6-11 minutes.
  * The seed builds each message's MIME as SMTP would carry it, parses it with the inbound worker's
  * parser (shared/receiving/mime.ts), puts the received-email item as the inbound worker does and
  * files it with shared/inboxes/filing.ts `fileReceivedEmail` (16 at a time, a thread's messages in
@@ -47,7 +48,8 @@
  * load or write in a worker stalls the API and the inbound worker with it, and the local runtime
  * runs one inbound invocation at a time (Lambda would run several).
  *
- * Run alone: `npx tsx bench/inboxes.ts` (BENCH_INBOX_THREADS changes the seed's 10,000 threads).
+ * Run alone: `npx tsx bench/inboxes.ts` (about 20 minutes; BENCH_INBOX_THREADS changes the seed's
+ * 10,000 threads).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
