@@ -11,7 +11,6 @@ import {
   automationEventsOf,
   withoutUnused,
 } from '#shared/automations/events-forward';
-import type { AutomationEvent } from '#shared/automations/engine';
 import { INBOX_INDEX_EVENT_TYPES, inboxIndexQueue, indexMessageOf } from '#shared/inboxes/search';
 
 /**
@@ -44,14 +43,20 @@ function outboxEvent(record: DynamoDBRecord): OutboxEvent {
 
 const AUTOMATION_TYPES: ReadonlySet<string> = new Set(AUTOMATION_EVENT_TYPES);
 
+type StreamedEvent = { record: DynamoDBRecord; event: OutboxEvent };
+
+/** The event as the record's image holds it: its mode and `data.object`. */
+const envelopeOf = (record: DynamoDBRecord) =>
+  itemOfImage(record.dynamodb?.NewImage?.event?.M) as {
+    livemode?: boolean;
+    data?: { object?: Record<string, unknown> };
+  };
+
 /** The automation events of the records (their index in `events`), for the types that have any. */
-function automationEvents(events: { record: DynamoDBRecord; event: OutboxEvent }[]) {
+function automationEvents(events: StreamedEvent[]) {
   return events.flatMap(({ record, event }, index) => {
     if (!AUTOMATION_TYPES.has(event.type)) return [];
-    const envelope = itemOfImage(record.dynamodb?.NewImage?.event?.M) as {
-      livemode?: boolean;
-      data?: { object?: Record<string, unknown> };
-    };
+    const envelope = envelopeOf(record);
     return automationEventsOf({
       projectId: event.projectId,
       livemode: envelope.livemode !== false,
@@ -63,34 +68,28 @@ function automationEvents(events: { record: DynamoDBRecord; event: OutboxEvent }
   });
 }
 
-/** Index (in `events`) of the first event whose automation messages were not all taken, or -1. */
-async function forwardToAutomations(forwarded: { index: number; message: AutomationEvent }[]): Promise<number> {
-  if (!forwarded.length) return -1;
-  const refused = new Set(
-    await automationEventQueue.enqueue(forwarded.map((f) => f.message)).catch(() => forwarded.map((f) => f.message)),
-  );
-  const failed = forwarded.filter((f) => refused.has(f.message)).map((f) => f.index);
-  if (failed.length) logger.error('automation event messages not sent', { count: failed.length });
-  return failed.length ? Math.min(...failed) : -1;
-}
-
 const INDEX_TYPES: ReadonlySet<string> = new Set(INBOX_INDEX_EVENT_TYPES);
 
-/** Messages filed into inboxes go to their search index (shared/inboxes/search.ts); index of the first not taken, or -1. */
-async function forwardToInboxIndex(events: { record: DynamoDBRecord; event: OutboxEvent }[]): Promise<number> {
-  const forwarded = events.flatMap(({ record, event }, index) => {
-    if (!INDEX_TYPES.has(event.type)) return [];
-    const envelope = itemOfImage(record.dynamodb?.NewImage?.event?.M) as {
-      data?: { object?: Record<string, unknown> };
-    };
-    return [{ index, message: indexMessageOf(event.projectId, envelope.data?.object ?? {}) }];
-  });
+/** Messages filed into inboxes, for their search index (shared/inboxes/search.ts). */
+const inboxIndexMessages = (events: StreamedEvent[]) =>
+  events.flatMap(({ record, event }, index) =>
+    INDEX_TYPES.has(event.type)
+      ? [{ index, message: indexMessageOf(event.projectId, envelopeOf(record).data?.object ?? {}) }]
+      : [],
+  );
+
+/** Sends the messages to their queue; answers the index (in `events`) of the first event whose messages were not all taken, or -1. */
+async function forward<M>(
+  queue: { enqueue(messages: M[]): Promise<M[]> },
+  forwarded: { index: number; message: M }[],
+  what: string,
+): Promise<number> {
   if (!forwarded.length) return -1;
   const refused = new Set(
-    await inboxIndexQueue.enqueue(forwarded.map((f) => f.message)).catch(() => forwarded.map((f) => f.message)),
+    await queue.enqueue(forwarded.map((f) => f.message)).catch(() => forwarded.map((f) => f.message)),
   );
   const failed = forwarded.filter((f) => refused.has(f.message)).map((f) => f.index);
-  if (failed.length) logger.error('inbox index messages not sent', { count: failed.length });
+  if (failed.length) logger.error(`${what} messages not sent`, { count: failed.length });
   return failed.length ? Math.min(...failed) : -1;
 }
 
@@ -110,11 +109,14 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
   // One fan-out for the whole batch (one Query per project, enqueues of 10), so not processStreamBatch's record at a time.
   const [webhooksFailedAt, automationsFailedAt, indexFailedAt] = await Promise.all([
     fanOut(events.map((e) => e.event)),
-    withoutUnused(automationEvents(events)).then(forwardToAutomations, (error) => {
-      logger.error('automation events not forwarded: the system events in use were not read', { error });
-      return 0; // the batch again, from its first record
-    }),
-    forwardToInboxIndex(events),
+    withoutUnused(automationEvents(events)).then(
+      (forwarded) => forward(automationEventQueue, forwarded, 'automation event'),
+      (error) => {
+        logger.error('automation events not forwarded: the system events in use were not read', { error });
+        return 0; // the batch again, from its first record
+      },
+    ),
+    forward(inboxIndexQueue, inboxIndexMessages(events), 'inbox index'),
   ]);
   const failures = [webhooksFailedAt, automationsFailedAt, indexFailedAt].filter((i) => i >= 0);
   const failedAt = failures.length ? Math.min(...failures) : -1;
