@@ -248,7 +248,7 @@ export async function updateDraft(
   idOrAddress: string,
   draftId: string,
   input: UpdateDraftInput,
-): Promise<string> {
+): Promise<Draft> {
   const inbox = await readInbox(caller, idOrAddress);
   const current = await readDraft(caller.projectId, inbox.id, draftId);
   checkBodies(
@@ -268,7 +268,7 @@ export async function updateDraft(
       missingDraft,
     ),
   ]);
-  return draftId;
+  return toDraft({ ...current, ...set });
 }
 
 /** The writes that remove a draft with its counters (on delete, and in the transaction that sends it). */

@@ -168,14 +168,14 @@ export async function updateInbox(caller: Caller, idOrAddress: string, input: Up
   const set: Item = { updated_at: nowIso() };
   if (input.name !== undefined) set.name = input.name;
   if (input.from_name !== undefined) set.from_name = input.from_name;
-  const updated = await transact([
+  await transact([
     update(
       keys.inbox(caller.projectId, item.id),
       { set, condition: { expression: 'attribute_exists(PK)' } },
       missingInbox,
     ),
-  ]).then(() => ({ ...item, ...set }));
-  return toInbox(updated);
+  ]);
+  return toInbox({ ...item, ...set });
 }
 
 export async function deleteInbox(caller: Caller, idOrAddress: string): Promise<string> {
@@ -192,7 +192,7 @@ export async function updateAgent(
   caller: Caller,
   idOrAddress: string,
   input: UpdateAgentInput,
-): Promise<AgentSettings> {
+): Promise<AgentSettings & { id: string }> {
   const item = await readInbox(caller, idOrAddress);
   const agent = { ...toAgent(item) };
   if (input.instructions !== undefined) agent.instructions = input.instructions;
@@ -211,5 +211,5 @@ export async function updateAgent(
       missingInbox,
     ),
   ]);
-  return agent;
+  return { ...agent, id: item.id };
 }

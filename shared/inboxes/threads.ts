@@ -195,7 +195,7 @@ export async function listThreads(caller: Caller, idOrAddress: string, filter: T
   }
   const labels = await labelsOf(caller.projectId, inbox.id);
   const ordered = backwards ? found.reverse() : found;
-  return { records: ordered.map((item) => toThread(item, labels)), hasMore, inbox };
+  return { records: ordered.map((item) => toThread(item, labels)), hasMore };
 }
 
 export async function getThread(caller: Caller, idOrAddress: string, threadId: string): Promise<ThreadSummary> {
