@@ -4,14 +4,15 @@
  *
  * Feed: the outbox's stream consumer (functions/workers/webhook-fanout.ts) forwards every
  * `inbox.message.received` / `inbox.message.sent` event to the `inbox-index` queue; the inbox-index
- * worker adds each batch's messages to their inbox's index and writes it as a NEW object
- * (`inboxes/<project>/<inbox>/search-<version>-<write id>.json.gz`), then moves the inbox's
- * `index_version` and `index_key` to it with a condition on the version it read: two workers on one
- * inbox never lose each other's messages (the loser deletes its own object, reads the winner's index
- * and adds again); adding is idempotent. The old
- * object is deleted after the move. The worker and the search route keep the newest index they
- * read in memory between invocations (keyed by inbox and version), so a warm search reads no
- * object: the inbox item it reads anyway says whether its copy is current.
+ * worker adds each batch's messages to their inbox's index, in segments (SEGMENT_MESSAGES below):
+ * it writes the open segment as a NEW object (`inboxes/<project>/<inbox>/search-<version>-<write
+ * id>.json.gz`), then moves the inbox's `index_version`, `index_key` (the open segment) and
+ * `index_sealed` to it with a condition on the version it read: two workers on one inbox never lose
+ * each other's messages (the loser deletes its own objects, reads the winner's open segment and adds
+ * again); adding is idempotent. The open segment's old object is deleted after the move. The worker
+ * and the search route keep what they read in memory between invocations (keyed by inbox and
+ * version; sealed segments by key), so a warm search reads no object: the inbox item it reads anyway
+ * says whether its copy is current.
  *
  * What is found: a message's subject, body (text, else the html's text; the first 64 KB),
  * addresses and file names. Bound: measured for 25,000 messages (about 10,000 threads) in
@@ -38,7 +39,9 @@ import { logger } from '../platform/log';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { newId } from '../platform/ids';
 import { readInbox } from './inboxes';
-import { DEFAULT_FOLDERS, labelsOf, messageBodies, toThread } from './threads';
+import { bodiesOf, DEFAULT_FOLDERS, labelsOf, toThread } from './threads';
+import { retentionDays } from '../receiving/received-emails';
+import { now as clockNow } from '../platform/clock';
 import {
   containsPhrase,
   highlights,
@@ -46,6 +49,7 @@ import {
   parseQuery,
   textOfHtml,
   type SearchFilters,
+  type SearchHit,
 } from './search-index';
 import type { Folder } from './model';
 
@@ -68,46 +72,113 @@ export const indexMessageOf = (projectId: string, object: Record<string, unknown
   message_id: String(object.id),
 });
 
-/** Stored gzipped: a quarter of the JSON (3 MB for 25,000 messages), read and written four times faster. */
-/** A new object per write (the version and a write id): two workers writing the same version never share a key. */
+/**
+ * The index is kept in segments, each an object: the open one (`index_key`) takes new messages and is
+ * rewritten at every write; at SEGMENT_MESSAGES it is sealed (`index_sealed`: written once more under a
+ * new key and never again) and a new open one starts. A write so costs a segment's serialization at
+ * most (a whole 25,000-message index took 2.5 s to write and 1.6 s to read, synchronous, per batch),
+ * and an instance that has read the sealed segments reads only the open one after another's write.
+ * A search asks every segment and merges (a message added again after its segment was sealed is in
+ * two: the newest answer is kept once).
+ */
+export const SEGMENT_MESSAGES = 2_000;
+
+/** A sealed segment: its object, and when the bucket's lifecycle has removed it (epoch seconds; then it is dropped from the list). */
+interface SealedSegment {
+  key: string;
+  until: number;
+}
+
+/** Stored gzipped: a quarter of the JSON. A new object per write (the version and a write id): two workers writing the same version never share a key. */
 const objectKey = (projectId: string, inboxId: string, version: number) =>
   `inboxes/${projectId}/${inboxId}/search-${version}-${newId()}.json.gz`;
 
+const sealedOf = (inbox: Item): SealedSegment[] => (inbox.index_sealed ?? []) as SealedSegment[];
+
 /**
- * The newest index read per inbox, in this instance's memory: an index of 25,000 messages (about
- * 10,000 threads) takes about 130 MB of heap (./search-index.ts), so two at most, in functions
- * given INDEX_MEMORY_MB (./model.ts).
+ * What this instance has read of an inbox's index: the open segment at `version`, and the sealed
+ * segments it has needed (by key: they never change). An index of 25,000 messages (about 10,000
+ * threads) takes about 130 MB of heap (./search-index.ts), so two inboxes at most, in functions given
+ * INDEX_MEMORY_MB (./model.ts).
  */
-const cache = new Map<string, { version: number; index: InboxSearchIndex }>();
+interface LoadedIndex {
+  version: number;
+  open: InboxSearchIndex;
+  sealed: Map<string, InboxSearchIndex>;
+}
+const cache = new Map<string, LoadedIndex>();
 const MAX_CACHED = 2;
 
-/** The inbox's index at the version its item names (from memory when current). */
-async function indexOf(inbox: Item): Promise<{ version: number; index: InboxSearchIndex }> {
+/** A segment's object; undefined when it is not in the bucket (expired, or replaced since its key was read). */
+async function readSegment(key: string): Promise<InboxSearchIndex | undefined> {
+  const stored = await getObject(key);
+  if (!stored) return undefined;
+  try {
+    return InboxSearchIndex.fromJSON(gunzipSync(stored).toString('utf8'));
+  } catch (error) {
+    // another format version (SearchIndexVersionError) or a damaged object: its messages are not found until they come again
+    logger.error('inbox search index segment not readable: taken as empty', { key, error });
+    return InboxSearchIndex.create();
+  }
+}
+
+/**
+ * The inbox's index as its item names it (from memory where current): the open segment, and with
+ * `everySealed` (a search) every sealed one too; the index worker writes the open one only.
+ */
+async function indexOf(inbox: Item, everySealed: boolean): Promise<LoadedIndex> {
   const version = Number(inbox.index_version ?? 0);
   const cacheKey = `${inbox.project_id}/${inbox.id}`;
-  const cached = cache.get(cacheKey);
-  if (cached && cached.version === version) return cached;
-  let index = InboxSearchIndex.create();
-  if (version > 0 && inbox.index_key) {
-    const stored = await getObject(inbox.index_key);
-    if (!stored) logger.warn('inbox search index object missing: starting a new one', { inbox_id: inbox.id, version });
-    else
-      try {
-        index = InboxSearchIndex.fromJSON(gunzipSync(stored).toString('utf8'));
-      } catch (error) {
-        // another format version (SearchIndexVersionError) or a damaged object: the next messages start a new one
-        logger.error('inbox search index not readable: starting a new one', { inbox_id: inbox.id, version, error });
+  const sealed = sealedOf(inbox);
+  let entry = cache.get(cacheKey);
+  if (!entry || entry.version !== version) {
+    const kept = new Map([...(entry?.sealed ?? [])].filter(([key]) => sealed.some((s) => s.key === key)));
+    let open = InboxSearchIndex.create();
+    if (version > 0 && inbox.index_key) {
+      const read = await readSegment(inbox.index_key);
+      // replaced and deleted since the item was read (a newer version exists: not kept), or expired with its mail
+      if (!read) {
+        logger.warn('inbox search index object missing: taken as empty', { inbox_id: inbox.id, version });
+        return { version, open, sealed: kept };
       }
+      open = read;
+    }
+    entry = { version, open, sealed: kept };
+    cache.delete(cacheKey);
+    cache.set(cacheKey, entry);
+    while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
   }
-  const entry = { version, index };
-  cache.delete(cacheKey);
-  cache.set(cacheKey, entry);
-  while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+  if (everySealed) {
+    const missing = sealed.filter((s) => !entry.sealed.has(s.key));
+    const read = await Promise.all(missing.map((s) => readSegment(s.key)));
+    // an expired segment stays empty: its messages expired before it
+    for (const [i, s] of missing.entries()) entry.sealed.set(s.key, read[i] ?? InboxSearchIndex.create());
+  }
   return entry;
 }
 
-/** Adds the messages to their inboxes' indexes (one new object and one conditional move per inbox). */
-export async function indexMessages(messages: IndexMessage[]): Promise<void> {
+const indexed = (item: Item, body: { text: string | null; html: string | null } | undefined) => ({
+  id: item.id,
+  thread_id: item.thread_id,
+  subject: item.subject ?? '',
+  from: item.from ?? '',
+  to: item.to ?? [],
+  cc: item.cc ?? [],
+  bcc: item.bcc ?? [],
+  text: body?.text ?? (body?.html ? textOfHtml(body.html) : ''),
+  received_at: item.received_at,
+  has_attachment: (item.attachments ?? []).length > 0 || Number(item.attachment_count ?? 0) > 0,
+  attachment_names: ((item.attachments ?? []) as Item[]).map((a) => a.filename).filter(Boolean),
+});
+
+/**
+ * Adds the messages to their inboxes' indexes (per inbox: its open segment written, maybe one sealed, and one
+ * conditional move). `segmentMessages`: where a segment is sealed (tests seal small ones).
+ */
+export async function indexMessages(
+  messages: IndexMessage[],
+  { segmentMessages = SEGMENT_MESSAGES }: { segmentMessages?: number } = {},
+): Promise<void> {
   const byInbox = new Map<string, IndexMessage[]>();
   for (const m of messages)
     byInbox.set(`${m.project_id}/${m.inbox_id}`, [...(byInbox.get(`${m.project_id}/${m.inbox_id}`) ?? []), m]);
@@ -122,40 +193,44 @@ export async function indexMessages(messages: IndexMessage[]): Promise<void> {
         )
       ).map((t) => [t.id as string, t]),
     );
-    const bodies = new Map<string, { text: string | null; html: string | null }>();
-    for (const [threadId, thread] of threads) {
-      const inThread = items.filter((i) => i.thread_id === threadId);
-      for (const body of await messageBodies(projectId, thread, inThread)) bodies.set(body.id, body);
-    }
+    const bodies = new Map(
+      (
+        await bodiesOf(
+          projectId,
+          items.flatMap((m) => (threads.has(m.thread_id) ? [[threads.get(m.thread_id)!, m] as const] : [])),
+        )
+      ).map((body) => [body.id, body]),
+    );
     for (let attempt = 1; ; attempt++) {
       const inbox = await getItem(keys.inbox(projectId, inboxId));
       if (!inbox) break; // deleted: its index goes with it
-      const { version, index } = await indexOf(inbox);
-      for (const item of items) {
-        const body = bodies.get(item.id);
-        index.add({
-          id: item.id,
-          thread_id: item.thread_id,
-          subject: item.subject ?? '',
-          from: item.from ?? '',
-          to: item.to ?? [],
-          cc: item.cc ?? [],
-          bcc: item.bcc ?? [],
-          text: body?.text ?? (body?.html ? textOfHtml(body.html) : ''),
-          received_at: item.received_at,
-          has_attachment: (item.attachments ?? []).length > 0 || Number(item.attachment_count ?? 0) > 0,
-          attachment_names: ((item.attachments ?? []) as Item[]).map((a) => a.filename).filter(Boolean),
-        });
-      }
+      const loaded = await indexOf(inbox, false);
+      const { version } = loaded;
       const next = version + 1;
+      const now = Math.floor(clockNow() / 1000);
+      const sealed = sealedOf(inbox).filter((s) => s.until > now);
+      // the open segment takes the messages; sealed at SEGMENT_MESSAGES (then a new one opens)
+      const segments: { key: string; index: InboxSearchIndex }[] = [];
+      let open = loaded.open;
+      for (const item of items) {
+        if (open.messageCount >= segmentMessages && !open.has(item.id)) {
+          const key = objectKey(projectId, inboxId, next);
+          segments.push({ key, index: open });
+          sealed.push({ key, until: now + retentionDays() * 86_400 });
+          open = InboxSearchIndex.create();
+        }
+        open.add(indexed(item, bodies.get(item.id)));
+      }
       const key = objectKey(projectId, inboxId, next);
-      await putObject(key, gzipSync(index.toJSON()), 'application/gzip');
+      segments.push({ key, index: open });
       try {
+        for (const segment of segments)
+          await putObject(segment.key, gzipSync(segment.index.toJSON()), 'application/gzip');
         await transact([
           update(
             keys.inbox(projectId, inboxId),
             {
-              set: { index_version: next, index_key: key },
+              set: { index_version: next, index_key: key, index_sealed: sealed },
               condition: {
                 expression: 'attribute_exists(PK) AND (#v = :v OR (attribute_not_exists(#v) AND :v = :zero))',
                 names: { '#v': 'index_version' },
@@ -166,17 +241,32 @@ export async function indexMessages(messages: IndexMessage[]): Promise<void> {
           ),
         ]);
       } catch (error) {
-        cache.delete(`${projectId}/${inboxId}`); // our copy has our additions on a version that lost
-        await deleteObject(key); // ours alone: the winner's object has its own key
+        loaded.version = -1; // our copy of the open segment has our additions on a version that lost: read it again
+        for (const segment of segments) await deleteObject(segment.key); // ours alone: the winner's have their own keys
         if (!isConditionFailed(error, 'index moved') || attempt >= 5) throw error;
         continue;
       }
-      cache.set(`${projectId}/${inboxId}`, { version: next, index });
-      if (inbox.index_key) await deleteObject(inbox.index_key);
+      // the worker keeps the open segment only (a search reads the sealed ones)
+      loaded.version = next;
+      loaded.open = open;
+      if (inbox.index_key) await deleteObject(inbox.index_key); // the open segment's object before (sealed under a new key, or replaced)
       break;
     }
   }
 }
+
+/** Every segment's hits, newest first; a message in two segments (added again after its segment was sealed) once. */
+function searchSegments(segments: InboxSearchIndex[], filters: SearchFilters): SearchHit[] {
+  if (segments.length === 1) return segments[0].search(filters);
+  const seen = new Set<string>();
+  const hits: SearchHit[] = [];
+  for (const segment of segments)
+    for (const hit of segment.search(filters)) if (!seen.has(hit.message_id)) seen.add(hit.message_id), hits.push(hit);
+  return hits.sort(newestFirst);
+}
+
+const newestFirst = (a: SearchHit, b: SearchHit) =>
+  a.received_at < b.received_at ? 1 : a.received_at > b.received_at ? -1 : a.message_id < b.message_id ? 1 : -1;
 
 export interface SearchQuery extends SearchFilters {
   folders?: Folder[];
@@ -187,13 +277,15 @@ export interface SearchQuery extends SearchFilters {
 /** GET .../threads/search: matching threads, newest match first, each with its newest matching message and highlights. */
 export async function searchThreads(caller: Caller, idOrAddress: string, query: SearchQuery, page: PageRequest) {
   const inbox = await readInbox(caller, idOrAddress);
-  const { index } = await indexOf(inbox);
+  const labelsRead = labelsOf(caller.projectId, inbox.id); // beside the index
+  labelsRead.catch(() => undefined); // awaited below; not unhandled when the index read throws first
+  const { open, sealed } = await indexOf(inbox, true);
   const parsed = parseQuery(query.query ?? '');
   // an excluded phrase is checked here, on the text (the index would drop every message with all its words)
   const indexQuery = (query.query ?? '').replace(/-"[^"]*"?/g, ' ');
   let hits: ReturnType<InboxSearchIndex['search']>;
   try {
-    hits = index.search({ ...query, query: indexQuery });
+    hits = searchSegments([open, ...sealed.values()], { ...query, query: indexQuery });
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw unprocessable([
@@ -222,11 +314,11 @@ export async function searchThreads(caller: Caller, idOrAddress: string, query: 
       ]);
     start = page.after ? at + 1 : Math.max(0, at - page.limit);
   }
-  const labels = await labelsOf(caller.projectId, inbox.id);
+  const labels = await labelsRead;
   const found: { thread: Item; hit: (typeof hits)[number]; highlights: string[] }[] = [];
   let position = start;
   const end = page.before ? ordered.indexOf(page.before) : ordered.length;
-  // read the candidate threads (and, for phrases, the messages' bodies) a few at a time until the page is full
+  // read the candidate threads (and their matched messages' bodies) a chunk at a time until the page is full
   while (found.length <= page.limit && position < end) {
     const chunk = ordered.slice(position, Math.min(end, position + Math.max(page.limit * 2, 20)));
     position += chunk.length;
@@ -243,15 +335,21 @@ export async function searchThreads(caller: Caller, idOrAddress: string, query: 
       if (query.labels?.length && !query.labels.some((l) => (thread.labels ?? []).includes(l))) return [];
       return [{ thread, hit: byThread.get(id)! }];
     });
-    const messages = await batchGet(
-      candidates.map((c) => keys.inboxMessage(caller.projectId, inbox.id, c.thread.id, c.hit.message_id)),
+    // without phrases every candidate is an answer: the bodies of those the page shows (and one to know there is more)
+    const wanted = needsPhrase ? candidates : candidates.slice(0, page.limit + 1 - found.length);
+    const messages = new Map(
+      (
+        await batchGet(wanted.map((c) => keys.inboxMessage(caller.projectId, inbox.id, c.thread.id, c.hit.message_id)))
+      ).map((m) => [m.id as string, m]),
     );
-    const byId = new Map(messages.map((m) => [m.id as string, m]));
-    for (const candidate of candidates) {
-      const message = byId.get(candidate.hit.message_id);
-      if (!message) continue;
-      const [body] = await messageBodies(caller.projectId, candidate.thread, [message]);
-      const text = `${message.subject ?? ''}\n${body.text ?? (body.html ? textOfHtml(body.html) : '')}`;
+    const present = wanted.filter((c) => messages.has(c.hit.message_id));
+    const bodies = await bodiesOf(
+      caller.projectId,
+      present.map((c) => [c.thread, messages.get(c.hit.message_id)!] as const),
+    );
+    for (const [i, candidate] of present.entries()) {
+      const body = bodies[i];
+      const text = `${body.subject ?? ''}\n${body.text ?? (body.html ? textOfHtml(body.html) : '')}`;
       if (needsPhrase) {
         if (!parsed.phrases.every((p) => containsPhrase(text, p))) continue;
         if (parsed.excludedPhrases.some((p) => containsPhrase(text, p))) continue;

@@ -151,6 +151,8 @@ const positionOf = (item: Item) => `${item.last_at}#${item.id}`;
  */
 export async function listThreads(caller: Caller, idOrAddress: string, filter: ThreadFilter, page: PageRequest) {
   const inbox = await readInbox(caller, idOrAddress);
+  const labelsRead = labelsOf(caller.projectId, inbox.id); // beside the folder queries
+  labelsRead.catch(() => undefined); // awaited below; not unhandled when a folder query throws first
   const folders = filter.folders?.length ? filter.folders : DEFAULT_FOLDERS;
   const partitions = folders.map((f) => keys.inboxFolder(caller.projectId, inbox.id, f));
   const cursorId = page.before ?? page.after;
@@ -193,7 +195,7 @@ export async function listThreads(caller: Caller, idOrAddress: string, filter: T
     }
     if (hasMore || !chunk.hasMore) break;
   }
-  const labels = await labelsOf(caller.projectId, inbox.id);
+  const labels = await labelsRead;
   const ordered = backwards ? found.reverse() : found;
   return { records: ordered.map((item) => toThread(item, labels)), hasMore };
 }
@@ -409,21 +411,31 @@ function toMessage(
   };
 }
 
-export async function messageBodies(projectId: string, thread: Item, messages: Item[]): Promise<Message[]> {
+export const messageBodies = (projectId: string, thread: Item, messages: Item[]): Promise<Message[]> =>
+  bodiesOf(
+    projectId,
+    messages.map((message) => [thread, message] as const),
+  );
+
+/** Messages of any threads with their bodies, each with its thread: one BatchGet per direction for them all. */
+export async function bodiesOf(projectId: string, pairs: readonly (readonly [Item, Item])[]): Promise<Message[]> {
   // an inbound message's bodies are its received email's; an outbound one's Message-ID is its email's (SES's, once sent)
   const [received, sent] = await Promise.all(
     (['inbound', 'outbound'] as const).map(async (direction) => {
-      const ids = messages.filter((m) => m.direction === direction).map((m) => m.id as string);
+      const ids = pairs.filter(([, m]) => m.direction === direction).map(([, m]) => m.id as string);
       const key = direction === 'inbound' ? keys.receivedEmail : keys.email;
       return new Map((await batchGet(ids.map((id) => key(projectId, id)))).map((r) => [r.id as string, r]));
     }),
   );
-  messages = messages.map((m) =>
-    m.direction === 'outbound' && sent.has(m.id) ? { ...m, message_id: toSummary(sent.get(m.id)!).message_id } : m,
-  );
-  const budget = Math.min(MESSAGE_BODY_BYTES, Math.floor(PAGE_BODY_BYTES / Math.max(1, messages.length)));
+  const budget = Math.min(MESSAGE_BODY_BYTES, Math.floor(PAGE_BODY_BYTES / Math.max(1, pairs.length)));
   return Promise.all(
-    messages.map(async (m) => toMessage(m, thread, cut(await bodyOf(projectId, m, received), budget))),
+    pairs.map(async ([thread, message]) => {
+      const m =
+        message.direction === 'outbound' && sent.has(message.id)
+          ? { ...message, message_id: toSummary(sent.get(message.id)!).message_id }
+          : message;
+      return toMessage(m, thread, cut(await bodyOf(projectId, m, received), budget));
+    }),
   );
 }
 

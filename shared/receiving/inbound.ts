@@ -51,7 +51,7 @@ import {
   sesNotificationFrom,
 } from '../platform/aws/ses-notification';
 import type { Verdict } from './model';
-import { attachmentKey, bodyKey, toSummary } from './received-emails';
+import { attachmentKey, bodyKey, retentionDays, toSummary } from './received-emails';
 import { isTestProject } from '../project/test-mode';
 
 /**
@@ -68,12 +68,6 @@ import { isTestProject } from '../project/test-mode';
 export const MAX_PARSE_BYTES = 40 * 1024 * 1024;
 /** Bodies and headers up to this size (as JSON) live in the item (DynamoDB's limit is 400 KB); larger ones in the bucket. */
 export const INLINE_BODY_BYTES = 256 * 1024;
-/** Raw messages, attachments and records are kept this long (the bucket's lifecycle rule says the same, lib/inbound.ts). */
-export const retentionDays = (): number => {
-  const days = Number(process.env.INBOUND_RETENTION_DAYS ?? 30);
-  return Number.isInteger(days) && days > 0 ? days : 30;
-};
-
 export class MalformedReceipt extends Error {
   override name = 'MalformedReceipt';
 }

@@ -18,6 +18,12 @@ import { notFound } from '../platform/errors';
 import { contentDisposition, getObject, presignGet } from '../platform/aws/s3';
 import type { AttachmentData, AttachmentMeta, ReceivedEmail, ReceivedEmailSummary } from './model';
 
+/** Raw messages, attachments and records are kept this long (the bucket's lifecycle rule says the same, lib/inbound.ts). */
+export const retentionDays = (): number => {
+  const days = Number(process.env.INBOUND_RETENTION_DAYS ?? 30);
+  return Number.isInteger(days) && days > 0 ? days : 30;
+};
+
 export interface StoredBody {
   headers: Record<string, string>;
   text: string | null;

@@ -518,14 +518,11 @@ describe('search', () => {
     expect(message.id).toBe(emailId);
   });
 
-  it('keeps both batches when two index updates of one inbox race', async () => {
-    // two messages of the thread that no worker has indexed (written as filing writes them, without its event),
-    // added by two updates at once: the second to move the version reads the first's index and adds again
+  /** Messages of the thread that no worker has indexed (written as filing writes them, without its event), one per word. */
+  async function unindexedMessages(words: string[]) {
     const keys = await import('../../shared/platform/db/keys');
     const { transact, put } = await import('../../shared/platform/db/table');
-    const { indexMessages } = await import('../../shared/inboxes/search');
     const { newId } = await import('../../shared/platform/ids');
-    const words = [`racea${Date.now().toString(36)}`, `raceb${Date.now().toString(36)}`];
     const ids = words.map(() => newId());
     await transact(
       words.flatMap((word, i) => [
@@ -539,16 +536,21 @@ describe('search', () => {
           direction: 'inbound',
           from: 'jane@outside.example',
           to: [address],
-          subject: 'race',
+          subject: 'unindexed',
           received_at: new Date().toISOString(),
         }),
       ]),
     );
-    await Promise.all(
-      ids.map((id) =>
-        indexMessages([{ project_id: projectId, inbox_id: inboxId, thread_id: threadId, message_id: id }]),
-      ),
-    );
+    return ids.map((id) => ({ project_id: projectId, inbox_id: inboxId, thread_id: threadId, message_id: id }));
+  }
+
+  it('keeps both batches when two index updates of one inbox race', async () => {
+    // added by two updates at once: the second to move the version reads the first's index and adds again
+    const { indexMessages } = await import('../../shared/inboxes/search');
+    const words = [`racea${Date.now().toString(36)}`, `raceb${Date.now().toString(36)}`];
+    const messages = await unindexedMessages(words);
+    const ids = messages.map((m) => m.message_id);
+    await Promise.all(messages.map((message) => indexMessages([message])));
     for (const [i, word] of words.entries()) {
       const found = (await resend.inboxes.threads.search({ inboxId, query: word })).data?.data ?? [];
       expect(found.map((t) => t.matched_email_id)).toEqual([ids[i]]);
@@ -564,6 +566,33 @@ describe('search', () => {
     // and what the racing updates added is still there: the worker added to the newest index, not its old copy
     for (const word of words)
       expect(((await resend.inboxes.threads.search({ inboxId, query: word })).data?.data ?? []).length).toBe(1);
+  });
+
+  it('finds messages in every segment of the index once the open one is sealed, a message indexed twice once', async () => {
+    const { indexMessages } = await import('../../shared/inboxes/search');
+    const { getItem } = await import('../../shared/platform/db/table');
+    const keys = await import('../../shared/platform/db/keys');
+    const words = [0, 1, 2, 3, 4].map((i) => `segment${i}x${Date.now().toString(36)}`);
+    const messages = await unindexedMessages(words);
+    // sealed every 2 messages here (the service seals at SEGMENT_MESSAGES): at least two sealed segments
+    for (const message of messages) await indexMessages([message], { segmentMessages: 2 });
+    await indexMessages([messages[0]], { segmentMessages: 2 }); // delivered again, after its segment was sealed
+    const inbox = await getItem(keys.inbox(projectId, inboxId));
+    expect(inbox?.index_sealed).toEqual(expect.any(Array));
+    expect((inbox!.index_sealed as unknown[]).length).toBeGreaterThanOrEqual(2);
+    for (const [i, word] of words.entries()) {
+      const found = (await resend.inboxes.threads.search({ inboxId, query: word })).data?.data ?? [];
+      expect(found.map((t) => t.matched_email_id)).toEqual([messages[i].message_id]);
+    }
+    // the worker adds the next mail to the open segment; the sealed ones still answer
+    const later = `aftersealing${Date.now().toString(36)}`;
+    await deliverMail('jane@outside.example', [address], mail(`After sealing ${later}`).lines);
+    await waitFor(
+      async () => (await resend.inboxes.threads.search({ inboxId, query: later })).data?.data ?? [],
+      (list) => list.length === 1,
+      30_000,
+    );
+    expect(((await resend.inboxes.threads.search({ inboxId, query: words[1] })).data?.data ?? []).length).toBe(1);
   });
 
   it('takes phrases, exclusions and the filters', async () => {
@@ -696,7 +725,8 @@ describe('deleting an inbox', () => {
       const keys = await import('../../shared/platform/db/keys');
       const { partitionKeys } = await import('../../shared/platform/db/table');
       const found = [];
-      for await (const page of partitionKeys(keys.inboxPartition(projectId, other.data!.id))) found.push(...page);
+      for (const pk of keys.inboxPartitions(projectId, other.data!.id))
+        for await (const page of partitionKeys(pk)) found.push(...page);
       return found;
     };
     expect((await partition()).length).toBeGreaterThan(3); // thread, message, its keys, the label
