@@ -26,7 +26,7 @@
  * The seed of (5) went DIRECTLY, not over SMTP: the pipeline's own rate is measured first (a burst
  * of 300 messages over 8 SMTP sessions, until the runtime drained), and at it 25,000 messages take
  * about an hour (5.6-7.5 messages/s filed when measured: the local inbound worker takes one message
- * at a time), and the index worker would rewrite the open index segment for every batch of up to 10
+ * at a time), and the index worker would rewrite the open part of the index for every batch of up to 10
  * messages behind it. Filing them directly takes 6-11 minutes.
  * The seed builds each message's MIME as SMTP would carry it, parses it with the inbound worker's
  * parser (shared/receiving/mime.ts), puts the received-email item as the inbound worker does and
@@ -39,8 +39,8 @@
  *
  * Where the time goes: the thread list and the searches called in process (the service's function,
  * without HTTP and the local Lambda wrapper), their DynamoDB reads alone, the index's own search,
- * and the index's load (every segment: gunzip + fromJSON, what a search instance does once) and write
- * (the open segment at its fullest: toJSON + gzip, what the index worker does per batch and a search
+ * and the index's load (the base and the open part: gunzip + fromJSON, what a search instance does once),
+ * the open part's write (toJSON + gzip, what the index worker does per batch and a search
  * instance reads after it), synchronous.
  *
  * For scale, the run first measures DynamoDB Local's conditional puts per second, as the pipeline
@@ -128,7 +128,7 @@ export interface InboxBenchResult {
     lastIndexCallMs: number;
     purgedIndexMessages: number;
   };
-  index: { gzipBytes: number; jsonBytes: number; messages: number; segments: number; segmentMessages: number };
+  index: { gzipBytes: number; jsonBytes: number; messages: number; openMessages: number; segmentMessages: number };
   search: { all: LatencyFigures; firstMs: number; queries: SearchQueryFigures[] };
   /** where the time goes: the same reads in process (no HTTP, no Lambda wrapper), DynamoDB Local's part, the index's own */
   breakdown: {
@@ -138,8 +138,15 @@ export interface InboxBenchResult {
       { inProcess: LatencyFigures; folders: LatencyFigures; labels: LatencyFigures; inbox: LatencyFigures }
     >;
     search: { name: string; inProcess: LatencyFigures; index: LatencyFigures; indexHits: number }[];
-    /** the 25,000-message index: loading every segment (gunzip + fromJSON), writing the fullest (toJSON + gzip), medians of 3 */
-    index: { gunzipMs: number; fromJsonMs: number; writeMessages: number; toJsonMs: number; gzipMs: number };
+    /** the 25,000-message index: loading both parts (gunzip + fromJSON), writing the open part (toJSON + gzip), merging it into the base (mergeSerialized + gzip), medians of 3 */
+    index: {
+      gunzipMs: number;
+      fromJsonMs: number;
+      toJsonMs: number;
+      gzipMs: number;
+      mergeMs: number;
+      mergeGzipMs: number;
+    };
   };
 }
 
@@ -808,12 +815,9 @@ export async function benchInboxes(
       indexCalls++;
     }
     const indexSeconds = (Date.now() - indexStart) / 1000;
-    // the index's segments (shared/inboxes/search.ts): the sealed ones and the open one
+    // the index's two parts (shared/inboxes/search.ts): the base and the open part
     const bigInbox = await getItem(keys.inbox(runtime.projectId, big.id));
-    const segmentKeys = [
-      ...((bigInbox?.index_sealed ?? []) as { key: string }[]).map((s) => s.key),
-      String(bigInbox?.index_key),
-    ];
+    const segmentKeys = [String(bigInbox?.index_base), String(bigInbox?.index_key)];
     const storedSegments = await Promise.all(segmentKeys.map((key) => getObject(key)));
     if (storedSegments.some((stored) => !stored)) throw new Error('a search index segment is not in the bucket');
     const stored = storedSegments as Buffer[];
@@ -822,7 +826,7 @@ export async function benchInboxes(
       gzipBytes: stored.reduce((sum, gz) => sum + gz.length, 0),
       jsonBytes: jsons.reduce((sum, json) => sum + Buffer.byteLength(json), 0),
       messages: records.length,
-      segments: stored.length,
+      openMessages: 0,
       segmentMessages: SEGMENT_MESSAGES,
     };
     const seed = {
@@ -883,7 +887,7 @@ export async function benchInboxes(
     };
     const { searchThreads } = await import('../shared/inboxes/search');
     const { listThreads, labelsOf, DEFAULT_FOLDERS } = await import('../shared/inboxes/threads');
-    const { InboxSearchIndex } = await import('../shared/inboxes/search-index');
+    const { InboxSearchIndex, mergeSerialized } = await import('../shared/inboxes/search-index');
     const caller = { projectId: runtime.projectId, livemode: true, permission: 'full_access' as const };
     const folders = (inboxId: string) => DEFAULT_FOLDERS.map((f) => keys.inboxFolder(runtime.projectId, inboxId, f));
     const listParts = async (inboxId: string) => ({
@@ -903,17 +907,20 @@ export async function benchInboxes(
       return Math.round(ms.sort((a, b) => a - b)[1]);
     };
     let loaded = jsons.map((json) => InboxSearchIndex.fromJSON(json));
-    // a write rewrites the open segment: at its largest, a full one (the biggest sealed segment)
-    const fullest = loaded.reduce((a, b) => (b.messageCount > a.messageCount ? b : a));
-    const fullestJson = fullest.toJSON();
+    // a write rewrites the open part; at SEGMENT_MESSAGES it is merged into the base
+    const [, openPart] = loaded;
+    index.openMessages = openPart.messageCount;
+    const openJson = openPart.toJSON();
+    const mergedJson = mergeSerialized(jsons[0], openJson);
     const indexCosts = {
       gunzipMs: median3(() => stored.map((gz) => gunzipSync(gz))),
       fromJsonMs: median3(() => {
         loaded = jsons.map((json) => InboxSearchIndex.fromJSON(json));
       }),
-      writeMessages: fullest.messageCount,
-      toJsonMs: median3(() => fullest.toJSON()),
-      gzipMs: median3(() => gzipSync(fullestJson)),
+      toJsonMs: median3(() => loaded[1].toJSON()),
+      gzipMs: median3(() => gzipSync(openJson)),
+      mergeMs: median3(() => mergeSerialized(jsons[0], openJson)),
+      mergeGzipMs: median3(() => gzipSync(mergedJson)),
     };
     const searchParts = [];
     for (const q of queries) {
@@ -931,7 +938,7 @@ export async function benchInboxes(
     loaded = []; // its 130 MB no longer held
 
     progress('arrivals into the big inbox');
-    // 1 and 4 again on the big inbox: the index worker writes its open segment, a search instance reads it after each write
+    // 1 and 4 again on the big inbox: the index worker writes the open part, a search instance reads it after each write
     const bigArrival = await arrivals(
       `${BIG_ARRIVALS} messages at 1/s into the ${threads.toLocaleString('en')}-thread inbox`,
       big.id,
@@ -1003,7 +1010,7 @@ export function formatInboxes(r: InboxBenchResult): string {
     '',
     `The pipeline's own rate (a burst of ${r.burst.messages} over 8 SMTP sessions): accepted at ${r.burst.acceptedPerSecond.toFixed(0)}/s, filed (thread listed) at ${r.burst.filedPerSecond.toFixed(1)}/s, filed and indexed (the runtime drained) at ${r.burst.settledPerSecond.toFixed(1)}/s: the seed's ${r.seed.messages.toLocaleString('en')} messages would take ${r.burst.projectedSeedMinutes.toFixed(0)} min to file alone, so it went directly: each message parsed by the inbound worker's parser, its received email put and filed with \`fileReceivedEmail\` (${FILING_IN_FLIGHT} at a time) in ${r.seed.fileSeconds.toFixed(0)} s (${r.seed.filedPerSecond.toFixed(0)} messages/s), the index built with \`indexMessages\` in ${r.seed.indexCalls} calls of ${INDEX_CALL.toLocaleString('en')} in ${r.seed.indexSeconds.toFixed(0)} s (the last call ${seconds(r.seed.lastIndexCallMs)}); the ${r.seed.purgedIndexMessages.toLocaleString('en')} index messages the seed's filing queued were held back and purged.`,
     '',
-    `Search index of ${r.index.messages.toLocaleString('en')} messages in ${r.seed.threads.toLocaleString('en')} threads: ${r.index.segments} segments (sealed at ${r.index.segmentMessages.toLocaleString('en')} messages), ${mb(r.index.gzipBytes)} gzipped in the bucket (${mb(r.index.jsonBytes)} of JSON). The first search after the build: ${r.search.firstMs} ms (the seed's process holds only the open segment: this search read the sealed ones). Loading every segment (what a search route instance does once): gunzip ${b.index.gunzipMs} ms + fromJSON ${b.index.fromJsonMs} ms; writing the open segment at its fullest (${b.index.writeMessages.toLocaleString('en')} messages: what the index worker does for every batch of up to 10 messages, and a search instance reads after it): toJSON ${b.index.toJsonMs} ms + gzip ${b.index.gzipMs} ms, all synchronous.`,
+    `Search index of ${r.index.messages.toLocaleString('en')} messages in ${r.seed.threads.toLocaleString('en')} threads: the base and the open part (${r.index.openMessages.toLocaleString('en')} messages; merged into the base at ${r.index.segmentMessages.toLocaleString('en')}), ${mb(r.index.gzipBytes)} gzipped in the bucket (${mb(r.index.jsonBytes)} of JSON). The first search after the build: ${r.search.firstMs} ms (the seed's process holds only the open part: this search read the base). Loading both (what a search route instance does once): gunzip ${b.index.gunzipMs} ms + fromJSON ${b.index.fromJsonMs} ms. Writing the open part (what the index worker does for every batch of up to 10 messages, and a search instance reads after it): toJSON ${b.index.toJsonMs} ms + gzip ${b.index.gzipMs} ms; merging it into the base (every ${r.index.segmentMessages.toLocaleString('en')} messages): mergeSerialized ${b.index.mergeMs} ms + gzip ${b.index.mergeGzipMs} ms; all synchronous.`,
     '',
     `Where the time goes (${r.seed.threads.toLocaleString('en')}-thread inbox unless said; in process: the service's function called directly, without HTTP and the local Lambda wrapper; p50 / p95):`,
     '',

@@ -460,6 +460,86 @@ function unpack(value: unknown): AsPlainObject {
   };
 }
 
+/** A packed index read back from its JSON (the format and version checked). */
+function readPacked(json: string): Packed {
+  const value = JSON.parse(json) as Packed;
+  if (typeof value !== 'object' || value === null || value.format !== FORMAT) {
+    throw new Error('inbox search index: not a serialized inbox search index');
+  }
+  if (value.version !== SEARCH_INDEX_VERSION) throw new SearchIndexVersionError(value.version);
+  return value;
+}
+
+/**
+ * Two serialized indexes as one, on their packed form (no MiniSearch index is built: merging costs the postings'
+ * numbers, where loading an index costs a radix tree of its terms). `newer`'s messages win over `older`'s of the same
+ * id (a message added again); messages received before `keepFrom` (ISO) are left out of both.
+ */
+export function mergeSerialized(olderJson: string, newerJson: string, keepFrom = ''): string {
+  const older = readPacked(olderJson);
+  const newer = readPacked(newerJson);
+  const newerIds = new Set(newer.messages.map((m) => m[1]));
+  const offset = older.nextId;
+  const messages: Packed['messages'] = [];
+  const lengths: number[] = [];
+  let previous = 0;
+  /** the short ids each side keeps (a set of the dropped ones is smaller to hold) */
+  const dropped = [new Set<number>(), new Set<number>()];
+  [older, newer].forEach((packed, side) => {
+    let shortId = 0;
+    for (const message of packed.messages) {
+      shortId += message[0];
+      const [, id, length, , receivedAt] = message;
+      if (receivedAt < keepFrom || (side === 0 && newerIds.has(id))) {
+        dropped[side].add(shortId);
+        continue;
+      }
+      const merged = side === 0 ? shortId : shortId + offset;
+      messages.push([
+        merged - previous,
+        ...(message.slice(1) as [string, number, string, string, string, string[], string[], string[], 0 | 1]),
+      ]);
+      lengths.push(length);
+      previous = merged;
+    }
+  });
+  // per term: its postings as deltas, and the last absolute id written (newer's ids all come after older's)
+  const postings = new Map<string, { list: number[]; last: number }>();
+  [older, newer].forEach((packed, side) => {
+    const shift = side === 0 ? 0 : offset;
+    packed.terms.forEach((term, i) => {
+      let entry = postings.get(term);
+      let id = 0;
+      let first = true;
+      let keptLast = false;
+      for (const n of packed.postings[i]) {
+        if (n < 0) {
+          if (keptLast) entry!.list.push(n); // the frequency of the id just written
+          continue;
+        }
+        id = first ? n : id + n;
+        first = false;
+        keptLast = !dropped[side].has(id);
+        if (!keptLast) continue;
+        if (!entry) postings.set(term, (entry = { list: [], last: 0 }));
+        const merged = id + shift;
+        entry.list.push(entry.list.length === 0 ? merged : merged - entry.last);
+        entry.last = merged;
+      }
+    });
+  });
+  const packed: Packed = {
+    format: FORMAT,
+    version: SEARCH_INDEX_VERSION,
+    nextId: offset + newer.nextId,
+    averageFieldLength: [lengths.length ? lengths.reduce((a, b) => a + b, 0) / lengths.length : 0],
+    messages,
+    terms: [...postings.keys()],
+    postings: [...postings.values()].map((entry) => entry.list),
+  };
+  return JSON.stringify(packed);
+}
+
 const descending = (x: string, y: string): number => (x < y ? 1 : x > y ? -1 : 0);
 const nonEmpty = (list: string[] | undefined): string[] | undefined => (list?.length ? [...list] : undefined);
 

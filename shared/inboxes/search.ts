@@ -1,23 +1,24 @@
 /**
- * Inbox search: a full-text index per inbox (./search-index.ts, MiniSearch) kept as one object in
- * the inbound bucket, no search cluster (an OpenSearch domain's standing monthly minimum).
+ * Inbox search: a full-text index per inbox (./search-index.ts, MiniSearch) kept as objects in the
+ * inbound bucket, no search cluster (an OpenSearch domain's standing monthly minimum).
  *
  * Feed: the outbox's stream consumer (functions/workers/webhook-fanout.ts) forwards every
  * `inbox.message.received` / `inbox.message.sent` event to the `inbox-index` queue; the inbox-index
- * worker adds each batch's messages to their inbox's index, in segments (SEGMENT_MESSAGES below):
- * it writes the open segment as a NEW object (`inboxes/<project>/<inbox>/search-<version>-<write
- * id>.json.gz`), then moves the inbox's `index_version`, `index_key` (the open segment) and
- * `index_sealed` to it with a condition on the version it read: two workers on one inbox never lose
- * each other's messages (the loser deletes its own objects, reads the winner's open segment and adds
- * again); adding is idempotent. The open segment's old object is deleted after the move. The worker
- * and the search route keep what they read in memory between invocations (keyed by inbox and
- * version; sealed segments by key), so a warm search reads no object: the inbox item it reads anyway
- * says whether its copy is current.
+ * worker adds each batch's messages to the open part of their inbox's index (SEGMENT_MESSAGES below
+ * says how the base and the open part share it), writes it as a NEW object
+ * (`inboxes/<project>/<inbox>/search-<version>-open-<write id>.json.gz`), then moves the inbox's
+ * `index_version`, `index_key` (the open part) and `index_base` to it with a condition on the
+ * version it read: two workers on one inbox never lose each other's messages (the loser deletes its
+ * own objects, reads the winner's open part and adds again); adding is idempotent. The objects
+ * replaced are deleted after the move. The worker and the search route keep what they read in
+ * memory between invocations (the open part by version, the base by key), so a warm search reads no
+ * object: the inbox item it reads anyway says whether its copy is current.
  *
  * What is found: a message's subject, body (text, else the html's text; the first 64 KB),
  * addresses and file names. Bound: measured for 25,000 messages (about 10,000 threads) in
- * ./search-index.ts; the index object lives as long as mail does (the bucket's lifecycle, the same
- * retention as the messages it indexes): an inbox whose object expired starts a new one.
+ * ./search-index.ts and bench/inboxes.ts. Messages past the inbound retention leave the base when
+ * the open part is next merged into it, and the objects expire with the bucket's lifecycle (the
+ * same retention) when an inbox gets no more mail: an inbox whose objects expired starts anew.
  * Deleted threads stay in the index until their messages expire; search drops them (their thread
  * is read for every answer).
  */
@@ -46,6 +47,7 @@ import {
   containsPhrase,
   highlights,
   InboxSearchIndex,
+  mergeSerialized,
   parseQuery,
   textOfHtml,
   type SearchFilters,
@@ -73,86 +75,87 @@ export const indexMessageOf = (projectId: string, object: Record<string, unknown
 });
 
 /**
- * The index is kept in segments, each an object: the open one (`index_key`) takes new messages and is
- * rewritten at every write; at SEGMENT_MESSAGES it is sealed (`index_sealed`: written once more under a
- * new key and never again) and a new open one starts. A write so costs a segment's serialization at
- * most (a whole 25,000-message index took 2.5 s to write and 1.6 s to read, synchronous, per batch),
- * and an instance that has read the sealed segments reads only the open one after another's write.
- * A search asks every segment and merges (a message added again after its segment was sealed is in
- * two: the newest answer is kept once).
+ * The index is kept in two objects: the open part (`index_key`) takes new messages and is rewritten
+ * at every write; at SEGMENT_MESSAGES it is merged into the base (`index_base`: everything older,
+ * rewritten only then) and a new open part starts. The merge works on the serialized form
+ * (`mergeSerialized`: no index is built, 0.6 s at 25,000 messages) and leaves out the messages past
+ * the inbound retention. So a write costs the open part's serialization (at most SEGMENT_MESSAGES;
+ * the whole 25,000-message index took 2.5 s to write and 1.6 s to read, synchronous, for every
+ * batch), an instance that has the base reads only the open part after another's write, and a cold
+ * one loads two objects (more parts would each carry most of the vocabulary again: 13 of 2,000
+ * messages took 11 s to load where the whole index takes 1.6 s). A search asks both parts (a message
+ * added again after its part was merged is in both: the open part's hit is kept).
  */
 export const SEGMENT_MESSAGES = 2_000;
 
-/** A sealed segment: its object, and when the bucket's lifecycle has removed it (epoch seconds; then it is dropped from the list). */
-interface SealedSegment {
-  key: string;
-  until: number;
-}
-
 /** Stored gzipped: a quarter of the JSON. A new object per write (the version and a write id): two workers writing the same version never share a key. */
-const objectKey = (projectId: string, inboxId: string, version: number) =>
-  `inboxes/${projectId}/${inboxId}/search-${version}-${newId()}.json.gz`;
-
-const sealedOf = (inbox: Item): SealedSegment[] => (inbox.index_sealed ?? []) as SealedSegment[];
+const objectKey = (projectId: string, inboxId: string, version: number, part: 'open' | 'base') =>
+  `inboxes/${projectId}/${inboxId}/search-${version}-${part}-${newId()}.json.gz`;
 
 /**
- * What this instance has read of an inbox's index: the open segment at `version`, and the sealed
- * segments it has needed (by key: they never change). An index of 25,000 messages (about 10,000
- * threads) takes about 130 MB of heap (./search-index.ts), so two inboxes at most, in functions given
+ * What this instance has read of an inbox's index: the open part at `version`, and the base it has
+ * needed (by key: an object is never rewritten). An index of 25,000 messages (about 10,000 threads)
+ * takes about 100-130 MB of heap (./search-index.ts), so two inboxes at most, in functions given
  * INDEX_MEMORY_MB (./model.ts).
  */
 interface LoadedIndex {
   version: number;
   open: InboxSearchIndex;
-  sealed: Map<string, InboxSearchIndex>;
+  base?: { key: string; index: InboxSearchIndex };
 }
 const cache = new Map<string, LoadedIndex>();
 const MAX_CACHED = 2;
 
-/** A segment's object; undefined when it is not in the bucket (expired, or replaced since its key was read). */
-async function readSegment(key: string): Promise<InboxSearchIndex | undefined> {
+/** An index object's JSON; undefined when it is not in the bucket (expired, or replaced since its key was read). */
+async function readJson(key: string): Promise<string | undefined> {
   const stored = await getObject(key);
-  if (!stored) return undefined;
+  return stored ? gunzipSync(stored).toString('utf8') : undefined;
+}
+
+/** An index object, loaded; undefined when it is not in the bucket. */
+async function readIndex(key: string): Promise<InboxSearchIndex | undefined> {
+  const json = await readJson(key);
+  if (json === undefined) return undefined;
   try {
-    return InboxSearchIndex.fromJSON(gunzipSync(stored).toString('utf8'));
+    return InboxSearchIndex.fromJSON(json);
   } catch (error) {
     // another format version (SearchIndexVersionError) or a damaged object: its messages are not found until they come again
-    logger.error('inbox search index segment not readable: taken as empty', { key, error });
+    logger.error('inbox search index object not readable: taken as empty', { key, error });
     return InboxSearchIndex.create();
   }
 }
 
 /**
- * The inbox's index as its item names it (from memory where current): the open segment, and with
- * `everySealed` (a search) every sealed one too; the index worker writes the open one only.
+ * The inbox's index as its item names it (from memory where current): the open part, and with
+ * `withBase` (a search) the base too; the index worker writes the open part only.
  */
-async function indexOf(inbox: Item, everySealed: boolean): Promise<LoadedIndex> {
+async function indexOf(inbox: Item, withBase: boolean): Promise<LoadedIndex> {
   const version = Number(inbox.index_version ?? 0);
   const cacheKey = `${inbox.project_id}/${inbox.id}`;
-  const sealed = sealedOf(inbox);
+  const baseKey = inbox.index_base as string | undefined;
   let entry = cache.get(cacheKey);
   if (!entry || entry.version !== version) {
-    const kept = new Map([...(entry?.sealed ?? [])].filter(([key]) => sealed.some((s) => s.key === key)));
+    const base = entry?.base?.key === baseKey ? entry?.base : undefined;
     let open = InboxSearchIndex.create();
     if (version > 0 && inbox.index_key) {
-      const read = await readSegment(inbox.index_key);
+      const read = await readIndex(inbox.index_key);
       // replaced and deleted since the item was read (a newer version exists: not kept), or expired with its mail
       if (!read) {
         logger.warn('inbox search index object missing: taken as empty', { inbox_id: inbox.id, version });
-        return { version, open, sealed: kept };
+        return { version, open, base };
       }
       open = read;
     }
-    entry = { version, open, sealed: kept };
+    entry = { version, open, base };
     cache.delete(cacheKey);
     cache.set(cacheKey, entry);
     while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
   }
-  if (everySealed) {
-    const missing = sealed.filter((s) => !entry.sealed.has(s.key));
-    const read = await Promise.all(missing.map((s) => readSegment(s.key)));
-    // an expired segment stays empty: its messages expired before it
-    for (const [i, s] of missing.entries()) entry.sealed.set(s.key, read[i] ?? InboxSearchIndex.create());
+  if (withBase && baseKey && entry.base?.key !== baseKey) {
+    const index = await readIndex(baseKey);
+    // missing: expired with its mail, or replaced by a merge since the item was read (not kept: read again next time)
+    if (!index) return { ...entry, base: { key: baseKey, index: InboxSearchIndex.create() } };
+    entry.base = { key: baseKey, index };
   }
   return entry;
 }
@@ -172,8 +175,8 @@ const indexed = (item: Item, body: { text: string | null; html: string | null } 
 });
 
 /**
- * Adds the messages to their inboxes' indexes (per inbox: its open segment written, maybe one sealed, and one
- * conditional move). `segmentMessages`: where a segment is sealed (tests seal small ones).
+ * Adds the messages to their inboxes' indexes (per inbox: its open part written, the base when the open part was
+ * merged into it, and one conditional move). `segmentMessages`: where the open part is merged (tests merge small ones).
  */
 export async function indexMessages(
   messages: IndexMessage[],
@@ -207,30 +210,32 @@ export async function indexMessages(
       const loaded = await indexOf(inbox, false);
       const { version } = loaded;
       const next = version + 1;
-      const now = Math.floor(clockNow() / 1000);
-      const sealed = sealedOf(inbox).filter((s) => s.until > now);
-      // the open segment takes the messages; sealed at SEGMENT_MESSAGES (then a new one opens)
-      const segments: { key: string; index: InboxSearchIndex }[] = [];
+      // the open part takes the messages; at SEGMENT_MESSAGES it is merged into the base (then a new one opens)
+      const writes: { key: string; body: () => string }[] = [];
+      let baseKey = inbox.index_base as string | undefined;
+      let baseJson: string | undefined;
       let open = loaded.open;
       for (const item of items) {
         if (open.messageCount >= segmentMessages && !open.has(item.id)) {
-          const key = objectKey(projectId, inboxId, next);
-          segments.push({ key, index: open });
-          sealed.push({ key, until: now + retentionDays() * 86_400 });
+          baseJson ??= (baseKey && (await readJson(baseKey))) || InboxSearchIndex.create().toJSON(); // expired: a new one
+          const keepFrom = new Date(clockNow() - retentionDays() * 86_400_000).toISOString();
+          baseJson = mergeSerialized(baseJson, open.toJSON(), keepFrom);
           open = InboxSearchIndex.create();
+          baseKey = objectKey(projectId, inboxId, next, 'base');
         }
         open.add(indexed(item, bodies.get(item.id)));
       }
-      const key = objectKey(projectId, inboxId, next);
-      segments.push({ key, index: open });
+      const key = objectKey(projectId, inboxId, next, 'open');
+      const merged = baseJson;
+      if (merged !== undefined) writes.push({ key: baseKey!, body: () => merged });
+      writes.push({ key, body: () => open.toJSON() });
       try {
-        for (const segment of segments)
-          await putObject(segment.key, gzipSync(segment.index.toJSON()), 'application/gzip');
+        for (const write of writes) await putObject(write.key, gzipSync(write.body()), 'application/gzip');
         await transact([
           update(
             keys.inbox(projectId, inboxId),
             {
-              set: { index_version: next, index_key: key, index_sealed: sealed },
+              set: { index_version: next, index_key: key, ...(baseKey ? { index_base: baseKey } : {}) },
               condition: {
                 expression: 'attribute_exists(PK) AND (#v = :v OR (attribute_not_exists(#v) AND :v = :zero))',
                 names: { '#v': 'index_version' },
@@ -241,27 +246,28 @@ export async function indexMessages(
           ),
         ]);
       } catch (error) {
-        loaded.version = -1; // our copy of the open segment has our additions on a version that lost: read it again
-        for (const segment of segments) await deleteObject(segment.key); // ours alone: the winner's have their own keys
+        loaded.version = -1; // our copy of the open part has our additions on a version that lost: read it again
+        for (const write of writes) await deleteObject(write.key); // ours alone: the winner's have their own keys
         if (!isConditionFailed(error, 'index moved') || attempt >= 5) throw error;
         continue;
       }
-      // the worker keeps the open segment only (a search reads the sealed ones)
+      // the worker keeps the open part only (a search reads the base)
       loaded.version = next;
       loaded.open = open;
-      if (inbox.index_key) await deleteObject(inbox.index_key); // the open segment's object before (sealed under a new key, or replaced)
+      if (inbox.index_key) await deleteObject(inbox.index_key); // the open part before (merged, or replaced)
+      if (inbox.index_base && inbox.index_base !== baseKey) await deleteObject(inbox.index_base); // merged into the new base
       break;
     }
   }
 }
 
-/** Every segment's hits, newest first; a message in two segments (added again after its segment was sealed) once. */
-function searchSegments(segments: InboxSearchIndex[], filters: SearchFilters): SearchHit[] {
-  if (segments.length === 1) return segments[0].search(filters);
+/** Both parts' hits, newest first; a message in both (added again after its part was merged) once, the open part's. */
+function searchParts(parts: InboxSearchIndex[], filters: SearchFilters): SearchHit[] {
+  if (parts.length === 1) return parts[0].search(filters);
   const seen = new Set<string>();
   const hits: SearchHit[] = [];
-  for (const segment of segments)
-    for (const hit of segment.search(filters)) if (!seen.has(hit.message_id)) seen.add(hit.message_id), hits.push(hit);
+  for (const part of parts)
+    for (const hit of part.search(filters)) if (!seen.has(hit.message_id)) seen.add(hit.message_id), hits.push(hit);
   return hits.sort(newestFirst);
 }
 
@@ -279,13 +285,13 @@ export async function searchThreads(caller: Caller, idOrAddress: string, query: 
   const inbox = await readInbox(caller, idOrAddress);
   const labelsRead = labelsOf(caller.projectId, inbox.id); // beside the index
   labelsRead.catch(() => undefined); // awaited below; not unhandled when the index read throws first
-  const { open, sealed } = await indexOf(inbox, true);
+  const { open, base } = await indexOf(inbox, true);
   const parsed = parseQuery(query.query ?? '');
   // an excluded phrase is checked here, on the text (the index would drop every message with all its words)
   const indexQuery = (query.query ?? '').replace(/-"[^"]*"?/g, ' ');
   let hits: ReturnType<InboxSearchIndex['search']>;
   try {
-    hits = searchSegments([open, ...sealed.values()], { ...query, query: indexQuery });
+    hits = searchParts(base ? [open, base.index] : [open], { ...query, query: indexQuery });
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw unprocessable([

@@ -568,25 +568,26 @@ describe('search', () => {
       expect(((await resend.inboxes.threads.search({ inboxId, query: word })).data?.data ?? []).length).toBe(1);
   });
 
-  it('finds messages in every segment of the index once the open one is sealed, a message indexed twice once', async () => {
+  it('finds messages in the base and the open part of the index once the open part is merged, a message indexed twice once', async () => {
     const { indexMessages } = await import('../../shared/inboxes/search');
     const { getItem } = await import('../../shared/platform/db/table');
     const keys = await import('../../shared/platform/db/keys');
     const words = [0, 1, 2, 3, 4].map((i) => `segment${i}x${Date.now().toString(36)}`);
     const messages = await unindexedMessages(words);
-    // sealed every 2 messages here (the service seals at SEGMENT_MESSAGES): at least two sealed segments
+    // merged every 2 messages here (the service merges at SEGMENT_MESSAGES): twice or more
+    const before = await getItem(keys.inbox(projectId, inboxId));
     for (const message of messages) await indexMessages([message], { segmentMessages: 2 });
-    await indexMessages([messages[0]], { segmentMessages: 2 }); // delivered again, after its segment was sealed
+    await indexMessages([messages[0]], { segmentMessages: 2 }); // delivered again, after it was merged into the base
     const inbox = await getItem(keys.inbox(projectId, inboxId));
-    expect(inbox?.index_sealed).toEqual(expect.any(Array));
-    expect((inbox!.index_sealed as unknown[]).length).toBeGreaterThanOrEqual(2);
+    expect(inbox?.index_base).toEqual(expect.any(String));
+    expect(inbox?.index_base).not.toBe(before?.index_base);
     for (const [i, word] of words.entries()) {
       const found = (await resend.inboxes.threads.search({ inboxId, query: word })).data?.data ?? [];
       expect(found.map((t) => t.matched_email_id)).toEqual([messages[i].message_id]);
     }
-    // the worker adds the next mail to the open segment; the sealed ones still answer
-    const later = `aftersealing${Date.now().toString(36)}`;
-    await deliverMail('jane@outside.example', [address], mail(`After sealing ${later}`).lines);
+    // the worker adds the next mail to the open part; the base still answers
+    const later = `aftermerge${Date.now().toString(36)}`;
+    await deliverMail('jane@outside.example', [address], mail(`After the merge ${later}`).lines);
     await waitFor(
       async () => (await resend.inboxes.threads.search({ inboxId, query: later })).data?.data ?? [],
       (list) => list.length === 1,

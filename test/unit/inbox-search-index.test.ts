@@ -4,6 +4,7 @@ import {
   highlights,
   type IndexedMessage,
   InboxSearchIndex,
+  mergeSerialized,
   parseQuery,
   type SearchFilters,
   SearchIndexVersionError,
@@ -358,6 +359,66 @@ describe('textOfHtml', () => {
     expect(textOfHtml(html)).toBe('Hello World & caféé ☺ <tag> Second line');
     expect(textOfHtml('<p>unclosed <script>var x = 1;')).toBe('unclosed');
     expect(textOfHtml('a < b &amp c')).toBe('a < b & c');
+  });
+});
+
+describe('mergeSerialized', () => {
+  const words = ['harbour', 'quokka', 'invoice', 'zanzibar', 'kettle', 'meadow'];
+  const many = Array.from({ length: 60 }, (_, i) =>
+    message({
+      subject: `note ${words[i % 6]}`,
+      text: `${words[(i * 7) % 6]} and ${words[(i * 5 + 1) % 6]} ${i % 10 === 0 ? 'rarely' : ''}`,
+      thread_id: `thread-${i % 9}`,
+      received_at: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+      has_attachment: i % 4 === 0,
+    }),
+  );
+  const queries: SearchFilters[] = [
+    { query: 'harbour' },
+    { query: 'quokka harbour' },
+    { query: 'rarely' },
+    { query: 'mea' },
+    { query: 'note -kettle' },
+    { from: ['alice@'] },
+    { has_attachment: true, query: 'zanzibar' },
+  ];
+
+  it('answers as one index of every message does, across several merges', () => {
+    const whole = indexOf(...many).index;
+    let base = InboxSearchIndex.create().toJSON();
+    for (let i = 0; i < many.length; i += 25)
+      base = mergeSerialized(base, indexOf(...many.slice(i, i + 25)).index.toJSON());
+    const merged = InboxSearchIndex.fromJSON(base);
+    expect(merged.messageCount).toBe(60);
+    for (const query of queries) {
+      const answer = (index: InboxSearchIndex) => index.search(query).map((hit) => hit.message_id);
+      expect(answer(merged)).toEqual(answer(whole));
+      expect(answer(merged).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('keeps the newer copy of a message added again, and leaves out messages before keepFrom', () => {
+    const older = indexOf(...many.slice(0, 30)).index.toJSON();
+    const changed = { ...many[3], text: 'lighthouse' };
+    const merged = InboxSearchIndex.fromJSON(
+      mergeSerialized(older, indexOf(changed, ...many.slice(30)).index.toJSON(), many[2].received_at),
+    );
+    expect(merged.messageCount).toBe(58); // 0 and 1 are older than keepFrom; 3 once
+    expect(merged.search({ query: 'lighthouse' }).map((hit) => hit.message_id)).toEqual([many[3].id]);
+    expect(merged.has(many[0].id)).toBe(false);
+    const harbour = many.slice(2).filter((m) => m !== many[3] && `${m.subject} ${m.text}`.includes('harbour'));
+    expect(
+      merged
+        .search({ query: 'harbour' })
+        .map((hit) => hit.message_id)
+        .sort(),
+    ).toEqual(harbour.map((m) => m.id).sort());
+  });
+
+  it('refuses what is not an index of this version', () => {
+    const index = InboxSearchIndex.create().toJSON();
+    expect(() => mergeSerialized('{"format":"other"}', index)).toThrow('not a serialized inbox search index');
+    expect(() => mergeSerialized(index.replace('"version":1', '"version":99'), index)).toThrow(SearchIndexVersionError);
   });
 });
 

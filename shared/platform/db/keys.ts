@@ -237,7 +237,7 @@
  *     message
  * - inbox: PK `PROJECT#<pid>`, SK `INBOX#<iid>`
  *     POST/GET/PATCH/DELETE /inboxes (Query on prefix to list); `unread` (threads), `drafts` counters ADDed in the
- *     transactions that change them; `agent` settings; `index_version`, `index_key`, `index_sealed` (the search index's, below)
+ *     transactions that change them; `agent` settings; `index_version`, `index_key`, `index_base` (the search index's, below)
  * - inbox address: PK `PROJECT#<pid>`, SK `INBOX_ADDRESS#<address, lower-cased>`
  *     the project's one inbox per address (`inbox_id`): put with attribute_not_exists in the inbox's transaction
  *     (409 when taken), read by `{id_or_address}` routes and by the inbound worker (BatchGet of a message's
@@ -270,9 +270,9 @@
  * - inbox draft: PK `PROJECT#<pid>#INBOX#<iid>`, SK `DRAFT#<did>`
  *     drafts CRUD (Query on prefix to list); a reply draft's uniqueness: SK `REPLY_DRAFT#<message id>` ->
  *     `draft_id`, put with attribute_not_exists in the draft's transaction, deleted with it
- * - inbox search index: no item; objects in the inbound bucket, segments of the index: the open one (the inbox's
- *     `index_key`, at `index_version`), a new object per write by the inbox-index worker, and the sealed ones
- *     (`index_sealed`: key and expiry) (shared/inboxes/search.ts)
+ * - inbox search index: no item; two objects in the inbound bucket: the open part (the inbox's `index_key`, at
+ *     `index_version`), a new object per write by the inbox-index worker, and the base (`index_base`), rewritten when
+ *     the open part is merged into it (shared/inboxes/search.ts)
  * - request log: PK `PROJECT#<pid>#LOGS#<shard>`, SK `LOG#<lid>`
  *     one entry per authenticated API request (method, path, status, duration, user agent, request id, the error's
  *     envelope; never a key, header or body), put beside the answer by the request pipeline
