@@ -150,4 +150,39 @@ describe('webhook payloads through the official SDK', () => {
       await rx.stop();
     }
   }, 90_000);
+
+  it('carries the Message-ID on every email event: null until SES accepted the email, then the header a reply refers to', async () => {
+    const project = await createOtherProject();
+    const sdk = new Resend(project.key, { baseUrl: baseUrl() });
+    const rx = await new WebhookReceiver().start();
+    try {
+      const types = ['email.queued', 'email.sending', 'email.sent', 'email.delivered'] as const;
+      data(await sdk.webhooks.create({ endpoint: rx.url, events: [...types] as never }));
+      const domain = await verifiedDomain(project.key, 'msgid');
+      const sent = data(
+        await sdk.emails.send({ from: `ids@${domain}`, to: 'reader@example.com', subject: 'ids', text: 'x' }),
+      );
+      const receipts = await waitFor(
+        async () => rx.receipts.filter((r) => r.json?.data?.email_id === sent.id),
+        (found) => types.every((type) => found.some((r) => r.json.type === type)),
+        20_000,
+      );
+      const { message_id: messageId } = data(await sdk.emails.get(sent.id));
+      expect(messageId).toMatch(/^<.+@ap-southeast-2\.amazonses\.com>$/);
+      const seen = Object.fromEntries(
+        types.map((type) => {
+          const receipt = receipts.find((r) => r.json.type === type)!;
+          return [type, [receipt.json.data.message_id, receipt.json.data.object.message_id]];
+        }),
+      );
+      expect(seen).toEqual({
+        'email.queued': [null, null],
+        'email.sending': [null, null],
+        'email.sent': [messageId, messageId],
+        'email.delivered': [messageId, messageId],
+      });
+    } finally {
+      await rx.stop();
+    }
+  }, 60_000);
 });
