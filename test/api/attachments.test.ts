@@ -206,6 +206,42 @@ describe('attachments at real sizes', () => {
     );
   }, 120_000);
 
+  it('sends a batch of 100 emails, each with an attachment of its own, to SES intact (Resend refuses attachments in batches)', async () => {
+    const files = Array.from({ length: 100 }, () => randomBytes(28_000)); // 3.7 MB of base64 in all
+    const run = Date.now();
+    const batch = files.map((file, i) => ({
+      from: `files@${domain}`,
+      to: 'reader@example.com',
+      subject: `batch ${run} #${i}`,
+      text: `email ${i}`,
+      attachments: [{ filename: `statement-${i}.pdf`, content: file.toString('base64') }],
+    }));
+    expect(JSON.stringify(batch).length).toBeLessThan(5 * 1024 * 1024);
+    const sent = await call('POST', '/emails/batch', batch);
+    expect(sent.status).toBe(200);
+    const ids: string[] = sent.body.data.map((e: { id: string }) => e.id);
+    expect(new Set(ids).size).toBe(100);
+    await settled(ids[0]);
+    for (const id of ids) expect((await call('GET', `/emails/${id}`)).body.last_event).toBe('delivered');
+
+    const store = (await fetch(`${fromBanner('Mail viewer')}/store`).then((r) => r.json())) as {
+      emails: { subject: string; attachments: StoredAttachment[] }[];
+    };
+    for (const [i, file] of files.entries()) {
+      const mail = store.emails.find((e) => e.subject === `batch ${run} #${i}`);
+      expect(mail?.attachments.map((a) => [a.filename, sha256(Buffer.from(a.content, 'base64'))])).toEqual([
+        [`statement-${i}.pdf`, sha256(file)],
+      ]);
+    }
+    // each email serves its own file
+    for (const i of [0, 99]) {
+      const [listed] = (await call('GET', `/emails/${ids[i]}/attachments`)).body.data;
+      expect(listed).toMatchObject({ filename: `statement-${i}.pdf`, size: files[i].length });
+      const download = await fetch(listed.download_url);
+      expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(files[i]));
+    }
+  }, 180_000);
+
   it('fetches a 20 MB path attachment when it sends, to SES intact, and serves it afterwards', async () => {
     const big = randomBytes(20 * 1024 * 1024);
     served.set('/big.bin', big);
