@@ -294,11 +294,17 @@ export const workers: readonly Worker[] = [
   },
   {
     // one signed POST per message; retries by the message's visibility (shared/webhooks/dispatch.ts):
-    // ChangeMessageVisibility on its own queue, which its SQS trigger grants (and whose URL it is given)
+    // ChangeMessageVisibility on its own queue, which its SQS trigger grants (and whose URL it is given);
+    // inboundBucket read: the presigned URL of a large received body for webhooks with include_content
+    // (shared/receiving/webhook-content.ts)
     name: 'webhook-dispatcher',
     handler: 'workers/webhook-dispatcher',
     trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 20 },
-    needs: { table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'], secretsKey: 'decrypt' },
+    needs: {
+      table: ['BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'],
+      secretsKey: 'decrypt',
+      inboundBucket: 'read',
+    },
   },
   {
     // one page of a broadcast's segment per message -> emails through the send queue (shared/broadcasts/fanout.ts);

@@ -10,7 +10,10 @@
  * 3. Claim the attempt: a conditional write on (`pending`, this attempt count, no live claim).
  *    A second message for the same delivery finds it taken and is dropped, so two messages
  *    never POST the same attempt; a claim of a dispatcher that died expires after CLAIM_MS.
- * 4. POST the event, signed (shared/webhooks/signing.ts, shared/platform/net/outbound.ts).
+ * 4. POST the event, signed (shared/webhooks/signing.ts, shared/platform/net/outbound.ts). To a
+ *    webhook with `include_content`, an `email.received` event goes with the message added to its
+ *    `data` (`contentOf`: read at each attempt, so the stored event, and the event log's `payload`,
+ *    stay without it).
  * 5. Record the attempt on the delivery, only while the claim is ours, with the attempt's own
  *    record (status code, start of the answer) in the same transaction; then on the webhook
  *    (recordHealth): a 2xx resets its failure counters and sets `last_success_at`; anything else
@@ -67,7 +70,13 @@ const statusIs = (status: string, count: number) => ({
   values: { ':status': status, ':count': count },
 });
 
-export async function dispatchDelivery(message: DeliveryMessage): Promise<number | undefined> {
+/**
+ * The fields a webhook with `include_content` gets beside an `email.received` event's `data`
+ * (shared/receiving/webhook-content.ts; the worker passes it, as receiving comes after webhooks).
+ */
+export type ContentOf = (projectId: string, event: PlatformEvent) => Promise<Record<string, unknown>>;
+
+export async function dispatchDelivery(message: DeliveryMessage, contentOf?: ContentOf): Promise<number | undefined> {
   const deliveryKey = keys.webhookDelivery(message.project_id, message.webhook_id, message.delivery_id);
   const webhookKey = keys.webhook(message.project_id, message.webhook_id);
   const found = await batchGet<Item>([deliveryKey, webhookKey]);
@@ -117,7 +126,10 @@ export async function dispatchDelivery(message: DeliveryMessage): Promise<number
   }
 
   const event = await getItem(keys.event(message.project_id, delivery.event_id));
-  const body = event ? JSON.stringify(withResendFields(event.event as PlatformEvent)) : '';
+  let sent = event ? withResendFields(event.event as PlatformEvent) : undefined;
+  if (sent && contentOf && webhook.include_content && sent.type === 'email.received')
+    sent = { ...sent, data: { ...sent.data, ...(await contentOf(message.project_id, sent)) } };
+  const body = sent ? JSON.stringify(sent) : '';
   const sentAt = nowIso();
   const started = Date.now(); // machine time: how long the POST took (a slow failure)
   const result = event

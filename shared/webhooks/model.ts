@@ -13,6 +13,9 @@ export const WEBHOOK_STATUSES = ['enabled', 'disabled', 'pending'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** How deliveries are signed (shared/webhooks/signing.ts): Standard Webhooks `v1` (HMAC) or `v1a` (Ed25519). */
+export const SIGNATURE_ALGORITHMS = ['hmac_sha256', 'ed25519'] as const;
+export type SignatureAlgorithm = (typeof SIGNATURE_ALGORITHMS)[number];
 
 export const webhook = z.object({
   object: z.literal('webhook'),
@@ -23,6 +26,11 @@ export const webhook = z.object({
   description: z.nullable(z.string()),
   status: z.enum(WEBHOOK_STATUSES),
   secret_prefix: z.string(),
+  signature_algorithm: z.enum(SIGNATURE_ALGORITHMS),
+  /** an `ed25519` webhook's key to verify with (`whpk_` + base64 of its 32 bytes; not a secret); null for `hmac_sha256` */
+  public_key: z.nullable(z.string()),
+  /** whether its `email.received` deliveries carry the message (shared/webhooks/dispatch.ts) */
+  include_content: z.boolean(),
   consecutive_failures: z.number(),
   last_success_at: z.nullable(timestamp),
   last_failure_at: z.nullable(timestamp),
@@ -31,8 +39,8 @@ export const webhook = z.object({
 });
 export type Webhook = z.output<typeof webhook>;
 
-/** The webhook as create and rotate answer it: the only time its secret is shown. */
-export const webhookWithSecret = z.extend(webhook, { signing_secret: z.string() });
+/** The webhook as create and rotate answer it: the only time its secret is shown (null for `ed25519`: it has no secret to share). */
+export const webhookWithSecret = z.extend(webhook, { signing_secret: z.nullable(z.string()) });
 
 export const delivery = z.object({
   object: z.literal('webhook_delivery'),

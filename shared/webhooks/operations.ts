@@ -13,6 +13,7 @@ import {
 import { endpointProblem } from '../platform/net/endpoint';
 import {
   delivery,
+  SIGNATURE_ALGORITHMS,
   webhook,
   webhookEvent,
   webhookEventAttempt,
@@ -37,7 +38,15 @@ const webhookParams = z.strictObject({ webhookId: id });
 const deliveryParams = z.strictObject({ webhookId: id, deliveryId: id });
 const signing =
   'Deliveries are signed per Standard Webhooks: headers `webhook-id` (the event id), `webhook-timestamp`, `webhook-signature` ' +
-  '(`v1,<base64 HMAC-SHA256>` of `<id>.<timestamp>.<body>`), and the same values as `svix-id`, `svix-timestamp`, `svix-signature`.';
+  '(`v1,<base64 HMAC-SHA256>` of `<id>.<timestamp>.<body>` for `hmac_sha256`; `v1a,<base64 Ed25519 signature>` of the same ' +
+  'for `ed25519`, verified with `public_key`), and the same values as `svix-id`, `svix-timestamp`, `svix-signature`.';
+const includeContent = z.boolean();
+const contentNote =
+  // 256 KB: INLINE_BODY_BYTES of shared/receiving/inbound.ts; 1 hour: DOWNLOAD_URL_TTL_SECONDS of shared/platform/aws/s3.ts
+  '`include_content: true` (default false): its `email.received` deliveries also carry the message in `data`: `text`, `html`, ' +
+  '`attachments` with `size`, and `content_url`/`content_url_expires_at`. When headers, text and html take at most 256 KB ' +
+  'of JSON, `text` and `html` are in the payload and `content_url` is null; past it they are null and `content_url` is a ' +
+  'presigned URL (valid 1 hour from the attempt) of `{headers, text, html}` as JSON. Other events are unchanged.';
 
 export const create = defineOperation({
   operationId: 'createWebhook',
@@ -50,10 +59,18 @@ export const create = defineOperation({
     "A project has at most 20 webhooks (the deployment's `MAX_WEBHOOKS_PER_PROJECT`), " +
     'since every event is one request per webhook: one more is 409 `webhook_limit_reached` and creates nothing. ' +
     'Several webhooks may share an endpoint (within that limit). ' +
-    signing,
+    '`signature_algorithm`: `hmac_sha256` (default; `signing_secret` `whsec_...` shown only here) or `ed25519` ' +
+    '(`signing_secret` null; the webhook shows `public_key` `whpk_...`, the private key never leaves the service). ' +
+    `${contentNote} ${signing}`,
   tags: ['Webhooks'],
   auth: 'api_key',
-  body: z.strictObject({ endpoint, events, description: z.optional(description) }),
+  body: z.strictObject({
+    endpoint,
+    events,
+    description: z.optional(description),
+    signature_algorithm: z.optional(z.enum(SIGNATURE_ALGORITHMS)),
+    include_content: z.optional(includeContent),
+  }),
   responses: {
     201: { description: 'The new webhook with its signing secret', schema: webhookWithSecret },
     ...commonErrors,
@@ -84,7 +101,8 @@ export const update = defineOperation({
   summary: 'Update a webhook',
   description:
     'At least one field. `status: disabled` stops deliveries (emits `webhook.endpoint.disabled`); `status: enabled` ' +
-    'resumes them and resets `consecutive_failures`. Other changes emit `webhook.endpoint.updated`.',
+    'resumes them and resets `consecutive_failures`. Other changes emit `webhook.endpoint.updated`. ' +
+    `${contentNote} \`signature_algorithm\` is fixed at creation.`,
   tags: ['Webhooks'],
   auth: 'api_key',
   params: webhookParams,
@@ -94,6 +112,7 @@ export const update = defineOperation({
       events: z.optional(events),
       description: z.optional(description),
       status: z.optional(z.enum(['enabled', 'disabled'])),
+      include_content: z.optional(includeContent),
     })
     .check(z.refine((body) => Object.keys(body).length > 0, { message: 'give at least one field to change' })),
   responses: { 200: { description: 'The updated webhook', schema: webhook }, ...commonErrors, 404: notFoundResponse },
@@ -118,7 +137,8 @@ export const rotateSecret = defineOperation({
   operationId: 'rotateWebhookSecret',
   summary: "Rotate a webhook's signing secret",
   description:
-    'A new `signing_secret`, shown only in this answer. The old secret keeps signing for 24 hours, so deliveries carry ' +
+    'A new `signing_secret`, shown only in this answer (an `ed25519` webhook: a new key pair, its `public_key` in the ' +
+    'answer, `signing_secret` null). The old secret or key keeps signing for 24 hours, so deliveries carry ' +
     'two signatures (space-separated in `webhook-signature`) while receivers switch; a second rotation drops the oldest. ' +
     'Two rotations racing: the second gets 409.',
   tags: ['Webhooks'],

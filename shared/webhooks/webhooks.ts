@@ -10,8 +10,12 @@
  * `webhook.endpoint.*` event in its own transaction (the outbox); `data.object` is the webhook
  * as the API shows it, never its secret.
  *
- * The signing secret is stored sealed under the secrets key (shared/platform/secrets.ts: only
- * create and rotate seal, only the dispatcher opens) and shown only by create and rotate.
+ * The signing secret (an `ed25519` webhook's private key) is stored sealed under the secrets key
+ * (shared/platform/secrets.ts: only create and rotate seal, only the dispatcher opens) and shown
+ * only by create and rotate (the private key never: its `public_key` is on the webhook). The
+ * algorithm is chosen at creation and kept: a rotation makes a new secret or key pair of the same.
+ * `include_content` (create, PATCH) makes the dispatcher add the message to `email.received`
+ * deliveries (shared/webhooks/dispatch.ts).
  *
  * A project has at most MAX_WEBHOOKS_PER_PROJECT webhooks: each event is one POST per webhook,
  * so the cap bounds what one API call can make the dispatcher send. The count is a counter item
@@ -46,8 +50,8 @@ import { now as clockNow } from '../platform/clock';
 import { openSecret, sealSecret } from '../platform/secrets';
 import type { CreateWebhookInput, UpdateWebhookInput } from './operations';
 import { toDeliveryRecord, type DeliveryItem } from './deliveries';
-import type { DeliveryRecord, Webhook, WebhookEvent } from './model';
-import { newSigningSecret, ROTATED_SECRET_TTL_MS, secretPrefix } from './signing';
+import type { DeliveryRecord, SignatureAlgorithm, Webhook, WebhookEvent } from './model';
+import { newSigningKey, ROTATED_SECRET_TTL_MS, secretPrefix } from './signing';
 
 /** This many deliveries in a row ending `failed` disable the webhook (DESIGN.md). */
 export const MAX_FAILED_DELIVERIES = 30;
@@ -60,12 +64,19 @@ export function maxWebhooksPerProject(env: Record<string, string | undefined> = 
   return Number.isInteger(configured) && configured >= 1 ? configured : DEFAULT_MAX_WEBHOOKS_PER_PROJECT;
 }
 
-export interface WebhookItem extends Omit<Webhook, 'object' | 'api_version'> {
+export interface WebhookItem
+  extends Omit<Webhook, 'object' | 'api_version' | 'signature_algorithm' | 'public_key' | 'include_content'> {
   project_id: string;
   /** the mode of the key that created it; the events the dispatcher emits carry it */
   livemode: boolean;
   /** sealed (`sealSecret` for `secretPlace`); plain in items written before sealing */
   secret: string;
+  /** absent on webhooks made before it existed: `hmac_sha256` */
+  signature_algorithm?: SignatureAlgorithm;
+  /** `ed25519`: the current key pair's public key (`whpk_...`) */
+  public_key?: string | null;
+  /** absent on webhooks made before it existed: false */
+  include_content?: boolean;
   /** the secret before the last rotation (as stored), signing too until `previous_secret_expires_at` */
   previous_secret?: string;
   previous_secret_expires_at?: string;
@@ -86,6 +97,9 @@ export const toWebhook = (item: WebhookItem): Webhook => ({
   description: item.description,
   status: item.status,
   secret_prefix: item.secret_prefix,
+  signature_algorithm: item.signature_algorithm ?? 'hmac_sha256',
+  public_key: item.public_key ?? null,
+  include_content: item.include_content ?? false,
   consecutive_failures: item.consecutive_failures,
   last_success_at: item.last_success_at,
   last_failure_at: item.last_failure_at,
@@ -113,10 +127,11 @@ const unique = <T>(values: T[]) => [...new Set(values)];
 export async function createWebhook(
   caller: Caller,
   input: CreateWebhookInput,
-): Promise<Webhook & { signing_secret: string }> {
+): Promise<Webhook & { signing_secret: string | null }> {
   const now = nowIso();
   const id = newId();
-  const secret = newSigningSecret();
+  const algorithm = input.signature_algorithm ?? 'hmac_sha256';
+  const { secret, publicKey } = newSigningKey(algorithm);
   const item: WebhookItem = {
     id,
     project_id: caller.projectId,
@@ -126,7 +141,10 @@ export async function createWebhook(
     description: input.description ?? null,
     status: 'pending',
     secret: await sealSecret(secret, secretPlace(caller.projectId, id)),
-    secret_prefix: secretPrefix(secret),
+    secret_prefix: secretPrefix(publicKey ?? secret),
+    signature_algorithm: algorithm,
+    public_key: publicKey,
+    include_content: input.include_content ?? false,
     consecutive_failures: 0,
     failed_deliveries: 0,
     last_success_at: null,
@@ -146,7 +164,7 @@ export async function createWebhook(
       eventWrite(caller, 'webhook.endpoint.created', webhook),
     ]),
   );
-  return { ...webhook, signing_secret: secret };
+  return { ...webhook, signing_secret: publicKey ? null : secret };
 }
 
 const COUNT = 'webhook_count';
@@ -227,6 +245,7 @@ export async function updateWebhook(caller: Caller, webhookId: string, input: Up
   if (input.endpoint !== undefined && input.endpoint !== item.endpoint) set.slow_failures = 0; // a new endpoint is not throttled for the old one's failures
   if (input.events !== undefined) set.events = unique(input.events);
   if (input.description !== undefined) set.description = input.description;
+  if (input.include_content !== undefined) set.include_content = input.include_content;
   const statusChanged = input.status !== undefined && input.status !== item.status;
   if (statusChanged) set.status = input.status;
   if (statusChanged && input.status === 'enabled')
@@ -235,7 +254,7 @@ export async function updateWebhook(caller: Caller, webhookId: string, input: Up
   const events: WriteAction[] = [];
   if (statusChanged && input.status === 'disabled') events.push(eventWrite(caller, 'webhook.endpoint.disabled', next));
   if (
-    Object.keys(set).some((k) => ['endpoint', 'events', 'description'].includes(k)) ||
+    Object.keys(set).some((k) => ['endpoint', 'events', 'description', 'include_content'].includes(k)) ||
     (statusChanged && input.status === 'enabled')
   ) {
     events.push(eventWrite(caller, 'webhook.endpoint.updated', next));
@@ -259,13 +278,17 @@ export async function deleteWebhook(caller: Caller, webhookId: string): Promise<
   });
 }
 
-export async function rotateSecret(caller: Caller, webhookId: string): Promise<Webhook & { signing_secret: string }> {
+export async function rotateSecret(
+  caller: Caller,
+  webhookId: string,
+): Promise<Webhook & { signing_secret: string | null }> {
   const item = await readWebhook(caller, webhookId);
   const now = clockNow();
-  const secret = newSigningSecret();
+  const { secret, publicKey } = newSigningKey(item.signature_algorithm ?? 'hmac_sha256');
   const set = {
     secret: await sealSecret(secret, secretPlace(caller.projectId, webhookId)),
-    secret_prefix: secretPrefix(secret),
+    secret_prefix: secretPrefix(publicKey ?? secret),
+    ...(publicKey ? { public_key: publicKey } : {}),
     previous_secret: item.secret,
     previous_secret_expires_at: new Date(now + ROTATED_SECRET_TTL_MS).toISOString(),
     updated_at: new Date(now).toISOString(),
@@ -284,7 +307,7 @@ export async function rotateSecret(caller: Caller, webhookId: string): Promise<W
     ),
     eventWrite(caller, 'webhook.endpoint.updated', webhook),
   ]);
-  return { ...webhook, signing_secret: secret };
+  return { ...webhook, signing_secret: publicKey ? null : secret };
 }
 
 export async function listDeliveries(caller: Caller, webhookId: string, page: PageRequest) {

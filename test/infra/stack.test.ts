@@ -751,10 +751,12 @@ describe('EmailService inbound mail', () => {
     });
   });
 
-  it('lets the workers read and write the bucket, the receiving and inbox routes only read it, the test-mode sender only put its loopback mail, and nobody else (the live senders included) touch it', () => {
-    const readers = routes.filter((r) => r.needs.inboundBucket).map((r) => functionName(r));
+  it('lets the workers read and write the bucket, the receiving and inbox routes and the webhook dispatcher only read it, the test-mode sender only put its loopback mail, and nobody else (the live senders included) touch it', () => {
+    const routeReaders = routes.filter((r) => r.needs.inboundBucket).map((r) => functionName(r));
     // the received emails' (3) and the inboxes' that read bodies, attachments or the search index (4)
-    expect(readers).toHaveLength(7);
+    expect(routeReaders).toHaveLength(7);
+    // the dispatcher presigns large received bodies for webhooks with include_content (shared/receiving/webhook-content.ts)
+    const readers = [...routeReaders, workerFunctionId('webhook-dispatcher')];
     const senders = ['test-sender'].map(workerFunctionId);
     for (const id of senders) expect(s3Actions(id)).toEqual(['s3:PutObject']);
     const worker = workerFunctionId('inbound');

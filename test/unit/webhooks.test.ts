@@ -22,6 +22,7 @@ import {
   normaliseHost,
   SPECIAL_PURPOSE_RANGES,
 } from '../../shared/platform/net/endpoint';
+import { createPublicKey, verify } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,7 +36,7 @@ import {
   WEBHOOK_TIMEOUT_MS,
 } from '../../shared/platform/net/outbound';
 import { hangingEndpoint, unacceptingEndpoint } from '../support/unresponsive-endpoints';
-import { newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhooks/signing';
+import { newSigningKey, newSigningSecret, secretPrefix, sign, signatureHeaders } from '../../shared/webhooks/signing';
 
 const withEnv = async <T>(value: string | undefined, run: () => T | Promise<T>): Promise<T> => {
   const saved = process.env.ALLOW_HTTP_LOOPBACK_WEBHOOKS;
@@ -379,6 +380,35 @@ describe('signing', () => {
     for (const secret of [current, previous])
       expect(new StandardWebhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new StandardWebhook(newSigningSecret()).verify(body, headers)).toThrow();
+  });
+
+  /** A `whpk_` key as a receiver loads it: its 32 raw bytes as an OKP JWK. */
+  const ed25519PublicKey = (whpk: string) =>
+    createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(whpk.slice(5), 'base64').toString('base64url') },
+      format: 'jwk',
+    });
+
+  it('signs v1a with an ed25519 key pair that the whpk_ public key verifies, beside an HMAC secret', () => {
+    const { secret, publicKey } = newSigningKey('ed25519');
+    expect(secret).toMatch(/^whsk_[A-Za-z0-9+/]{43}=$/);
+    expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(newSigningKey('hmac_sha256')).toEqual({ secret: expect.stringMatching(/^whsec_/), publicKey: null });
+    const body = JSON.stringify({ type: 'email.received', data: { subject: 'héllo' } });
+    const timestamp = 1_790_000_000;
+    const signature = sign(secret, 'evt_1', timestamp, body);
+    expect(signature).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+    const bytes = Buffer.from(signature.slice(4), 'base64');
+    const key = ed25519PublicKey(publicKey as string);
+    expect(verify(null, Buffer.from(`evt_1.${timestamp}.${body}`), key, bytes)).toBe(true);
+    expect(verify(null, Buffer.from(`evt_1.${timestamp + 1}.${body}`), key, bytes)).toBe(false);
+    const other = newSigningKey('ed25519');
+    expect(verify(null, Buffer.from(`evt_1.${timestamp}.${body}`), ed25519PublicKey(other.publicKey!), bytes)).toBe(
+      false,
+    );
+    // during a rotation the old and the new key sign side by side
+    const headers = signatureHeaders([other.secret, secret], 'evt_1', body, timestamp * 1000);
+    expect(headers['webhook-signature'].split(' ')).toEqual([sign(other.secret, 'evt_1', timestamp, body), signature]);
   });
 });
 
