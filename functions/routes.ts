@@ -216,6 +216,9 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/emails/{email_id}/attachments/{attachment_id}', handler: 'emails/get-attachment', operation: emailOps.getAttachment, needs: { table: ['GetItem'], contentBucket: 'read' } },
   { method: 'PATCH', path: '/emails/{email_id}', handler: 'emails/update', operation: emailOps.update, needs: { table: ['GetItem', 'UpdateItem'] } },
   { method: 'POST', path: '/emails/{email_id}/cancel', handler: 'emails/cancel', operation: emailOps.cancel, needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'] } },
+  // share links (shared/emails/share.ts): the first share makes the links' key, sealed; GET /share/{token} only opens it
+  { method: 'POST', path: '/emails/{email_id}/share', handler: 'emails/share', operation: emailOps.share, needs: { table: ['GetItem', 'PutItem'], secretsKey: 'encrypt-decrypt', untested: { 'kms:Decrypt:secrets': 'opening a links key another process made: locally the first share of a runtime makes it and keeps it; GET /share/{token} opens it (test/api/email-share.test.ts)' } }, publicApiUrl: true },
+  { method: 'DELETE', path: '/emails/{email_id}/share', handler: 'emails/unshare', operation: emailOps.unshare, needs: { table: ['UpdateItem'] } },
   { method: 'POST', path: '/emails/{email_id}/retry', handler: 'emails/retry', operation: emailOps.retry, needs: {
       table: ['GetItem', 'UpdateItem', 'PutItem'],
       queues: ['send', 'send-test', 'attachment-fetch'],
@@ -305,6 +308,8 @@ export const routes: readonly Route[] = [
   // (they only open the links' key, sealed: the fan-out makes it before the first link exists; shared/broadcasts/unsubscribe.ts)
   { method: 'GET', path: '/unsubscribe/{token}', handler: 'unsubscribe/page', operation: broadcastOps.unsubscribePage, needs: { table: ['GetItem'], secretsKey: 'decrypt' } },
   { method: 'POST', path: '/unsubscribe/{token}', handler: 'unsubscribe/confirm', operation: broadcastOps.unsubscribe, needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], secretsKey: 'decrypt' } }, // PutItem: contact.updated / contact.topics.updated
+  // Share links of emails (no key: the signed token is the credential; PUBLIC_API_URL: the unsubscribe links it blanks out)
+  { method: 'GET', path: '/share/{token}', handler: 'share/page', operation: emailOps.sharedPage, needs: { table: ['GetItem'], secretsKey: 'decrypt', contentBucket: 'read' }, publicApiUrl: true },
 
   // Events
   { method: 'GET', path: '/events', handler: 'events/list', operation: eventOps.list, needs: { table: ['Query'] } },

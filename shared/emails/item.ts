@@ -30,4 +30,6 @@ export interface EmailItem extends Omit<EmailSummary, 'ses_message_id'> {
   content_bytes?: number;
   /** an email an inbox sent (shared/inboxes/outbound.ts): the thread its Message-ID is filed under once SES gives it one */
   inbox_thread?: { inbox_id: string; thread_id: string };
+  /** its share links' version (./share.ts): DELETE /emails/{id}/share adds one, so every earlier link stops opening */
+  share_version?: number;
 }

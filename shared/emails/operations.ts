@@ -292,3 +292,67 @@ export const metrics = defineOperation({
     ...commonErrors,
   },
 });
+
+const shareNote =
+  'Share links (shared/emails/share.ts): `url` is `<API origin>/share/<token>`, a page without a key that shows this one email ' +
+  '(subject, From, date, its html in a sandboxed frame without scripts, else its text; never its recipients) until `expires_at`. ' +
+  '`expires_in` is a duration in words (`1 hour`, `7 days`, `90 minutes`): default 7 days, at least 1 minute, at most 30 days ' +
+  '(422 `invalid_expires_in`); a link never outlives its email: `expires_at` is the earlier of now + `expires_in` and the end of ' +
+  "the email's retention. The token is signed (HMAC-SHA256 under a sealed deployment key) and names the project, the email, " +
+  "the expiry and the email's share version; each call makes a new link, earlier ones stay valid until they expire or " +
+  '`DELETE /emails/{email_id}/share` revokes them all. Test-mode emails can be shared too.';
+
+export const share = defineOperation({
+  operationId: 'shareEmail',
+  summary: 'Make a share link of an email',
+  description: shareNote,
+  tags: ['Emails'],
+  auth: 'api_key',
+  params: emailParams,
+  body: z.strictObject({ expires_in: z.optional(z.nullable(z.string().check(z.maxLength(100)))) }),
+  responses: {
+    200: {
+      description: 'The link',
+      schema: z.object({ object: z.literal('email'), id, url: z.string(), expires_at: z.string() }),
+    },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
+});
+
+export const unshare = defineOperation({
+  operationId: 'revokeEmailShareLinks',
+  summary: "Revoke an email's share links",
+  description:
+    'Every share link of the email made so far answers 404 from now on (links made afterwards work). Revoking an email without links ' +
+    'changes nothing visible and answers the same.',
+  tags: ['Emails'],
+  auth: 'api_key',
+  params: emailParams,
+  responses: {
+    200: {
+      description: 'The links are revoked',
+      schema: z.object({ object: z.literal('email'), id, revoked: z.literal(true) }),
+    },
+    ...commonErrors,
+    404: notFoundResponse,
+  },
+});
+
+export const sharedPage = defineOperation({
+  operationId: 'sharedEmailPage',
+  summary: 'The page behind a share link',
+  description:
+    'No key: the signed token is the credential. An HTML page of the one email (subject, From, date; its html in an `<iframe sandbox srcdoc>` ' +
+    "without scripts), with the console's Content-Security-Policy (no remote images: nothing the email loads tells its sender it was seen), " +
+    '`Cache-Control: private, no-store`, `X-Robots-Tag: noindex` and `Referrer-Policy: no-referrer`. A token that is malformed, altered, ' +
+    'expired or revoked, or whose email is gone, gets the same plain HTML 404 page. ' +
+    "This service's unsubscribe links in the html (a broadcast recipient's own) are replaced by `#`.",
+  tags: ['Emails'],
+  auth: 'none',
+  params: z.strictObject({ token: z.string() }),
+  responses: {
+    200: { description: 'An HTML page', contentType: 'text/html', schema: z.string() },
+    404: { description: 'An HTML page that says the link does not open', contentType: 'text/html', schema: z.string() },
+  },
+});

@@ -41,7 +41,9 @@ describe('GET /openapi.json', () => {
       ['createSuppression', 'createInboxDraft'].includes(route.operation.operationId) ? 2 : 1,
     );
     const type =
-      route.path.startsWith('/unsubscribe/') || route.path.startsWith('/dashboard') ? 'text/html' : 'application/json'; // pages people open in a browser
+      route.path.startsWith('/unsubscribe/') || route.path.startsWith('/share/') || route.path.startsWith('/dashboard')
+        ? 'text/html'
+        : 'application/json'; // pages people open in a browser
     for (const status of success) expect(operation.responses[status].content[type].schema).toBeDefined();
     if (route.operation.auth === 'api_key') {
       expect(operation.security).toEqual([{ bearerAuth: [] }]);

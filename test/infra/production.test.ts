@@ -392,14 +392,16 @@ describe('secrets the service keeps in the table', () => {
     },
   );
 
-  it('are sealed by the webhook create and rotate routes and the broadcast fan-out, and opened by the dispatcher and the unsubscribe routes only', () => {
+  it('are sealed by the webhook create and rotate routes, the broadcast fan-out and the email share route, and opened by the dispatcher, the unsubscribe routes and the share page only', () => {
     const withKey = [...declared]
       .filter(([, d]) => d.needs.secretsKey)
       .map(([fnId, d]) => `${fnId}:${d.needs.secretsKey}`);
     expect(withKey.sort()).toEqual(
       [
         'BroadcastFanoutWorker:encrypt-decrypt',
+        'GetShareToken:decrypt',
         'GetUnsubscribeToken:decrypt',
+        'PostEmailsEmailIdShare:encrypt-decrypt',
         'PostUnsubscribeToken:decrypt',
         'PostWebhooks:encrypt',
         'PostWebhooksWebhookidSigningSecretRotate:encrypt',

@@ -844,6 +844,7 @@ describe('EmailService content bucket', () => {
         'GetEmailsEmailId',
         'GetEmailsEmailIdAttachments',
         'GetEmailsEmailIdAttachmentsAttachmentId',
+        'GetShareToken', // a share link's page shows its email's html or text
         'PostContactsImports', // stores the import's file, or reads an uploaded one's header
         'PostContactsImportsUploads', // signs the upload URL of an import's file
         'PostEmails',

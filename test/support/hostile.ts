@@ -1106,6 +1106,10 @@ export function judge(status: number, body: unknown, text: string, expected: Exp
     if (operation?.errorFormat === 'oauth') {
       if (!oauthError.safeParse(body).success)
         problems.push(`${status} is not an RFC 6749 error: ${text.slice(0, 300)}`);
+    } else if (operation && documentedResponses(operation)[status]?.contentType === 'text/html') {
+      // a page the operation documents for this status (GET /share/{token}'s 404), not the envelope
+      if (!/^<!doctype html>/i.test(text))
+        problems.push(`${status} is not the HTML page its operation documents: ${text.slice(0, 300)}`);
     } else {
       const declared = operation ? documentedResponses(operation)[status]?.schema : undefined;
       const envelope = errorEnvelope.safeParse(body);

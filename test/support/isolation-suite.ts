@@ -657,6 +657,7 @@ export function isolationSuite(kind: IsolationKind): void {
       capabilities: { sending: 'disabled', receiving: 'disabled' },
     }),
     updateEmail: () => ({ scheduled_at: inOneDay() }),
+    shareEmail: () => ({ expires_in: '1 hour' }),
     updateTemplate: () => ({ name: 'renamed by B', html: '<p>B</p>' }),
     updateBroadcast: () => ({ name: 'renamed by B', segment_id: b.segment, subject: 'B' }),
     sendBroadcast: () => ({}),

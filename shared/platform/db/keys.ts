@@ -63,7 +63,8 @@
  *   and while `sending`: until the claim's lease ends)`, GSI1SK `<due ISO time>#<pid>#<eid>`
  *     the envelope and status only (the content is an S3 object, shared/emails/content.ts); POST/GET /emails (the
  *     shards merged), retry, cancel; the due-email dispatcher (Query GSI1 <= now), which also finds a `sending` claim
- *     whose sender died; TTL EMAIL_RETENTION_DAYS
+ *     whose sender died; TTL EMAIL_RETENTION_DAYS. Its `share_version` (POST/DELETE /emails/{id}/share, GET
+ *     /share/{token}: GetItem) is the share links' revocation: DELETE /emails/{id}/share adds one (UpdateItem)
  * - idempotency: PK `PROJECT#<pid>`, SK `IDEMPOTENCY#<sha256(key)>`
  *     POST /emails(/batch) with Idempotency-Key; TTL 24 h
  * - pending email: PK `PROJECT#<pid>#PENDING_FROM#<domain name>#<shard>`, SK `EMAIL#<eid>`
@@ -210,6 +211,9 @@
  *     address claim), each sent one's email by BatchGet; TTL 90 days
  * - unsubscribe secret: PK `DEPLOYMENT`, SK `UNSUBSCRIBE_SECRET`
  *     the HMAC key of the unsubscribe tokens (created on first use with attribute_not_exists)
+ * - share link secret: PK `DEPLOYMENT`, SK `SHARE_LINK_SECRET`
+ *     the HMAC key of the emails' share links (shared/emails/share.ts): made by the first POST /emails/{id}/share
+ *     (attribute_not_exists), read by it and GET /share/{token} (GetItem)
  * - oauth client: PK `PROJECT#<pid>`, SK `OAUTH_CLIENT#<id>`
  *     POST/GET/DELETE /oauth/clients (Query on prefix to list)
  * - oauth client id: PK `OAUTH_CLIENT_ID#<client_id>`, SK `OAUTH_CLIENT_ID`
@@ -694,6 +698,7 @@ export const broadcastRecipients = (projectId: string, broadcastId: string): Sha
   prefix: 'CONTACT#',
 });
 export const unsubscribeSecret = (): Key => ({ PK: 'DEPLOYMENT', SK: 'UNSUBSCRIBE_SECRET' });
+export const shareLinkSecret = (): Key => ({ PK: 'DEPLOYMENT', SK: 'SHARE_LINK_SECRET' });
 
 /** Inbound mail: a received email per (SES message, project); ids are UUIDv7, so the list is newest first. */
 export const receivedEmail = (projectId: string, receivedEmailId: string): Key => ({
