@@ -194,6 +194,30 @@ export const routes: readonly Route[] = [
     needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
     timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
   },
+  // Domain claims (shared/domains/claims.ts): the verify that completes one deletes the holder's domain and creates the claimant's, as DELETE and POST /domains do
+  { method: 'POST', path: '/domains/claim', handler: 'domains/claim-create', operation: domainOps.claim, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  { method: 'GET', path: '/domains/{domain_id}/claim', handler: 'domains/claim-get', operation: domainOps.getClaim, needs: { table: ['GetItem'] } },
+  {
+    method: 'POST', path: '/domains/{domain_id}/claim/verify', handler: 'domains/claim-verify', operation: domainOps.verifyClaim,
+    // Query: the holder's emails since the claim started and its waiting ones; BatchGetItem, UpdateItem: canceling those
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'Query', 'BatchGetItem'], ses: [
+        'ses:CreateConfigurationSet',
+        'ses:CreateConfigurationSetEventDestination',
+        'ses:CreateEmailIdentity',
+        'ses:PutEmailIdentityMailFromAttributes',
+        'ses:GetEmailIdentity',
+        'ses:DeleteEmailIdentity',
+        'ses:DeleteConfigurationSet',
+        'ses:CreateTenant',
+        'ses:TagResource',
+        'ses:GetTenant',
+        'ses:UpdateReputationEntityPolicy',
+        'ses:CreateTenantResourceAssociation',
+      ],
+      untested: { 'ses:GetTenant': "the claimant's tenant made by an earlier attempt that died before recording it (shared/domains/tenants.ts); POST /domains runs the same code" },
+    },
+    timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
+  },
 
   // Suppressions (the path takes an id or an address; the suppression writer adds bounce and complaint entries)
   { method: 'POST', path: '/suppressions', handler: 'suppressions/create', operation: suppressionOps.create, needs: { table: ['PutItem', 'GetItem'] } },

@@ -23,12 +23,18 @@
  * - `POST /_local/run/<worker>` runs a scheduled worker (functions/workers.ts, a `schedule`
  *   trigger) now, after a run already going, and answers when it finished: `{object: "run", worker,
  *   succeeded, duration_ms, error?}`.
+ * - `PUT /_local/dns/txt/<name>` `{values: ["..."]}` sets the TXT records the service finds at `<name>`
+ *   (shared/platform/net/dns.ts reads them from DNS_TXT_FILE under DATA_DIR instead of the real DNS);
+ *   `{values: []}` or `DELETE` removes them, `GET` shows them: `{object: "dns_txt", name, values}`.
  * Every request needs a full-access API key of the runtime, as the API's own routes take it
  * (401 without a valid one, 403 for a sending-only key), and answers in the API's error envelope.
  */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { authenticate } from '../shared/access/api-keys';
 import { type LocalClock, MAX_MOVE_MS, type Settled } from './clock';
 import { parseDuration } from '../shared/platform/duration';
+import { dnsName } from '../shared/platform/net/dns';
 import {
   ApiError,
   forbidden,
@@ -65,6 +71,8 @@ export interface Control {
   watched: Watched[];
   schedules: RunNow[];
   clock: LocalClock;
+  /** the DNS stand-in's TXT records (DNS_TXT_FILE) */
+  dnsTxtFile: string;
 }
 
 export interface Answer {
@@ -270,6 +278,8 @@ export async function handleControl(
     if (timeoutMs instanceof ApiError) return fail(timeoutMs);
     return drain(control.watched, timeoutMs, dueBy());
   }
+  const txt = /^\/_local\/dns\/txt\/([^/]+)$/.exec(path);
+  if (txt) return dnsTxt(control.dnsTxtFile, method, dnsName(decodeURIComponent(txt[1])), raw);
   const run = /^\/_local\/run\/([^/]+)$/.exec(path);
   if (run) {
     if (method !== 'POST') return fail(methodNotAllowed(method, path, ['POST']));
@@ -288,4 +298,47 @@ export async function handleControl(
     };
   }
   return fail(notFound(`Route ${method} ${path}`));
+}
+
+const MAX_TXT_VALUES = 20;
+
+/**
+ * GET, PUT or DELETE the stand-in's TXT records of one name: the whole file read and rewritten with no
+ * await between (two requests at once cannot lose one's change; it holds a test run's few names).
+ */
+function dnsTxt(file: string, method: string, name: string, raw: Buffer): Answer {
+  const answer = (values: string[]): Answer => ({ statusCode: 200, body: { object: 'dns_txt', name, values } });
+  const records: Record<string, string[]> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  if (method === 'GET') return answer(records[name] ?? []);
+  if (method !== 'PUT' && method !== 'DELETE')
+    return fail(methodNotAllowed(method, `/_local/dns/txt/${name}`, ['GET', 'PUT', 'DELETE']));
+  let values: string[] = [];
+  if (method === 'PUT') {
+    const body = bodyOf(raw);
+    if (body instanceof ApiError) return fail(body);
+    const given = body.values;
+    if (
+      !Array.isArray(given) ||
+      given.length > MAX_TXT_VALUES ||
+      !given.every((v) => typeof v === 'string' && v.length <= 4096) ||
+      Object.keys(body).some((key) => key !== 'values')
+    )
+      return fail(
+        unprocessable([
+          {
+            code: 'invalid_value',
+            message: `values must be an array of at most ${MAX_TXT_VALUES} strings`,
+            path: 'values',
+          },
+        ]),
+      );
+    values = given as string[];
+  }
+  if (values.length) records[name] = values;
+  else delete records[name];
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(records));
+  renameSync(temporary, file); // readers see the old file or the new one, never half of it
+  return answer(values);
 }

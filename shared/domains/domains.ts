@@ -39,6 +39,12 @@
  *   A counter item (keys.domainCount) is read first, so a project at the limit costs SES nothing,
  *   and is added to in (c) with the condition, so racing creates cannot pass it; deletes take from it.
  *
+ * - A domain claim (./claims.ts) takes a held name the same way once it completes: createDomain with
+ *   a `Transfer` takes the name over from the holder's domain (verified or not) in the takeover
+ *   transaction, which also marks the claim as transferring, then removes the holder's identity and
+ *   configuration set in (b) and completes the claim in (c). A crash between them leaves the name
+ *   `creating` for the claim's domain id: the next verify of the claim runs the same steps again.
+ *
  * Test mode (shared/project/test-mode.ts): a test twin's domains make no AWS call at all and take no
  * deployment-wide name. `modeOf` is the one place that tells the two apart: a test domain's identity
  * is simulated (./test-identity.ts: `pending`, then `verified` after TEST_DOMAIN_VERIFY_SECONDS, or
@@ -225,14 +231,30 @@ async function releaseClaim(claimKey: keys.Key, name: string, domainId: string):
   await transact([action]).catch((error) => logger.warn('domain name claim not released', { domain: name, error }));
 }
 
-export async function createDomain(caller: Caller, input: CreateDomainInput): Promise<Domain> {
+/** A domain claim's completion (./claims.ts): the name moves from the domain holding it to a domain of the caller. */
+export interface Transfer {
+  /** the id the claim promised the claimant's domain */
+  domainId: string;
+  /** the holder's domain the name's claim must still point at (unless a crashed earlier attempt moved it to `domainId`) */
+  fromDomainId: string;
+  /** the holder's configuration set: removed with its identity in (b), again on a retry */
+  fromConfigurationSet: string;
+  /** the claim's own writes in the takeover transaction (conditions that it is still the one to complete) */
+  takeover: WriteAction[];
+  /** the claim's own writes in (c): completed */
+  complete: WriteAction[];
+  open_tracking?: boolean;
+  click_tracking?: boolean;
+}
+
+export async function createDomain(caller: Caller, input: CreateDomainInput, transfer?: Transfer): Promise<Domain> {
   const region = awsRegion();
   if (input.region !== undefined && input.region !== region)
     throw unprocessable([
       { code: 'invalid_value', message: `this deployment sends from ${region} only`, path: 'region' },
     ]);
   const { name } = input;
-  const id = newId();
+  const id = transfer?.domainId ?? newId();
   const now = nowIso();
   const mode = modeOf(caller.projectId);
   const claimKey = mode.claimKey(name);
@@ -260,7 +282,10 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
 
   // (a) a claim of the name: taken, unless it is a create that died long ago or a claim that
   // expired, which is taken over first (the rare path: its old domain is read and deleted with it)
-  const previous = existing && (abandoned(existing) ? existing : undefined);
+  const transferred = (claim: DomainNameItem) =>
+    transfer !== undefined &&
+    (claim.domain_id === transfer.fromDomainId || (claim.domain_id === id && claim.state === 'creating'));
+  const previous = existing && (abandoned(existing) || transferred(existing) ? existing : undefined);
   if (existing && !previous) throw taken(name)();
   if (previous) {
     const old =
@@ -278,23 +303,32 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
             claimed_at: now,
             configuration_set: configurationSetName(id),
           },
-          // still the claim that was read, still too old, and still never verified
-          condition: {
-            expression:
-              '#d = :d AND #s = :s AND #at = :at AND attribute_not_exists(verified_at) AND (attribute_not_exists(#st) OR #st IN (:n, :p, :f))',
-            names: { '#d': 'domain_id', '#s': 'state', '#at': 'claimed_at', '#st': 'status' },
-            values: {
-              ':d': previous.domain_id,
-              ':s': previous.state,
-              ':at': previous.claimed_at,
-              ':n': 'not_started',
-              ':p': 'pending',
-              ':f': 'failed',
-            },
-          },
+          // a transfer: the holder's status and tenant go with its domain
+          remove: transfer ? ['status', 'verified_at', 'sending', 'ses_tenant'] : [],
+          // still the claim that was read, and (unless a domain claim moves it) still too old and never verified
+          condition: transfer
+            ? {
+                expression: '#d = :d AND #s = :s AND #at = :at',
+                names: { '#d': 'domain_id', '#s': 'state', '#at': 'claimed_at' },
+                values: { ':d': previous.domain_id, ':s': previous.state, ':at': previous.claimed_at },
+              }
+            : {
+                expression:
+                  '#d = :d AND #s = :s AND #at = :at AND attribute_not_exists(verified_at) AND (attribute_not_exists(#st) OR #st IN (:n, :p, :f))',
+                names: { '#d': 'domain_id', '#s': 'state', '#at': 'claimed_at', '#st': 'status' },
+                values: {
+                  ':d': previous.domain_id,
+                  ':s': previous.state,
+                  ':at': previous.claimed_at,
+                  ':n': 'not_started',
+                  ':p': 'pending',
+                  ':f': 'failed',
+                },
+              },
         },
         taken(name),
       ),
+      ...(transfer?.takeover ?? []),
       ...(old
         ? [
             del(keys.domain(old.project_id, old.id), { ifExists: taken(name) }),
@@ -320,8 +354,8 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
       sending: input.capabilities?.sending ?? 'enabled',
       receiving: input.capabilities?.receiving ?? 'disabled',
     },
-    open_tracking: false,
-    click_tracking: false,
+    open_tracking: transfer?.open_tracking ?? false,
+    click_tracking: transfer?.click_tracking ?? false,
     tracking_subdomain: null,
     custom_return_path: input.custom_return_path ?? DEFAULT_RETURN_PATH,
     configuration_set: configurationSetName(id),
@@ -339,8 +373,8 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
         configurationSet: item.configuration_set,
         tls: item.tls,
         sending: item.capabilities.sending,
-        open_tracking: false,
-        click_tracking: false,
+        open_tracking: item.open_tracking,
+        click_tracking: item.click_tracking,
       },
       id,
     );
@@ -351,6 +385,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
     if (previous) await releaseClaim(claimKey, name, id);
   };
   try {
+    if (transfer) await mode.identity.remove(name, transfer.fromConfigurationSet);
     if (previous) await mode.identity.remove(name, previous.configuration_set);
     state = await identity().catch(async (error) => {
       // no claim, yet SES has the identity: a create that died between SES and (c) may have left it
@@ -416,6 +451,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput): Pr
         limitReached(max),
       ),
       eventWrite(caller, 'domain.created', domain),
+      ...(transfer?.complete ?? []),
       ...(recordTenant ? [recordTenant] : []), // the project's first live domain: its tenant, recorded
     ]);
   } catch (error) {

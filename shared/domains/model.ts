@@ -119,3 +119,50 @@ export type UpdateDomainInput = z.output<typeof updateDomainBody>;
 
 /** Every SES configuration set of the service starts with this (its IAM grants are scoped to `es-*`, lib/api-function.ts). */
 export const CONFIGURATION_SET_PREFIX = 'es-';
+
+export const DOMAIN_CLAIM_STATUSES = [
+  'pending',
+  'verified',
+  'completed',
+  'blocked',
+  'expired',
+  'superseded',
+  'canceled',
+  'failed',
+] as const;
+export type DomainClaimStatus = (typeof DOMAIN_CLAIM_STATUSES)[number];
+export const DOMAIN_CLAIM_BLOCKED_REASONS = [
+  'grace_period',
+  'recent_owner_activity',
+  'pending_scheduled_emails',
+] as const;
+export type DomainClaimBlockedReason = (typeof DOMAIN_CLAIM_BLOCKED_REASONS)[number];
+
+/** Resend's DomainClaim, with `grace_ends_at` beside it (the contract's own). */
+export const domainClaim = z.object({
+  object: z.literal('domain_claim'),
+  id,
+  name: z.string(),
+  status: z.enum(DOMAIN_CLAIM_STATUSES),
+  domain_id: z.nullable(id),
+  region: z.nullable(z.string()),
+  record: z.object({
+    type: z.literal('TXT'),
+    name: z.string(),
+    value: z.string(),
+    ttl: z.literal('Auto'),
+  }),
+  blocked_reason: z.nullable(z.enum(DOMAIN_CLAIM_BLOCKED_REASONS)),
+  failure_reason: z.nullable(z.string()),
+  created_at: timestamp,
+  expires_at: timestamp,
+  grace_ends_at: z.nullable(timestamp),
+});
+export type DomainClaim = z.output<typeof domainClaim>;
+
+/** POST /domains/claim: what POST /domains takes, and Resend's tracking switches (the tracking subdomain is PATCH's, after). */
+export const claimDomainBody = z.extend(createDomainBody, {
+  open_tracking: z.optional(z.boolean()),
+  click_tracking: z.optional(z.boolean()),
+});
+export type ClaimDomainInput = z.output<typeof claimDomainBody>;

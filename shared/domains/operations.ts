@@ -9,7 +9,7 @@ import {
   listQuery,
   notFoundResponse,
 } from '../platform/http/schemas';
-import { createDomainBody, domain, updateDomainBody } from './model';
+import { claimDomainBody, createDomainBody, domain, domainClaim, updateDomainBody } from './model';
 
 const domainParams = z.strictObject({ domain_id: id });
 
@@ -19,7 +19,7 @@ export const create = defineOperation({
   description:
     "Creates the SES identity (Easy DKIM, custom MAIL FROM `send.<name>`) and a configuration set of the domain's own. " +
     '`name` is lower-cased. Names are unique across the whole deployment, not per project (SES identities belong to the ' +
-    'AWS account): a name that any project already has is 409 `domain_exists`, unless that domain never verified and ' +
+    "AWS account): a name that any project already has is 409 `domain_exists` (another project's may be claimed: POST /domains/claim), unless that domain never verified and " +
     "was created over DOMAIN_CLAIM_EXPIRY_HOURS (72) ago: then this create takes the name over and the other project's " +
     "domain is deleted. A subdomain of another project's verified domain is 409 `parent_domain_verified`; over " +
     'MAX_DOMAINS_PER_PROJECT (50) domains, 409 `domain_limit_reached`. `tls` defaults to `opportunistic`, ' +
@@ -100,5 +100,59 @@ export const verify = defineOperation({
     200: { description: 'The domain with its current status', schema: domain },
     ...commonErrors,
     404: notFoundResponse,
+  },
+});
+
+export const claim = defineOperation({
+  operationId: 'claimDomain',
+  summary: 'Claim a domain another project holds',
+  description:
+    'Starts a claim of a name that another project of the deployment holds (POST /domains answers 409 `domain_exists` ' +
+    'for it): the claim promises the domain it will become an id (`domain_id`) and names a TXT `record` to publish, ' +
+    '`_resend-claim.<name>` = `resend-domain-claim=<32 hex>`. It stays `pending` until POST /domains/{domain_id}/claim/verify ' +
+    'finds the record, and expires DOMAIN_CLAIM_WINDOW_DAYS (7) after its creation (`expires_at`). A newer claim of the ' +
+    "same name, by any project, makes this one `superseded`. The body is POST /domains' (`name`, `region`, `tls`, " +
+    '`capabilities`, `custom_return_path`) with `open_tracking` and `click_tracking`: the domain is created with them on ' +
+    'completion. 422 `domain_not_claimable`: nobody holds the name (use POST /domains), this project holds it, or the key ' +
+    'is a test key (claims are live only). 409 `claim_in_progress` while an earlier claim of the name is completing.',
+  tags: ['Domains'],
+  auth: 'api_key',
+  body: claimDomainBody,
+  responses: { 201: { description: 'The new claim', schema: domainClaim }, ...commonErrors, 409: conflictResponse },
+});
+
+export const getClaim = defineOperation({
+  operationId: 'getDomainClaim',
+  summary: 'Retrieve a domain claim',
+  description:
+    'The claim whose promised domain id is `domain_id`, as last moved (a `pending` claim past `expires_at` shows `expired`). ' +
+    'Nothing is looked up: POST /domains/{domain_id}/claim/verify moves it.',
+  tags: ['Domains'],
+  auth: 'api_key',
+  params: domainParams,
+  responses: { 200: { description: 'The claim', schema: domainClaim }, ...commonErrors, 404: notFoundResponse },
+});
+
+export const verifyClaim = defineOperation({
+  operationId: 'verifyDomainClaim',
+  summary: 'Check a domain claim and move it on',
+  description:
+    '`pending`: looks the TXT record up; not there, the claim stays `pending`; there, it is `verified` and the grace period ' +
+    'starts (DOMAIN_CLAIM_GRACE_HOURS, 72; `grace_ends_at`): the holding project gets `domain.claim_started`. An email from ' +
+    'the domain that the holder sends after that makes the claim `blocked` (`recent_owner_activity`, final). Once the grace ' +
+    'period is over, a verify completes it: unless the holder has mail from the domain scheduled (`blocked`, ' +
+    "`pending_scheduled_emails`, until a verify finds none), the holder's domain is deleted (`domain.deleted`, its waiting mail " +
+    'from it canceled) and the domain is created in this project with the id `domain_id` (`domain.created`), the claim ' +
+    '`completed`. What POST /domains would refuse then (a verified parent domain of another project, the domain limit) makes ' +
+    'it `failed` with `failure_reason`. A claim not completed by `expires_at` (moved to DOMAIN_CLAIM_WINDOW_DAYS after the grace ' +
+    "period's end once verified) is `expired`. Claims that are no longer open are answered as they are.",
+  tags: ['Domains'],
+  auth: 'api_key',
+  params: domainParams,
+  responses: {
+    200: { description: 'The claim, moved as far as it can go now', schema: domainClaim },
+    ...commonErrors,
+    404: notFoundResponse,
+    409: conflictResponse,
   },
 });

@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'domain.verification_failed',
   'domain.updated',
   'domain.deleted',
+  // in the holder's project: another project proved it controls the domain's DNS (shared/domains/claims.ts)
+  'domain.claim_started',
   // the audience (Resend's types): contacts, their topic subscriptions, topics, the suppression list
   'contact.created',
   'contact.updated',

@@ -137,6 +137,7 @@ describe('EmailService stack (bundling skipped)', () => {
       ['DeleteSegmentsSegmentId', 25],
       ['PatchDomainsDomainId', 25],
       ['PostDomains', 25],
+      ['PostDomainsDomainIdClaimVerify', 25], // a domain claim's completion: POST /domains' SES calls and DELETE's
       ['PostDomainsDomainIdVerify', 25],
       ['PostEmailsBatch', 25],
     ]);

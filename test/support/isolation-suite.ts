@@ -108,6 +108,8 @@ export function isolationSuite(kind: IsolationKind): void {
     customEvent: { id: string; name: string };
     /** an automation of A's, enabled (its trigger entry is A's too), and a run of it (waiting in its delay) */
     automation: { id: string; run: string };
+    /** the domain id a claim of A's promises (of a name another project holds, still pending) */
+    claim: string;
     /** an inbox of A's (paths take its id or address) with a thread of one received message, a label and a reply draft */
     inbox: { id: string; address: string; thread: string; message: string; label: string; draft: string };
   }
@@ -410,6 +412,11 @@ export function isolationSuite(kind: IsolationKind): void {
         const definition = created(await api.post('/events', { name, schema: { plan: 'string' } }));
         return { id: definition.id as string, name };
       })(),
+      claim: await (async () => {
+        const holder = await createOtherProject();
+        const held = await verifiedDomain(`held-${TAG}.example.com`, {}, holder.key);
+        return created(await api.post('/domains/claim', { name: held.name })).domain_id as string;
+      })(),
       inbox: await (async () => {
         const address = `support-${TAG}@${domain.name}`;
         const inbox = created(await api.post('/inboxes', { email_address: address, name: `A inbox ${TAG}` }));
@@ -504,6 +511,7 @@ export function isolationSuite(kind: IsolationKind): void {
     };
     const reads: Record<string, Promise<unknown>> = {
       domain: get(`/domains/${a.domain.id}`),
+      claim: get(`/domains/${a.claim}/claim`),
       segment: get(`/segments/${a.segment}`),
       segmentContacts: get(`/segments/${a.segment}/contacts`),
       topic: get(`/topics/${a.topic}`),
@@ -595,7 +603,7 @@ export function isolationSuite(kind: IsolationKind): void {
       case 'topic_id':
         return [a.topic];
       case 'domain_id':
-        return [a.domain.id];
+        return route.path.includes('/claim') ? [a.claim] : [a.domain.id];
       case 'id_or_email':
         return [a.suppression.id, a.suppression.email];
       case 'email_id':

@@ -107,6 +107,13 @@
  *     name`, scoped to the twin, so a test domain never meets a live one of any project and is wiped with the twin's
  *     data; POST/PATCH/DELETE /domains, verify, the scheduled check, the sender's findSendingDomain of a test email
  *     (GetItem)
+ * - domain claim: PK `PROJECT#<pid of the claimant>`, SK `DOMAIN_CLAIM#<did it promises>`
+ *     a claim of a name another project holds (shared/domains/claims.ts); POST /domains/claim puts it, GET
+ *     /domains/{id}/claim and its verify read and update it (GetItem), DELETE /domains/{id} cancels it; the domain
+ *     it completes into gets that id
+ * - domain claim name: PK `DOMAIN_CLAIM_NAME#<name>`, SK `DOMAIN_CLAIM_NAME`
+ *     global: the name's newest claim (claimant project, promised domain id), so a newer claim supersedes the
+ *     older in its create's transaction (GetItem, then an update conditional on the one read, beside the older's)
  * - domain count: PK `PROJECT#<pid>`, SK `DOMAIN_COUNT`
  *     the project's number of domains (`domain_count`): read before a create, added to in the create's transaction with
  *     a condition under MAX_DOMAINS_PER_PROJECT, taken from in the delete's (and in a takeover of the project's expired
@@ -478,6 +485,16 @@ export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLo
 export const testDomainName = (projectId: string, name: string): Key => ({
   PK: projectPk(projectId),
   SK: `DOMAIN_NAME#${name.toLowerCase()}`,
+});
+/** A domain claim (its sort key is outside the `DOMAIN#` prefix, so lists never see it), by the domain id it promises. */
+export const domainClaim = (projectId: string, domainId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `DOMAIN_CLAIM#${domainId}`,
+});
+/** Global: a name's newest domain claim, read only on its exact key. */
+export const domainClaimName = (name: string): Key => ({
+  PK: `DOMAIN_CLAIM_NAME#${name.toLowerCase()}`,
+  SK: 'DOMAIN_CLAIM_NAME',
 });
 /** The project's domain counter (its sort key is outside the `DOMAIN#` prefix, so lists never see it). */
 export const domainCount = (projectId: string): Key => ({ PK: projectPk(projectId), SK: 'DOMAIN_COUNT' });
