@@ -10,6 +10,7 @@ import {
   SearchIndexVersionError,
   textOfHtml,
 } from '#shared/inboxes/search-index';
+import { random, vocabulary } from '../../bench/synthetic-mail';
 
 const idOf = (n: number) => `01900000-0000-7000-8000-${String(n).padStart(12, '0')}`;
 let next = 0;
@@ -422,45 +423,10 @@ describe('mergeSerialized', () => {
 });
 
 describe('at scale', () => {
-  /** mulberry32: a deterministic pseudo-random stream */
-  function random(seed: number) {
-    let s = seed >>> 0;
-    return () => {
-      s = (s + 0x6d2b79f5) >>> 0;
-      let t = s;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   // 5,000 messages keep the suite quick; the scale (10,000 threads and more) is bench/inboxes.ts's
   it('indexes 5,000 messages in 2,000 threads and answers as a scan of every message does', () => {
     const rand = random(42);
-    const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)];
-    const syllables = [...'bcdfghjklmnprstvz'].flatMap((c) => [...'aeiou'].map((v) => c + v));
-    const vocabulary = new Set<string>();
-    while (vocabulary.size < 30_000) {
-      const n = 2 + Math.floor(rand() * 3);
-      vocabulary.add(Array.from({ length: n }, () => pick(syllables)).join(''));
-    }
-    const words = [...vocabulary];
-    // Zipf: the word of rank r drawn in proportion to 1 / (r + 1)
-    const cumulative: number[] = [];
-    let total = 0;
-    for (let r = 0; r < words.length; r++) cumulative.push((total += 1 / (r + 1)));
-    const zipf = () => {
-      const x = rand() * total;
-      let lo = 0;
-      let hi = cumulative.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (cumulative[mid] < x) lo = mid + 1;
-        else hi = mid;
-      }
-      return words[lo];
-    };
-    const sentence = (n: number) => Array.from({ length: n }, zipf).join(' ');
+    const { words, sentence, pick } = vocabulary(rand);
     const senders = Array.from({ length: 500 }, (_, i) => `Sender ${i} <sender${i}@corp${i % 37}.example>`);
     const recipients = Array.from({ length: 200 }, (_, i) => `user${i}@inbox.example`);
 
