@@ -73,6 +73,22 @@ const BATCH_TIMEOUT_SECONDS = 25;
  * tight on AWS; locally, on a busy 2-core machine, POST /domains and its verify outlived 10 s.
  */
 const SES_CONTROL_TIMEOUT_SECONDS = 25;
+/** What creating a domain calls in SES (POST /domains, and the verify that completes a domain claim with the same code). */
+const DOMAIN_CREATE_SES: readonly `ses:${string}`[] = [
+  'ses:CreateConfigurationSet',
+  'ses:CreateConfigurationSetEventDestination',
+  'ses:CreateEmailIdentity',
+  'ses:PutEmailIdentityMailFromAttributes',
+  'ses:GetEmailIdentity',
+  'ses:DeleteEmailIdentity',
+  'ses:DeleteConfigurationSet',
+  // the project's SES tenant (shared/domains/tenants.ts)
+  'ses:CreateTenant',
+  'ses:TagResource', // CreateTenant carries the project's id as a tag: tag on create needs TagResource too
+  'ses:GetTenant',
+  'ses:UpdateReputationEntityPolicy',
+  'ses:CreateTenantResourceAssociation',
+];
 
 /**
  * The send queues an inbox's reply, forward or sent draft reaches only as POST /emails reaches them (the same
@@ -155,22 +171,7 @@ export const routes: readonly Route[] = [
   // Domains
   {
     method: 'POST', path: '/domains', handler: 'domains/create', operation: domainOps.create,
-    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], ses: [
-        'ses:CreateConfigurationSet',
-        'ses:CreateConfigurationSetEventDestination',
-        'ses:CreateEmailIdentity',
-        'ses:PutEmailIdentityMailFromAttributes',
-        'ses:GetEmailIdentity',
-        'ses:DeleteEmailIdentity',
-        'ses:DeleteConfigurationSet',
-        // the project's SES tenant (shared/domains/tenants.ts)
-        'ses:CreateTenant',
-        'ses:TagResource', // CreateTenant carries the project's id as a tag: tag on create needs TagResource too
-        'ses:GetTenant',
-        'ses:UpdateReputationEntityPolicy',
-        'ses:CreateTenantResourceAssociation',
-      ],
-    },
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], ses: DOMAIN_CREATE_SES },
     timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
   },
   { method: 'GET', path: '/domains', handler: 'domains/list', operation: domainOps.list, needs: { table: ['Query'] } },
@@ -200,20 +201,7 @@ export const routes: readonly Route[] = [
   {
     method: 'POST', path: '/domains/{domain_id}/claim/verify', handler: 'domains/claim-verify', operation: domainOps.verifyClaim,
     // Query: the holder's emails since the claim started and its waiting ones; BatchGetItem, UpdateItem: canceling those
-    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'Query', 'BatchGetItem'], ses: [
-        'ses:CreateConfigurationSet',
-        'ses:CreateConfigurationSetEventDestination',
-        'ses:CreateEmailIdentity',
-        'ses:PutEmailIdentityMailFromAttributes',
-        'ses:GetEmailIdentity',
-        'ses:DeleteEmailIdentity',
-        'ses:DeleteConfigurationSet',
-        'ses:CreateTenant',
-        'ses:TagResource',
-        'ses:GetTenant',
-        'ses:UpdateReputationEntityPolicy',
-        'ses:CreateTenantResourceAssociation',
-      ],
+    needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'Query', 'BatchGetItem'], ses: DOMAIN_CREATE_SES,
       untested: { 'ses:GetTenant': "the claimant's tenant made by an earlier attempt that died before recording it (shared/domains/tenants.ts); POST /domains runs the same code" },
     },
     timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
