@@ -541,6 +541,9 @@ export function mergeSerialized(olderJson: string, newerJson: string, keepFrom =
 }
 
 const descending = (x: string, y: string): number => (x < y ? 1 : x > y ? -1 : 0);
+/** The order of hits: received_at descending, then message id descending. */
+export const newestFirst = (a: SearchHit, b: SearchHit): number =>
+  descending(a.received_at, b.received_at) || descending(a.message_id, b.message_id);
 const nonEmpty = (list: string[] | undefined): string[] | undefined => (list?.length ? [...list] : undefined);
 
 export class InboxSearchIndex {
@@ -646,7 +649,7 @@ export class InboxSearchIndex {
       if (filter && !filter(stored)) continue;
       hits.push(new Hit(this, shortId, positive, ids.get(shortId)!, stored.thread_id, stored.received_at));
     }
-    return hits.sort((a, b) => descending(a.received_at, b.received_at) || descending(a.message_id, b.message_id));
+    return hits.sort(newestFirst);
   }
 
   /**

@@ -48,6 +48,7 @@ import {
   highlights,
   InboxSearchIndex,
   mergeSerialized,
+  newestFirst,
   parseQuery,
   textOfHtml,
   type SearchFilters,
@@ -270,9 +271,6 @@ function searchParts(parts: InboxSearchIndex[], filters: SearchFilters): SearchH
     for (const hit of part.search(filters)) if (!seen.has(hit.message_id)) seen.add(hit.message_id), hits.push(hit);
   return hits.sort(newestFirst);
 }
-
-const newestFirst = (a: SearchHit, b: SearchHit) =>
-  a.received_at < b.received_at ? 1 : a.received_at > b.received_at ? -1 : a.message_id < b.message_id ? 1 : -1;
 
 export interface SearchQuery extends SearchFilters {
   folders?: Folder[];
