@@ -344,8 +344,9 @@ export const workers: readonly Worker[] = [
     // SES receipt notifications -> received emails, `email.received` then `email.stored` (shared/receiving/inbound.ts)
     name: 'inbound',
     handler: 'workers/inbound',
-    // One message per invocation, with the memory and time a 40 MB message takes (shared/receiving/inbound.ts MAX_PARSE_BYTES)
-    trigger: { kind: 'queue', queue: INBOUND_QUEUE, batchSize: 1 },
+    // One message per invocation, with the memory and time a 40 MB message takes (shared/receiving/inbound.ts MAX_PARSE_BYTES);
+    // 5 at once (locally 5 pollers): filing is safe for messages of one conversation filed together (shared/inboxes/filing.ts)
+    trigger: { kind: 'queue', queue: INBOUND_QUEUE, batchSize: 1, maxConcurrency: 5 },
     needs: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], inboundBucket: 'read-write' },
     memoryMb: INBOUND_WORKER_MEMORY_MB,
     timeoutSeconds: 120,

@@ -11,7 +11,11 @@
  * `inbox.message.received` (+ `inbox.thread.created`), which carry the inbox's agent settings to
  * the team's own agent (webhooks) and feed the search index. A marker (keys.inboxMessageRef) put
  * with attribute_not_exists makes a redelivered notification file nothing twice; a thread changed
- * by a concurrent message is re-read and the filing tried again.
+ * by a concurrent message is re-read and the filing tried again. The inbound worker files up to 5
+ * messages at once: the threading keys a filing found missing (UnseenKeys: the ids it names that
+ * the inbox has not seen, its own id, its subject per participant) are written only if still
+ * missing, so of two messages of one conversation filed together one fails and, filed again,
+ * finds the other's thread.
  *
  * The message keeps no body of its own: it is the received email's (same id), read from it; it
  * expires with it (INBOUND_RETENTION_DAYS), and its thread with its newest message.
@@ -22,7 +26,7 @@ import {
   getItem,
   isConditionFailed,
   put,
-  transact,
+  transactRetryingConflicts,
   update,
   type Item,
   type WriteAction,
@@ -46,9 +50,23 @@ import {
 } from './threading';
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+/** Rounds of choosing a thread for one message before its notification is left to SQS's retry (each round, at least one of the racing filings commits). */
+const MAX_FILING_ATTEMPTS = 10;
 
-/** The inbox's threading keys, read as chooseThread asks (a BatchGet for ids, a GetItem per participant). */
-export function threadingStore(projectId: string, inboxId: string): ThreadingStore {
+/**
+ * The threading keys a filing read and found missing (or stale), in the order it read them: its
+ * transaction writes each of them only if it is still missing, so two messages of one
+ * conversation filed at the same moment (concurrent invocations of the inbound worker) cannot both
+ * miss each other and open two threads: one of them fails its condition and is filed again, and
+ * then finds the other's thread.
+ */
+export interface UnseenKeys {
+  messageIds: string[];
+  subjectParticipants: string[];
+}
+
+/** The inbox's threading keys, read as chooseThread asks (a BatchGet for ids, a GetItem per participant); what was missing goes into `unseen`. */
+export function threadingStore(projectId: string, inboxId: string, unseen?: UnseenKeys): ThreadingStore {
   const live = (item: Item | undefined) =>
     item && !(typeof item.expires_at === 'number' && item.expires_at * 1000 <= clockNow()) ? item : undefined;
   return {
@@ -56,20 +74,58 @@ export function threadingStore(projectId: string, inboxId: string): ThreadingSto
       if (!ids.length) return undefined;
       const wanted = ids.map((id) => keys.inboxMessageId(projectId, inboxId, id));
       const found = new Map((await batchGet(wanted)).map((item) => [item.SK as string, item]));
-      for (const key of wanted) {
+      for (const [i, key] of wanted.entries()) {
         const item = live(found.get(key.SK));
         if (item) return item.thread_id as string;
+        unseen?.messageIds.push(ids[i]);
       }
       return undefined;
     },
     async threadOfSubject(subject, participant, sinceMs) {
       const item = live(await getItem(keys.inboxSubject(projectId, inboxId, subject, participant), false));
-      return item && Date.parse(item.last_at) >= sinceMs ? (item.thread_id as string) : undefined;
+      if (item && Date.parse(item.last_at) >= sinceMs) return item.thread_id as string;
+      unseen?.subjectParticipants.push(participant);
+      return undefined;
     },
   };
 }
 
-/** The keys that let later messages find this thread: its Message-ID, and (subject, participant) for each participant. */
+/**
+ * A threading key's item, put as it is, or (`unseen`) only while the key is still missing, expired
+ * or (`staleBefore`, subject keys) older than the subject window: an update, since a put's only
+ * condition here is "absent".
+ */
+function threadingKeyWrite(
+  key: { PK: string; SK: string },
+  attributes: Item,
+  unseen: { nowSeconds: number; staleBefore?: string } | undefined,
+): WriteAction {
+  if (!unseen) return put({ ...key, ...attributes });
+  const stale = unseen.staleBefore ? ' OR #last_at < :stale_before' : '';
+  return update(
+    key,
+    {
+      set: attributes,
+      condition: {
+        expression: `attribute_not_exists(PK) OR #expires_at <= :now_seconds${stale}`,
+        names: { '#expires_at': 'expires_at', ...(unseen.staleBefore ? { '#last_at': 'last_at' } : {}) },
+        values: {
+          ':now_seconds': unseen.nowSeconds,
+          ...(unseen.staleBefore ? { ':stale_before': unseen.staleBefore } : {}),
+        },
+      },
+    },
+    { tag: THREADING_RACED },
+  );
+}
+
+const THREADING_RACED = 'threading raced';
+
+/**
+ * The keys that let later messages find this thread: its Message-ID, and (subject, participant)
+ * for each participant; with `unseen` (what the filing's threading found missing), also the ids
+ * the message names that the inbox has not seen, each of those keys written only if still missing.
+ */
 export function threadingKeyWrites(
   projectId: string,
   inboxId: string,
@@ -81,29 +137,39 @@ export function threadingKeyWrites(
     at: string;
     expiresAt?: number;
   },
+  unseen?: UnseenKeys,
 ): WriteAction[] {
   const writes: WriteAction[] = [];
-  const id = message.message_id ? normalizeMessageId(message.message_id) : '';
-  if (id)
+  const nowSeconds = epochSeconds(clockNow());
+  const own = message.message_id ? normalizeMessageId(message.message_id) : '';
+  const ids = new Set([...(own ? [own] : []), ...(unseen?.messageIds ?? [])]);
+  for (const id of ids)
     writes.push(
-      put({
-        ...keys.inboxMessageId(projectId, inboxId, id),
-        type: 'inbox_message_id',
-        thread_id: threadId,
-        ...(message.expiresAt ? { expires_at: message.expiresAt } : {}),
-      }),
+      threadingKeyWrite(
+        keys.inboxMessageId(projectId, inboxId, id),
+        {
+          type: 'inbox_message_id',
+          thread_id: threadId,
+          ...(message.expiresAt ? { expires_at: message.expiresAt } : {}),
+        },
+        unseen?.messageIds.includes(id) ? { nowSeconds } : undefined,
+      ),
     );
   const subject = normalizeSubject(message.subject);
+  const staleBefore = new Date(Date.parse(message.at) - SUBJECT_WINDOW_MS).toISOString();
   if (subject)
     for (const participant of message.participants)
       writes.push(
-        put({
-          ...keys.inboxSubject(projectId, inboxId, subject, participant),
-          type: 'inbox_subject',
-          thread_id: threadId,
-          last_at: message.at,
-          expires_at: epochSeconds(Date.parse(message.at) + SUBJECT_WINDOW_MS),
-        }),
+        threadingKeyWrite(
+          keys.inboxSubject(projectId, inboxId, subject, participant),
+          {
+            type: 'inbox_subject',
+            thread_id: threadId,
+            last_at: message.at,
+            expires_at: epochSeconds(Date.parse(message.at) + SUBJECT_WINDOW_MS),
+          },
+          unseen?.subjectParticipants.includes(participant) ? { nowSeconds, staleBefore } : undefined,
+        ),
       );
   return writes;
 }
@@ -203,10 +269,11 @@ async function fileInto(target: FilingTarget, inbox: Item, record: Item, message
   const refs = referencedMessageIds(arriving.in_reply_to, arriving.references);
   const participants = participantsOf(message, inbox.email_address);
   for (let attempt = 1; ; attempt++) {
+    const unseen: UnseenKeys = { messageIds: [], subjectParticipants: [] };
     const { threadId: chosen, by } = await chooseThread(
       arriving,
       inbox.email_address,
-      threadingStore(projectId, inbox.id),
+      threadingStore(projectId, inbox.id, unseen),
     );
     const existing = chosen ? await getItem(keys.inboxThread(projectId, inbox.id, chosen)) : undefined;
     const live = existing && !(typeof existing.expires_at === 'number' && existing.expires_at * 1000 <= clockNow());
@@ -220,13 +287,19 @@ async function fileInto(target: FilingTarget, inbox: Item, record: Item, message
         { ifAbsent: { tag: 'already filed' } },
       ),
       put(messageItem(projectId, inbox, threadId, record, refs)),
-      ...threadingKeyWrites(projectId, inbox.id, threadId, {
-        message_id: message.message_id,
-        subject: message.subject,
-        participants,
-        at: receivedAt,
-        expiresAt,
-      }),
+      ...threadingKeyWrites(
+        projectId,
+        inbox.id,
+        threadId,
+        {
+          message_id: message.message_id,
+          subject: message.subject,
+          participants,
+          at: receivedAt,
+          expiresAt,
+        },
+        unseen,
+      ),
     ];
     let unreadDelta: number;
     if (live) {
@@ -316,11 +389,14 @@ async function fileInto(target: FilingTarget, inbox: Item, record: Item, message
         }),
       );
     try {
-      await transact(writes);
+      // every filing into the inbox updates its item (unread, last_received): concurrent ones conflict and wait their turn
+      await transactRetryingConflicts(writes);
       return true;
     } catch (error) {
       if (isConditionFailed(error, 'already filed') || isConditionFailed(error, 'inbox gone')) return false;
-      if (!isConditionFailed(error, 'thread moved') || attempt >= 5) throw error;
+      // a concurrent filing changed the thread or wrote a key this one read as missing: choose again
+      const raced = isConditionFailed(error, 'thread moved') || isConditionFailed(error, THREADING_RACED);
+      if (!raced || attempt >= MAX_FILING_ATTEMPTS) throw error;
     }
   }
 }

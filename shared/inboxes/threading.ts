@@ -12,6 +12,8 @@
  *    subject or the time since: a reply is a reply, also when its writer changed the subject or
  *    answered months later. Broken headers are read leniently (no brackets, commas, comments,
  *    junk), because the id is the one signal that never merges two conversations by mistake.
+ *    The message's own id is tried last: a reply that overtook its original named it, and the
+ *    filer keeps the ids a message names for its thread (shared/inboxes/filing.ts).
  * 2. Subject fallback, for the replies whose headers are gone (Outlook without References or
  *    In-Reply-To, webmail gateways, copy-and-paste): the same normalized subject, with one of the
  *    same people, within SUBJECT_WINDOW_MS of that person's last message in the thread. The
@@ -236,7 +238,12 @@ export function participantsOf(message: { from: string; to: string[]; cc: string
 
 export const SUBJECT_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 
-/** What the inbox already knows, as its keys in the database answer it (the caller implements it with key lookups). */
+/**
+ * What the inbox already knows, as its keys in the database answer it (the caller implements it
+ * with key lookups). A filer records, besides each message's own Message-ID, the ids it names
+ * that the inbox has not seen, for its thread: the original that arrives after its reply then
+ * finds the thread by its own id (rule 1, the last id tried).
+ */
 export interface ThreadingStore {
   /** the thread of the first of these (normalized) Message-IDs that the inbox has seen, in the order given */
   threadOfMessageIds(ids: string[]): Promise<string | undefined>;
@@ -266,8 +273,12 @@ export async function chooseThread(
   store: ThreadingStore,
 ): Promise<ThreadChoice> {
   const ids = referencedMessageIds(message.in_reply_to, message.references);
-  if (ids.length > 0) {
-    const threadId = await store.threadOfMessageIds(ids);
+  // its own id last: a message filed before it named it (a reply that overtook its original, or
+  // one filed at the same moment), and the filer keeps the ids it names (see ThreadingStore)
+  const own = message.message_id ? normalizeMessageId(message.message_id) : '';
+  const lookedUp = own && !ids.includes(own) ? [...ids, own] : ids;
+  if (lookedUp.length > 0) {
+    const threadId = await store.threadOfMessageIds(lookedUp);
     if (threadId) return { threadId, by: 'headers' };
   }
   const parts = subjectParts(message.subject);

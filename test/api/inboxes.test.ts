@@ -226,6 +226,56 @@ describe('a conversation over SMTP', () => {
     expect(mine.email_count).toBe(4);
   });
 
+  /** The threads of a matter (its subject with or without "Re: "), once they hold `emails` messages between them. */
+  const threadsOf = (matter: string, emails: number) =>
+    waitFor(
+      async () =>
+        (
+          (await resend.inboxes.threads.list({ inboxId, folders: ['inbox', 'sent', 'archive', 'spam', 'trash'] })).data
+            ?.data ?? []
+        ).filter((t) => t.subject === matter || t.subject === `Re: ${matter}`),
+      (threads) => threads.reduce((n, t) => n + t.email_count, 0) === emails,
+      60_000,
+    );
+
+  it('files a reply that overtook its original into one thread with it when the original arrives', async () => {
+    const matter = `Refund ${Date.now()}`;
+    const original = mail(matter);
+    // the reply reaches the inbox first (the original was delayed on its way): a thread of its own for now
+    await deliverMail(
+      'jane@outside.example',
+      [address],
+      mail(`Re: ${matter}`, [`In-Reply-To: ${original.messageId}`]).lines,
+    );
+    const [early] = await threadsOf(matter, 1);
+    // the original names no other message and has no reply prefix: only its own Message-ID, which the reply named, finds the thread
+    await deliverMail('jane@outside.example', [address], original.lines);
+    const threads = await threadsOf(matter, 2);
+    expect(threads.map((t) => t.id)).toEqual([early.id]);
+    const messages = (await resend.inboxes.threads.emails.list({ inboxId, threadId: early.id })).data!.data;
+    expect(messages.map((m) => m.subject).sort()).toEqual([matter, `Re: ${matter}`].sort());
+  });
+
+  it('files replies delivered at once, ahead of their original, into one thread (the inbound worker files 5 at a time)', async () => {
+    const matter = `Outage ${Date.now()}`;
+    const original = mail(matter);
+    const replies = Array.from({ length: 9 }, (_, i) =>
+      mail(
+        `Re: ${matter}`,
+        [`In-Reply-To: ${original.messageId}`, `References: ${original.messageId}`],
+        `P${i} <p${i}@outside.example>`,
+      ),
+    );
+    // the replies together, ahead of their original: each is filed at the moment the others are, none finds another's thread
+    // by its keys before filing, and each names the same unseen original
+    await Promise.all(replies.map((m, i) => deliverMail(`p${i}@outside.example`, [address], m.lines)));
+    await deliverMail('jane@outside.example', [address], original.lines);
+    const threads = await threadsOf(matter, 10);
+    expect(threads).toHaveLength(1);
+    const messages = (await resend.inboxes.threads.emails.list({ inboxId, threadId: threads[0].id })).data!.data;
+    expect(new Set(messages.map((m) => m.message_id))).toEqual(new Set([original, ...replies].map((m) => m.messageId)));
+  });
+
   it('forwards with the original attachments', async () => {
     const withFile = mail(`Invoice ${Date.now()}`, [
       'MIME-Version: 1.0',

@@ -275,14 +275,27 @@ describe('chooseThread', () => {
       store,
     );
     expect(choice).toEqual({ threadId: 'T-B', by: 'headers' });
-    expect(asked.ids).toEqual([['c@x', 'b@x', 'a@x']]);
+    // its own id last: a message filed before it may have named it
+    expect(asked.ids).toEqual([['c@x', 'b@x', 'a@x', 'new@example.org']]);
     expect(asked.subjects).toEqual([]);
+  });
+
+  it("joins the thread of a message filed before it that named it (its own id), when it names none of the inbox's", async () => {
+    const { store } = fakeStore({ 'new@example.org': 'T-R' }, {});
+    expect(await chooseThread(arriving({ subject: 'Refund', in_reply_to: '<gone@x>' }), INBOX, store)).toEqual({
+      threadId: 'T-R',
+      by: 'headers',
+    });
+    expect(await chooseThread(arriving({ subject: 'Refund' }), INBOX, store)).toEqual({
+      threadId: 'T-R',
+      by: 'headers',
+    });
   });
 
   it('falls back to the subject for a reply whose headers are missing, within the window', async () => {
     const { store, asked } = fakeStore({}, { 'help|jane@example.org': 'T-S' });
     expect(await chooseThread(arriving({}), INBOX, store)).toEqual({ threadId: 'T-S', by: 'subject' });
-    expect(asked.ids).toEqual([]);
+    expect(asked.ids).toEqual([['new@example.org']]);
     expect(asked.subjects).toEqual([['help', 'jane@example.org', NOW - SUBJECT_WINDOW_MS]]);
     expect(SUBJECT_WINDOW_MS).toBe(14 * DAY);
   });
