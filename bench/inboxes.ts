@@ -25,8 +25,8 @@
  *
  * The seed of (5) went DIRECTLY, not over SMTP: the pipeline's own rate is measured first (a burst
  * of 300 messages over 8 SMTP sessions, until the runtime drained), and at it 25,000 messages take
- * about an hour (5.6-7.5 messages/s filed when measured: the local inbound worker takes one message
- * at a time), and the index worker would rewrite the open part of the index for every batch of up to 10
+ * about half an hour (12 messages/s filed when measured, the inbound worker 5 invocations at a time;
+ * 5-7.5/s when it took one), and the index worker would rewrite the open part of the index for every batch of up to 10
  * messages behind it. Filing them directly takes 6-11 minutes.
  * The seed builds each message's MIME as SMTP would carry it, parses it with the inbound worker's
  * parser (shared/receiving/mime.ts), puts the received-email item as the inbound worker does and
@@ -46,8 +46,8 @@
  * For scale, the run first measures DynamoDB Local's conditional puts per second, as the pipeline
  * benchmarks do, and samples the machine's load average. Everything but DynamoDB Local's Java
  * process (API, SMTP server, workers, this client) shares one Node process: a synchronous index
- * load or write in a worker stalls the API and the inbound worker with it, and the local runtime
- * runs one inbound invocation at a time (Lambda would run several).
+ * load or write in a worker stalls the API and the inbound worker with it; the inbound worker runs
+ * 5 invocations at a time (its `maxConcurrency`, on Lambda as locally).
  *
  * Run alone: `npx tsx bench/inboxes.ts` (about 20 minutes; BENCH_INBOX_THREADS changes the seed's
  * 10,000 threads).
