@@ -12,6 +12,8 @@
 export type TableAction =
   | 'GetItem'
   | 'BatchGetItem'
+  /** unconditional puts and deletes of derived items only (table.ts `batchWrite`) */
+  | 'BatchWriteItem'
   | 'Query'
   | 'PutItem'
   | 'UpdateItem'

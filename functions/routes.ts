@@ -219,7 +219,8 @@ export const routes: readonly Route[] = [
   // Emails
   { method: 'POST', path: '/emails', handler: 'emails/send', operation: emailOps.send, needs: { table: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write' } },
   { method: 'POST', path: '/emails/batch', handler: 'emails/send-batch', operation: emailOps.sendBatch, needs: { table: ['GetItem', 'PutItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], queues: ['send', 'send-test', 'attachment-fetch'], contentBucket: 'write' }, timeoutSeconds: BATCH_TIMEOUT_SECONDS },
-  { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query'] } },
+  // BatchGetItem: with a filter, the emails its index entries name (shared/emails/list-filters.ts)
+  { method: 'GET', path: '/emails', handler: 'emails/list', operation: emailOps.list, needs: { table: ['Query', 'BatchGetItem'] } },
   // the project's daily counters, a range Query per shard (shared/emails/metrics.ts)
   { method: 'GET', path: '/emails/metrics', handler: 'emails/metrics', operation: emailOps.metrics, needs: { table: ['Query'] } },
   { method: 'GET', path: '/emails/{email_id}', handler: 'emails/get', operation: emailOps.get, needs: { table: ['GetItem'], contentBucket: 'read' } },

@@ -149,6 +149,12 @@ export { sesEventSubscriptions } from '../shared/platform/aws/ses-events-topic';
 /** The webhook fan-out's stream filter: inserted items whose entity `type` is `event` (shared/events/events.ts). */
 export const WEBHOOK_FANOUT_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } };
 
+/** The email-list-index filter: email items inserted or changed (shared/emails/list-index.ts keeps GET /emails' index from them). */
+export const EMAIL_LIST_INDEX_FILTER = {
+  eventName: ['INSERT', 'MODIFY'],
+  dynamodb: { NewImage: { type: { S: ['email'] } } },
+};
+
 /**
  * The collection-cleanup filter: removed items whose entity `type` is `segment` or `inbox`, which leave
  * collections of their own behind (shared/audience/segments.ts, shared/inboxes/cleanup.ts).
@@ -329,6 +335,14 @@ export const workers: readonly Worker[] = [
     handler: 'workers/dispatch-due-broadcasts',
     trigger: { kind: 'schedule', everySeconds: 60 },
     needs: { table: ['Query', 'BatchGetItem', 'UpdateItem'], queues: ['broadcast-fanout'] },
+  },
+  {
+    // inserted and changed email items -> the entries GET /emails' filters read (shared/emails/list-index.ts);
+    // BatchWriteItem: unconditional puts and deletes of those entries only
+    name: 'email-list-index',
+    handler: 'workers/email-list-index',
+    trigger: { kind: 'stream', batchSize: 100, filter: EMAIL_LIST_INDEX_FILTER, maxRetryAttempts: 50 },
+    needs: { table: ['BatchWriteItem'] },
   },
   {
     // removed segment and inbox items -> the memberships DELETE /segments/{id} left (shared/audience/segments.ts), the

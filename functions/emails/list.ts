@@ -1,9 +1,20 @@
-import { listEmails } from '#shared/emails/emails';
-import { api, listOk } from '#shared/access/api';
+import { listEmails } from '#shared/emails/list-filters';
+import { api, ok } from '#shared/access/api';
 import * as emailOps from '#shared/emails/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(emailOps.list, async ({ query, caller }) => {
-  const { records, hasMore } = await listEmails(caller, { ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE });
-  return listOk(records, hasMore);
+  const { limit, after, before, tag, ...filters } = query;
+  const [name, value] = tag ? tag.split(':') : [];
+  const page = await listEmails(
+    caller,
+    { limit: limit ?? DEFAULT_PAGE_SIZE, after, before },
+    { ...filters, ...(tag ? { tag: { name, value } } : {}) },
+  );
+  return ok({
+    object: 'list',
+    data: page.records,
+    has_more: page.hasMore,
+    ...(page.cursor ? { cursor: page.cursor } : {}),
+  });
 });

@@ -62,6 +62,7 @@ export const AWS_OPERATIONS: Record<AwsCall['service'], Record<string, Dependent
     UpdateItem: none,
     Query: none,
     BatchGetItem: none,
+    BatchWriteItem: none,
     TransactWriteItems: none,
   },
   sqs: { SendMessageBatch: none, ChangeMessageVisibility: none, GetQueueAttributes: none },

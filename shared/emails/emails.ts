@@ -39,12 +39,10 @@ import {
   getItem,
   isConditionFailed,
   put,
-  queryPage,
   transact,
   transactionChunks,
   update,
   type Item,
-  type PageRequest,
   type WriteAction,
   transactRetryingConflicts,
 } from '../platform/db/table';
@@ -605,11 +603,6 @@ export async function getEmail(caller: Caller, emailId: string): Promise<EmailRe
 }
 
 /** A page of emails without their content (as Resend lists them): the list reads items only. */
-export async function listEmails(caller: Caller, page: PageRequest) {
-  const { items, hasMore } = await queryPage(keys.emails(caller.projectId), page);
-  return { records: items.map(toSummary), hasMore };
-}
-
 const notScheduled = (what: string) => () => conflict('email_not_scheduled', `Only a scheduled email can be ${what}`);
 
 /** Moves a scheduled email to a new time (the dispatcher sends it then); `scheduledAt` is ISO 8601 or a phrase (./schedule-phrase.ts). */

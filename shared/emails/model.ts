@@ -5,24 +5,12 @@
  * schemas; the stored item (EmailItem) stays with the logic (shared/emails/emails.ts).
  */
 import * as z from 'zod/mini';
-import { dynamoNumber, headerSafe, id, timestamp } from '../platform/http/schemas';
+import { dynamoNumber, headerSafe, id, listQuery, timestamp } from '../platform/http/schemas';
 import { addresses, fromAddress } from '../platform/mail/schemas';
 
-/** The `last_event` values the service writes (the schema documents a string). */
-export type LastEvent =
-  | 'queued'
-  | 'scheduled'
-  | 'sending'
-  | 'sent'
-  | 'delivered'
-  | 'delivery_delayed'
-  | 'bounced'
-  | 'complained'
-  | 'opened'
-  | 'clicked'
-  | 'failed'
-  | 'canceled'
-  | 'suppressed';
+import { LAST_EVENTS, type LastEvent } from './last-events';
+
+export { LAST_EVENTS, type LastEvent };
 
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
 /** Tag names the sender puts on every SES send itself (shared/emails/sender.ts): a send may not carry them (any case). */
@@ -277,3 +265,34 @@ export const sentAttachment = z.object({
   download_url: z.nullable(z.string()),
   expires_at: z.nullable(timestamp),
 });
+
+const isoTime = z.string().check(
+  z.regex(
+    /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/,
+    'must be an ISO 8601 date or date-time',
+  ),
+  z.refine((value) => Number.isFinite(Date.parse(value)), 'must be a real date'),
+);
+const addressQuery = z.string().check(
+  z.maxLength(320),
+  z.refine((value) => value.includes('@'), 'must be an email address'),
+);
+
+/** GET /emails: the page, and the filters (shared/emails/list-filters.ts says which index answers which). */
+export const listEmailsQuery = z
+  .strictObject({
+    ...listQuery.shape,
+    status: z.optional(z.enum(LAST_EVENTS)),
+    from: z.optional(addressQuery),
+    to: z.optional(addressQuery),
+    tag: z.optional(
+      z
+        .string()
+        .check(z.regex(/^[A-Za-z0-9_-]{1,256}:[A-Za-z0-9_-]{1,256}$/, 'must be name:value (letters, digits, _ or -)')),
+    ),
+    created_after: z.optional(isoTime),
+    created_before: z.optional(isoTime),
+  })
+  .check(
+    z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }),
+  );

@@ -14,6 +14,7 @@ import {
 import {
   email,
   emailSummary,
+  listEmailsQuery,
   MAX_BATCH,
   sentAttachment,
   RESERVED_HEADERS,
@@ -154,14 +155,30 @@ export const get = defineOperation({
 
 export const list = defineOperation({
   operationId: 'listEmails',
-  summary: 'List emails, newest first',
+  summary: 'List emails, newest first, filtered',
   description:
     'Each item is the email without its content (`html`, `text`, `headers`), as Resend lists emails: the content is stored once apart ' +
-    'from the email and read only by GET /emails/{email_id}. Emails are kept for the retention (`EMAIL_RETENTION_DAYS`, default 30 days).',
+    'from the email and read only by GET /emails/{email_id}. Emails are kept for the retention (`EMAIL_RETENTION_DAYS`, default 30 days). ' +
+    "Filters (not Resend's; combinable): `status` (the `last_event`), `from`, `to` (any recipient: to, cc or bcc; bare address, any case), " +
+    '`tag` (`name:value`), `created_after` and `created_before` (ISO 8601, exclusive). Each is answered from an index the service keeps ' +
+    '(docs/api.md, Listing emails): `status`, `from`, `to` and `tag` follow a change within seconds. With two or more of `status`, `from`, ' +
+    '`to` and `tag`, a request reads at most 1,000 candidates: a page may then hold fewer than `limit` emails, or none, with `has_more`; ' +
+    '`cursor` (with every `has_more`) is the id to pass as `after` (or `before` when paging back) for the next page.',
   tags: ['Emails'],
   auth: 'api_key',
-  query: listQuery,
-  responses: { 200: { description: 'A page of emails', schema: listOf(emailSummary) }, ...commonErrors },
+  query: listEmailsQuery,
+  responses: {
+    200: {
+      description: 'A page of emails',
+      schema: z.object({
+        ...listOf(emailSummary).shape,
+        cursor: z.optional(
+          id.check(z.meta({ description: 'With `has_more`: where the next page starts. Not a Resend field.' })),
+        ),
+      }),
+    },
+    ...commonErrors,
+  },
 });
 
 export const update = defineOperation({

@@ -171,6 +171,29 @@ describe('the console', () => {
     expect(await checkScreen(page, 'suppressions')).toEqual([]);
   });
 
+  it('filters the Emails screen through the API: by tag, by status, cleared again', async () => {
+    const { page } = watched;
+    await page.getByRole('link', { name: 'Emails' }).click();
+    const rows = page.getByRole('region', { name: 'Emails' }).locator('tbody tr');
+    await page.getByLabel('Tag').fill('campaign:welcome');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    /** the table holds exactly the email with this subject */
+    const only = (subject: string) => async () =>
+      (await rows.count()) === 1 && (await rows.first().getByRole('link').textContent()) === subject;
+    await clickUntil(page, 'Refresh', only('Console delivery'));
+    // the status applies at once; the bounce of the test before shows within seconds of its status change
+    await page.getByLabel('Tag').fill('');
+    await page.getByLabel('Status').selectOption('bounced');
+    await clickUntil(page, 'Refresh', only('Will bounce'));
+    await page.getByLabel('Recipient').fill('nobody@example.com');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No emails match these filters').waitFor();
+    expect(await checkScreen(page, 'emails-filtered')).toEqual([]);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByRole('link', { name: 'Console delivery' }).waitFor();
+    await page.getByRole('link', { name: 'Will bounce' }).waitFor();
+  });
+
   it("counts today's mail from the metrics the chart draws, and colours a bounce rate past the guard's limit", async () => {
     // the bounced address is suppressed now: a third email is accepted (the quota's usage counts it) but never sent
     const suppressed = await api.post(

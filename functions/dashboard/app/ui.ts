@@ -130,7 +130,8 @@ export type Cursor = { after?: string; before?: string };
  * newer ones). Nothing shows when the list fits one page.
  */
 export function Pager(props: {
-  page: { data: { id: string }[]; has_more: boolean };
+  /** `cursor`: where the next page in the read direction starts, when the API says (GET /emails' filters: past the last item) */
+  page: { data: { id: string }[]; has_more: boolean; cursor?: string };
   cursor: Cursor;
   onMove: (cursor: Cursor) => void;
   label: string;
@@ -143,8 +144,8 @@ export function Pager(props: {
   const last = page.data[page.data.length - 1]?.id;
   // an empty page (its items deleted meanwhile) has no id to move from: back to the first page
   return html`<div class="pager" role="group" aria-label=${props.label}>
-    <button type="button" class="secondary small" disabled=${!newer} onClick=${() => props.onMove(first ? { before: first } : {})}>Newer</button>
-    <button type="button" class="secondary small" disabled=${!older} onClick=${() => props.onMove(last ? { after: last } : {})}>Older</button>
+    <button type="button" class="secondary small" disabled=${!newer} onClick=${() => props.onMove(cursor.before !== undefined && page.cursor ? { before: page.cursor } : first ? { before: first } : {})}>Newer</button>
+    <button type="button" class="secondary small" disabled=${!older} onClick=${() => props.onMove(cursor.before === undefined && page.cursor ? { after: page.cursor } : last ? { after: last } : {})}>Older</button>
   </div>`;
 }
 

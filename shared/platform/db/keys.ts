@@ -64,7 +64,14 @@
  *     the envelope and status only (the content is an S3 object, shared/emails/content.ts); POST/GET /emails (the
  *     shards merged), retry, cancel; the due-email dispatcher (Query GSI1 <= now), which also finds a `sending` claim
  *     whose sender died; TTL EMAIL_RETENTION_DAYS. Its `share_version` (POST/DELETE /emails/{id}/share, GET
- *     /share/{token}: GetItem) is the share links' revocation: DELETE /emails/{id}/share adds one (UpdateItem)
+ *     /share/{token}: GetItem) is the share links' revocation: DELETE /emails/{id}/share adds one (UpdateItem).
+ *     GET /emails?created_after|created_before: a range of the sort key (ids are UUIDv7: `idTimeBound`)
+ * - email index entry: PK `PROJECT#<pid>#EMAILS_BY#<status|from|to|tag>#<value>#<shard>`, SK `EMAIL#<eid>`
+ *     GET /emails' filters (shared/emails/list-filters.ts): one per email for its status (`last_event`), its from
+ *     address, each recipient (to, cc, bcc) and each tag (`name:value`); addresses bare and lower-cased. Written by
+ *     the email-list-index worker from the table's stream of email items (BatchWriteItem: a status change deletes
+ *     the old status's entry and puts the new one); keys only, TTL with the email. The reader Queries one
+ *     filter's shards (merged, newest first) and BatchGets the emails to check the others
  * - idempotency: PK `PROJECT#<pid>`, SK `IDEMPOTENCY#<sha256(key)>`
  *     POST /emails(/batch) with Idempotency-Key; TTL 24 h
  * - pending email: PK `PROJECT#<pid>#PENDING_FROM#<domain name>#<shard>`, SK `EMAIL#<eid>`
@@ -396,6 +403,30 @@ export const emails = (projectId: string): ShardedCollection => ({
   PKs: shardPks(emailsPk(projectId)),
   prefix: 'EMAIL#',
 });
+/**
+ * GET /emails' filters: an index entry per email and value (PK `PROJECT#<pid>#EMAILS_BY#<filter>#<value>#<shard>`,
+ * SK `EMAIL#<eid>`, the email's shard), written from the table's stream (shared/emails/list-index.ts); sharded
+ * as the emails are, since one sender or tag can be a project's whole sending.
+ */
+export type EmailFilterKind = 'status' | 'from' | 'to' | 'tag';
+export const emailsBy = (projectId: string, kind: EmailFilterKind, value: string): ShardedCollection => ({
+  PKs: shardPks(`${projectPk(projectId)}#EMAILS_BY#${kind}#${value}`),
+  prefix: 'EMAIL#',
+});
+export const emailIndexEntry = (projectId: string, kind: EmailFilterKind, value: string, emailId: string): Key => ({
+  PK: `${projectPk(projectId)}#EMAILS_BY#${kind}#${value}#${shardOf(emailId)}`,
+  SK: `EMAIL#${emailId}`,
+});
+/**
+ * The id part of a sort key that sorts before every UUIDv7 minted at or after `ms` and after every
+ * one minted before it (its 48-bit time, as the id writes it): GET /emails' created_after/before.
+ */
+export function idTimeBound(ms: number): string {
+  const hex = Math.max(0, Math.min(ms, 2 ** 48 - 1))
+    .toString(16)
+    .padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8)}`;
+}
 /** Due emails are spread over a few GSI1 partitions so one busy minute is not one hot partition. */
 export const EMAIL_DUE_SHARDS = 8;
 export const emailDueShard = (shard: number) => `EMAIL_DUE#${shard}`;

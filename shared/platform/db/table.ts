@@ -11,6 +11,7 @@
  */
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -211,6 +212,32 @@ export async function batchGet<T extends Item = Item>(keyList: Key[]): Promise<T
   return found;
 }
 
+/**
+ * Puts and deletes without conditions, 25 per BatchWriteItem (several at once), retrying what
+ * DynamoDB leaves unprocessed: only for items derived from others that each stand alone and are
+ * written again whole on a retry (GET /emails' index entries, shared/emails/list-index.ts), where a
+ * transaction would cost twice the write units and hold at most 100. No key twice in one call.
+ */
+export async function batchWrite(puts: Item[], deletes: Key[]): Promise<void> {
+  const TableName = tableName();
+  const requests = [
+    ...puts.map((Item) => ({ PutRequest: { Item } })),
+    ...deletes.map((Key) => ({ DeleteRequest: { Key } })),
+  ];
+  const calls: (typeof requests)[] = [];
+  for (let i = 0; i < requests.length; i += 25) calls.push(requests.slice(i, i + 25));
+  await Promise.all(
+    calls.map(async (call) => {
+      let pending = call;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+        const out = await documentClient.send(new BatchWriteCommand({ RequestItems: { [TableName]: pending } }));
+        pending = (out.UnprocessedItems?.[TableName] ?? []) as typeof pending;
+      }
+    }),
+  );
+}
+
 /** A single conditional PutItem (one write, one round trip). */
 export async function putItem(action: WriteAction): Promise<void> {
   try {
@@ -376,33 +403,104 @@ function queryReader<T extends Item>(
 }
 
 /**
+ * One or several Queries merged in one order (`before(a, b)`: a comes first), each read lazily in
+ * chunks of `chunk`; `take(count)` answers the next `count` items, and the next call goes on from there.
+ */
+function merger<T extends Item>(
+  readers: ReturnType<typeof queryReader<T>>[],
+  before: (a: T, b: T) => boolean,
+  chunk: number,
+): { take(count: number): Promise<T[]> } {
+  let buffers: T[][] | undefined;
+  return {
+    async take(count) {
+      buffers ??= await Promise.all(readers.map((r) => r.next(chunk)));
+      const merged: T[] = [];
+      while (merged.length < count) {
+        // a buffer run dry while its Query has more: read on before choosing
+        await Promise.all(
+          buffers.map(async (buffer, i) =>
+            buffer.length === 0 && !readers[i].done() ? buffer.push(...(await readers[i].next(chunk))) : 0,
+          ),
+        );
+        let pick = -1;
+        for (let i = 0; i < buffers.length; i++)
+          if (buffers[i].length && (pick < 0 || before(buffers[i][0], buffers[pick][0]))) pick = i;
+        if (pick < 0) break;
+        merged.push(buffers[pick].shift()!);
+      }
+      return merged;
+    },
+  };
+}
+
+/**
  * The first `count` items of one or several Queries merged in one order (`before(a, b)`: a comes
  * first), each read lazily in chunks of `chunk` (by default: all of `count` from a single Query;
  * over several, a share of it, so a merged page of 1,000 over 16 partitions reads about 1,000
  * items, not 16,000).
  */
-async function mergeReaders<T extends Item>(
+const mergeReaders = <T extends Item>(
   readers: ReturnType<typeof queryReader<T>>[],
   count: number,
   before: (a: T, b: T) => boolean,
   chunk = readers.length === 1 ? count : Math.max(10, Math.ceil((count / readers.length) * 1.5)),
-): Promise<T[]> {
-  const buffers: T[][] = await Promise.all(readers.map((r) => r.next(chunk)));
-  const merged: T[] = [];
-  while (merged.length < count) {
-    // a buffer run dry while its Query has more: read on before choosing
-    await Promise.all(
-      buffers.map(async (buffer, i) =>
-        buffer.length === 0 && !readers[i].done() ? buffer.push(...(await readers[i].next(chunk))) : 0,
-      ),
-    );
-    let pick = -1;
-    for (let i = 0; i < buffers.length; i++)
-      if (buffers[i].length && (pick < 0 || before(buffers[i][0], buffers[pick][0]))) pick = i;
-    if (pick < 0) break;
-    merged.push(buffers[pick].shift()!);
-  }
-  return merged;
+): Promise<T[]> => merger(readers, before, chunk).take(count);
+
+/** A sort-key range inside a collection: `from` and `to` (inclusive) are appended to its prefix. */
+export interface KeyRange {
+  from?: string;
+  to?: string;
+}
+
+/**
+ * The Query of each partition of a collection for a page's direction and cursor, within `range`:
+ * the cursor becomes an ExclusiveStartKey when it lies inside the range (DynamoDB refuses one
+ * outside it); a cursor beyond the range's far end leaves nothing to read (undefined), one before
+ * its near end is the range's start.
+ */
+function collectionQueries(
+  collection: Collection | ShardedCollection,
+  page: Omit<PageRequest, 'limit'>,
+  range?: KeyRange,
+): Record<string, unknown>[] | undefined {
+  const cursor = page.before ?? page.after;
+  const newestFirst = page.before === undefined;
+  const low = collection.prefix + (range?.from ?? '');
+  const high = collection.prefix + (range?.to ?? '\uffff');
+  const cursorKey = cursor === undefined ? undefined : collection.prefix + cursor;
+  if (cursorKey !== undefined && range && (newestFirst ? cursorKey < low : cursorKey > high)) return undefined;
+  const startInside = cursorKey !== undefined && (!range || (cursorKey >= low && cursorKey <= high));
+  return ('PKs' in collection ? collection.PKs : [collection.PK]).map((PK) => ({
+    KeyConditionExpression: range ? 'PK = :pk AND SK BETWEEN :low AND :high' : 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': PK,
+      ...(range ? { ':low': low, ':high': high } : { ':prefix': collection.prefix }),
+    },
+    ScanIndexForward: !newestFirst,
+    ExclusiveStartKey: startInside ? { PK, SK: cursorKey } : undefined,
+  }));
+}
+
+/**
+ * A collection's items in list order (newest first; oldest first from a `before` cursor), every
+ * shard merged, read on demand: `take(n)` the next n. For readers that keep only some of what they
+ * read and cannot say beforehand how much (GET /emails' filters, shared/emails/list-filters.ts).
+ */
+export function collectionReader<T extends Item = Item>(
+  collection: Collection | ShardedCollection,
+  page: Omit<PageRequest, 'limit'>,
+  range?: KeyRange,
+  chunk = 25,
+): { take(count: number): Promise<T[]> } {
+  const queries = collectionQueries(collection, page, range);
+  if (!queries) return { take: async () => [] };
+  const newestFirst = page.before === undefined;
+  return merger(
+    queries.map((input) => queryReader<T>(input)),
+    (a, b) => (newestFirst ? a.SK > b.SK : a.SK < b.SK),
+    chunk,
+  );
 }
 
 /**
@@ -417,16 +515,21 @@ export async function queryPage<T extends Item = Item>(
   collection: Collection | ShardedCollection,
   page: PageRequest,
   filter?: QueryFilter,
+  range?: KeyRange,
 ): Promise<Page<T>> {
-  const cursor = page.before ?? page.after;
   const newestFirst = page.before === undefined;
-  const readers = ('PKs' in collection ? collection.PKs : [collection.PK]).map((PK) =>
+  const queries = collectionQueries(collection, page, range);
+  if (!queries) return { items: [], hasMore: false };
+  const readers = queries.map((input) =>
     queryReader<T>({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': PK, ':prefix': collection.prefix, ...filter?.values },
-      ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
-      ScanIndexForward: !newestFirst,
-      ExclusiveStartKey: cursor ? { PK, SK: collection.prefix + cursor } : undefined,
+      ...input,
+      ...(filter
+        ? {
+            FilterExpression: filter.expression,
+            ExpressionAttributeNames: filter.names,
+            ExpressionAttributeValues: { ...(input.ExpressionAttributeValues as Item), ...filter.values },
+          }
+        : {}),
     }),
   );
   const count = page.limit + 1; // one more than the page: whether there are more

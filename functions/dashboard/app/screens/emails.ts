@@ -1,7 +1,9 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { get, patch, post, qs, seg } from '../api';
+import { LAST_EVENTS } from '../../../../shared/emails/last-events';
 import {
   Badge,
+  type Cursor,
   Empty,
   ErrorBox,
   Field,
@@ -9,6 +11,7 @@ import {
   Link,
   loaded,
   Page,
+  Pager,
   Preview,
   Table,
   useAction,
@@ -16,52 +19,65 @@ import {
   when,
 } from '../ui';
 
-const STATUSES = [
-  'queued',
-  'scheduled',
-  'sending',
-  'sent',
-  'delivered',
-  'delivery_delayed',
-  'bounced',
-  'complained',
-  'opened',
-  'clicked',
-  'failed',
-  'canceled',
-  'suppressed',
-];
+type Filters = { status: string; from: string; to: string; tag: string; since: string; until: string };
+const NO_FILTERS: Filters = { status: '', from: '', to: '', tag: '', since: '', until: '' };
+const PAGE_SIZE = 50;
 
-/** The newest 100 emails (GET /emails), filtered here by status, recipient and day: the API lists by time only. */
+/** A day of the date inputs (local time) as the API's created_* bounds: from its start, up to its end. */
+const dayStart = (day: string) => (day ? new Date(`${day}T00:00:00`).toISOString() : '');
+const dayEnd = (day: string) => (day ? new Date(new Date(`${day}T00:00:00`).getTime() + 86_400_000).toISOString() : '');
+
+/**
+ * The project's emails, newest first, filtered by the API (GET /emails' status, from, to, tag and
+ * created range: every email of the retention, not a page filtered here), paged with its cursors.
+ * The filters apply on submit, so typing an address sends no request per key.
+ */
 export function Emails() {
-  const state = useData(() => get(`/emails${qs({ limit: 100 })}`));
-  const [status, setStatus] = useState('');
-  const [recipient, setRecipient] = useState('');
-  const [since, setSince] = useState('');
-  const filtering = Boolean(status || recipient || since);
-  const shown = useMemo(
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [cursor, setCursor] = useState<Cursor>({});
+  const state = useData(
     () =>
-      (state.data?.data ?? []).filter(
-        (e: any) =>
-          (!status || e.last_event === status) &&
-          (!recipient || e.to.some((to: string) => to.toLowerCase().includes(recipient.toLowerCase()))) &&
-          (!since || e.created_at >= new Date(since).toISOString()),
+      get(
+        `/emails${qs({
+          limit: PAGE_SIZE,
+          status: filters.status,
+          from: filters.from.trim(),
+          to: filters.to.trim(),
+          tag: filters.tag.trim(),
+          created_after: filters.since && new Date(new Date(dayStart(filters.since)).getTime() - 1).toISOString(),
+          created_before: dayEnd(filters.until),
+          ...cursor,
+        })}`,
       ),
-    [state.data, status, recipient, since],
+    [filters, cursor.after, cursor.before],
   );
-  return html`<${Page} title="Emails" lead="The newest 100 emails of this project, with what happened to each." actions=${html`<button type="button" class="secondary" onClick=${state.reload}>Refresh</button>`}>
-    <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
-      <${Field} label="Status"><select value=${status} onChange=${(e: any) => setStatus(e.currentTarget.value)}><option value="">Any</option>${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}</select><//>
-      <${Field} label="Recipient"><input type="search" value=${recipient} onInput=${(e: any) => setRecipient(e.currentTarget.value)} /><//>
-      <${Field} label="Since"><input type="date" value=${since} onInput=${(e: any) => setSince(e.currentTarget.value)} /><//>
+  const filtering = Object.values(filters).some(Boolean);
+  const edit = (name: keyof Filters) => (e: any) => setDraft({ ...draft, [name]: e.currentTarget.value });
+  const apply = (next: Filters) => {
+    setDraft(next);
+    setFilters(next);
+    setCursor({});
+  };
+  return html`<${Page} title="Emails" lead="This project's emails, newest first, with what happened to each. The filters search every email kept (30 days by default); a change of status shows in them within seconds." actions=${html`<button type="button" class="secondary" onClick=${state.reload}>Refresh</button>`}>
+    <form class="filters" aria-label="Filters" onSubmit=${(e: Event) => (e.preventDefault(), apply(draft))}>
+      <${Field} label="Status"><select value=${draft.status} onChange=${(e: any) => apply({ ...draft, status: e.currentTarget.value })}><option value="">Any</option>${LAST_EVENTS.map((s) => html`<option value=${s}>${s}</option>`)}</select><//>
+      <${Field} label="From"><input type="search" placeholder="sender@example.com" value=${draft.from} onInput=${edit('from')} /><//>
+      <${Field} label="Recipient"><input type="search" placeholder="to, cc or bcc" value=${draft.to} onInput=${edit('to')} /><//>
+      <${Field} label="Tag"><input type="search" placeholder="name:value" value=${draft.tag} onInput=${edit('tag')} /><//>
+      <${Field} label="Since"><input type="date" value=${draft.since} onInput=${edit('since')} /><//>
+      <${Field} label="Until"><input type="date" value=${draft.until} onInput=${edit('until')} /><//>
+      <button type="submit">Apply</button>
+      ${filtering ? html`<button type="button" class="secondary" onClick=${() => apply(NO_FILTERS)}>Clear</button>` : null}
     </form>
     ${loaded(
       state,
-      () => html`<${Table}
+      (page: { data: any[]; has_more: boolean; cursor?: string }) => html`<${Table}
         label="Emails"
         columns=${['To', 'Subject', 'Status', 'Created']}
-        empty=${filtering ? html`<${Empty} title="No emails match these filters" />` : html`<${Empty} title="No emails yet">Send one with <code>POST /emails</code> and an API key; it shows here within a second.<//>`}
-        rows=${shown.map((e: any) => html`<tr><td class="wrap">${e.to.join(', ')}</td><td class="wrap"><${Link} to=${`/emails/${e.id}`}>${e.subject || '(no subject)'}<//></td><td><${Badge} value=${e.last_event} /></td><td>${when(e.created_at)}</td></tr>`)} />`,
+        empty=${filtering ? html`<${Empty} title=${page.has_more ? 'None of the emails read so far match' : 'No emails match these filters'}>${page.has_more ? 'Older ones may: go on with Older.' : null}<//>` : html`<${Empty} title="No emails yet">Send one with <code>POST /emails</code> and an API key; it shows here within a second.<//>`}
+        rows=${page.data.map((e: any) => html`<tr><td class="wrap">${e.to.join(', ')}</td><td class="wrap"><${Link} to=${`/emails/${e.id}`}>${e.subject || '(no subject)'}<//></td><td><${Badge} value=${e.last_event} /></td><td>${when(e.created_at)}</td></tr>`)} />
+        <${Pager} page=${page} cursor=${cursor} onMove=${setCursor} label="Pages of emails" />`,
     )}
   <//>`;
 }
