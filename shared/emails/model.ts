@@ -6,9 +6,8 @@
  */
 import * as z from 'zod/mini';
 import { dynamoNumber, headerSafe, id, listQuery, timestamp } from '../platform/http/schemas';
+import { LAST_EVENTS, type LastEvent } from '../platform/mail/last-events';
 import { addresses, fromAddress } from '../platform/mail/schemas';
-
-import { LAST_EVENTS, type LastEvent } from './last-events';
 
 export { LAST_EVENTS, type LastEvent };
 

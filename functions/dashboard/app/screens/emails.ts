@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { get, patch, post, qs, seg } from '../api';
-import { LAST_EVENTS } from '../../../../shared/emails/last-events';
+import { LAST_EVENTS } from '../../../../shared/platform/mail/last-events';
 import {
   Badge,
   type Cursor,

@@ -1,6 +1,7 @@
 /**
- * The `last_event` values the service writes (the API's schema documents a string; GET /emails'
- * `status` takes one). A module of its own: the console's Emails screen imports it without the schemas.
+ * The `last_event` values the service writes for an email (the API's schema documents a string;
+ * GET /emails' `status` takes one): the platform's, with the mail shapes, so the emails model and
+ * the console's Emails screen take it from one place (the console without the schemas).
  */
 export const LAST_EVENTS = [
   'queued',
