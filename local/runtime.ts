@@ -59,6 +59,7 @@ import { setClockSource } from '../shared/platform/clock';
 import { LOCAL_INBOX_FORWARDING_DOMAIN, LOCAL_REGION } from './settings';
 import { AUTOMATION_STEPS_QUEUE } from '../functions/workers';
 import { SCHEDULE_VARIABLES } from '../shared/platform/aws/schedule-target';
+import { sdkLogger } from '../shared/platform/aws/sdk-logger';
 
 export interface LocalRuntime {
   apiUrl: string;
@@ -183,7 +184,7 @@ export async function startLocalRuntime(
     });
     cleanups.push(() => dynamo.stop());
     lock.recordJvm(dynamo.process.pid!, dynamo.port);
-    const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
+    const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials, logger: sdkLogger });
     const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE_NAME);
 
     // Every Node server of the runtime not given a port listens on port 0: the kernel picks one in
@@ -499,6 +500,7 @@ async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
   // pollers' 20 s long polls for seconds: a pipeline idle but slow. No socket limit, as on AWS.
   const sqs = new SQSClient({
     endpoint: env.sqsEndpoint,
+    logger: sdkLogger,
     region: env.region,
     credentials: env.credentials,
     requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: Infinity }) },
@@ -532,6 +534,7 @@ async function createWorkers(env: WorkerEnvironment): Promise<Workers> {
   }
   const streams = new DynamoDBStreamsClient({
     endpoint: env.dynamoEndpoint,
+    logger: sdkLogger,
     region: env.region,
     credentials: env.credentials,
   });

@@ -18,6 +18,7 @@ import {
 import { createTableInput, tableDefinition } from '../../lib/table-definition';
 import { spawnTied } from '../process-tree';
 import { LOCAL_REGION } from '../settings';
+import { sdkLogger } from '../../shared/platform/aws/sdk-logger';
 
 export const JAVA_MISSING_MESSAGE =
   'DynamoDB Local needs a Java runtime (17 or newer) and `java` was not found on PATH.\n' +
@@ -147,6 +148,7 @@ async function startJvm(port: number, dataDir: string | undefined): Promise<Dyna
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({
     endpoint,
+    logger: sdkLogger,
     region: LOCAL_REGION,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });

@@ -19,6 +19,7 @@ import type { StandInCredentials } from './credentials';
 import { publishSesEvents, simulatedEvents } from './ses-events';
 import { SesFront } from './ses-front';
 import { SesOutbox } from './ses-outbox';
+import { sdkLogger } from '../../shared/platform/aws/sdk-logger';
 
 /** How long after a send's first SES event its delivery and feedback come (on the runtime's clock). */
 const SES_EVENT_GAP_MS = 200;
@@ -50,7 +51,7 @@ export interface LocalSes {
 
 export async function startLocalSes(options: LocalSesOptions): Promise<LocalSes> {
   const { settings, clock, credentials, region, sqsEndpoint, log, cleanups, closeServer } = options;
-  const sesEventsSqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
+  const sesEventsSqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials, logger: sdkLogger });
   // aws-ses-v2-local on a port nobody is told about: the SES front answers for it on both the
   // SES endpoint and the mail viewer's port (local/aws/ses-front.ts says why).
   const { default: startSes } = await import('aws-ses-v2-local');

@@ -55,6 +55,7 @@ import type { StandInCredentials } from './credentials';
 import { Journal } from './journal';
 import { REST_JSON_AUTH_ERRORS, verifySignature } from './sigv4';
 import { LOCAL_ACCOUNT_ID } from './sqs';
+import { sdkLogger } from '../../shared/platform/aws/sdk-logger';
 
 /** What the stand-in reads of the runtime's clock (../clock.ts `LocalClock`). */
 export interface SchedulerClock {
@@ -270,7 +271,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
   const localQueue = new RegExp(`^arn:aws:sqs:${region}:${account}:([A-Za-z0-9_-]{1,80})$`);
 
   // ---- delivering ---------------------------------------------------------------------------
-  const sqs = new SQSClient({ endpoint: options.sqsEndpoint, region, credentials });
+  const sqs = new SQSClient({ endpoint: options.sqsEndpoint, region, credentials, logger: sdkLogger });
   const queueUrl = (arn: string) => {
     const queue = localQueue.exec(arn)?.[1];
     return queue ? `${options.sqsEndpoint}/${account}/${queue}` : undefined;

@@ -28,8 +28,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { guarded } from './call-guard';
+import { sdkLogger } from './sdk-logger';
 
-const sqs = guarded('sqs', new SQSClient({}));
+const sqs = guarded('sqs', new SQSClient({ logger: sdkLogger }));
 
 /** The logical queues the service's code sends to (functions/workers.ts defines every queue). */
 export const QUEUE_NAMES = [

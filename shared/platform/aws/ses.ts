@@ -29,14 +29,18 @@ export {
   UpdateConfigurationSetEventDestinationCommand,
   UpdateReputationEntityPolicyCommand,
 } from '@aws-sdk/client-sesv2';
+import { sdkLogger } from './sdk-logger';
 
 // Pure: a bundle that imports this module without using the client (a handler that only reads
 // domains, or looks one up for sending) leaves the SES client out, some 60 KB.
-export const sesClient = /* @__PURE__ */ guarded('ses', /* @__PURE__ */ new SESv2Client({}));
+export const sesClient = /* @__PURE__ */ guarded('ses', /* @__PURE__ */ new SESv2Client({ logger: sdkLogger }));
 
 /**
  * The client sends go through: one attempt only. The SDK would retry a throttled send on its own,
  * outside the account's send-rate limiter (shared/emails/send-rate.ts), and its retries would land in the
  * seconds other senders hold; a throttled send goes back to the queue and takes a new slot instead.
  */
-export const sesSendClient = /* @__PURE__ */ guarded('ses', /* @__PURE__ */ new SESv2Client({ maxAttempts: 1 }));
+export const sesSendClient = /* @__PURE__ */ guarded(
+  'ses',
+  /* @__PURE__ */ new SESv2Client({ maxAttempts: 1, logger: sdkLogger }),
+);
