@@ -79,9 +79,12 @@ export type ContentOf = (projectId: string, event: PlatformEvent) => Promise<Rec
 export async function dispatchDelivery(message: DeliveryMessage, contentOf?: ContentOf): Promise<number | undefined> {
   const deliveryKey = keys.webhookDelivery(message.project_id, message.webhook_id, message.delivery_id);
   const webhookKey = keys.webhook(message.project_id, message.webhook_id);
-  const found = await batchGet<Item>([deliveryKey, webhookKey]);
+  // the event too when the message names it: one round trip for the three (an event gone is read as gone)
+  const eventKey = message.event_id ? keys.event(message.project_id, message.event_id) : undefined;
+  const found = await batchGet<Item>([deliveryKey, webhookKey, ...(eventKey ? [eventKey] : [])]);
   const delivery = found.find((i) => i.type === 'webhook_delivery') as DeliveryItem | undefined;
   const webhook = found.find((i) => i.type === 'webhook') as WebhookItem | undefined;
+  const eventRead = found.find((i) => i.type === 'event');
   if (!delivery || delivery.status !== 'pending' || !webhook) return undefined;
 
   if (webhook.status === 'disabled') {
@@ -125,7 +128,10 @@ export async function dispatchDelivery(message: DeliveryMessage, contentOf?: Con
     return undefined; // another message of this delivery is being handled right now
   }
 
-  const event = await getItem(keys.event(message.project_id, delivery.event_id));
+  const event =
+    eventKey && message.event_id === delivery.event_id
+      ? eventRead
+      : await getItem(keys.event(message.project_id, delivery.event_id));
   let sent = event ? withResendFields(event.event as PlatformEvent) : undefined;
   if (sent && contentOf && webhook.include_content && sent.type === 'email.received')
     sent = { ...sent, data: { ...sent.data, ...(await contentOf(message.project_id, sent)) } };

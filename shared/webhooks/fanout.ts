@@ -37,7 +37,7 @@ async function deliveryMessage(
   now: string,
 ): Promise<DeliveryMessage | undefined> {
   const item = newDeliveryItem(event, webhook.id, now);
-  const message = { project_id: event.projectId, webhook_id: webhook.id, delivery_id: item.id };
+  const message = { project_id: event.projectId, webhook_id: webhook.id, delivery_id: item.id, event_id: event.id };
   try {
     await putItem(put(item, { ifAbsent: { tag: 'delivery exists', withItem: true } }));
     return message;

@@ -18,6 +18,8 @@ export interface DeliveryMessage {
   project_id: string;
   webhook_id: string;
   delivery_id: string;
+  /** the delivery's event, so the dispatcher reads it in the same BatchGet as the delivery and the webhook (absent from messages of a retry or an older fan-out: then read after the claim) */
+  event_id?: string;
 }
 
 /** `enqueue` resolves with the messages SQS did not take (none when all went): the fan-out reports exactly those as failed. */
