@@ -500,8 +500,9 @@ describe('a conversation over SMTP', () => {
     expect(out!.body.text).toContain('It ships today.');
   });
 
-  it('keeps a body too large for its item (in the bucket) and answers it whole', async () => {
-    const big = `${'All work and no play makes a long message. '.repeat(8000)}END`; // ~350 KB
+  it('keeps a body too large for its item (in the bucket), answers it whole and finds it by a word of it', async () => {
+    const deep = `qxdeep${Date.now().toString(36)}`;
+    const big = `${deep} ${'All work and no play makes a long message. '.repeat(8000)}END`; // ~350 KB
     const long = mail(`A long one ${Date.now()}`, [`In-Reply-To: ${first.messageId}`]);
     long.lines[long.lines.length - 1] = big;
     await deliverMail('jane@outside.example', [address], long.lines);
@@ -516,6 +517,13 @@ describe('a conversation over SMTP', () => {
     expect((message as unknown as { truncated: boolean }).truncated).toBe(false);
     const got = await resend.inboxes.threads.emails.get({ inboxId, threadId, emailId: message.id });
     expect(got.data!.text!.length).toBe(message.text!.length);
+    // the index worker read the body from the bucket too: its first word is found (the index takes a body's first 64 KB)
+    const found = await waitFor(
+      async () => (await resend.inboxes.threads.search({ inboxId, query: deep })).data?.data ?? [],
+      (list) => list.length === 1,
+      30_000,
+    );
+    expect(found[0]).toMatchObject({ id: threadId, matched_email_id: message.id });
   });
 
   it('is deleted, and its messages with it; an unread one leaves the unread count', async () => {
