@@ -144,7 +144,7 @@ export interface ImportMessage {
   import_id: string;
 }
 /** `enqueue` throws when SQS does not take the message: the request answers 500, a worker's message comes back. */
-export const importQueue = queue<ImportMessage>('contact-imports', 'throw');
+export const importQueue = /* @__PURE__ */ queue<ImportMessage>('contact-imports', 'throw');
 
 export async function createImport(
   caller: Caller,

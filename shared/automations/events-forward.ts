@@ -22,7 +22,7 @@ import type { AutomationEvent } from './engine';
 import { SYSTEM_EVENT_PREFIX } from './model';
 
 /** `enqueue` resolves with the messages SQS did not take: the stream consumer reports their events as failed. */
-export const automationEventQueue = queue<AutomationEvent>('automation-events', 'return');
+export const automationEventQueue = /* @__PURE__ */ queue<AutomationEvent>('automation-events', 'return');
 
 /** The platform event types whose events reach the automations. */
 export const AUTOMATION_EVENT_TYPES = [

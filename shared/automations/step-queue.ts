@@ -33,7 +33,7 @@ export interface StepMessage {
 }
 
 /** `enqueue` resolves with the messages SQS did not take. */
-export const stepQueue = queue<StepMessage>('automation-steps', 'return', {
+export const stepQueue = /* @__PURE__ */ queue<StepMessage>('automation-steps', 'return', {
   delaySeconds: (message) => delays.get(message) ?? 0,
 });
 /** The DelaySeconds of a message being sent (read by the queue's `delaySeconds` as it builds the request). */

@@ -14,4 +14,4 @@ export interface FanOutMessage {
 }
 
 /** `enqueue` throws when SQS does not take every message; the due-broadcast dispatcher resumes what was not sent. */
-export const fanOutQueue = queue<FanOutMessage>('broadcast-fanout', 'throw');
+export const fanOutQueue = /* @__PURE__ */ queue<FanOutMessage>('broadcast-fanout', 'throw');

@@ -30,19 +30,23 @@ export interface SendMessage {
 }
 
 /** `enqueue` throws when SQS does not take every message; callers leave those emails to the due-email dispatcher. */
-export const sendQueue = queue<SendMessage>('send', 'throw');
+export const sendQueue = /* @__PURE__ */ queue<SendMessage>('send', 'throw');
 /** Broadcast emails, grouped by project (fair between projects). */
-export const bulkSendQueue = queue<SendMessage>('send-bulk', 'throw', { group: (message) => message.project_id });
+export const bulkSendQueue = /* @__PURE__ */ queue<SendMessage>('send-bulk', 'throw', {
+  group: (message) => message.project_id,
+});
 
 /** Test mode's emails, both lanes (grouped by project, as bulk): the test-sender's. */
-export const testSendQueue = queue<SendMessage>('send-test', 'throw', { group: (message) => message.project_id });
+export const testSendQueue = /* @__PURE__ */ queue<SendMessage>('send-test', 'throw', {
+  group: (message) => message.project_id,
+});
 
 /** The send queue of an email of `projectId` in `lane`: test mode's own, else the lane's. */
 export const sendQueueOf = (projectId: string, lane: SendLane) =>
   isTestProject(projectId) ? testSendQueue : lane === 'bulk' ? bulkSendQueue : sendQueue;
 
 /** Emails whose `path` attachments are still to fetch, grouped by project (an SQS fair queue): ./attachment-fetch.ts. */
-export const attachmentFetchQueue = queue<SendMessage>('attachment-fetch', 'throw', {
+export const attachmentFetchQueue = /* @__PURE__ */ queue<SendMessage>('attachment-fetch', 'throw', {
   group: (message) => message.project_id,
 });
 

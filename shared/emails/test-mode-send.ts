@@ -121,7 +121,7 @@ export async function publishSimulatedFeedback(
   }
 }
 
-const inboundQueue = queue<Envelope>('inbound', 'throw');
+const inboundQueue = /* @__PURE__ */ queue<Envelope>('inbound', 'throw');
 /** Where SES's receipt rule puts a received message (functions/workers.ts INBOUND_RAW_PREFIX). */
 const INBOUND_RAW_PREFIX = 'raw/';
 

@@ -65,7 +65,7 @@ export interface IndexMessage {
 }
 
 export const INBOX_INDEX_EVENT_TYPES = ['inbox.message.received', 'inbox.message.sent'] as const;
-export const inboxIndexQueue = queue<IndexMessage>('inbox-index', 'return');
+export const inboxIndexQueue = /* @__PURE__ */ queue<IndexMessage>('inbox-index', 'return');
 
 /** The index message of an outbox event of those types. */
 export const indexMessageOf = (projectId: string, object: Record<string, unknown>): IndexMessage => ({

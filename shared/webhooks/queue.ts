@@ -23,6 +23,6 @@ export interface DeliveryMessage {
 }
 
 /** `enqueue` resolves with the messages SQS did not take (none when all went): the fan-out reports exactly those as failed. */
-export const deliveryQueue = queue<DeliveryMessage>('webhook-delivery', 'return', {
+export const deliveryQueue = /* @__PURE__ */ queue<DeliveryMessage>('webhook-delivery', 'return', {
   group: (message) => message.project_id,
 });

@@ -30,7 +30,8 @@ import {
 import { guarded } from './call-guard';
 import { sdkLogger } from './sdk-logger';
 
-const sqs = guarded('sqs', new SQSClient({ logger: sdkLogger }));
+// pure: a bundle that imports this module but sends nothing leaves the client out (esbuild drops unused pure calls)
+const sqs = /* @__PURE__ */ guarded('sqs', /* @__PURE__ */ new SQSClient({ logger: sdkLogger }));
 
 /** The logical queues the service's code sends to (functions/workers.ts defines every queue). */
 export const QUEUE_NAMES = [
