@@ -92,7 +92,11 @@ function record(command: string, input: Record<string, any>, capacity: Capacity[
   const actions: Record<string, any>[] =
     command === 'TransactWriteItemsCommand'
       ? input.TransactItems.map((t: Record<string, any>) => Object.values(t)[0])
-      : [input];
+      : command === 'BatchWriteItemCommand'
+        ? (Object.values(input.RequestItems ?? {}).flat() as Record<string, any>[]).map(
+            (r) => r.PutRequest ?? r.DeleteRequest,
+          )
+        : [input];
   const weights = actions.map((a) => Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(a)) / 1024)));
   const weightSum = weights.reduce((a, b) => a + b, 0);
   actions.forEach((action, i) => {
@@ -108,6 +112,8 @@ function record(command: string, input: Record<string, any>, capacity: Capacity[
 /** The kind of a partition key: its constant words, ids and shards dropped (`PROJECT#<pid>#EMAILS#3` -> `PROJECT#EMAILS`). */
 export const kindOf = (key: string): string =>
   key
+    // GET /emails' index entries: one kind per filter, whatever its value
+    .replace(/#EMAILS_BY#(status|from|to|tag)#.*$/, '#EMAILS_BY#$1')
     .split('#')
     .filter((part) => !/\d{3,}|^\d+$|^[0-9a-f-]{8,}$/i.test(part) && !part.includes('.') && !part.includes('@'))
     .join('#');
