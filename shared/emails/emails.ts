@@ -602,7 +602,6 @@ export async function getEmail(caller: Caller, emailId: string): Promise<EmailRe
   return toRecord(item!, content, raw);
 }
 
-/** A page of emails without their content (as Resend lists them): the list reads items only. */
 const notScheduled = (what: string) => () => conflict('email_not_scheduled', `Only a scheduled email can be ${what}`);
 
 /** Moves a scheduled email to a new time (the dispatcher sends it then); `scheduledAt` is ISO 8601 or a phrase (./schedule-phrase.ts). */
