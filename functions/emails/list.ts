@@ -4,13 +4,8 @@ import * as emailOps from '#shared/emails/operations';
 import { DEFAULT_PAGE_SIZE } from '#shared/platform/http/schemas';
 
 export const handler = api(emailOps.list, async ({ query, caller }) => {
-  const { limit, after, before, tag, ...filters } = query;
-  const [name, value] = tag ? tag.split(':') : [];
-  const page = await listEmails(
-    caller,
-    { limit: limit ?? DEFAULT_PAGE_SIZE, after, before },
-    { ...filters, ...(tag ? { tag: { name, value } } : {}) },
-  );
+  const { limit, after, before, ...filters } = query;
+  const page = await listEmails(caller, { limit: limit ?? DEFAULT_PAGE_SIZE, after, before }, filters);
   return ok({
     object: 'list',
     data: page.records,

@@ -31,13 +31,15 @@ import {
 } from '../platform/db/table';
 import { toSummary } from './record';
 import type { EmailSummary } from './model';
-import { addressKey, filterValuesOf, tagKey } from './list-index';
+import { filterValuesOf } from './list-index';
+import { bareAddressOf } from '../platform/mail/bare-address';
 
 export interface EmailFilters {
   status?: string;
   from?: string;
   to?: string;
-  tag?: { name: string; value: string };
+  /** `name:value`, as the index keeps a tag */
+  tag?: string;
   /** ISO 8601 times: emails accepted strictly after / before */
   created_after?: string;
   created_before?: string;
@@ -64,26 +66,28 @@ function createdRange(filters: EmailFilters): KeyRange | undefined | null {
   return range.from && range.to && range.from >= range.to ? null : range;
 }
 
-/** The driving filter and its value as the index keeps it. */
-function driverOf(filters: EmailFilters): { kind: keys.EmailFilterKind; value: string } | undefined {
-  if (filters.to) return { kind: 'to', value: addressKey(filters.to) };
-  if (filters.from) return { kind: 'from', value: addressKey(filters.from) };
-  if (filters.tag) return { kind: 'tag', value: tagKey(filters.tag) };
-  if (filters.status) return { kind: 'status', value: filters.status };
-  return undefined;
+/**
+ * The (filter, value) pairs asked for, as the index keeps them, the one that drives first: `to`,
+ * `from`, `tag`, `status` (the narrowest first, as mail usually goes).
+ */
+function wantedOf(filters: EmailFilters): { kind: keys.EmailFilterKind; value: string }[] {
+  return [
+    filters.to !== undefined && { kind: 'to' as const, value: bareAddressOf(filters.to) },
+    filters.from !== undefined && { kind: 'from' as const, value: bareAddressOf(filters.from) },
+    filters.tag !== undefined && { kind: 'tag' as const, value: filters.tag },
+    filters.status !== undefined && { kind: 'status' as const, value: filters.status },
+  ].filter((w) => w !== false);
 }
 
-/** Whether the email (as it is now) meets every filter given. */
-function meets(email: Item, filters: EmailFilters): boolean {
+/** Whether the email (as it is now) has every pair wanted. */
+function meets(email: Item, wanted: { kind: keys.EmailFilterKind; value: string }[]): boolean {
   const values = new Set(filterValuesOf(email).map(({ kind, value }) => `${kind}\n${value}`));
-  const wanted = [
-    filters.status && `status\n${filters.status}`,
-    filters.from && `from\n${addressKey(filters.from)}`,
-    filters.to && `to\n${addressKey(filters.to)}`,
-    filters.tag && `tag\n${tagKey(filters.tag)}`,
-  ].filter(Boolean) as string[];
-  return wanted.every((w) => values.has(w));
+  return wanted.every(({ kind, value }) => values.has(`${kind}\n${value}`));
 }
+
+/** With more to read: where the next page in the read direction starts (the records are newest first). */
+const nextCursor = (records: EmailSummary[], newestFirst: boolean) =>
+  newestFirst ? records.at(-1)?.id : records[0]?.id;
 
 const emailIdOf = (sk: string) => sk.slice('EMAIL#'.length);
 
@@ -94,13 +98,14 @@ export async function listEmails(
 ): Promise<EmailListPage> {
   const range = createdRange(filters);
   if (range === null) return { records: [], hasMore: false };
-  const driver = driverOf(filters);
+  const newestFirst = page.before === undefined;
+  const wanted = wantedOf(filters);
+  const driver = wanted[0];
   if (!driver) {
     const { items, hasMore } = await queryPage(keys.emails(caller.projectId), page, undefined, range);
     const records = items.map(toSummary);
-    return { records, hasMore, ...(hasMore ? { cursor: records.at(-1)?.id } : {}) };
+    return { records, hasMore, ...(hasMore ? { cursor: nextCursor(records, newestFirst) } : {}) };
   }
-  const newestFirst = page.before === undefined;
   const entries = collectionReader(keys.emailsBy(caller.projectId, driver.kind, driver.value), page, range, CHUNK);
   const kept: Item[] = [];
   let examined = 0;
@@ -120,13 +125,13 @@ export async function listEmails(
     for (const id of ids) {
       const email = emails.get(id);
       lastExamined = id;
-      if (email && meets(email, filters)) kept.push(email);
+      if (email && meets(email, wanted)) kept.push(email);
       if (kept.length > page.limit) break;
     }
   }
   const { items, hasMore: pageFull } = bounded(kept, page.limit);
   const records = (newestFirst ? items : items.reverse()).map(toSummary);
-  if (pageFull) return { records, hasMore: true, cursor: newestFirst ? records.at(-1)?.id : records[0]?.id };
+  if (pageFull) return { records, hasMore: true, cursor: nextCursor(records, newestFirst) };
   // the entries ran out, or the request read MAX_EXAMINED of them: go on from the last one read
   return exhausted ? { records, hasMore: false } : { records, hasMore: true, cursor: lastExamined };
 }

@@ -15,15 +15,10 @@
 import * as keys from '../platform/db/keys';
 import type { Key } from '../platform/db/keys';
 import { batchWrite, type Item } from '../platform/db/table';
+import { bareAddressOf } from '../platform/mail/bare-address';
 
-/** The form addresses are indexed and looked up in: the bare address of `Name <address>`, trimmed, lower-cased. */
-export function addressKey(mailbox: string): string {
-  const bracketed = /<([^<>]*)>\s*$/.exec(mailbox);
-  return (bracketed ? bracketed[1] : mailbox).trim().toLowerCase();
-}
-
-/** A tag as the index keeps it: `name:value` (neither holds a colon: ./model.ts allows letters, digits, _ and -). */
-export const tagKey = (tag: { name: string; value: string }): string => `${tag.name}:${tag.value}`;
+/** A tag as the index keeps it (and GET /emails' `tag` names it): `name:value` (neither holds a colon: ./model.ts allows letters, digits, _ and -). */
+const tagKey = (tag: { name: string; value: string }): string => `${tag.name}:${tag.value}`;
 
 const list = (value: unknown): string[] =>
   Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
@@ -32,8 +27,8 @@ const list = (value: unknown): string[] =>
 export function filterValuesOf(email: Item): { kind: keys.EmailFilterKind; value: string }[] {
   const values: { kind: keys.EmailFilterKind; value: string }[] = [];
   if (typeof email.last_event === 'string') values.push({ kind: 'status', value: email.last_event });
-  if (typeof email.from === 'string') values.push({ kind: 'from', value: addressKey(email.from) });
-  const recipients = new Set([...list(email.to), ...list(email.cc), ...list(email.bcc)].map(addressKey));
+  if (typeof email.from === 'string') values.push({ kind: 'from', value: bareAddressOf(email.from) });
+  const recipients = new Set([...list(email.to), ...list(email.cc), ...list(email.bcc)].map(bareAddressOf));
   for (const recipient of recipients) values.push({ kind: 'to', value: recipient });
   const tags = new Set(((email.tags ?? []) as { name: string; value: string }[]).map(tagKey));
   for (const tag of tags) values.push({ kind: 'tag', value: tag });

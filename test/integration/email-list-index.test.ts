@@ -77,7 +77,7 @@ describe('the index of GET /emails', () => {
       );
     await indexEmailChanges(all.map((after) => ({ after })));
     const caller = { projectId, livemode: true } as Parameters<typeof listEmails>[0];
-    const filters = { tag: { name: 'campaign', value: 'spring' }, status: 'bounced' };
+    const filters = { tag: 'campaign:spring', status: 'bounced' };
     const first = await listEmails(caller, { limit: 10 }, filters);
     expect(first.records).toEqual([]);
     expect(first.hasMore).toBe(true);

@@ -409,12 +409,14 @@ export const emails = (projectId: string): ShardedCollection => ({
  * as the emails are, since one sender or tag can be a project's whole sending.
  */
 export type EmailFilterKind = 'status' | 'from' | 'to' | 'tag';
+const emailsByPk = (projectId: string, kind: EmailFilterKind, value: string) =>
+  `${projectPk(projectId)}#EMAILS_BY#${kind}#${value}`;
 export const emailsBy = (projectId: string, kind: EmailFilterKind, value: string): ShardedCollection => ({
-  PKs: shardPks(`${projectPk(projectId)}#EMAILS_BY#${kind}#${value}`),
+  PKs: shardPks(emailsByPk(projectId, kind, value)),
   prefix: 'EMAIL#',
 });
 export const emailIndexEntry = (projectId: string, kind: EmailFilterKind, value: string, emailId: string): Key => ({
-  PK: `${projectPk(projectId)}#EMAILS_BY#${kind}#${value}#${shardOf(emailId)}`,
+  PK: `${emailsByPk(projectId, kind, value)}#${shardOf(emailId)}`,
   SK: `EMAIL#${emailId}`,
 });
 /**

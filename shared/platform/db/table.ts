@@ -447,6 +447,12 @@ const mergeReaders = <T extends Item>(
   chunk = readers.length === 1 ? count : Math.max(10, Math.ceil((count / readers.length) * 1.5)),
 ): Promise<T[]> => merger(readers, before, chunk).take(count);
 
+/** The list order of a page's items by sort key: newest first, or oldest first when read from a `before` cursor. */
+const listOrder =
+  (newestFirst: boolean) =>
+  (a: Item, b: Item): boolean =>
+    newestFirst ? a.SK > b.SK : a.SK < b.SK;
+
 /** A sort-key range inside a collection: `from` and `to` (inclusive) are appended to its prefix. */
 export interface KeyRange {
   from?: string;
@@ -495,10 +501,9 @@ export function collectionReader<T extends Item = Item>(
 ): { take(count: number): Promise<T[]> } {
   const queries = collectionQueries(collection, page, range);
   if (!queries) return { take: async () => [] };
-  const newestFirst = page.before === undefined;
   return merger(
     queries.map((input) => queryReader<T>(input)),
-    (a, b) => (newestFirst ? a.SK > b.SK : a.SK < b.SK),
+    listOrder(page.before === undefined),
     chunk,
   );
 }
@@ -536,7 +541,7 @@ export async function queryPage<T extends Item = Item>(
   const merged = await mergeReaders(
     readers,
     count,
-    (a, b) => (newestFirst ? a.SK > b.SK : a.SK < b.SK),
+    listOrder(newestFirst),
     filter ? Math.max(FILTERED_READ, count) : undefined,
   );
   const { items, hasMore } = bounded(merged, page.limit);

@@ -23,9 +23,9 @@ type Filters = { status: string; from: string; to: string; tag: string; since: s
 const NO_FILTERS: Filters = { status: '', from: '', to: '', tag: '', since: '', until: '' };
 const PAGE_SIZE = 50;
 
-/** A day of the date inputs (local time) as the API's created_* bounds: from its start, up to its end. */
-const dayStart = (day: string) => (day ? new Date(`${day}T00:00:00`).toISOString() : '');
-const dayEnd = (day: string) => (day ? new Date(new Date(`${day}T00:00:00`).getTime() + 86_400_000).toISOString() : '');
+/** A day of the date inputs (local time), moved by `ms` from its start, as an ISO time ('' without a day): the API's created_* bounds. */
+const dayBound = (day: string, ms: number) =>
+  day ? new Date(new Date(`${day}T00:00:00`).getTime() + ms).toISOString() : '';
 
 /**
  * The project's emails, newest first, filtered by the API (GET /emails' status, from, to, tag and
@@ -45,8 +45,9 @@ export function Emails() {
           from: filters.from.trim(),
           to: filters.to.trim(),
           tag: filters.tag.trim(),
-          created_after: filters.since && new Date(new Date(dayStart(filters.since)).getTime() - 1).toISOString(),
-          created_before: dayEnd(filters.until),
+          // both exclusive: from the first day's start, up to the last day's end
+          created_after: dayBound(filters.since, -1),
+          created_before: dayBound(filters.until, 86_400_000),
           ...cursor,
         })}`,
       ),
