@@ -49,91 +49,98 @@ const json = <T extends z.ZodMiniType>(schema: T) =>
     schema,
   );
 
-const column = z.string().check(z.minLength(1), z.maxLength(256));
-export const columnMap = z.strictObject({
-  email: z.optional(column),
-  first_name: z.optional(column),
-  last_name: z.optional(column),
-  unsubscribed: z.optional(column),
-  properties: z.optional(
-    z
-      .record(
-        z
-          .string()
-          .check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')),
-        z.strictObject({ column, type: z.optional(z.enum(PROPERTY_TYPES)) }),
-      )
-      .check(z.refine((p) => Object.keys(p).length <= MAX_PROPERTIES, `at most ${MAX_PROPERTIES} properties`)),
-  ),
-});
+const column = /* @__PURE__ */ (() => z.string().check(z.minLength(1), z.maxLength(256)))();
+export const columnMap = /* @__PURE__ */ (() =>
+  z.strictObject({
+    email: z.optional(column),
+    first_name: z.optional(column),
+    last_name: z.optional(column),
+    unsubscribed: z.optional(column),
+    properties: z.optional(
+      z
+        .record(
+          z
+            .string()
+            .check(z.regex(PROPERTY_KEY, 'property names are 1-64 letters, digits or _, not starting with a digit')),
+          z.strictObject({ column, type: z.optional(z.enum(PROPERTY_TYPES)) }),
+        )
+        .check(z.refine((p) => Object.keys(p).length <= MAX_PROPERTIES, `at most ${MAX_PROPERTIES} properties`)),
+    ),
+  }))();
 export type ColumnMap = z.output<typeof columnMap>;
 
 /** The file's bytes as the multipart reader gives them (a latin1 string, one character per byte: shared/platform/http/multipart.ts). */
-const file = z.string().check(z.minLength(1, 'the file is empty'), z.maxLength(MAX_BODY_BYTES));
+const file = /* @__PURE__ */ (() =>
+  z.string().check(z.minLength(1, 'the file is empty'), z.maxLength(MAX_BODY_BYTES)))();
 
-export const createImportBody = z.strictObject({
-  // one of the two (./imports.ts says which is missing)
-  file: z.optional(file),
-  upload_id: z.optional(id),
-  column_map: z.optional(json(columnMap)),
-  on_conflict: z.optional(z.enum(ON_CONFLICT)),
-  segments: z.optional(
-    json(z.array(z.union([id, z.strictObject({ id })])).check(z.maxLength(MAX_SEGMENTS_PER_CONTACT))),
-  ),
-  topics: z.optional(
-    json(
-      z.array(z.strictObject({ id, subscription: z.enum(SUBSCRIPTIONS) })).check(z.maxLength(MAX_TOPICS_PER_REQUEST)),
+export const createImportBody = /* @__PURE__ */ (() =>
+  z.strictObject({
+    // one of the two (./imports.ts says which is missing)
+    file: z.optional(file),
+    upload_id: z.optional(id),
+    column_map: z.optional(json(columnMap)),
+    on_conflict: z.optional(z.enum(ON_CONFLICT)),
+    segments: z.optional(
+      json(z.array(z.union([id, z.strictObject({ id })])).check(z.maxLength(MAX_SEGMENTS_PER_CONTACT))),
     ),
-  ),
-});
+    topics: z.optional(
+      json(
+        z.array(z.strictObject({ id, subscription: z.enum(SUBSCRIPTIONS) })).check(z.maxLength(MAX_TOPICS_PER_REQUEST)),
+      ),
+    ),
+  }))();
 export type CreateImportInput = z.output<typeof createImportBody>;
 
-export const importFailure = z.object({ row: z.number(), email: z.nullable(z.string()), reason: z.string() });
+export const importFailure = /* @__PURE__ */ (() =>
+  z.object({ row: z.number(), email: z.nullable(z.string()), reason: z.string() }))();
 export type ImportFailure = z.output<typeof importFailure>;
 
-export const contactImport = z.object({
-  object: z.literal('contact_import'),
-  id,
-  status: z.enum(IMPORT_STATUSES),
-  created_at: timestamp,
-  completed_at: z.nullable(timestamp),
-  counts: z.object({
-    total: z.number(),
-    created: z.number(),
-    updated: z.number(),
-    skipped: z.number(),
-    failed: z.number(),
-  }),
-  // additive: how far the worker is, the first failed rows, and why a failed import failed
-  processed: z.number(),
-  failures: z.array(importFailure),
-  failure_reason: z.nullable(z.string()),
-});
+export const contactImport = /* @__PURE__ */ (() =>
+  z.object({
+    object: z.literal('contact_import'),
+    id,
+    status: z.enum(IMPORT_STATUSES),
+    created_at: timestamp,
+    completed_at: z.nullable(timestamp),
+    counts: z.object({
+      total: z.number(),
+      created: z.number(),
+      updated: z.number(),
+      skipped: z.number(),
+      failed: z.number(),
+    }),
+    // additive: how far the worker is, the first failed rows, and why a failed import failed
+    processed: z.number(),
+    failures: z.array(importFailure),
+    failure_reason: z.nullable(z.string()),
+  }))();
 export type ContactImport = z.output<typeof contactImport>;
 
-export const createdImport = z.object({ object: z.literal('contact_import'), id });
+export const createdImport = /* @__PURE__ */ (() => z.object({ object: z.literal('contact_import'), id }))();
 
 /** POST /contacts/imports/uploads: the size of the file to be PUT, signed into the URL (its Content-Length). */
-export const createUploadBody = z.strictObject({
-  size: z
-    .int()
-    .check(
-      z.minimum(1, 'the file is empty'),
-      z.maximum(MAX_IMPORT_FILE_BYTES, `at most ${MAX_IMPORT_FILE_BYTES} bytes`),
-    ),
-});
+export const createUploadBody = /* @__PURE__ */ (() =>
+  z.strictObject({
+    size: z
+      .int()
+      .check(
+        z.minimum(1, 'the file is empty'),
+        z.maximum(MAX_IMPORT_FILE_BYTES, `at most ${MAX_IMPORT_FILE_BYTES} bytes`),
+      ),
+  }))();
 export type CreateUploadInput = z.output<typeof createUploadBody>;
 
 /** POST /contacts/imports/uploads: where to PUT the file, until when, and how large it may be. */
-export const createdUpload = z.object({
-  object: z.literal('upload'),
-  id,
-  upload_url: z.string(),
-  method: z.literal('PUT'),
-  headers: z.record(z.string(), z.string()),
-  expires_at: timestamp,
-  max_bytes: z.number(),
-  /** the Content-Length the PUT must carry (signed) */
-  size: z.number(),
-});
+export const createdUpload = /* @__PURE__ */ (() =>
+  z.object({
+    object: z.literal('upload'),
+    id,
+    upload_url: z.string(),
+    method: z.literal('PUT'),
+    headers: z.record(z.string(), z.string()),
+    expires_at: timestamp,
+    max_bytes: z.number(),
+    /** the Content-Length the PUT must carry (signed) */
+    size: z.number(),
+  }))();
 export type CreatedUpload = z.output<typeof createdUpload>;

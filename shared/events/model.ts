@@ -57,17 +57,18 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const event = z.object({
-  object: z.literal('event'),
-  id,
-  type: z.enum(EVENT_TYPES),
-  api_version: z.literal(API_VERSION),
-  created_at: timestamp,
-  livemode: z.boolean(),
-  project_id: id,
-  // the contract's `object`, and beside it Resend's flat fields for the types Resend has (./resend-fields.ts)
-  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
-});
+export const event = /* @__PURE__ */ (() =>
+  z.object({
+    object: z.literal('event'),
+    id,
+    type: z.enum(EVENT_TYPES),
+    api_version: z.literal(API_VERSION),
+    created_at: timestamp,
+    livemode: z.boolean(),
+    project_id: id,
+    // the contract's `object`, and beside it Resend's flat fields for the types Resend has (./resend-fields.ts)
+    data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
+  }))();
 
 /**
  * An event as stored and sent: the schema's type, except that `data.object` is any object (the

@@ -10,22 +10,24 @@ const LOGS =
   '(`response_body`, also as `error`); never the key, a header other than the user agent, the request body (`request_body` is always null) or a success body. ' +
   'The entry is written beside the answer: a failed write leaves the request without an entry (the answer is unchanged), and so does a function that dies while answering.';
 
-export const list = defineOperation({
-  operationId: 'listLogs',
-  summary: "List the project's API requests, newest first",
-  description: `${LOGS} Paginated by entry id (\`after\` / \`before\`).`,
-  tags: ['Logs'],
-  auth: 'api_key',
-  query: listQuery,
-  responses: { 200: { description: 'A page of log entries', schema: listOf(logSummary) }, ...commonErrors },
-});
+export const list = /* @__PURE__ */ (() =>
+  defineOperation({
+    operationId: 'listLogs',
+    summary: "List the project's API requests, newest first",
+    description: `${LOGS} Paginated by entry id (\`after\` / \`before\`).`,
+    tags: ['Logs'],
+    auth: 'api_key',
+    query: listQuery,
+    responses: { 200: { description: 'A page of log entries', schema: listOf(logSummary) }, ...commonErrors },
+  }))();
 
-export const get = defineOperation({
-  operationId: 'getLog',
-  summary: 'Retrieve one API request of the project',
-  description: LOGS,
-  tags: ['Logs'],
-  auth: 'api_key',
-  params: z.strictObject({ log_id: id }),
-  responses: { 200: { description: 'The log entry', schema: log }, ...commonErrors, 404: notFoundResponse },
-});
+export const get = /* @__PURE__ */ (() =>
+  defineOperation({
+    operationId: 'getLog',
+    summary: 'Retrieve one API request of the project',
+    description: LOGS,
+    tags: ['Logs'],
+    auth: 'api_key',
+    params: z.strictObject({ log_id: id }),
+    responses: { 200: { description: 'The log entry', schema: log }, ...commonErrors, 404: notFoundResponse },
+  }))();

@@ -8,30 +8,31 @@ import { id, timestamp } from '../platform/http/schemas';
 /** API requests a second per project, unless API_RATE_LIMIT_PER_SECOND (the stack's ApiRateLimitPerSecond) or the project's own limit says otherwise. */
 export const DEFAULT_API_RATE_LIMIT = 10;
 
-const wholeOrUnlimited = z.nullable(z.int().check(z.minimum(1)));
+const wholeOrUnlimited = /* @__PURE__ */ (() => z.nullable(z.int().check(z.minimum(1))))();
 
 /** GET /project: the calling key's project, its limits and its usage so far. */
-export const project = z.object({
-  object: z.literal('project'),
-  id,
-  name: z.string(),
-  created_at: timestamp,
-  /** paused by the reputation guard (shared/emails/reputation.ts) until an operator resumes it */
-  sending: z.object({
-    status: z.enum(['enabled', 'paused']),
-    reason: z.nullable(z.string()),
-    since: z.nullable(timestamp),
-  }),
-  reputation: z.object({
-    sent: z.int(),
-    bounced: z.int(),
-    complained: z.int(),
-    bounce_rate: z.number(),
-    complaint_rate: z.number(),
-    window: z.literal('24h'),
-  }),
-  rate_limit: z.object({ requests_per_second: z.int().check(z.minimum(1)) }),
-  quotas: z.object({ daily: wholeOrUnlimited, monthly: wholeOrUnlimited }),
-  usage: z.object({ daily: z.int(), monthly: z.int(), day: z.string(), month: z.string() }),
-});
+export const project = /* @__PURE__ */ (() =>
+  z.object({
+    object: z.literal('project'),
+    id,
+    name: z.string(),
+    created_at: timestamp,
+    /** paused by the reputation guard (shared/emails/reputation.ts) until an operator resumes it */
+    sending: z.object({
+      status: z.enum(['enabled', 'paused']),
+      reason: z.nullable(z.string()),
+      since: z.nullable(timestamp),
+    }),
+    reputation: z.object({
+      sent: z.int(),
+      bounced: z.int(),
+      complained: z.int(),
+      bounce_rate: z.number(),
+      complaint_rate: z.number(),
+      window: z.literal('24h'),
+    }),
+    rate_limit: z.object({ requests_per_second: z.int().check(z.minimum(1)) }),
+    quotas: z.object({ daily: wholeOrUnlimited, monthly: wholeOrUnlimited }),
+    usage: z.object({ daily: z.int(), monthly: z.int(), day: z.string(), month: z.string() }),
+  }))();
 export type ProjectView = z.infer<typeof project>;

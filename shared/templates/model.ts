@@ -16,48 +16,54 @@ export const VARIABLE_KEY = /^[A-Za-z0-9_]{1,64}$/;
 export const RESERVED_VARIABLES = ['FIRST_NAME', 'LAST_NAME', 'EMAIL', 'UNSUBSCRIBE_URL', 'contact', 'this'];
 export const MAX_VARIABLES = 50;
 
-const alias = z.string().check(
-  z.regex(ALIAS, 'must be 1-64 lower-case letters, digits, ".", "_" or "-"'),
-  z.refine((value) => !UUID_PATTERN.test(value), 'must not look like a UUID (paths read a UUID as a template id)'),
-);
-const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
-const subject = z.string().check(z.minLength(1), z.maxLength(998), headerSafe);
-const html = z.string().check(z.minLength(1));
+const alias = /* @__PURE__ */ (() =>
+  z.string().check(
+    z.regex(ALIAS, 'must be 1-64 lower-case letters, digits, ".", "_" or "-"'),
+    z.refine((value) => !UUID_PATTERN.test(value), 'must not look like a UUID (paths read a UUID as a template id)'),
+  ))();
+const name = /* @__PURE__ */ (() => z.string().check(z.trim(), z.minLength(1), z.maxLength(256)))();
+const subject = /* @__PURE__ */ (() => z.string().check(z.minLength(1), z.maxLength(998), headerSafe))();
+const html = /* @__PURE__ */ (() => z.string().check(z.minLength(1)))();
 
-const variable = z
-  .strictObject({
-    key: z.string().check(
-      z.regex(VARIABLE_KEY, 'must be 1-64 letters, digits or _'),
-      z.refine((key) => !RESERVED_VARIABLES.includes(key), `is reserved (${RESERVED_VARIABLES.join(', ')})`),
-    ),
-    type: z.enum(['string', 'number']),
-    fallback_value: z.optional(z.nullable(z.union([z.string().check(z.maxLength(10_000)), dynamoNumber]))),
-  })
-  .check(
-    z.refine((v) => v.fallback_value === undefined || v.fallback_value === null || typeof v.fallback_value === v.type, {
-      message: "must match the variable's type",
-      path: ['fallback_value'],
+const variable = /* @__PURE__ */ (() =>
+  z
+    .strictObject({
+      key: z.string().check(
+        z.regex(VARIABLE_KEY, 'must be 1-64 letters, digits or _'),
+        z.refine((key) => !RESERVED_VARIABLES.includes(key), `is reserved (${RESERVED_VARIABLES.join(', ')})`),
+      ),
+      type: z.enum(['string', 'number']),
+      fallback_value: z.optional(z.nullable(z.union([z.string().check(z.maxLength(10_000)), dynamoNumber]))),
+    })
+    .check(
+      z.refine(
+        (v) => v.fallback_value === undefined || v.fallback_value === null || typeof v.fallback_value === v.type,
+        {
+          message: "must match the variable's type",
+          path: ['fallback_value'],
+        },
+      ),
+    ))();
+
+const variables = /* @__PURE__ */ (() =>
+  z.array(variable).check(
+    z.maxLength(MAX_VARIABLES),
+    z.superRefine((list, ctx) => {
+      const seen = new Set<string>();
+      list.forEach((v, index) => {
+        if (seen.has(v.key))
+          ctx.addIssue({
+            code: 'custom',
+            message: `duplicate variable key "${v.key}"`,
+            path: [index, 'key'],
+            input: v.key,
+          });
+        seen.add(v.key);
+      });
     }),
-  );
+  ))();
 
-const variables = z.array(variable).check(
-  z.maxLength(MAX_VARIABLES),
-  z.superRefine((list, ctx) => {
-    const seen = new Set<string>();
-    list.forEach((v, index) => {
-      if (seen.has(v.key))
-        ctx.addIssue({
-          code: 'custom',
-          message: `duplicate variable key "${v.key}"`,
-          path: [index, 'key'],
-          input: v.key,
-        });
-      seen.add(v.key);
-    });
-  }),
-);
-
-const fields = {
+const fields = /* @__PURE__ */ (() => ({
   name,
   alias: z.optional(z.nullable(alias)),
   from: z.optional(z.nullable(fromAddress)),
@@ -66,58 +72,62 @@ const fields = {
   html,
   text: z.optional(z.nullable(z.string())),
   variables: z.optional(z.nullable(variables)),
-};
+}))();
 
-export const createBody = z.strictObject(fields);
+export const createBody = /* @__PURE__ */ (() => z.strictObject(fields))();
 export type CreateTemplateInput = z.output<typeof createBody>;
 
-export const updateBody = z.strictObject({ ...fields, name: z.optional(name), html: z.optional(html) }).check(
-  z.refine((body) => Object.values(body).some((v) => v !== undefined), {
-    message: 'give at least one field to change',
-  }),
-);
+export const updateBody = /* @__PURE__ */ (() =>
+  z.strictObject({ ...fields, name: z.optional(name), html: z.optional(html) }).check(
+    z.refine((body) => Object.values(body).some((v) => v !== undefined), {
+      message: 'give at least one field to change',
+    }),
+  ))();
 export type UpdateTemplateInput = z.output<typeof updateBody>;
 
-export const templateVariable = z.object({
-  key: z.string(),
-  type: z.enum(['string', 'number']),
-  fallback_value: z.nullable(z.union([z.string(), z.number()])),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const templateVariable = /* @__PURE__ */ (() =>
+  z.object({
+    key: z.string(),
+    type: z.enum(['string', 'number']),
+    fallback_value: z.nullable(z.union([z.string(), z.number()])),
+    created_at: timestamp,
+    updated_at: timestamp,
+  }))();
 export type TemplateVariable = z.output<typeof templateVariable>;
 
-export const template = z.object({
-  object: z.literal('template'),
-  id,
-  name: z.string(),
-  alias: z.nullable(z.string()),
-  status: z.enum(['draft', 'published']),
-  from: z.nullable(z.string()),
-  subject: z.nullable(z.string()),
-  reply_to: z.nullable(z.array(z.string())),
-  html: z.string(),
-  text: z.nullable(z.string()),
-  variables: z.array(templateVariable),
-  published_at: z.nullable(timestamp),
-  has_unpublished_versions: z.boolean(),
-  current_version_id: id,
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const template = /* @__PURE__ */ (() =>
+  z.object({
+    object: z.literal('template'),
+    id,
+    name: z.string(),
+    alias: z.nullable(z.string()),
+    status: z.enum(['draft', 'published']),
+    from: z.nullable(z.string()),
+    subject: z.nullable(z.string()),
+    reply_to: z.nullable(z.array(z.string())),
+    html: z.string(),
+    text: z.nullable(z.string()),
+    variables: z.array(templateVariable),
+    published_at: z.nullable(timestamp),
+    has_unpublished_versions: z.boolean(),
+    current_version_id: id,
+    created_at: timestamp,
+    updated_at: timestamp,
+  }))();
 export type TemplateRecord = z.output<typeof template>;
 
-export const templateSummary = z.object({
-  object: z.literal('template'),
-  id,
-  name: z.string(),
-  alias: z.nullable(z.string()),
-  status: z.enum(['draft', 'published']),
-  published_at: z.nullable(timestamp),
-  has_unpublished_versions: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const templateSummary = /* @__PURE__ */ (() =>
+  z.object({
+    object: z.literal('template'),
+    id,
+    name: z.string(),
+    alias: z.nullable(z.string()),
+    status: z.enum(['draft', 'published']),
+    published_at: z.nullable(timestamp),
+    has_unpublished_versions: z.boolean(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  }))();
 
 /** What sending uses: the content of one version. */
 export type TemplateContent = Pick<TemplateRecord, 'from' | 'subject' | 'reply_to' | 'html' | 'text' | 'variables'>;

@@ -22,84 +22,93 @@ export class MalformedSesNotification extends Error {
   override name = 'MalformedSesNotification';
 }
 
-const text = z.optional(z.string());
+const text = /* @__PURE__ */ (() => z.optional(z.string()))();
 
-const mail = z.looseObject({
-  messageId: z.string().check(z.minLength(1)),
-  timestamp: text,
-  source: text,
-  destination: z.optional(z.array(z.string())),
-  /** event publishing's tags: ours (`email_id`...) and SES's own (`ses:configuration-set`) */
-  tags: z.optional(z.record(z.string(), z.array(z.string()))),
-  commonHeaders: z.optional(
-    z.looseObject({
-      subject: text,
-      messageId: text,
-      from: z.optional(z.array(z.string())),
-      to: z.optional(z.array(z.string())),
-      cc: z.optional(z.array(z.string())),
-      bcc: z.optional(z.array(z.string())),
-      replyTo: z.optional(z.array(z.string())),
-    }),
-  ),
-  headers: z.optional(z.array(z.looseObject({ name: z.string(), value: z.string() }))),
-});
+const mail = /* @__PURE__ */ (() =>
+  z.looseObject({
+    messageId: z.string().check(z.minLength(1)),
+    timestamp: text,
+    source: text,
+    destination: z.optional(z.array(z.string())),
+    /** event publishing's tags: ours (`email_id`...) and SES's own (`ses:configuration-set`) */
+    tags: z.optional(z.record(z.string(), z.array(z.string()))),
+    commonHeaders: z.optional(
+      z.looseObject({
+        subject: text,
+        messageId: text,
+        from: z.optional(z.array(z.string())),
+        to: z.optional(z.array(z.string())),
+        cc: z.optional(z.array(z.string())),
+        bcc: z.optional(z.array(z.string())),
+        replyTo: z.optional(z.array(z.string())),
+      }),
+    ),
+    headers: z.optional(z.array(z.looseObject({ name: z.string(), value: z.string() }))),
+  }))();
 
-const recipient = z.looseObject({ emailAddress: z.string(), diagnosticCode: text, status: text, action: text });
+const recipient = /* @__PURE__ */ (() =>
+  z.looseObject({ emailAddress: z.string(), diagnosticCode: text, status: text, action: text }))();
 
-const bounce = z.looseObject({
-  bounceType: z.string(),
-  bounceSubType: text,
-  bouncedRecipients: z.array(recipient),
-  timestamp: text,
-  feedbackId: text,
-});
+const bounce = /* @__PURE__ */ (() =>
+  z.looseObject({
+    bounceType: z.string(),
+    bounceSubType: text,
+    bouncedRecipients: z.array(recipient),
+    timestamp: text,
+    feedbackId: text,
+  }))();
 
-const complaint = z.looseObject({
-  complainedRecipients: z.array(z.looseObject({ emailAddress: z.string() })),
-  complaintFeedbackType: text,
-  complaintSubType: z.optional(z.nullable(z.string())),
-  timestamp: text,
-  feedbackId: text,
-});
+const complaint = /* @__PURE__ */ (() =>
+  z.looseObject({
+    complainedRecipients: z.array(z.looseObject({ emailAddress: z.string() })),
+    complaintFeedbackType: text,
+    complaintSubType: z.optional(z.nullable(z.string())),
+    timestamp: text,
+    feedbackId: text,
+  }))();
 
-const delivery = z.looseObject({
-  timestamp: text,
-  recipients: z.optional(z.array(z.string())),
-  smtpResponse: text,
-  processingTimeMillis: z.optional(z.number()),
-});
-const deliveryDelay = z.looseObject({
-  delayType: text,
-  expirationTime: text,
-  timestamp: text,
-  delayedRecipients: z.optional(z.array(z.looseObject({ emailAddress: text }))),
-});
-const open = z.looseObject({ timestamp: text, userAgent: text, ipAddress: text });
-const click = z.looseObject({
-  link: text,
-  timestamp: text,
-  userAgent: text,
-  ipAddress: z.optional(z.nullable(z.string())),
-  linkTags: z.optional(z.unknown()),
-});
-const reject = z.looseObject({ reason: text });
-const failure = z.looseObject({ errorMessage: text, templateName: text });
-const subscription = z.looseObject({
-  contactList: text,
-  timestamp: text,
-  source: text,
-  newTopicPreferences: z.optional(z.unknown()),
-  oldTopicPreferences: z.optional(z.unknown()),
-});
+const delivery = /* @__PURE__ */ (() =>
+  z.looseObject({
+    timestamp: text,
+    recipients: z.optional(z.array(z.string())),
+    smtpResponse: text,
+    processingTimeMillis: z.optional(z.number()),
+  }))();
+const deliveryDelay = /* @__PURE__ */ (() =>
+  z.looseObject({
+    delayType: text,
+    expirationTime: text,
+    timestamp: text,
+    delayedRecipients: z.optional(z.array(z.looseObject({ emailAddress: text }))),
+  }))();
+const open = /* @__PURE__ */ (() => z.looseObject({ timestamp: text, userAgent: text, ipAddress: text }))();
+const click = /* @__PURE__ */ (() =>
+  z.looseObject({
+    link: text,
+    timestamp: text,
+    userAgent: text,
+    ipAddress: z.optional(z.nullable(z.string())),
+    linkTags: z.optional(z.unknown()),
+  }))();
+const reject = /* @__PURE__ */ (() => z.looseObject({ reason: text }))();
+const failure = /* @__PURE__ */ (() => z.looseObject({ errorMessage: text, templateName: text }))();
+const subscription = /* @__PURE__ */ (() =>
+  z.looseObject({
+    contactList: text,
+    timestamp: text,
+    source: text,
+    newTopicPreferences: z.optional(z.unknown()),
+    oldTopicPreferences: z.optional(z.unknown()),
+  }))();
 
-const receipt = z.looseObject({
-  recipients: z.array(z.string()),
-  timestamp: text,
-  spamVerdict: z.optional(z.looseObject({ status: text })),
-  virusVerdict: z.optional(z.looseObject({ status: text })),
-  action: z.looseObject({ type: z.string(), bucketName: text, objectKey: text }),
-});
+const receipt = /* @__PURE__ */ (() =>
+  z.looseObject({
+    recipients: z.array(z.string()),
+    timestamp: text,
+    spamVerdict: z.optional(z.looseObject({ status: text })),
+    virusVerdict: z.optional(z.looseObject({ status: text })),
+    action: z.looseObject({ type: z.string(), bucketName: text, objectKey: text }),
+  }))();
 
 export type SesMail = z.output<typeof mail>;
 export type SesRecipient = z.output<typeof recipient>;
@@ -152,7 +161,7 @@ const DETAILS: Partial<Record<SesKind, { field: keyof SesNotification; schema: z
   Subscription: { field: 'subscription', schema: subscription, required: false },
 };
 
-const head = z.looseObject({ eventType: text, notificationType: text, mail });
+const head = /* @__PURE__ */ (() => z.looseObject({ eventType: text, notificationType: text, mail }))();
 
 /** A notification's kind; undefined for a kind the service does not know. */
 export function sesKind(notification: Pick<SesNotification, 'eventType' | 'notificationType'>): SesKind | undefined {

@@ -118,7 +118,7 @@ interface State {
 type HttpRequest = Request<Event, Result, Error, Context>;
 
 /** Keyed by the event object, so the handler (which middy gives only event and context) can reach it. */
-const states = new WeakMap<Event, State>();
+const states = /* @__PURE__ */ (() => new WeakMap<Event, State>())();
 const stateOf = (event: Event): State => {
   const state = states.get(event);
   if (!state) throw new Error('request state missing: httpEnvelope must run first');

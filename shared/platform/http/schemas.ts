@@ -10,8 +10,8 @@ import { UUID_PATTERN } from '../ids';
 
 z.config(en()); // readable messages in `errors[].message`; zod/mini ships none by default
 
-export const id = z.string().check(z.regex(UUID_PATTERN, 'must be a UUID'));
-export const timestamp = z.iso.datetime();
+export const id = /* @__PURE__ */ (() => z.string().check(z.regex(UUID_PATTERN, 'must be a UUID')))();
+export const timestamp = /* @__PURE__ */ (() => z.iso.datetime())();
 
 /** Query of every list route: `limit` 1-100 (default 20), `after`/`before` an id (exclusive), not both. */
 /** `limit`, and `after` / `before` (one at most) of the type `cursor` names: an id unless a list pages by something else. */
@@ -25,7 +25,7 @@ export const cursorListQuery = (cursor: z.ZodMiniType<string>) =>
     .check(
       z.refine((q) => !(q.after && q.before), { message: 'use either after or before, not both', path: ['before'] }),
     );
-export const listQuery = cursorListQuery(id);
+export const listQuery = /* @__PURE__ */ (() => cursorListQuery(id))();
 export const DEFAULT_PAGE_SIZE = 20;
 
 export const listOf = <T extends z.ZodMiniType>(item: T) =>
@@ -33,13 +33,15 @@ export const listOf = <T extends z.ZodMiniType>(item: T) =>
 
 export const deleted = (object: string) => z.object({ object: z.literal(object), id, deleted: z.literal(true) });
 
-export const errorDetail = z.object({ code: z.string(), message: z.string(), path: z.string() });
-export const errorEnvelope = z.object({
-  name: z.enum(['validation_error', 'application_error', 'not_found']),
-  message: z.string(),
-  statusCode: z.number(),
-  errors: z.optional(z.array(errorDetail)),
-});
+export const errorDetail = /* @__PURE__ */ (() =>
+  z.object({ code: z.string(), message: z.string(), path: z.string() }))();
+export const errorEnvelope = /* @__PURE__ */ (() =>
+  z.object({
+    name: z.enum(['validation_error', 'application_error', 'not_found']),
+    message: z.string(),
+    statusCode: z.number(),
+    errors: z.optional(z.array(errorDetail)),
+  }))();
 
 /** The error responses that every authenticated operation can give; operations add their own. */
 export const commonErrors = {

@@ -19,7 +19,8 @@ const mailbox = (role: 'from' | 'recipient') =>
       if (problem) ctx.addIssue({ code: 'custom', input: value, message: problem });
     }),
   );
-export const address = mailbox('recipient');
+export const address = /* @__PURE__ */ (() => mailbox('recipient'))();
 /** A From: one mailbox whose display name takes no `,` or `;` either (its domain is checked against the project's when sending). */
-export const fromAddress = mailbox('from');
-export const addresses = z.union([address, z.array(address).check(z.minLength(1), z.maxLength(50))]);
+export const fromAddress = /* @__PURE__ */ (() => mailbox('from'))();
+export const addresses = /* @__PURE__ */ (() =>
+  z.union([address, z.array(address).check(z.minLength(1), z.maxLength(50))]))();
