@@ -8,7 +8,7 @@
  * "webhook disabled"` (retry it once the webhook is enabled again).
  *
  * Attempts are counted here (`attempt_count` against `attempt_limit`), never by SQS receive
- * counts, and each one also leaves a record of its own (`newAttemptItem`, below). After failed
+ * counts, and each one is also recorded here, in `attempts` (`newAttempt`, below). After failed
  * attempt n the next one waits `retryDelaySeconds(n)`: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
  * (8 attempts in about 28 h), or the comma list of seconds in `WEBHOOK_RETRY_SCHEDULE_SECONDS`
  * (tests run it in seconds).
@@ -35,6 +35,11 @@ export interface DeliveryItem extends Omit<DeliveryRecord, 'object'> {
   expires_at: number;
   /** its event's `created_at` (Resend's event log shows it); absent on deliveries written before it was kept */
   event_created_at?: string;
+  /**
+   * Its attempts, oldest first: appended by the write that counts each (`newAttempt`). Absent before the first,
+   * and short of `attempt_count` on deliveries whose earlier attempts have records of their own (`AttemptItem`).
+   */
+  attempts?: AttemptRecord[];
 }
 
 export const toDeliveryRecord = (item: DeliveryItem): DeliveryRecord => ({
@@ -132,36 +137,39 @@ export function newDeliveryItem(event: OutboxEvent, webhookId: string, now: stri
 }
 
 /**
- * The record of one attempt (Resend's `webhooks.events.attempts.list`): put by the dispatcher right
- * after it records the attempt on its delivery (a plain put: a transaction of the two would bill both
- * twice on every delivery), so a dispatcher that dies between them leaves an attempt counted and not
- * listed. `http_status_code` is 0 when nothing answered (refused, DNS, timeout: Svix's
- * convention too), and `response` then holds the reason instead of a body. Expires with its delivery.
+ * One attempt (Resend's `webhooks.events.attempts.list`), kept on its delivery: the dispatcher
+ * appends it in the UpdateItem that counts the attempt (no write of its own, so an attempt is
+ * never counted and not listed). `http_status_code` is 0 when nothing answered (refused, DNS,
+ * timeout: Svix's convention too), and `response` then holds the reason instead of a body (at
+ * most RESPONSE_KEPT_BYTES of it: the eight scheduled attempts add about 5 KB at worst).
  */
-export interface AttemptItem {
+export interface AttemptRecord {
+  /** a UUIDv7 of the attempt's time: attempts list newest first by id */
   id: string;
-  project_id: string;
-  webhook_id: string;
-  delivery_id: string;
   /** 1-based, as the delivery's `attempt_count` counts it */
   number: number;
   http_status_code: number;
   response: string;
   sent_at: string;
-  expires_at: number;
 }
 
-export function newAttemptItem(delivery: DeliveryItem, number: number, sentAt: string, result: PostResult) {
-  const item: AttemptItem = {
-    id: newId(Date.parse(sentAt)), // the attempt's time: attempts list newest first by id
-    project_id: delivery.project_id,
-    webhook_id: delivery.webhook_id,
-    delivery_id: delivery.id,
+export function newAttempt(number: number, sentAt: string, result: PostResult): AttemptRecord {
+  return {
+    id: newId(Date.parse(sentAt)),
     number,
     http_status_code: result.status ?? 0,
     response: result.body ?? result.error ?? '',
     sent_at: sentAt,
-    expires_at: delivery.expires_at,
   };
-  return { ...keys.webhookAttempt(delivery.project_id, delivery.id, item.id), type: 'webhook_attempt', ...item };
+}
+
+/**
+ * An attempt recorded before attempts were kept on their delivery: an item of its own in the
+ * delivery's attempt partition (keys.ts "webhook attempt"), read until it expires with its delivery.
+ */
+export interface AttemptItem extends AttemptRecord {
+  project_id: string;
+  webhook_id: string;
+  delivery_id: string;
+  expires_at: number;
 }

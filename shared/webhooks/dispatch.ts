@@ -15,7 +15,7 @@
  *    `data` (`contentOf`: read at each attempt, so the stored event, and the event log's `payload`,
  *    stay without it).
  * 5. Record the attempt on the delivery, only while the claim is ours, with the attempt's own
- *    record (status code, start of the answer) in the same transaction; then on the webhook
+ *    record (status code, start of the answer) appended to it in the same UpdateItem; then on the webhook
  *    (recordHealth): a 2xx resets its failure counters and sets `last_success_at`; anything else
  *    adds one to `consecutive_failures`, sets `last_failure_at` and, when it was the last
  *    attempt allowed (the delivery ends `failed`), adds one to the failed-deliveries count; a
@@ -29,23 +29,13 @@
 import { countMetric } from '../platform/metrics';
 import { randomUUID } from 'node:crypto';
 import * as keys from '../platform/db/keys';
-import {
-  batchGet,
-  getItem,
-  isConditionFailed,
-  put,
-  putItem,
-  transact,
-  update,
-  updateItem,
-  type Item,
-} from '../platform/db/table';
+import { batchGet, getItem, isConditionFailed, transact, update, updateItem, type Item } from '../platform/db/table';
 import { eventWrite, withResendFields } from '../events/events';
 import type { PlatformEvent } from '../events/model';
 import { nowIso } from '../platform/ids';
 import { now } from '../platform/clock';
 import { logger } from '../platform/log';
-import { newAttemptItem, retryDelaySeconds, type DeliveryItem } from './deliveries';
+import { newAttempt, retryDelaySeconds, type DeliveryItem } from './deliveries';
 import { postWebhook, WEBHOOK_TIMEOUT_MS } from '../platform/net/outbound';
 import type { DeliveryMessage } from './queue';
 import { signatureHeaders } from './signing';
@@ -163,6 +153,7 @@ export async function dispatchDelivery(message: DeliveryMessage, contentOf?: Con
             completed_at: delay === undefined ? at : null,
             updated_at: at,
           },
+          append: { attempts: [newAttempt(attempt, sentAt, result)] },
           remove: ['claim_token', 'claimed_until', 'throttled_until'],
           condition: { expression: 'claim_token = :token', values: { ':token': token } },
         },
@@ -176,11 +167,6 @@ export async function dispatchDelivery(message: DeliveryMessage, contentOf?: Con
     });
     return undefined;
   }
-  // the attempt's own record (webhooks.events.attempts.list), a plain put after the delivery's: a transaction of the two
-  // bills them twice on every delivery. A dispatcher that dies between them leaves the attempt counted, not listed.
-  await putItem(put(newAttemptItem(delivery, attempt, sentAt, result))).catch((error) =>
-    logger.warn('webhook attempt record not written', { delivery_id: delivery.id, error }),
-  );
   countMetric('WebhookDeliveries', { Outcome: result.ok ? 'delivered' : final ? 'failed' : 'retrying' });
   await recordHealth(webhookKey, webhook, { ok: result.ok, final, slow }, at);
   return delay;

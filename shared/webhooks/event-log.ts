@@ -10,8 +10,9 @@
  * 2. The list is the webhook's deliveries, newest event first (the Query of the contract's
  *    deliveries list); its `after` cursor, an event id, becomes the delivery id it stands for.
  * 3. The status is the delivery's in Resend's words (`eventLogStatus`).
- * 4. Attempts are the dispatcher's attempt records (one per attempt, ./deliveries.ts
- *    `newAttemptItem`), newest first.
+ * 4. Attempts are those the dispatcher appended to the delivery (./deliveries.ts `newAttempt`),
+ *    newest first; a delivery with attempts made before they were kept there (`attempt_count`
+ *    above the list's length) has those as items of their own, read beside them.
  *
  * Every read checks the webhook too, in the same round trip: a deleted webhook's log is 404, as
  * its deliveries are on the contract's routes.
@@ -22,7 +23,7 @@ import { batchGet, getItem, queryPage, type Item } from '../platform/db/table';
 import { notFound } from '../platform/errors';
 import { withResendFields } from '../events/events';
 import type { PlatformEvent } from '../events/model';
-import { type AttemptItem, type DeliveryItem, deliveryId } from './deliveries';
+import { type AttemptItem, type AttemptRecord, type DeliveryItem, deliveryId } from './deliveries';
 import type { EventLogStatus, WebhookEventAttempt, WebhookEventDetail, WebhookEventLog } from './model';
 
 const missingWebhook = () => notFound('Webhook', 'webhookId');
@@ -43,7 +44,7 @@ const toLogEntry = (delivery: DeliveryItem): WebhookEventLog => ({
   status: eventLogStatus(delivery),
 });
 
-const toAttempt = (item: AttemptItem): WebhookEventAttempt => ({
+const toAttempt = (item: AttemptRecord): WebhookEventAttempt => ({
   id: item.id,
   http_status_code: item.http_status_code,
   response: item.response,
@@ -98,10 +99,15 @@ export async function listEventAttempts(
   eventId: string,
   page: { limit: number; after?: string },
 ) {
-  const attempts = keys.webhookAttempts(caller.projectId, deliveryId(webhookId, eventId));
-  const [, { items, hasMore }] = await Promise.all([
-    readEntry(caller, webhookId, eventId),
-    queryPage<AttemptItem & Item>(attempts, page),
-  ]);
-  return { records: items.map(toAttempt), hasMore };
+  const { delivery } = await readEntry(caller, webhookId, eventId);
+  const kept = delivery.attempts ?? [];
+  // attempts made before they were kept on the delivery: at most its attempt limit of them, one page
+  const earlier =
+    delivery.attempt_count > kept.length
+      ? (await queryPage<AttemptItem & Item>(keys.webhookAttempts(caller.projectId, delivery.id), { limit: 100 })).items
+      : [];
+  const newestFirst = [...kept, ...earlier]
+    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .filter((attempt) => page.after === undefined || attempt.id < page.after);
+  return { records: newestFirst.slice(0, page.limit).map(toAttempt), hasMore: newestFirst.length > page.limit };
 }

@@ -12,6 +12,10 @@ import { api, baseUrl } from '../support/http';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import * as keys from '../../shared/platform/db/keys';
+import { put, putItem, update, updateItem } from '../../shared/platform/db/table';
+import { newId } from '../../shared/platform/ids';
+import { deliveryId as deliveryIdOf } from '../../shared/webhooks/deliveries';
 
 useRuntimeTable();
 
@@ -204,6 +208,67 @@ describe('webhooks.events through the official SDK', () => {
       SLOW,
     );
   }, 120_000);
+
+  it('lists the attempts a delivery kept as records of their own before attempts were kept on it, beside the newer ones', async () => {
+    const project = await createOtherProject();
+    const sdk = new Resend(project.key, { baseUrl: baseUrl() });
+    rx.status = 200;
+    rx.answer = 'thanks';
+    const hook = data(await sdk.webhooks.create({ endpoint: rx.url, events: ['contact.created'] }));
+    data(await sdk.contacts.create({ email: `legacy.${Date.now().toString(36)}@example.com` }));
+    const [event] = (
+      await waitFor(
+        async () => data(await sdk.webhooks.events.list({ webhookId: hook.id })),
+        (page) => page.data[0]?.status === 'success',
+        SLOW,
+      )
+    ).data;
+    const [kept] = data(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: event.id })).data;
+
+    // two failed attempts as the dispatcher recorded them before: items in the delivery's attempt partition, counted
+    const deliveryId = deliveryIdOf(hook.id, event.id);
+    const earlier = [3_000, 2_000].map((ago, i) => {
+      const sentAt = new Date(Date.parse(kept.sent_at) - ago).toISOString();
+      const id = newId(Date.parse(sentAt));
+      return {
+        ...keys.webhookAttempt(project.projectId, deliveryId, id),
+        type: 'webhook_attempt',
+        id,
+        project_id: project.projectId,
+        webhook_id: hook.id,
+        delivery_id: deliveryId,
+        number: i + 1,
+        http_status_code: 503,
+        response: `try ${i + 1}`,
+        sent_at: sentAt,
+        expires_at: Math.floor(Date.now() / 1000) + 3600,
+      };
+    });
+    for (const item of earlier) await putItem(put(item));
+    await updateItem(
+      update(keys.webhookDelivery(project.projectId, hook.id, deliveryId), { add: { attempt_count: earlier.length } }),
+    );
+
+    const attempts = data(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: event.id }));
+    expect(attempts.data.map((a) => [a.http_status_code, a.response])).toEqual([
+      [200, 'thanks'],
+      [503, 'try 2'],
+      [503, 'try 1'],
+    ]);
+    expect(attempts.data[0]).toEqual(kept);
+    const firstTwo = data(await sdk.webhooks.events.attempts.list({ webhookId: hook.id, eventId: event.id, limit: 2 }));
+    expect(firstTwo).toEqual({ object: 'list', has_more: true, data: attempts.data.slice(0, 2) });
+    expect(
+      data(
+        await sdk.webhooks.events.attempts.list({
+          webhookId: hook.id,
+          eventId: event.id,
+          limit: 2,
+          after: firstTwo.data[1].id,
+        }),
+      ),
+    ).toEqual({ object: 'list', has_more: false, data: attempts.data.slice(2) });
+  }, 60_000);
 
   it('answers 404 for an unknown webhook or an event it did not get, and 422 for what the SDK does not send', async () => {
     const project = await createOtherProject();

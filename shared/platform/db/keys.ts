@@ -138,10 +138,10 @@
  *     webhook + event: BatchGet, no key of its own); GET /webhook-events (the GSI1 shards merged, newest first); TTL
  *     with its event
  * - webhook attempt: PK `PROJECT#<pid>#ATTEMPTS#<shard of did>`, SK `WEBHOOK_ATTEMPT#<did>#<aid>`
- *     one per attempt of a delivery (status code, start of the answer): put by the dispatcher right after it records
- *     the attempt on the delivery (plain PutItem); Resend's GET /webhooks/{id}/events/{event id}/attempts (Query on the
- *     delivery's prefix, newest first; aid is a UUIDv7 of the attempt's time); partitions apart from the deliveries',
- *     which already take every delivery's put, claim and record; TTL with its delivery
+ *     read only: the attempts the dispatcher recorded as items of their own before they were kept on the delivery
+ *     (its `attempts` list, appended by the write that counts each, since 2026-11-27); Resend's
+ *     GET /webhooks/{id}/events/{event id}/attempts reads them (Query on the delivery's prefix) beside the delivery's
+ *     own when its `attempt_count` is more than its list holds; TTL with its delivery
  * - contact: PK `PROJECT#<pid>`, SK `CONTACT#<cid>`
  *     POST/GET/PATCH/DELETE /contacts (Query on prefix to list); holds `segment_ids` (list) and `topics` (map topic id
  *     -> opt_in/opt_out); the broadcast fan-out (BatchGet)

@@ -122,6 +122,8 @@ export interface UpdateSpec {
   remove?: string[];
   /** numbers to add to (created at 0), or string sets to add members to */
   add?: Record<string, number | Set<string>>;
+  /** lists to append these elements to (created empty) */
+  append?: Record<string, unknown[]>;
   /** a condition on the current item, written with `#name` placeholders for the attributes it names and `:name` values */
   condition?: { expression: string; names?: Record<string, string>; values?: Item };
 }
@@ -136,7 +138,13 @@ export function update(key: Key, spec: UpdateSpec, onConditionFailed?: OnConditi
     values[`:s${i}`] = value;
     return `#s${i} = :s${i}`;
   });
-  if (sets.length) clauses.push(`SET ${sets.join(', ')}`);
+  const appends = Object.entries(spec.append ?? {}).map(([name, elements], i) => {
+    names[`#p${i}`] = name;
+    values[`:p${i}`] = elements;
+    values[':empty_list'] = [];
+    return `#p${i} = list_append(if_not_exists(#p${i}, :empty_list), :p${i})`;
+  });
+  if (sets.length || appends.length) clauses.push(`SET ${[...sets, ...appends].join(', ')}`);
   const removes = (spec.remove ?? []).map((name, i) => {
     names[`#r${i}`] = name;
     return `#r${i}`;
