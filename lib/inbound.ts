@@ -24,6 +24,7 @@ import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-
 import * as cr from 'aws-cdk-lib/custom-resources';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import * as sesActions from 'aws-cdk-lib/aws-ses-actions';
@@ -155,6 +156,11 @@ export class InboundMail extends Construct {
       installLatestAwsSdk: false,
     });
     activation.node.addDependency(this.rule);
+    // Its provider, a function CDK makes once per stack, is x86_64 unless told: arm64 like every
+    // function of ours (its code is plain JavaScript; test/infra/stack.test.ts checks them all).
+    const provider = activation.node.findChild('Provider') as lambda.SingletonFunction;
+    const providerFunction = Stack.of(this).node.findChild(provider.constructName).node.defaultChild;
+    (providerFunction as lambda.CfnFunction).architectures = [lambda.Architecture.ARM_64.name];
     Validations.of(activation).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'ses:SetActiveReceiptRuleSet has no resource-level permission',

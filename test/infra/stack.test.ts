@@ -117,6 +117,17 @@ describe('EmailService stack (bundling skipped)', () => {
     }
   });
 
+  it("runs every Lambda function of the stack on arm64, CDK's own included (every bundle is plain JavaScript)", () => {
+    // the tuned app activates the receipt rule set: a custom resource whose provider CDK makes
+    const tuned = synthesizedTuned().resources;
+    expect(Object.values(tuned).filter((r) => r.Type === 'Custom::AWS')).toHaveLength(1);
+    for (const all of [resources, tuned]) {
+      const functions = Object.entries(all).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+      expect(functions.length).toBeGreaterThan(routes.length);
+      expect(functions.filter(([, r]) => r.Properties.Architectures?.join() !== 'arm64').map(([id]) => id)).toEqual([]);
+    }
+  });
+
   it('deploys every function with the memory its declaration gives it, the figure the local runtime checks each invocation against', () => {
     const declared = new Map<string, number>([
       ...allFunctions.map(({ id, route }) => [id, routeMemoryMb(route)] as const),
