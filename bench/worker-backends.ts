@@ -1,6 +1,6 @@
 /**
  * What a worker benchmark runs its handler against, in its own process: DynamoDB Local with the
- * service's table, a local SQS and the local S3 stand-in in a folder of the run's, and the
+ * service's table, a local SQS (in its own process: bench/local-sqs-process.ts) and the local S3 stand-in in a folder of the run's, and the
  * environment the handlers read pointing at them (bench/contact-imports.ts, bench/broadcast-fanout.ts).
  * `stop` takes it all down and removes the folder.
  */
@@ -12,9 +12,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, startDynamoDbLocal } from '../local/aws/dynamodb';
 import { startLocalS3 } from '../local/aws/s3';
-import { startLocalSqs } from '../local/aws/sqs';
 import { freePort } from '../local/ports';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
+import { startLocalSqsProcess } from './local-sqs-process';
 
 export const BENCH_REGION = 'ap-southeast-2';
 /** what the bench's own stand-ins accept (they verify every signature) */
@@ -27,7 +27,8 @@ export async function startWorkerBackends() {
   const region = BENCH_REGION;
   const credentials = BENCH_CREDENTIALS;
   const dynamo = await startDynamoDbLocal({ port: freePort });
-  const localSqs = await startLocalSqs({ region, credentials }); // in memory
+  // in memory, in a process of its own: the messages a run leaves on its queues are not the measured function's memory
+  const localSqs = await startLocalSqsProcess({ region, credentials });
   const sqsEndpoint = localSqs.endpoint;
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region, credentials });
   // each email's content (and an import's file) goes to the content bucket: the local S3 stand-in
