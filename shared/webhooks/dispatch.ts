@@ -29,7 +29,7 @@
 import { countMetric } from '../platform/metrics';
 import { randomUUID } from 'node:crypto';
 import * as keys from '../platform/db/keys';
-import { batchGet, getItem, isConditionFailed, transact, update, updateItem, type Item } from '../platform/db/table';
+import { applyUpdate, batchGet, getItem, isConditionFailed, transact, update, type Item } from '../platform/db/table';
 import { eventWrite, withResendFields } from '../events/events';
 import type { PlatformEvent } from '../events/model';
 import { nowIso } from '../platform/ids';
@@ -79,7 +79,7 @@ export async function dispatchDelivery(message: DeliveryMessage, contentOf?: Con
 
   if (webhook.status === 'disabled') {
     const at = nowIso();
-    await updateItem(
+    await applyUpdate(
       update(
         deliveryKey,
         {
@@ -103,7 +103,7 @@ export async function dispatchDelivery(message: DeliveryMessage, contentOf?: Con
   try {
     const claim = statusIs('pending', delivery.attempt_count);
     claim.expression += ' AND (attribute_not_exists(claimed_until) OR claimed_until < :now)';
-    await updateItem(
+    await applyUpdate(
       update(
         deliveryKey,
         {
@@ -138,7 +138,7 @@ export async function dispatchDelivery(message: DeliveryMessage, contentOf?: Con
   const delay = result.ok || final ? undefined : retryDelaySeconds(attempt);
   const at = nowIso();
   try {
-    await updateItem(
+    await applyUpdate(
       update(
         deliveryKey,
         {
@@ -178,7 +178,7 @@ export async function dispatchDelivery(message: DeliveryMessage, contentOf?: Con
  * seconds until then, for the message's visibility.
  */
 async function hold(deliveryKey: keys.Key, delivery: DeliveryItem, slot: number): Promise<number> {
-  await updateItem(
+  await applyUpdate(
     update(
       deliveryKey,
       {
@@ -210,7 +210,7 @@ async function recordHealth(
   const stale = !webhook.last_success_at || Date.parse(webhook.last_success_at) < now() - SUCCESS_WRITE_INTERVAL_MS;
   try {
     if (!ok) {
-      await updateItem(
+      await applyUpdate(
         update(
           webhookKey,
           {
@@ -232,7 +232,7 @@ async function recordHealth(
       webhook.status === 'pending' ||
       stale
     ) {
-      await updateItem(
+      await applyUpdate(
         update(
           webhookKey,
           {
@@ -249,7 +249,7 @@ async function recordHealth(
         names: { '#status': 'status' },
         values: { ':pending': 'pending' },
       };
-      await updateItem(update(webhookKey, { set: { status: 'enabled' }, condition: pending }, lost)).catch(ignoreLost);
+      await applyUpdate(update(webhookKey, { set: { status: 'enabled' }, condition: pending }, lost)).catch(ignoreLost);
     }
     if (final) await disableIfFailing(webhookKey);
   } catch (error) {

@@ -171,15 +171,28 @@ export function update(key: Key, spec: UpdateSpec, onConditionFailed?: OnConditi
 
 /** A single UpdateItem; returns the item as it is afterwards. */
 export async function updateItem<T extends Item = Item>(action: WriteAction): Promise<T> {
+  return (await sendUpdate(action, 'ALL_NEW')) as T;
+}
+
+/**
+ * A single UpdateItem whose result is not wanted: DynamoDB sends nothing back (ReturnValues NONE),
+ * so there is no item for it to serialise and for us to parse; for the hot paths (a webhook
+ * delivery's claim and record: bench/webhooks.ts).
+ */
+export async function applyUpdate(action: WriteAction): Promise<void> {
+  await sendUpdate(action, 'NONE');
+}
+
+async function sendUpdate(action: WriteAction, returnValues: 'ALL_NEW' | 'NONE'): Promise<Item | undefined> {
   try {
     const out = await documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         ...(request(action) as { Key: Key; UpdateExpression: string }),
-        ReturnValues: 'ALL_NEW',
+        ReturnValues: returnValues,
       }),
     );
-    return out.Attributes as T;
+    return out.Attributes;
   } catch (error) {
     throw singleWriteError(action, error);
   }
