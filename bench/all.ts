@@ -29,7 +29,7 @@ import { type benchAutomations, formatAutomations } from './automations';
 import { type benchAutomationCost, formatAutomationCost } from './automation-cost';
 import { type benchInboxes, formatInboxes, INBOX_GOALS } from './inboxes';
 import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
-import { benchCpuPerRequestIsolated, formatCpuPerRequest } from './cpu-per-request';
+import { type benchCpuPerRequest, formatCpuPerRequest } from './cpu-per-request';
 import {
   type benchTransactionalLatency,
   formatTransactionalLatency,
@@ -336,7 +336,7 @@ async function main(): Promise<void> {
     );
   }
   if (!only || only === 'cpu') {
-    const r = benchCpuPerRequestIsolated(); // a process of its own, as the others' (bench/run-one.ts)
+    const r = isolated<Awaited<ReturnType<typeof benchCpuPerRequest>>>('cpu');
     section(
       'CPU per request, warm: the CPU a warm invocation uses beside its DynamoDB calls (BENCH_ONLY=cpu; bench/cpu-per-request.ts says how it is measured)',
       formatCpuPerRequest(r),
