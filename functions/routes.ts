@@ -47,6 +47,8 @@ export interface Route {
   publicApiUrl?: boolean;
   /** gets INBOX_FORWARDING_DOMAIN, the domain of the inboxes' forwarding addresses, when the deployment has one */
   forwardingDomain?: boolean;
+  /** gets REPORTS_DOMAIN, the domain of the domains' DMARC and TLS report addresses, when the deployment has one */
+  reportsDomain?: boolean;
   /** the function's bundle carries the console's built files (functions/dashboard/build.ts) */
   consoleAssets?: boolean;
   /** the function's timeout when ROUTE_TIMEOUT_SECONDS (10 s) is too short; HTTP API waits 30 s at most */
@@ -173,13 +175,15 @@ export const routes: readonly Route[] = [
     method: 'POST', path: '/domains', handler: 'domains/create', operation: domainOps.create,
     needs: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], ses: DOMAIN_CREATE_SES },
     timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
+    reportsDomain: true, // the records suggest the report addresses (shared/domains/report-addresses.ts)
   },
-  { method: 'GET', path: '/domains', handler: 'domains/list', operation: domainOps.list, needs: { table: ['Query'] } },
-  { method: 'GET', path: '/domains/{domain_id}', handler: 'domains/get', operation: domainOps.get, needs: { table: ['GetItem'] } },
+  { method: 'GET', path: '/domains', handler: 'domains/list', operation: domainOps.list, needs: { table: ['Query'] }, reportsDomain: true },
+  { method: 'GET', path: '/domains/{domain_id}', handler: 'domains/get', operation: domainOps.get, needs: { table: ['GetItem'] }, reportsDomain: true },
   {
     method: 'PATCH', path: '/domains/{domain_id}', handler: 'domains/update', operation: domainOps.update,
     needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:PutConfigurationSetDeliveryOptions', 'ses:PutConfigurationSetSendingOptions', 'ses:PutConfigurationSetTrackingOptions', 'ses:UpdateConfigurationSetEventDestination'] },
     timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
+    reportsDomain: true, // the records suggest the report addresses (shared/domains/report-addresses.ts)
   },
   {
     method: 'DELETE', path: '/domains/{domain_id}', handler: 'domains/delete', operation: domainOps.remove,
@@ -194,6 +198,7 @@ export const routes: readonly Route[] = [
     operation: domainOps.verify,
     needs: { table: ['GetItem', 'UpdateItem', 'PutItem'], ses: ['ses:GetEmailIdentity'] },
     timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
+    reportsDomain: true,
   },
   // Domain claims (shared/domains/claims.ts): the verify that completes one deletes the holder's domain and creates the claimant's, as DELETE and POST /domains do
   { method: 'POST', path: '/domains/claim', handler: 'domains/claim-create', operation: domainOps.claim, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] } },
@@ -205,6 +210,7 @@ export const routes: readonly Route[] = [
       untested: { 'ses:GetTenant': "the claimant's tenant made by an earlier attempt that died before recording it (shared/domains/tenants.ts); POST /domains runs the same code" },
     },
     timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
+    reportsDomain: true, // the records suggest the report addresses (shared/domains/report-addresses.ts)
   },
 
   // Suppressions (the path takes an id or an address; the suppression writer adds bounce and complaint entries)

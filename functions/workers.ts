@@ -49,6 +49,8 @@ export interface Worker {
   publicApiUrl?: boolean;
   /** gets INBOX_FORWARDING_DOMAIN, the domain of the inboxes' forwarding addresses, when the deployment has one */
   forwardingDomain?: boolean;
+  /** gets REPORTS_DOMAIN, the domain of the domains' DMARC and TLS report addresses, when the deployment has one */
+  reportsDomain?: boolean;
   /** the function's timeout when WORKER_TIMEOUT_SECONDS (30 s) is too short */
   timeoutSeconds?: number;
   /** the function's memory when WORKER_MEMORY_MB (256 MB) is too little (functions/needs.ts `workerMemoryMb`) */
@@ -365,6 +367,7 @@ export const workers: readonly Worker[] = [
     memoryMb: INBOUND_WORKER_MEMORY_MB,
     timeoutSeconds: 120,
     forwardingDomain: true, // mail to an inbox's forwarding address (shared/inboxes/filing.ts)
+    reportsDomain: true, // mail to a domain's DMARC or TLS report address (shared/deliverability/ingest.ts)
   },
   {
     // a CSV of contacts -> pages of contacts, each page one transaction with the import's cursor (shared/audience/imports.ts);

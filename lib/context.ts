@@ -25,17 +25,28 @@ export function wholeNumberFromContext(
 export const daysFromContext = (scope: Construct, name: string, fallback: number): number =>
   wholeNumberFromContext(scope, name, fallback, 1, 'days');
 
+/** A domain name from the CDK context (`-c <name>=in.example.com`), lower-cased; undefined unless given. */
+function domainFromContext(scope: Construct, name: string): string | undefined {
+  const value = scope.node.tryGetContext(name);
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(value))
+    throw new Error(`${name} must be a domain name, got ${JSON.stringify(value)}`);
+  return value.toLowerCase();
+}
+
 /**
  * The domain of the inboxes' forwarding addresses (`-c inboxForwardingDomain=in.example.com`): a domain the
  * deployment's SES receives for (a verified identity whose MX is SES's inbound endpoint); none unless given.
  */
-export function inboxForwardingDomain(scope: Construct): string | undefined {
-  const value = scope.node.tryGetContext('inboxForwardingDomain');
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(value))
-    throw new Error(`inboxForwardingDomain must be a domain name, got ${JSON.stringify(value)}`);
-  return value.toLowerCase();
-}
+export const inboxForwardingDomain = (scope: Construct): string | undefined =>
+  domainFromContext(scope, 'inboxForwardingDomain');
+
+/**
+ * The domain of the domains' DMARC and TLS report addresses (`-c reportsDomain=reports.example.com`,
+ * shared/domains/report-addresses.ts): a domain the deployment's SES receives for, as the forwarding
+ * domain (it may be the same one); none unless given, and then no report addresses.
+ */
+export const reportsDomain = (scope: Construct): string | undefined => domainFromContext(scope, 'reportsDomain');
 
 /** An on/off switch from the CDK context (`-c <name>=true`; the CLI passes strings): off unless given. */
 export function flagFromContext(scope: Construct, name: string): boolean {

@@ -56,7 +56,7 @@ import type { FilterPattern } from './lambda/event-filter';
 import { watchEventLoop } from './event-loop-watch';
 import { LocalClock } from './clock';
 import { setClockSource } from '../shared/platform/clock';
-import { LOCAL_INBOX_FORWARDING_DOMAIN, LOCAL_REGION } from './settings';
+import { LOCAL_INBOX_FORWARDING_DOMAIN, LOCAL_REGION, LOCAL_REPORTS_DOMAIN } from './settings';
 import { AUTOMATION_STEPS_QUEUE } from '../functions/workers';
 import { SCHEDULE_VARIABLES } from '../shared/platform/aws/schedule-target';
 import { sdkLogger } from '../shared/platform/aws/sdk-logger';
@@ -318,6 +318,8 @@ export async function startLocalRuntime(
     process.env.PUBLIC_API_URL = apiUrl; // links in emails (unsubscribe); workers read it when they run
     // the inboxes' forwarding addresses (`-c inboxForwardingDomain` on AWS): the local SMTP server takes any recipient
     process.env.INBOX_FORWARDING_DOMAIN ||= LOCAL_INBOX_FORWARDING_DOMAIN;
+    // the domains' DMARC and TLS report addresses (`-c reportsDomain` on AWS)
+    process.env.REPORTS_DOMAIN ||= LOCAL_REPORTS_DOMAIN;
     for (const poller of pollers) poller.start();
     const loopWatch = watchEventLoop(log);
     cleanups.push(async () => loopWatch.stop());

@@ -64,6 +64,8 @@ export class SettingsError extends Error {}
 export const LOCAL_API_RATE_LIMIT_PER_SECOND = 1000;
 /** The domain of the inboxes' forwarding addresses locally, unless INBOX_FORWARDING_DOMAIN names another. */
 export const LOCAL_INBOX_FORWARDING_DOMAIN = 'inboxes.localhost';
+/** The domain of the domains' DMARC and TLS report addresses locally, unless REPORTS_DOMAIN names another. */
+export const LOCAL_REPORTS_DOMAIN = 'reports.localhost';
 
 function flag(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;

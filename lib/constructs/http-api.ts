@@ -17,7 +17,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { routeMemoryMb } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes, routeTimeoutSeconds } from '../../functions/routes';
-import { inboxForwardingDomain, wholeNumberFromContext } from '../context';
+import { inboxForwardingDomain, reportsDomain, wholeNumberFromContext } from '../context';
 import { DEFAULT_API_RATE_LIMIT } from '../../shared/project/model';
 import type { FunctionFactory } from './function-factory';
 
@@ -79,6 +79,8 @@ export class ServiceApi extends Construct {
         if (route.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', this.url);
         const forwarding = inboxForwardingDomain(this);
         if (route.forwardingDomain && forwarding) fn.addEnvironment('INBOX_FORWARDING_DOMAIN', forwarding);
+        const reports = reportsDomain(this);
+        if (route.reportsDomain && reports) fn.addEnvironment('REPORTS_DOMAIN', reports);
         if (route.operation.auth === 'api_key') fn.addEnvironment('API_RATE_LIMIT_PER_SECOND', rateLimit.valueAsString);
         new apigw.HttpRoute(nested, `${fnId}Route`, {
           httpApi: this.httpApi,

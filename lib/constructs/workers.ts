@@ -30,7 +30,7 @@ import {
 } from '../../functions/workers';
 import type { FunctionFactory } from './function-factory';
 import type { Queues } from './queues';
-import { fractionFromContext, inboxForwardingDomain, wholeNumberFromContext } from '../context';
+import { fractionFromContext, inboxForwardingDomain, reportsDomain, wholeNumberFromContext } from '../context';
 import { guardThresholds } from '../../shared/emails/reputation-thresholds';
 
 export interface WorkersProps {
@@ -90,6 +90,8 @@ export class Workers extends Construct {
       if (worker.publicApiUrl) fn.addEnvironment('PUBLIC_API_URL', props.apiUrl);
       const forwarding = inboxForwardingDomain(this);
       if (worker.forwardingDomain && forwarding) fn.addEnvironment('INBOX_FORWARDING_DOMAIN', forwarding);
+      const reports = reportsDomain(this);
+      if (worker.reportsDomain && reports) fn.addEnvironment('REPORTS_DOMAIN', reports);
       if (worker.name === REPUTATION_GUARD_WORKER)
         for (const [name, value] of Object.entries(reputationGuardEnvironment(this))) fn.addEnvironment(name, value);
       const trigger =

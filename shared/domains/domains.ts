@@ -61,6 +61,7 @@
  */
 import type { Caller } from '../platform/caller';
 import * as keys from '../platform/db/keys';
+import { reportAddress } from './report-addresses';
 import {
   del,
   getItem,
@@ -151,6 +152,7 @@ const toDomain = (item: DomainItem): Domain => ({
     receiving: item.capabilities.receiving,
     trackingSubdomain: item.tracking_subdomain,
     returnPath: item.custom_return_path ?? DEFAULT_RETURN_PATH,
+    reportAddresses: { dmarc: reportAddress('dmarc', item.id), tls: reportAddress('tls', item.id) },
   }),
   tls: item.tls,
   capabilities: { sending: item.capabilities.sending, receiving: item.capabilities.receiving },

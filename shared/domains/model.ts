@@ -33,7 +33,7 @@ const capability = /* @__PURE__ */ (() => z.enum(CAPABILITIES))();
 
 export const domainRecord = /* @__PURE__ */ (() =>
   z.object({
-    record: z.enum(['SPF', 'DKIM', 'MX', 'DMARC', 'Receiving', 'Tracking']),
+    record: z.enum(['SPF', 'DKIM', 'MX', 'DMARC', 'TLS-RPT', 'Receiving', 'Tracking']),
     name: z.string(),
     type: z.enum(['CNAME', 'MX', 'TXT']),
     ttl: z.string(),
@@ -44,7 +44,8 @@ export const domainRecord = /* @__PURE__ */ (() =>
       z.literal(true).check(
         z.meta({
           description:
-            'Present (true) only on a record the domain works without: the suggested `DMARC` TXT (`p=none`, monitoring only). ' +
+            'Present (true) only on a record the domain works without: the suggested `DMARC` TXT (`p=none`, monitoring only; with ' +
+            "`rua=mailto:` the domain's DMARC report address when the deployment has a reports domain) and the `TLS-RPT` TXT (then too). " +
             'Publish it for deliverability, or keep a DMARC policy of your own; its `status` is always `not_started` and it never holds up verification.',
         }),
       ),

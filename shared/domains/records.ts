@@ -16,7 +16,12 @@
  *   marked `optional: true` (the one record that is), always says `not_started` (SES does not
  *   check it, nor does the service query DNS) and has no part in the domain's status. A domain
  *   that already publishes a DMARC policy keeps its own: one TXT at `_dmarc` is all DMARC reads.
- *   Its value is quoted as the SPF one is (Route 53 wants TXT values quoted).
+ *   Its value is quoted as the SPF one is (Route 53 wants TXT values quoted). When the deployment has
+ *   a reports domain (./report-addresses.ts) the suggestion adds `rua=mailto:` the domain's DMARC
+ *   report address, and an optional TLS-RPT TXT on `_smtp._tls.<domain>` follows it (RFC 8460,
+ *   `v=TLSRPTv1; rua=mailto:` its TLS report address), so the domain's reports reach
+ *   GET /domains/{id}/dmarc and /tls-reports. A domain keeping its own DMARC record adds the `rua`
+ *   address to it (several are allowed, comma-separated).
  * - names are fully qualified; `ttl` is `Auto` (any TTL works).
  *
  * Imports only the model's types (the statuses and the record shape are declared there).
@@ -56,16 +61,29 @@ export interface RecordInput {
   trackingSubdomain: string | null;
   /** the MAIL FROM subdomain (`custom_return_path`) */
   returnPath: string;
+  /** where the domain's DMARC and TLS reports go, when the deployment has a reports domain (./report-addresses.ts) */
+  reportAddresses?: { dmarc?: string; tls?: string };
 }
 
 /** The DMARC record the service suggests (the top of this file says why it is optional and never checked). */
-const dmarcRecord = (domain: string): DomainRecord => ({
+const dmarcRecord = (domain: string, reportTo: string | undefined): DomainRecord => ({
   record: 'DMARC',
   name: `_dmarc.${domain}`,
   type: 'TXT',
   ttl: 'Auto',
   status: 'not_started',
-  value: '"v=DMARC1; p=none;"',
+  value: reportTo ? `"v=DMARC1; p=none; rua=mailto:${reportTo};"` : '"v=DMARC1; p=none;"',
+  optional: true,
+});
+
+/** The TLS-RPT record (RFC 8460 §3) sending the domain's TLS reports to its report address. */
+const tlsReportingRecord = (domain: string, reportTo: string): DomainRecord => ({
+  record: 'TLS-RPT',
+  name: `_smtp._tls.${domain}`,
+  type: 'TXT',
+  ttl: 'Auto',
+  status: 'not_started',
+  value: `"v=TLSRPTv1; rua=mailto:${reportTo}"`,
   optional: true,
 });
 
@@ -97,8 +115,9 @@ export function buildRecords(input: RecordInput): DomainRecord[] {
       status: input.mailFromStatus,
       value: '"v=spf1 include:amazonses.com ~all"',
     },
-    dmarcRecord(name),
+    dmarcRecord(name, input.reportAddresses?.dmarc),
   );
+  if (input.reportAddresses?.tls) records.push(tlsReportingRecord(name, input.reportAddresses.tls));
   if (input.receiving === 'enabled') {
     records.push({
       record: 'Receiving',

@@ -115,7 +115,17 @@ describe('POST /domains', () => {
         type: 'TXT',
         ttl: 'Auto',
         status: 'not_started',
-        value: '"v=DMARC1; p=none;"',
+        // the deployment's reports domain (locally reports.localhost): the domain's DMARC and TLS reports come back to it
+        value: `"v=DMARC1; p=none; rua=mailto:dmarc+${res.body.id}@reports.localhost;"`,
+        optional: true,
+      },
+      {
+        record: 'TLS-RPT',
+        name: `_smtp._tls.${name}`,
+        type: 'TXT',
+        ttl: 'Auto',
+        status: 'not_started',
+        value: `"v=TLSRPTv1; rua=mailto:tls+${res.body.id}@reports.localhost"`,
         optional: true,
       },
     ]);
@@ -186,9 +196,10 @@ describe('POST /domains', () => {
       'MX',
       'SPF',
       'DMARC',
+      'TLS-RPT',
       'Receiving',
     ]);
-    expect(res.body.records[6]).toEqual({
+    expect(res.body.records[7]).toEqual({
       record: 'Receiving',
       name,
       type: 'MX',
@@ -455,6 +466,7 @@ describe('verification', () => {
       'MX verified',
       'SPF verified',
       'DMARC not_started', // a suggestion: nothing checks it, and the domain verified without it
+      'TLS-RPT not_started', // the same
     ]);
     expect((await api.get(`/domains/${domain.id}`)).body.status).toBe('verified');
     expect(await typesOf(runtime.projectId, domain.id)).toEqual(['domain.created', 'domain.verified']);

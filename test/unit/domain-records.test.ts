@@ -1,6 +1,7 @@
 /** The DNS records a customer copies into their zone: a wrong name or value here means mail that never verifies. */
 import { buildRecords, isSettled, statusFromSes, type RecordInput } from '../../shared/domains/records';
 import { matchingEventTypes } from '../../shared/domains/identity';
+import { reportAddress, reportAddressOf } from '../../shared/domains/report-addresses';
 
 const base: RecordInput = {
   name: 'example.com',
@@ -12,6 +13,64 @@ const base: RecordInput = {
   trackingSubdomain: null,
   returnPath: 'send',
 };
+
+describe('report addresses', () => {
+  const id = '01a21f80-2464-7125-8477-2918596a4646';
+  it('suggests rua= the DMARC report address and a TLS-RPT record when the deployment has a reports domain', () => {
+    const reportAddresses = {
+      dmarc: reportAddress('dmarc', id, 'reports.example.net'),
+      tls: reportAddress('tls', id, 'reports.example.net'),
+    };
+    const records = buildRecords({ ...base, reportAddresses });
+    expect(records.filter((r) => r.record === 'DMARC' || r.record === 'TLS-RPT')).toEqual([
+      {
+        record: 'DMARC',
+        name: '_dmarc.example.com',
+        type: 'TXT',
+        ttl: 'Auto',
+        status: 'not_started',
+        value: `"v=DMARC1; p=none; rua=mailto:dmarc+${id}@reports.example.net;"`,
+        optional: true,
+      },
+      {
+        record: 'TLS-RPT',
+        name: '_smtp._tls.example.com',
+        type: 'TXT',
+        ttl: 'Auto',
+        status: 'not_started',
+        value: `"v=TLSRPTv1; rua=mailto:tls+${id}@reports.example.net"`,
+        optional: true,
+      },
+    ]);
+    expect(reportAddress('dmarc', id, undefined)).toBeUndefined();
+    expect(buildRecords({ ...base, reportAddresses: {} }).map((r) => r.record)).not.toContain('TLS-RPT');
+  });
+
+  it('reads a report address back to its kind and domain id, and nothing else', () => {
+    // in any case: mail systems may change an address's case on the way
+    expect(reportAddressOf(`DMARC+${id.toUpperCase()}@Reports.Example.net`, 'reports.example.net')).toEqual({
+      kind: 'dmarc',
+      domainId: id,
+    });
+    expect(reportAddressOf(`Reports <dmarc+${id}@reports.example.net>`, 'reports.example.net')).toEqual({
+      kind: 'dmarc',
+      domainId: id,
+    });
+    expect(reportAddressOf(`tls+${id}@reports.example.net`, 'reports.example.net')).toEqual({
+      kind: 'tls',
+      domainId: id,
+    });
+    for (const other of [
+      `dmarc+${id}@other.example.net`,
+      `dmarc+${id}@sub.reports.example.net`,
+      `abuse+${id}@reports.example.net`,
+      `dmarc+not-an-id@reports.example.net`,
+      `dmarc@reports.example.net`,
+    ])
+      expect(reportAddressOf(other, 'reports.example.net')).toBeUndefined();
+    expect(reportAddressOf(`dmarc+${id}@reports.example.net`, undefined)).toBeUndefined();
+  });
+});
 
 describe('domain records', () => {
   it('puts the MAIL FROM records under the custom return path', () => {
