@@ -53,6 +53,7 @@ const FEATURE_ORDER = [
   'broadcasts',
   'automations',
   'inboxes',
+  'deliverability',
   'access',
 ];
 const SHARED = 'shared';
