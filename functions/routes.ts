@@ -16,6 +16,7 @@ import * as contactOps from '../shared/audience/operations/contacts';
 import * as importOps from '../shared/audience/operations/imports';
 import * as contactPropertyOps from '../shared/audience/operations/contact-properties';
 import * as domainOps from '../shared/domains/operations';
+import * as deliverabilityOps from '../shared/deliverability/operations';
 import * as emailOps from '../shared/emails/operations';
 import * as eventOps from '../shared/events/operations';
 import * as customEventOps from '../shared/automations/operations/custom-events';
@@ -200,6 +201,9 @@ export const routes: readonly Route[] = [
     timeoutSeconds: SES_CONTROL_TIMEOUT_SECONDS,
     reportsDomain: true,
   },
+  // A domain's DMARC and TLS reports (shared/deliverability/): the domain (GetItem), its reports (Query), its drop counts (GetItem)
+  { method: 'GET', path: '/domains/{domain_id}/dmarc', handler: 'domains/dmarc', operation: deliverabilityOps.dmarc, needs: { table: ['GetItem', 'Query'] }, reportsDomain: true },
+  { method: 'GET', path: '/domains/{domain_id}/tls-reports', handler: 'domains/tls-reports', operation: deliverabilityOps.tlsReports, needs: { table: ['GetItem', 'Query'] }, reportsDomain: true },
   // Domain claims (shared/domains/claims.ts): the verify that completes one deletes the holder's domain and creates the claimant's, as DELETE and POST /domains do
   { method: 'POST', path: '/domains/claim', handler: 'domains/claim-create', operation: domainOps.claim, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] } },
   { method: 'GET', path: '/domains/{domain_id}/claim', handler: 'domains/claim-get', operation: domainOps.getClaim, needs: { table: ['GetItem'] } },

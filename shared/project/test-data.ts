@@ -52,6 +52,7 @@ export async function wipeTestData(projectId: string, options: { deadline?: numb
     segmentIds: ids(segments),
     broadcastIds: ids(broadcasts),
     inboxIds: ids(inboxes),
+    domainIds: ids(domains),
   });
   const ordered = [...partitions.filter((pk) => pk !== base), base];
   let deleted = 0;

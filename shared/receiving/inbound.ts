@@ -22,6 +22,10 @@
  * 5. `afterStore`, per project: what a later feature does with the stored email (the inbound worker
  *    files it into the project's inboxes: shared/inboxes/filing.ts); `moreTakers` adds projects
  *    step 1 cannot know (an inbox's forwarding address, on the deployment's own domain).
+ * 6. `reports`: recipients that are not a project's mail but a feature's input (a domain's DMARC or
+ *    TLS report address, on the deployment's reports domain: shared/deliverability/ingest.ts). They
+ *    are not dropped; the parsed message goes to `reports.ingest` before the projects' steps, and
+ *    when no project takes the message its raw object is deleted after.
  *
  * Test mode (shared/project/test-mode.ts): a test send to an address at a receiving-enabled domain of
  * its own test twin is filed through this same path (shared/emails/test-mode-send.ts puts the rendered
@@ -310,6 +314,8 @@ export interface InboundOutcome {
   stored: { project_id: string; received_email_id: string; new: boolean }[];
   /** recipients of no verified, receiving-enabled domain */
   dropped: string[];
+  /** recipients handed to `reports` (step 6) */
+  reports?: string[];
 }
 
 /** Handles one SQS message body (see the module comment). Throws MalformedReceipt for what can never be handled. */
@@ -321,6 +327,11 @@ export async function receiveInbound(
     moreTakers?: (recipients: string[]) => Promise<Map<string, Taker>>;
     /** after a project's record is stored (step 5); a failure fails the message, whose redelivery comes here again */
     afterStore?: (taker: Taker, record: Item, message: ParsedMessage) => Promise<unknown>;
+    /** recipients whose mail a feature reads instead of a project keeping it (step 6); `ingest` must be idempotent */
+    reports?: {
+      recipientsOf: (recipients: string[]) => string[];
+      ingest: (message: ParsedMessage, recipients: string[], sesMessageId: string) => Promise<unknown>;
+    };
   } = {},
 ): Promise<InboundOutcome | undefined> {
   const receipt = receiptFromBody(body);
@@ -339,18 +350,26 @@ export async function receiveInbound(
         taker.inboxIds = forwarded.inboxIds;
       } else takers.set(projectId, forwarded);
     }
-  const taken = new Set([...takers.values()].flatMap((t) => t.recipients));
+  const reports = (!sandbox && options.reports?.recipientsOf(receipt.receipt.recipients)) || [];
+  const taken = new Set([...[...takers.values()].flatMap((t) => t.recipients), ...reports]);
   const dropped = receipt.receipt.recipients.filter((r) => !taken.has(r));
   if (dropped.length > 0)
     logger.warn('inbound mail dropped: no project receives for these recipients', {
       ses_message_id: sesMessageId,
       recipients: dropped,
     });
-  if (takers.size === 0) {
+  if (takers.size === 0 && reports.length === 0) {
     await deleteObject(receipt.receipt.action.objectKey); // nobody's mail: not kept
     return { ses_message_id: sesMessageId, stored: [], dropped };
   }
   const { message, rawSize } = await readMessage(receipt, options.maxParseBytes ?? MAX_PARSE_BYTES);
+  if (reports.length > 0) {
+    await options.reports!.ingest(message, reports, sesMessageId);
+    if (takers.size === 0) {
+      await deleteObject(receipt.receipt.action.objectKey); // read, not kept
+      return { ses_message_id: sesMessageId, stored: [], dropped, reports };
+    }
+  }
   const stored: InboundOutcome['stored'] = [];
   for (const taker of takers.values()) {
     const record = await recordOnce(receipt, taker, message, rawSize);

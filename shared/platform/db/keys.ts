@@ -291,6 +291,20 @@
  * - inbox search index: no item; two objects in the inbound bucket: the open part (the inbox's `index_key`, at
  *     `index_version`), a new object per write by the inbox-index worker, and the base (`index_base`), rewritten when
  *     the open part is merged into it (shared/inboxes/search.ts)
+ * - domain report: PK `PROJECT#<pid>#REPORTS#<did>`, SK `<DMARC|TLS>#<begin: epoch s, 10 digits>#<report key>`
+ *     one DMARC aggregate or TLS report about the domain, as the inbound worker read it from its report address
+ *     (shared/deliverability/ingest.ts; its rows gzip-compressed JSON); GET /domains/{id}/dmarc (Query on the days
+ *     asked: SK between `DMARC#<from>` and `DMARC#<to>`), GET /domains/{id}/tls-reports (Query on `TLS#`, newest
+ *     first); report key = the first 32 hex digits of SHA-256 of `<org name>\n<report id>`; TTL 400 days
+ * - domain report id: PK `PROJECT#<pid>#REPORTS#<did>`, SK `<DMARC|TLS>_ID#<report key>`
+ *     the report's uniqueness (a reporter resends, a report reaches two addresses): put with attribute_not_exists
+ *     in the report's transaction, -> the SES message it came in (a redelivered notification is not a duplicate)
+ * - report drops: PK `REPORT_DROPS#<did>`, SK `REPORT_DROPS`
+ *     global: per domain id, the files its report addresses got that were not kept, counted by `<kind>_<reason>`
+ *     (ADD; a dropped file may not say whose it is, so no project in the key); GET /domains/{id}/dmarc and
+ *     /tls-reports read it (GetItem) after checking the domain is the caller's. Beside it, SK
+ *     `DROP#<SES message id>#<file index>`: the marker put (attribute_not_exists) in the count's transaction, so a
+ *     redelivered message counts nothing twice; TTL 400 days
  * - request log: PK `PROJECT#<pid>#LOGS#<shard>`, SK `LOG#<lid>`
  *     one entry per authenticated API request (method, path, status, duration, user agent, request id, the error's
  *     envelope; never a key, header or body), put beside the answer by the request pipeline
@@ -845,6 +859,36 @@ export const inboxReplyDraft = (projectId: string, inboxId: string, messageId: s
   SK: `REPLY_DRAFT#${messageId}`,
 });
 
+const reportsPk = (projectId: string, domainId: string) => `${projectPk(projectId)}#REPORTS#${domainId}`;
+export type ReportKindKey = 'DMARC' | 'TLS';
+export const domainReport = (
+  projectId: string,
+  domainId: string,
+  kind: ReportKindKey,
+  begin: number,
+  reportKey: string,
+): Key => ({
+  PK: reportsPk(projectId, domainId),
+  SK: `${kind}#${String(Math.max(0, Math.floor(begin))).padStart(10, '0')}#${reportKey}`,
+});
+/** A domain's reports of one kind, by their period's start: `from`/`to` are epoch seconds, 10 digits (queryBetween). */
+export const domainReports = (projectId: string, domainId: string, kind: ReportKindKey): Collection => ({
+  PK: reportsPk(projectId, domainId),
+  prefix: `${kind}#`,
+});
+export const reportBound = (epochSeconds: number): string =>
+  String(Math.max(0, Math.floor(epochSeconds))).padStart(10, '0');
+export const domainReportId = (projectId: string, domainId: string, kind: ReportKindKey, reportKey: string): Key => ({
+  PK: reportsPk(projectId, domainId),
+  SK: `${kind}_ID#${reportKey}`,
+});
+export const reportDrops = (domainId: string): Key => ({ PK: `REPORT_DROPS#${domainId}`, SK: 'REPORT_DROPS' });
+/** One dropped file's marker: `file` is `<SES message id>#<attachment index>`. */
+export const reportDropMarker = (domainId: string, file: string): Key => ({
+  PK: `REPORT_DROPS#${domainId}`,
+  SK: `DROP#${file}`,
+});
+
 /**
  * Every partition a project's data is in (the test-mode wipe, shared/project/test-data.ts, deletes
  * them): the project's own, its sharded collections, and those per From domain, segment and
@@ -852,7 +896,13 @@ export const inboxReplyDraft = (projectId: string, inboxId: string, messageId: s
  */
 export function projectPartitions(
   projectId: string,
-  of: { domainNames: string[]; segmentIds: string[]; broadcastIds: string[]; inboxIds?: string[] },
+  of: {
+    domainNames: string[];
+    segmentIds: string[];
+    broadcastIds: string[];
+    inboxIds?: string[];
+    domainIds?: string[];
+  },
 ): string[] {
   const base = projectPk(projectId);
   return [
@@ -870,5 +920,6 @@ export function projectPartitions(
       pagesPk(projectId, id),
     ]),
     ...(of.inboxIds ?? []).flatMap((id) => inboxPartitions(projectId, id)),
+    ...(of.domainIds ?? []).map((id) => reportsPk(projectId, id)),
   ];
 }

@@ -1,0 +1,57 @@
+/**
+ * The deliverability routes' operations (issue 40): a domain's DMARC aggregate reports, folded,
+ * and its TLS reports, as mailed to its report addresses (shared/domains/report-addresses.ts).
+ */
+import * as z from 'zod/mini';
+import { defineOperation } from '../platform/http/operation';
+import { commonErrors, id, notFoundResponse } from '../platform/http/schemas';
+import { dmarcQuery, dmarcSummary, reportId, tlsReportList } from './model';
+
+const tags = ['Domains'];
+const tlsReportsQuery = /* @__PURE__ */ (() =>
+  z.strictObject({
+    limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100))),
+    after: z.optional(reportId),
+  }))();
+const domainParams = /* @__PURE__ */ (() => z.strictObject({ domain_id: id }))();
+const REPORTS =
+  "Reports reach the domain when its `_dmarc` record names `rua=mailto:` its DMARC report address and its `_smtp._tls` record its TLS one (the domain's `DMARC` and `TLS-RPT` records suggest both when the deployment has a reports domain); " +
+  'a report whose domain is not this one, a duplicate (the same reporter and report id) and a file that is not a readable report are dropped and counted in `dropped`. Reports are kept 400 days.';
+
+export const dmarc = /* @__PURE__ */ (() =>
+  defineOperation({
+    operationId: 'getDomainDmarc',
+    summary: "A domain's DMARC reports, per day and per source",
+    description:
+      `${REPORTS} The DMARC aggregate reports whose period starts in the last \`days\` days (default 30, at most 400; the newest 2,000 reports), ` +
+      "folded: per day (UTC, of the report's start) and, in `top_failing_sources`, the 20 source IPs with the most messages failing DMARC " +
+      '(neither DKIM nor SPF passing aligned, as the reporter evaluated them), with the reporters that saw them. `pass_rate` is `dmarc_pass / messages` ' +
+      '(null without messages). Not a Resend route.',
+    tags,
+    auth: 'api_key',
+    params: domainParams,
+    query: dmarcQuery,
+    responses: {
+      200: { description: "The domain's DMARC summary", schema: dmarcSummary },
+      ...commonErrors,
+      404: notFoundResponse,
+    },
+  }))();
+
+export const tlsReports = /* @__PURE__ */ (() =>
+  defineOperation({
+    operationId: 'listDomainTlsReports',
+    summary: "A domain's TLS reports, newest first",
+    description:
+      `${REPORTS} One entry per SMTP TLS report (RFC 8460): the sending organisation, the period, and per policy the successful and failed ` +
+      'sessions with the failure details. Pages by `limit` and `after` (a report id). Not a Resend route.',
+    tags,
+    auth: 'api_key',
+    params: domainParams,
+    query: tlsReportsQuery,
+    responses: {
+      200: { description: "A page of the domain's TLS reports", schema: tlsReportList },
+      ...commonErrors,
+      404: notFoundResponse,
+    },
+  }))();

@@ -1,0 +1,220 @@
+/**
+ * A domain's DMARC and TLS reports end to end (issue 40): mailed over SMTP to the local runtime's
+ * inbound server at the domain's report addresses (its records name them), read by the inbound
+ * worker, and answered by GET /domains/{id}/dmarc and /tls-reports. What is not a report about
+ * the domain is dropped and counted, never kept; a report mailed twice is kept once.
+ */
+import { gzipSync } from 'node:zlib';
+import { zipSync } from 'fflate';
+import { api } from '../support/http';
+import { deliverMail } from '../support/smtp';
+import { createOtherProject, useRuntimeTable } from '../support/table';
+import { waitFor } from '../support/wait';
+
+useRuntimeTable();
+
+const DAY = 86_400;
+const today = () => Math.floor(Date.now() / 1000 / DAY) * DAY;
+
+/** An aggregate report as Google sends them (RFC 7489 appendix C), about `domain`. */
+function dmarcXml(domain: string, reportId: string, rows: { ip: string; count: number; pass: boolean }[]): string {
+  const begin = today() - DAY;
+  return [
+    '<?xml version="1.0" encoding="UTF-8" ?>',
+    '<feedback>',
+    '  <report_metadata>',
+    '    <org_name>google.com</org_name>',
+    '    <email>noreply-dmarc-support@google.com</email>',
+    `    <report_id>${reportId}</report_id>`,
+    `    <date_range><begin>${begin}</begin><end>${begin + DAY - 1}</end></date_range>`,
+    '  </report_metadata>',
+    `  <policy_published><domain>${domain}</domain><adkim>r</adkim><aspf>r</aspf><p>none</p><sp>none</sp><pct>100</pct></policy_published>`,
+    ...rows.map(
+      (row) =>
+        `  <record><row><source_ip>${row.ip}</source_ip><count>${row.count}</count><policy_evaluated><disposition>none</disposition>` +
+        `<dkim>${row.pass ? 'pass' : 'fail'}</dkim><spf>${row.pass ? 'pass' : 'fail'}</spf></policy_evaluated></row>` +
+        `<identifiers><header_from>${domain}</header_from></identifiers>` +
+        `<auth_results><dkim><domain>${domain}</domain><result>${row.pass ? 'pass' : 'fail'}</result></dkim>` +
+        `<spf><domain>${domain}</domain><result>${row.pass ? 'pass' : 'fail'}</result></spf></auth_results></record>`,
+    ),
+    '</feedback>',
+  ].join('\n');
+}
+
+/** A TLS report as Google sends them (RFC 8460 §4.4), about `domain`. */
+function tlsJson(domain: string, reportId: string): string {
+  const begin = new Date((today() - DAY) * 1000).toISOString().replace('.000Z', 'Z');
+  const end = new Date((today() - 1) * 1000).toISOString().replace('.000Z', 'Z');
+  return JSON.stringify({
+    'organization-name': 'Google Inc.',
+    'date-range': { 'start-datetime': begin, 'end-datetime': end },
+    'contact-info': 'smtp-tls-reporting@google.com',
+    'report-id': reportId,
+    policies: [
+      {
+        policy: {
+          'policy-type': 'sts',
+          'policy-string': ['version: STSv1', 'mode: testing'],
+          'policy-domain': domain,
+          'mx-host': [`mx.${domain}`],
+        },
+        summary: { 'total-successful-session-count': 40, 'total-failure-session-count': 2 },
+        'failure-details': [
+          {
+            'result-type': 'certificate-expired',
+            'sending-mta-ip': '203.0.113.9',
+            'receiving-mx-hostname': `mx.${domain}`,
+            'failed-session-count': 2,
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** Mails `files` as attachments to `to`, as a reporter's mail server would. */
+async function mailReport(to: string, files: { name: string; type: string; bytes: Uint8Array }[]): Promise<void> {
+  const boundary = `b-${Math.random().toString(36).slice(2)}`;
+  const parts = files.flatMap((file) => [
+    `--${boundary}`,
+    `Content-Type: ${file.type}; name="${file.name}"`,
+    'Content-Transfer-Encoding: base64',
+    `Content-Disposition: attachment; filename="${file.name}"`,
+    '',
+    ...(Buffer.from(file.bytes)
+      .toString('base64')
+      .match(/.{1,76}/g) ?? []),
+  ]);
+  await deliverMail(
+    'noreply-dmarc-support@google.com',
+    [to],
+    [
+      'From: noreply-dmarc-support@google.com',
+      `To: ${to}`,
+      'Subject: Report domain',
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/mixed; boundary="${boundary}"`,
+      '',
+      ...(files.length ? [...parts, `--${boundary}--`] : ['no report here']),
+    ],
+  );
+}
+
+const gz = (text: string) => gzipSync(Buffer.from(text));
+
+describe("a domain's DMARC and TLS reports", () => {
+  it('are read from mail to its report addresses, folded per day and source, and what is not a report about it is counted, not kept', async () => {
+    const project = await createOtherProject();
+    const as = { key: project.key };
+    const name = `reports-${Date.now().toString(36)}.example.com`;
+    const created = await api.post('/domains', { name }, as);
+    expect(created.status).toBe(201);
+    const domainId = created.body.id as string;
+    const dmarcAddress = `dmarc+${domainId}@reports.localhost`;
+    expect(created.body.records.find((r: { record: string }) => r.record === 'DMARC').value).toBe(
+      `"v=DMARC1; p=none; rua=mailto:${dmarcAddress};"`,
+    );
+
+    const rows = [
+      { ip: '192.0.2.10', count: 120, pass: true },
+      { ip: '198.51.100.7', count: 9, pass: false },
+      { ip: '2001:db8::25', count: 3, pass: false },
+    ];
+    await mailReport(dmarcAddress, [
+      { name: `google.com!${name}!1.xml.gz`, type: 'application/gzip', bytes: gz(dmarcXml(name, 'r-1', rows)) },
+    ]);
+    const summary = await waitFor(
+      () => api.get(`/domains/${domainId}/dmarc`, as),
+      (r) => r.body.reports === 1,
+      60_000,
+    );
+    expect(summary.status).toBe(200);
+    expect(summary.body).toMatchObject({
+      object: 'dmarc_summary',
+      domain_id: domainId,
+      report_address: dmarcAddress,
+      reports: 1,
+      messages: 132,
+      dmarc_pass: 120,
+      dmarc_fail: 12,
+      pass_rate: 0.9091,
+      days: [{ date: new Date((today() - DAY) * 1000).toISOString().slice(0, 10), reports: 1, messages: 132 }],
+      dropped: {},
+    });
+    expect(
+      summary.body.top_failing_sources.map((s: { source_ip: string; dmarc_fail: number }) => [
+        s.source_ip,
+        s.dmarc_fail,
+      ]),
+    ).toEqual([
+      ['198.51.100.7', 9],
+      ['2001:db8::25', 3],
+    ]);
+    expect(summary.body.top_failing_sources[0]).toMatchObject({ reporters: ['google.com'], header_from: [name] });
+
+    // the same report again (a zip this time), a report about another domain, an XML bomb and a message with nothing attached
+    const bomb =
+      '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><feedback>&lol2;</feedback>';
+    await mailReport(dmarcAddress, [
+      {
+        name: 'again.zip',
+        type: 'application/zip',
+        bytes: zipSync({ 'again.xml': Buffer.from(dmarcXml(name, 'r-1', rows)) }),
+      },
+      { name: 'other.xml.gz', type: 'application/gzip', bytes: gz(dmarcXml('elsewhere.example.org', 'r-2', rows)) },
+      { name: 'bomb.xml', type: 'text/xml', bytes: Buffer.from(bomb) },
+    ]);
+    await mailReport(dmarcAddress, []);
+    const after = await waitFor(
+      () => api.get(`/domains/${domainId}/dmarc`, as),
+      (r) => Object.values(r.body.dropped as Record<string, number>).reduce((a, b) => a + b, 0) === 4,
+      60_000,
+    );
+    expect(after.body).toMatchObject({
+      reports: 1,
+      messages: 132,
+      dropped: { duplicate: 1, wrong_domain: 1, unsafe_xml: 1, no_report: 1 },
+    });
+
+    // a TLS report to the TLS address
+    await mailReport(`tls+${domainId}@reports.localhost`, [
+      { name: `google.com!${name}!1.json.gz`, type: 'application/tlsrpt+gzip', bytes: gz(tlsJson(name, 'tls-1')) },
+    ]);
+    const tls = await waitFor(
+      () => api.get(`/domains/${domainId}/tls-reports`, as),
+      (r) => r.body.data?.length === 1,
+      60_000,
+    );
+    expect(tls.body).toMatchObject({
+      object: 'list',
+      has_more: false,
+      dropped: {},
+      data: [
+        {
+          object: 'tls_report',
+          organization_name: 'Google Inc.',
+          report_id: 'tls-1',
+          successful_sessions: 40,
+          failed_sessions: 2,
+          policies: [
+            {
+              policy_type: 'sts',
+              policy_domain: name,
+              failures: [
+                { result_type: 'certificate-expired', sending_mta_ip: '203.0.113.9', failed_session_count: 2 },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    expect((await api.get(`/domains/${domainId}/tls-reports?after=${tls.body.data[0].id}`, as)).body.data).toEqual([]);
+
+    // another project sees none of it; bad input is a 422
+    const other = await createOtherProject();
+    expect((await api.get(`/domains/${domainId}/dmarc`, { key: other.key })).status).toBe(404);
+    expect((await api.get(`/domains/${domainId}/tls-reports`, { key: other.key })).status).toBe(404);
+    expect((await api.get(`/domains/${domainId}/dmarc?days=0`, as)).status).toBe(422);
+    expect((await api.get(`/domains/${domainId}/tls-reports?after=nope`, as)).status).toBe(422);
+  }, 120_000);
+});
