@@ -38,7 +38,7 @@ const formats = (() => {
   return [...first.values()];
 })();
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The file with every mention of `from` (any case) made `to`, packed as it was. */
 function renamed(bytes: Buffer, from: string, to: string): Buffer {
@@ -46,7 +46,7 @@ function renamed(bytes: Buffer, from: string, to: string): Buffer {
     Buffer.from(
       Buffer.from(data)
         .toString('utf8')
-        .replace(new RegExp(escape(from), 'gi'), to),
+        .replace(new RegExp(escapeRegExp(from), 'gi'), to),
     );
   // fflate's gunzip: Mimecast's reports end in a CRLF after the gzip trailer, which zlib refuses
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) return gzipSync(swap(gunzipSync(bytes)));
@@ -119,7 +119,7 @@ describe('the report corpus over SMTP', () => {
     expect(listed.body.dropped).toEqual({});
     expect(listed.body.data.map((r: { report_id: string }) => r.report_id).sort()).toEqual(
       // some reporters name the domain in the report id: renamed with the rest
-      tls.map((e) => e.report_id!.replace(new RegExp(escape(e.domain!), 'gi'), name)).sort(),
+      tls.map((e) => e.report_id!.replace(new RegExp(escapeRegExp(e.domain!), 'gi'), name)).sort(),
     );
   }, 120_000);
 });
