@@ -13,9 +13,12 @@
  *   rows do not fit an item even compressed (`too_large`); a message with no attachment counts one
  *   `no_report` per domain id. A drop is counted once per message and file: the count and a marker
  *   of (SES message, file) in one transaction, the marker first put only if absent;
- * - else kept in ONE transaction: the report (keys.domainReport, its rows gzip-compressed JSON) and
- *   its uniqueness (keys.domainReportId, attribute_not_exists, naming the SES message). A redelivered
- *   notification finds its own message there and keeps nothing twice, counts nothing.
+ * - else kept in ONE transaction: the report (keys.domainReport, its rows gzip-compressed JSON), its
+ *   uniqueness (keys.domainReportId, attribute_not_exists, naming the SES message) and, for a DMARC
+ *   report in which a source IP has DMARC_FAILURE_ALERT_MESSAGES or more messages failing DMARC
+ *   (neither DKIM nor SPF passing aligned), `domain.dmarc_failures` naming those sources: someone
+ *   sends as the domain and fails (a forgotten service, a forwarder, an impersonator). A redelivered
+ *   notification finds its own message there and keeps nothing twice, counts or emits nothing.
  * The raw message is not kept (the inbound path deletes it when no project takes it).
  */
 import { createHash } from 'node:crypto';
@@ -25,6 +28,7 @@ import { getItem, isConditionFailed, put, transact, update } from '../platform/d
 import { nowIso } from '../platform/ids';
 import { now } from '../platform/clock';
 import { logger } from '../platform/log';
+import { eventWrite } from '../events/events';
 import { reportAddressOf, type ReportKind } from '../domains/report-addresses';
 import type { ParsedMessage } from '../receiving/mime';
 import type { DmarcReport, DropReason, TlsReport } from './model';
@@ -32,6 +36,9 @@ import { readReportFile } from './report-files';
 
 /** Why a file sent to a report address was not kept: the reader's reasons and the ones that need the table. */
 export type IngestDrop = DropReason | 'wrong_domain' | 'duplicate' | 'no_report';
+
+/** A source failing DMARC for this many messages in one report raises `domain.dmarc_failures` (one event per report). */
+export const DMARC_FAILURE_ALERT_MESSAGES = 10;
 
 /** Reports are kept this long (a year of DMARC monitoring, and a month to compare with). */
 export const REPORT_RETENTION_DAYS = 400;
@@ -123,6 +130,7 @@ async function keep(
         },
         { ifAbsent: { tag: 'report kept', withItem: true } },
       ),
+      ...failureAlert(projectId, domainId, report, key),
       put({
         ...keys.domainReport(projectId, domainId, KIND_KEY[kind], report.begin, key),
         ...headOf(report),
@@ -141,6 +149,48 @@ async function keep(
     if (!isConditionFailed(error, 'report kept')) throw error;
     return error.item?.ses_message_id === sesMessageId ? 'again' : 'duplicate';
   }
+}
+
+/** `domain.dmarc_failures` for a DMARC report with sources failing above the threshold; none otherwise. */
+function failureAlert(projectId: string, domainId: string, report: DmarcReport | TlsReport, key: string) {
+  if (report.kind !== 'dmarc') return [];
+  const sources = new Map<
+    string,
+    { source_ip: string; messages: number; dmarc_fail: number; header_from: Set<string> }
+  >();
+  for (const row of report.records) {
+    const source = sources.get(row.source_ip) ?? {
+      source_ip: row.source_ip,
+      messages: 0,
+      dmarc_fail: 0,
+      header_from: new Set<string>(),
+    };
+    source.messages += row.count;
+    if (row.dkim !== 'pass' && row.spf !== 'pass') source.dmarc_fail += row.count;
+    if (row.header_from) source.header_from.add(row.header_from);
+    sources.set(row.source_ip, source);
+  }
+  const failing = [...sources.values()]
+    .filter((s) => s.dmarc_fail >= DMARC_FAILURE_ALERT_MESSAGES)
+    .sort((a, b) => b.dmarc_fail - a.dmarc_fail)
+    .map((s) => ({ ...s, header_from: [...s.header_from].sort() }));
+  if (failing.length === 0) return [];
+  return [
+    eventWrite({ projectId, livemode: true }, 'domain.dmarc_failures', {
+      object: 'dmarc_failures',
+      domain_id: domainId,
+      domain: report.domain,
+      report: {
+        id: key,
+        org_name: report.org_name,
+        report_id: report.report_id,
+        begin: new Date(report.begin * 1000).toISOString(),
+        end: new Date(report.end * 1000).toISOString(),
+      },
+      threshold: DMARC_FAILURE_ALERT_MESSAGES,
+      sources: failing,
+    }),
+  ];
 }
 
 /** What the report item keeps of a report beside its rows (which go compressed, in `rows`). */

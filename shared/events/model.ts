@@ -30,6 +30,8 @@ export const EVENT_TYPES = [
   'domain.deleted',
   // in the holder's project: another project proved it controls the domain's DNS (shared/domains/claims.ts)
   'domain.claim_started',
+  // a kept DMARC report with sources failing DMARC for the domain above DMARC_FAILURE_ALERT_MESSAGES (shared/deliverability/ingest.ts)
+  'domain.dmarc_failures',
   // the audience (Resend's types): contacts, their topic subscriptions, topics, the suppression list
   'contact.created',
   'contact.updated',

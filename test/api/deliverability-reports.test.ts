@@ -8,7 +8,8 @@ import { gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { api } from '../support/http';
 import { deliverMail } from '../support/smtp';
-import { createOtherProject, useRuntimeTable } from '../support/table';
+import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait';
 
 useRuntimeTable();
@@ -110,6 +111,10 @@ describe("a domain's DMARC and TLS reports", () => {
     const created = await api.post('/domains', { name }, as);
     expect(created.status).toBe(201);
     const domainId = created.body.id as string;
+    const receiver = await new WebhookReceiver().start();
+    expect(
+      (await api.post('/webhooks', { endpoint: receiver.url, events: ['domain.dmarc_failures'] }, as)).status,
+    ).toBe(201);
     const dmarcAddress = `dmarc+${domainId}@reports.localhost`;
     expect(created.body.records.find((r: { record: string }) => r.record === 'DMARC').value).toBe(
       `"v=DMARC1; p=none; rua=mailto:${dmarcAddress};"`,
@@ -117,7 +122,7 @@ describe("a domain's DMARC and TLS reports", () => {
 
     const rows = [
       { ip: '192.0.2.10', count: 120, pass: true },
-      { ip: '198.51.100.7', count: 9, pass: false },
+      { ip: '198.51.100.7', count: 12, pass: false }, // at the alert's threshold (10) and over
       { ip: '2001:db8::25', count: 3, pass: false },
     ];
     await mailReport(dmarcAddress, [
@@ -134,11 +139,11 @@ describe("a domain's DMARC and TLS reports", () => {
       domain_id: domainId,
       report_address: dmarcAddress,
       reports: 1,
-      messages: 132,
+      messages: 135,
       dmarc_pass: 120,
-      dmarc_fail: 12,
-      pass_rate: 0.9091,
-      days: [{ date: new Date((today() - DAY) * 1000).toISOString().slice(0, 10), reports: 1, messages: 132 }],
+      dmarc_fail: 15,
+      pass_rate: 0.8889,
+      days: [{ date: new Date((today() - DAY) * 1000).toISOString().slice(0, 10), reports: 1, messages: 135 }],
       dropped: {},
     });
     expect(
@@ -147,9 +152,24 @@ describe("a domain's DMARC and TLS reports", () => {
         s.dmarc_fail,
       ]),
     ).toEqual([
-      ['198.51.100.7', 9],
+      ['198.51.100.7', 12],
       ['2001:db8::25', 3],
     ]);
+    // the source over the threshold raises domain.dmarc_failures, to GET /events and to the webhook
+    const alert = {
+      object: 'dmarc_failures',
+      domain_id: domainId,
+      domain: name,
+      report: { org_name: 'google.com', report_id: 'r-1' },
+      threshold: 10,
+      sources: [{ source_ip: '198.51.100.7', messages: 12, dmarc_fail: 12, header_from: [name] }],
+    };
+    const sent = await waitFor(
+      async () => receiver.receipts.filter((r) => r.json?.type === 'domain.dmarc_failures'),
+      (found) => found.length === 1,
+      60_000,
+    );
+    expect(sent[0].json.data.object).toMatchObject(alert);
     expect(summary.body.top_failing_sources[0]).toMatchObject({ reporters: ['google.com'], header_from: [name] });
 
     // the same report again (a zip this time), a report about another domain, an XML bomb and a message with nothing attached
@@ -172,9 +192,14 @@ describe("a domain's DMARC and TLS reports", () => {
     );
     expect(after.body).toMatchObject({
       reports: 1,
-      messages: 132,
+      messages: 135,
       dropped: { duplicate: 1, wrong_domain: 1, unsafe_xml: 1, no_report: 1 },
     });
+
+    // the duplicate raised nothing again
+    expect(
+      (await projectEvents(project.projectId)).filter((e) => e.event_type === 'domain.dmarc_failures'),
+    ).toHaveLength(1);
 
     // a TLS report to the TLS address
     await mailReport(`tls+${domainId}@reports.localhost`, [
@@ -216,5 +241,6 @@ describe("a domain's DMARC and TLS reports", () => {
     expect((await api.get(`/domains/${domainId}/tls-reports`, { key: other.key })).status).toBe(404);
     expect((await api.get(`/domains/${domainId}/dmarc?days=0`, as)).status).toBe(422);
     expect((await api.get(`/domains/${domainId}/tls-reports?after=nope`, as)).status).toBe(422);
+    await receiver.stop();
   }, 120_000);
 });
