@@ -26,6 +26,7 @@
  * - `PUT /_local/dns/txt/<name>` `{values: ["..."]}` sets the TXT records the service finds at `<name>`
  *   (shared/platform/net/dns.ts reads them from DNS_TXT_FILE under DATA_DIR instead of the real DNS);
  *   `{values: []}` or `DELETE` removes them, `GET` shows them: `{object: "dns_txt", name, values}`.
+ *   `/_local/dns/mx/<name>` does the same for MX records (`"10 mx.example.com"`; DNS_MX_FILE).
  * Every request needs a full-access API key of the runtime, as the API's own routes take it
  * (401 without a valid one, 403 for a sending-only key), and answers in the API's error envelope.
  */
@@ -73,6 +74,8 @@ export interface Control {
   clock: LocalClock;
   /** the DNS stand-in's TXT records (DNS_TXT_FILE) */
   dnsTxtFile: string;
+  /** ... and its MX records (DNS_MX_FILE) */
+  dnsMxFile: string;
 }
 
 export interface Answer {
@@ -278,8 +281,15 @@ export async function handleControl(
     if (timeoutMs instanceof ApiError) return fail(timeoutMs);
     return drain(control.watched, timeoutMs, dueBy());
   }
-  const txt = /^\/_local\/dns\/txt\/([^/]+)$/.exec(path);
-  if (txt) return dnsTxt(control.dnsTxtFile, method, dnsName(decodeURIComponent(txt[1])), raw);
+  const dns = /^\/_local\/dns\/(txt|mx)\/([^/]+)$/.exec(path);
+  if (dns)
+    return dnsRecords(
+      dns[1] === 'txt' ? control.dnsTxtFile : control.dnsMxFile,
+      dns[1] as 'txt' | 'mx',
+      method,
+      dnsName(decodeURIComponent(dns[2])),
+      raw,
+    );
   const run = /^\/_local\/run\/([^/]+)$/.exec(path);
   if (run) {
     if (method !== 'POST') return fail(methodNotAllowed(method, path, ['POST']));
@@ -302,16 +312,18 @@ export async function handleControl(
 
 const MAX_TXT_VALUES = 20;
 
+const MX_VALUE = /^\d{1,5} [a-z0-9.-]{1,253}$/i;
+
 /**
- * GET, PUT or DELETE the stand-in's TXT records of one name: the whole file read and rewritten with no
- * await between (two requests at once cannot lose one's change; it holds a test run's few names).
+ * GET, PUT or DELETE the stand-in's TXT or MX records of one name: the whole file read and rewritten with
+ * no await between (two requests at once cannot lose one's change; it holds a test run's few names).
  */
-function dnsTxt(file: string, method: string, name: string, raw: Buffer): Answer {
-  const answer = (values: string[]): Answer => ({ statusCode: 200, body: { object: 'dns_txt', name, values } });
+function dnsRecords(file: string, kind: 'txt' | 'mx', method: string, name: string, raw: Buffer): Answer {
+  const answer = (values: string[]): Answer => ({ statusCode: 200, body: { object: `dns_${kind}`, name, values } });
   const records: Record<string, string[]> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   if (method === 'GET') return answer(records[name] ?? []);
   if (method !== 'PUT' && method !== 'DELETE')
-    return fail(methodNotAllowed(method, `/_local/dns/txt/${name}`, ['GET', 'PUT', 'DELETE']));
+    return fail(methodNotAllowed(method, `/_local/dns/${kind}/${name}`, ['GET', 'PUT', 'DELETE']));
   let values: string[] = [];
   if (method === 'PUT') {
     const body = bodyOf(raw);
@@ -320,14 +332,14 @@ function dnsTxt(file: string, method: string, name: string, raw: Buffer): Answer
     if (
       !Array.isArray(given) ||
       given.length > MAX_TXT_VALUES ||
-      !given.every((v) => typeof v === 'string' && v.length <= 4096) ||
+      !given.every((v) => typeof v === 'string' && v.length <= 4096 && (kind === 'txt' || MX_VALUE.test(v))) ||
       Object.keys(body).some((key) => key !== 'values')
     )
       return fail(
         unprocessable([
           {
             code: 'invalid_value',
-            message: `values must be an array of at most ${MAX_TXT_VALUES} strings`,
+            message: `values must be an array of at most ${MAX_TXT_VALUES} strings${kind === 'mx' ? ' like "10 mx.example.com"' : ''}`,
             path: 'values',
           },
         ]),

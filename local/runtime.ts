@@ -11,7 +11,7 @@
  * | SES receiving + S3       | local/aws/smtp-inbound.ts (SMTP on loopback) writes into the folder local/aws/s3.ts serves as the inbound bucket, and queues SES's notification |
  * | KMS (the secrets key)    | local/aws/kms.ts: GenerateDataKey, Decrypt, its key material under DATA_DIR/kms |
  * | EventBridge Scheduler    | local/aws/scheduler.ts: one-time schedules onto the local SQS, on the runtime's clock, journaled under DATA_DIR/scheduler |
- * | DNS (TXT lookups)        | a JSON file under DATA_DIR/dns that shared/platform/net/dns.ts reads (DNS_TXT_FILE) and the control API writes |
+ * | DNS (TXT, MX lookups)    | JSON files under DATA_DIR/dns that shared/platform/net/dns.ts reads (DNS_TXT_FILE, DNS_MX_FILE) and the control API writes |
  * | IAM credentials          | local/aws/credentials.ts: one random access key per DATA_DIR (DATA_DIR/credentials.json, 0600); every stand-in but DynamoDB Local checks SigV4 against it |
  * | API Gateway + Lambda     | local/lambda/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
@@ -33,7 +33,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
-import { DNS_TXT_FILE } from '../shared/platform/net/dns';
+import { DNS_MX_FILE, DNS_TXT_FILE } from '../shared/platform/net/dns';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './aws/dynamodb';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
 import { loadHandler, type AnyHandler } from './lambda/handlers';
@@ -305,6 +305,7 @@ export async function startLocalRuntime(
       schedules,
       clock,
       dnsTxtFile: dnsTxtFile(settings),
+      dnsMxFile: dnsMxFile(settings),
     };
     const http = await startHttpGateway(settings.host, settings.port, (method, path, authorization, body) =>
       handleControl(control, method, path, authorization, body),
@@ -427,11 +428,13 @@ function setFunctionEnvironment(settings: LocalSettings, aws: FunctionAws): void
     SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
     // The DNS stand-in: TXT lookups (shared/platform/net/dns.ts) read this file, which the control API writes
     [DNS_TXT_FILE]: dnsTxtFile(settings),
+    [DNS_MX_FILE]: dnsMxFile(settings),
   });
 }
 
 /** The DNS stand-in's TXT records: DATA_DIR/dns/txt.json (local/control.ts `PUT /_local/dns/txt/<name>`). */
 const dnsTxtFile = (settings: LocalSettings) => join(settings.dataDir, 'dns', 'txt.json');
+const dnsMxFile = (settings: LocalSettings) => join(settings.dataDir, 'dns', 'mx.json');
 
 /** A queue's ARN as the local SQS names it (local/aws/sqs-queues.ts). */
 const localQueueArn = (region: string, queue: string) => `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:${queue}`;

@@ -191,3 +191,30 @@ export const tlsReportList = /* @__PURE__ */ (() =>
 
 /** A TLS report's id: the 32 hex digits of its report key (keys.ts "domain report"). */
 export const reportId = /* @__PURE__ */ (() => z.string().check(z.regex(/^[0-9a-f]{32}$/, 'must be a report id')))();
+
+export const domainCompliance = /* @__PURE__ */ (() =>
+  z.object({
+    object: z.literal('domain_compliance'),
+    domain_id: z.string(),
+    name: z.string(),
+    status: z.enum(['pass', 'warn', 'fail']),
+    checked_at: z.string(),
+    rules: z.array(
+      z.object({
+        rule: z.enum([
+          'spf',
+          'dkim',
+          'dmarc',
+          'dmarc_reports',
+          'alignment',
+          'mx',
+          'one_click_unsubscribe',
+          'complaint_rate',
+          'tls',
+        ]),
+        status: z.enum(['pass', 'warn', 'fail']),
+        evidence: z.string(),
+        fix: z.nullable(z.string()),
+      }),
+    ),
+  }))();

@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
 import { commonErrors, id, notFoundResponse } from '../platform/http/schemas';
-import { dmarcQuery, dmarcSummary, reportId, tlsReportList } from './model';
+import { dmarcQuery, dmarcSummary, domainCompliance, reportId, tlsReportList } from './model';
 
 const tags = ['Domains'];
 const tlsReportsQuery = /* @__PURE__ */ (() =>
@@ -54,4 +54,21 @@ export const tlsReports = /* @__PURE__ */ (() =>
       ...commonErrors,
       404: notFoundResponse,
     },
+  }))();
+
+export const compliance = /* @__PURE__ */ (() =>
+  defineOperation({
+    operationId: 'getDomainCompliance',
+    summary: 'Check a domain against the bulk-sender rules of Gmail and Yahoo',
+    description:
+      'Each rule `pass`, `warn` or `fail`, with what was found (`evidence`) and what to change (`fix`): `spf` (the MAIL FROM domain includes ' +
+      "amazonses.com), `dkim` (SES signs with the domain), `dmarc` (a record with a valid `p=`, the domain's or a parent's), `dmarc_reports` " +
+      "(its `rua` names the domain's report address; only when the deployment has a reports domain), `alignment` (From with DKIM and SPF as " +
+      "SES sends), `mx` (receiving), `one_click_unsubscribe` (broadcasts), `complaint_rate` (the project's, last 7 days: under 0.1% pass, " +
+      "under 0.3% warn), `tls` (SES uses TLS; a TLS-RPT record). `status` is the worst rule's. DNS is looked up at each check (answers " +
+      'cached five minutes); a lookup that fails makes its rule `warn`. Not a Resend route.',
+    tags,
+    auth: 'api_key',
+    params: domainParams,
+    responses: { 200: { description: 'The check', schema: domainCompliance }, ...commonErrors, 404: notFoundResponse },
   }))();

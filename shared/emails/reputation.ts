@@ -30,8 +30,8 @@ import { nowDate, nowIso } from '../platform/clock';
 import { guardThresholds } from './reputation-thresholds';
 import type { SendingPause } from '../project/settings';
 
-/** Counts kept a day past the window (DynamoDB's TTL). */
-const BUCKET_TTL_SECONDS = 2 * 86_400;
+/** Counts kept a day past the longest window read: the compliance check's 7 days (shared/deliverability/compliance.ts; DynamoDB's TTL). */
+const BUCKET_TTL_SECONDS = 8 * 86_400;
 const WINDOW_HOURS = 24;
 
 export interface ReputationCounts {
@@ -61,12 +61,21 @@ export function reputationWrite(
   });
 }
 
-/** The project's counts and rates over the last 24 hours (its shards, read side by side). */
+/** The project's counts and rates over the last 24 hours: the guard's window. */
 export async function reputationOf(projectId: string, now = nowDate()): Promise<Reputation> {
-  const from = keys.reputationHourSk(hourOf(new Date(now.getTime() - (WINDOW_HOURS - 1) * 3_600_000)));
-  // newest first: at most one bucket per shard and hour, so a page of 24 per shard holds the window
+  return { ...(await reputationOver(projectId, WINDOW_HOURS, now)), window: '24h' };
+}
+
+/** The project's counts and rates over the last `hours`, at most 7 days (the buckets' TTL; its shards, read side by side). */
+export async function reputationOver(
+  projectId: string,
+  hours: number,
+  now = nowDate(),
+): Promise<Omit<Reputation, 'window'>> {
+  const from = keys.reputationHourSk(hourOf(new Date(now.getTime() - (hours - 1) * 3_600_000)));
+  // newest first: at most one bucket per shard and hour, so a page of `hours` per shard holds the window
   const { items } = await queryPage(keys.reputationBuckets(projectId), {
-    limit: keys.COLLECTION_SHARDS * WINDOW_HOURS,
+    limit: keys.COLLECTION_SHARDS * hours,
   });
   const counts: ReputationCounts = { sent: 0, bounced: 0, complained: 0 };
   for (const item of items) {
@@ -76,7 +85,7 @@ export async function reputationOf(projectId: string, now = nowDate()): Promise<
     counts.complained += Number(item.complained ?? 0);
   }
   const rate = (n: number) => (counts.sent ? n / counts.sent : 0);
-  return { ...counts, bounce_rate: rate(counts.bounced), complaint_rate: rate(counts.complained), window: '24h' };
+  return { ...counts, bounce_rate: rate(counts.bounced), complaint_rate: rate(counts.complained) };
 }
 
 const percent = (rate: number) => `${(rate * 100).toFixed(2)}%`;
