@@ -203,7 +203,8 @@ export const routes: readonly Route[] = [
   },
   // A domain's DMARC and TLS reports and its compliance check (shared/deliverability/): the domain (GetItem), its reports or the project's reputation counts (Query), its drop counts (GetItem)
   { method: 'GET', path: '/domains/{domain_id}/dmarc', handler: 'domains/dmarc', operation: deliverabilityOps.dmarc, needs: { table: ['GetItem', 'Query'] }, reportsDomain: true },
-  { method: 'GET', path: '/domains/{domain_id}/compliance', handler: 'domains/compliance', operation: deliverabilityOps.compliance, needs: { table: ['GetItem', 'Query'] }, reportsDomain: true },
+  // UpdateItem, PutItem: the check's statuses and domain.compliance_changed when a rule changed (one transaction)
+  { method: 'GET', path: '/domains/{domain_id}/compliance', handler: 'domains/compliance', operation: deliverabilityOps.compliance, needs: { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem'] }, reportsDomain: true },
   { method: 'GET', path: '/domains/{domain_id}/tls-reports', handler: 'domains/tls-reports', operation: deliverabilityOps.tlsReports, needs: { table: ['GetItem', 'Query'] }, reportsDomain: true },
   // Domain claims (shared/domains/claims.ts): the verify that completes one deletes the holder's domain and creates the claimant's, as DELETE and POST /domains do
   { method: 'POST', path: '/domains/claim', handler: 'domains/claim-create', operation: domainOps.claim, needs: { table: ['GetItem', 'PutItem', 'UpdateItem'] } },

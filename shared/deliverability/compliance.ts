@@ -28,6 +28,12 @@
  * `status` is the worst rule's. A DNS lookup that fails (a timeout, SERVFAIL) makes its rules `warn`
  * with the error, never an error answer; answers of the system resolver are cached five minutes
  * (shared/platform/net/dns.ts), so a repeated check reads the table only.
+ *
+ * Each check is compared with the domain's last (keys.domainCompliance: its rules' statuses): when a
+ * rule's status changed, the new statuses and `domain.compliance_changed` (`changes: [{rule, from,
+ * to}]`, the status before and now) are written in one transaction, conditional on the statuses read,
+ * so two checks at once raise it once. A domain's first check records its statuses and raises nothing.
+ * The check runs when asked (this route; the console's Deliverability screen asks on each visit).
  */
 import type { Caller } from '../platform/caller';
 import { cachedMx, cachedTxt } from '../platform/net/dns';
@@ -36,6 +42,10 @@ import { getDomain } from '../domains/domains';
 import { reportAddress } from '../domains/report-addresses';
 import { reputationOver } from '../emails/reputation';
 import { nowIso } from '../platform/ids';
+import { now } from '../platform/clock';
+import * as keys from '../platform/db/keys';
+import { getItem, isConditionFailed, transact, update } from '../platform/db/table';
+import { eventWrite } from '../events/events';
 
 export type RuleStatus = 'pass' | 'warn' | 'fail';
 export interface ComplianceRule {
@@ -246,7 +256,7 @@ export async function domainCompliance(caller: Caller, domainId: string) {
     : rules.some((r) => r.status === 'warn')
       ? 'warn'
       : 'pass';
-  return {
+  const checked = {
     object: 'domain_compliance' as const,
     domain_id: domainId,
     name,
@@ -254,4 +264,60 @@ export async function domainCompliance(caller: Caller, domainId: string) {
     checked_at: nowIso(),
     rules,
   };
+  await recordChanges(caller, checked);
+  return checked;
+}
+
+const COMPLIANCE_TTL_SECONDS = 400 * 86_400;
+
+/** Records the check's statuses when they differ from the last check's, with `domain.compliance_changed` unless it is the first. */
+async function recordChanges(
+  caller: Caller,
+  checked: { domain_id: string; name: string; status: RuleStatus; rules: ComplianceRule[] },
+): Promise<void> {
+  const key = keys.domainCompliance(caller.projectId, checked.domain_id);
+  const last = await getItem(key);
+  const before = (last?.rules ?? {}) as Record<string, RuleStatus>;
+  const changes = checked.rules
+    .filter((r) => before[r.rule] !== r.status)
+    .map((r) => ({ rule: r.rule, from: before[r.rule] ?? null, to: r.status }));
+  if (last && changes.length === 0) return;
+  // conditional on the statuses read: two checks at once record (and raise) one change
+  const unchangedSince = last
+    ? { expression: 'version = :version', values: { ':version': last.version } }
+    : { expression: 'attribute_not_exists(PK)' };
+  const record = update(
+    key,
+    {
+      set: {
+        type: 'domain_compliance',
+        domain_id: checked.domain_id,
+        status: checked.status,
+        rules: Object.fromEntries(checked.rules.map((r) => [r.rule, r.status])),
+        version: Number(last?.version ?? 0) + 1,
+        expires_at: Math.floor(now() / 1000) + COMPLIANCE_TTL_SECONDS,
+      },
+      condition: unchangedSince,
+    },
+    { tag: 'compliance moved' },
+  );
+  try {
+    await transact([
+      record,
+      ...(last
+        ? [
+            eventWrite(caller, 'domain.compliance_changed', {
+              object: 'domain_compliance_change',
+              domain_id: checked.domain_id,
+              name: checked.name,
+              status: checked.status,
+              previous_status: last.status,
+              changes,
+            }),
+          ]
+        : []),
+    ]);
+  } catch (error) {
+    if (!isConditionFailed(error, 'compliance moved')) throw error; // another check recorded it meanwhile
+  }
 }

@@ -66,7 +66,8 @@ export const compliance = /* @__PURE__ */ (() =>
       "(its `rua` names the domain's report address; only when the deployment has a reports domain), `alignment` (From with DKIM and SPF as " +
       "SES sends), `mx` (receiving), `one_click_unsubscribe` (broadcasts), `complaint_rate` (the project's, last 7 days: under 0.1% pass, " +
       "under 0.3% warn), `tls` (SES uses TLS; a TLS-RPT record). `status` is the worst rule's. DNS is looked up at each check (answers " +
-      'cached five minutes); a lookup that fails makes its rule `warn`. Not a Resend route.',
+      "cached five minutes); a lookup that fails makes its rule `warn`. A check whose rule statuses differ from the domain's last check raises " +
+      '`domain.compliance_changed` (`changes: [{rule, from, to}]`); the first check raises nothing. Not a Resend route.',
     tags,
     auth: 'api_key',
     params: domainParams,

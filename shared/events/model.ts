@@ -32,6 +32,8 @@ export const EVENT_TYPES = [
   'domain.claim_started',
   // a kept DMARC report with sources failing DMARC for the domain above DMARC_FAILURE_ALERT_MESSAGES (shared/deliverability/ingest.ts)
   'domain.dmarc_failures',
+  // a rule of the domain's compliance check changed status since its last check (shared/deliverability/compliance.ts)
+  'domain.compliance_changed',
   // the audience (Resend's types): contacts, their topic subscriptions, topics, the suppression list
   'contact.created',
   'contact.updated',

@@ -3,7 +3,7 @@
  * so. DNS is the local runtime's stand-in (`PUT /_local/dns/txt|mx/<name>`), set per name by the test.
  */
 import { api, baseUrl } from '../support/http';
-import { createOtherProject, useRuntimeTable } from '../support/table';
+import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
 useRuntimeTable();
@@ -25,7 +25,7 @@ const statuses = (rules: Rules) => Object.fromEntries(Object.entries(rules).map(
 
 describe('GET /domains/{id}/compliance', () => {
   it('fails each rule without its records and passes it with them', async () => {
-    const { key } = await createOtherProject();
+    const { key, projectId } = await createOtherProject();
     const as = { key };
     const unique = `cmp-${Date.now().toString(36)}`;
     const name = `mail.${unique}.example.net`;
@@ -71,6 +71,22 @@ describe('GET /domains/{id}/compliance', () => {
     const after = rulesOf(passing.body);
     expect(Object.values(after).every((r) => r.status === 'pass' && r.fix === null)).toBe(true);
     expect(after.dmarc.evidence).toBe(`DMARC at _dmarc.${unique}.example.net: p=quarantine.`);
+    // the first check recorded its statuses; this one changed them: domain.compliance_changed, once
+    expect((await api.get(`/domains/${id}/compliance`, as)).body.status).toBe('pass'); // unchanged: nothing more
+    const changed = (await projectEvents(projectId)).filter((e) => e.event_type === 'domain.compliance_changed');
+    expect(changed).toHaveLength(1);
+    expect(changed[0].event.data.object).toMatchObject({
+      object: 'domain_compliance_change',
+      domain_id: id,
+      name,
+      status: 'pass',
+      previous_status: 'fail',
+    });
+    expect(changed[0].event.data.object.changes).toContainEqual({ rule: 'spf', from: 'fail', to: 'pass' });
+    expect(changed[0].event.data.object.changes).toContainEqual({ rule: 'dkim', from: 'warn', to: 'pass' });
+    expect(changed[0].event.data.object.changes.map((c: { rule: string }) => c.rule)).not.toContain(
+      'one_click_unsubscribe',
+    );
 
     // each rule fails again with the record that breaks it
     await setDns(key, 'txt', `send.${name}`, ['v=spf1 include:_spf.google.com ~all']);

@@ -114,6 +114,11 @@
  *     name`, scoped to the twin, so a test domain never meets a live one of any project and is wiped with the twin's
  *     data; POST/PATCH/DELETE /domains, verify, the scheduled check, the sender's findSendingDomain of a test email
  *     (GetItem)
+ * - domain compliance: PK `PROJECT#<pid>`, SK `DOMAIN_COMPLIANCE#<did>` (outside the `DOMAIN#` prefix: lists never see it)
+ *     the statuses of the domain's last compliance check (shared/deliverability/compliance.ts): GET
+ *     /domains/{id}/compliance reads it (GetItem) and, when a rule's status changed, rewrites it with
+ *     `domain.compliance_changed` in one transaction (conditional on the statuses it read); TTL 400 days after that
+ *     check (a deleted domain's is left to it)
  * - domain claim: PK `PROJECT#<pid of the claimant>`, SK `DOMAIN_CLAIM#<did it promises>`
  *     a claim of a name another project holds (shared/domains/claims.ts); POST /domains/claim puts it, GET
  *     /domains/{id}/claim and its verify read and update it (GetItem), DELETE /domains/{id} cancels it; the domain
@@ -532,6 +537,10 @@ export const domainName = (name: string): Key => ({ PK: `DOMAIN_NAME#${name.toLo
 export const testDomainName = (projectId: string, name: string): Key => ({
   PK: projectPk(projectId),
   SK: `DOMAIN_NAME#${name.toLowerCase()}`,
+});
+export const domainCompliance = (projectId: string, domainId: string): Key => ({
+  PK: projectPk(projectId),
+  SK: `DOMAIN_COMPLIANCE#${domainId}`,
 });
 /** A domain claim (its sort key is outside the `DOMAIN#` prefix, so lists never see it), by the domain id it promises. */
 export const domainClaim = (projectId: string, domainId: string): Key => ({
