@@ -133,7 +133,16 @@ describe('domains of a test key', () => {
         type: 'TXT',
         ttl: 'Auto',
         status: 'not_started',
-        value: '"v=DMARC1; p=none;"',
+        value: `"v=DMARC1; p=none; rua=mailto:dmarc+${id}@reports.localhost;"`,
+        optional: true,
+      },
+      {
+        record: 'TLS-RPT',
+        name: `_smtp._tls.${name}`,
+        type: 'TXT',
+        ttl: 'Auto',
+        status: 'not_started',
+        value: `"v=TLSRPTv1; rua=mailto:tls+${id}@reports.localhost"`,
         optional: true,
       },
       {
@@ -178,7 +187,7 @@ describe('domains of a test key', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(created + VERIFY_MS);
     expect(
       verified.body.records
-        .filter((r: { record: string }) => r.record !== 'Receiving' && r.record !== 'DMARC')
+        .filter((r: { record: string }) => !['Receiving', 'DMARC', 'TLS-RPT'].includes(r.record))
         .map((r: { status: string }) => r.status),
     ).toEqual(Array(5).fill('verified'));
     expect(verified.body.records.map((r: { name: string }) => r.name)).toEqual(
