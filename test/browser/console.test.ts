@@ -109,6 +109,19 @@ describe('the console', () => {
       async () => (await page.locator('p .badge').first().textContent()) === 'verified',
     );
     expect(await checkScreen(page, 'domain')).toEqual([]);
+
+    // its deliverability: the compliance checklist (nothing published yet: SPF fails and says what to publish), no reports yet
+    await page.getByRole('link', { name: 'Deliverability' }).click();
+    await page.getByRole('heading', { name: `Deliverability of ${domainName}` }).waitFor();
+    const checklist = page.getByRole('region', { name: 'Compliance checklist' });
+    await checklist.waitFor();
+    const spf = checklist.getByRole('row', { name: /SPF of the sending domain/ });
+    expect(await spf.locator('.badge').textContent()).toBe('fail');
+    expect(await spf.textContent()).toContain(`Publish TXT "v=spf1 include:amazonses.com ~all" at send.${domainName}.`);
+    await page.getByText('No DMARC reports yet').waitFor();
+    await page.getByText('No TLS reports yet').waitFor();
+    expect(await checkScreen(page, 'deliverability')).toEqual([]);
+
     await page.getByRole('link', { name: 'Domains' }).click();
     await page.getByRole('link', { name: domainName }).waitFor();
     expect(await checkScreen(page, 'domains')).toEqual([]);

@@ -12,6 +12,7 @@ import { AutomationDetail, Automations, RunDetail } from './screens/automations'
 import { BroadcastDetail, Broadcasts, ComposeBroadcast } from './screens/broadcasts';
 import { Consent } from './screens/consent';
 import { DomainDetail, Domains } from './screens/domains';
+import { Deliverability } from './screens/deliverability';
 import { EmailDetail, Emails } from './screens/emails';
 import { InboxDraft, Inboxes, InboxThread, InboxView } from './screens/inbox';
 import { Overview } from './screens/overview';
@@ -83,7 +84,11 @@ function screen(path: string, query: URLSearchParams) {
             ? html`<${InboxDraft} key=${fourth} inbox=${second} id=${fourth} />`
             : html`<${InboxView} key=${second} inbox=${second} query=${query} />`;
     case 'domains':
-      return second ? html`<${DomainDetail} id=${second} />` : html`<${Domains} />`;
+      return second && third === 'deliverability'
+        ? html`<${Deliverability} key=${second} id=${second} />`
+        : second
+          ? html`<${DomainDetail} id=${second} />`
+          : html`<${Domains} />`;
     case 'audience':
       return second === 'contacts' && third ? html`<${ContactDetail} id=${third} />` : html`<${Audience} />`;
     case 'broadcasts':

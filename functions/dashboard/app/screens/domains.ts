@@ -48,7 +48,7 @@ export function DomainDetail({ id }: { id: string }) {
   const toggle = (field: 'open_tracking' | 'click_tracking') => (e: any) =>
     act(() => patch(`/domains/${seg(id)}`, { [field]: e.currentTarget.checked }));
   const actions = state.data
-    ? html`<button type="button" disabled=${action.pending} onClick=${() => act(() => post(`/domains/${seg(id)}/verify`))}>Verify DNS records</button>`
+    ? html`<${Link} to=${`/domains/${id}/deliverability`}>Deliverability<//> <button type="button" disabled=${action.pending} onClick=${() => act(() => post(`/domains/${seg(id)}/verify`))}>Verify DNS records</button>`
     : null;
   return html`<${Page} title=${state.data?.name ?? 'Domain'} actions=${actions}>
     <${ErrorBox} error=${action.error} />
