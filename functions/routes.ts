@@ -114,7 +114,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/dashboard/{proxy+}', handler: 'dashboard/serve', operation: serviceOps.dashboardFile, needs: {}, consoleAssets: true },
 
   // The calling key's project: limits, quotas, usage (shared/project/settings.ts)
-  { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
+  // ses:GetReputationEntity: what SES says of the project's tenant (shared/domains/tenants.ts tenantReputation)
+  { method: 'GET', path: '/project', handler: 'project/get', operation: projectOps.get, needs: { table: ['GetItem', 'BatchGetItem', 'Query'], ses: ['ses:GetReputationEntity'] } },
   { method: 'GET', path: '/usage', handler: 'project/usage', operation: projectOps.usage, needs: { table: ['GetItem', 'BatchGetItem', 'Query'] } },
   { method: 'POST', path: '/api-keys', handler: 'api-keys/create', operation: apiKeyOps.create, needs: { table: ['PutItem'] } },
   { method: 'GET', path: '/api-keys', handler: 'api-keys/list', operation: apiKeyOps.list, needs: { table: ['Query', 'BatchGetItem'] } }, // BatchGetItem: the keys' last use, on their hash items

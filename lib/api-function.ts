@@ -202,6 +202,7 @@ export function sesResources(stack: Stack, action: SesAction): string[] {
   if (action === 'ses:GetAccount') return ['*'];
   if (action === 'ses:SendEmail') return [identities, configurationSets, tenants]; // a send names the project's tenant
   if (action === 'ses:CreateTenantResourceAssociation') return [tenants, identities, configurationSets];
+  if (action === 'ses:GetReputationEntity') return [tenants]; // GET /project reads its tenant's reputation entity
   if (action === 'ses:UpdateReputationEntityPolicy')
     return [tenants, `arn:${stack.partition}:ses:${stack.region}:aws:reputation-policy/*`]; // SES's managed policies
   if (action.includes('Tenant') || action === 'ses:TagResource') return [tenants]; // TagResource: the tag on CreateTenant

@@ -13,7 +13,8 @@
  * - GET /_local/send-stats answers how many sends were accepted, and how many throttled, in each
  *   second (benchmarks);
  * - tenants (SES tenant management): CreateTenant, GetTenant, CreateTenantResourceAssociation,
- *   UpdateReputationEntityPolicy and UpdateReputationEntityCustomerManagedStatus. A send naming a
+ *   UpdateReputationEntityPolicy, UpdateReputationEntityCustomerManagedStatus and GetReputationEntity
+ *   (a tenant's policy and statuses; SES's own status is always ENABLED here: it has no findings). A send naming a
  *   tenant needs the tenant and its From identity and configuration set associated with it (else
  *   400 BadRequestException, as SES); a tenant whose customer-managed status is DISABLED (an operator
  *   pausing it, standing in for SES pausing it on reputation findings) gets 400 SendingPausedException.
@@ -562,6 +563,27 @@ export class SesFront {
         this.save();
         return send(response, 200, {});
       }
+    }
+
+    if (resource === 'reputation' && name === 'entities' && method === 'GET') {
+      // /v2/email/reputation/entities/RESOURCE/<entity ARN>
+      const [, , , , entityType, reference] = parts;
+      const arn = decodeURIComponent(reference ?? '');
+      const tenant = Object.values(this.tenants()).find((t) => t.arn === arn);
+      if (entityType !== 'RESOURCE' || !tenant)
+        throw new SesError(404, 'NotFoundException', `Reputation entity ${arn} does not exist.`);
+      const at = tenant.createdAt / 1000; // epoch seconds, as SES answers timestamps
+      return send(response, 200, {
+        ReputationEntity: {
+          ReputationEntityReference: arn,
+          ReputationEntityType: 'RESOURCE',
+          ...(tenant.policy ? { ReputationManagementPolicy: tenant.policy } : {}),
+          CustomerManagedStatus: { Status: tenant.sendingStatus, LastUpdatedTimestamp: at },
+          AwsSesManagedStatus: { Status: 'ENABLED', LastUpdatedTimestamp: at },
+          SendingStatusAggregate: tenant.sendingStatus === 'DISABLED' ? 'DISABLED' : 'ENABLED',
+          ReputationImpact: 'LOW',
+        },
+      });
     }
 
     if (resource === 'reputation' && name === 'entities' && method === 'PUT') {

@@ -76,6 +76,7 @@ export const AWS_OPERATIONS: Record<AwsCall['service'], Record<string, Dependent
     DeleteEmailIdentity: none,
     GetAccount: none,
     GetEmailIdentity: none,
+    GetReputationEntity: none,
     GetTenant: none,
     PutConfigurationSetDeliveryOptions: none,
     PutConfigurationSetSendingOptions: none,

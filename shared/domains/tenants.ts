@@ -20,6 +20,7 @@ import { REPUTATION_POLICIES, type ReputationPolicy } from './tenant-policies';
 import {
   CreateTenantCommand,
   CreateTenantResourceAssociationCommand,
+  GetReputationEntityCommand,
   GetTenantCommand,
   sesClient,
   UpdateReputationEntityPolicyCommand,
@@ -83,4 +84,25 @@ export async function associateDomain(
       new CreateTenantResourceAssociationCommand({ TenantName: tenant.name, ResourceArn: `${base}:${resource}` }),
     );
   }
+}
+
+/**
+ * What SES says of a project's tenant (GET /project's `ses`): its reputation policy, whether SES
+ * lets it send (the aggregate of SES's own status, set by its reputation findings, and the
+ * customer-managed one), and the impact SES gives its findings. Read when asked (GetReputationEntity).
+ */
+export async function tenantReputation(tenant: { name: string; arn: string }) {
+  const { ReputationEntity: entity } = await sesClient.send(
+    new GetReputationEntityCommand({ ReputationEntityType: 'RESOURCE', ReputationEntityReference: tenant.arn }),
+  );
+  const status = (record?: { Status?: string; Cause?: string }) =>
+    record?.Status ? { status: record.Status.toLowerCase(), cause: record.Cause ?? null } : null;
+  return {
+    tenant: tenant.name,
+    reputation_policy: /reputation-policy\/([a-z]+)$/.exec(entity?.ReputationManagementPolicy ?? '')?.[1] ?? null,
+    sending_status: entity?.SendingStatusAggregate?.toLowerCase() ?? null,
+    ses_managed_status: status(entity?.AwsSesManagedStatus),
+    customer_managed_status: status(entity?.CustomerManagedStatus),
+    reputation_impact: entity?.ReputationImpact?.toLowerCase() ?? null,
+  };
 }

@@ -12,6 +12,8 @@ import { quotaPeriods, quotaUsage } from '../project/quota';
 import { settingsOf } from '../project/settings';
 import { liveProjectId } from '../project/test-mode';
 import { reputationOf } from './reputation';
+import { tenantReputation } from '../domains/tenants';
+import { logger } from '../platform/log';
 
 /** GET /project: the project with its settings as stored (not as cached), its usage and its reputation, read side by side. */
 export async function describeProject(caller: Caller): Promise<ProjectView> {
@@ -22,6 +24,13 @@ export async function describeProject(caller: Caller): Promise<ProjectView> {
   ]);
   if (!item) throw notFound('Project');
   const settings = settingsOf(item);
+  // SES's own view of the project's tenant; its absence (no live domain yet, or SES not answering) is null, never an error
+  const ses = settings.ses_tenant
+    ? await tenantReputation(settings.ses_tenant).catch((error) => {
+        logger.warn('SES reputation entity not read', { tenant: settings.ses_tenant?.name, error });
+        return null;
+      })
+    : null;
   const periods = quotaPeriods();
   return {
     object: 'project',
@@ -32,6 +41,7 @@ export async function describeProject(caller: Caller): Promise<ProjectView> {
       ? { status: 'paused', reason: settings.sending_paused.reason, since: settings.sending_paused.since }
       : { status: 'enabled', reason: null, since: null },
     reputation,
+    ses,
     rate_limit: { requests_per_second: settings.rate_limit },
     quotas: { daily: settings.daily_quota, monthly: settings.monthly_quota },
     usage: { ...usage, day: periods.daily.slice(4), month: periods.monthly.slice(6) },

@@ -31,6 +31,25 @@ export const project = /* @__PURE__ */ (() =>
       complaint_rate: z.number(),
       window: z.literal('24h'),
     }),
+    ses: z.nullable(
+      z
+        .object({
+          tenant: z.string(),
+          reputation_policy: z.nullable(z.string()),
+          sending_status: z.nullable(z.string()),
+          ses_managed_status: z.nullable(z.object({ status: z.string(), cause: z.nullable(z.string()) })),
+          customer_managed_status: z.nullable(z.object({ status: z.string(), cause: z.nullable(z.string()) })),
+          reputation_impact: z.nullable(z.string()),
+        })
+        .check(
+          z.meta({
+            description:
+              "What SES says of the project's tenant (GetReputationEntity): its reputation policy, whether SES lets it send " +
+              "(`sending_status`: SES's own status, set by its reputation findings, with the customer-managed one), and the impact of " +
+              'its findings. Null before the project has a live domain (no tenant yet) or when SES did not answer.',
+          }),
+        ),
+    ),
     rate_limit: z.object({ requests_per_second: z.int().check(z.minimum(1)) }),
     quotas: z.object({ daily: wholeOrUnlimited, monthly: wholeOrUnlimited }),
     usage: z.object({ daily: z.int(), monthly: z.int(), day: z.string(), month: z.string() }),

@@ -53,6 +53,15 @@ describe('one SES tenant per project', () => {
       SendingStatus: 'ENABLED',
       Tags: [{ Key: 'project_id', Value: project.projectId }],
     });
+    // GET /project says what SES says of it
+    expect((await api.get('/project', { key: project.key })).body.ses).toEqual({
+      tenant: tenantName,
+      reputation_policy: 'standard',
+      sending_status: 'enabled',
+      ses_managed_status: { status: 'enabled', cause: null },
+      customer_managed_status: { status: 'enabled', cause: null },
+      reputation_impact: 'low',
+    });
 
     const second = await verifiedDomain(project.key, 'tenant-b'); // the same tenant: its resources join it
     for (const domain of [first, second]) {
@@ -113,6 +122,11 @@ describe('one SES tenant per project', () => {
         SendingStatus: 'DISABLED',
       }),
     );
+
+    expect((await api.get('/project', { key: paused.key })).body.ses).toMatchObject({
+      sending_status: 'disabled',
+      customer_managed_status: { status: 'disabled' },
+    });
 
     const refused = await api.post(
       '/emails',

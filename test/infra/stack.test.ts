@@ -529,6 +529,8 @@ describe('EmailService SES permissions', () => {
             expect(resources).toEqual([configurationSets, identities, tenants]);
           else if (action === 'ses:UpdateReputationEntityPolicy')
             expect(resources).toEqual([tenants, reputationPolicies]);
+          else if (action === 'ses:GetReputationEntity')
+            expect(resources).toEqual([tenants]); // GET /project: the tenant's
           else if (action.includes('Tenant') || action === 'ses:TagResource')
             expect(resources).toEqual([tenants]); // TagResource: the tag CreateTenant carries
           else if (action.includes('ConfigurationSet')) expect(resources).toEqual([configurationSets]);

@@ -20,6 +20,7 @@ export {
   type EventType,
   GetAccountCommand,
   GetEmailIdentityCommand,
+  GetReputationEntityCommand,
   GetTenantCommand,
   PutConfigurationSetDeliveryOptionsCommand,
   PutConfigurationSetSendingOptionsCommand,
