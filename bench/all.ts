@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|automations|automationcost|inboxes|cost|cpu|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|automations|automationcost|inboxes|cost|cpu|compliance|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `cpu`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations`, `automationcost` and `inboxes`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `cpu`, `compliance`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations`, `automationcost` and `inboxes`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +30,7 @@ import { type benchAutomationCost, formatAutomationCost } from './automation-cos
 import { type benchInboxes, formatInboxes, INBOX_GOALS } from './inboxes';
 import { type benchSendPathCost, formatSendPathCost } from './send-path-cost';
 import { type benchCpuPerRequest, formatCpuPerRequest } from './cpu-per-request';
+import { type benchCompliance, COMPLIANCE_GOAL_MS, formatCompliance } from './compliance';
 import {
   type benchTransactionalLatency,
   formatTransactionalLatency,
@@ -348,6 +349,20 @@ async function main(): Promise<void> {
       figure: r.rows.map((row) => `${row.operation} ${row.perItemMs.median.toFixed(1)} ms per ${row.item}`).join('; '),
       budget: 'per operation, about 1.5x the first measured median (bench/cpu-per-request.ts CPU_BUDGET_MS)',
       met: over.length === 0,
+    });
+  }
+  if (!only || only === 'compliance') {
+    const r = isolated<Awaited<ReturnType<typeof benchCompliance>>>('compliance');
+    section(
+      "A domain's compliance check, warm (BENCH_ONLY=compliance; bench/compliance.ts)",
+      formatCompliance(r),
+      'compliance',
+    );
+    summary.push({
+      benchmark: `compliance check, warm, ${r.calls} calls (issue 40)`,
+      figure: `median ${r.medianMs.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms`,
+      budget: `<= ${COMPLIANCE_GOAL_MS} ms`,
+      met: r.p99Ms <= COMPLIANCE_GOAL_MS,
     });
   }
   if (!only || only === 'latency') {

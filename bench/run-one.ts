@@ -19,6 +19,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   inboxes: () => import('./inboxes').then((m) => m.benchInboxes()),
   cost: () => import('./send-path-cost').then((m) => m.benchSendPathCost()),
   cpu: () => import('./cpu-per-request').then((m) => m.benchCpuPerRequest()),
+  compliance: () => import('./compliance').then((m) => m.benchCompliance()),
   latency: () => import('./transactional-latency').then((m) => m.benchTransactionalLatency()),
   memory: () => import('./function-memory').then((m) => m.benchFunctionMemory()),
   inbound: () => import('./inbound-memory').then((m) => m.benchInboundMemory()),

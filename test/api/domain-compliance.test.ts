@@ -121,6 +121,22 @@ describe('GET /domains/{id}/compliance', () => {
     expect((await api.get('/domains/not-an-id/compliance', as)).status).toBe(422);
   }, 60_000);
 
+  it('fails DKIM when SES could not find the records (the local SES fails a name under .invalid)', async () => {
+    const { key } = await createOtherProject();
+    const created = await api.post('/domains', { name: `cmp-${Date.now().toString(36)}.example.invalid` }, { key });
+    expect(created.status).toBe(201);
+    await waitFor(
+      () => api.post(`/domains/${created.body.id}/verify`, undefined, { key }),
+      (r) => r.body.status === 'failed',
+    );
+    const dkim = rulesOf((await api.get(`/domains/${created.body.id}/compliance`, { key })).body).dkim;
+    expect(dkim).toEqual({
+      status: 'fail',
+      evidence: 'SES could not find the DKIM records: DKIM failed.',
+      fix: "Publish the domain's three DKIM CNAME records (its `records`), then POST /domains/{id}/verify.",
+    });
+  });
+
   it("fails the complaint rate from the project's complaints of the last 7 days", async () => {
     const { key } = await createOtherProject();
     const as = { key };
