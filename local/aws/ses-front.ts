@@ -205,6 +205,17 @@ export class SesFront {
     return tenant;
   }
 
+  /** The tenant a reputation entity path names (`/v2/email/reputation/entities/RESOURCE/<tenant ARN>/...`). */
+  private reputationEntity(parts: string[]): { tenant: Tenant; arn: string } {
+    const [, , , , entityType, reference] = parts;
+    if (entityType !== 'RESOURCE')
+      throw new SesError(400, 'BadRequestException', 'Only RESOURCE entities are supported');
+    const arn = decodeURIComponent(reference ?? '');
+    const tenant = Object.values(this.tenants()).find((t) => t.arn === arn);
+    if (!tenant) throw new SesError(404, 'NotFoundException', `Reputation entity ${arn} does not exist.`);
+    return { tenant, arn };
+  }
+
   private describeTenant(tenant: Tenant) {
     return {
       TenantName: tenant.name,
@@ -567,11 +578,7 @@ export class SesFront {
 
     if (resource === 'reputation' && name === 'entities' && method === 'GET') {
       // /v2/email/reputation/entities/RESOURCE/<entity ARN>
-      const [, , , , entityType, reference] = parts;
-      const arn = decodeURIComponent(reference ?? '');
-      const tenant = Object.values(this.tenants()).find((t) => t.arn === arn);
-      if (entityType !== 'RESOURCE' || !tenant)
-        throw new SesError(404, 'NotFoundException', `Reputation entity ${arn} does not exist.`);
+      const { tenant, arn } = this.reputationEntity(parts);
       const at = tenant.createdAt / 1000; // epoch seconds, as SES answers timestamps
       return send(response, 200, {
         ReputationEntity: {
@@ -588,12 +595,8 @@ export class SesFront {
 
     if (resource === 'reputation' && name === 'entities' && method === 'PUT') {
       // /v2/email/reputation/entities/RESOURCE/<entity ARN>/(policy|customer-managed-status)
-      const [, , , , entityType, reference, setting] = parts;
-      if (entityType !== 'RESOURCE')
-        throw new SesError(400, 'BadRequestException', 'Only RESOURCE entities are supported');
-      const arn = decodeURIComponent(reference ?? '');
-      const tenant = Object.values(this.tenants()).find((t) => t.arn === arn);
-      if (!tenant) throw new SesError(404, 'NotFoundException', `Reputation entity ${arn} does not exist.`);
+      const { tenant } = this.reputationEntity(parts);
+      const setting = parts[6];
       const body = await readJson(request);
       if (setting === 'policy') {
         if (!REPUTATION_POLICY.test(String(body.ReputationEntityPolicy)))

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { gunzipSync, unzipSync, zipSync } from 'fflate';
 import { api } from '../support/http';
-import { deliverMail } from '../support/smtp';
+import { deliverAttachments } from '../support/smtp';
 import { createOtherProject, useRuntimeTable } from '../support/table';
 import { waitFor } from '../support/wait';
 
@@ -57,33 +57,14 @@ function renamed(bytes: Buffer, from: string, to: string): Buffer {
   return swap(bytes);
 }
 
-async function mail(to: string, entry: Entry, bytes: Buffer): Promise<void> {
-  const boundary = `b-${Math.random().toString(36).slice(2)}`;
-  const name = entry.file!.split('/').pop()!;
-  await deliverMail(
-    'reports@reporter.example',
-    [to],
-    [
-      'From: reports@reporter.example',
-      `To: ${to}`,
-      `Subject: Report domain: ${entry.domain} Report-ID: ${entry.report_id}`,
-      'MIME-Version: 1.0',
-      `Content-Type: multipart/mixed; boundary="${boundary}"`,
-      '',
-      `--${boundary}`,
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      'This is an aggregate report.',
-      `--${boundary}`,
-      `Content-Type: ${entry.content_type}; name="${name}"`,
-      'Content-Transfer-Encoding: base64',
-      `Content-Disposition: attachment; filename="${name}"`,
-      '',
-      ...(bytes.toString('base64').match(/.{1,76}/g) ?? []),
-      `--${boundary}--`,
-    ],
-  );
-}
+const mail = (to: string, entry: Entry, bytes: Buffer) =>
+  deliverAttachments({
+    from: 'reports@reporter.example',
+    to,
+    subject: `Report domain: ${entry.domain} Report-ID: ${entry.report_id}`,
+    text: 'This is an aggregate report.',
+    files: [{ name: entry.file!.split('/').pop()!, type: entry.content_type, bytes }],
+  });
 
 describe('the report corpus over SMTP', () => {
   it("keeps one report of every reporter's format, DMARC and TLS, mailed to the domain's report addresses", async () => {

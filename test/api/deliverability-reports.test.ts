@@ -7,7 +7,7 @@
 import { gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { api } from '../support/http';
-import { deliverMail } from '../support/smtp';
+import { type Attachment, deliverAttachments } from '../support/smtp';
 import { createOtherProject, projectEvents, useRuntimeTable } from '../support/table';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait';
@@ -74,32 +74,14 @@ function tlsJson(domain: string, reportId: string): string {
 }
 
 /** Mails `files` as attachments to `to`, as a reporter's mail server would. */
-async function mailReport(to: string, files: { name: string; type: string; bytes: Uint8Array }[]): Promise<void> {
-  const boundary = `b-${Math.random().toString(36).slice(2)}`;
-  const parts = files.flatMap((file) => [
-    `--${boundary}`,
-    `Content-Type: ${file.type}; name="${file.name}"`,
-    'Content-Transfer-Encoding: base64',
-    `Content-Disposition: attachment; filename="${file.name}"`,
-    '',
-    ...(Buffer.from(file.bytes)
-      .toString('base64')
-      .match(/.{1,76}/g) ?? []),
-  ]);
-  await deliverMail(
-    'noreply-dmarc-support@google.com',
-    [to],
-    [
-      'From: noreply-dmarc-support@google.com',
-      `To: ${to}`,
-      'Subject: Report domain',
-      'MIME-Version: 1.0',
-      `Content-Type: multipart/mixed; boundary="${boundary}"`,
-      '',
-      ...(files.length ? [...parts, `--${boundary}--`] : ['no report here']),
-    ],
-  );
-}
+const mailReport = (to: string, files: Attachment[]) =>
+  deliverAttachments({
+    from: 'noreply-dmarc-support@google.com',
+    to,
+    subject: 'Report domain',
+    text: files.length ? 'This is an aggregate report.' : 'no report here',
+    files,
+  });
 
 const gz = (text: string) => gzipSync(Buffer.from(text));
 

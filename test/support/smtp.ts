@@ -63,3 +63,51 @@ export async function deliverMail(from: string, to: string[], lines: string[]): 
     socket.destroy();
   }
 }
+
+/** A file attached to a message (`type` its Content-Type, e.g. `application/gzip`). */
+export interface Attachment {
+  name: string;
+  type: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Delivers a multipart/mixed message from `from` to `to`: a text part, then each file base64-encoded
+ * as an attachment (a DMARC or TLS reporter's mail is this shape). Returns what `deliverMail` does.
+ */
+export function deliverAttachments(message: {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  files: Attachment[];
+}): Promise<string> {
+  const boundary = `b-${Math.random().toString(36).slice(2)}`;
+  return deliverMail(
+    message.from,
+    [message.to],
+    [
+      `From: ${message.from}`,
+      `To: ${message.to}`,
+      `Subject: ${message.subject}`,
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/mixed; boundary="${boundary}"`,
+      '',
+      `--${boundary}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      message.text,
+      ...message.files.flatMap((file) => [
+        `--${boundary}`,
+        `Content-Type: ${file.type}; name="${file.name}"`,
+        'Content-Transfer-Encoding: base64',
+        `Content-Disposition: attachment; filename="${file.name}"`,
+        '',
+        ...(Buffer.from(file.bytes)
+          .toString('base64')
+          .match(/.{1,76}/g) ?? []),
+      ]),
+      `--${boundary}--`,
+    ],
+  );
+}

@@ -24,7 +24,7 @@ export const DNS_MX_FILE = 'DNS_MX_FILE';
 export const dnsName = (name: string): string => name.toLowerCase().replace(/\.$/, '');
 
 /** The stand-in's records: every name's values; none when the file is not there yet. */
-async function readTxtFile(file: string): Promise<Record<string, string[]>> {
+async function readRecordsFile(file: string): Promise<Record<string, string[]>> {
   try {
     return JSON.parse(await readFile(file, 'utf8')) as Record<string, string[]>;
   } catch (error) {
@@ -43,7 +43,7 @@ const NO_RECORD = new Set(['ENODATA', 'ENOTFOUND', 'ENONAME', 'NXDOMAIN']);
  */
 export async function lookupTxt(name: string): Promise<string[]> {
   const file = process.env[DNS_TXT_FILE];
-  if (file) return (await readTxtFile(file))[dnsName(name)] ?? [];
+  if (file) return (await readRecordsFile(file))[dnsName(name)] ?? [];
   try {
     return (await resolveTxt(dnsName(name))).map((chunks) => chunks.join(''));
   } catch (error) {
@@ -61,7 +61,7 @@ export interface MxRecord {
 export async function lookupMx(name: string): Promise<MxRecord[]> {
   const file = process.env[DNS_MX_FILE];
   const records = file
-    ? ((await readTxtFile(file))[dnsName(name)] ?? []).map((value) => {
+    ? ((await readRecordsFile(file))[dnsName(name)] ?? []).map((value) => {
         const [priority, exchange] = value.split(' ');
         return { priority: Number(priority), exchange };
       })
