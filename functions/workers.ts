@@ -291,6 +291,22 @@ export const workers: readonly Worker[] = [
     },
   },
   {
+    // checks each domain's compliance every few hours; emits domain.compliance_changed (shared/deliverability/compliance.ts)
+    name: 'compliance-check',
+    handler: 'workers/compliance-check',
+    trigger: { kind: 'schedule', everySeconds: 300 },
+    // Query: the due records (GSI1) and the project's reputation counts; BatchGetItem: the due records;
+    // GetItem: the domain and its last statuses; UpdateItem, PutItem: the statuses and the event (one transaction)
+    needs: {
+      table: ['Query', 'BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'],
+      untested: {
+        'dynamodb:DeleteItem':
+          "a due record whose domain is gone: the domain's delete takes its record in the same transaction, so only a record written by a check racing that delete is left (test/api/domain-compliance-schedule.test.ts reaches the rest)",
+      },
+    },
+    reportsDomain: true,
+  },
+  {
     // the outbox: every inserted event item -> a delivery per subscribed webhook + a message (shared/webhooks/fanout.ts)
     name: 'webhook-fanout',
     handler: 'workers/webhook-fanout',

@@ -33,7 +33,10 @@
  * rule's status changed, the new statuses and `domain.compliance_changed` (`changes: [{rule, from,
  * to}]`, the status before and now) are written in one transaction, conditional on the statuses read,
  * so two checks at once raise it once. A domain's first check records its statuses and raises nothing.
- * The check runs when asked (this route; the console's Deliverability screen asks on each visit).
+ * The check runs when asked (this route; the console's Deliverability screen asks on each visit) and
+ * on a schedule (`checkDueCompliance`, the compliance-check worker): every domain every
+ * COMPLIANCE_CHECK_EVERY_MS (shared/domains/compliance-schedule.ts), the first right after it is created, so a
+ * change is told without anyone asking. Every check moves the domain's next one.
  */
 import type { Caller } from '../platform/caller';
 import { cachedMx, cachedTxt } from '../platform/net/dns';
@@ -44,8 +47,11 @@ import { reputationOver } from '../emails/reputation';
 import { nowIso } from '../platform/ids';
 import { now } from '../platform/clock';
 import * as keys from '../platform/db/keys';
-import { getItem, isConditionFailed, transact, update } from '../platform/db/table';
+import { applyUpdate, del, getItem, isConditionFailed, queryGsi1Pages, transact, update } from '../platform/db/table';
 import { eventWrite } from '../events/events';
+import { ApiError } from '../platform/errors';
+import { logger } from '../platform/log';
+import { COMPLIANCE_CHECK_EVERY_MS, complianceDueAt } from '../domains/compliance-schedule';
 
 export type RuleStatus = 'pass' | 'warn' | 'fail';
 export interface ComplianceRule {
@@ -103,6 +109,10 @@ async function dmarcRecordOf(name: string): Promise<{ at: string; record: string
 }
 
 export async function domainCompliance(caller: Caller, domainId: string) {
+  return (await checkCompliance(caller, domainId)).checked;
+}
+
+async function checkCompliance(caller: Caller, domainId: string) {
   const domain = await getDomain(caller, domainId);
   const { name } = domain;
   const mailFrom = `${domain.custom_return_path}.${name}`;
@@ -264,24 +274,44 @@ export async function domainCompliance(caller: Caller, domainId: string) {
     checked_at: nowIso(),
     rules,
   };
-  await recordChanges(caller, checked);
-  return checked;
+  return { checked, changed: await recordChanges(caller, checked) };
 }
 
 const COMPLIANCE_TTL_SECONDS = 400 * 86_400;
 
-/** Records the check's statuses when they differ from the last check's, with `domain.compliance_changed` unless it is the first. */
+/**
+ * Records the check: its statuses when they differ from the last check's, with `domain.compliance_changed`
+ * unless it is the first; and, changed or not, when it was made and when the next is due. True when the
+ * statuses changed.
+ */
 async function recordChanges(
   caller: Caller,
   checked: { domain_id: string; name: string; status: RuleStatus; rules: ComplianceRule[] },
-): Promise<void> {
+): Promise<boolean> {
   const key = keys.domainCompliance(caller.projectId, checked.domain_id);
   const last = await getItem(key);
+  const first = !last?.rules; // no record, or the one the domain was created with
   const before = (last?.rules ?? {}) as Record<string, RuleStatus>;
   const changes = checked.rules
     .filter((r) => before[r.rule] !== r.status)
     .map((r) => ({ rule: r.rule, from: before[r.rule] ?? null, to: r.status }));
-  if (last && changes.length === 0) return;
+  const at = now();
+  const checkedNow = {
+    project_id: caller.projectId,
+    livemode: caller.livemode,
+    checked_at: new Date(at).toISOString(),
+    ...complianceDueAt(at + COMPLIANCE_CHECK_EVERY_MS, checked.domain_id),
+    expires_at: Math.floor(at / 1000) + COMPLIANCE_TTL_SECONDS,
+  };
+  if (!first && changes.length === 0) {
+    // nothing changed: only the next check moves (never bringing back a record deleted with its domain meanwhile)
+    await applyUpdate(
+      update(key, { set: checkedNow, condition: { expression: 'attribute_exists(PK)' } }, { tag: 'gone' }),
+    ).catch((error: unknown) => {
+      if (!isConditionFailed(error, 'gone')) throw error;
+    });
+    return false;
+  }
   // conditional on the statuses read: two checks at once record (and raise) one change
   const unchangedSince = last
     ? { expression: 'version = :version', values: { ':version': last.version } }
@@ -295,7 +325,7 @@ async function recordChanges(
         status: checked.status,
         rules: Object.fromEntries(checked.rules.map((r) => [r.rule, r.status])),
         version: Number(last?.version ?? 0) + 1,
-        expires_at: Math.floor(now() / 1000) + COMPLIANCE_TTL_SECONDS,
+        ...checkedNow,
       },
       condition: unchangedSince,
     },
@@ -304,20 +334,65 @@ async function recordChanges(
   try {
     await transact([
       record,
-      ...(last
-        ? [
+      ...(first
+        ? []
+        : [
             eventWrite(caller, 'domain.compliance_changed', {
               object: 'domain_compliance_change',
               domain_id: checked.domain_id,
               name: checked.name,
               status: checked.status,
-              previous_status: last.status,
+              previous_status: last?.status,
               changes,
             }),
-          ]
-        : []),
+          ]),
     ]);
   } catch (error) {
     if (!isConditionFailed(error, 'compliance moved')) throw error; // another check recorded it meanwhile
+    return false;
   }
+  return !first;
+}
+
+interface ComplianceRecord {
+  PK: string;
+  SK: string;
+  project_id?: string;
+  domain_id: string;
+  livemode?: boolean;
+}
+
+/**
+ * The scheduled check: every domain whose next check is due (GSI1 `DOMAIN_COMPLIANCE_DUE` before now,
+ * oldest first), checked as GET /domains/{id}/compliance checks it, until `deadline` (epoch ms, the
+ * machine's: the worker's remaining time). A record whose domain is gone is deleted; one domain failing
+ * is logged and does not stop the rest (it stays due: the next run tries it again).
+ */
+export async function checkDueCompliance(deadline: number): Promise<{ checked: number; changed: number }> {
+  let checked = 0;
+  let changed = 0;
+  const due = queryGsi1Pages<ComplianceRecord>(keys.DOMAINS_COMPLIANCE_DUE, {
+    below: new Date(now()).toISOString(),
+    pageSize: 25,
+  });
+  for await (const page of due) {
+    for (const record of page) {
+      if (Date.now() >= deadline) return { checked, changed };
+      if (!record.project_id) continue; // written before its project was recorded on it: never in this index
+      const caller: Caller = {
+        projectId: record.project_id,
+        livemode: record.livemode ?? true,
+        permission: 'full_access',
+      };
+      try {
+        checked += 1;
+        if ((await checkCompliance(caller, record.domain_id)).changed) changed += 1;
+      } catch (error) {
+        if (error instanceof ApiError && error.statusCode === 404)
+          await transact([del({ PK: record.PK, SK: record.SK })]);
+        else logger.error('compliance check failed', { domain_id: record.domain_id, error });
+      }
+    }
+  }
+  return { checked, changed };
 }

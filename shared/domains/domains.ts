@@ -91,6 +91,7 @@ import { newId, nowIso } from '../platform/ids';
 import { now as clockNow } from '../platform/clock';
 import { logger } from '../platform/log';
 import { awsRegion } from '../platform/aws/region';
+import { deleteComplianceRecord, newComplianceRecord } from './compliance-schedule';
 
 /** A name claim still `creating` after this long belongs to a create that died; another create may take it. */
 export const CLAIM_TAKEOVER_MS = 5 * 60 * 1000;
@@ -334,6 +335,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput, tra
       ...(old
         ? [
             del(keys.domain(old.project_id, old.id), { ifExists: taken(name) }),
+            deleteComplianceRecord(old.project_id, old.id),
             countDomains(old.project_id, -1),
             eventWrite({ projectId: old.project_id, livemode: old.livemode }, 'domain.deleted', toDomain(old)),
           ]
@@ -453,6 +455,7 @@ export async function createDomain(caller: Caller, input: CreateDomainInput, tra
         limitReached(max),
       ),
       eventWrite(caller, 'domain.created', domain),
+      newComplianceRecord(item, Date.parse(now)), // its scheduled compliance checks, the first at once
       ...(transfer?.complete ?? []),
       ...(recordTenant ? [recordTenant] : []), // the project's first live domain: its tenant, recorded
     ]);
@@ -543,6 +546,7 @@ export async function deleteDomain(caller: Caller, domainId: string): Promise<Do
   await transact([
     del(keys.domain(caller.projectId, domainId), { ifExists: missing }), // a concurrent delete loses here
     del(mode.claimKey(item.name)), // ours while the domain exists: a takeover of an active claim deletes its domain
+    deleteComplianceRecord(caller.projectId, domainId),
     countDomains(caller.projectId, -1),
     eventWrite(caller, 'domain.deleted', toDomain(item)),
   ]);

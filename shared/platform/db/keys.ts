@@ -114,10 +114,13 @@
  *     name`, scoped to the twin, so a test domain never meets a live one of any project and is wiped with the twin's
  *     data; POST/PATCH/DELETE /domains, verify, the scheduled check, the sender's findSendingDomain of a test email
  *     (GetItem)
- * - domain compliance: PK `PROJECT#<pid>`, SK `DOMAIN_COMPLIANCE#<did>` (outside the `DOMAIN#` prefix: lists never see it)
- *     the statuses of the domain's last compliance check (shared/deliverability/compliance.ts): GET
- *     /domains/{id}/compliance reads it (GetItem) and, when a rule's status changed, rewrites it with
- *     `domain.compliance_changed` in one transaction (conditional on the statuses it read); TTL 400 days after that
+ * - domain compliance: PK `PROJECT#<pid>`, SK `DOMAIN_COMPLIANCE#<did>` (outside the `DOMAIN#` prefix: lists never see
+ *   it); GSI1PK `DOMAIN_COMPLIANCE_DUE`, GSI1SK `<next check ISO time>#<did>`
+ *     the statuses of the domain's last compliance check (shared/deliverability/compliance.ts), written with the
+ *     domain (POST /domains: due at once) and deleted with it: GET /domains/{id}/compliance and the scheduled check
+ *     (Query GSI1 < now, oldest first, BatchGet) read it (GetItem) and move its next check; when a rule's status
+ *     changed, rewrite it with `domain.compliance_changed` in one transaction (conditional on the statuses read);
+ *     TTL 400 days after the last check (a domain still there is checked every few hours)
  *     check (a deleted domain's is left to it)
  * - domain claim: PK `PROJECT#<pid of the claimant>`, SK `DOMAIN_CLAIM#<did it promises>`
  *     a claim of a name another project holds (shared/domains/claims.ts); POST /domains/claim puts it, GET
@@ -541,6 +544,12 @@ export const testDomainName = (projectId: string, name: string): Key => ({
 export const domainCompliance = (projectId: string, domainId: string): Key => ({
   PK: projectPk(projectId),
   SK: `DOMAIN_COMPLIANCE#${domainId}`,
+});
+/** Domains sit in this GSI1 partition by their next compliance check, so the scheduled check finds the due ones without a Scan. */
+export const DOMAINS_COMPLIANCE_DUE = 'DOMAIN_COMPLIANCE_DUE';
+export const domainComplianceDue = (dueIso: string, domainId: string) => ({
+  GSI1PK: DOMAINS_COMPLIANCE_DUE,
+  GSI1SK: `${dueIso}#${domainId}`,
 });
 /** A domain claim (its sort key is outside the `DOMAIN#` prefix, so lists never see it), by the domain id it promises. */
 export const domainClaim = (projectId: string, domainId: string): Key => ({
