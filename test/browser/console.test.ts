@@ -18,6 +18,7 @@ import {
   type Watched,
 } from '../support/browser';
 import { api } from '../support/http';
+import { dmarcXml, gz, mailReport, tlsJson } from '../support/reports';
 import { waitFor } from '../support/wait';
 import { checkScreen } from './screens';
 
@@ -110,7 +111,41 @@ describe('the console', () => {
     );
     expect(await checkScreen(page, 'domain')).toEqual([]);
 
-    // its deliverability: the compliance checklist (nothing published yet: SPF fails and says what to publish), no reports yet
+    // its deliverability: the compliance checklist (nothing published yet: SPF fails and says what to publish), and
+    // a week of DMARC reports with a source failing from the fourth day on, and a TLS report, mailed to its addresses
+    const domainId = (await api.get('/domains', { key })).body.data.find(
+      (d: { name: string }) => d.name === domainName,
+    ).id;
+    for (let daysAgo = 7; daysAgo >= 1; daysAgo--) {
+      const rows = [
+        { ip: '192.0.2.10', count: 400 + daysAgo * 37, pass: true },
+        ...(daysAgo <= 4 ? [{ ip: '198.51.100.7', count: 30 * (5 - daysAgo), pass: false }] : []),
+      ];
+      await mailReport(`dmarc+${domainId}@reports.localhost`, [
+        {
+          name: `google.com!${domainName}!${daysAgo}.xml.gz`,
+          type: 'application/gzip',
+          bytes: gz(dmarcXml(domainName, `week-${daysAgo}`, rows, daysAgo)),
+        },
+      ]);
+    }
+    await mailReport(`tls+${domainId}@reports.localhost`, [
+      {
+        name: `google.com!${domainName}!1.json.gz`,
+        type: 'application/tlsrpt+gzip',
+        bytes: gz(tlsJson(domainName, 'tls-week')),
+      },
+    ]);
+    await waitFor(
+      () => api.get(`/domains/${domainId}/dmarc`, { key }),
+      (r) => r.body.reports === 7,
+      60_000,
+    );
+    await waitFor(
+      () => api.get(`/domains/${domainId}/tls-reports`, { key }),
+      (r) => r.body.data.length === 1,
+      60_000,
+    );
     await page.getByRole('link', { name: 'Deliverability' }).click();
     await page.getByRole('heading', { name: `Deliverability of ${domainName}` }).waitFor();
     const checklist = page.getByRole('region', { name: 'Compliance checklist' });
@@ -118,8 +153,17 @@ describe('the console', () => {
     const spf = checklist.getByRole('row', { name: /SPF of the sending domain/ });
     expect(await spf.locator('.badge').textContent()).toBe('fail');
     expect(await spf.textContent()).toContain(`Publish TXT "v=spf1 include:amazonses.com ~all" at send.${domainName}.`);
-    await page.getByText('No DMARC reports yet').waitFor();
-    await page.getByText('No TLS reports yet').waitFor();
+    await page.getByRole('img', { name: 'Messages passing and failing DMARC per day' }).waitFor();
+    const failing = page.getByRole('region', { name: 'Sources failing DMARC' });
+    expect(
+      await failing
+        .getByRole('row', { name: /198\.51\.100\.7/ })
+        .locator('td')
+        .nth(1)
+        .textContent(),
+    ).toBe('300');
+    const tls = page.getByRole('region', { name: 'TLS reports' });
+    expect(await tls.getByRole('row', { name: /Google Inc\./ }).textContent()).toContain('certificate-expired (2)');
     expect(await checkScreen(page, 'deliverability')).toEqual([]);
 
     await page.getByRole('link', { name: 'Domains' }).click();
