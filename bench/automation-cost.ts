@@ -144,10 +144,10 @@ export async function benchAutomationCost(
         dollars: lambdaInvocations * n * PRICES.lambdaRequest,
       },
       {
-        item: 'Lambda duration (256 MB, 150 ms each)',
+        item: 'Lambda duration (256 MB, 150 ms each, arm64)',
         count: `${Math.round(lambdaInvocations * n * 0.25 * 0.15).toLocaleString('en')} GB-s`,
-        price: '$0.0000166667 / GB-s',
-        dollars: lambdaInvocations * n * 0.25 * 0.15 * PRICES.lambdaGbSecond,
+        price: '$0.0000133334 / GB-s',
+        dollars: lambdaInvocations * n * 0.25 * 0.15 * PRICES.lambdaArmGbSecond,
       },
       {
         item: 'API Gateway (POST /events/send)',

@@ -432,8 +432,6 @@ export const PRICES = {
   sqsRequest: 0.4 / 1e6,
   snsPublish: 0.5 / 1e6,
   lambdaRequest: 0.2 / 1e6,
-  /** x86_64, which bench/automation-cost.ts still prices; the stack deploys arm64 (`lambdaArmGbSecond`) */
-  lambdaGbSecond: 0.0000166667,
   lambdaArmGbSecond: 0.0000133334,
   apiRequest: 1.29 / 1e6,
   sesEmail: 0.1 / 1000,
