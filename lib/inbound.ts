@@ -25,6 +25,7 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import * as sesActions from 'aws-cdk-lib/aws-ses-actions';
@@ -154,6 +155,11 @@ export class InboundMail extends Construct {
         new iam.PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] }),
       ]),
       installLatestAwsSdk: false,
+      // a log group of ours, as every function has (lib/api-function.ts): a retention, deleted with the stack
+      logGroup: new logs.LogGroup(this, 'ActivateRuleSetLogs', {
+        retention: logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
     });
     activation.node.addDependency(this.rule);
     // Its provider, a function CDK makes once per stack, is x86_64 unless told: arm64 like every

@@ -257,6 +257,17 @@ describe('EmailService stack (bundling skipped)', () => {
         Properties: { RetentionInDays: 30 },
       });
     }
+    // CDK's own functions too (the tuned app's receipt rule set activation): every function of the stack
+    const tuned = synthesizedTuned().resources;
+    for (const all of [resources, tuned])
+      for (const [id, fn] of Object.entries(all).filter(([, r]) => r.Type === 'AWS::Lambda::Function'))
+        expect([id, all[fn.Properties.LoggingConfig?.LogGroup?.Ref]]).toMatchObject([
+          id,
+          { Type: 'AWS::Logs::LogGroup', DeletionPolicy: 'Delete', Properties: { RetentionInDays: 30 } },
+        ]);
+    expect(Object.values(tuned).filter((r) => r.Type === 'AWS::Lambda::Function').length).toBeGreaterThan(
+      allFunctions.length,
+    );
     // no logRetention custom resource (its Lambda would be one more function to patch)
     template.resourceCountIs('Custom::LogRetention', 0);
   });
