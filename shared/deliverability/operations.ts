@@ -4,8 +4,9 @@
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import { commonErrors, id, notFoundResponse } from '../platform/http/schemas';
+import { commonErrors, notFoundResponse } from '../platform/http/schemas';
 import { dmarcQuery, dmarcSummary, domainCompliance, reportId, tlsReportList } from './model';
+import { domainParams } from '../domains/model';
 
 const tags = ['Domains'];
 const tlsReportsQuery = /* @__PURE__ */ (() =>
@@ -13,7 +14,6 @@ const tlsReportsQuery = /* @__PURE__ */ (() =>
     limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100))),
     after: z.optional(reportId),
   }))();
-const domainParams = /* @__PURE__ */ (() => z.strictObject({ domain_id: id }))();
 const REPORTS =
   "Reports reach the domain when its `_dmarc` record names `rua=mailto:` its DMARC report address and its `_smtp._tls` record its TLS one (the domain's `DMARC` and `TLS-RPT` records suggest both when the deployment has a reports domain); " +
   'a report whose domain is not this one, a duplicate (the same reporter and report id) and a file that is not a readable report are dropped and counted in `dropped`. Reports are kept 400 days.';

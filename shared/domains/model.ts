@@ -6,6 +6,9 @@
 import * as z from 'zod/mini';
 import { id, timestamp } from '../platform/http/schemas';
 
+/** The path parameters of a domain's routes (`/domains/{domain_id}/...`). */
+export const domainParams = /* @__PURE__ */ (() => z.strictObject({ domain_id: id }))();
+
 export const DOMAIN_STATUSES = ['not_started', 'pending', 'verified', 'failed', 'temporary_failure'] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 

@@ -1,17 +1,6 @@
-import * as z from 'zod/mini';
 import { defineOperation } from '../platform/http/operation';
-import {
-  commonErrors,
-  conflictResponse,
-  deleted,
-  id,
-  listOf,
-  listQuery,
-  notFoundResponse,
-} from '../platform/http/schemas';
-import { claimDomainBody, createDomainBody, domain, domainClaim, updateDomainBody } from './model';
-
-const domainParams = /* @__PURE__ */ (() => z.strictObject({ domain_id: id }))();
+import { commonErrors, conflictResponse, deleted, listOf, listQuery, notFoundResponse } from '../platform/http/schemas';
+import { claimDomainBody, createDomainBody, domain, domainClaim, domainParams, updateDomainBody } from './model';
 
 export const create = /* @__PURE__ */ (() =>
   defineOperation({
