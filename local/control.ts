@@ -23,19 +23,22 @@
  * - `POST /_local/run/<worker>` runs a scheduled worker (functions/workers.ts, a `schedule`
  *   trigger) now, after a run already going, and answers when it finished: `{object: "run", worker,
  *   succeeded, duration_ms, error?}`.
- * - `PUT /_local/dns/txt/<name>` `{values: ["..."]}` sets the TXT records the service finds at `<name>`
- *   (shared/platform/net/dns.ts reads them from DNS_TXT_FILE under DATA_DIR instead of the real DNS);
- *   `{values: []}` or `DELETE` removes them, `GET` shows them: `{object: "dns_txt", name, values}`.
- *   `/_local/dns/mx/<name>` does the same for MX records (`"10 mx.example.com"`; DNS_MX_FILE).
+ * - `PUT /_local/dns/txt/<name>` `{values: ["..."], ttl?}` sets the TXT records the service finds at
+ *   `<name>`: the runtime's DNS server (./aws/dns.ts), which the functions ask instead of the real
+ *   DNS, answers from DATA_DIR/dns/txt.json, which this writes. `ttl` (whole seconds, 0 to 86,400,
+ *   default 0) is the records' TTL: the service keeps the answer that long (shared/platform/net/dns.ts),
+ *   so with the default 0 a change is seen at the very next lookup, and with more it is seen once the
+ *   clock passed the TTL, as on real DNS. `{values: []}` or `DELETE` removes them, `GET` shows them:
+ *   `{object: "dns_txt", name, values, ttl}`. `/_local/dns/mx/<name>` does the same for MX records
+ *   (`"10 mx.example.com"`; mx.json).
  * Every request needs a full-access API key of the runtime, as the API's own routes take it
  * (401 without a valid one, 403 for a sending-only key), and answers in the API's error envelope.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { authenticate } from '../shared/access/api-keys';
 import { type LocalClock, MAX_MOVE_MS, type Settled } from './clock';
 import { parseDuration } from '../shared/platform/duration';
 import { dnsName } from '../shared/platform/net/dns';
+import { readRecordsFile, writeRecordsFile } from './aws/dns';
 import {
   ApiError,
   forbidden,
@@ -72,9 +75,9 @@ export interface Control {
   watched: Watched[];
   schedules: RunNow[];
   clock: LocalClock;
-  /** the DNS stand-in's TXT records (DNS_TXT_FILE) */
+  /** the DNS stand-in's TXT records (./aws/dns.ts answers from them) */
   dnsTxtFile: string;
-  /** ... and its MX records (DNS_MX_FILE) */
+  /** ... and its MX records */
   dnsMxFile: string;
 }
 
@@ -191,13 +194,13 @@ function timeoutOf(body: Record<string, unknown>): number | ApiError {
   return seconds * 1000;
 }
 
-const clockError = (code: string, message: string, path: string) => unprocessable([{ code, message, path }]);
+const invalidField = (code: string, message: string, path: string) => unprocessable([{ code, message, path }]);
 
 /** Where a move goes: exactly one of `advance` (a phrase), `advance_seconds` or `set` (ISO 8601), never backwards, at most a year. */
 function targetOf(body: Record<string, unknown>, now: number): number | ApiError {
   const given = ['advance', 'advance_seconds', 'set'].filter((name) => body[name] !== undefined);
   if (given.length !== 1)
-    return clockError(
+    return invalidField(
       'invalid_clock_move',
       'Give exactly one of advance ("2 days"), advance_seconds or set (ISO 8601)',
       given[1] ?? '',
@@ -206,7 +209,7 @@ function targetOf(body: Record<string, unknown>, now: number): number | ApiError
   if (body.advance !== undefined) {
     const ms = typeof body.advance === 'string' ? parseDuration(body.advance) : undefined;
     if (ms === undefined)
-      return clockError(
+      return invalidField(
         'invalid_duration',
         'advance must be a duration such as "90 seconds", "2 days" or "1 hour 30 minutes"',
         'advance',
@@ -215,7 +218,7 @@ function targetOf(body: Record<string, unknown>, now: number): number | ApiError
   } else if (body.advance_seconds !== undefined) {
     const seconds = body.advance_seconds;
     if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
-      return clockError(
+      return invalidField(
         'invalid_duration',
         'advance_seconds must be a number of seconds, 0 or more',
         'advance_seconds',
@@ -224,12 +227,13 @@ function targetOf(body: Record<string, unknown>, now: number): number | ApiError
   } else {
     const at = typeof body.set === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(body.set) ? Date.parse(body.set) : Number.NaN;
     if (Number.isNaN(at))
-      return clockError('invalid_time', 'set must be an ISO 8601 date-time (2026-12-01T09:00:00Z)', 'set');
+      return invalidField('invalid_time', 'set must be an ISO 8601 date-time (2026-12-01T09:00:00Z)', 'set');
     if (at < now)
-      return clockError('clock_backwards', `The clock never goes back: it is ${new Date(now).toISOString()}`, 'set');
+      return invalidField('clock_backwards', `The clock never goes back: it is ${new Date(now).toISOString()}`, 'set');
     target = at;
   }
-  if (target - now > MAX_MOVE_MS) return clockError('invalid_duration', 'One move goes at most a year ahead', given[0]);
+  if (target - now > MAX_MOVE_MS)
+    return invalidField('invalid_duration', 'One move goes at most a year ahead', given[0]);
   return target;
 }
 
@@ -311,6 +315,10 @@ export async function handleControl(
 }
 
 const MAX_TXT_VALUES = 20;
+/** A name's values together: its answer must fit one DNS message over TCP (64 KB). */
+const MAX_VALUE_BYTES = 60_000;
+/** A day: more than any test needs, and the service keeps an answer an hour at most anyway. */
+const MAX_TTL_SECONDS = 86_400;
 
 const MX_VALUE = /^\d{1,5} [a-z0-9.-]{1,253}$/i;
 
@@ -319,12 +327,16 @@ const MX_VALUE = /^\d{1,5} [a-z0-9.-]{1,253}$/i;
  * no await between (two requests at once cannot lose one's change; it holds a test run's few names).
  */
 function dnsRecords(file: string, kind: 'txt' | 'mx', method: string, name: string, raw: Buffer): Answer {
-  const answer = (values: string[]): Answer => ({ statusCode: 200, body: { object: `dns_${kind}`, name, values } });
-  const records: Record<string, string[]> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  if (method === 'GET') return answer(records[name] ?? []);
+  const answer = (values: string[], ttl: number): Answer => ({
+    statusCode: 200,
+    body: { object: `dns_${kind}`, name, values, ttl },
+  });
+  const records = readRecordsFile(file);
+  if (method === 'GET') return answer(records[name]?.values ?? [], records[name]?.ttl ?? 0);
   if (method !== 'PUT' && method !== 'DELETE')
     return fail(methodNotAllowed(method, `/_local/dns/${kind}/${name}`, ['GET', 'PUT', 'DELETE']));
   let values: string[] = [];
+  let ttl = 0;
   if (method === 'PUT') {
     const body = bodyOf(raw);
     if (body instanceof ApiError) return fail(body);
@@ -333,24 +345,24 @@ function dnsRecords(file: string, kind: 'txt' | 'mx', method: string, name: stri
       !Array.isArray(given) ||
       given.length > MAX_TXT_VALUES ||
       !given.every((v) => typeof v === 'string' && v.length <= 4096 && (kind === 'txt' || MX_VALUE.test(v))) ||
-      Object.keys(body).some((key) => key !== 'values')
+      given.reduce((bytes: number, v: string) => bytes + Buffer.byteLength(v), 0) > MAX_VALUE_BYTES ||
+      Object.keys(body).some((key) => key !== 'values' && key !== 'ttl')
     )
       return fail(
-        unprocessable([
-          {
-            code: 'invalid_value',
-            message: `values must be an array of at most ${MAX_TXT_VALUES} strings${kind === 'mx' ? ' like "10 mx.example.com"' : ''}`,
-            path: 'values',
-          },
-        ]),
+        invalidField(
+          'invalid_value',
+          `values must be an array of at most ${MAX_TXT_VALUES} strings${kind === 'mx' ? ' like "10 mx.example.com"' : ''}, together at most ${MAX_VALUE_BYTES} bytes`,
+          'values',
+        ),
       );
+    const givenTtl = body.ttl === undefined ? 0 : body.ttl;
+    if (typeof givenTtl !== 'number' || !Number.isInteger(givenTtl) || givenTtl < 0 || givenTtl > MAX_TTL_SECONDS)
+      return fail(invalidField('invalid_ttl', `ttl must be whole seconds from 0 to ${MAX_TTL_SECONDS}`, 'ttl'));
     values = given as string[];
+    ttl = givenTtl;
   }
-  if (values.length) records[name] = values;
+  if (values.length) records[name] = { values, ttl };
   else delete records[name];
-  mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(records));
-  renameSync(temporary, file); // readers see the old file or the new one, never half of it
-  return answer(values);
+  writeRecordsFile(file, records);
+  return answer(values, values.length ? ttl : 0);
 }

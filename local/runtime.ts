@@ -11,7 +11,7 @@
  * | SES receiving + S3       | local/aws/smtp-inbound.ts (SMTP on loopback) writes into the folder local/aws/s3.ts serves as the inbound bucket, and queues SES's notification |
  * | KMS (the secrets key)    | local/aws/kms.ts: GenerateDataKey, Decrypt, its key material under DATA_DIR/kms |
  * | EventBridge Scheduler    | local/aws/scheduler.ts: one-time schedules onto the local SQS, on the runtime's clock, journaled under DATA_DIR/scheduler |
- * | DNS (TXT, MX lookups)    | JSON files under DATA_DIR/dns that shared/platform/net/dns.ts reads (DNS_TXT_FILE, DNS_MX_FILE) and the control API writes |
+ * | DNS (TXT, MX lookups)    | local/aws/dns.ts: an authoritative DNS server on loopback (UDP and TCP, DNS_SERVER) answering from DATA_DIR/dns/txt.json and mx.json, which the control API writes |
  * | IAM credentials          | local/aws/credentials.ts: one random access key per DATA_DIR (DATA_DIR/credentials.json, 0600); every stand-in but DynamoDB Local checks SigV4 against it |
  * | API Gateway + Lambda     | local/lambda/http-gateway.ts -> the same handler modules           |
  * | event source mappings    | queue and stream pollers with Lambda's batch semantics          |
@@ -33,7 +33,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
-import { DNS_MX_FILE, DNS_TXT_FILE } from '../shared/platform/net/dns';
+import { DNS_SERVER } from '../shared/platform/net/dns';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './aws/dynamodb';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
 import { loadHandler, type AnyHandler } from './lambda/handlers';
@@ -50,6 +50,7 @@ import { installObjectLookup } from './lambda/needs';
 import { LOCAL_ACCOUNT_ID, startLocalSqs, type LocalSqs } from './aws/sqs';
 import type { RunNow, Watched } from './control';
 import { startSmtpInbound } from './aws/smtp-inbound';
+import { startLocalDns } from './aws/dns';
 import type { LocalSettings } from './settings';
 import { StreamPoller } from './lambda/stream-poller';
 import type { FilterPattern } from './lambda/event-filter';
@@ -229,6 +230,10 @@ export async function startLocalRuntime(
     });
     cleanups.push(() => scheduler.close());
     scheduler.ensureGroup(LOCAL_SCHEDULE_GROUP);
+    // DNS: the functions ask this server as they ask the resolver on AWS; it answers from the files
+    // the control API writes, read at every query.
+    const dns = await startLocalDns({ txtFile: dnsTxtFile(settings), mxFile: dnsMxFile(settings), log });
+    cleanups.push(() => dns.close());
 
     // The handlers' whole view of "AWS": set before any handler module loads.
     setFunctionEnvironment(settings, {
@@ -241,6 +246,7 @@ export async function startLocalRuntime(
       kmsEndpoint: kms.endpoint,
       secretsKeyArn: kms.keyArn,
       schedulerEndpoint: scheduler.endpoint,
+      dnsServer: dns.address,
     });
     // The runtime's own ports, which no webhook may reach (shared/platform/net/endpoint.ts); SMTP and the
     // API join them once they listen, before the workers start and the API takes a request.
@@ -252,6 +258,7 @@ export async function startLocalRuntime(
       s3: Number(new URL(s3.endpoint).port),
       kms: Number(new URL(kms.endpoint).port),
       scheduler: scheduler.port,
+      dns: dns.port,
     };
     const publishPorts = () => (process.env.LOCAL_RUNTIME_PORTS = Object.values(ports).join(','));
     publishPorts();
@@ -335,6 +342,7 @@ export async function startLocalRuntime(
       kmsEndpoint: kms.endpoint,
       secretsKeyArn: kms.keyArn,
       schedulerEndpoint: scheduler.endpoint,
+      dnsServer: dns.address,
       scheduleGroup: LOCAL_SCHEDULE_GROUP,
       inboundBucket: LOCAL_INBOUND_BUCKET,
       contentBucket: LOCAL_CONTENT_BUCKET,
@@ -386,6 +394,8 @@ interface FunctionAws {
   kmsEndpoint: string;
   secretsKeyArn: string;
   schedulerEndpoint: string;
+  /** the DNS stand-in, `host:port` */
+  dnsServer: string;
 }
 
 /**
@@ -426,13 +436,12 @@ function setFunctionEnvironment(settings: LocalSettings, aws: FunctionAws): void
     // As the stack tells the domain routes: their configuration sets get an SNS event destination
     // (the local SES front records it; every send's events reach the queues either way).
     SES_EVENTS_TOPIC_ARN: LOCAL_SES_EVENTS_TOPIC_ARN,
-    // The DNS stand-in: TXT lookups (shared/platform/net/dns.ts) read this file, which the control API writes
-    [DNS_TXT_FILE]: dnsTxtFile(settings),
-    [DNS_MX_FILE]: dnsMxFile(settings),
+    // The DNS stand-in (./aws/dns.ts), asked instead of the system's resolver (shared/platform/net/dns.ts)
+    [DNS_SERVER]: aws.dnsServer,
   });
 }
 
-/** The DNS stand-in's TXT records: DATA_DIR/dns/txt.json (local/control.ts `PUT /_local/dns/txt/<name>`). */
+/** The DNS stand-in's TXT records: DATA_DIR/dns/txt.json (local/control.ts `PUT /_local/dns/txt/<name>`); MX likewise. */
 const dnsTxtFile = (settings: LocalSettings) => join(settings.dataDir, 'dns', 'txt.json');
 const dnsMxFile = (settings: LocalSettings) => join(settings.dataDir, 'dns', 'mx.json');
 

@@ -317,12 +317,18 @@ describe('domains.claims through the official SDK', () => {
 
   it("sets, shows and removes the DNS stand-in's TXT records through the control API", async () => {
     const name = `_resend-claim.${uniqueName('dns')}.example.com`;
-    expect((await own.call('GET', `/_local/dns/txt/${name}`)).body).toEqual({ object: 'dns_txt', name, values: [] });
+    expect((await own.call('GET', `/_local/dns/txt/${name}`)).body).toEqual({
+      object: 'dns_txt',
+      name,
+      values: [],
+      ttl: 0,
+    });
     // names compare without case and without the trailing dot
     expect((await own.call('PUT', `/_local/dns/txt/${name.toUpperCase()}`, { values: ['one', 'two'] })).body).toEqual({
       object: 'dns_txt',
       name,
       values: ['one', 'two'],
+      ttl: 0,
     });
     expect((await own.call('GET', `/_local/dns/txt/${name}.`)).body.values).toEqual(['one', 'two']);
     expect(await own.call('PUT', `/_local/dns/txt/${name}`, { values: 'one' })).toMatchObject({
