@@ -415,8 +415,10 @@ function isResponseTo(bytes: Buffer, query: DnsMessage): boolean {
   }
 }
 
+type Server = { host: string; port: number };
+
 /** A server as `host`, `host:port`, `[v6]:port` or a bare IPv6 address (what node's getServers() lists, and DNS_SERVER). */
-export function serverAddress(server: string): { host: string; port: number } {
+export function serverAddress(server: string): Server {
   if (isIP(server)) return { host: server, port: 53 };
   const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+)(?::(\d+))?$/.exec(server);
   const port = Number(match?.[2] ?? 53);
@@ -425,7 +427,6 @@ export function serverAddress(server: string): { host: string; port: number } {
   return { host: match[1], port };
 }
 
-type Server = { host: string; port: number };
 const where = (s: Server) => (isIP(s.host) === 6 ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`);
 
 /** One UDP try: the first datagram answering `query`, or a DnsError. */
