@@ -26,8 +26,9 @@
  *   domain's `tls: "Require"` also refuses receivers without it. A warn when the domain publishes no
  *   TLS-RPT record (its receiving side's TLS failures go unseen).
  * `status` is the worst rule's. A DNS lookup that fails (a timeout, SERVFAIL) makes its rules `warn`
- * with the error, never an error answer; answers of the system resolver are cached five minutes
- * (shared/platform/net/dns.ts), so a repeated check reads the table only.
+ * with the error, never an error answer; each DNS answer is kept for its TTL (at most an hour; a
+ * no-record answer for the zone's negative TTL, at most five minutes: shared/platform/net/dns.ts), so
+ * a repeated check mostly reads the table only.
  *
  * Each check is compared with the domain's last (keys.domainCompliance: its rules' statuses): when a
  * rule's status changed, the new statuses and `domain.compliance_changed` (`changes: [{rule, from,
