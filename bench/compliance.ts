@@ -5,8 +5,9 @@
  * one call to warm up; the time of each answer, median and p99. A check reads the domain, the
  * project's reputation counts of 7 days and the domain's last check from DynamoDB, and four DNS
  * names (and the DMARC record's parents) asked of the runtime's DNS stand-in at every check (its
- * records here have TTL 0; on AWS each answer is kept for its TTL: shared/platform/net/dns.ts), and
- * writes nothing when no rule changed.
+ * records here have TTL 0, so every check asks them all: the slowest warm check; on AWS each answer
+ * is kept for its TTL: shared/platform/net/dns.ts), and writes one item (the check's time and its
+ * next scheduled one; the statuses and the event only when a rule changed).
  *
  * Run alone: `npx tsx bench/compliance.ts` (COMPLIANCE_CALLS, default 50).
  */
