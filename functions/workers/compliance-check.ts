@@ -1,9 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { checkDueCompliance } from '#shared/deliverability/compliance';
 import { logger } from '#shared/platform/log';
-
-/** Stop starting new checks this long before the function's timeout. */
-const SAFETY_MS = 5_000;
+import { scheduledDeadline } from './schedule-deadline';
 
 /**
  * Scheduled: checks every domain whose compliance check is due, as GET /domains/{id}/compliance
@@ -13,8 +11,7 @@ export const handler = async (
   _event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<{ checked: number; changed: number }> => {
-  const remaining = context?.getRemainingTimeInMillis?.() ?? 30_000;
-  const result = await checkDueCompliance(Date.now() + remaining - SAFETY_MS);
+  const result = await checkDueCompliance(scheduledDeadline(context));
   if (result.checked > 0) logger.info('domain compliance checked', result);
   return result;
 };

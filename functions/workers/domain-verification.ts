@@ -1,9 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { checkUnsettledDomains } from '#shared/domains/domains';
 import { logger } from '#shared/platform/log';
-
-/** Stop starting new checks this long before the function's timeout. */
-const SAFETY_MS = 5_000;
+import { scheduledDeadline } from './schedule-deadline';
 
 /**
  * Scheduled: re-reads from SES every domain it is still verifying (not_started, pending,
@@ -14,8 +12,7 @@ export const handler = async (
   _event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<{ checked: number; changed: number }> => {
-  const remaining = context?.getRemainingTimeInMillis?.() ?? 30_000;
-  const result = await checkUnsettledDomains(Date.now() + remaining - SAFETY_MS);
+  const result = await checkUnsettledDomains(scheduledDeadline(context));
   if (result.changed > 0) logger.info('domain statuses changed', result);
   return result;
 };

@@ -358,9 +358,9 @@ async function recordChanges(
 interface ComplianceRecord {
   PK: string;
   SK: string;
-  project_id?: string;
+  project_id: string;
   domain_id: string;
-  livemode?: boolean;
+  livemode: boolean;
 }
 
 /**
@@ -379,12 +379,7 @@ export async function checkDueCompliance(deadline: number): Promise<{ checked: n
   for await (const page of due) {
     for (const record of page) {
       if (Date.now() >= deadline) return { checked, changed };
-      if (!record.project_id) continue; // written before its project was recorded on it: never in this index
-      const caller: Caller = {
-        projectId: record.project_id,
-        livemode: record.livemode ?? true,
-        permission: 'full_access',
-      };
+      const caller: Caller = { projectId: record.project_id, livemode: record.livemode, permission: 'full_access' };
       try {
         checked += 1;
         if ((await checkCompliance(caller, record.domain_id)).changed) changed += 1;
