@@ -45,6 +45,12 @@ const VOLUME = [
   '<rootDir>/test/api/process-tree.test.ts',
 ];
 
+/**
+ * `npm run test:deep` (TEST_DEEP=true, test/support/depth.ts): the same suites with random seeds, every
+ * generated case and the large sizes, and the suites that only it runs (`test/deep/`).
+ */
+const DEEP = process.env.TEST_DEEP === 'true';
+
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 30_000,
@@ -78,5 +84,7 @@ module.exports = {
     { ...common, ...withRuntime, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
     // a runtime of its own, on disk, killed and started again (test/chaos/chaos.test.ts)
     { ...common, displayName: 'chaos', testMatch: ['<rootDir>/test/chaos/**/*.test.ts'] },
+    // only in `npm run test:deep`: CDK's own bundled synth, and whatever else is too slow for every change
+    ...(DEEP ? [{ ...common, displayName: 'deep', testMatch: ['<rootDir>/test/deep/**/*.test.ts'] }] : []),
   ],
 };
