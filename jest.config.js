@@ -1,11 +1,12 @@
 /**
  * The suites as projects by layer (`npm run test:unit`, `test:integration`, `test:api`,
  * `test:hostile`, `test:volume`, `test:infra`, `test:browser`, `test:chaos` select one). `npm test`
- * runs them all in one jest run, slowest first with the browser last (test/support/sequencer.js),
+ * runs them all in one jest run, in the order of the committed timing file (unit first, longest
+ * first, the volume suites never beside each other, the browser last: test/support/sequencer.js),
  * and the chaos test alone after it (package.json). One run, not one per tier: the unused-grants
- * check (test/support/grants-check.ts) needs every suite's calls in the run it checks; and the
- * volume suites run beside the fast ones from the start, not together at the end (side by side
- * on 2 cores the due-dispatcher suite outlived its 300 s).
+ * check (test/support/grants-check.ts) needs every suite's calls in the run it checks.
+ * `npm run test:fast` (typecheck, lint, unit, infra without the bundle build) and `npm run test:deep`
+ * (TEST_DEEP=true: random seeds, every generated case, the project `deep`) are the other tiers.
  * The API, hostile and integration suites share one global setup that starts the local runtime once
  * (DynamoDB Local in memory, local SQS and SES, the HTTP gateway) as a child process, exactly as
  * `npm start` does; they call it over real HTTP. A project's global setup and teardown run only when
@@ -57,10 +58,14 @@ module.exports = {
   // Two suites at a time: the api and integration suites mostly wait on the local runtime (a process of
   // its own), so one worker left a core idle (on 2 cores: 396 s with one worker, 300 s with two).
   maxWorkers: 2,
-  // the suites with heavy processes of their own (Chromium, a second runtime) last: test/support/sequencer.js
+  // one order everywhere, from the committed test/timings.json: test/support/sequencer.js
   testSequencer: '<rootDir>/test/support/sequencer.js',
-  // jest's own output, and whether the run failed for the global teardown, which then keeps the runtime's log
-  reporters: ['default', '<rootDir>/test/support/run-outcome-reporter.js'],
+  // jest's own output; whether the run failed, for the global teardown; every run's results kept under test-results/
+  reporters: [
+    'default',
+    '<rootDir>/test/support/run-outcome-reporter.js',
+    '<rootDir>/test/support/results-reporter.js',
+  ],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {

@@ -40,8 +40,9 @@ function ignoredProjects(argv: string[]): string[] {
  * Stops the local runtime (it stops DynamoDB Local's JVM itself), prints what went wrong in it
  * (./runtime-log.ts), checks the functions' AWS calls against their needs (./grants-check.ts), and
  * removes the runtime's data folder. Fails the run on a grant problem or an invocation over its
- * function's memory. When the run failed (a test, as ./run-outcome-reporter.js tells, or one of
- * these checks), the runtime's log is kept first and its path printed.
+ * function's memory. The runtime's log is kept under test-results/ after every run (beside the
+ * run's results, ./results-reporter.js); when the run failed (a test, as ./run-outcome-reporter.js
+ * tells, or one of these checks), its path is printed.
  */
 export default async function globalTeardown(globalConfig?: Config.GlobalConfig): Promise<void> {
   const child = (globalThis as { __localRuntime?: ChildProcess }).__localRuntime;
@@ -72,9 +73,9 @@ export default async function globalTeardown(globalConfig?: Config.GlobalConfig)
       : []),
   ];
   const testsFailed = (globalThis as { __testRunFailed?: boolean }).__testRunFailed === true;
-  if (logPath && log !== undefined && (testsFailed || failures.length > 0)) {
+  if (logPath && log !== undefined) {
     const kept = keepRuntimeLog(logPath, globalConfig?.rootDir ?? join(__dirname, '..', '..'));
-    console.log(`local runtime: the run failed; its log is kept at ${kept}`);
+    if (testsFailed || failures.length > 0) console.log(`local runtime: the run failed; its log is kept at ${kept}`);
   }
   if (process.env.TEST_DATA_DIR) rmSync(process.env.TEST_DATA_DIR, { recursive: true, force: true });
   if (failures.length > 0) throw new Error(failures.join('\n'));

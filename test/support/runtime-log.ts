@@ -5,7 +5,7 @@
  * The digest is a few lines at the end of the run, the part of a CI log that is always shown.
  * An invocation over its function's memory (local/memory-watch.ts) fails the run
  * (`runtimeLogFailures`): on AWS it would have ended in Runtime.OutOfMemory, whatever the test saw.
- * When the run failed, the whole log is kept (`keepRuntimeLog`) and its path printed.
+ * The whole log is kept after every run (`keepRuntimeLog`), and its path printed when the run failed.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,9 +15,9 @@ export const runtimeLogPath = (dataDir: string): string =>
   process.env.LOCAL_RUNTIME_LOG || join(dataDir, 'runtime.log');
 
 /**
- * Leaves the log of a failed run where it outlives the data folder: LOCAL_RUNTIME_LOG's file as it
- * is, else a copy at test-results/runtime.log under `rootDir` (git-ignored; the next failed run
- * replaces it). Answers where it is.
+ * Leaves the run's log where it outlives the data folder: LOCAL_RUNTIME_LOG's file as it is, else a
+ * copy at test-results/runtime.log under `rootDir` (git-ignored; the next run replaces it). Answers
+ * where it is.
  */
 export function keepRuntimeLog(logPath: string, rootDir: string): string {
   if (process.env.LOCAL_RUNTIME_LOG) return logPath;
