@@ -7,7 +7,7 @@
  */
 import { useOwnRuntime } from '../support/own-runtime';
 
-const runtime = useOwnRuntime({ LOCAL_CLOCK: 'manual' });
+const runtime = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { share: true });
 const { call } = runtime;
 
 const GOOD_SPF = 'v=spf1 include:amazonses.com ~all';

@@ -17,7 +17,7 @@ import { createOtherProject, type RuntimeInfo, useRuntimeTable } from '../suppor
 import { uniqueName } from '../support/unique';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-const own = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { forFile: true });
+const own = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { forFile: true, share: true });
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -23,7 +23,7 @@ import { createOtherProject, projectEvents, type RuntimeInfo, useRuntimeTable } 
 import { runtimeCredentials } from '../support/stand-ins';
 import { uniqueName } from '../support/unique';
 
-const own = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { forFile: true });
+const own = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { forFile: true, share: true });
 let runtime: RuntimeInfo;
 let ses: SESv2Client;
 beforeAll(() => {

@@ -13,7 +13,7 @@
 import { useOwnRuntime } from '../support/own-runtime';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-const runtime = useOwnRuntime({ LOCAL_CLOCK: 'manual' });
+const runtime = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { share: true });
 const { call } = runtime;
 /** A move, answered as it is (the tests of refusals read it). */
 const move = (body: Record<string, unknown>) => call('POST', '/_local/clock', { timeout_seconds: 60, ...body });

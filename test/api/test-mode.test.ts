@@ -116,6 +116,7 @@ it('wipes the test data in one CLI call, keeping the test keys and every live re
  * first request, so no function holds older settings.
  */
 describe("a test key under its project's limits", () => {
+  // not shared (test/support/own-runtime.ts): it sets its default project's limits before that project's first request
   const own = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { forFile: true });
 
   it("is rate limited by its project's limit and counts against no send quota", async () => {

@@ -90,7 +90,7 @@ async function takeAll(sqs: SQSClient, url: string, WaitTimeSeconds = 0): Promis
 }
 
 describe('in a runtime on the manual clock', () => {
-  const runtime = useOwnRuntime({ LOCAL_CLOCK: 'manual' });
+  const runtime = useOwnRuntime({ LOCAL_CLOCK: 'manual' }, { share: true });
   let scheduler: SchedulerClient;
   let sqs: SQSClient;
   let group: string;

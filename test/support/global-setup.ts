@@ -67,5 +67,7 @@ export default async function globalSetup(): Promise<void> {
   child.stderr!.pipe(log);
   process.env.TEST_API_URL = apiUrl;
   process.env.TEST_DATA_DIR = dataDir;
+  // own runtimes that files with the same settings share, one after the other (./runtime-pool.ts)
+  process.env.TEST_RUNTIME_POOL = join(dataDir, 'runtimes');
   (globalThis as { __localRuntime?: typeof child }).__localRuntime = child;
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '@jest/types';
 import { grantProblems, readCallLog } from './grants-check';
+import { stopPooledRuntimes } from './runtime-pool';
 import { keepRuntimeLog, runtimeLogDigest, runtimeLogFailures, runtimeLogPath } from './runtime-log';
 
 /** Whether this run was every suite and every test (no project chosen, no path or name pattern, no shard, not only changed or failed tests). */
@@ -37,7 +38,7 @@ function ignoredProjects(argv: string[]): string[] {
 }
 
 /**
- * Stops the local runtime (it stops DynamoDB Local's JVM itself), prints what went wrong in it
+ * Stops the local runtime (it stops DynamoDB Local's JVM itself) and the pooled own runtimes, prints what went wrong in it
  * (./runtime-log.ts), checks the functions' AWS calls against their needs (./grants-check.ts), and
  * removes the runtime's data folder. Fails the run on a grant problem or an invocation over its
  * function's memory. The runtime's log is kept under test-results/ after every run (beside the
@@ -45,6 +46,7 @@ function ignoredProjects(argv: string[]): string[] {
  * tells, or one of these checks), its path is printed.
  */
 export default async function globalTeardown(globalConfig?: Config.GlobalConfig): Promise<void> {
+  if (process.env.TEST_RUNTIME_POOL) await stopPooledRuntimes(process.env.TEST_RUNTIME_POOL);
   const child = (globalThis as { __localRuntime?: ChildProcess }).__localRuntime;
   if (child && child.exitCode === null) {
     const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -13,6 +13,14 @@
  * runtime's client does (./http.ts). With `{ forFile: true }` the file's whole client moves to it:
  * TEST_API_URL and TEST_DATA_DIR name this runtime from beforeAll to afterAll, so ./http.ts and
  * the helpers that read the runtime's endpoints from its DATA_DIR talk to it.
+ *
+ * With `{ share: true }` files with the same settings share one runtime (a start costs a JVM and
+ * the handlers' compile, 5-15 s on 2 cores): the first such file of a jest worker starts it, the
+ * next ones of that worker take it over, and the global teardown stops it (./runtime-pool.ts). Files
+ * that run one after the other share it, never two at once (each worker has its own). A file that
+ * shares must not count what it did not make: it works in projects, resources and names of its
+ * own, reads the clock rather than assuming where it stands (the last file moved it forward), and
+ * takes its drains and moves as settling whatever the file before it left due too.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_API_KEY } from './constants';
 import { responseShapeProblem } from './response-shapes';
+import { pooledRuntime, poolRuntime } from './runtime-pool';
 import { startRuntimeProcess, stopRuntimeProcess } from './runtime-process';
 
 export interface Answer {
@@ -47,7 +56,10 @@ export interface OwnRuntime {
   output(): string;
 }
 
-export function useOwnRuntime(env: Record<string, string> = {}, options: { forFile?: boolean } = {}): OwnRuntime {
+export function useOwnRuntime(
+  env: Record<string, string> = {},
+  options: { forFile?: boolean; share?: boolean } = {},
+): OwnRuntime {
   let child: ChildProcess | undefined;
   const shared = { url: process.env.TEST_API_URL, dataDir: process.env.TEST_DATA_DIR };
   let url = '';
@@ -55,11 +67,16 @@ export function useOwnRuntime(env: Record<string, string> = {}, options: { forFi
   let output = () => '';
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'email-service-own-'));
-    const started = await startRuntimeProcess({ DATA_DIR: dataDir, LOCAL_API_KEY: TEST_API_KEY, ...env });
-    child = started.child;
-    url = started.apiUrl;
-    output = started.output;
+    const pooled = options.share ? pooledRuntime(env) : undefined;
+    if (pooled) ({ url, dataDir } = pooled);
+    else {
+      dataDir = mkdtempSync(join(tmpdir(), 'email-service-own-'));
+      const started = await startRuntimeProcess({ DATA_DIR: dataDir, LOCAL_API_KEY: TEST_API_KEY, ...env });
+      url = started.apiUrl;
+      output = started.output;
+      // kept for the next file of this worker with the same settings, or stopped in afterAll
+      if (!(options.share && poolRuntime(env, { pid: started.child.pid!, url, dataDir }))) child = started.child;
+    }
     if (options.forFile) Object.assign(process.env, { TEST_API_URL: url, TEST_DATA_DIR: dataDir });
   }, 120_000);
 
@@ -72,6 +89,7 @@ export function useOwnRuntime(env: Record<string, string> = {}, options: { forFi
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
+    if (!child) return; // the pool's: the next file takes it over, the global teardown stops it
     await stopRuntimeProcess(child);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
