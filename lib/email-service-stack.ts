@@ -175,7 +175,7 @@ export class EmailServiceStack extends Stack implements FunctionFactory {
   }
 
   /**
-   * The cdk-nag AwsSolutions findings this design accepts, each with its reason (test/infra/cdk-nag.test.ts
+   * The cdk-nag AwsSolutions findings this design accepts, each with its reason (test/infra/cdk-nag.infra.ts
    * runs the checks; anything not acknowledged here fails it). Per-function ones sit where the grant is made.
    */
   private acknowledgeNagFindings(): void {

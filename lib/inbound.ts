@@ -163,7 +163,7 @@ export class InboundMail extends Construct {
     });
     activation.node.addDependency(this.rule);
     // Its provider, a function CDK makes once per stack, is x86_64 unless told: arm64 like every
-    // function of ours (its code is plain JavaScript; test/infra/stack.test.ts checks them all).
+    // function of ours (its code is plain JavaScript; test/infra/stack.infra.ts checks them all).
     const provider = activation.node.findChild('Provider') as lambda.SingletonFunction;
     const providerFunction = Stack.of(this).node.findChild(provider.constructName).node.defaultChild;
     (providerFunction as lambda.CfnFunction).architectures = [lambda.Architecture.ARM_64.name];

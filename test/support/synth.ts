@@ -1,9 +1,11 @@
 /**
  * The synthesized stack for the infra suites. A synth of this app costs seconds (more than 20 s the
- * first time in a process on a busy machine), so each suite synthesizes the default app once and
- * shares it: `synthesized()` is memoized per test file (jest gives every file its own module
+ * first time in a process on a busy machine), so the suites synthesize the default app once and
+ * share it: `synthesized()` is memoized per test file (jest gives every file its own module
  * registry, so once per file is what a memo can do; the construct tree the tests read cannot be
- * cached on disk). Tests that need another app (other context, bundling on) call `synth(...)`.
+ * cached on disk), and the infra topics are one test file for that reason (test/infra/infra.test.ts
+ * loads every `test/infra/*.infra.ts`). Tests that need another app (other context, bundling on)
+ * call `synth(...)`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -108,7 +110,8 @@ let shared: Synthesized | undefined;
 
 /**
  * The app as `cdk synth` builds it (cdk.json's context), bundling skipped, synthesized once per
- * test file. Read it, never change it: every describe block of the file gets the same objects.
+ * test file (for the infra topics: once). Read it, never change it: every describe block of the
+ * file gets the same objects.
  */
 export function synthesized(): Synthesized {
   shared ??= synth({ bundle: false });
@@ -142,7 +145,7 @@ export const tunedContext: Record<string, unknown> = {
 
 let tuned: Synthesized | undefined;
 
-/** The app with `tunedContext`, bundling skipped, synthesized once per test file. Read it, never change it. */
+/** The app with `tunedContext`, bundling skipped, synthesized once per test file (for the infra topics: once). Read it, never change it. */
 export function synthesizedTuned(): Synthesized {
   tuned ??= synth({ bundle: false, context: tunedContext });
   return tuned;
