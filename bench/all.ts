@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|suppression|broadcast|webhooks|automations|automationcost|inboxes|cost|cpu|compliance|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|due|suppression|broadcast|webhooks|automations|automationcost|inboxes|cost|cpu|compliance|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `cpu`, `compliance`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations`, `automationcost` and `inboxes`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `due`, `cpu`, `compliance`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations`, `automationcost` and `inboxes`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { type ContactImportsResult, formatContactImports } from './contact-impor
 import { type benchBundles, coldStartSummary, formatBundles, machineSpeed } from './bundles';
 import { type benchDynamoDbCalls, formatDynamoDbCalls } from './dynamodb-calls';
 import { type benchSendPipeline, formatSendPipeline, sendPipelineMet } from './send-pipeline';
+import { type benchDueBacklog, dueBacklogMet, formatDueBacklog } from './due-backlog';
 import { type benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
 import { RESULT_MARK } from './run-one';
 import { type benchWebhooks, formatWebhooks } from './webhooks';
@@ -160,6 +161,20 @@ async function main(): Promise<void> {
       figure: `${r.achievedRate.toFixed(1)}/s of ${r.rateLimit}/s; busiest second ${r.busiestSecond}; ${r.throttled} throttled and retried; ${r.lost} lost, ${r.duplicated} twice`,
       budget: 'never above the SES rate; throttling backed off from; nothing lost or duplicated',
       met: sendPipelineMet(r),
+    });
+  }
+  if (!only || only === 'due') {
+    const r = isolated<Awaited<ReturnType<typeof benchDueBacklog>>>('due');
+    section(
+      `The due-email dispatcher under a backlog: ${r.emails.toLocaleString('en')} emails due at once (BENCH_ONLY=due; bench/due-backlog.ts)`,
+      formatDueBacklog(r),
+      'due',
+    );
+    summary.push({
+      benchmark: `due-email dispatcher, ${r.emails.toLocaleString('en')} emails due at once`,
+      figure: `${r.enqueuedPerSecond.toFixed(0)} emails enqueued/s (raw BatchWrite ${r.rawItemsPerSecond.toFixed(0)} items/s) over ${r.runs} runs, ${r.stoppedEarly} stopped at their bound; ${r.duplicates} twice, ${r.lost} lost`,
+      budget: 'none in DESIGN.md; every email once, whatever the backlog (issue 17)',
+      met: dueBacklogMet(r),
     });
   }
   if (!only || only === 'suppression') {

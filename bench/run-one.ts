@@ -11,6 +11,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   calls: () => import('./dynamodb-calls').then((m) => m.benchDynamoDbCalls()),
   api: () => import('./api-throughput').then((m) => m.benchApiThroughput()),
   send: () => import('./send-pipeline').then((m) => m.benchSendPipeline()),
+  due: () => import('./due-backlog').then((m) => m.benchDueBacklog()),
   suppression: () => import('./suppression-writer').then((m) => m.benchSuppressionWriter()),
   broadcast: () => import('./broadcast-fanout').then((m) => m.benchBroadcastFanOut()),
   webhooks: () => import('./webhooks').then((m) => m.benchWebhooks()),
