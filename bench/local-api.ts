@@ -1,7 +1,7 @@
 /**
  * The benchmarks' way to the service: the local runtime started in this process (DynamoDB in
  * memory, the local SES verifying at once, schedules every 5 s) with one live key, and a caller
- * of its HTTP API that throws on any answer but 2xx. `settings` adds or overrides runtime settings.
+ * of its HTTP API (with that key, or another one given) that throws on any answer but 2xx. `settings` adds or overrides runtime settings.
  * Requests are counted against the project's rate limit, set far above what a benchmark makes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { readSettings } from '../local/settings';
 
 export interface BenchApi {
   runtime: LocalRuntime;
-  call: (method: string, path: string, body?: unknown) => Promise<any>;
+  call: (method: string, path: string, body?: unknown, as?: string) => Promise<any>;
   /** stops the runtime and removes its data */
   stop: () => Promise<void>;
 }
@@ -39,10 +39,10 @@ export async function startBenchApi(
     }),
     () => undefined,
   );
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown, as = key) => {
     const res = await fetch(runtime.apiUrl + path, {
       method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${as}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
