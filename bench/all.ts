@@ -2,9 +2,9 @@
  * `npm run bench`: every benchmark in turn, each printing a markdown table, then one summary
  * table of every budget of DESIGN.md, written with all the tables to bench/RESULTS.md by the run
  * itself. Benchmarks print figures; they never fail the build (a budget not met says OVER).
- * BENCH_ONLY=bundles|calls|api|send|due|suppression|broadcast|webhooks|automations|automationcost|inboxes|cost|cpu|compliance|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
+ * BENCH_ONLY=bundles|calls|api|send|due|sendscale|suppression|broadcast|webhooks|automations|automationcost|inboxes|cost|cpu|compliance|latency|memory|inbound|sender|ratelimit|requestlog|imports|dashboard runs one of them
  * (RESULTS.md is then not rewritten, so it always holds a whole run; except `cost` and `latency`,
- * the send path's figures of issue 17, and `calls`, `due`, `cpu`, `compliance`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations`, `automationcost` and `inboxes`, whose own sections are replaced in it between their markers).
+ * the send path's figures of issue 17, and `calls`, `due`, `sendscale`, `cpu`, `compliance`, `memory`, `inbound`, `sender`, `ratelimit`, `requestlog`, `dashboard`, `automations`, `automationcost` and `inboxes`, whose own sections are replaced in it between their markers).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { type benchBundles, coldStartSummary, formatBundles, machineSpeed } from
 import { type benchDynamoDbCalls, formatDynamoDbCalls } from './dynamodb-calls';
 import { type benchSendPipeline, formatSendPipeline, sendPipelineMet } from './send-pipeline';
 import { type benchDueBacklog, dueBacklogMet, formatDueBacklog } from './due-backlog';
+import { type benchSendPathScale, eventsAnswerMet, formatSendPathScale, scaleBroadcastMet } from './send-path-scale';
 import { type benchSuppressionWriter, formatSuppressionWriter } from './suppression-writer';
 import { RESULT_MARK } from './run-one';
 import { type benchWebhooks, formatWebhooks } from './webhooks';
@@ -176,6 +177,28 @@ async function main(): Promise<void> {
       budget: 'none in DESIGN.md; every email once, whatever the backlog (issue 17)',
       met: dueBacklogMet(r),
     });
+  }
+  if (!only || only === 'sendscale') {
+    const r = isolated<Awaited<ReturnType<typeof benchSendPathScale>>>('sendscale');
+    section(
+      `The send path at scale: GET /events after ${r.events.emails} emails of ${r.events.emailKb} KB, a broadcast of ${r.broadcast.htmlKb} KB to ${r.broadcast.contacts} contacts (BENCH_ONLY=sendscale; bench/send-path-scale.ts)`,
+      formatSendPathScale(r),
+      'sendscale',
+    );
+    summary.push(
+      {
+        benchmark: `GET /events after ${r.events.emails} emails of ${r.events.emailKb} KB`,
+        figure: `the newest ${r.events.answered.toLocaleString('en')} in ${(r.events.answerBytes / 1024).toFixed(0)} KB (largest event ${r.events.largestEventBytes} bytes, ${r.events.withBody} with a body)`,
+        budget: "under Lambda's 6 MB response; no body in an event (issue 17)",
+        met: eventsAnswerMet(r),
+      },
+      {
+        benchmark: `broadcast of ${r.broadcast.htmlKb} KB to ${r.broadcast.contacts} contacts (test mode)`,
+        figure: `${r.broadcast.recipientsPerSecond.toFixed(1)} recipients/s fanned out; every email delivered ${r.broadcast.deliveredSeconds.toFixed(0)} s after the send; ${r.broadcast.distinctRecipients} of ${r.broadcast.contacts} recipients, ${r.broadcast.delivered} delivered`,
+        budget: 'every contact once (issue 17)',
+        met: scaleBroadcastMet(r),
+      },
+    );
   }
   if (!only || only === 'suppression') {
     const r = isolated<Awaited<ReturnType<typeof benchSuppressionWriter>>>('suppression');

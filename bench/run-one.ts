@@ -12,6 +12,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   api: () => import('./api-throughput').then((m) => m.benchApiThroughput()),
   send: () => import('./send-pipeline').then((m) => m.benchSendPipeline()),
   due: () => import('./due-backlog').then((m) => m.benchDueBacklog()),
+  sendscale: () => import('./send-path-scale').then((m) => m.benchSendPathScale()),
   suppression: () => import('./suppression-writer').then((m) => m.benchSuppressionWriter()),
   broadcast: () => import('./broadcast-fanout').then((m) => m.benchBroadcastFanOut()),
   webhooks: () => import('./webhooks').then((m) => m.benchWebhooks()),
