@@ -22,7 +22,7 @@ import {
 } from '../functions/needs';
 import { CONFIGURATION_SET_PREFIX } from '../shared/domains/model';
 import { SECRETS_KEY_CONTEXT, SECRETS_KEY_VARIABLE } from '../shared/platform/aws/secrets-key';
-import { BUNDLE_ALIAS, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
+import { bundleOptions } from './bundling';
 
 /** Repository root: esbuild resolves the `#shared/*` imports from its package.json. */
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -52,8 +52,11 @@ export class ApiFunction extends NodejsFunction {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    const entry = path.join(PROJECT_ROOT, 'functions', `${props.handler}.ts`);
+    // lib/bundling.ts's options, the ones the bundle test builds every function with (test/infra/bundles.test.ts)
+    const esbuild = bundleOptions(PROJECT_ROOT, entry);
     super(scope, id, {
-      entry: path.join(PROJECT_ROOT, 'functions', `${props.handler}.ts`),
+      entry,
       handler: 'handler',
       runtime: lambda.Runtime.NODEJS_22_X,
       // Graviton: cheaper per GB-second than x86, and nothing here is native code.
@@ -64,17 +67,17 @@ export class ApiFunction extends NodejsFunction {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       bundling: {
-        minify: true,
+        minify: esbuild.minify,
         // Off: a source map doubles the bundle and NODE_OPTIONS=--enable-source-maps slows init.
         sourceMap: false,
-        format: OutputFormat.ESM,
-        target: BUNDLE_TARGET,
-        mainFields: BUNDLE_MAIN_FIELDS,
-        banner: BUNDLE_BANNER,
+        format: { esm: OutputFormat.ESM, cjs: OutputFormat.CJS }[esbuild.format],
+        target: esbuild.target,
+        mainFields: esbuild.mainFields,
+        banner: esbuild.banner.js,
         // Bundle the AWS SDK too (lib/bundling.ts says why).
         externalModules: [],
         // NodejsFunction has no `alias` option; the CLI flag is the same thing.
-        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIAS).map(([from, to]) => `${from}=${to}`) },
+        esbuildArgs: { '--alias': Object.entries(esbuild.alias).map(([from, to]) => `${from}=${to}`) },
         ...(props.consoleAssets ? { commandHooks: consoleAssetsHooks } : {}),
       },
     });

@@ -1,6 +1,7 @@
 /**
- * How every Lambda is bundled, shared by the CDK stack (NodejsFunction) and the bundle-size
- * benchmark, so the benchmark measures exactly what is deployed.
+ * How every Lambda is bundled, shared by the CDK stack (NodejsFunction), the bundle test
+ * (test/infra/bundles.test.ts) and the bundle-size benchmark, so they check and measure exactly
+ * what is deployed.
  * - ESM output with a `createRequire` banner (some dependencies still call `require`);
  * - `mainFields: ['module', 'main']`: esbuild's default for node picks the SDK's CommonJS
  *   builds, which are 35-40% larger and load ~30 ms slower (DESIGN.md);
@@ -22,8 +23,8 @@ export const INIT_BUDGET_MS = 70;
 
 /**
  * esbuild's options for one function's bundle, as NodejsFunction builds it for the stack
- * (lib/api-function.ts passes the same settings): the bundle benchmark and the stack-trace tool
- * (lib/stack-trace.ts) build with these, so what they build is what is deployed.
+ * (lib/api-function.ts gives NodejsFunction these): the bundle test, the bundle benchmark and the
+ * stack-trace tool (lib/stack-trace.ts) build with them, so what they build is what is deployed.
  */
 export function bundleOptions(root: string, entry: string) {
   return {
