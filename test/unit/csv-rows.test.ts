@@ -13,6 +13,12 @@ import {
   scanCsv,
   type CsvRow,
 } from '../../shared/audience/csv-rows';
+import { bySize, deep, seedFrom } from '../support/depth';
+
+/** The fuzzed property's seed: fixed in `npm test`, random under `npm run test:deep`; PROPERTY_SEED=<seed> replays one. */
+const SEED = seedFrom('PROPERTY_SEED', 20_261_127);
+// test:deep runs ten times the cases: minutes, not the 30 s a unit test gets
+if (deep) jest.setTimeout(600_000);
 
 /** `bytes` as a download delivers them: chunks of `size`. */
 const streamOf = (bytes: Buffer, size = 7) =>
@@ -64,7 +70,7 @@ it('resumed at any row, reads the rows after it exactly as the read from the sta
       for (const [i, row] of all.entries())
         expect(await rowsFrom(bytes, row.end, scanned.delimiter, chunk)).toEqual(all.slice(i + 1));
     }),
-    { numRuns: 300 },
+    { seed: SEED, numRuns: bySize(300, 3_000) },
   );
 });
 

@@ -20,6 +20,12 @@ import {
   serverAddress,
   TYPE,
 } from '../../shared/platform/net/dns-wire';
+import { bySize, deep, seedFrom } from '../support/depth';
+
+/** The properties' seed: fixed in `npm test`, random under `npm run test:deep`; PROPERTY_SEED=<seed> replays one. */
+const SEED = seedFrom('PROPERTY_SEED', 20_261_128);
+// test:deep runs ten times the cases: minutes, not the 30 s a unit test gets
+if (deep) jest.setTimeout(600_000);
 
 const u16 = (n: number) => [(n >> 8) & 0xff, n & 0xff];
 const u32 = (n: number) => [(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
@@ -253,7 +259,10 @@ describe('malformed bytes', () => {
         if (!(error instanceof DnsError)) throw error;
       }
     };
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 1024 }), decodes), { numRuns: 5000 });
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 1024 }), decodes), {
+      seed: SEED,
+      numRuns: bySize(5_000, 50_000),
+    });
     // a valid response with bytes changed: deeper into the records than random bytes get
     const mutation = fc.array(fc.tuple(fc.nat(whole.length - 1), fc.integer({ min: 0, max: 255 })), {
       minLength: 1,
@@ -265,7 +274,7 @@ describe('malformed bytes', () => {
         for (const [at, value] of changes) bytes[at] = value;
         decodes(bytes);
       }),
-      { numRuns: 5000 },
+      { seed: SEED, numRuns: bySize(5_000, 50_000) },
     );
   });
 });
@@ -300,7 +309,7 @@ describe('encoding and decoding', () => {
         };
         expect(decodeMessage(encodeMessage(message))).toEqual(message);
       }),
-      { numRuns: 500 },
+      { seed: SEED, numRuns: bySize(500, 5_000) },
     );
   });
 });

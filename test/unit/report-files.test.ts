@@ -18,6 +18,12 @@ import {
   readReportFile,
 } from '../../shared/deliverability/report-files';
 import { type GeneratedKind, generateFixture } from '../fixtures/reports/generate';
+import { bySize, deep, seedFrom } from '../support/depth';
+
+/** The properties' seed: fixed in `npm test`, random under `npm run test:deep`; PROPERTY_SEED=<seed> replays one. */
+const SEED = seedFrom('PROPERTY_SEED', 20_261_129);
+// test:deep runs ten times the cases: minutes, not the 30 s a unit test gets
+if (deep) jest.setTimeout(600_000);
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const read = (bytes: Uint8Array, filename: string | null = null, contentType: string | null = null) =>
@@ -549,7 +555,7 @@ describe('what is not a report, too large or an archive of the wrong kind', () =
       const result = read(bytes);
       if (!result.ok) expect(DROPS).toContain(result.drop);
     };
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 2_000 }), check), { numRuns: 300 });
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 2_000 }), check), { seed: SEED, numRuns: bySize(300, 3_000) });
     fc.assert(
       fc.property(
         fc.constantFrom(...valid),
@@ -561,7 +567,7 @@ describe('what is not a report, too large or an archive of the wrong kind', () =
           check(bytes);
         },
       ),
-      { numRuns: 1_000 },
+      { seed: SEED, numRuns: bySize(1_000, 10_000) },
     );
   });
 });
