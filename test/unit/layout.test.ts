@@ -24,11 +24,16 @@
  *   zod definitions every consumer reads (route table, OpenAPI, hostile-input suite); they must
  *   not pull the AWS SDK into a bundle, not even through a model or a platform/aws module.
  *
+ * - Every property test (fast-check's `assert`, `check`, `sample` anywhere under test/) takes its seed
+ *   from seedFrom (test/support/depth.ts): `npm test` makes the same cases on every machine and every
+ *   run, `npm run test:deep` new ones, and the printed seed replays a failure.
+ *
  * Imports are read with a small parser (`import|export ... from '...'`, `import '...'`,
  * `import('...')`), relative and `#shared/...` ones followed.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
+import ts from 'typescript';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -361,5 +366,104 @@ describe('the feature order and the import graph', () => {
         .map((i) => `${f} imports ${i.file}`),
     );
     expect(offences).toEqual([]);
+  });
+});
+
+/** fast-check's calls that run a property or draw cases: each draws from a seed. */
+const PROPERTY_RUNS = new Set(['assert', 'check', 'sample']);
+
+/**
+ * The property runs of `file` (its `text`) that do not take their seed from seedFrom
+ * (test/support/depth.ts), as `file:line: why`. Each run names a `seed` in its options (a value, not a
+ * number written there), unless the file gives one to fast-check's `configureGlobal`; and the file
+ * calls seedFrom. `npm test` then makes the same cases everywhere, and `test:deep` new ones.
+ */
+function unseededRuns(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  // the names fast-check goes by here: `fc` (default or namespace import), or `assert` & co. imported by name
+  const namespaces = new Set<string>();
+  const named = new Map<string, string>();
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || (statement.moduleSpecifier as ts.StringLiteral).text !== 'fast-check')
+      continue;
+    const clause = statement.importClause;
+    if (clause?.name) namespaces.add(clause.name.text);
+    const bindings = clause?.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) namespaces.add(bindings.name.text);
+    if (bindings && ts.isNamedImports(bindings))
+      for (const element of bindings.elements)
+        named.set(element.name.text, (element.propertyName ?? element.name).text);
+  }
+  const calls: { name: string; call: ts.CallExpression }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const name =
+        ts.isPropertyAccessExpression(callee) &&
+        ts.isIdentifier(callee.expression) &&
+        namespaces.has(callee.expression.text)
+          ? callee.name.text
+          : ts.isIdentifier(callee)
+            ? (named.get(callee.text) ?? (callee.text === 'seedFrom' ? 'seedFrom' : undefined))
+            : undefined;
+      if (name) calls.push({ name, call: node });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  const seedOf = (options: ts.Expression | undefined) =>
+    options && ts.isObjectLiteralExpression(options)
+      ? options.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === 'seed')
+      : undefined;
+  const written = (seed: ts.ObjectLiteralElementLike) =>
+    ts.isPropertyAssignment(seed) && ts.isNumericLiteral(seed.initializer);
+  const where = (node: ts.Node) => `${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+  const global = calls.find((c) => c.name === 'configureGlobal' && seedOf(c.call.arguments[0]));
+  const runs = calls.filter((c) => PROPERTY_RUNS.has(c.name));
+  const offences = runs.flatMap(({ name, call }) => {
+    const seed = seedOf(call.arguments[1]) ?? seedOf(global?.call.arguments[0]);
+    if (!seed) return [`${where(call)}: ${name}() without a seed`];
+    return written(seed)
+      ? [`${where(seed)}: ${name}()'s seed is a number written there, the same under test:deep`]
+      : [];
+  });
+  if (runs.length > 0 && !calls.some((c) => c.name === 'seedFrom'))
+    offences.push(`${file}: runs properties and never calls seedFrom`);
+  return offences;
+}
+
+describe('the property tests', () => {
+  const tests = walk('test').filter((f) => importsOf(f).some((i) => i.specifier === 'fast-check'));
+
+  it('reads the files that use fast-check', () => {
+    expect(tests).toEqual(expect.arrayContaining(['test/api/hostile-input.test.ts', 'test/unit/dns-wire.test.ts']));
+  });
+
+  it('take every seed from seedFrom: the same cases in every `npm test`, new ones under test:deep', () => {
+    const offences = tests.flatMap((f) => unseededRuns(f, readFileSync(join(ROOT, f), 'utf8')));
+    if (offences.length)
+      throw new Error(
+        `property runs without a seed from seedFrom:\n  ${offences.join('\n  ')}\n` +
+          "Give each run `{ seed: SEED }` with `const SEED = seedFrom('PROPERTY_SEED', <a fixed number>)` (test/support/depth.ts), " +
+          'as test/unit/dns-wire.test.ts does: unseeded, `npm test` tries other cases on every run and a failure cannot be had again.',
+      );
+  });
+
+  it('finds a planted unseeded run and a written seed (the check can fail)', () => {
+    const planted = [
+      "import fc from 'fast-check';",
+      "import { seedFrom } from '../support/depth';",
+      "const SEED = seedFrom('PROPERTY_SEED', 1);",
+      'fc.assert(fc.property(fc.nat(), () => true), { seed: SEED });',
+      'fc.assert(fc.property(fc.nat(), () => true), { numRuns: 10 });',
+      'fc.sample(fc.nat(), { seed: 42 });',
+    ].join('\n');
+    expect(unseededRuns('planted.ts', planted)).toEqual([
+      'planted.ts:5: assert() without a seed',
+      "planted.ts:6: sample()'s seed is a number written there, the same under test:deep",
+    ]);
+    const noSeedFrom =
+      "import { assert, property, nat } from 'fast-check';\nassert(property(nat(), () => true), { seed: s });";
+    expect(unseededRuns('planted.ts', noSeedFrom)).toEqual(['planted.ts: runs properties and never calls seedFrom']);
   });
 });
