@@ -10,7 +10,7 @@
  * HTML show as text. Each screen is checked at both widths and pictured (./screens.ts).
  */
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openConsole, ownProject, signIn, type Watched } from '../support/browser';
+import { launchBrowser, openConsole, ownProject, settled, signIn, type Watched } from '../support/browser';
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 import { waitFor } from '../support/wait';
@@ -219,7 +219,7 @@ it('shows an automation whose name and trigger event are HTML as text', async ()
   await page.getByRole('link', { name: payload, exact: true }).click();
   await page.getByRole('heading', { name: payload, level: 1 }).waitFor();
   expect(await page.locator('li[data-step="start"] > .step-card').textContent()).toContain(`${payload}-${attempt}`);
-  await page.waitForTimeout(300);
+  await settled(page);
   expect(await page.locator('img[onerror]').count()).toBe(0);
 });
 

@@ -11,7 +11,7 @@
  * and sent. Each screen is checked at both widths and pictured (./screens.ts).
  */
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openConsole, ownProject, signIn, type Watched } from '../support/browser';
+import { launchBrowser, openConsole, ownProject, settled, signIn, type Watched } from '../support/browser';
 import { api } from '../support/http';
 import { deliverMail } from '../support/smtp';
 import { waitFor } from '../support/wait';
@@ -175,7 +175,7 @@ it('opens the conversation: the HTML in a sandboxed frame where its scripts did 
   expect(await frame.getAttribute('srcdoc')).toContain('<script>');
   const content = message.frameLocator('iframe.preview');
   await content.getByText('where is my').waitFor();
-  await page.waitForTimeout(300);
+  await settled(page);
   expect(await content.locator('body[data-ran]').count()).toBe(0);
   expect(await page.locator('body[data-ran]').count()).toBe(0);
   // opening it marked it read

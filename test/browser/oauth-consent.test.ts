@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { consoleUrl, launchBrowser, openConsole, ownProject, signIn } from '../support/browser';
+import { consoleUrl, launchBrowser, openConsole, ownProject, settled, signIn } from '../support/browser';
 import { api, baseUrl } from '../support/http';
 import { checkScreen } from './screens';
 
@@ -137,7 +137,7 @@ it.each([
   await page.getByRole('heading', { name: 'Authorization failed' }).waitFor();
   expect(await page.getByRole('alert').textContent()).toMatch(message);
   expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
-  await page.waitForTimeout(300);
+  await settled(page);
   expect(page.url().startsWith(consoleUrl('/oauth/authorize'))).toBe(true);
   expect(foreignRequests).toEqual([]);
 });

@@ -5,7 +5,7 @@
  * without scripts (whose images are also limited to this origin and data: by the inherited CSP).
  */
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openConsole, ownProject, signIn, type Watched } from '../support/browser';
+import { launchBrowser, openConsole, ownProject, settled, signIn, type Watched } from '../support/browser';
 import { verifiedDomain } from '../support/domains';
 import { api } from '../support/http';
 
@@ -49,7 +49,7 @@ it('shows a contact whose name is a script as text', async () => {
   expect(await page.locator('tbody').first().textContent()).toContain("<script>alert('xss-script')");
   await page.getByRole('link', { name: 'xss@example.com' }).click();
   await page.getByRole('heading', { name: 'xss@example.com' }).waitFor();
-  await page.waitForTimeout(300);
+  await settled(page);
 });
 
 it('shows an email whose subject and HTML carry scripts: the subject as text, the HTML in a frame where nothing runs', async () => {
@@ -65,7 +65,7 @@ it('shows an email whose subject and HTML carry scripts: the subject as text, th
   await page.getByRole('link', { name: PAYLOADS[1] }).click();
   await page.getByRole('heading', { name: PAYLOADS[1] }).waitFor();
   expect(await page.frameLocator('iframe.preview').getByText('Hi').count()).toBe(1);
-  await page.waitForTimeout(500);
+  await settled(page);
   expect(await page.locator('img[onerror], svg[onload]').count()).toBe(0); // none in the console's own document
 });
 
@@ -78,5 +78,5 @@ it('previews template HTML with scripts without running them', async () => {
   await page.frameLocator('iframe.preview').getByRole('heading', { name: 'T' }).waitFor();
   await page.getByLabel('HTML').fill(`<h1>Edited</h1>${PAYLOAD}<img src="${ATTACKER}/pixel.png">`);
   await page.frameLocator('iframe.preview').getByRole('heading', { name: 'Edited' }).waitFor();
-  await page.waitForTimeout(500);
+  await settled(page);
 });

@@ -6,11 +6,13 @@
  * console opens none, so one is a script that ran), a request that left for any origin but the
  * runtime's, and the CSP reports (the console itself causes none; hostile content may, as it is blocked). `checkA11y()` runs axe-core on the page as it is, injected through the DevTools
  * protocol (page.evaluate), which the page's CSP does not govern: the page keeps its real policy.
- * `screenshot()` writes test/browser/screenshots/<name>.png (git-ignored).
+ * `screenshot()` writes test/browser/screenshots/<name>.png (git-ignored). `settled()` waits until what
+ * the page started has had its chance to happen, so that a check that something did not happen (no
+ * dialog, no script's mark, no redirect) comes after it could have.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 import { createApiKey } from '../../shared/access/api-keys';
 import { createProject } from '../../shared/project/projects';
 import { baseUrl } from './http';
@@ -41,9 +43,37 @@ export interface Watched {
   cspViolations: string[];
 }
 
+/** The requests playwright-core reports for a page not answered or failed yet, and how many it has made. */
+class InFlight {
+  private readonly open = new Set<Request>();
+  private readonly waiting: (() => void)[] = [];
+  made = 0;
+
+  started(request: Request): void {
+    this.open.add(request);
+    this.made++;
+  }
+
+  ended(request: Request): void {
+    this.open.delete(request);
+    if (this.open.size === 0) for (const resolve of this.waiting.splice(0)) resolve();
+  }
+
+  /** Resolves when no request is in flight. */
+  none(): Promise<void> {
+    return this.open.size === 0 ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
+  }
+}
+const inFlight = new WeakMap<Page, InFlight>();
+
 export async function openConsole(browser: Browser): Promise<Watched> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
+  const requests = new InFlight();
+  inFlight.set(page, requests);
+  page.on('request', (request) => requests.started(request));
+  page.on('requestfinished', (request) => requests.ended(request));
+  page.on('requestfailed', (request) => requests.ended(request));
   const origin = new URL(baseUrl()).origin;
   const watched: Watched = { page, dialogs: [], foreignRequests: [], cspViolations: [] };
   page.on('dialog', (dialog) => {
@@ -89,6 +119,31 @@ export async function a11yViolations(page: Page): Promise<string[]> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Waits until what the page (of openConsole) started has had its chance to happen: no request of
+ * the page in flight (every load the screen started answered, every image loaded or failed), every
+ * frame's load event (which the browser fires once the frame's images and frames loaded or failed,
+ * their `onerror` run), then a rendered frame and a task after it (requestAnimationFrame, then
+ * setTimeout: what the answers rendered, and the effects that render runs) in which no new request
+ * started; else again. A dialog a script opened was reported before the page answers the last step
+ * (an open dialog holds the page's scripts). The frames' load events stand in for their requests:
+ * Chromium puts sandboxed frames (the previews) in a process of their own, whose requests
+ * playwright-core does not report.
+ */
+export async function settled(page: Page): Promise<void> {
+  const requests = inFlight.get(page);
+  if (!requests) throw new Error('settled() needs a page of openConsole(), which follows its requests');
+  for (;;) {
+    const made = requests.made;
+    await requests.none();
+    // a frame without a url never committed a document (its navigation refused, as a `javascript:` src
+    // the CSP blocks): it has no load to wait for
+    for (const frame of page.frames()) if (frame.url()) await frame.waitForLoadState('load');
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => setTimeout(done)))');
+    if (requests.made === made) return;
+  }
 }
 
 /** Clicks `button` until `done()` holds (a refresh button, a verify button): the runtime's workers take a moment. */
