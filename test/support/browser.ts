@@ -17,6 +17,7 @@ import { createApiKey } from '../../shared/access/api-keys';
 import { createProject } from '../../shared/project/projects';
 import { baseUrl } from './http';
 import { useRuntimeTable } from './table';
+import { waitFor } from './wait';
 
 export const SCREENSHOTS = join(__dirname, '..', 'browser', 'screenshots');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -146,17 +147,27 @@ export async function settled(page: Page): Promise<void> {
   }
 }
 
-/** Clicks `button` until `done()` holds (a refresh button, a verify button): the runtime's workers take a moment. */
+/**
+ * Clicks `button` until `done()` holds (a refresh button, a verify button): the runtime's workers
+ * take a moment. `done()` reads the page once the click's answer is rendered (settled), and the
+ * clicks are paced by waitFor's polling.
+ */
 export async function clickUntil(
   page: Page,
   button: string,
   done: () => Promise<boolean>,
   timeoutMs = 20_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`still not done after clicking "${button}" for ${timeoutMs / 1000} s`);
-    await page.getByRole('button', { name: button, exact: true }).click();
-    await page.waitForTimeout(400);
-  }
+  if (await done()) return;
+  await waitFor(
+    async () => {
+      await page.getByRole('button', { name: button, exact: true }).click();
+      await settled(page);
+      return done();
+    },
+    (ok) => ok,
+    timeoutMs,
+  ).catch((error: Error) => {
+    throw new Error(`still not done after clicking "${button}" for ${timeoutMs / 1000} s (${error.message})`);
+  });
 }
