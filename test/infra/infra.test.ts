@@ -9,7 +9,9 @@
  * still builds its own.
  *
  * Every `*.infra.ts` of this folder is loaded, each under a describe named by its file:
- * `npm run test:infra -- -t cdk-nag` runs one topic.
+ * `npm run test:infra -- -t cdk-nag` runs one topic. Every function's bundle is checked by
+ * test/infra/bundles.test.ts (one esbuild build); CDK's own bundled synth is
+ * test/deep/bundled-synth.test.ts (`npm run test:deep`).
  */
 import * as fs from 'node:fs';
 import { synthesized, synthesizedTuned } from '../support/synth';

@@ -1,15 +1,13 @@
 /**
  * The deployed shape, checked against the same route table and table definition the stack reads:
  * adding a route without its function, route key or exact grant fails here, not in production.
- * Template tests skip esbuild; one test bundles for real so the `#shared/*` imports and the
- * bundling settings are proven on every run.
+ * Template tests skip esbuild: every function's bundle is test/infra/bundles.test.ts's, and CDK's
+ * own bundled synth is test/deep/bundled-synth.test.ts's.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { NestedStack, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
-import { grantedActions, ROUTE_MEMORY_MB, routeMemoryMb, workerMemoryMb } from '../../functions/needs';
+import { ROUTE_MEMORY_MB, routeMemoryMb, workerMemoryMb } from '../../functions/needs';
 import { fallbackRoute, functionName, routeNeeds, routes } from '../../functions/routes';
 import {
   INBOUND_QUEUE,
@@ -20,7 +18,6 @@ import {
   WEBHOOK_FANOUT_FILTER,
   workers,
 } from '../../functions/workers';
-import { BUNDLE_BANNER } from '../../lib/bundling';
 import { buildApp, workerFunctionId } from '../../lib/email-service-stack';
 import { tableDefinition } from '../../lib/table-definition';
 import {
@@ -101,6 +98,8 @@ describe('EmailService stack (bundling skipped)', () => {
   it("has one function per route plus the fallback, all Node.js 22 on arm64 with the table name and the routes' memory", () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(routes.length + 1 + workers.length);
+    // the route functions are in the nested stacks; the parent keeps the fallback and the workers
+    template.resourceCountIs('AWS::Lambda::Function', 1 + workers.length);
     for (const { id, route } of allFunctions) {
       expect(resources[logicalId(id)]).toMatchObject({
         Type: 'AWS::Lambda::Function',
@@ -937,31 +936,4 @@ describe('EmailService content bucket', () => {
     }
     for (const id of listing('write')) expect(listStatements(id)).toEqual([]);
   });
-});
-
-describe('EmailService stack (bundled with esbuild)', () => {
-  it('builds an ESM bundle per function with the shared imports and the AWS SDK inlined', () => {
-    const { app, template, resources } = synth({ bundle: true });
-    const assemblyDir = app.synth().directory;
-    const functions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(routes.length + 1 + workers.length);
-    let withEnvironmentCredentials = 0;
-    for (const fn of functions) {
-      const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
-      const bundle = fs.readFileSync(path.join(assemblyDir, `asset.${hash}`, 'index.mjs'), 'utf8');
-      expect(bundle.startsWith(BUNDLE_BANNER)).toBe(true);
-      expect(bundle).not.toMatch(/["']#shared\//); // alias resolved, not left for Node to find
-      expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//); // SDK bundled, not imported from the runtime
-      expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b/);
-      // credentials from Lambda's environment only: none of the SDK's default chain (lib/bundling.ts)
-      if (bundle.includes('AWS_SESSION_TOKEN')) withEnvironmentCredentials++;
-      expect(bundle).not.toContain('AWS_WEB_IDENTITY_TOKEN_FILE');
-      expect(bundle).not.toContain('sso_start_url');
-    }
-    // every function that calls AWS reads them: all but the fallback and the routes granted nothing
-    const callingNoAws = 1 + routes.filter((route) => grantedActions(routeNeeds(route)).length === 0).length;
-    expect(withEnvironmentCredentials).toBe(functions.length - callingNoAws);
-    // the route functions are in the nested stacks; the parent keeps the fallback and the workers
-    template.resourceCountIs('AWS::Lambda::Function', 1 + workers.length);
-  }, 180_000);
 });
