@@ -236,7 +236,11 @@ describe('in a runtime on the manual clock', () => {
     const forged = new SchedulerClient({
       endpoint,
       region,
-      credentials: { accessKeyId, secretAccessKey: `${secretAccessKey.slice(0, -1)}x` },
+      // its last character changed (to another one: the generated secret ends in 'x' one time in 64)
+      credentials: {
+        accessKeyId,
+        secretAccessKey: `${secretAccessKey.slice(0, -1)}${secretAccessKey.endsWith('x') ? 'y' : 'x'}`,
+      },
     });
     const stranger = new SchedulerClient({ endpoint, region, credentials: OWN_STAND_IN_CREDENTIALS });
     try {
