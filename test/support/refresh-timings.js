@@ -13,14 +13,25 @@ const root = path.join(__dirname, '..', '..');
 const timingsFile = path.join(root, 'test', 'timings.json');
 const resultFiles = ['jest.json', 'jest-chaos.json'].map((name) => path.join(root, 'test-results', name));
 
+/** A result's file as a path from the repository's root: results name it absolutely, maybe in another clone (CI's). */
+function inRepository(name) {
+  const parts = name.split(path.sep);
+  for (let i = parts.lastIndexOf('test'); i >= 0; i = parts.lastIndexOf('test', i - 1)) {
+    const file = parts.slice(i).join('/');
+    if (fs.existsSync(path.join(root, file))) return file;
+  }
+  return undefined;
+}
+
 const old = fs.existsSync(timingsFile) ? JSON.parse(fs.readFileSync(timingsFile, 'utf8')).files : {};
 const files = { ...old };
 let read = 0;
 for (const file of resultFiles.filter((f) => fs.existsSync(f))) {
   for (const result of JSON.parse(fs.readFileSync(file, 'utf8')).testResults) {
     if (!result.endTime || !result.startTime) continue;
-    files[path.relative(root, result.name).split(path.sep).join('/')] =
-      Math.round((result.endTime - result.startTime) / 100) / 10;
+    const file = inRepository(result.name);
+    if (!file) continue;
+    files[file] = Math.round((result.endTime - result.startTime) / 100) / 10;
     read++;
   }
 }
