@@ -15,17 +15,13 @@
  *
  * Run alone: `npx tsx bench/due-backlog.ts` (BENCH_DUE_EMAILS to change the size).
  */
-import {
-  CreateQueueCommand,
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { invoke, workerFunction } from '../local/lambda/invocation';
 import { LOCAL_TABLE_NAME } from '../lib/table-definition';
 import type { DueRun } from '../shared/emails/due';
 import * as keys from '../shared/platform/db/keys';
 import { newId } from '../shared/platform/ids';
+import { receiveAndDeleteAll } from '../test/support/sqs';
 import { writeRaw } from './raw-write';
 import { startWorkerBackends } from './worker-backends';
 
@@ -50,33 +46,8 @@ export function dueEmailItems(count: number, dueAt: string) {
 
 /** Every message on a send queue, received and deleted by 4 receivers side by side: the email ids, with repeats. */
 export async function receiveAll(sqs: SQSClient, queueUrl: string): Promise<string[]> {
-  const ids: string[] = [];
-  const receiver = async () => {
-    for (let empty = 0; empty < 2; ) {
-      const out = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: queueUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 0,
-          VisibilityTimeout: 300,
-        }),
-      );
-      const messages = out.Messages ?? [];
-      if (!messages.length) {
-        empty++;
-        continue;
-      }
-      ids.push(...messages.map((m) => (JSON.parse(m.Body!) as { email_id: string }).email_id));
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-        }),
-      );
-    }
-  };
-  await Promise.all([receiver(), receiver(), receiver(), receiver()]);
-  return ids;
+  const bodies = await receiveAndDeleteAll(sqs, queueUrl, { receivers: 4, visibilityTimeout: 300 });
+  return bodies.map((body) => (JSON.parse(body) as { email_id: string }).email_id);
 }
 
 export interface DueBacklogResult {

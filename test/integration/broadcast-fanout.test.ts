@@ -15,14 +15,7 @@
  *   page 3: as it should.
  */
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  CreateQueueCommand,
-  DeleteQueueCommand,
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as fanOut } from '../../functions/workers/broadcast-fanout';
 import { QueuePoller } from '../../local/lambda/queue-poller';
@@ -38,7 +31,7 @@ import { newId } from '../../shared/platform/ids';
 import { readUnsubscribeToken } from '../../shared/broadcasts/unsubscribe';
 import { getEmailContent } from '../../shared/emails/content';
 import { useRuntimeTable } from '../support/table';
-import { sqsRecord } from '../support/sqs';
+import { receiveAndDeleteAll, sqsRecord } from '../support/sqs';
 import { invoke, workerFunction } from '../../local/lambda/invocation';
 import { fanOutParallelism, MAX_PAGE_ATTEMPTS } from '../../shared/broadcasts/fanout';
 import { runtimeCredentials } from '../support/stand-ins';
@@ -143,30 +136,7 @@ async function queryAll(collection: { PKs: string[]; prefix: string }) {
 }
 
 /** Every message of the queue, deleted as it is read: a message only received would come back after its visibility and be counted again by a later test of this file (a slow run did). */
-async function drain(queueUrl: string): Promise<string[]> {
-  const bodies: string[] = [];
-  for (let empty = 0; empty < 2; ) {
-    const out = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        VisibilityTimeout: 60,
-      }),
-    );
-    if (!out.Messages?.length) empty++;
-    bodies.push(...(out.Messages ?? []).map((m) => m.Body!));
-    if (out.Messages?.length) {
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: out.Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-        }),
-      );
-    }
-  }
-  return bodies;
-}
+const drain = (queueUrl: string): Promise<string[]> => receiveAndDeleteAll(sqs, queueUrl);
 
 it('sends every recipient exactly one email when a page dies halfway and a next-page message is lost', async () => {
   const projectId = newId();
